@@ -1,0 +1,204 @@
+// Package msg is the UI message model of a task: the ordered list of say (non-blocking) and ask
+// (blocking) messages a client renders, with typed payloads per kind. It is plain data: the
+// server maps it to protobuf, the store persists it, the loop appends to it.
+package msg
+
+import "time"
+
+// Type says whether a message waits for an answer.
+type Type string
+
+// Message types.
+const (
+	Say Type = "say"
+	Ask Type = "ask"
+)
+
+// Kind is the message kind (spec §2), the same names as Cline's.
+type Kind string
+
+// Ask kinds.
+const (
+	AskFollowup                Kind = "followup"
+	AskPlanModeRespond         Kind = "plan_mode_respond"
+	AskCommand                 Kind = "command"
+	AskCommandOutput           Kind = "command_output"
+	AskCompletionResult        Kind = "completion_result"
+	AskTool                    Kind = "tool"
+	AskAPIReqFailed            Kind = "api_req_failed"
+	AskResumeTask              Kind = "resume_task"
+	AskResumeCompletedTask     Kind = "resume_completed_task"
+	AskMistakeLimitReached     Kind = "mistake_limit_reached"
+	AskAutoApprovalMaxReached  Kind = "auto_approval_max_req_reached"
+	AskBrowserActionLaunch     Kind = "browser_action_launch"
+	AskUseMCPServer            Kind = "use_mcp_server"
+	AskNewTask                 Kind = "new_task"
+	AskCondense                Kind = "condense"
+	AskReportBug               Kind = "report_bug"
+)
+
+// Say kinds.
+const (
+	SayTask                    Kind = "task"
+	SayError                   Kind = "error"
+	SayErrorRetry              Kind = "error_retry"
+	SayAPIReqStarted           Kind = "api_req_started"
+	SayText                    Kind = "text"
+	SayReasoning               Kind = "reasoning"
+	SayCompletionResult        Kind = "completion_result"
+	SayUserFeedback            Kind = "user_feedback"
+	SayUserFeedbackDiff        Kind = "user_feedback_diff"
+	SayAPIReqRetried           Kind = "api_req_retried"
+	SayCommand                 Kind = "command"
+	SayCommandOutput           Kind = "command_output"
+	SayTool                    Kind = "tool"
+	SayShellIntegrationWarning Kind = "shell_integration_warning"
+	SayBrowserActionLaunch     Kind = "browser_action_launch"
+	SayBrowserAction           Kind = "browser_action"
+	SayBrowserActionResult     Kind = "browser_action_result"
+	SayMCPServerRequestStarted Kind = "mcp_server_request_started"
+	SayMCPServerResponse       Kind = "mcp_server_response"
+	SayMCPNotification         Kind = "mcp_notification"
+	SayDiffError               Kind = "diff_error"
+	SayDeletedAPIReqs          Kind = "deleted_api_reqs"
+	SayIgnoreError             Kind = "ignore_error"
+	SayCheckpointCreated       Kind = "checkpoint_created"
+	SayLoadMCPDocumentation    Kind = "load_mcp_documentation"
+	SayInfo                    Kind = "info"
+	SayTaskProgress            Kind = "task_progress"
+)
+
+// Message is one row of the chat.
+type Message struct {
+	// Index is the message's position in the task (0-based), stable for its lifetime.
+	Index   int
+	Time    time.Time
+	Type    Type
+	Kind    Kind
+	Text    string
+	Partial bool
+	Images  []string // data URLs
+	Files   []string
+	Payload Payload // nil or one of the payload types below
+}
+
+// Payload is a typed sub-payload of a message.
+type Payload interface{ isPayload() }
+
+// ToolOp names what a tool message shows (Cline's ClineSayTool.tool).
+type ToolOp string
+
+// Tool operations.
+const (
+	OpReadFile             ToolOp = "readFile"
+	OpListFilesTopLevel    ToolOp = "listFilesTopLevel"
+	OpListFilesRecursive   ToolOp = "listFilesRecursive"
+	OpListCodeDefinitions  ToolOp = "listCodeDefinitionNames"
+	OpSearchFiles          ToolOp = "searchFiles"
+	OpEditedExistingFile   ToolOp = "editedExistingFile"
+	OpNewFileCreated       ToolOp = "newFileCreated"
+	OpWebFetch             ToolOp = "webFetch"
+	OpSummarizeTask        ToolOp = "summarizeTask"
+)
+
+// Tool is the payload of tool asks and says.
+type Tool struct {
+	Op          ToolOp
+	Path        string // display path, workspace-relative
+	Content     string // file content, listing, search output, …
+	Diff        string // unified diff or SEARCH/REPLACE text
+	Regex       string
+	FilePattern string
+	Outside     bool // the path is outside every workspace root
+}
+
+// Command is the payload of command asks/says.
+type Command struct {
+	Command          string
+	RequiresApproval bool
+}
+
+// CommandOutput carries output of a running or finished command.
+type CommandOutput struct {
+	Output   string
+	ExitCode *int
+	Running  bool
+}
+
+// Followup is the payload of followup and plan_mode_respond asks.
+type Followup struct {
+	Question             string
+	Options              []string
+	Selected             string
+	NeedsMoreExploration bool
+}
+
+// Completion is the payload of completion_result says and asks.
+type Completion struct {
+	Result  string
+	Command string
+}
+
+// APIRequest is the payload of api_req_started: the request's cost once known.
+type APIRequest struct {
+	TokensIn     int64
+	TokensOut    int64
+	CacheWrites  int64
+	CacheReads   int64
+	Cost         float64
+	CancelReason string // "", "user_cancelled", "streaming_failed"
+	Error        string
+	Done         bool
+}
+
+// Retry is the payload of error_retry and api_req_retried.
+type Retry struct {
+	Attempt    int
+	MaxAttempt int
+	DelaySec   int
+	Error      string
+}
+
+// NewTask is the payload of new_task and condense asks.
+type NewTask struct{ Context string }
+
+// Browser is the payload of browser says/asks.
+type Browser struct {
+	Action     string
+	URL        string
+	Coordinate string
+	Text       string
+	Screenshot []byte // png
+	Logs       string
+	CurrentURL string
+}
+
+// MCP is the payload of use_mcp_server asks and MCP says.
+type MCP struct {
+	Server    string
+	Tool      string
+	URI       string
+	Arguments string
+	Response  string
+}
+
+// Checkpoint is the payload of checkpoint_created.
+type Checkpoint struct {
+	Hash string
+}
+
+// Progress is the payload of task_progress: the focus-chain checklist.
+type Progress struct{ Markdown string }
+
+func (*Tool) isPayload()          {}
+func (*Command) isPayload()       {}
+func (*CommandOutput) isPayload() {}
+func (*Followup) isPayload()      {}
+func (*Completion) isPayload()    {}
+func (*APIRequest) isPayload()    {}
+func (*Retry) isPayload()         {}
+func (*NewTask) isPayload()       {}
+func (*Browser) isPayload()       {}
+func (*MCP) isPayload()           {}
+func (*Checkpoint) isPayload()    {}
+func (*Progress) isPayload()      {}

@@ -1,0 +1,154 @@
+package tools
+
+import (
+	"context"
+	"io"
+
+	"github.com/cairnhq/cairn/core/msg"
+)
+
+// Env is what a running tool may use. The loop builds one per call; tools must not keep it.
+type Env struct {
+	Files    Files
+	Host     Host
+	UI       UI
+	Settings Settings
+	// Mode is "act" or "plan".
+	Mode string
+}
+
+// Settings are the task settings tools read.
+type Settings struct {
+	// OutputLineLimit caps command output sent to the model (head and tail kept). Default 500.
+	OutputLineLimit int
+	// ReadFileLineLimit: files longer than this return the first part with a note. Default 2000.
+	ReadFileLineLimit int
+	// FullEditResults always returns the whole file after an edit (spec §9).
+	FullEditResults bool
+	// SupportsImages is set when the model accepts image blocks.
+	SupportsImages bool
+}
+
+// Files is the workspace as tools see it. The concrete type lives in core/workspace.
+type Files interface {
+	// Root is the primary workspace root (absolute).
+	Root() string
+	// Resolve maps a model-supplied path (relative to the primary root, `name:` prefixed for
+	// other roots, or absolute) to an absolute, cleaned path with symlinks resolved as far as
+	// they exist. inside reports whether the result lies in a workspace root; approvals use it.
+	Resolve(path string) (abs string, inside bool, err error)
+	// Ignored reports whether the user's ignore file (.clineignore/.cairnignore) blocks abs.
+	Ignored(abs string) bool
+	// Rel returns the path to show the user and the model: root-relative when inside
+	// (prefixed `name:` for non-primary roots), else absolute.
+	Rel(abs string) string
+}
+
+// UI lets a tool talk to the user through the task's message list. The loop implements it and
+// applies the auto-approval policy in Approve.
+type UI interface {
+	// Approve asks the user to approve an action, unless the auto-approval policy allows it.
+	Approve(ctx context.Context, req Approval) (Answer, error)
+	// Ask posts an ask message and blocks until the user answers or ctx ends.
+	Ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (Answer, error)
+	// Say posts a message. A partial say followed by another say of the same kind updates the
+	// same row in place; partial=false finalises it.
+	Say(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool)
+}
+
+// Approval describes an action waiting for the user.
+type Approval struct {
+	Ask      msg.Kind // tool, command, browser_action_launch, use_mcp_server
+	Category Category
+	// Path is the resolved absolute path for read/edit tools; Inside reports whether it lies
+	// in the workspace (read/edit auto-approval differs inside and outside).
+	Path   string
+	Inside bool
+	// Command and RequiresApproval for execute_command: the deny list and allow list apply.
+	Command          string
+	RequiresApproval bool
+	// MCPServer/MCPTool for use_mcp_tool: also needs the tool on the server's autoApprove list.
+	MCPServer, MCPTool string
+	MCPAutoApproved    bool
+	Text               string
+	Payload            msg.Payload
+}
+
+// Answer is the user's reply to an ask.
+type Answer struct {
+	Approved bool
+	Text     string
+	Images   []string
+	Files    []string
+	// Auto is set when the policy approved without asking.
+	Auto bool
+}
+
+// Host is the editor (or CLI, or direct disk/process fallback) the daemon works through.
+type Host interface {
+	Diffs() DiffPresenter
+	Terminal() Terminal
+	Editor() Editor
+}
+
+// DiffPresenter shows a proposed file change for review (spec §9 "Diff view flow").
+type DiffPresenter interface {
+	// Open shows original ↔ proposed for abs. isNew is set when the file does not exist yet.
+	Open(ctx context.Context, abs string, original string, isNew bool) (DiffSession, error)
+}
+
+// DiffSession is one open diff view. Exactly one of Save or Revert ends it; Close after either
+// is a no-op. A session whose host went away returns an error from every call.
+type DiffSession interface {
+	// Update replaces the proposed content (streaming). final is set on the last update.
+	Update(ctx context.Context, proposed string, final bool) error
+	// Save writes the proposal (as possibly edited by the user and formatted by the editor)
+	// and returns the text that is now on disk.
+	Save(ctx context.Context) (saved string, err error)
+	// Revert discards the proposal, restoring the original (removing a new file and the
+	// folders created for it).
+	Revert(ctx context.Context) error
+}
+
+// CommandRequest asks the host to run a shell command.
+type CommandRequest struct {
+	Command string
+	Cwd     string
+}
+
+// Terminal runs commands.
+type Terminal interface {
+	// Run starts the command. Output arrives on the returned process until it exits; cancelling
+	// ctx kills the process group (SIGTERM, SIGKILL after 5 s).
+	Run(ctx context.Context, req CommandRequest) (Process, error)
+}
+
+// Process is a running command.
+type Process interface {
+	// Output streams combined output; it returns io.EOF after the process exited and every
+	// byte was delivered.
+	Output() io.Reader
+	// Wait blocks until exit and returns the exit code (-1 if unknown).
+	Wait(ctx context.Context) (int, error)
+	// Kill stops the process group.
+	Kill() error
+}
+
+// Diagnostic is one editor problem.
+type Diagnostic struct {
+	Path     string // absolute
+	Line     int    // 1-based
+	Severity string // error, warning, information, hint
+	Message  string
+	Source   string
+}
+
+// Editor is what only the editor knows.
+type Editor interface {
+	VisibleFiles(ctx context.Context) ([]string, error)
+	OpenTabs(ctx context.Context) ([]string, error)
+	Diagnostics(ctx context.Context, paths []string) ([]Diagnostic, error)
+	OpenFile(ctx context.Context, abs string, line int) error
+	ShowMessage(ctx context.Context, level, text string) error
+	WorkspaceFolders(ctx context.Context) ([]string, error)
+}

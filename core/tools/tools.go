@@ -1,0 +1,186 @@
+// Package tools defines what a tool is to the agent loop: its model-facing Spec, the parsed
+// Call it receives, the Result it returns, and the small host interfaces tool families consume.
+//
+// Tools have two error channels (house rule 6). What the model can fix — a bad parameter, a
+// SEARCH block that does not match, a denied approval, an ignored path — is a Result with
+// IsError set and a clear Text. What broke — an I/O failure, a lost host, a bug — is a Go error
+// wrapped with %w; the loop reports it and the task survives.
+//
+// Tool families live in sub-packages (files, search, codedefs, shell, edit, interact, …). A
+// family never imports core/task or a sibling family.
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// Category groups tools for auto-approval and for PLAN mode.
+type Category string
+
+// Categories of spec §2.2. Interact tools (questions, completion) are never "approved": they
+// are the conversation itself.
+const (
+	CategoryRead     Category = "read"
+	CategoryEdit     Category = "edit"
+	CategoryCommand  Category = "command"
+	CategoryBrowser  Category = "browser"
+	CategoryMCP      Category = "mcp"
+	CategoryInteract Category = "interact"
+)
+
+// Param is one XML parameter of a tool.
+type Param struct {
+	Name        string
+	Required    bool
+	Description string // model-facing, one or more sentences
+	Usage       string // placeholder shown in the usage example, e.g. "File path here"
+}
+
+// Spec is everything the prompt and the parser need to know about a tool.
+type Spec struct {
+	Name        string
+	Description string // model-facing; lives in an embedded .md file of the family
+	Params      []Param
+	Category    Category
+	// PlanSafe tools may run in PLAN mode (spec §2.3).
+	PlanSafe bool
+	// ArgParam names the parameter shown in the result header `[name for 'arg'] Result:`.
+	ArgParam string
+}
+
+// ParamNames lists the spec's parameter names plus task_progress, which every tool accepts.
+func (s Spec) ParamNames() []string {
+	names := make([]string, 0, len(s.Params)+1)
+	for _, p := range s.Params {
+		names = append(names, p.Name)
+	}
+	return append(names, TaskProgressParam)
+}
+
+// TaskProgressParam is the focus-chain checklist any tool call may carry (spec §7).
+const TaskProgressParam = "task_progress"
+
+// Call is one parsed tool use. Params holds only parameters that appeared.
+type Call struct {
+	Name    string
+	Params  map[string]string
+	Partial bool
+}
+
+// Param returns a parameter value and whether it was present.
+func (c Call) Param(name string) (string, bool) {
+	v, ok := c.Params[name]
+	return v, ok
+}
+
+// Image is an image block returned to a vision model (read_file of a png, a browser screenshot).
+type Image struct {
+	MediaType string // image/png, image/jpeg, image/webp
+	Data      []byte
+}
+
+// Result is what the model receives for a tool call (without the `[tool for 'arg'] Result:`
+// header, which the loop adds).
+type Result struct {
+	Text    string
+	Images  []Image
+	IsError bool
+	// Changed reports files the tool modified (absolute paths), for checkpoints and the
+	// recently-modified tracker.
+	Changed []string
+	// Read reports files whose content the model has now seen (absolute paths).
+	Read []string
+	// UserFeedback carries text the user typed while approving or rejecting; the loop adds it
+	// to the result as a <feedback> block and shows it as user_feedback.
+	UserFeedback string
+	// Rejected is set when the user said no; the loop stops executing further tools.
+	Rejected bool
+	// Completed is set by attempt_completion once the user has accepted the result.
+	Completed bool
+}
+
+// Errorf builds a model-facing error result.
+func Errorf(format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// MissingParam is the model-facing result for a required parameter that did not appear.
+func MissingParam(tool, param string) Result {
+	return Errorf("Missing value for required parameter '%s'. Please retry with complete response.\n\n"+
+		"Cairn tried to use %s without value for required parameter '%s'.", param, tool, param)
+}
+
+// Tool is one executable tool.
+type Tool interface {
+	Spec() Spec
+	// Run executes a complete call. It blocks until the work (including any approval the tool
+	// asks through env) is done or ctx is cancelled. It must not retain env after returning.
+	Run(ctx context.Context, env *Env, call Call) (Result, error)
+}
+
+// Previewer is implemented by tools that show something while their call is still streaming
+// (edit tools fill the diff view, commands show the command being typed). Preview is called
+// with each new partial call, in order, then never again once Run starts.
+type Previewer interface {
+	Preview(ctx context.Context, env *Env, call Call) error
+}
+
+// Registry holds the tools offered to the model, in a stable order.
+type Registry struct {
+	byName map[string]Tool
+	order  []string
+}
+
+// NewRegistry returns a registry with the given tools; a duplicate name panics at start-up
+// (a programming error caught by every test that builds the registry).
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{byName: map[string]Tool{}}
+	for _, t := range ts {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers t.
+func (r *Registry) Add(t Tool) {
+	name := t.Spec().Name
+	if _, dup := r.byName[name]; dup {
+		panic("tools: duplicate tool " + name)
+	}
+	r.byName[name] = t
+	r.order = append(r.order, name)
+}
+
+// Get returns the tool with that name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Specs returns every tool's spec in registration order.
+func (r *Registry) Specs() []Spec {
+	out := make([]Spec, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.byName[n].Spec())
+	}
+	return out
+}
+
+// Grammar returns tool name → parameter names (with task_progress), the input the streaming
+// parser needs to recognise tool tags.
+func (r *Registry) Grammar() map[string][]string {
+	g := make(map[string][]string, len(r.order))
+	for _, n := range r.order {
+		g[n] = r.byName[n].Spec().ParamNames()
+	}
+	return g
+}
+
+// Names returns the registered tool names, sorted.
+func (r *Registry) Names() []string {
+	names := append([]string(nil), r.order...)
+	sort.Strings(names)
+	return names
+}
