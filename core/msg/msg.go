@@ -19,22 +19,22 @@ type Kind string
 
 // Ask kinds.
 const (
-	AskFollowup                Kind = "followup"
-	AskPlanModeRespond         Kind = "plan_mode_respond"
-	AskCommand                 Kind = "command"
-	AskCommandOutput           Kind = "command_output"
-	AskCompletionResult        Kind = "completion_result"
-	AskTool                    Kind = "tool"
-	AskAPIReqFailed            Kind = "api_req_failed"
-	AskResumeTask              Kind = "resume_task"
-	AskResumeCompletedTask     Kind = "resume_completed_task"
-	AskMistakeLimitReached     Kind = "mistake_limit_reached"
-	AskAutoApprovalMaxReached  Kind = "auto_approval_max_req_reached"
-	AskBrowserActionLaunch     Kind = "browser_action_launch"
-	AskUseMCPServer            Kind = "use_mcp_server"
-	AskNewTask                 Kind = "new_task"
-	AskCondense                Kind = "condense"
-	AskReportBug               Kind = "report_bug"
+	AskFollowup               Kind = "followup"
+	AskPlanModeRespond        Kind = "plan_mode_respond"
+	AskCommand                Kind = "command"
+	AskCommandOutput          Kind = "command_output"
+	AskCompletionResult       Kind = "completion_result"
+	AskTool                   Kind = "tool"
+	AskAPIReqFailed           Kind = "api_req_failed"
+	AskResumeTask             Kind = "resume_task"
+	AskResumeCompletedTask    Kind = "resume_completed_task"
+	AskMistakeLimitReached    Kind = "mistake_limit_reached"
+	AskAutoApprovalMaxReached Kind = "auto_approval_max_req_reached"
+	AskBrowserActionLaunch    Kind = "browser_action_launch"
+	AskUseMCPServer           Kind = "use_mcp_server"
+	AskNewTask                Kind = "new_task"
+	AskCondense               Kind = "condense"
+	AskReportBug              Kind = "report_bug"
 )
 
 // Say kinds.
@@ -90,15 +90,15 @@ type ToolOp string
 
 // Tool operations.
 const (
-	OpReadFile             ToolOp = "readFile"
-	OpListFilesTopLevel    ToolOp = "listFilesTopLevel"
-	OpListFilesRecursive   ToolOp = "listFilesRecursive"
-	OpListCodeDefinitions  ToolOp = "listCodeDefinitionNames"
-	OpSearchFiles          ToolOp = "searchFiles"
-	OpEditedExistingFile   ToolOp = "editedExistingFile"
-	OpNewFileCreated       ToolOp = "newFileCreated"
-	OpWebFetch             ToolOp = "webFetch"
-	OpSummarizeTask        ToolOp = "summarizeTask"
+	OpReadFile            ToolOp = "readFile"
+	OpListFilesTopLevel   ToolOp = "listFilesTopLevel"
+	OpListFilesRecursive  ToolOp = "listFilesRecursive"
+	OpListCodeDefinitions ToolOp = "listCodeDefinitionNames"
+	OpSearchFiles         ToolOp = "searchFiles"
+	OpEditedExistingFile  ToolOp = "editedExistingFile"
+	OpNewFileCreated      ToolOp = "newFileCreated"
+	OpWebFetch            ToolOp = "webFetch"
+	OpSummarizeTask       ToolOp = "summarizeTask"
 )
 
 // Tool is the payload of tool asks and says.
