@@ -1,0 +1,124 @@
+// Package config holds the user's settings: the model endpoint, the auto-approval policy and
+// the task preferences, with their defaults (spec §2.2, §2.4, §7) and a JSON file form.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// API is the model endpoint.
+type API struct {
+	BaseURL            string            `json:"baseUrl,omitempty"`
+	APIKey             string            `json:"apiKey,omitempty"`
+	Model              string            `json:"model,omitempty"`
+	PlanModel          string            `json:"planModel,omitempty"`
+	Headers            map[string]string `json:"headers,omitempty"`
+	RequestIdleTimeout int               `json:"requestIdleTimeoutSeconds,omitempty"`
+	ContextWindow      int64             `json:"contextWindow,omitempty"`
+	MaxOutputTokens    int64             `json:"maxOutputTokens,omitempty"`
+	InputPrice         float64           `json:"inputPrice,omitempty"`
+	OutputPrice        float64           `json:"outputPrice,omitempty"`
+	SupportsImages     bool              `json:"supportsImages,omitempty"`
+}
+
+// AutoApprove is the approval policy of spec §2.2.
+type AutoApprove struct {
+	Enabled          bool     `json:"enabled"`
+	ReadFiles        bool     `json:"readFiles"`
+	ReadFilesOutside bool     `json:"readFilesOutside"`
+	EditFiles        bool     `json:"editFiles"`
+	EditFilesOutside bool     `json:"editFilesOutside"`
+	SafeCommands     bool     `json:"safeCommands"`
+	AllCommands      bool     `json:"allCommands"`
+	Browser          bool     `json:"browser"`
+	MCP              bool     `json:"mcp"`
+	MaxRequests      int      `json:"maxRequests"`
+	YOLO             bool     `json:"yolo"`
+	DenyList         []string `json:"commandDenyList"`
+	AllowList        []string `json:"commandAllowList,omitempty"`
+}
+
+// Settings are everything the user can set.
+type Settings struct {
+	API                 API             `json:"api"`
+	AutoApprove         AutoApprove     `json:"autoApprove"`
+	MistakeLimit        int             `json:"mistakeLimit"`
+	OutputLineLimit     int             `json:"outputLineLimit"`
+	ReadFileLineLimit   int             `json:"readFileLineLimit"`
+	FocusChainEnabled   bool            `json:"focusChainEnabled"`
+	FocusChainInterval  int             `json:"focusChainInterval"`
+	CheckpointsEnabled  bool            `json:"checkpointsEnabled"`
+	PreferredLanguage   string          `json:"preferredLanguage,omitempty"`
+	CustomInstructions  string          `json:"customInstructions,omitempty"`
+	FullEditResults     bool            `json:"fullEditResults"`
+	DedupFileContents   bool            `json:"dedupFileContents"`
+	AutoCondense        bool            `json:"autoCondense"`
+	AutoCondensePercent int             `json:"autoCondensePercent"`
+	BrowserEnabled      bool            `json:"browserEnabled"`
+	RuleToggles         map[string]bool `json:"ruleToggles,omitempty"`
+}
+
+// DefaultDenyList is the command deny list (spec §2.2): never auto-approved.
+var DefaultDenyList = []string{
+	"rm -rf", "sudo", "git push --force", "git push -f", "git reset --hard", "mkfs", "dd",
+	"curl|sh", "curl|bash", "wget|sh", "wget|bash", "chmod -R", ":(){",
+}
+
+// Default returns the settings a new user starts with.
+func Default() Settings {
+	return Settings{
+		API: API{RequestIdleTimeout: 120},
+		AutoApprove: AutoApprove{
+			Enabled: true, ReadFiles: true, SafeCommands: true, MaxRequests: 20,
+			DenyList: append([]string(nil), DefaultDenyList...),
+		},
+		MistakeLimit:        3,
+		OutputLineLimit:     500,
+		ReadFileLineLimit:   2000,
+		FocusChainEnabled:   true,
+		FocusChainInterval:  6,
+		CheckpointsEnabled:  true,
+		DedupFileContents:   true,
+		AutoCondensePercent: 75,
+	}
+}
+
+// Load reads settings from path over the defaults; a missing file gives the defaults.
+func Load(path string) (Settings, error) {
+	s := Default()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Default(), fmt.Errorf("config: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Save writes settings to path (0600: it may hold an API key), atomically.
+func Save(path string, s Settings) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,269 @@
+// Package prompt renders the system prompt (spec §4) and the short model-facing notes the loop
+// sends back when something about a tool call needs correcting.
+//
+// It is pure: everything it needs comes in an Input, and the same Input always renders the
+// same bytes (no clock, no map iteration), so prompt caching upstream and the golden files in
+// testdata/ stay stable. Section texts are text/template files under sections/, the loop's
+// notes under feedback/; the tool list is generated from the tools' own Specs so that a tool
+// the user switched off never leaks into the prompt, and neither does the prose about it.
+package prompt
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// Input is everything the system prompt depends on.
+type Input struct {
+	// Specs are the tools offered to the model, in the order to list them.
+	Specs []tools.Spec
+	// Mode is "act" or "plan".
+	Mode string
+	// MCPServers are the configured MCP servers; only connected ones are described.
+	MCPServers []MCPServer
+	System     SystemInfo
+	// Cwd is the primary workspace root that relative paths resolve against.
+	Cwd               string
+	FocusChainEnabled bool
+	// PreferredLanguage, when set, asks the model to answer in that language.
+	PreferredLanguage string
+	// CustomInstructions is the user's free-text custom instructions setting.
+	CustomInstructions string
+	// Rules are the enabled rules, in the order core/rules loads them.
+	Rules []rules.Rule
+	// IgnoreFileExists is set when the workspace has a .clineignore or .cairnignore.
+	IgnoreFileExists bool
+	// BrowserViewport is the browser size, e.g. "900x600".
+	BrowserViewport string
+	// SupportsImages is set when the model accepts image input.
+	SupportsImages bool
+}
+
+// SystemInfo describes the machine, for SYSTEM INFORMATION.
+type SystemInfo struct {
+	OS    string
+	IDE   string // "Visual Studio Code" or "Cairn CLI"
+	Shell string
+	Home  string
+	Cwd   string
+}
+
+// MCP server statuses; only connected servers have their tools listed.
+const (
+	StatusConnected    = "connected"
+	StatusConnecting   = "connecting"
+	StatusDisconnected = "disconnected"
+)
+
+// MCPServer is one configured MCP server as the prompt shows it.
+type MCPServer struct {
+	Name              string
+	Status            string // StatusConnected, StatusConnecting or StatusDisconnected
+	Tools             []MCPTool
+	ResourceTemplates []MCPResourceTemplate
+	Resources         []MCPResource
+}
+
+// MCPTool is a tool an MCP server offers.
+type MCPTool struct {
+	Name        string
+	Description string
+	// InputSchema is the tool's JSON Schema; it is rendered compacted.
+	InputSchema string
+}
+
+// MCPResourceTemplate is a parameterised resource URI an MCP server offers.
+type MCPResourceTemplate struct {
+	URITemplate string
+	Name        string
+	Description string
+}
+
+// MCPResource is a fixed resource an MCP server offers.
+type MCPResource struct {
+	URI         string
+	Name        string
+	Description string
+}
+
+// Tool names the prose refers to. The prompt mentions a tool only when its Spec is offered.
+const (
+	toolBrowser       = "browser_action"
+	toolUseMCP        = "use_mcp_tool"
+	toolMCPResource   = "access_mcp_resource"
+	toolWriteFile     = "write_to_file"
+	toolReplaceInFile = "replace_in_file"
+)
+
+// sectionSeparator sits between top-level sections, the shape models trained on Cline expect.
+const sectionSeparator = "\n\n====\n\n"
+
+// sectionOrder is the order of the top-level sections; a section that renders empty (its
+// condition is not met) is left out together with its separator.
+var sectionOrder = []string{
+	"role", "tool_use", "todo", "mcp", "editing", "modes",
+	"capabilities", "rules", "system", "objective", "custom",
+}
+
+//go:embed sections/*.md
+var sectionFS embed.FS
+
+var sectionTmpl = template.Must(template.New("sections").
+	Funcs(template.FuncMap{"indent": indent}).
+	ParseFS(sectionFS, "sections/*.md"))
+
+// Build renders the system prompt. Templates are fixed at build time and covered by the
+// golden tests, so a rendering failure is a bug: Build then returns the sections that did
+// render rather than nothing. Tests and tools that must notice use Render.
+func Build(in Input) string {
+	out, _ := Render(in)
+	return out
+}
+
+// Render renders the system prompt and reports a template failure.
+func Render(in Input) (string, error) {
+	v := newView(in)
+	parts := make([]string, 0, len(sectionOrder))
+	var firstErr error
+	for _, name := range sectionOrder {
+		var b bytes.Buffer
+		if err := sectionTmpl.ExecuteTemplate(&b, name+".md", v); err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("prompt: section %s: %w", name, err)
+			}
+			continue
+		}
+		if s := strings.TrimSpace(b.String()); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, sectionSeparator) + "\n", firstErr
+}
+
+// view is the data every section template sees.
+type view struct {
+	Input
+	Tools []toolView
+	// Has is the set of offered tool names; templates gate prose with {{if .Has.name}}.
+	Has     map[string]bool
+	Plan    bool
+	Servers []serverView
+	// Offline lists configured servers that are not connected, as "name (status)".
+	Offline    []string
+	MCP        bool
+	RuleGroups []ruleGroup
+	Custom     bool
+}
+
+type toolView struct {
+	Name        string
+	Description string
+	Params      []tools.Param
+}
+
+type serverView struct {
+	MCPServer
+	Tools []MCPTool // with compacted schemas
+}
+
+type ruleGroup struct {
+	Title string
+	Rules []rules.Rule
+}
+
+func newView(in Input) view {
+	if in.Cwd == "" {
+		in.Cwd = in.System.Cwd
+	}
+	if in.System.Cwd == "" {
+		in.System.Cwd = in.Cwd
+	}
+	if in.BrowserViewport == "" {
+		in.BrowserViewport = "900x600"
+	}
+	v := view{Input: in, Has: map[string]bool{}, Plan: strings.EqualFold(in.Mode, "plan")}
+	for _, s := range in.Specs {
+		v.Has[s.Name] = true
+		v.Tools = append(v.Tools, toolView{Name: s.Name, Description: strings.TrimSpace(s.Description), Params: s.Params})
+	}
+	v.MCP = len(in.MCPServers) > 0 && (v.Has[toolUseMCP] || v.Has[toolMCPResource])
+	if v.MCP {
+		for _, s := range in.MCPServers {
+			if s.Status != StatusConnected {
+				status := s.Status
+				if status == "" {
+					status = StatusDisconnected
+				}
+				v.Offline = append(v.Offline, s.Name+" ("+status+")")
+				continue
+			}
+			sv := serverView{MCPServer: s}
+			for _, t := range s.Tools {
+				t.InputSchema = compactJSON(t.InputSchema)
+				sv.Tools = append(sv.Tools, t)
+			}
+			v.Servers = append(v.Servers, sv)
+		}
+	}
+	v.RuleGroups = groupRules(in.Rules)
+	v.Custom = strings.TrimSpace(in.PreferredLanguage) != "" || strings.TrimSpace(in.CustomInstructions) != "" ||
+		len(v.RuleGroups) > 0 || in.IgnoreFileExists
+	return v
+}
+
+// ruleTitles heads each group of rules in USER'S CUSTOM INSTRUCTIONS.
+var ruleTitles = map[rules.Source]string{
+	rules.SourceGlobal:      "Global rules",
+	rules.SourceClinerules:  "Workspace rules (.clinerules)",
+	rules.SourceCairnrules:  "Workspace rules (.cairnrules)",
+	rules.SourceCursorrules: "Cursor rules (.cursorrules)",
+	rules.SourceCursorDir:   "Cursor rules (.cursor/rules)",
+	rules.SourceWindsurf:    "Windsurf rules (.windsurfrules)",
+}
+
+// groupRules keeps enabled, non-empty rules in their given order, starting a new group each
+// time the source changes.
+func groupRules(rs []rules.Rule) []ruleGroup {
+	var out []ruleGroup
+	for _, r := range rs {
+		if !r.Enabled || strings.TrimSpace(r.Content) == "" {
+			continue
+		}
+		r.Content = strings.TrimSpace(r.Content)
+		if n := len(out); n == 0 || out[n-1].Rules[0].Source != r.Source {
+			title, ok := ruleTitles[r.Source]
+			if !ok {
+				title = "Rules (" + string(r.Source) + ")"
+			}
+			out = append(out, ruleGroup{Title: title})
+		}
+		out[len(out)-1].Rules = append(out[len(out)-1].Rules, r)
+	}
+	return out
+}
+
+// compactJSON strips insignificant whitespace from a schema: the same information in fewer
+// tokens. A schema that is not valid JSON is passed through unchanged.
+func compactJSON(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		return s
+	}
+	return b.String()
+}
+
+// indent prefixes every line after the first with pad, for multi-line values in lists.
+func indent(pad, s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+pad)
+}

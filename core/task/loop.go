@@ -1,0 +1,505 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/parse"
+	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+var switchedToActNote = prompt.SwitchedToAct()
+
+// Start runs a new conversation turn with the user's task text.
+func (t *Task) Start(parent context.Context, text string, images, files []string) {
+	t.say(msg.SayTask, text, nil, false)
+	t.mu.Lock()
+	if len(t.messages) > 0 {
+		t.messages[len(t.messages)-1].Images = images
+		t.messages[len(t.messages)-1].Files = files
+	}
+	t.mu.Unlock()
+	t.run(parent, func(ctx context.Context) []llm.Content {
+		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
+		return append(content, imageContents(images)...)
+	}, true)
+}
+
+// run starts the loop on its own goroutine, on a context derived from parent (the daemon's
+// lifetime, not an RPC's).
+func (t *Task) run(parent context.Context, first func(ctx context.Context) []llm.Content, firstTurn bool) {
+	ctx, cancel := context.WithCancel(parent)
+	done := make(chan struct{})
+	t.mu.Lock()
+	t.cancel, t.done = cancel, done
+	t.status = StatusRunning
+	t.publishStateLocked()
+	t.mu.Unlock()
+	go func() {
+		t.runMu.Lock()
+		defer t.runMu.Unlock()
+		defer close(done)
+		defer cancel()
+		end := t.loop(ctx, first(ctx), firstTurn)
+		t.afterRun(parent, ctx, end)
+	}()
+}
+
+type ending int
+
+const (
+	endCompleted ending = iota + 1
+	endCancelled
+	endFailed
+)
+
+// afterRun settles the task when the loop returns: a cancelled task asks to be resumed.
+func (t *Task) afterRun(parent, ctx context.Context, end ending) {
+	t.finishPartials()
+	switch end {
+	case endCompleted:
+		t.mu.Lock()
+		t.meta.Completed = true
+		t.saveMetaLocked()
+		t.mu.Unlock()
+		t.setStatus(StatusCompleted)
+	case endFailed:
+		t.setStatus(StatusFailed)
+	case endCancelled:
+		t.setStatus(StatusCancelled)
+		if parent.Err() != nil {
+			return // the daemon is stopping
+		}
+		// Offer to resume, on the daemon's context (the cancelled one is gone).
+		go t.askResume(parent)
+	}
+}
+
+// askResume asks resume_task (or resume_completed_task) and continues on approval or text.
+func (t *Task) askResume(parent context.Context) {
+	t.mu.Lock()
+	completed := t.meta.Completed
+	last := t.meta.Updated
+	t.mu.Unlock()
+	kind := msg.AskResumeTask
+	if completed {
+		kind = msg.AskResumeCompletedTask
+	}
+	ans, err := t.ask(parent, kind, "", nil)
+	if err != nil {
+		return
+	}
+	t.resume(parent, ans, completed, t.deps.Now().Sub(last))
+}
+
+// resume continues the conversation after an interruption with a resumption note.
+func (t *Task) resume(parent context.Context, ans tools.Answer, completed bool, elapsed time.Duration) {
+	if ans.Text != "" {
+		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+	}
+	t.run(parent, func(ctx context.Context) []llm.Content {
+		var content []llm.Content
+		// A user turn left without an answer (the request was in flight) is merged into this one.
+		t.mu.Lock()
+		if n := len(t.api); n > 0 && t.api[n-1].Role == llm.RoleUser {
+			content = append(content, withoutEnvDetails(t.api[n-1].Content)...)
+			t.api = t.api[:n-1]
+			if t.log != nil {
+				_ = t.log.TruncateAPI(n - 1)
+			}
+		}
+		mode := t.meta.Mode
+		t.meta.Completed = false
+		t.mu.Unlock()
+		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
+		if ans.Text != "" {
+			content = append(content, llm.Text("<user_message>\n"+t.expand(ctx, ans.Text)+"\n</user_message>"))
+		}
+		return append(content, imageContents(ans.Images)...)
+	}, false)
+}
+
+// withoutEnvDetails drops the environment details block of an old turn (a fresh one follows).
+func withoutEnvDetails(cs []llm.Content) []llm.Content {
+	out := make([]llm.Content, 0, len(cs))
+	for _, c := range cs {
+		if c.Type == llm.ContentText && strings.HasPrefix(c.Text, "<environment_details>") {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Continue sends new user text to a task that is not running (after completion or failure),
+// restarting the loop with it as feedback.
+func (t *Task) Continue(parent context.Context, text string, images []string) error {
+	if t.OpenAsk() != "" {
+		return t.Answer(-1, tools.Answer{Text: text, Images: images})
+	}
+	t.mu.Lock()
+	running := t.status == StatusRunning
+	t.mu.Unlock()
+	if running {
+		return ErrBusy
+	}
+	t.say(msg.SayUserFeedback, text, nil, false)
+	t.run(parent, func(ctx context.Context) []llm.Content {
+		c := []llm.Content{llm.Text("<feedback>\n" + t.expand(ctx, text) + "\n</feedback>")}
+		return append(c, imageContents(images)...)
+	}, false)
+	return nil
+}
+
+func (t *Task) expand(ctx context.Context, text string) string {
+	if t.deps.ExpandUser == nil {
+		return text
+	}
+	return t.deps.ExpandUser(ctx, text)
+}
+
+// loop is the recursive request loop of spec §2.1, written as iteration.
+func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) ending {
+	for {
+		if ctx.Err() != nil {
+			return endCancelled
+		}
+		limit := t.deps.Settings.MistakeLimit
+		if limit <= 0 {
+			limit = 3
+		}
+		t.mu.Lock()
+		mistakes := t.mistakes
+		t.mu.Unlock()
+		if mistakes >= limit {
+			ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
+				"Cairn is having trouble: the same kind of mistake happened several times in a row. "+
+					"You can add guidance and let it continue.", nil)
+			if err != nil {
+				return endCancelled
+			}
+			if !ans.Approved && ans.Text == "" {
+				return endFailed
+			}
+			content = append(content, llm.Text(prompt.TooManyMistakes(ans.Text)))
+			if ans.Text != "" {
+				t.say(msg.SayUserFeedback, ans.Text, nil, false)
+			}
+			t.mu.Lock()
+			t.mistakes = 0
+			t.mu.Unlock()
+		}
+
+		content = append(content, t.focusChainReminder(first)...)
+		t.mu.Lock()
+		req := EnvRequest{First: first, Mode: t.meta.Mode, ContextTokens: t.meta.ContextTokens,
+			ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
+		t.mu.Unlock()
+		if t.deps.EnvDetails != nil {
+			content = append(content, llm.Text(t.deps.EnvDetails(ctx, req)))
+		}
+		if ctx.Err() != nil {
+			return endCancelled
+		}
+		t.appendAPI(llm.Message{Role: llm.RoleUser, Content: content})
+		first = false
+
+		reply, block, err := t.request(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return endCancelled
+			}
+			return endFailed
+		}
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(reply)}})
+
+		if block == nil {
+			t.mu.Lock()
+			t.mistakes++
+			t.mu.Unlock()
+			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
+			continue
+		}
+		next, end := t.runTool(ctx, *block)
+		if end != 0 {
+			return end
+		}
+		content = next
+	}
+}
+
+// request streams one model response, showing text as it arrives, and returns the assistant
+// message to record (cut after the first tool call) and that call. Failures are retried per
+// spec §2.4 and then asked about (api_req_failed).
+func (t *Task) request(ctx context.Context) (string, *parse.Block, error) {
+	const maxAutoRetries = 3
+	for attempt := 0; ; attempt++ {
+		reply, block, err := t.attempt(ctx)
+		if err == nil {
+			return reply, block, nil
+		}
+		if ctx.Err() != nil {
+			return "", nil, ctx.Err()
+		}
+		if llm.IsContextWindow(err) && attempt == 0 {
+			continue // the projection shrinks on the next attempt (see project)
+		}
+		if attempt < maxAutoRetries {
+			delay := time.Duration(2<<attempt) * time.Second
+			t.say(msg.SayErrorRetry, "", &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
+				DelaySec: int(delay / time.Second), Error: userError(err)}, false)
+			if t.deps.Sleep(ctx, delay) != nil {
+				return "", nil, ctx.Err()
+			}
+			continue
+		}
+		ans, aerr := t.ask(ctx, msg.AskAPIReqFailed, userError(err), nil)
+		if aerr != nil {
+			return "", nil, aerr
+		}
+		if !ans.Approved {
+			return "", nil, err
+		}
+		t.say(msg.SayAPIReqRetried, "", nil, false)
+		attempt = -1
+	}
+}
+
+func userError(err error) string {
+	var apiErr *llm.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Error()
+	}
+	return err.Error()
+}
+
+// attempt makes one request.
+func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
+	t.mu.Lock()
+	mode := t.meta.Mode
+	history := append([]llm.Message(nil), t.api...)
+	lastTokens := t.meta.ContextTokens
+	t.mu.Unlock()
+	if t.deps.Project != nil {
+		history = t.deps.Project(history, lastTokens)
+	}
+	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
+	system := ""
+	if t.deps.SystemPrompt != nil {
+		system = t.deps.SystemPrompt(mode)
+	}
+	stream, err := t.deps.Provider.Stream(ctx, llm.Request{Model: t.deps.Model, System: system, Messages: history,
+		MaxTokens: t.deps.ModelInfo.MaxOutput})
+	if err != nil {
+		t.finishRequest(reqIdx, llm.Usage{}, err, ctx)
+		return "", nil, err
+	}
+	defer stream.Close()
+
+	p := parse.New(t.parseGrammar())
+	pr := presenter{t: t}
+	var usage llm.Usage
+	received := false
+	var streamErr error
+	for {
+		chunk, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			streamErr = err
+			break
+		}
+		if chunk.Usage != nil {
+			usage = *chunk.Usage
+		}
+		if chunk.Reasoning != "" {
+			t.say(msg.SayReasoning, pr.reasoning+chunk.Reasoning, nil, true)
+			pr.reasoning += chunk.Reasoning
+		}
+		if chunk.Text == "" {
+			continue
+		}
+		received = true
+		p.Feed(chunk.Text)
+		pr.show(ctx, p.Blocks())
+		if p.ToolDone() {
+			break
+		}
+	}
+	blocks := p.End()
+	if ctx.Err() != nil {
+		// Keep what was said, marked as interrupted.
+		pr.show(ctx, blocks)
+		t.finishPartials()
+		reply := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(reply)}})
+		t.finishRequest(reqIdx, usage, context.Canceled, ctx)
+		return "", nil, ctx.Err()
+	}
+	if streamErr == nil && !received {
+		streamErr = errors.New("the model returned an empty response")
+	}
+	if streamErr != nil {
+		t.finishPartials()
+		t.finishRequest(reqIdx, usage, streamErr, ctx)
+		return "", nil, streamErr
+	}
+	pr.show(ctx, blocks)
+	t.finishPartials()
+	t.finishRequest(reqIdx, usage, nil, ctx)
+
+	var tool *parse.Block
+	toolCount := 0
+	for i := range blocks {
+		if blocks[i].Type == parse.ToolUse {
+			toolCount++
+			if tool == nil {
+				b := blocks[i]
+				tool = &b
+			}
+		}
+	}
+	return serialize(blocks, true), tool, nil
+}
+
+func (t *Task) parseGrammar() parse.Grammar {
+	if t.deps.Registry == nil {
+		return parse.DefaultGrammar()
+	}
+	return parse.Grammar(t.deps.Registry.Grammar())
+}
+
+// finishRequest records a request's usage and cost on its api_req_started row and the task.
+func (t *Task) finishRequest(idx int, u llm.Usage, err error, ctx context.Context) {
+	cost := llm.Cost(t.deps.ModelInfo, u)
+	payload := &msg.APIRequest{TokensIn: u.InputTokens, TokensOut: u.OutputTokens,
+		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true}
+	if err != nil {
+		if ctx.Err() != nil {
+			payload.CancelReason = "user_cancelled"
+		} else {
+			payload.CancelReason = "streaming_failed"
+			payload.Error = userError(err)
+		}
+	}
+	t.updateMessage(idx, func(m *msg.Message) { m.Payload = payload })
+	t.mu.Lock()
+	t.meta.TokensIn += u.InputTokens
+	t.meta.TokensOut += u.OutputTokens
+	t.meta.CacheReads += u.CacheReadTokens
+	t.meta.CacheWrites += u.CacheWriteTokens
+	t.meta.Cost += cost
+	if total := u.Total(); total > 0 {
+		t.meta.ContextTokens = total
+	}
+	t.saveMetaLocked()
+	t.publishStateLocked()
+	t.mu.Unlock()
+}
+
+// serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call
+// in canonical XML. Later tool calls were never run, so they are not recorded.
+func serialize(blocks []parse.Block, complete bool) string {
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type == parse.Text {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(bl.Content)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("<" + bl.Name + ">\n")
+		for _, k := range sortedKeys(bl.Params) {
+			b.WriteString("<" + k + ">" + bl.Params[k] + "</" + k + ">\n")
+		}
+		if complete || !bl.Partial {
+			b.WriteString("</" + bl.Name + ">")
+		}
+		break
+	}
+	return b.String()
+}
+
+// presenter turns the parser's blocks into UI messages: text blocks stream as deltas, partial
+// tool calls are previewed by tools that can (the diff view fills in place).
+type presenter struct {
+	t         *Task
+	textIdx   map[int]int // block index → message index
+	sent      map[int]int // block index → bytes shown
+	reasoning string
+}
+
+func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
+	if p.textIdx == nil {
+		p.textIdx, p.sent = map[int]int{}, map[int]int{}
+	}
+	for i, b := range blocks {
+		switch b.Type {
+		case parse.Text:
+			content := b.Content
+			mi, ok := p.textIdx[i]
+			if !ok {
+				if content == "" {
+					continue
+				}
+				p.textIdx[i] = p.t.addMessage(msg.Message{Type: msg.Say, Kind: msg.SayText, Text: content, Partial: true})
+				p.sent[i] = len(content)
+				continue
+			}
+			if len(content) > p.sent[i] {
+				p.t.updateMessage(mi, func(m *msg.Message) { m.Text = content })
+				p.sent[i] = len(content)
+			}
+		case parse.ToolUse:
+			if !b.Partial {
+				continue
+			}
+			if tool, ok := p.t.deps.Registry.Get(b.Name); ok {
+				if pv, ok := tool.(tools.Previewer); ok {
+					_ = pv.Preview(ctx, p.t.env(), tools.Call{Name: b.Name, Params: b.Params, Partial: true})
+				}
+			}
+		}
+	}
+}
+
+func imageContents(dataURLs []string) []llm.Content {
+	var out []llm.Content
+	for _, u := range dataURLs {
+		mediaType, data, ok := parseDataURL(u)
+		if ok {
+			out = append(out, llm.Content{Type: llm.ContentImage, ImageMediaType: mediaType, ImageData: data})
+		}
+	}
+	return out
+}
+
+func parseDataURL(u string) (string, string, bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", "", false
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", "", false
+	}
+	mediaType, isB64 := strings.CutSuffix(meta, ";base64")
+	if !isB64 {
+		return "", "", false
+	}
+	return mediaType, data, true
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,177 @@
+package task
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
+)
+
+// Options are what a new or resumed task is for.
+type Options struct {
+	Workspace []string
+	HostID    string
+	Mode      string
+}
+
+// DepsFunc builds a task's dependencies (provider, tools, host) for its workspace and host.
+type DepsFunc func(ctx context.Context, opts Options) (Deps, error)
+
+// Manager runs tasks, each on its own context derived from the daemon's.
+type Manager struct {
+	ctx   context.Context
+	store *store.Store
+	deps  DepsFunc
+
+	// mu guards tasks.
+	mu    sync.Mutex
+	tasks map[string]*Task
+}
+
+// NewManager returns a manager whose tasks live as long as ctx.
+func NewManager(ctx context.Context, st *store.Store, deps DepsFunc) *Manager {
+	return &Manager{ctx: ctx, store: st, deps: deps, tasks: map[string]*Task{}}
+}
+
+// Store returns the task store.
+func (m *Manager) Store() *store.Store { return m.store }
+
+// New starts a task.
+func (m *Manager) New(ctx context.Context, opts Options, text string, images, files []string) (*Task, error) {
+	if strings.TrimSpace(text) == "" && len(images) == 0 {
+		return nil, fmt.Errorf("%w: empty task", ErrBadRequest)
+	}
+	deps, err := m.deps(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	meta := store.Meta{ID: newID(now), Title: title(text), Workspace: opts.Workspace, Model: deps.Model,
+		Mode: opts.Mode, Created: now, Updated: now}
+	var log *store.Log
+	if m.store != nil {
+		if log, err = m.store.Create(meta); err != nil {
+			return nil, err
+		}
+	}
+	t := newTask(meta, deps, log)
+	m.mu.Lock()
+	m.tasks[t.id] = t
+	m.mu.Unlock()
+	t.Start(m.ctx, text, images, files)
+	return t, nil
+}
+
+// Get returns a loaded task.
+func (m *Manager) Get(id string) (*Task, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	return t, ok
+}
+
+// Open returns the task, loading it from the store (with a resume ask) when it is not loaded.
+func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, error) {
+	if t, ok := m.Get(id); ok {
+		return t, nil
+	}
+	if m.store == nil {
+		return nil, ErrNotFound
+	}
+	loaded, err := m.store.Load(id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	deps, err := m.deps(ctx, Options{Workspace: loaded.Meta.Workspace, HostID: hostID, Mode: loaded.Meta.Mode})
+	if err != nil {
+		loaded.Log.Close()
+		return nil, err
+	}
+	t := newTask(loaded.Meta, deps, loaded.Log)
+	t.messages = loaded.Messages
+	t.api = loaded.API
+	t.status = StatusIdle
+	completed := loaded.Meta.Completed
+	// Messages left streaming when the daemon stopped are complete now; open asks are stale.
+	for i := range t.messages {
+		if t.messages[i].Partial {
+			t.messages[i].Partial = false
+			_ = loaded.Log.AppendMessage(t.messages[i], true)
+		}
+	}
+	if n := len(t.messages); n > 0 && t.messages[n-1].Type == msg.Ask && t.messages[n-1].Kind == msg.AskCompletionResult {
+		completed = true
+	}
+	t.meta.Completed = completed
+	m.mu.Lock()
+	if existing, ok := m.tasks[id]; ok {
+		m.mu.Unlock()
+		loaded.Log.Close()
+		return existing, nil
+	}
+	m.tasks[id] = t
+	m.mu.Unlock()
+	if len(t.api) > 0 || len(t.messages) > 0 {
+		go t.askResume(m.ctx)
+	}
+	return t, nil
+}
+
+// Clear closes a task in the daemon; it stays in history.
+func (m *Manager) Clear(id string) {
+	m.mu.Lock()
+	t, ok := m.tasks[id]
+	delete(m.tasks, id)
+	m.mu.Unlock()
+	if ok {
+		t.Close()
+	}
+}
+
+// Delete removes tasks from the daemon and the store.
+func (m *Manager) Delete(ids ...string) error {
+	for _, id := range ids {
+		m.Clear(id)
+	}
+	if m.store == nil {
+		return nil
+	}
+	return m.store.Delete(ids...)
+}
+
+// CloseAll stops every task (daemon shutdown).
+func (m *Manager) CloseAll() {
+	m.mu.Lock()
+	ts := make([]*Task, 0, len(m.tasks))
+	for _, t := range m.tasks {
+		ts = append(ts, t)
+	}
+	m.tasks = map[string]*Task{}
+	m.mu.Unlock()
+	for _, t := range ts {
+		t.Close()
+	}
+}
+
+func newID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%d-%s", now.UnixMilli(), hex.EncodeToString(b[:]))
+}
+
+func title(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 100 {
+		line = string(r[:100]) + "…"
+	}
+	return line
+}
+
+func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

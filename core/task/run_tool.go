@@ -1,0 +1,244 @@
+package task
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/parse"
+	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// runTool validates, approves (through the tool's own UI calls) and executes one tool call, and
+// returns the next user content. A non-zero ending stops the loop.
+func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
+	call := tools.Call{Name: b.Name, Params: b.Params}
+	if list, ok := b.Params[tools.TaskProgressParam]; ok && strings.TrimSpace(list) != "" {
+		t.setFocusChain(list)
+	}
+	tool, ok := t.deps.Registry.Get(b.Name)
+	if !ok {
+		return t.mistake(b.Name, "", tools.Errorf("Unknown tool %q.", b.Name)), 0
+	}
+	spec := tool.Spec()
+	header := resultHeader(spec, call)
+	for _, p := range spec.Params {
+		if v, ok := call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
+			t.say(msg.SayError, "Cairn tried to use "+b.Name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
+			return t.mistake(header, "", tools.Result{Text: prompt.MissingParam(b.Name, p.Name), IsError: true}), 0
+		}
+	}
+	if t.Mode() == ModePlan && !spec.PlanSafe {
+		return t.toolContent(header, tools.Result{Text: prompt.PlanModeRefusal(b.Name), IsError: true}), 0
+	}
+
+	res, err := tool.Run(ctx, t.env(), call)
+	if ctx.Err() != nil {
+		return nil, endCancelled
+	}
+	if err != nil {
+		t.say(msg.SayError, "Error running "+b.Name+": "+err.Error(), nil, false)
+		res = tools.Result{Text: err.Error(), IsError: true}
+	}
+	if res.UserFeedback != "" {
+		t.say(msg.SayUserFeedback, res.UserFeedback, nil, false)
+	}
+	if len(res.Changed) > 0 && t.deps.OnToolDone != nil {
+		t.deps.OnToolDone(ctx, res.Changed)
+	}
+	if res.Completed {
+		return nil, endCompleted
+	}
+
+	path := call.Params["path"]
+	isEdit := spec.Category == tools.CategoryEdit
+	t.mu.Lock()
+	switch {
+	case res.IsError && isEdit && path != "" && !res.Rejected:
+		t.editFailures[path]++
+		if t.editFailures[path] >= 3 {
+			t.mistakes++
+			t.editFailures[path] = 0
+			res.Text += "\n\n" + prompt.EditFailedRepeatedly(path)
+		}
+	case !res.IsError:
+		if isEdit {
+			delete(t.editFailures, path)
+		}
+		t.mistakes = 0
+	}
+	t.mu.Unlock()
+	if res.IsError && !res.Rejected {
+		return t.toolContent(header, tools.Result{Text: prompt.ToolError(res.Text), Images: res.Images,
+			UserFeedback: res.UserFeedback}), 0
+	}
+	return t.toolContent(header, res), 0
+}
+
+// mistake records a model mistake and returns the feedback content.
+func (t *Task) mistake(header, _ string, res tools.Result) []llm.Content {
+	t.mu.Lock()
+	t.mistakes++
+	t.mu.Unlock()
+	if header == "" {
+		header = "[unknown tool] Result:"
+	} else if !strings.HasPrefix(header, "[") {
+		header = "[" + header + "] Result:"
+	}
+	return t.toolContent(header, tools.Result{Text: prompt.ToolError(res.Text)})
+}
+
+// toolContent builds the next user turn from a result: the `[tool for 'arg'] Result:` header,
+// the text, images, and the user's feedback.
+func (t *Task) toolContent(header string, res tools.Result) []llm.Content {
+	text := res.Text
+	if res.Rejected && strings.TrimSpace(text) == "" {
+		text = prompt.ToolDenied()
+	}
+	content := []llm.Content{llm.Text(header + "\n" + text)}
+	for _, img := range res.Images {
+		content = append(content, llm.Content{Type: llm.ContentImage, ImageMediaType: img.MediaType,
+			ImageData: encodeBase64(img.Data)})
+	}
+	if res.UserFeedback != "" {
+		content = append(content, llm.Text("<feedback>\n"+t.expand(context.Background(), res.UserFeedback)+"\n</feedback>"))
+	}
+	return content
+}
+
+// resultHeader is `[name for 'arg'] Result:` (or `[name] Result:` for tools without an argument).
+func resultHeader(spec tools.Spec, call tools.Call) string {
+	if spec.ArgParam == "" {
+		return "[" + spec.Name + "] Result:"
+	}
+	return "[" + spec.Name + " for '" + call.Params[spec.ArgParam] + "'] Result:"
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// setFocusChain stores a checklist the model sent with a tool call.
+func (t *Task) setFocusChain(list string) {
+	t.mu.Lock()
+	changed := t.meta.FocusChain != list
+	t.meta.FocusChain = list
+	t.requestsSince = 0
+	t.saveMetaLocked()
+	t.publishStateLocked()
+	t.mu.Unlock()
+	if changed {
+		t.say(msg.SayTaskProgress, list, &msg.Progress{Markdown: list}, false)
+	}
+}
+
+// focusChainReminder adds the todo-list instructions when due (spec §7): first turn, after
+// PLAN→ACT, after a user edit, and every N requests without an update.
+func (t *Task) focusChainReminder(first bool) []llm.Content {
+	if !t.deps.Settings.FocusChainEnabled {
+		return nil
+	}
+	interval := t.deps.Settings.FocusChainInterval
+	if interval <= 0 {
+		interval = 6
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requestsSince++
+	due := first || t.planToAct || t.progressEdit || t.requestsSince > interval
+	if !due {
+		return nil
+	}
+	list := t.meta.FocusChain
+	text := prompt.FocusChainReminder(list, list == "")
+	if t.progressEdit {
+		text = "The user edited the todo list. The current list is:\n" + list + "\n\n" + text
+	}
+	t.planToAct, t.progressEdit = false, false
+	t.requestsSince = 0
+	return []llm.Content{llm.Text(text)}
+}
+
+// env builds the tool environment for this task.
+func (t *Task) env() *tools.Env {
+	s := t.deps.Settings
+	return &tools.Env{
+		Files: t.deps.Files,
+		Host:  t.deps.Host,
+		UI:    taskUI{t},
+		Mode:  t.Mode(),
+		Settings: tools.Settings{
+			OutputLineLimit:   s.OutputLineLimit,
+			ReadFileLineLimit: s.ReadFileLineLimit,
+			FullEditResults:   s.FullEditResults,
+			SupportsImages:    t.deps.ModelInfo.SupportsImages,
+		},
+	}
+}
+
+// taskUI is the tools.UI of a task.
+type taskUI struct{ t *Task }
+
+var askToSay = map[msg.Kind]msg.Kind{
+	msg.AskTool:                msg.SayTool,
+	msg.AskCommand:             msg.SayCommand,
+	msg.AskBrowserActionLaunch: msg.SayBrowserActionLaunch,
+	msg.AskUseMCPServer:        msg.SayMCPServerRequestStarted,
+}
+
+// Approve applies the auto-approval policy, else asks.
+func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
+	t := u.t
+	if autoApproved(t.deps.Settings.AutoApprove, req) {
+		max := t.deps.Settings.AutoApprove.MaxRequests
+		t.mu.Lock()
+		t.autoApproved++
+		over := max > 0 && t.autoApproved > max && !t.deps.Settings.AutoApprove.YOLO
+		t.mu.Unlock()
+		if over {
+			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,
+				"Cairn has auto-approved the maximum number of requests in a row. Continue?", nil)
+			if err != nil {
+				return tools.Answer{}, err
+			}
+			t.mu.Lock()
+			t.autoApproved = 0
+			t.mu.Unlock()
+			if !ans.Approved {
+				return ans, nil
+			}
+		}
+		say := askToSay[req.Ask]
+		if say == "" {
+			say = msg.SayTool
+		}
+		t.say(say, req.Text, req.Payload, false)
+		return tools.Answer{Approved: true, Auto: true}, nil
+	}
+	ans, err := t.ask(ctx, req.Ask, req.Text, req.Payload)
+	if err != nil {
+		return ans, err
+	}
+	t.mu.Lock()
+	t.autoApproved = 0
+	t.mu.Unlock()
+	return ans, nil
+}
+
+// Ask posts an ask and waits.
+func (u taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
+	return u.t.ask(ctx, kind, text, payload)
+}
+
+// Say posts a say.
+func (u taskUI) Say(_ context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
+	u.t.say(kind, text, payload, partial)
+}

@@ -1,0 +1,505 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/event"
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// Errors returned to callers (the server maps them to codes).
+var (
+	ErrNoOpenAsk  = errors.New("the task is not waiting for an answer")
+	ErrStaleAsk   = errors.New("that question was already answered")
+	ErrNotFound   = errors.New("no such task")
+	ErrBusy       = errors.New("the task is busy")
+	ErrBadRequest = errors.New("bad request")
+)
+
+// Status is what the task is doing.
+type Status string
+
+// Task statuses.
+const (
+	StatusIdle      Status = "idle"
+	StatusRunning   Status = "running"
+	StatusWaiting   Status = "waiting"
+	StatusCompleted Status = "completed"
+	StatusCancelled Status = "cancelled"
+	StatusFailed    Status = "failed"
+)
+
+// Modes.
+const (
+	ModeAct  = "act"
+	ModePlan = "plan"
+)
+
+// State is the task's header.
+type State struct {
+	ID            string
+	Status        Status
+	Mode          string
+	Title         string
+	TokensIn      int64
+	TokensOut     int64
+	CacheReads    int64
+	CacheWrites   int64
+	Cost          float64
+	ContextTokens int64
+	ContextWindow int64
+	FocusChain    string
+	OpenAsk       int // -1 when none
+	Model         string
+	MessageCount  int
+}
+
+// EventKind tells which field of Event is set.
+type EventKind int
+
+// Event kinds. Appended events are merged for slow subscribers; all are delivered.
+const (
+	EventAdded EventKind = iota + 1
+	EventAppended
+	EventUpdated
+	EventState
+)
+
+// Event is one change a subscriber applies to its copy of the task.
+type Event struct {
+	Kind    EventKind
+	Message msg.Message // Added, Updated
+	Index   int         // Appended
+	Delta   string      // Appended
+	State   State       // State
+}
+
+func mergeEvents(prev, next Event) (Event, bool) {
+	if prev.Kind == EventAppended && next.Kind == EventAppended && prev.Index == next.Index {
+		prev.Delta += next.Delta
+		return prev, true
+	}
+	return prev, false
+}
+
+// Deps is everything a task needs from the outside, built by the composition root.
+type Deps struct {
+	Provider  llm.Provider
+	Model     string
+	ModelInfo llm.ModelInfo
+	Registry  *tools.Registry
+	Host      tools.Host
+	Files     tools.Files
+	Settings  config.Settings
+	// SystemPrompt renders the system prompt for a mode.
+	SystemPrompt func(mode string) string
+	// EnvDetails renders <environment_details> for a turn.
+	EnvDetails func(ctx context.Context, r EnvRequest) string
+	// Project fits the API history into the context window (a projection; nil: send all).
+	Project func(history []llm.Message, lastTokens int64) []llm.Message
+	// ExpandUser expands mentions and slash commands in user text (nil: unchanged).
+	ExpandUser func(ctx context.Context, text string) string
+	// Now and Sleep are the clock, replaceable in tests.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnToolDone is called after a tool that changed files (checkpoints).
+	OnToolDone func(ctx context.Context, changed []string)
+}
+
+// EnvRequest says what environment details a turn needs.
+type EnvRequest struct {
+	First         bool
+	Mode          string
+	ContextTokens int64
+	ContextWindow int64
+}
+
+// Task is one conversation.
+type Task struct {
+	id     string
+	deps   Deps
+	log    *store.Log
+	broker *event.Broker[Event]
+
+	// runMu serialises loop runs: at most one goroutine drives the conversation.
+	runMu sync.Mutex
+
+	// mu guards every field below.
+	mu            sync.Mutex
+	messages      []msg.Message
+	api           []llm.Message
+	meta          store.Meta
+	status        Status
+	openAsk       *pendingAsk
+	cancel        context.CancelFunc
+	lastPersist   map[int]time.Time
+	mistakes      int
+	autoApproved  int
+	editFailures  map[string]int
+	requestsSince int // requests since the focus chain was last updated
+	progressEdit  bool
+	planToAct     bool
+	done          chan struct{} // closed when the current run ends
+}
+
+type pendingAsk struct {
+	index int
+	kind  msg.Kind
+	ch    chan tools.Answer
+}
+
+func newTask(meta store.Meta, deps Deps, log *store.Log) *Task {
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Sleep == nil {
+		deps.Sleep = sleepCtx
+	}
+	if meta.Mode == "" {
+		meta.Mode = ModeAct
+	}
+	return &Task{
+		id:           meta.ID,
+		deps:         deps,
+		log:          log,
+		broker:       event.New(mergeEvents),
+		meta:         meta,
+		status:       StatusIdle,
+		lastPersist:  map[int]time.Time{},
+		editFailures: map[string]int{},
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// ID returns the task id.
+func (t *Task) ID() string { return t.id }
+
+// Subscribe returns the current messages and state and a subscription to every later change.
+// The caller must Close the subscription.
+func (t *Task) Subscribe() ([]msg.Message, State, *event.Subscription[Event]) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	msgs := make([]msg.Message, len(t.messages))
+	copy(msgs, t.messages)
+	return msgs, t.stateLocked(), t.broker.Subscribe()
+}
+
+// State returns the task's header state.
+func (t *Task) State() State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stateLocked()
+}
+
+// Messages returns a copy of the message list.
+func (t *Task) Messages() []msg.Message {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]msg.Message(nil), t.messages...)
+}
+
+// API returns a copy of the API history.
+func (t *Task) API() []llm.Message {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]llm.Message(nil), t.api...)
+}
+
+func (t *Task) stateLocked() State {
+	open := -1
+	if t.openAsk != nil {
+		open = t.openAsk.index
+	}
+	return State{
+		ID: t.id, Status: t.status, Mode: t.meta.Mode, Title: t.meta.Title,
+		TokensIn: t.meta.TokensIn, TokensOut: t.meta.TokensOut, CacheReads: t.meta.CacheReads,
+		CacheWrites: t.meta.CacheWrites, Cost: t.meta.Cost, ContextTokens: t.meta.ContextTokens,
+		ContextWindow: int64(t.deps.ModelInfo.ContextWindow), FocusChain: t.meta.FocusChain,
+		OpenAsk: open, Model: t.deps.Model, MessageCount: len(t.messages),
+	}
+}
+
+func (t *Task) publishStateLocked() {
+	t.broker.Publish(Event{Kind: EventState, State: t.stateLocked()}, false)
+}
+
+func (t *Task) setStatus(s Status) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status == s {
+		return
+	}
+	t.status = s
+	t.publishStateLocked()
+}
+
+// addMessage appends a message and publishes it.
+func (t *Task) addMessage(m msg.Message) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.addMessageLocked(m)
+}
+
+func (t *Task) addMessageLocked(m msg.Message) int {
+	m.Index = len(t.messages)
+	if m.Time.IsZero() {
+		m.Time = t.deps.Now()
+	}
+	t.messages = append(t.messages, m)
+	t.persistLocked(m, !m.Partial)
+	t.broker.Publish(Event{Kind: EventAdded, Message: m}, false)
+	return m.Index
+}
+
+// updateMessage replaces message i. When only text grew and the message stays partial, it
+// publishes the appended delta; otherwise the whole message.
+func (t *Task) updateMessage(i int, fn func(m *msg.Message)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i < 0 || i >= len(t.messages) {
+		return
+	}
+	old := t.messages[i]
+	m := old
+	fn(&m)
+	t.messages[i] = m
+	if m.Partial && old.Partial && len(m.Text) >= len(old.Text) && strings.HasPrefix(m.Text, old.Text) &&
+		samePayload(old.Payload, m.Payload) {
+		if len(m.Text) > len(old.Text) {
+			t.broker.Publish(Event{Kind: EventAppended, Index: i, Delta: m.Text[len(old.Text):]}, true)
+		}
+		t.persistLocked(m, false)
+		return
+	}
+	t.persistLocked(m, !m.Partial)
+	t.broker.Publish(Event{Kind: EventUpdated, Message: m}, false)
+}
+
+// samePayload is pointer identity: a partial update that keeps the payload object streams text
+// only; a new payload object is published whole.
+func samePayload(a, b msg.Payload) bool { return a == b }
+
+// persistLocked writes a message record. Partial records are written at most once a second per
+// message; completed ones are synced.
+func (t *Task) persistLocked(m msg.Message, sync bool) {
+	if t.log == nil {
+		return
+	}
+	if !sync {
+		now := t.deps.Now()
+		if last, ok := t.lastPersist[m.Index]; ok && now.Sub(last) < time.Second {
+			return
+		}
+		t.lastPersist[m.Index] = now
+	} else {
+		delete(t.lastPersist, m.Index)
+	}
+	_ = t.log.AppendMessage(m, sync) // a full disk must not stop the conversation
+}
+
+func (t *Task) appendAPI(m llm.Message) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.api = append(t.api, m)
+	if t.log != nil {
+		_ = t.log.AppendAPI(m)
+	}
+}
+
+func (t *Task) saveMetaLocked() {
+	t.meta.Updated = t.deps.Now()
+	if t.log != nil {
+		_ = t.log.SaveMeta(t.meta)
+	}
+}
+
+// say posts a say message. A partial say extends the previous partial say of the same kind.
+func (t *Task) say(kind msg.Kind, text string, payload msg.Payload, partial bool) int {
+	t.mu.Lock()
+	if n := len(t.messages); n > 0 {
+		last := t.messages[n-1]
+		if last.Partial && last.Type == msg.Say && last.Kind == kind {
+			t.mu.Unlock()
+			t.updateMessage(n-1, func(m *msg.Message) {
+				m.Text, m.Partial = text, partial
+				if payload != nil {
+					m.Payload = payload
+				}
+			})
+			return n - 1
+		}
+	}
+	defer t.mu.Unlock()
+	return t.addMessageLocked(msg.Message{Type: msg.Say, Kind: kind, Text: text, Payload: payload, Partial: partial})
+}
+
+// finishPartials marks every partial message complete (end of a stream, cancel, crash).
+func (t *Task) finishPartials() {
+	t.mu.Lock()
+	var idx []int
+	for i := len(t.messages) - 1; i >= 0 && i >= len(t.messages)-50; i-- {
+		if t.messages[i].Partial {
+			idx = append(idx, i)
+		}
+	}
+	t.mu.Unlock()
+	for _, i := range idx {
+		t.updateMessage(i, func(m *msg.Message) { m.Partial = false })
+	}
+}
+
+// ask posts an ask and waits for the answer or ctx.
+func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
+	t.mu.Lock()
+	// An ask replaces a partial ask of the same kind.
+	idx := t.addMessageLocked(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
+	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1)}
+	t.openAsk = pa
+	prev := t.status
+	t.status = StatusWaiting
+	t.publishStateLocked()
+	t.mu.Unlock()
+
+	select {
+	case ans := <-pa.ch:
+		t.mu.Lock()
+		if t.status == StatusWaiting {
+			t.status = prev
+			if prev == StatusWaiting || prev == StatusIdle || prev == StatusCancelled || prev == StatusCompleted {
+				t.status = StatusRunning
+			}
+		}
+		t.publishStateLocked()
+		t.mu.Unlock()
+		return ans, nil
+	case <-ctx.Done():
+		t.mu.Lock()
+		if t.openAsk == pa {
+			t.openAsk = nil
+			t.publishStateLocked()
+		}
+		t.mu.Unlock()
+		return tools.Answer{}, ctx.Err()
+	}
+}
+
+// Answer answers the open ask. index < 0 answers whatever ask is open.
+func (t *Task) Answer(index int, ans tools.Answer) error {
+	t.mu.Lock()
+	pa := t.openAsk
+	if pa == nil {
+		t.mu.Unlock()
+		return ErrNoOpenAsk
+	}
+	if index >= 0 && index != pa.index {
+		t.mu.Unlock()
+		return ErrStaleAsk
+	}
+	t.openAsk = nil
+	t.mu.Unlock()
+	pa.ch <- ans
+	return nil
+}
+
+// OpenAsk returns the kind of the open ask, or "".
+func (t *Task) OpenAsk() msg.Kind {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.openAsk == nil {
+		return ""
+	}
+	return t.openAsk.kind
+}
+
+// SetMode switches between PLAN and ACT (spec §2.3).
+func (t *Task) SetMode(mode string) error {
+	if mode != ModeAct && mode != ModePlan {
+		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
+	}
+	t.mu.Lock()
+	old := t.meta.Mode
+	t.meta.Mode = mode
+	t.saveMetaLocked()
+	t.publishStateLocked()
+	pa := t.openAsk
+	if old == ModePlan && mode == ModeAct {
+		t.planToAct = true
+	}
+	t.mu.Unlock()
+	if old == ModePlan && mode == ModeAct && pa != nil && pa.kind == msg.AskPlanModeRespond {
+		_ = t.Answer(pa.index, tools.Answer{Text: switchedToActNote})
+	}
+	return nil
+}
+
+// Mode returns the current mode.
+func (t *Task) Mode() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.meta.Mode
+}
+
+// UpdateFocusChain stores the user's edit of the todo list; the model hears of it next turn.
+func (t *Task) UpdateFocusChain(markdown string) {
+	t.mu.Lock()
+	t.meta.FocusChain = markdown
+	t.progressEdit = true
+	t.saveMetaLocked()
+	t.publishStateLocked()
+	t.mu.Unlock()
+}
+
+// Cancel stops the running request and tools. It returns once the loop has stopped (or after
+// 5 s); the task then asks to be resumed.
+func (t *Task) Cancel() {
+	t.mu.Lock()
+	cancel, done := t.cancel, t.done
+	t.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	if done != nil {
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// Done returns a channel closed when the current run ends (nil when idle).
+func (t *Task) Done() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.done
+}
+
+// Close stops the task and closes its log.
+func (t *Task) Close() {
+	t.Cancel()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.log != nil {
+		_ = t.log.Close()
+		t.log = nil
+	}
+}
