@@ -1,0 +1,112 @@
+package direct
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// Host is the direct host: diffs are applied to disk without a view, commands run in a PTY,
+// and the editor knows nothing (no visible files, no tabs, no diagnostics).
+type Host struct {
+	diffs    *Diffs
+	terminal tools.Terminal
+	editor   Editor
+}
+
+// New returns a direct host whose commands run with shell ("" = $SHELL).
+func New(shell string, folders []string) *Host {
+	return &Host{diffs: &Diffs{}, terminal: NewTerminal(shell), editor: Editor{Folders: folders}}
+}
+
+// Diffs returns the disk diff presenter.
+func (h *Host) Diffs() tools.DiffPresenter { return h.diffs }
+
+// Terminal returns the PTY terminal.
+func (h *Host) Terminal() tools.Terminal { return h.terminal }
+
+// Editor returns the empty editor.
+func (h *Host) Editor() tools.Editor { return h.editor }
+
+// Diffs applies proposals to disk atomically when saved.
+type Diffs struct{}
+
+// Open starts a session for abs.
+func (*Diffs) Open(_ context.Context, abs string, original string, isNew bool) (tools.DiffSession, error) {
+	return &diskSession{abs: abs, original: original, isNew: isNew}, nil
+}
+
+type diskSession struct {
+	abs      string
+	original string
+	isNew    bool
+
+	// mu guards proposed and done.
+	mu       sync.Mutex
+	proposed string
+	done     bool
+}
+
+func (s *diskSession) Update(_ context.Context, proposed string, _ bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.proposed = proposed
+	return nil
+}
+
+// Save writes the proposal atomically, creating missing folders.
+func (s *diskSession) Save(context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return "", errors.New("direct: diff session already closed")
+	}
+	s.done = true
+	created, err := workspace.MkdirAllTracked(filepath.Dir(s.abs))
+	if err != nil {
+		return "", fmt.Errorf("direct: %w", err)
+	}
+	if err := workspace.WriteFileAtomic(s.abs, []byte(s.proposed)); err != nil {
+		workspace.RemoveCreated(created)
+		return "", fmt.Errorf("direct: %w", err)
+	}
+	return s.proposed, nil
+}
+
+// Revert leaves the disk untouched: nothing was written before Save.
+func (s *diskSession) Revert(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	return nil
+}
+
+// Editor is the editor of a host without one.
+type Editor struct{ Folders []string }
+
+// VisibleFiles returns nothing.
+func (Editor) VisibleFiles(context.Context) ([]string, error) { return nil, nil }
+
+// OpenTabs returns nothing.
+func (Editor) OpenTabs(context.Context) ([]string, error) { return nil, nil }
+
+// Diagnostics returns nothing: there is no language server.
+func (Editor) Diagnostics(context.Context, []string) ([]tools.Diagnostic, error) { return nil, nil }
+
+// OpenFile does nothing.
+func (Editor) OpenFile(context.Context, string, int) error { return nil }
+
+// ShowMessage writes the message to stderr.
+func (Editor) ShowMessage(_ context.Context, level, text string) error {
+	_, err := fmt.Fprintf(os.Stderr, "cairn %s: %s\n", level, text)
+	return err
+}
+
+// WorkspaceFolders returns the folders the host was made with.
+func (e Editor) WorkspaceFolders(context.Context) ([]string, error) { return e.Folders, nil }

@@ -1,0 +1,97 @@
+// Package direct implements the tools.Host interfaces on the local disk and processes, for when no editor is attached.
+package direct
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// DefaultGrace is how long a killed process group gets between SIGTERM and SIGKILL (spec §8).
+const DefaultGrace = 5 * time.Second
+
+// drainIdle bounds how long output is still read after the shell exited. Bytes written before
+// the exit are already buffered in the PTY or pipe and arrive at once; the bound only matters
+// when an orphaned background job keeps the PTY open, which would otherwise hold EOF forever.
+const drainIdle = 200 * time.Millisecond
+
+// Terminal runs commands as local processes, in a pseudo-terminal when one can be allocated so
+// programs behave as they do for the user (line buffering, isatty checks), else over pipes.
+// It implements tools.Terminal.
+type Terminal struct {
+	// Shell is the program run as `Shell -c command`.
+	Shell string
+	// Grace is the delay between SIGTERM and SIGKILL when a process group is stopped.
+	Grace time.Duration
+	// noPTY forces the pipe fallback; tests use it to cover both paths.
+	noPTY bool
+}
+
+// NewTerminal returns a terminal running commands with shell; "" means $SHELL, then /bin/sh.
+func NewTerminal(shell string) *Terminal {
+	if shell == "" {
+		shell = os.Getenv("SHELL")
+	}
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	return &Terminal{Shell: shell, Grace: DefaultGrace}
+}
+
+// childEnv is the environment of commands: the daemon's, told that nobody reads a screen. A
+// PTY makes programs think a user is there, so pagers must be disabled or `git log` would wait
+// for a key press forever; TERM=dumb keeps most colour and cursor tricks away.
+func childEnv() []string {
+	return append(os.Environ(),
+		"TERM=dumb",
+		"PAGER=cat",
+		"GIT_PAGER=cat",
+		"CAIRN_ACTIVE=true",
+	)
+}
+
+// outPipe is an unbounded in-memory pipe: the writer (the PTY reader goroutine) never blocks,
+// so the child never stalls on a full PTY buffer while the consumer is busy, and nothing is
+// lost. Read returns io.EOF once closed and drained.
+type outPipe struct {
+	// mu guards buf and closed; cond signals either changing.
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    bytes.Buffer
+	closed bool
+}
+
+func newOutPipe() *outPipe {
+	p := &outPipe{}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+func (p *outPipe) write(b []byte) {
+	p.mu.Lock()
+	p.buf.Write(b)
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+func (p *outPipe) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+// Read implements io.Reader.
+func (p *outPipe) Read(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.buf.Len() == 0 && !p.closed {
+		p.cond.Wait()
+	}
+	if p.buf.Len() == 0 {
+		return 0, io.EOF
+	}
+	return p.buf.Read(b)
+}

@@ -1,0 +1,229 @@
+//go:build unix
+
+package direct
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// ptySize is wide so programs that format to the terminal width do not wrap lines the model
+// then has to stitch back together.
+var ptySize = &pty.Winsize{Rows: 50, Cols: 200}
+
+// Run starts req.Command in its own process group. Cancelling ctx stops the group (SIGTERM,
+// then SIGKILL after Grace); so does Kill on the returned process.
+func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("direct: run: %w", err)
+	}
+	var (
+		out *os.File
+		cmd *exec.Cmd
+		err error
+	)
+	if !t.noPTY {
+		cmd = t.command(req)
+		out, err = startPTY(cmd)
+		if err != nil && !errors.Is(err, errNoPTY) {
+			return nil, fmt.Errorf("direct: start %s: %w", t.Shell, err)
+		}
+	}
+	if out == nil {
+		cmd = t.command(req)
+		out, err = startPipes(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("direct: start %s: %w", t.Shell, err)
+		}
+	}
+	grace := t.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	p := &process{
+		pgid:   cmd.Process.Pid, // Setsid/Setpgid make the child its group's leader
+		grace:  grace,
+		out:    newOutPipe(),
+		exited: make(chan struct{}),
+		code:   -1,
+	}
+	go p.wait(cmd, out)
+	go p.read(out)
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.Kill() // best effort: the group may be gone already
+		case <-p.exited:
+		}
+	}()
+	return p, nil
+}
+
+func (t *Terminal) command(req tools.CommandRequest) *exec.Cmd {
+	cmd := exec.Command(t.Shell, "-c", req.Command)
+	cmd.Dir = req.Cwd
+	cmd.Env = childEnv()
+	return cmd
+}
+
+// errNoPTY marks a failure to allocate a pseudo-terminal, after which pipes are used instead.
+var errNoPTY = errors.New("no pseudo-terminal available")
+
+// startPTY starts cmd as a session leader with a new PTY as its controlling terminal and
+// returns the master side. Nothing is ever written to the master: commands are not interactive.
+func startPTY(cmd *exec.Cmd) (*os.File, error) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errNoPTY, err)
+	}
+	_ = pty.Setsize(master, ptySize) // cosmetic; the default size works too
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	err = cmd.Start()
+	_ = tty.Close() // the child holds its own copies; ours would keep EOF from ever arriving
+	if err != nil {
+		_ = master.Close()
+		return nil, err
+	}
+	return pollable(master), nil
+}
+
+// pollable returns f re-opened in non-blocking mode so read deadlines work on it. pty.Open
+// leaves the master in blocking mode (it calls Fd), where a Read cannot be interrupted.
+func pollable(f *os.File) *os.File {
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return f
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		_ = syscall.Close(fd)
+		return f
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.NewFile(uintptr(fd), name)
+}
+
+// startPipes is the fallback without a PTY: stdout and stderr share one pipe so their order is
+// kept, stdin is empty, and the child leads a new process group.
+func startPipes(cmd *exec.Cmd) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		_, _ = r.Close(), w.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, w, w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	_, _ = w.Close(), devnull.Close()
+	if err != nil {
+		_ = r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// process is one started command. It implements tools.Process.
+type process struct {
+	pgid  int
+	grace time.Duration
+	out   *outPipe
+	// exited is closed once the shell was reaped; code is set before.
+	exited   chan struct{}
+	code     int
+	escalate sync.Once
+}
+
+func (p *process) Output() io.Reader { return p.out }
+
+// Wait returns the exit code: the shell's status, or 128+signal when a signal ended it, the
+// way shells report it.
+func (p *process) Wait(ctx context.Context) (int, error) {
+	select {
+	case <-p.exited:
+		return p.code, nil
+	case <-ctx.Done():
+		return -1, fmt.Errorf("direct: wait: %w", ctx.Err())
+	}
+}
+
+// Kill sends SIGTERM to the whole group and SIGKILL after the grace period if anything of the
+// group is left. A group that is already gone is not an error.
+func (p *process) Kill() error {
+	err := syscall.Kill(-p.pgid, syscall.SIGTERM)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("direct: kill group %d: %w", p.pgid, err)
+	}
+	p.escalate.Do(func() { go p.killAfterGrace() })
+	return nil
+}
+
+func (p *process) killAfterGrace() {
+	timer := time.NewTimer(p.grace)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-p.exited:
+		if syscall.Kill(-p.pgid, 0) != nil {
+			return // the whole group went away on SIGTERM
+		}
+		<-timer.C
+	}
+	_ = syscall.Kill(-p.pgid, syscall.SIGKILL) // ESRCH just means it ended meanwhile
+}
+
+func (p *process) wait(cmd *exec.Cmd, out *os.File) {
+	_ = cmd.Wait() // a non-zero status is reported through the code, not as an error
+	if st := cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			p.code = 128 + int(ws.Signal())
+		} else {
+			p.code = st.ExitCode()
+		}
+	}
+	close(p.exited)
+	// Wake a reader blocked on a PTY still held open by an orphaned background job; bytes
+	// already written keep arriving and extend the deadline.
+	_ = out.SetReadDeadline(time.Now().Add(drainIdle))
+}
+
+// read copies the command's output into the pipe until EOF (pipes), EIO (a PTY whose last
+// slave closed), or, once the shell exited, drainIdle without new bytes.
+func (p *process) read(f *os.File) {
+	defer p.out.close()
+	defer f.Close()
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			p.out.write(buf[:n])
+			select {
+			case <-p.exited:
+				_ = f.SetReadDeadline(time.Now().Add(drainIdle))
+			default:
+			}
+		}
+		if err != nil {
+			// EOF, EIO or the post-exit deadline: in every case all that was written is in.
+			return
+		}
+	}
+}

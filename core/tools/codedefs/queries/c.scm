@@ -1,0 +1,12 @@
+; C: function definitions and prototypes, structs, unions, enums, typedefs and function-like macros.
+(function_definition declarator: (function_declarator declarator: (identifier) @name.function))
+(function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.function)))
+(translation_unit (declaration declarator: (function_declarator declarator: (identifier) @name.function)))
+(translation_unit (declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.function))))
+(preproc_ifdef (declaration declarator: (function_declarator declarator: (identifier) @name.function)))
+(preproc_ifdef (declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.function))))
+(struct_specifier name: (type_identifier) @name.class body: (field_declaration_list))
+(union_specifier name: (type_identifier) @name.class body: (field_declaration_list))
+(enum_specifier name: (type_identifier) @name.type body: (enumerator_list))
+(type_definition declarator: (type_identifier) @name.type)
+(preproc_function_def name: (identifier) @name.macro)

@@ -1,0 +1,12 @@
+; C#: namespaces, types, constructors, methods and properties.
+(namespace_declaration name: (_) @name.module)
+(file_scoped_namespace_declaration name: (_) @name.module)
+(class_declaration name: (identifier) @name.class)
+(struct_declaration name: (identifier) @name.class)
+(record_declaration name: (identifier) @name.class)
+(interface_declaration name: (identifier) @name.interface)
+(enum_declaration name: (identifier) @name.type)
+(delegate_declaration name: (identifier) @name.type)
+(constructor_declaration name: (identifier) @name.method)
+(method_declaration name: (identifier) @name.method)
+(property_declaration name: (identifier) @name.property)

@@ -1,0 +1,13 @@
+; Rust: types, traits, impl blocks, methods, functions, modules and macros.
+(struct_item name: (type_identifier) @name.class)
+(enum_item name: (type_identifier) @name.type)
+(union_item name: (type_identifier) @name.type)
+(type_item name: (type_identifier) @name.type)
+(trait_item name: (type_identifier) @name.interface)
+(impl_item type: (_) @name.impl)
+(impl_item body: (declaration_list (function_item name: (identifier) @name.method)))
+(trait_item body: (declaration_list (function_item name: (identifier) @name.method)))
+(trait_item body: (declaration_list (function_signature_item name: (identifier) @name.method)))
+(function_item name: (identifier) @name.function)
+(mod_item name: (identifier) @name.module)
+(macro_definition name: (identifier) @name.macro)

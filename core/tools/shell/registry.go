@@ -1,0 +1,286 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// quietPeriod is how long a running command must stay silent to count as settled for
+// WaitIdle: long enough to let a burst of output finish, short enough not to slow every turn.
+const quietPeriod = 300 * time.Millisecond
+
+// maxPending caps output nobody has read yet (a dev server logging while the model thinks).
+// The oldest lines go first: the latest output says most about the command's state.
+const maxPending = 1 << 20
+
+// TerminalState is one command as environment details show it (spec §5).
+type TerminalState struct {
+	Command string
+	// NewOutput is the cleaned output not reported before.
+	NewOutput string
+}
+
+// Registry remembers the commands started in a task, so output that arrives after
+// execute_command returned ("proceed while running") reaches the model through environment
+// details. Every byte of output is handed out once: to the tool while it follows the command,
+// afterwards to Snapshot.
+type Registry struct {
+	// mu guards items.
+	mu    sync.Mutex
+	items []*Tracked
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{} }
+
+// Track starts collecting p's output and registers it under cmd. The registry reads
+// p.Output() from now on; callers read through the returned Tracked.
+func (r *Registry) Track(cmd string, p tools.Process) *Tracked {
+	t := &Tracked{
+		command: cmd,
+		proc:    p,
+		last:    time.Now(),
+		changed: make(chan struct{}),
+		done:    make(chan struct{}),
+		code:    -1,
+	}
+	r.mu.Lock()
+	r.items = append(r.items, t)
+	r.mu.Unlock()
+	go t.pump()
+	return t
+}
+
+// Snapshot returns running commands (with any new output) and finished commands that have
+// output not reported yet, and marks that output reported. Finished commands leave the
+// registry once everything they printed was reported.
+func (r *Registry) Snapshot() (running, finished []TerminalState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.items[:0]
+	for _, t := range r.items {
+		text, done := t.Take()
+		st := TerminalState{Command: t.command, NewOutput: text}
+		switch {
+		case !done:
+			running = append(running, st)
+			kept = append(kept, t)
+		case text != "":
+			finished = append(finished, st)
+		}
+	}
+	clear(r.items[len(kept):])
+	r.items = kept
+	return running, finished
+}
+
+// Busy reports whether any tracked command is still running.
+func (r *Registry) Busy() bool {
+	_, busy := r.lastActivity()
+	return busy
+}
+
+// WaitIdle returns once no running command printed anything for quietPeriod, after max, or
+// when ctx ends, whichever is first. Environment details call it so a build that is still
+// printing gets a moment to finish before the model looks at it.
+func (r *Registry) WaitIdle(ctx context.Context, max time.Duration) {
+	deadline := time.Now().Add(max)
+	for {
+		last, busy := r.lastActivity()
+		if !busy {
+			return
+		}
+		now := time.Now()
+		wake := last.Add(quietPeriod)
+		if !now.Before(wake) || !now.Before(deadline) {
+			return
+		}
+		if deadline.Before(wake) {
+			wake = deadline
+		}
+		timer := time.NewTimer(wake.Sub(now))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+	}
+}
+
+// KillAll stops every running command, for when the task ends.
+func (r *Registry) KillAll() error {
+	r.mu.Lock()
+	items := append([]*Tracked(nil), r.items...)
+	r.mu.Unlock()
+	var first error
+	for _, t := range items {
+		if !t.Finished() {
+			if err := t.Kill(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// forget drops t, whose output the tool reported in full.
+func (r *Registry) forget(t *Tracked) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, it := range r.items {
+		if it == t {
+			r.items = append(r.items[:i], r.items[i+1:]...)
+			return
+		}
+	}
+}
+
+// lastActivity returns the latest output time (or start time) over running commands.
+func (r *Registry) lastActivity() (last time.Time, busy bool) {
+	r.mu.Lock()
+	items := append([]*Tracked(nil), r.items...)
+	r.mu.Unlock()
+	for _, t := range items {
+		if at, running := t.activity(); running {
+			busy = true
+			if at.After(last) {
+				last = at
+			}
+		}
+	}
+	return last, busy
+}
+
+// Tracked is one command whose output is being collected.
+type Tracked struct {
+	command string
+	proc    tools.Process
+	// done is closed once the process exited and all its output is in pending.
+	done chan struct{}
+
+	// mu guards the fields below.
+	mu      sync.Mutex
+	pending []byte // cleaned output not yet taken
+	dropped int    // lines cut from pending by the maxPending cap
+	last    time.Time
+	// changed is closed (and replaced) whenever pending grows or the command finishes.
+	changed  chan struct{}
+	finished bool
+	code     int
+}
+
+// Command returns the command line.
+func (t *Tracked) Command() string { return t.command }
+
+// Take returns the output not taken before and marks it taken. done reports that the command
+// finished and this was the last of its output.
+func (t *Tracked) Take() (text string, done bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	text = string(t.pending)
+	if t.dropped > 0 {
+		text = fmt.Sprintf(omittedNote, t.dropped) + "\n" + text
+		t.dropped = 0
+	}
+	t.pending = t.pending[:0]
+	return text, t.finished
+}
+
+// Changed returns a channel closed when new output arrives or the command finishes after
+// the call. Notifications coalesce (several chunks may close one channel) but output never
+// drops: Take returns everything since the last Take.
+func (t *Tracked) Changed() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.changed
+}
+
+// Done is closed once the command exited and all its output was collected.
+func (t *Tracked) Done() <-chan struct{} { return t.done }
+
+// Finished reports whether Done is closed.
+func (t *Tracked) Finished() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.finished
+}
+
+// ExitCode returns the exit code once finished (-1 before, or when unknown).
+func (t *Tracked) ExitCode() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.code
+}
+
+// Kill stops the command's process group.
+func (t *Tracked) Kill() error {
+	if err := t.proc.Kill(); err != nil {
+		return fmt.Errorf("shell: stop %q: %w", t.command, err)
+	}
+	return nil
+}
+
+func (t *Tracked) activity() (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last, !t.finished
+}
+
+// pump reads the process's output until it ends, then collects the exit code.
+func (t *Tracked) pump() {
+	var c cleaner
+	buf := make([]byte, 32*1024)
+	r := t.proc.Output()
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			t.add(c.write(buf[:n]))
+		}
+		if err != nil {
+			// io.EOF, or a host stream that broke: no more output will come either way.
+			break
+		}
+	}
+	t.add(c.flush())
+	// The output has ended, so the exit is imminent; nothing can cancel this goroutine's work
+	// and the process contract bounds the wait.
+	code, err := t.proc.Wait(context.Background())
+	if err != nil {
+		code = -1
+	}
+	t.mu.Lock()
+	t.finished = true
+	t.code = code
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	close(t.done)
+}
+
+func (t *Tracked) add(s string) {
+	if s == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pending = append(t.pending, s...)
+	if over := len(t.pending) - maxPending; over > 0 {
+		cut := over
+		if nl := bytes.IndexByte(t.pending[over:], '\n'); nl >= 0 {
+			cut = over + nl + 1
+		}
+		t.dropped += bytes.Count(t.pending[:cut], []byte{'\n'})
+		// Slicing keeps the cut bytes allocated only until append next grows the buffer, so
+		// memory stays within about twice the cap without copying a megabyte per chunk.
+		t.pending = t.pending[cut:]
+	}
+	t.last = time.Now()
+	close(t.changed)
+	t.changed = make(chan struct{})
+}

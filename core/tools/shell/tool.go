@@ -1,0 +1,266 @@
+// Package shell is the execute_command tool and the command state shared with environment
+// details: a Registry of the commands a task started, so output that arrives after the tool
+// returned ("proceed while running") still reaches the model.
+//
+// The tool only asks for approval; deny and allow lists and auto-approval are the loop's job
+// (spec §2.2). Output is cleaned of terminal escapes and line-limited here, so every host
+// terminal (the editor's or core/host/direct) gives the model the same plain text.
+package shell
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// Name is the tool's name in the prompt.
+const Name = "execute_command"
+
+// Output reaches the chat in pieces of at most this age or about this size, so a chatty
+// command neither floods the client with tiny updates nor looks frozen.
+const (
+	flushEvery = 100 * time.Millisecond
+	flushBytes = 4096
+)
+
+// Tool is execute_command. It implements tools.Tool.
+type Tool struct {
+	reg *Registry
+}
+
+// New returns the tool; commands it starts are tracked in reg.
+func New(reg *Registry) *Tool { return &Tool{reg: reg} }
+
+// Spec implements tools.Tool.
+func (t *Tool) Spec() tools.Spec {
+	return tools.Spec{
+		Name:        Name,
+		Description: render("description", nil),
+		Params: []tools.Param{
+			{Name: "command", Required: true, Description: render("param.command", nil), Usage: render("usage.command", nil)},
+			{Name: "requires_approval", Required: true, Description: render("param.requires_approval", nil), Usage: render("usage.requires_approval", nil)},
+			{Name: "timeout", Description: render("param.timeout", nil), Usage: render("usage.timeout", nil)},
+		},
+		Category: tools.CategoryCommand,
+		ArgParam: "command",
+	}
+}
+
+// Run implements tools.Tool: ask, run, follow the output until the command ends, the user
+// lets the task proceed, the timeout hits or ctx ends.
+func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+	command, _ := call.Param("command")
+	command = strings.TrimSpace(command)
+	if command == "" {
+		return tools.MissingParam(Name, "command"), nil
+	}
+	reqText, ok := call.Param("requires_approval")
+	if !ok || strings.TrimSpace(reqText) == "" {
+		return tools.MissingParam(Name, "requires_approval"), nil
+	}
+	requires, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(reqText)))
+	if err != nil {
+		return tools.Result{Text: render("error.requires_approval", reqText), IsError: true}, nil
+	}
+	var timeout int
+	if v, ok := call.Param("timeout"); ok && strings.TrimSpace(v) != "" {
+		timeout, err = strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || timeout <= 0 {
+			return tools.Result{Text: render("error.timeout", v), IsError: true}, nil
+		}
+	}
+
+	ans, err := env.UI.Approve(ctx, tools.Approval{
+		Ask:              msg.AskCommand,
+		Category:         tools.CategoryCommand,
+		Command:          command,
+		RequiresApproval: requires,
+		Payload:          &msg.Command{Command: command, RequiresApproval: requires},
+	})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("execute_command: approval: %w", err)
+	}
+	if !ans.Approved {
+		return tools.Result{Rejected: true, Text: render("denied", nil), UserFeedback: ans.Text}, nil
+	}
+
+	if env.Host == nil || env.Host.Terminal() == nil {
+		return tools.Result{}, ErrNoTerminal
+	}
+	// The process may outlive this call (proceed while running), so it must not die with the
+	// call's ctx; this function kills it itself when ctx ends while it follows the command.
+	proc, err := env.Host.Terminal().Run(context.WithoutCancel(ctx), tools.CommandRequest{Command: command, Cwd: env.Files.Root()})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("execute_command: start: %w", err)
+	}
+	f := &follower{env: env, tracked: t.reg.Track(command, proc), feedback: ans.Text}
+	res, err := f.follow(ctx, time.Duration(timeout)*time.Second)
+	if f.tracked.Finished() {
+		t.reg.forget(f.tracked)
+	}
+	return res, err
+}
+
+// follower streams one command's output to the chat and builds the result.
+type follower struct {
+	env      *tools.Env
+	tracked  *Tracked
+	out      strings.Builder // all output taken so far
+	sent     int             // bytes of out already said to the chat
+	feedback string
+}
+
+type askReply struct {
+	ans tools.Answer
+	err error
+}
+
+// ending says why following stopped while the command still had to finish.
+type ending int
+
+const (
+	endExited ending = iota
+	endTimeout
+	endStopped
+)
+
+func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Result, error) {
+	var timeoutC <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		timeoutC = timer.C
+	}
+	flush := time.NewTimer(flushEvery)
+	flush.Stop()
+	defer flush.Stop()
+	var flushC <-chan time.Time
+
+	// The "proceed while running" ask is posted once there is output to look at. Its
+	// goroutine uses env, so it is always waited for before returning.
+	askCtx, askCancel := context.WithCancel(ctx)
+	var (
+		askCh chan askReply
+		asked bool
+	)
+	defer func() {
+		askCancel()
+		if askCh != nil {
+			<-askCh
+		}
+	}()
+
+	why := endExited
+	for {
+		changed := f.tracked.Changed()
+		text, done := f.tracked.Take()
+		if text != "" {
+			f.out.WriteString(text)
+			if f.out.Len()-f.sent >= flushBytes {
+				f.say(ctx, true)
+				flush.Stop()
+				flushC = nil
+			} else if flushC == nil {
+				flush.Reset(flushEvery)
+				flushC = flush.C
+			}
+			if !asked {
+				asked = true
+				askCh = make(chan askReply, 1)
+				go func() {
+					ans, err := f.env.UI.Ask(askCtx, msg.AskCommandOutput, "", &msg.CommandOutput{Running: true})
+					askCh <- askReply{ans, err}
+				}()
+			}
+		}
+		if done {
+			break
+		}
+		select {
+		case <-changed:
+		case <-flushC:
+			flushC = nil
+			f.say(ctx, true)
+		case rep := <-askCh:
+			askCh = nil
+			switch {
+			case rep.err != nil:
+				// The ask failed or ctx ended; the ctx case reports the latter.
+			case rep.ans.Approved || rep.ans.Text != "":
+				f.addFeedback(rep.ans.Text)
+				return f.detach(ctx), nil
+			default:
+				why = endStopped
+				if err := f.tracked.Kill(); err != nil {
+					return tools.Result{}, fmt.Errorf("execute_command: %w", err)
+				}
+			}
+		case <-timeoutC:
+			timeoutC = nil
+			why = endTimeout
+			if err := f.tracked.Kill(); err != nil {
+				return tools.Result{}, fmt.Errorf("execute_command: %w", err)
+			}
+		case <-ctx.Done():
+			_ = f.tracked.Kill() // best effort; the cancellation is what gets reported
+			f.sayFinal(context.WithoutCancel(ctx), -1)
+			return tools.Result{}, fmt.Errorf("execute_command: %w", ctx.Err())
+		}
+	}
+
+	// The command ended: withdraw the open ask, keeping text the user typed meanwhile.
+	if askCh != nil {
+		askCancel()
+		if rep := <-askCh; rep.err == nil {
+			f.addFeedback(rep.ans.Text)
+		}
+		askCh = nil
+	}
+	code := f.tracked.ExitCode()
+	f.sayFinal(ctx, code)
+	data := resultData{Code: code, Seconds: int(timeout / time.Second), Output: f.modelOutput()}
+	name := map[ending]string{endExited: "result.done", endTimeout: "result.timeout", endStopped: "result.stopped"}[why]
+	return tools.Result{Text: render(name, data), UserFeedback: f.feedback}, nil
+}
+
+// detach ends following while the command keeps running; the registry keeps its output.
+func (f *follower) detach(ctx context.Context) tools.Result {
+	f.env.UI.Say(ctx, msg.SayCommandOutput, f.unsent(), &msg.CommandOutput{Output: f.out.String(), Running: true}, false)
+	f.sent = f.out.Len()
+	return tools.Result{Text: render("result.running", resultData{Output: f.modelOutput()}), UserFeedback: f.feedback}
+}
+
+func (f *follower) say(ctx context.Context, partial bool) {
+	if f.out.Len() == f.sent {
+		return
+	}
+	f.env.UI.Say(ctx, msg.SayCommandOutput, f.unsent(), &msg.CommandOutput{Output: f.out.String(), Running: true}, partial)
+	f.sent = f.out.Len()
+}
+
+func (f *follower) sayFinal(ctx context.Context, code int) {
+	f.env.UI.Say(ctx, msg.SayCommandOutput, f.unsent(), &msg.CommandOutput{Output: f.out.String(), ExitCode: &code}, false)
+	f.sent = f.out.Len()
+}
+
+func (f *follower) unsent() string { return f.out.String()[f.sent:] }
+
+func (f *follower) modelOutput() string {
+	return Truncate(strings.TrimRight(f.out.String(), " \t\n"), f.env.Settings.OutputLineLimit)
+}
+
+func (f *follower) addFeedback(text string) {
+	text = strings.TrimSpace(text)
+	switch {
+	case text == "":
+	case f.feedback == "":
+		f.feedback = text
+	default:
+		f.feedback += "\n\n" + text
+	}
+}
