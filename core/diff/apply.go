@@ -1,0 +1,312 @@
+package diff
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+)
+
+// Level says how a block was located (spec §9 matching order).
+type Level uint8
+
+const (
+	// Exact: the SEARCH lines appear verbatim at or after the previous block's match.
+	Exact Level = iota + 1
+	// Trimmed: they appear at or after it once each line's surrounding whitespace is ignored.
+	Trimmed
+	// ExactAnywhere: the only verbatim occurrence lies before the previous block's match.
+	ExactAnywhere
+	// TrimmedAnywhere: as ExactAnywhere, ignoring surrounding whitespace.
+	TrimmedAnywhere
+	// Anchor: the only region of the same length whose first and last lines match (trimmed).
+	Anchor
+	// WholeFile: an empty SEARCH that replaces the whole file (or fills an empty one).
+	WholeFile
+)
+
+var levelNames = [...]string{"?", "exact", "trimmed", "exact-anywhere", "trimmed-anywhere", "anchor", "whole-file"}
+
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return levelNames[0]
+}
+
+// Edit is one validated change: original lines [Start, End) (0-based, BOM and endings
+// removed) become Lines. Edits are data; build is the one place that applies them.
+type Edit struct {
+	Block int // 1-based index of the block in the diff
+	Start int
+	End   int
+	Lines []string
+	Level Level
+}
+
+// Result is a successful Apply.
+type Result struct {
+	// Content is the new file, with the original's BOM and line endings.
+	Content []byte
+	// Edits are in block order.
+	Edits []Edit
+}
+
+// Apply applies every SEARCH/REPLACE block of diff to original. On any error the Result is
+// empty, so the caller keeps the original untouched; the error is an *ApplyError whose text
+// is meant for the model.
+func Apply(original []byte, diff string) (Result, error) {
+	blocks, err := ParseBlocks(diff)
+	if err != nil {
+		return Result{}, err
+	}
+	f := newFile(original)
+	m := matcher{f: f}
+	for i, b := range blocks {
+		if aerr := m.add(i+1, b, len(blocks) == 1); aerr != nil {
+			return Result{}, aerr
+		}
+	}
+	return Result{Content: build(f, m.sorted, nil), Edits: m.byBlock}, nil
+}
+
+// matcher locates blocks one by one against the original file and keeps the accepted edits.
+type matcher struct {
+	f       *file
+	pos     int    // end of the previous block's match
+	sorted  []Edit // by Start, for overlap checks and building
+	byBlock []Edit
+}
+
+// add locates block b (number no) and records it. alone tells whether it is the diff's only
+// block, which an empty SEARCH requires.
+func (m *matcher) add(no int, b Block, alone bool) *ApplyError {
+	e, err := m.check(no, b, alone)
+	if err != nil {
+		return err
+	}
+	m.commit(e)
+	return nil
+}
+
+// check locates block b and verifies it does not overlap an accepted edit, without recording
+// it (Preview shows a block before its REPLACE text is complete).
+func (m *matcher) check(no int, b Block, alone bool) (Edit, *ApplyError) {
+	e, err := m.locate(no, b, alone)
+	if err != nil {
+		return e, err
+	}
+	i := m.insertAt(e.Start)
+	if i > 0 && m.sorted[i-1].End > e.Start {
+		return e, overlapError(no, b.Search, m.sorted[i-1])
+	}
+	if i < len(m.sorted) && m.sorted[i].Start < e.End {
+		return e, overlapError(no, b.Search, m.sorted[i])
+	}
+	return e, nil
+}
+
+// commit records a checked edit and moves pos to its end.
+func (m *matcher) commit(e Edit) {
+	i := m.insertAt(e.Start)
+	m.sorted = append(m.sorted, Edit{})
+	copy(m.sorted[i+1:], m.sorted[i:])
+	m.sorted[i] = e
+	m.byBlock = append(m.byBlock, e)
+	m.pos = e.End
+}
+
+func (m *matcher) insertAt(start int) int {
+	return sort.Search(len(m.sorted), func(k int) bool { return m.sorted[k].Start >= start })
+}
+
+// outLine maps an original line index to its index in the output built from the accepted
+// edits, for lines outside every edit (used to scroll the preview).
+func (m *matcher) outLine(orig int) int {
+	out := orig
+	for _, e := range m.sorted {
+		if e.Start >= orig {
+			break
+		}
+		out += len(e.Lines) - (e.End - e.Start)
+	}
+	return out
+}
+
+// maxListed bounds how many candidates an ambiguity error lists.
+const maxListed = 5
+
+func (m *matcher) locate(no int, b Block, alone bool) (Edit, *ApplyError) {
+	f, s := m.f, b.Search
+	e := Edit{Block: no, Lines: b.Replace}
+	if len(s) == 0 {
+		if !alone {
+			return e, formatError(ErrEmptySearch, no, b.Line, "", "empty-search")
+		}
+		e.Start, e.End, e.Level = 0, f.n(), WholeFile
+		return e, nil
+	}
+	// A line can only equal s[0] if its length, ending included, is len(s[0]) plus 0, 1 or 2
+	// bytes; checking that on the line index first skips nearly every line without reading
+	// its text, which keeps the failing exact scans before the fallbacks cheap.
+	first := len(s[0])
+	exact := func(i int) bool {
+		if l := f.starts[i+1] - f.starts[i] - first; l < 0 || l > 2 {
+			return false
+		}
+		return f.exactAt(i, s)
+	}
+	ts := trimAll(s)
+	trimmed := func(i int) bool { return f.trimmedAt(i, ts) }
+	at := func(start int, lv Level) Edit {
+		e.Start, e.End, e.Level = start, start+len(s), lv
+		return e
+	}
+	if c := f.scan(exact, len(s), m.pos, 1); len(c) == 1 {
+		return at(c[0], Exact), nil
+	}
+	if c := f.scan(trimmed, len(s), m.pos, 1); len(c) == 1 {
+		return at(c[0], Trimmed), nil
+	}
+	// unique runs a level that insists on a single candidate; ok reports that it decided.
+	unique := func(match func(int) bool, from int, lv Level) (_ Edit, _ *ApplyError, ok bool) {
+		c := f.scan(match, len(s), from, maxListed+1)
+		switch {
+		case len(c) == 1:
+			return at(c[0], lv), nil, true
+		case len(c) > 1:
+			return e, ambiguousError(no, s, c[:min(len(c), maxListed)], len(c) > maxListed), true
+		}
+		return e, nil, false
+	}
+	if m.pos > 0 {
+		if e, err, ok := unique(exact, 0, ExactAnywhere); ok {
+			return e, err
+		}
+		if e, err, ok := unique(trimmed, 0, TrimmedAnywhere); ok {
+			return e, err
+		}
+	}
+	if len(s) >= 3 {
+		last := len(s) - 1
+		anchor := func(i int) bool {
+			return string(bytes.TrimSpace(f.text(i))) == ts[0] &&
+				string(bytes.TrimSpace(f.text(i+last))) == ts[last]
+		}
+		if e, err, ok := unique(anchor, m.pos, Anchor); ok {
+			return e, err
+		}
+		if m.pos > 0 {
+			if e, err, ok := unique(anchor, 0, Anchor); ok {
+				return e, err
+			}
+		}
+	}
+	return e, noMatchError(f, no, s)
+}
+
+func trimAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, l := range s {
+		out[i] = strings.TrimSpace(l)
+	}
+	return out
+}
+
+// scan returns up to limit start lines i >= from where a block of m lines fits and match(i)
+// holds, in file order.
+func (f *file) scan(match func(int) bool, m, from, limit int) []int {
+	var out []int
+	for i := from; i+m <= f.n(); i++ {
+		if match(i) {
+			out = append(out, i)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// exactAt reports whether s matches the file's lines verbatim starting at line i.
+func (f *file) exactAt(i int, s []string) bool {
+	for j, l := range s {
+		if string(f.text(i+j)) != l {
+			return false
+		}
+	}
+	return true
+}
+
+// trimmedAt is exactAt with surrounding whitespace ignored; ts is already trimmed.
+func (f *file) trimmedAt(i int, ts []string) bool {
+	for j, l := range ts {
+		if string(bytes.TrimSpace(f.text(i+j))) != l {
+			return false
+		}
+	}
+	return true
+}
+
+// build applies edits (sorted by Start, not overlapping) plus an optional extra edit that is
+// still being streamed. It is the only place that turns edits into bytes.
+//
+// Untouched stretches are copied byte for byte, endings included; written lines take the
+// file's ending. If the original lacked a final newline and an edit reaches the end, the
+// output's final ending is dropped so that property survives.
+func build(f *file, edits []Edit, extra *Edit) []byte {
+	size := len(f.data) + len(bom)
+	for _, e := range edits {
+		size += linesSize(e.Lines, len(f.eol))
+	}
+	if extra != nil {
+		size += linesSize(extra.Lines, len(f.eol))
+	}
+	out := make([]byte, 0, size)
+	if f.bom {
+		out = append(out, bom...)
+	}
+	body := len(out)
+	prev, touchesEnd := 0, false
+	write := func(e *Edit) {
+		out = append(out, f.data[f.starts[prev]:f.starts[e.Start]]...)
+		for _, l := range e.Lines {
+			out = append(out, l...)
+			out = append(out, f.eol...)
+		}
+		prev = e.End
+		touchesEnd = touchesEnd || e.End == f.n()
+	}
+	placed := extra == nil
+	for i := range edits {
+		if !placed && extra.Start <= edits[i].Start {
+			write(extra)
+			placed = true
+		}
+		write(&edits[i])
+	}
+	if !placed {
+		write(extra)
+	}
+	out = append(out, f.data[f.starts[prev]:]...)
+	if touchesEnd && !f.endsWithNewline {
+		switch {
+		case bytes.HasSuffix(out[body:], []byte("\r\n")):
+			out = out[:len(out)-2]
+		case bytes.HasSuffix(out[body:], []byte("\n")):
+			out = out[:len(out)-1]
+		}
+	}
+	if len(out) == body {
+		// Deleting every line leaves an empty file, not a lone BOM.
+		return out[:0]
+	}
+	return out
+}
+
+func linesSize(lines []string, eol int) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + eol
+	}
+	return n
+}

@@ -1,0 +1,357 @@
+// Package llmtest is the fake model: a real HTTP server speaking OpenAI's streaming
+// chat-completions protocol (SSE), playing a Script of turns with chunking, delays, usage,
+// faults (HTTP errors with Retry-After, cut connections, malformed events, stalls) and
+// expectations about the requests it receives. It records every request.
+//
+// Go tests start it in process with New; server/cmd/fakellm serves the same Handler on a port
+// for TypeScript and E2E tests, which also use its /_requests and /_script endpoints.
+package llmtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// Request is one chat request as the fake model received it.
+type Request struct {
+	Model        string          `json:"model"`
+	Messages     []Message       `json:"messages"`
+	MaxTokens    int             `json:"max_tokens,omitempty"`
+	IncludeUsage bool            `json:"include_usage"`
+	Turn         int             `json:"turn"` // index of the turn that answered; -1 for OnEnd
+	Raw          json.RawMessage `json:"raw"`
+}
+
+// Message is one message of a recorded request, with its text parts joined.
+type Message struct {
+	Role   string   `json:"role"`
+	Text   string   `json:"text"`
+	Images []string `json:"images,omitempty"` // image URLs (data URLs for inline images)
+}
+
+// LastUser is the text of the last user message, "" if there is none.
+func (r Request) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Text
+		}
+	}
+	return ""
+}
+
+// Server plays a script. Its methods are safe for concurrent use.
+type Server struct {
+	t   testing.TB // nil outside Go tests
+	srv *httptest.Server
+	// done ends stalls and hangs when the server closes, so Close never waits on them.
+	done      chan struct{}
+	closeOnce sync.Once
+
+	mu sync.Mutex // guards the fields below
+	// script and cursor: the next request gets turn cursor, repeat of it served so far.
+	script   Script
+	cursor   int
+	repeat   int
+	requests []Request
+	failures []error
+	// defaultEnd answers past the script when the script has no OnEnd (fakellm's demos).
+	defaultEnd *Turn
+}
+
+// NewHandler returns a Server that is not listening: serve it with http.Serve, as fakellm
+// does. Call Close when done to release stalled handlers.
+func NewHandler(script Script) *Server {
+	return &Server{script: script, done: make(chan struct{})}
+}
+
+// New starts a Server on a loopback port. With a non-nil t, expectation failures are also
+// reported with t.Errorf and the server closes at the end of the test.
+func New(t testing.TB, script Script) *Server {
+	s := NewHandler(script)
+	s.t = t
+	s.srv = httptest.NewServer(s)
+	if t != nil {
+		t.Cleanup(s.Close)
+	}
+	return s
+}
+
+// URL is the base URL to configure a client with, ending in /v1.
+func (s *Server) URL() string {
+	if s.srv == nil {
+		return ""
+	}
+	return s.srv.URL + "/v1"
+}
+
+// Close stops the server; stalled responses end at once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	if s.srv != nil {
+		s.srv.Close()
+	}
+}
+
+// SetScript replaces the script and restarts it from the first turn. Recorded requests and
+// failures are kept.
+func (s *Server) SetScript(script Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script, s.cursor, s.repeat = script, 0, 0
+}
+
+// Requests returns every chat request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Err joins every expectation failure so far; nil when all held.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.failures...)
+}
+
+// Remaining is how many scripted requests are still to come.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for i := s.cursor; i < len(s.script.Turns); i++ {
+		n += max(s.script.Turns[i].Times, 1)
+	}
+	return n - s.repeat
+}
+
+func (s *Server) fail(err error) {
+	s.mu.Lock()
+	s.failures = append(s.failures, err)
+	s.mu.Unlock()
+	if s.t != nil {
+		s.t.Errorf("llmtest: %v", err)
+	}
+}
+
+// ServeHTTP routes the OpenAI endpoints and the control endpoints fakellm exposes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
+		s.chat(w, r)
+	case r.Method == http.MethodGet && strings.HasSuffix(path, "/models"):
+		s.models(w)
+	case r.Method == http.MethodGet && path == "/_requests":
+		writeJSON(w, http.StatusOK, s.Requests())
+	case r.Method == http.MethodPost && path == "/_script":
+		script, err := LoadScript(r.Body)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			return
+		}
+		s.SetScript(script)
+		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodGet && path == "/_errors":
+		var msgs []string
+		if err := s.Err(); err != nil {
+			msgs = strings.Split(err.Error(), "\n")
+		}
+		writeJSON(w, http.StatusOK, msgs)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) models(w http.ResponseWriter) {
+	s.mu.Lock()
+	ids := s.script.Models
+	s.mu.Unlock()
+	if len(ids) == 0 {
+		ids = []string{"fake-model"}
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list"}
+	for _, id := range ids {
+		list.Data = append(list.Data, model{ID: id, Object: "model", OwnedBy: "llmtest"})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// next picks the turn for a request and records it.
+func (s *Server) next(req Request) (Turn, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idx, ok := -1, false
+	var turn Turn
+	if s.cursor < len(s.script.Turns) {
+		idx, ok, turn = s.cursor, true, s.script.Turns[s.cursor]
+		s.repeat++
+		if s.repeat >= max(turn.Times, 1) {
+			s.cursor, s.repeat = s.cursor+1, 0
+		}
+	} else if s.script.OnEnd != nil {
+		ok, turn = true, *s.script.OnEnd
+	} else if s.defaultEnd != nil {
+		ok, turn = true, *s.defaultEnd
+	}
+	req.Turn = idx
+	s.requests = append(s.requests, req)
+	return turn, len(s.requests), ok
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	req, err := decodeRequest(r)
+	if err != nil {
+		s.fail(fmt.Errorf("undecodable request: %w", err))
+		writeError(w, http.StatusBadRequest, "", err.Error())
+		return
+	}
+	turn, n, ok := s.next(req)
+	if !ok {
+		s.fail(fmt.Errorf("request %d: the script has no turn left", n))
+		writeError(w, http.StatusInternalServerError, "", "llmtest: script exhausted")
+		return
+	}
+	if turn.Expect != nil {
+		for _, e := range turn.Expect.check(req) {
+			s.fail(fmt.Errorf("request %d (turn %d): %s", n, req.Turn, e))
+		}
+	}
+	if f := turn.Fault; f != nil && f.Status != 0 {
+		if f.RetryAfter != "" {
+			w.Header().Set("Retry-After", f.RetryAfter)
+		}
+		writeError(w, f.Status, f.Body, fmt.Sprintf("llmtest: scripted HTTP %d", f.Status))
+		return
+	}
+	s.stream(w, r, req, turn, n)
+}
+
+func (e *Expect) check(req Request) []string {
+	var out []string
+	if e.Model != "" && req.Model != e.Model {
+		out = append(out, fmt.Sprintf("model is %q, want %q", req.Model, e.Model))
+	}
+	if e.Messages != 0 && len(req.Messages) != e.Messages {
+		out = append(out, fmt.Sprintf("%d messages, want %d", len(req.Messages), e.Messages))
+	}
+	last := req.LastUser()
+	var all strings.Builder
+	for _, m := range req.Messages {
+		all.WriteString(m.Text)
+		all.WriteByte('\n')
+	}
+	for _, sub := range e.LastUserContains {
+		if !strings.Contains(last, sub) {
+			out = append(out, fmt.Sprintf("last user message does not contain %q", sub))
+		}
+	}
+	for _, sub := range e.LastUserNotContains {
+		if strings.Contains(last, sub) {
+			out = append(out, fmt.Sprintf("last user message contains %q", sub))
+		}
+	}
+	for _, sub := range e.Contains {
+		if !strings.Contains(all.String(), sub) {
+			out = append(out, fmt.Sprintf("request does not contain %q", sub))
+		}
+	}
+	for _, sub := range e.NotContains {
+		if strings.Contains(all.String(), sub) {
+			out = append(out, fmt.Sprintf("request contains %q", sub))
+		}
+	}
+	return out
+}
+
+// chunks splits text into pieces of at most size bytes without splitting a UTF-8 sequence (a
+// rune longer than size gets a piece of its own). size <= 0 keeps the text whole.
+func chunks(text string, size int) []string {
+	if text == "" {
+		return nil
+	}
+	if size <= 0 {
+		return []string{text}
+	}
+	var out []string
+	for len(text) > 0 {
+		end := min(size, len(text))
+		for end < len(text) && end > 0 && !utf8.RuneStart(text[end]) {
+			end--
+		}
+		if end == 0 {
+			_, end = utf8.DecodeRuneInString(text)
+		}
+		out = append(out, text[:end])
+		text = text[end:]
+	}
+	return out
+}
+
+// runeFloor moves i back to the start of the rune it falls in.
+func runeFloor(s string, i int) int {
+	i = min(max(i, 0), len(s))
+	for i < len(s) && i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client hanging up is not the fake's problem
+}
+
+func writeError(w http.ResponseWriter, status int, body, msg string) {
+	if body != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+		return
+	}
+	typ := "server_error"
+	if status < 500 {
+		typ = "invalid_request_error"
+	}
+	if status == http.StatusTooManyRequests {
+		typ = "rate_limit_exceeded"
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": typ}})
+}
+
+// sleep waits d, or until the client gives up (false: stop streaming). When the server closes
+// meanwhile, the connection drops the way a dying server's would.
+func (s *Server) sleep(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	if d < 0 { // hang: only the client or the server ends this
+		t.Stop()
+	}
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.done:
+		panic(http.ErrAbortHandler)
+	}
+}
