@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 )
 
 // API is the model endpoint.
@@ -121,4 +124,61 @@ func Save(path string, s Settings) error {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil
+}
+
+// Holder is the daemon's current settings, shared by every task and RPC. The API key given
+// at run time is kept in memory only; the file never receives it unless it was there before.
+type Holder struct {
+	path string
+
+	// mu guards s and keyOnDisk.
+	mu        sync.Mutex
+	s         Settings
+	keyOnDisk bool
+}
+
+// NewHolder loads path (empty: memory only).
+func NewHolder(path string) (*Holder, error) {
+	h := &Holder{path: path, s: Default()}
+	if path == "" {
+		return h, nil
+	}
+	s, err := Load(path)
+	if err != nil {
+		return h, err
+	}
+	h.s = s
+	h.keyOnDisk = s.API.APIKey != ""
+	return h, nil
+}
+
+// Get returns a copy of the settings.
+func (h *Holder) Get() Settings {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return clone(h.s)
+}
+
+// Set replaces the settings and writes them (without a run-time API key) to the file.
+func (h *Holder) Set(s Settings) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.s = clone(s)
+	if h.path == "" {
+		return nil
+	}
+	onDisk := clone(s)
+	if !h.keyOnDisk {
+		onDisk.API.APIKey = ""
+	}
+	return Save(h.path, onDisk)
+}
+
+func clone(s Settings) Settings {
+	out := s
+	out.API.Headers = maps.Clone(s.API.Headers)
+	out.AutoApprove.DenyList = slices.Clone(s.AutoApprove.DenyList)
+	out.AutoApprove.AllowList = slices.Clone(s.AutoApprove.AllowList)
+	out.RuleToggles = maps.Clone(s.RuleToggles)
+	return out
 }

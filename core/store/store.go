@@ -406,3 +406,21 @@ type apiRecord struct {
 	Message  llm.Message `json:"m"`
 	Truncate *int        `json:"truncate,omitempty"`
 }
+
+// UpdateMeta changes a task's metadata on disk (for a task that is not loaded).
+func (s *Store) UpdateMeta(id string, fn func(*Meta)) error {
+	dir, err := s.taskDir(id)
+	if err != nil {
+		return err
+	}
+	m, err := readMeta(dir)
+	if err != nil {
+		return err
+	}
+	fn(&m)
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return writeAtomic(filepath.Join(dir, metaFile), b)
+}

@@ -295,7 +295,11 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 	if t.deps.SystemPrompt != nil {
 		system = t.deps.SystemPrompt(mode)
 	}
-	stream, err := t.deps.Provider.Stream(ctx, llm.Request{Model: t.deps.Model, System: system, Messages: history,
+	// The request has its own context so that, once the tool call is complete, the rest of the
+	// stream (only read for its usage report) can be cut short without cancelling the task.
+	reqCtx, cancelReq := context.WithCancel(ctx)
+	defer cancelReq()
+	stream, err := t.deps.Provider.Stream(reqCtx, llm.Request{Model: t.deps.Model, System: system, Messages: history,
 		MaxTokens: t.deps.ModelInfo.MaxOutput})
 	if err != nil {
 		t.finishRequest(reqIdx, llm.Usage{}, err, ctx)
@@ -306,7 +310,9 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 	p := parse.New(t.parseGrammar())
 	pr := presenter{t: t}
 	var usage llm.Usage
+	gotUsage := false
 	received := false
+	draining := false
 	var streamErr error
 	for {
 		chunk, err := stream.Recv()
@@ -314,11 +320,16 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 			break
 		}
 		if err != nil {
-			streamErr = err
+			if !draining {
+				streamErr = err
+			}
 			break
 		}
 		if chunk.Usage != nil {
-			usage = *chunk.Usage
+			usage, gotUsage = *chunk.Usage, true
+		}
+		if draining {
+			continue
 		}
 		if chunk.Reasoning != "" {
 			t.say(msg.SayReasoning, pr.reasoning+chunk.Reasoning, nil, true)
@@ -331,10 +342,16 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 		p.Feed(chunk.Text)
 		pr.show(ctx, p.Blocks())
 		if p.ToolDone() {
-			break
+			// Only one tool runs per message: ignore the rest, but wait briefly for the usage
+			// report that ends the stream.
+			draining = true
+			time.AfterFunc(drainWait, cancelReq)
 		}
 	}
 	blocks := p.End()
+	if !gotUsage && received && ctx.Err() == nil {
+		usage = estimateUsage(system, history, blocks)
+	}
 	if ctx.Err() != nil {
 		// Keep what was said, marked as interrupted.
 		pr.show(ctx, blocks)
@@ -368,6 +385,20 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 		}
 	}
 	return serialize(blocks, true), tool, nil
+}
+
+// drainWait is how long the rest of a stream is read after the tool call, for its usage.
+const drainWait = 2 * time.Second
+
+// estimateUsage counts tokens offline when the provider reported no usage.
+func estimateUsage(system string, history []llm.Message, blocks []parse.Block) llm.Usage {
+	in := llm.CountTokens(system)
+	for _, m := range history {
+		for _, c := range m.Content {
+			in += llm.CountTokens(c.Text)
+		}
+	}
+	return llm.Usage{InputTokens: int64(in), OutputTokens: int64(llm.CountTokens(serialize(blocks, true)))}
 }
 
 func (t *Task) parseGrammar() parse.Grammar {

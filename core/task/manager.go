@@ -175,3 +175,14 @@ func title(text string) string {
 }
 
 func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// Tasks returns the loaded tasks.
+func (m *Manager) Tasks() []*Task {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Task, 0, len(m.tasks))
+	for _, t := range m.tasks {
+		out = append(out, t)
+	}
+	return out
+}

@@ -109,6 +109,23 @@ func (t *Task) toolContent(header string, res tools.Result) []llm.Content {
 	return content
 }
 
+// ResultText is the text the model receives for a tool result (without images): the header,
+// the result or the wrapped error, and the user's feedback. `cairn tool` prints exactly this.
+func ResultText(spec tools.Spec, call tools.Call, res tools.Result) string {
+	text := res.Text
+	switch {
+	case res.Rejected && strings.TrimSpace(text) == "":
+		text = prompt.ToolDenied()
+	case res.IsError && !res.Rejected:
+		text = prompt.ToolError(text)
+	}
+	out := resultHeader(spec, call) + "\n" + text
+	if res.UserFeedback != "" {
+		out += "\n<feedback>\n" + res.UserFeedback + "\n</feedback>"
+	}
+	return out
+}
+
 // resultHeader is `[name for 'arg'] Result:` (or `[name] Result:` for tools without an argument).
 func resultHeader(spec tools.Spec, call tools.Call) string {
 	if spec.ArgParam == "" {
@@ -197,11 +214,14 @@ var askToSay = map[msg.Kind]msg.Kind{
 // Approve applies the auto-approval policy, else asks.
 func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
 	t := u.t
-	if autoApproved(t.deps.Settings.AutoApprove, req) {
-		max := t.deps.Settings.AutoApprove.MaxRequests
+	t.mu.Lock()
+	policy := t.deps.Settings.AutoApprove
+	t.mu.Unlock()
+	if autoApproved(policy, req) {
+		max := policy.MaxRequests
 		t.mu.Lock()
 		t.autoApproved++
-		over := max > 0 && t.autoApproved > max && !t.deps.Settings.AutoApprove.YOLO
+		over := max > 0 && t.autoApproved > max && !policy.YOLO
 		t.mu.Unlock()
 		if over {
 			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,

@@ -111,6 +111,8 @@ type Deps struct {
 	// Now and Sleep are the clock, replaceable in tests.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
+	// HostID names the editor connection serving the task ("" for the direct host).
+	HostID string
 	// OnToolDone is called after a tool that changed files (checkpoints).
 	OnToolDone func(ctx context.Context, changed []string)
 }
@@ -189,6 +191,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// HostID returns the id of the host serving the task.
+func (t *Task) HostID() string { return t.deps.HostID }
 
 // ID returns the task id.
 func (t *Task) ID() string { return t.id }

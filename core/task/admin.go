@@ -1,0 +1,72 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
+)
+
+// Context is the daemon-lifetime context tasks run on.
+func (m *Manager) Context() context.Context { return m.ctx }
+
+// SetFavorite marks a task, loaded or not.
+func (m *Manager) SetFavorite(id string, fav bool) error {
+	if t, ok := m.Get(id); ok {
+		t.mu.Lock()
+		t.meta.Favorite = fav
+		t.saveMetaLocked()
+		t.mu.Unlock()
+		return nil
+	}
+	if m.store == nil {
+		return ErrNotFound
+	}
+	return m.store.UpdateMeta(id, func(meta *store.Meta) { meta.Favorite = fav })
+}
+
+// SetAutoApprove applies a new auto-approval policy to every loaded task.
+func (m *Manager) SetAutoApprove(p config.AutoApprove) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range m.tasks {
+		t.mu.Lock()
+		t.deps.Settings.AutoApprove = p
+		t.mu.Unlock()
+	}
+}
+
+// Markdown renders the conversation for export, with a file name.
+func (t *Task) Markdown() (string, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", t.meta.Title)
+	for _, m := range t.messages {
+		switch m.Kind {
+		case msg.SayTask:
+			fmt.Fprintf(&b, "## User\n\n%s\n\n", m.Text)
+		case msg.SayUserFeedback:
+			fmt.Fprintf(&b, "## User\n\n%s\n\n", m.Text)
+		case msg.SayText, msg.SayCompletionResult:
+			if m.Type == msg.Say && strings.TrimSpace(m.Text) != "" {
+				fmt.Fprintf(&b, "## Cairn\n\n%s\n\n", m.Text)
+			}
+		case msg.SayTool:
+			if p, ok := m.Payload.(*msg.Tool); ok {
+				fmt.Fprintf(&b, "**Tool** `%s` %s\n\n", p.Op, p.Path)
+			}
+		case msg.SayCommand:
+			if p, ok := m.Payload.(*msg.Command); ok {
+				fmt.Fprintf(&b, "**Command**\n\n```sh\n%s\n```\n\n", p.Command)
+			}
+		case msg.AskFollowup:
+			fmt.Fprintf(&b, "## Cairn asks\n\n%s\n\n", m.Text)
+		}
+	}
+	name := "cairn_task_" + t.meta.Created.Format("2006-01-02_15-04-05") + ".md"
+	return b.String(), name
+}

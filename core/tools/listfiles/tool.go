@@ -1,0 +1,94 @@
+package listfiles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// Name is the tool's name in the prompt.
+const Name = "list_files"
+
+// Tool is list_files.
+type Tool struct{}
+
+// New returns the list_files tool.
+func New() *Tool { return &Tool{} }
+
+// files is what list_files needs from env.Files: the workspace plus folder walking.
+type files interface {
+	tools.Files
+	Tree
+}
+
+// Spec implements tools.Tool.
+func (*Tool) Spec() tools.Spec {
+	return tools.Spec{
+		Name:        Name,
+		Description: description,
+		Params: []tools.Param{
+			{Name: "path", Required: true, Description: paramPath, Usage: "Directory path here"},
+			{Name: "recursive", Description: paramRecursive, Usage: "true or false (optional)"},
+		},
+		Category: tools.CategoryRead,
+		PlanSafe: true,
+		ArgParam: "path",
+	}
+}
+
+// Run implements tools.Tool.
+func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+	path, ok := call.Param("path")
+	if !ok || strings.TrimSpace(path) == "" {
+		return tools.MissingParam(Name, "path"), nil
+	}
+	rv, _ := call.Param("recursive")
+	recursive := strings.EqualFold(strings.TrimSpace(rv), "true")
+
+	fs, ok := env.Files.(files)
+	if !ok {
+		return tools.Result{}, ErrNoTree
+	}
+	abs, inside, err := fs.Resolve(strings.TrimSpace(path))
+	if err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	rel := fs.Rel(abs)
+	if fs.Ignored(abs) {
+		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
+		return tools.Errorf(blockedText, rel), nil
+	}
+	entries, truncated, err := List(ctx, fs, abs, recursive, DefaultLimit)
+	switch {
+	case errors.Is(err, ErrNotDir):
+		return tools.Errorf(notFoundText, rel), nil
+	case errors.Is(err, ErrRefused):
+		return tools.Errorf(refusedText, rel), nil
+	case err != nil:
+		return tools.Result{}, fmt.Errorf("list %s: %w", rel, err)
+	}
+	listing := Format(entries, truncated)
+
+	op := msg.OpListFilesTopLevel
+	if recursive {
+		op = msg.OpListFilesRecursive
+	}
+	ans, err := env.UI.Approve(ctx, tools.Approval{
+		Ask:      msg.AskTool,
+		Category: tools.CategoryRead,
+		Path:     abs,
+		Inside:   inside,
+		Payload:  &msg.Tool{Op: op, Path: rel, Content: listing, Outside: !inside},
+	})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("list %s: approval: %w", rel, err)
+	}
+	if !ans.Approved {
+		return tools.Result{Text: deniedText, Rejected: true, UserFeedback: ans.Text}, nil
+	}
+	return tools.Result{Text: listing, UserFeedback: ans.Text}, nil
+}

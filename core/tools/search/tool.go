@@ -1,0 +1,99 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// Name is the tool's name in the prompt.
+const Name = "search_files"
+
+// Tool is search_files.
+type Tool struct{}
+
+// New returns the search_files tool.
+func New() *Tool { return &Tool{} }
+
+// files is what search_files needs from env.Files: the workspace plus ignore-aware walking.
+type files interface {
+	tools.Files
+	Walker
+}
+
+// Spec implements tools.Tool.
+func (*Tool) Spec() tools.Spec {
+	return tools.Spec{
+		Name:        Name,
+		Description: description,
+		Params: []tools.Param{
+			{Name: "path", Required: true, Description: paramPath, Usage: "Directory path here"},
+			{Name: "regex", Required: true, Description: paramRegex, Usage: "Your regex pattern here"},
+			{Name: "file_pattern", Description: paramFilePattern, Usage: "file pattern here (optional)"},
+		},
+		Category: tools.CategoryRead,
+		PlanSafe: true,
+		ArgParam: "regex",
+	}
+}
+
+// Run implements tools.Tool.
+func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+	path, ok := call.Param("path")
+	if !ok || strings.TrimSpace(path) == "" {
+		return tools.MissingParam(Name, "path"), nil
+	}
+	regex, ok := call.Param("regex")
+	if !ok || regex == "" {
+		return tools.MissingParam(Name, "regex"), nil
+	}
+	pattern, _ := call.Param("file_pattern")
+	pattern = strings.TrimSpace(pattern)
+
+	fs, ok := env.Files.(files)
+	if !ok {
+		return tools.Result{}, ErrNoTree
+	}
+	abs, inside, err := fs.Resolve(strings.TrimSpace(path))
+	if err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	rel := fs.Rel(abs)
+	if fs.Ignored(abs) {
+		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
+		return tools.Errorf(blockedText, rel), nil
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return tools.Errorf(notFoundText, rel), nil
+	}
+	res, err := Search(ctx, abs, Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs})
+	switch {
+	case errors.Is(err, ErrBadRegex):
+		return tools.Errorf(badRegexText, strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": ")), nil
+	case errors.Is(err, ErrBadGlob):
+		return tools.Errorf(badGlobText, pattern), nil
+	case err != nil:
+		return tools.Result{}, fmt.Errorf("search %s: %w", rel, err)
+	}
+	out := res.Format(fs.Rel)
+
+	ans, err := env.UI.Approve(ctx, tools.Approval{
+		Ask:      msg.AskTool,
+		Category: tools.CategoryRead,
+		Path:     abs,
+		Inside:   inside,
+		Payload:  &msg.Tool{Op: msg.OpSearchFiles, Path: rel, Regex: regex, FilePattern: pattern, Content: out, Outside: !inside},
+	})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("search %s: approval: %w", rel, err)
+	}
+	if !ans.Approved {
+		return tools.Result{Text: deniedText, Rejected: true, UserFeedback: ans.Text}, nil
+	}
+	return tools.Result{Text: out, UserFeedback: ans.Text}, nil
+}

@@ -1,0 +1,135 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// benchTree returns a generated tree of 100,000 files in 1,111 folders (plus a gitignored
+// folder and a node_modules), cached under os.TempDir between runs.
+func benchTree(b *testing.B) string {
+	dir := filepath.Join(os.TempDir(), "cairn-bench-tree-100k")
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir
+	}
+	os.RemoveAll(dir)
+	writeTree(b, dir, map[string]string{
+		".gitignore": "generated/\n*.tmp\n", "generated/x.go": "", "node_modules/m/index.js": "",
+	})
+	for i := range 10 {
+		for j := range 10 {
+			for k := range 10 {
+				leaf := filepath.Join(dir, fmt.Sprintf("pkg%d/mod%d/part%d", i, j, k))
+				if err := os.MkdirAll(leaf, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				for f := range 100 {
+					name := filepath.Join(leaf, fmt.Sprintf("file%03dHandler.go", f))
+					if err := os.WriteFile(name, nil, 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkListing is spec P4: an ignore-aware walk of every file (the listing primitive)
+// and a full index build, next to `rg --files` on the same tree in the same run.
+func BenchmarkListing(b *testing.B) {
+	trees := map[string]string{"tree100k": benchTree(b), "gosrc": filepath.Join(runtime.GOROOT(), "src")}
+	for _, name := range []string{"tree100k", "gosrc"} {
+		dir := trees[name]
+		ws := newWS(b, dir)
+		b.Run(name+"/walk", func(b *testing.B) {
+			var n atomic.Int64
+			for b.Loop() {
+				n.Store(0)
+				err := ws.Walk(context.Background(), dir, IndexOptions, 0, func(string, fs.DirEntry, *Filter) error {
+					n.Add(1)
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b, dir, int(n.Load()))
+		})
+		b.Run(name+"/index", func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				ix, err := NewIndex(context.Background(), ws)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = ix.Len()
+				ix.Close()
+			}
+			report(b, dir, n)
+		})
+	}
+}
+
+func report(b *testing.B, dir string, n int) {
+	b.ReportMetric(float64(n), "entries")
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		return
+	}
+	var best float64
+	var count int
+	for range 5 {
+		cmd := exec.Command(rg, "--files", "--no-require-git", dir)
+		cmd.Env = []string{"HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH")}
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		start := time.Now()
+		_ = cmd.Run()
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		if best == 0 || ms < best {
+			best = ms
+		}
+		count = bytes.Count(out.Bytes(), []byte{'\n'})
+	}
+	ours := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
+	b.ReportMetric(best, "rg-files-ms")
+	b.ReportMetric(float64(count), "rg-files")
+	b.ReportMetric(ours/best, "x-rg")
+}
+
+// BenchmarkQuery is spec P4's warm query latency on the 100k-file index (target < 20 ms).
+func BenchmarkQuery(b *testing.B) {
+	dir := benchTree(b)
+	ix, err := NewIndex(context.Background(), newWS(b, dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Query("warm", 1) // the first query after a change builds the sorted snapshot
+	for _, q := range []string{"file042", "p3m7handler", "pkg9/mod9/part9/file099Handler.go", "zzz", "e"} {
+		b.Run(q, func(b *testing.B) {
+			var got []Match
+			for b.Loop() {
+				got = ix.Query(q, DefaultQueryLimit)
+			}
+			if len(got) > 0 && !slices.ContainsFunc(got, func(m Match) bool { return m.Score > 0 }) {
+				b.Fatalf("no positive score for %q", q)
+			}
+		})
+	}
+}

@@ -1,0 +1,216 @@
+// Package cli is the `cairn` command line (spec §13): serve, run, tool, debug, history, resume
+// and version. main only calls Main; the commands here parse flags and call the server and
+// core packages.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/cairnhq/cairn/core/config"
+)
+
+// Version is set at build time (-ldflags "-X github.com/cairnhq/cairn/server/cli.Version=…").
+var Version = "0.1.0-dev"
+
+// Exit codes (spec §13).
+const (
+	exitOK        = 0
+	exitFailure   = 1
+	exitUsage     = 2
+	exitNeedsUser = 3
+)
+
+// IO is where a command reads and writes; tests substitute buffers.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// TTY reports whether In is an interactive terminal.
+	TTY bool
+}
+
+// Main runs the command line and returns the exit code.
+func Main(args []string) int {
+	stdio := IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdin)}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, stdio)
+}
+
+// Run dispatches a command.
+func Run(ctx context.Context, args []string, io IO) int {
+	if len(args) < 1 {
+		usage(io.Err)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest, io)
+	case "run":
+		return run(ctx, rest, io)
+	case "tool":
+		return tool(ctx, rest, io)
+	case "debug":
+		return debug(ctx, rest, io)
+	case "history":
+		return history(ctx, rest, io)
+	case "resume":
+		return resume(ctx, rest, io)
+	case "version", "--version", "-v":
+		fmt.Fprintf(io.Out, "cairn %s\n", Version)
+		return exitOK
+	case "help", "-h", "--help":
+		usage(io.Out)
+		return exitOK
+	}
+	fmt.Fprintf(io.Err, "cairn: unknown command %q\n\n", cmd)
+	usage(io.Err)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage:
+  cairn serve [--socket PATH | --listen 127.0.0.1:PORT] [--data-dir DIR] [--token-file F]
+  cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
+            [--auto-approve read,edit,command,browser,mcp] [--yolo] [--json] TASK...
+  cairn tool [-C DIR] [--yes]        stdin: an assistant message; runs its first tool call
+  cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
+  cairn debug prompt [-C DIR] [--mode act|plan]
+  cairn history [--json] | cairn resume ID | cairn version
+environment: CAIRN_BASE_URL, CAIRN_API_KEY (else OPENAI_API_KEY), CAIRN_MODEL, CAIRN_DATA_DIR
+`)
+}
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// newFlags returns a flag set that reports errors to io.Err without exiting.
+func newFlags(name string, io IO) *flag.FlagSet {
+	fs := flag.NewFlagSet("cairn "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	return fs
+}
+
+// parseFlags parses and maps flag errors to the usage exit code.
+func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// dataDir is --data-dir, else CAIRN_DATA_DIR, else $XDG_DATA_HOME/cairn.
+func dataDir(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if v := os.Getenv("CAIRN_DATA_DIR"); v != "" {
+		return v
+	}
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "cairn")
+}
+
+// configPath is $XDG_CONFIG_HOME/cairn/config.json.
+func configPath() string {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "cairn", "config.json")
+}
+
+// settingsFrom merges the config file, the environment and flags (flags win).
+type settingsFlags struct {
+	model, baseURL, apiKey, autoApprove string
+	yolo                                bool
+}
+
+func (f *settingsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "model id")
+	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL (…/v1)")
+	fs.StringVar(&f.apiKey, "api-key", "", "API key")
+	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,mcp")
+	fs.BoolVar(&f.yolo, "yolo", false, "approve everything (the command deny list still asks)")
+}
+
+func (f *settingsFlags) settings() (config.Settings, error) {
+	s, err := config.Load(configPath())
+	if err != nil {
+		return s, err
+	}
+	env := func(k string) string { return strings.TrimSpace(os.Getenv(k)) }
+	if v := env("CAIRN_BASE_URL"); v != "" {
+		s.API.BaseURL = v
+	}
+	if v := env("OPENAI_API_KEY"); v != "" {
+		s.API.APIKey = v
+	}
+	if v := env("CAIRN_API_KEY"); v != "" {
+		s.API.APIKey = v
+	}
+	if v := env("CAIRN_MODEL"); v != "" {
+		s.API.Model = v
+	}
+	if f.baseURL != "" {
+		s.API.BaseURL = f.baseURL
+	}
+	if f.apiKey != "" {
+		s.API.APIKey = f.apiKey
+	}
+	if f.model != "" {
+		s.API.Model = f.model
+	}
+	if s.API.BaseURL == "" && s.API.APIKey != "" {
+		s.API.BaseURL = "https://api.openai.com/v1"
+	}
+	for _, c := range strings.Split(f.autoApprove, ",") {
+		switch strings.TrimSpace(c) {
+		case "":
+		case "read":
+			s.AutoApprove.ReadFiles = true
+		case "edit":
+			s.AutoApprove.EditFiles = true
+		case "command":
+			s.AutoApprove.SafeCommands, s.AutoApprove.AllCommands = true, true
+		case "browser":
+			s.AutoApprove.Browser = true
+		case "mcp":
+			s.AutoApprove.MCP = true
+		default:
+			return s, fmt.Errorf("--auto-approve: unknown category %q (use read,edit,command,browser,mcp)", c)
+		}
+	}
+	if f.autoApprove != "" {
+		s.AutoApprove.Enabled = true
+	}
+	s.AutoApprove.YOLO = s.AutoApprove.YOLO || f.yolo
+	return s, nil
+}
+
+func logger(w io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	if os.Getenv("CAIRN_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+)
+
+// bearer sends the daemon's token with every call. The socket is local and private, so no
+// transport security is needed (RequireTransportSecurity is false).
+type bearer string
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+
+func (bearer) RequireTransportSecurity() bool { return false }
+
+// client is a connection to a daemon.
+type client struct {
+	conn  *grpc.ClientConn
+	tasks cairnv1.TaskServiceClient
+	ui    cairnv1.UiServiceClient
+	state cairnv1.StateServiceClient
+}
+
+// dial connects to address ("unix:///path" or "127.0.0.1:PORT") with the token in tokenFile.
+func dial(address, tokenFile string) (*client, error) {
+	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("token: %w", err)
+	}
+	target := address
+	if !strings.HasPrefix(target, "unix://") {
+		target = "passthrough:///" + target
+	}
+	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(bearer(strings.TrimSpace(string(tok)))))
+	if err != nil {
+		return nil, err
+	}
+	return &client{conn: conn, tasks: cairnv1.NewTaskServiceClient(conn), ui: cairnv1.NewUiServiceClient(conn),
+		state: cairnv1.NewStateServiceClient(conn)}, nil
+}
+
+func (c *client) Close() error { return c.conn.Close() }
+
+// statusText shows a gRPC error as its message, without the transport's prefix.
+func statusText(err error) string {
+	if s, ok := status.FromError(err); ok {
+		return s.Message()
+	}
+	return err.Error()
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/cairnhq/cairn/server"
+
+	"github.com/cairnhq/cairn/core/parse"
+)
+
+func debug(ctx context.Context, args []string, stdio IO) int {
+	if len(args) < 1 {
+		fmt.Fprintln(stdio.Err, "cairn debug: parse | prompt")
+		return exitUsage
+	}
+	switch args[0] {
+	case "parse":
+		return debugParse(args[1:], stdio)
+	case "prompt":
+		return debugPrompt(ctx, args[1:], stdio)
+	}
+	fmt.Fprintf(stdio.Err, "cairn debug: unknown subcommand %q\n", args[0])
+	return exitUsage
+}
+
+// debugParse prints the parser's blocks for stdin as JSON; with --chunks stdin is a JSON array
+// of chunks fed one by one.
+func debugParse(args []string, stdio IO) int {
+	fs := newFlags("debug parse", stdio)
+	chunked := fs.Bool("chunks", false, "stdin is a JSON array of chunks")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	in, err := io.ReadAll(stdio.In)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn debug parse: %v\n", err)
+		return exitFailure
+	}
+	p := parse.New(parse.DefaultGrammar())
+	if *chunked {
+		var chunks []string
+		if err := json.Unmarshal(in, &chunks); err != nil {
+			fmt.Fprintf(stdio.Err, "cairn debug parse: --chunks wants a JSON array of strings: %v\n", err)
+			return exitUsage
+		}
+		for _, c := range chunks {
+			p.Feed(c)
+		}
+	} else {
+		p.Feed(string(in))
+	}
+	blocks := p.End()
+	if blocks == nil {
+		blocks = []parse.Block{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(blocks); err != nil {
+		fmt.Fprintf(stdio.Err, "cairn debug parse: %v\n", err)
+		return exitFailure
+	}
+	_, _ = stdio.Out.Write(buf.Bytes())
+	return exitOK
+}
+
+// debugPrompt prints the exact system prompt for DIR.
+func debugPrompt(_ context.Context, args []string, stdio IO) int {
+	fs := newFlags("debug prompt", stdio)
+	dir := fs.String("C", ".", "workspace directory")
+	mode := fs.String("mode", "act", "act or plan")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *mode != "act" && *mode != "plan" {
+		fmt.Fprintln(stdio.Err, "cairn debug prompt: --mode must be act or plan")
+		return exitUsage
+	}
+	root, err := filepath.Abs(*dir)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn debug prompt: %v\n", err)
+		return exitUsage
+	}
+	var sf settingsFlags
+	s, err := sf.settings()
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn debug prompt: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintln(stdio.Out, server.SystemPrompt(root, *mode, "Cairn CLI", s))
+	return exitOK
+}

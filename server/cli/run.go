@@ -1,0 +1,450 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+
+	"github.com/cairnhq/cairn/server"
+)
+
+// run starts a daemon for itself, runs one task as its client and prints the conversation.
+func run(ctx context.Context, args []string, stdio IO) int {
+	fs := newFlags("run", stdio)
+	dir := fs.String("C", ".", "workspace directory")
+	mode := fs.String("mode", "act", "act or plan")
+	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
+	dataFlag := fs.String("data-dir", "", "data directory")
+	var sf settingsFlags
+	sf.register(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if text == "" {
+		fmt.Fprintln(stdio.Err, "cairn run: a task is required, e.g. cairn run \"add a README\"")
+		return exitUsage
+	}
+	if *mode != "act" && *mode != "plan" {
+		fmt.Fprintln(stdio.Err, "cairn run: --mode must be act or plan")
+		return exitUsage
+	}
+	return withDaemon(ctx, *dataFlag, sf, stdio, func(c *client) int {
+		root, err := filepath.Abs(*dir)
+		if err != nil {
+			fmt.Fprintf(stdio.Err, "cairn run: %v\n", err)
+			return exitUsage
+		}
+		m := cairnv1.Mode_MODE_ACT
+		if *mode == "plan" {
+			m = cairnv1.Mode_MODE_PLAN
+		}
+		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: text, WorkspaceRoots: []string{root}, Mode: m})
+		if err != nil {
+			fmt.Fprintf(stdio.Err, "cairn run: %v\n", statusText(err))
+			return exitFailure
+		}
+		p := &printer{io: stdio, c: c, taskID: resp.GetTaskId(), json: *jsonOut, yolo: sf.yolo}
+		return p.follow(ctx)
+	})
+}
+
+// resume reopens a task from history and follows it.
+func resume(ctx context.Context, args []string, stdio IO) int {
+	fs := newFlags("resume", stdio)
+	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
+	dataFlag := fs.String("data-dir", "", "data directory")
+	var sf settingsFlags
+	sf.register(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stdio.Err, "cairn resume: one task id is required (see cairn history)")
+		return exitUsage
+	}
+	id := fs.Arg(0)
+	return withDaemon(ctx, *dataFlag, sf, stdio, func(c *client) int {
+		if _, err := c.tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: id}); err != nil {
+			fmt.Fprintf(stdio.Err, "cairn resume: %v\n", statusText(err))
+			return exitFailure
+		}
+		p := &printer{io: stdio, c: c, taskID: id, json: *jsonOut, yolo: sf.yolo, resuming: true}
+		return p.follow(ctx)
+	})
+}
+
+// withDaemon starts a private daemon on a temporary socket, connects, and runs fn.
+func withDaemon(ctx context.Context, dataFlag string, sf settingsFlags, stdio IO, fn func(*client) int) int {
+	settings, err := sf.settings()
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		return exitUsage
+	}
+	if settings.API.BaseURL == "" {
+		fmt.Fprintln(stdio.Err, "cairn: no model endpoint: set --base-url/--api-key or CAIRN_BASE_URL/CAIRN_API_KEY")
+		return exitUsage
+	}
+	tmp, err := os.MkdirTemp("", "cairn-run-")
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		return exitFailure
+	}
+	defer os.RemoveAll(tmp)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("CAIRN_DEBUG") != "" {
+		log = logger(stdio.Err)
+	}
+	dctx, stop := context.WithCancel(ctx)
+	defer stop()
+	d, err := server.Start(dctx, server.Config{DataDir: dataDir(dataFlag), Socket: filepath.Join(tmp, "daemon.sock"),
+		TokenFile: filepath.Join(tmp, "daemon.token"), Version: Version, Settings: &settings, Logger: log})
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		return exitFailure
+	}
+	defer d.Stop()
+	hs := d.Handshake()
+	c, err := dial(hs.Address, hs.TokenFile)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		return exitFailure
+	}
+	defer c.Close()
+	return fn(c)
+}
+
+// printer follows a task's subscription, prints it, and answers asks: on a terminal by asking
+// the user, otherwise by the rules of spec §13 (deny what is not auto-approved, exit 3 on a
+// question).
+type printer struct {
+	io       IO
+	c        *client
+	taskID   string
+	json     bool
+	yolo     bool
+	resuming bool
+
+	msgs    map[int32]*cairnv1.Message
+	denials int
+	in      *bufio.Reader
+	lastNL  bool
+}
+
+func (p *printer) follow(ctx context.Context) int {
+	p.msgs = map[int32]*cairnv1.Message{}
+	p.in = bufio.NewReader(p.io.In)
+	p.lastNL = true
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := p.c.ui.Subscribe(sctx, &cairnv1.SubscribeRequest{TaskId: p.taskID})
+	if err != nil {
+		fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
+		return exitFailure
+	}
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			if ctx.Err() != nil {
+				p.cancelTask()
+				fmt.Fprintf(p.io.Err, "\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
+				return exitFailure
+			}
+			fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
+			return exitFailure
+		}
+		if p.json {
+			b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(ev)
+			fmt.Fprintf(p.io.Out, "%s\n", b)
+		}
+		var added []*cairnv1.Message
+		switch e := ev.Event.(type) {
+		case *cairnv1.SubscribeResponse_Snapshot:
+			for _, m := range e.Snapshot.GetMessages() {
+				p.msgs[m.GetIndex()] = m
+				if p.resuming && m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED {
+					added = append(added, m) // an open resume ask from loading
+				}
+			}
+		case *cairnv1.SubscribeResponse_MessageAdded:
+			m := e.MessageAdded.GetMessage()
+			p.msgs[m.GetIndex()] = m
+			p.show(m, "")
+			added = append(added, m)
+		case *cairnv1.SubscribeResponse_TextAppended:
+			if m := p.msgs[e.TextAppended.GetIndex()]; m != nil {
+				m.Text += e.TextAppended.GetDelta()
+				p.showDelta(m, e.TextAppended.GetDelta())
+			}
+		case *cairnv1.SubscribeResponse_MessageUpdated:
+			m := e.MessageUpdated.GetMessage()
+			old := p.msgs[m.GetIndex()]
+			p.msgs[m.GetIndex()] = m
+			if old != nil && strings.HasPrefix(m.GetText(), old.GetText()) {
+				p.showDelta(m, m.GetText()[len(old.GetText()):])
+			}
+			if !m.GetPartial() && old != nil && old.GetPartial() {
+				p.endLine()
+			}
+		}
+		for _, m := range added {
+			if m.GetAsk() == cairnv1.AskKind_ASK_KIND_UNSPECIFIED || m.GetPartial() {
+				continue
+			}
+			if code, done := p.answer(ctx, m); done {
+				return code
+			}
+		}
+	}
+}
+
+func (p *printer) cancelTask() {
+	_, _ = p.c.tasks.CancelTask(context.Background(), &cairnv1.CancelTaskRequest{TaskId: p.taskID})
+}
+
+func (p *printer) out(format string, args ...any) {
+	if p.json {
+		return
+	}
+	s := fmt.Sprintf(format, args...)
+	if s == "" {
+		return
+	}
+	fmt.Fprint(p.io.Out, s)
+	p.lastNL = strings.HasSuffix(s, "\n")
+}
+
+func (p *printer) endLine() {
+	if !p.lastNL {
+		p.out("\n")
+	}
+}
+
+// show prints a new message.
+func (p *printer) show(m *cairnv1.Message, _ string) {
+	switch m.GetSay() {
+	case cairnv1.SayKind_SAY_KIND_TEXT:
+		p.endLine()
+		p.out("%s", m.GetText())
+		if !m.GetPartial() {
+			p.out("\n")
+		}
+	case cairnv1.SayKind_SAY_KIND_TOOL:
+		p.endLine()
+		p.out("%s\n", toolLine(m.GetTool()))
+	case cairnv1.SayKind_SAY_KIND_COMMAND:
+		p.endLine()
+		p.out("$ %s\n", m.GetCommand().GetCommand())
+	case cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
+		p.out("%s", m.GetText())
+	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
+		p.endLine()
+		p.out("\n✓ %s\n", m.GetText())
+	case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR, cairnv1.SayKind_SAY_KIND_IGNORE_ERROR:
+		p.endLine()
+		if !p.json {
+			fmt.Fprintf(p.io.Err, "error: %s\n", m.GetText())
+		}
+	case cairnv1.SayKind_SAY_KIND_ERROR_RETRY:
+		if !p.json {
+			r := m.GetRetry()
+			fmt.Fprintf(p.io.Err, "request failed (%s); retry %d/%d in %ds\n", r.GetError(), r.GetAttempt(), r.GetMaxAttempts(), r.GetDelaySeconds())
+		}
+	case cairnv1.SayKind_SAY_KIND_USER_FEEDBACK:
+		p.endLine()
+		p.out("> %s\n", m.GetText())
+	case cairnv1.SayKind_SAY_KIND_TASK_PROGRESS:
+		p.endLine()
+		p.out("%s\n", m.GetText())
+	}
+}
+
+func (p *printer) showDelta(m *cairnv1.Message, delta string) {
+	switch m.GetSay() {
+	case cairnv1.SayKind_SAY_KIND_TEXT, cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
+		p.out("%s", delta)
+	}
+}
+
+func toolLine(t *cairnv1.ToolPayload) string {
+	verb := map[cairnv1.ToolOperation]string{
+		cairnv1.ToolOperation_TOOL_OPERATION_READ_FILE:                  "read",
+		cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_TOP_LEVEL:       "list",
+		cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_RECURSIVE:       "list (recursive)",
+		cairnv1.ToolOperation_TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES: "outline",
+		cairnv1.ToolOperation_TOOL_OPERATION_SEARCH_FILES:               "search " + t.GetRegex() + " in",
+		cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE:       "edit",
+		cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED:           "create",
+	}[t.GetOperation()]
+	if verb == "" {
+		verb = "tool"
+	}
+	return "• " + verb + " " + t.GetPath()
+}
+
+// answer handles an ask; done reports that the run ends with code.
+func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
+	reply := func(r cairnv1.AskResponse, text string) {
+		_, err := p.c.tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: p.taskID, Response: r, Text: text, MessageIndex: m.GetIndex()})
+		if err != nil && !p.json {
+			fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
+		}
+	}
+	p.endLine()
+	switch m.GetAsk() {
+	case cairnv1.AskKind_ASK_KIND_TOOL, cairnv1.AskKind_ASK_KIND_COMMAND, cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH,
+		cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER:
+		what, flagName := describeAsk(m)
+		if !p.io.TTY {
+			p.denials++
+			if !p.json {
+				fmt.Fprintf(p.io.Err, "denied: %s — not auto-approved; run with --auto-approve %s (or --yolo) to allow it\n", what, flagName)
+			}
+			if p.denials >= 3 {
+				p.cancelTask()
+				return exitNeedsUser, true
+			}
+			reply(cairnv1.AskResponse_ASK_RESPONSE_REJECT, "The user is not present to approve this ("+what+"); it was denied. Continue without it, or finish with attempt_completion explaining what needs approval.")
+			return 0, false
+		}
+		if t := m.GetTool(); t != nil && t.GetDiff() != "" {
+			p.out("%s\n", t.GetDiff())
+		} else if t != nil && t.GetContent() != "" && t.GetOperation() == cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED {
+			p.out("%s\n", t.GetContent())
+		}
+		ok, text := p.prompt(fmt.Sprintf("Allow %s? [y/N or feedback] ", what))
+		if ok {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
+		} else {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_REJECT, text)
+		}
+	case cairnv1.AskKind_ASK_KIND_FOLLOWUP, cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND:
+		q := m.GetText()
+		if f := m.GetFollowup(); f != nil && f.GetQuestion() != "" {
+			q = f.GetQuestion()
+		}
+		p.out("? %s\n", q)
+		for i, o := range m.GetFollowup().GetOptions() {
+			p.out("  %d. %s\n", i+1, o)
+		}
+		if !p.io.TTY {
+			if p.json {
+				fmt.Fprintf(p.io.Err, "%s\n", q)
+			}
+			p.cancelTask()
+			return exitNeedsUser, true
+		}
+		line := p.readLine("> ")
+		if n := optionIndex(line, len(m.GetFollowup().GetOptions())); n > 0 {
+			line = m.GetFollowup().GetOptions()[n-1]
+		}
+		reply(cairnv1.AskResponse_ASK_RESPONSE_MESSAGE, line)
+	case cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT:
+		if !p.io.TTY {
+			return exitOK, true
+		}
+		line := p.readLine("Feedback (Enter to finish): ")
+		if strings.TrimSpace(line) == "" {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
+			return exitOK, true
+		}
+		reply(cairnv1.AskResponse_ASK_RESPONSE_MESSAGE, line)
+	case cairnv1.AskKind_ASK_KIND_RESUME_TASK, cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK:
+		text := ""
+		if p.io.TTY {
+			text = p.readLine("Resume with a message (Enter to just resume): ")
+		}
+		if text != "" {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_MESSAGE, text)
+		} else {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
+		}
+	case cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED:
+		if !p.json {
+			fmt.Fprintf(p.io.Err, "cairn: %s\n", strings.TrimSpace(m.GetText()))
+		}
+		if !p.io.TTY {
+			p.cancelTask()
+			return exitFailure, true
+		}
+		if ok, text := p.prompt("Try again? [y/N] "); ok || text != "" {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, text)
+		} else {
+			p.cancelTask()
+			return exitFailure, true
+		}
+	case cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED:
+		if !p.io.TTY {
+			p.cancelTask()
+			return exitNeedsUser, true
+		}
+		if ok, _ := p.prompt("Cairn reached the auto-approve limit. Continue? [y/N] "); ok {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
+		} else {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_REJECT, "")
+		}
+	case cairnv1.AskKind_ASK_KIND_NEW_TASK, cairnv1.AskKind_ASK_KIND_CONDENSE:
+		reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
+		if m.GetAsk() == cairnv1.AskKind_ASK_KIND_NEW_TASK {
+			p.out("Cairn suggests a new task with this context:\n%s\n", m.GetNewTask().GetContext())
+			return exitOK, true
+		}
+	}
+	return 0, false
+}
+
+func describeAsk(m *cairnv1.Message) (what, flag string) {
+	switch m.GetAsk() {
+	case cairnv1.AskKind_ASK_KIND_COMMAND:
+		return "command `" + m.GetCommand().GetCommand() + "`", "command"
+	case cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH:
+		return "browser", "browser"
+	case cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER:
+		return "MCP " + m.GetMcp().GetServerName() + "/" + m.GetMcp().GetToolName(), "mcp"
+	}
+	t := m.GetTool()
+	switch t.GetOperation() {
+	case cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE, cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED:
+		return "edit of " + t.GetPath(), "edit"
+	}
+	return "reading " + t.GetPath(), "read"
+}
+
+func optionIndex(s string, n int) int {
+	var i int
+	if _, err := fmt.Sscanf(strings.TrimSpace(s), "%d", &i); err == nil && i >= 1 && i <= n && fmt.Sprint(i) == strings.TrimSpace(s) {
+		return i
+	}
+	return 0
+}
+
+func (p *printer) readLine(prompt string) string {
+	fmt.Fprint(p.io.Err, prompt)
+	line, err := p.in.ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	return strings.TrimRight(line, "\r\n")
+}
+
+// prompt asks y/N; any other text is feedback (a rejection with a message).
+func (p *printer) prompt(q string) (bool, string) {
+	line := strings.TrimSpace(p.readLine(q))
+	switch strings.ToLower(line) {
+	case "y", "yes":
+		return true, ""
+	case "", "n", "no":
+		return false, ""
+	}
+	return false, line
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/cairnhq/cairn/server"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/host/direct"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/parse"
+	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// tool parses stdin as a streamed model message and runs its first tool call in DIR with the
+// direct host, printing the result exactly as the model would receive it.
+func tool(ctx context.Context, args []string, stdio IO) int {
+	fs := newFlags("tool", stdio)
+	dir := fs.String("C", ".", "workspace directory")
+	yes := fs.Bool("yes", false, "approve everything (edits are saved)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	in, err := io.ReadAll(stdio.In)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn tool: %v\n", err)
+		return exitFailure
+	}
+	var call *parse.Block
+	for _, b := range parse.Parse(parse.DefaultGrammar(), string(in)) {
+		if b.Type == parse.ToolUse {
+			call = &b
+			break
+		}
+	}
+	if call == nil {
+		fmt.Fprintln(stdio.Err, "cairn tool: no tool call found in the message")
+		return exitUsage
+	}
+	root, err := filepath.Abs(*dir)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn tool: %v\n", err)
+		return exitUsage
+	}
+	ws, err := workspace.New(root)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn tool: %v\n", err)
+		return exitUsage
+	}
+	reg := server.Tools(shell.NewRegistry())
+	t, ok := reg.Get(call.Name)
+	if !ok {
+		fmt.Fprintf(stdio.Err, "cairn tool: %s cannot run outside a task\n", call.Name)
+		return exitUsage
+	}
+	c := tools.Call{Name: call.Name, Params: call.Params, Partial: call.Partial}
+	if call.Partial {
+		fmt.Fprintln(stdio.Err, "cairn tool: the tool call is incomplete (no closing tag)")
+		return exitUsage
+	}
+	s := config.Default()
+	env := &tools.Env{Files: ws, Host: direct.New("", []string{root}), UI: &cliUI{yes: *yes, err: stdio.Err}, Mode: task.ModeAct,
+		Settings: tools.Settings{OutputLineLimit: s.OutputLineLimit, ReadFileLineLimit: s.ReadFileLineLimit}}
+	spec := t.Spec()
+	for _, p := range spec.Params {
+		if v, ok := c.Params[p.Name]; p.Required && (!ok || v == "" && p.Name != "content") {
+			fmt.Fprintln(stdio.Out, task.ResultText(spec, c, tools.Result{IsError: true, Text: "Missing value for required parameter '" + p.Name + "'."}))
+			return exitFailure
+		}
+	}
+	res, err := t.Run(ctx, env, c)
+	if err != nil {
+		res = tools.Result{IsError: true, Text: err.Error()}
+	}
+	fmt.Fprintln(stdio.Out, task.ResultText(spec, c, res))
+	if res.IsError || res.Rejected {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// cliUI approves everything with --yes and nothing without; questions cannot be answered.
+type cliUI struct {
+	yes bool
+	err io.Writer
+}
+
+func (u *cliUI) Approve(_ context.Context, req tools.Approval) (tools.Answer, error) {
+	if !u.yes {
+		fmt.Fprintln(u.err, "cairn tool: not approved (use --yes)")
+	}
+	return tools.Answer{Approved: u.yes}, nil
+}
+
+func (u *cliUI) Ask(_ context.Context, kind msg.Kind, text string, _ msg.Payload) (tools.Answer, error) {
+	if kind == msg.AskCompletionResult {
+		return tools.Answer{Approved: true}, nil
+	}
+	return tools.Answer{}, fmt.Errorf("cairn tool: %s needs a user (%s)", kind, text)
+}
+
+func (u *cliUI) Say(_ context.Context, kind msg.Kind, text string, _ msg.Payload, partial bool) {
+	if !partial && (kind == msg.SayError || kind == msg.SayIgnoreError || kind == msg.SayDiffError) {
+		fmt.Fprintf(u.err, "%s: %s\n", kind, text)
+	}
+}

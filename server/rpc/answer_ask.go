@@ -1,0 +1,36 @@
+package rpc
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// AnswerAsk answers the task's open ask.
+func (s *Services) AnswerAsk(ctx context.Context, req *cairnv1.AnswerAskRequest) (*cairnv1.AnswerAskResponse, error) {
+	t, err := s.taskFor(ctx, req.GetTaskId())
+	if err != nil {
+		return nil, err
+	}
+	ans := tools.Answer{Text: req.GetText(), Images: req.GetImages(), Files: req.GetFiles()}
+	switch req.GetResponse() {
+	case cairnv1.AskResponse_ASK_RESPONSE_APPROVE:
+		ans.Approved = true
+	case cairnv1.AskResponse_ASK_RESPONSE_REJECT, cairnv1.AskResponse_ASK_RESPONSE_MESSAGE:
+	default:
+		return nil, status.Error(codes.InvalidArgument, "response is required")
+	}
+	idx := int(req.GetMessageIndex())
+	if req.GetMessageIndex() == 0 && t.State().OpenAsk != 0 {
+		idx = -1 // unset: answer whatever is open
+	}
+	if err := t.Answer(idx, ans); err != nil {
+		return nil, toStatus(err)
+	}
+	return &cairnv1.AnswerAskResponse{}, nil
+}

@@ -1,0 +1,17 @@
+package rpc
+
+import (
+	"context"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+)
+
+// CancelTask stops the task's request and tools.
+func (s *Services) CancelTask(ctx context.Context, req *cairnv1.CancelTaskRequest) (*cairnv1.CancelTaskResponse, error) {
+	t, err := s.taskFor(ctx, req.GetTaskId())
+	if err != nil {
+		return nil, err
+	}
+	t.Cancel()
+	return &cairnv1.CancelTaskResponse{}, nil
+}

@@ -1,0 +1,205 @@
+package rpc
+
+import (
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task"
+)
+
+var askKinds = map[msg.Kind]cairnv1.AskKind{
+	msg.AskFollowup: cairnv1.AskKind_ASK_KIND_FOLLOWUP, msg.AskPlanModeRespond: cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND,
+	msg.AskCommand: cairnv1.AskKind_ASK_KIND_COMMAND, msg.AskCommandOutput: cairnv1.AskKind_ASK_KIND_COMMAND_OUTPUT,
+	msg.AskCompletionResult: cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT, msg.AskTool: cairnv1.AskKind_ASK_KIND_TOOL,
+	msg.AskAPIReqFailed: cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, msg.AskResumeTask: cairnv1.AskKind_ASK_KIND_RESUME_TASK,
+	msg.AskResumeCompletedTask: cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK, msg.AskMistakeLimitReached: cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED,
+	msg.AskAutoApprovalMaxReached: cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED, msg.AskBrowserActionLaunch: cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH,
+	msg.AskUseMCPServer: cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER, msg.AskNewTask: cairnv1.AskKind_ASK_KIND_NEW_TASK,
+	msg.AskCondense: cairnv1.AskKind_ASK_KIND_CONDENSE, msg.AskReportBug: cairnv1.AskKind_ASK_KIND_REPORT_BUG,
+}
+
+var sayKinds = map[msg.Kind]cairnv1.SayKind{
+	msg.SayTask: cairnv1.SayKind_SAY_KIND_TASK, msg.SayError: cairnv1.SayKind_SAY_KIND_ERROR, msg.SayErrorRetry: cairnv1.SayKind_SAY_KIND_ERROR_RETRY,
+	msg.SayAPIReqStarted: cairnv1.SayKind_SAY_KIND_API_REQ_STARTED, msg.SayText: cairnv1.SayKind_SAY_KIND_TEXT,
+	msg.SayReasoning: cairnv1.SayKind_SAY_KIND_REASONING, msg.SayCompletionResult: cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT,
+	msg.SayUserFeedback: cairnv1.SayKind_SAY_KIND_USER_FEEDBACK, msg.SayUserFeedbackDiff: cairnv1.SayKind_SAY_KIND_USER_FEEDBACK_DIFF,
+	msg.SayAPIReqRetried: cairnv1.SayKind_SAY_KIND_API_REQ_RETRIED, msg.SayCommand: cairnv1.SayKind_SAY_KIND_COMMAND,
+	msg.SayCommandOutput: cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT, msg.SayTool: cairnv1.SayKind_SAY_KIND_TOOL,
+	msg.SayShellIntegrationWarning: cairnv1.SayKind_SAY_KIND_SHELL_INTEGRATION_WARNING, msg.SayBrowserActionLaunch: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_LAUNCH,
+	msg.SayBrowserAction: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION, msg.SayBrowserActionResult: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_RESULT,
+	msg.SayMCPServerRequestStarted: cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED, msg.SayMCPServerResponse: cairnv1.SayKind_SAY_KIND_MCP_SERVER_RESPONSE,
+	msg.SayMCPNotification: cairnv1.SayKind_SAY_KIND_MCP_NOTIFICATION, msg.SayDiffError: cairnv1.SayKind_SAY_KIND_DIFF_ERROR,
+	msg.SayDeletedAPIReqs: cairnv1.SayKind_SAY_KIND_DELETED_API_REQS, msg.SayIgnoreError: cairnv1.SayKind_SAY_KIND_IGNORE_ERROR,
+	msg.SayCheckpointCreated: cairnv1.SayKind_SAY_KIND_CHECKPOINT_CREATED, msg.SayLoadMCPDocumentation: cairnv1.SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION,
+	msg.SayInfo: cairnv1.SayKind_SAY_KIND_INFO, msg.SayTaskProgress: cairnv1.SayKind_SAY_KIND_TASK_PROGRESS,
+}
+
+var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{
+	msg.OpReadFile: cairnv1.ToolOperation_TOOL_OPERATION_READ_FILE, msg.OpListFilesTopLevel: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_TOP_LEVEL,
+	msg.OpListFilesRecursive: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_RECURSIVE, msg.OpListCodeDefinitions: cairnv1.ToolOperation_TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES,
+	msg.OpSearchFiles: cairnv1.ToolOperation_TOOL_OPERATION_SEARCH_FILES, msg.OpEditedExistingFile: cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE,
+	msg.OpNewFileCreated: cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED, msg.OpWebFetch: cairnv1.ToolOperation_TOOL_OPERATION_WEB_FETCH,
+	msg.OpSummarizeTask: cairnv1.ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK,
+}
+
+// toMessage maps a core message to the wire.
+func toMessage(m msg.Message) *cairnv1.Message {
+	out := &cairnv1.Message{Index: int32(m.Index), Time: timestamppb.New(m.Time), Text: m.Text, Partial: m.Partial,
+		Images: m.Images, Files: m.Files}
+	if m.Type == msg.Ask {
+		out.Kind = &cairnv1.Message_Ask{Ask: askKinds[m.Kind]}
+	} else {
+		out.Kind = &cairnv1.Message_Say{Say: sayKinds[m.Kind]}
+	}
+	switch p := m.Payload.(type) {
+	case *msg.Tool:
+		out.Payload = &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: toolOps[p.Op], Path: p.Path, Content: p.Content,
+			Diff: p.Diff, Regex: p.Regex, FilePattern: p.FilePattern, OutsideWorkspace: p.Outside}}
+	case *msg.Command:
+		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: p.Command, RequiresApproval: p.RequiresApproval}}
+	case *msg.CommandOutput:
+		co := &cairnv1.CommandOutputPayload{Output: p.Output, Running: p.Running}
+		if p.ExitCode != nil {
+			c := int32(*p.ExitCode)
+			co.ExitCode = &c
+		}
+		out.Payload = &cairnv1.Message_CommandOutput{CommandOutput: co}
+	case *msg.Followup:
+		out.Payload = &cairnv1.Message_Followup{Followup: &cairnv1.FollowupPayload{Question: p.Question, Options: p.Options,
+			Selected: p.Selected, NeedsMoreExploration: p.NeedsMoreExploration}}
+	case *msg.Completion:
+		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: p.Result, Command: p.Command}}
+	case *msg.APIRequest:
+		out.Payload = &cairnv1.Message_ApiRequest{ApiRequest: &cairnv1.ApiRequestPayload{TokensIn: p.TokensIn, TokensOut: p.TokensOut,
+			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: p.CancelReason, Error: p.Error, Done: p.Done}}
+	case *msg.Retry:
+		out.Payload = &cairnv1.Message_Retry{Retry: &cairnv1.RetryPayload{Attempt: int32(p.Attempt), MaxAttempts: int32(p.MaxAttempt),
+			DelaySeconds: int32(p.DelaySec), Error: p.Error}}
+	case *msg.NewTask:
+		out.Payload = &cairnv1.Message_NewTask{NewTask: &cairnv1.NewTaskPayload{Context: p.Context}}
+	case *msg.Browser:
+		out.Payload = &cairnv1.Message_Browser{Browser: &cairnv1.BrowserPayload{Action: p.Action, Url: p.URL, Coordinate: p.Coordinate,
+			Text: p.Text, ScreenshotPng: p.Screenshot, Logs: p.Logs, CurrentUrl: p.CurrentURL}}
+	case *msg.MCP:
+		out.Payload = &cairnv1.Message_Mcp{Mcp: &cairnv1.McpPayload{ServerName: p.Server, ToolName: p.Tool, Uri: p.URI,
+			Arguments: p.Arguments, Response: p.Response}}
+	case *msg.Checkpoint:
+		out.Payload = &cairnv1.Message_Checkpoint{Checkpoint: &cairnv1.CheckpointPayload{Hash: p.Hash}}
+	case *msg.Progress:
+		out.Payload = &cairnv1.Message_Progress{Progress: &cairnv1.ProgressPayload{Markdown: p.Markdown}}
+	}
+	return out
+}
+
+var statuses = map[task.Status]cairnv1.TaskStatus{
+	task.StatusIdle: cairnv1.TaskStatus_TASK_STATUS_IDLE, task.StatusRunning: cairnv1.TaskStatus_TASK_STATUS_RUNNING,
+	task.StatusWaiting: cairnv1.TaskStatus_TASK_STATUS_WAITING, task.StatusCompleted: cairnv1.TaskStatus_TASK_STATUS_COMPLETED,
+	task.StatusCancelled: cairnv1.TaskStatus_TASK_STATUS_CANCELLED, task.StatusFailed: cairnv1.TaskStatus_TASK_STATUS_FAILED,
+}
+
+func toMode(m string) cairnv1.Mode {
+	if m == task.ModePlan {
+		return cairnv1.Mode_MODE_PLAN
+	}
+	return cairnv1.Mode_MODE_ACT
+}
+
+func fromMode(m cairnv1.Mode) string {
+	if m == cairnv1.Mode_MODE_PLAN {
+		return task.ModePlan
+	}
+	return task.ModeAct
+}
+
+func toState(s task.State) *cairnv1.TaskState {
+	return &cairnv1.TaskState{TaskId: s.ID, Status: statuses[s.Status], Mode: toMode(s.Mode), Title: s.Title,
+		TokensIn: s.TokensIn, TokensOut: s.TokensOut, CacheReads: s.CacheReads, CacheWrites: s.CacheWrites, Cost: s.Cost,
+		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: s.FocusChain,
+		OpenAskIndex: int32(s.OpenAsk), Model: s.Model, MessageCount: int32(s.MessageCount)}
+}
+
+func toSummary(m store.Meta) *cairnv1.TaskSummary {
+	ws := ""
+	if len(m.Workspace) > 0 {
+		ws = m.Workspace[0]
+	}
+	return &cairnv1.TaskSummary{TaskId: m.ID, Title: m.Title, WorkspaceRoot: ws, CreatedUnixMs: m.Created.UnixMilli(),
+		UpdatedUnixMs: m.Updated.UnixMilli(), TokensIn: m.TokensIn, TokensOut: m.TokensOut, CacheWrites: m.CacheWrites,
+		CacheReads: m.CacheReads, Cost: m.Cost, SizeBytes: m.SizeBytes, Favorite: m.Favorite, Model: m.Model}
+}
+
+// toSettings maps settings to the wire, never including the API key.
+func toSettings(s config.Settings) *cairnv1.Settings {
+	a := s.AutoApprove
+	return &cairnv1.Settings{
+		Api: &cairnv1.ApiConfig{BaseUrl: s.API.BaseURL, ApiKeySet: s.API.APIKey != "", Model: s.API.Model, PlanModel: s.API.PlanModel,
+			Headers: s.API.Headers, RequestIdleTimeoutSeconds: int32(s.API.RequestIdleTimeout), ContextWindow: s.API.ContextWindow,
+			MaxOutputTokens: s.API.MaxOutputTokens, InputPrice: s.API.InputPrice, OutputPrice: s.API.OutputPrice, SupportsImages: s.API.SupportsImages},
+		AutoApprove: toAutoApprove(a), MistakeLimit: int32(s.MistakeLimit), OutputLineLimit: int32(s.OutputLineLimit),
+		FocusChainEnabled: s.FocusChainEnabled, FocusChainInterval: int32(s.FocusChainInterval), CheckpointsEnabled: s.CheckpointsEnabled,
+		PreferredLanguage: s.PreferredLanguage, CustomInstructions: s.CustomInstructions, FullEditResults: s.FullEditResults,
+		AutoCondense: s.AutoCondense, AutoCondensePercent: int32(s.AutoCondensePercent), BrowserEnabled: s.BrowserEnabled,
+		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: s.RuleToggles,
+	}
+}
+
+func toAutoApprove(a config.AutoApprove) *cairnv1.AutoApprove {
+	return &cairnv1.AutoApprove{Enabled: a.Enabled, ReadFiles: a.ReadFiles, ReadFilesOutside: a.ReadFilesOutside,
+		EditFiles: a.EditFiles, EditFilesOutside: a.EditFilesOutside, SafeCommands: a.SafeCommands, AllCommands: a.AllCommands,
+		Browser: a.Browser, Mcp: a.MCP, MaxRequests: int32(a.MaxRequests), Yolo: a.YOLO, CommandDenyList: a.DenyList,
+		CommandAllowList: a.AllowList}
+}
+
+func fromAutoApprove(a *cairnv1.AutoApprove) config.AutoApprove {
+	return config.AutoApprove{Enabled: a.GetEnabled(), ReadFiles: a.GetReadFiles(), ReadFilesOutside: a.GetReadFilesOutside(),
+		EditFiles: a.GetEditFiles(), EditFilesOutside: a.GetEditFilesOutside(), SafeCommands: a.GetSafeCommands(),
+		AllCommands: a.GetAllCommands(), Browser: a.GetBrowser(), MCP: a.GetMcp(), MaxRequests: int(a.GetMaxRequests()),
+		YOLO: a.GetYolo(), DenyList: a.GetCommandDenyList(), AllowList: a.GetCommandAllowList()}
+}
+
+// fromSettings maps wire settings over old; an empty API key keeps the old one.
+func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
+	s := old
+	if api := in.GetApi(); api != nil {
+		key := old.API.APIKey
+		if api.GetApiKey() != "" {
+			key = api.GetApiKey()
+		}
+		s.API = config.API{BaseURL: api.GetBaseUrl(), APIKey: key, Model: api.GetModel(), PlanModel: api.GetPlanModel(),
+			Headers: api.GetHeaders(), RequestIdleTimeout: int(api.GetRequestIdleTimeoutSeconds()), ContextWindow: api.GetContextWindow(),
+			MaxOutputTokens: api.GetMaxOutputTokens(), InputPrice: api.GetInputPrice(), OutputPrice: api.GetOutputPrice(),
+			SupportsImages: api.GetSupportsImages()}
+	}
+	if in.GetAutoApprove() != nil {
+		s.AutoApprove = fromAutoApprove(in.GetAutoApprove())
+		if len(s.AutoApprove.DenyList) == 0 {
+			s.AutoApprove.DenyList = old.AutoApprove.DenyList
+		}
+	}
+	pos := func(v int32, def int) int {
+		if v > 0 {
+			return int(v)
+		}
+		return def
+	}
+	s.MistakeLimit = pos(in.GetMistakeLimit(), old.MistakeLimit)
+	s.OutputLineLimit = pos(in.GetOutputLineLimit(), old.OutputLineLimit)
+	s.ReadFileLineLimit = pos(in.GetReadFileLineLimit(), old.ReadFileLineLimit)
+	s.FocusChainInterval = pos(in.GetFocusChainInterval(), old.FocusChainInterval)
+	s.AutoCondensePercent = pos(in.GetAutoCondensePercent(), old.AutoCondensePercent)
+	s.FocusChainEnabled = in.GetFocusChainEnabled()
+	s.CheckpointsEnabled = in.GetCheckpointsEnabled()
+	s.PreferredLanguage = in.GetPreferredLanguage()
+	s.CustomInstructions = in.GetCustomInstructions()
+	s.FullEditResults = in.GetFullEditResults()
+	s.AutoCondense = in.GetAutoCondense()
+	s.BrowserEnabled = in.GetBrowserEnabled()
+	if in.GetRuleToggles() != nil {
+		s.RuleToggles = in.GetRuleToggles()
+	}
+	return s
+}

@@ -1,0 +1,87 @@
+// Package rpc implements the daemon's gRPC services, one file per RPC. A handler only
+// translates: decode the request, call core, encode the reply, map errors to codes.
+package rpc
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cairnhq/cairn/server/hostbridge"
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// Backend is what the handlers call, built by the composition root.
+type Backend struct {
+	Tasks    *task.Manager
+	Settings *config.Holder
+	Hosts    *hostbridge.Registry
+	Version  string
+	DataDir  string
+	// Index returns the file index of a workspace root (built on first use).
+	Index func(ctx context.Context, root string) (*workspace.Index, error)
+	// Models lists the models of an endpoint.
+	Models func(ctx context.Context, baseURL, apiKey string) ([]string, error)
+	// GlobalRulesDir and GlobalWorkflowsDir are the user's global rules folders.
+	GlobalRulesDir, GlobalWorkflowsDir string
+}
+
+// Services implements every cairn.v1 service.
+type Services struct {
+	cairnv1.UnimplementedTaskServiceServer
+	cairnv1.UnimplementedUiServiceServer
+	cairnv1.UnimplementedStateServiceServer
+	cairnv1.UnimplementedWorkspaceServiceServer
+	cairnv1.UnimplementedHostBridgeServiceServer
+	b *Backend
+}
+
+// New returns the services over b.
+func New(b *Backend) *Services { return &Services{b: b} }
+
+// taskFor returns a loaded task, loading it from history when needed.
+func (s *Services) taskFor(ctx context.Context, id string) (*task.Task, error) {
+	if id == "" {
+		return nil, status.Error(codes.InvalidArgument, "task_id is required")
+	}
+	t, err := s.b.Tasks.Open(ctx, id, "")
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return t, nil
+}
+
+// toStatus maps core errors to gRPC codes. Messages never carry paths from the user's home
+// beyond what the user sent.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	var apiErr *llm.APIError
+	switch {
+	case errors.Is(err, task.ErrNotFound), errors.Is(err, store.ErrNotFound):
+		return status.Error(codes.NotFound, "task not found")
+	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy):
+		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, task.ErrBadRequest):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	case errors.As(err, &apiErr):
+		return status.Error(codes.Unavailable, apiErr.Error())
+	}
+	return status.Error(codes.Internal, err.Error())
+}

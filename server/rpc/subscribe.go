@@ -1,0 +1,54 @@
+package rpc
+
+import (
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+
+	"github.com/cairnhq/cairn/core/task"
+)
+
+// Subscribe sends the task's snapshot, then every change as a delta.
+func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiService_SubscribeServer) error {
+	ctx := stream.Context()
+	t, err := s.taskFor(ctx, req.GetTaskId())
+	if err != nil {
+		return err
+	}
+	msgs, state, sub := t.Subscribe()
+	defer sub.Close()
+	first := 0
+	if n := int(req.GetSnapshotTail()); n > 0 && n < len(msgs) {
+		first = len(msgs) - n
+	}
+	snap := &cairnv1.Snapshot{State: toState(state), FirstIndex: int32(first)}
+	for _, m := range msgs[first:] {
+		snap.Messages = append(snap.Messages, toMessage(m))
+	}
+	if err := stream.Send(&cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_Snapshot{Snapshot: snap}}); err != nil {
+		return err
+	}
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			return nil // the client went away
+		}
+		var out *cairnv1.SubscribeResponse
+		switch ev.Kind {
+		case task.EventAdded:
+			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_MessageAdded{
+				MessageAdded: &cairnv1.MessageAdded{Message: toMessage(ev.Message)}}}
+		case task.EventAppended:
+			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_TextAppended{
+				TextAppended: &cairnv1.TextAppended{Index: int32(ev.Index), Delta: ev.Delta}}}
+		case task.EventUpdated:
+			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_MessageUpdated{
+				MessageUpdated: &cairnv1.MessageUpdated{Message: toMessage(ev.Message)}}}
+		case task.EventState:
+			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_StateChanged{StateChanged: toState(ev.State)}}
+		default:
+			continue
+		}
+		if err := stream.Send(out); err != nil {
+			return err
+		}
+	}
+}
