@@ -72,6 +72,7 @@ const (
 	EventAppended
 	EventUpdated
 	EventState
+	EventFinalized
 )
 
 // Event is one change a subscriber applies to its copy of the task.
@@ -287,16 +288,24 @@ func (t *Task) updateMessage(i int, fn func(m *msg.Message)) {
 	m := old
 	fn(&m)
 	t.messages[i] = m
-	if m.Partial && old.Partial && len(m.Text) >= len(old.Text) && strings.HasPrefix(m.Text, old.Text) &&
-		samePayload(old.Payload, m.Payload) {
+	if old.Partial && len(m.Text) >= len(old.Text) && strings.HasPrefix(m.Text, old.Text) &&
+		samePayload(old.Payload, m.Payload) && sameRest(old, m) {
 		if len(m.Text) > len(old.Text) {
 			t.broker.Publish(Event{Kind: EventAppended, Index: i, Delta: m.Text[len(old.Text):]}, true)
 		}
-		t.persistLocked(m, false)
+		if !m.Partial {
+			t.broker.Publish(Event{Kind: EventFinalized, Index: i}, false)
+		}
+		t.persistLocked(m, !m.Partial)
 		return
 	}
 	t.persistLocked(m, !m.Partial)
 	t.broker.Publish(Event{Kind: EventUpdated, Message: m}, false)
+}
+
+// sameRest reports that only Text and Partial may differ between two versions of a message.
+func sameRest(a, b msg.Message) bool {
+	return a.Type == b.Type && a.Kind == b.Kind && len(a.Images) == len(b.Images) && len(a.Files) == len(b.Files)
 }
 
 // samePayload is pointer identity: a partial update that keeps the payload object streams text

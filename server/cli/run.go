@@ -186,6 +186,11 @@ func (p *printer) follow(ctx context.Context) int {
 				m.Text += e.TextAppended.GetDelta()
 				p.showDelta(m, e.TextAppended.GetDelta())
 			}
+		case *cairnv1.SubscribeResponse_MessageFinalized:
+			if m := p.msgs[e.MessageFinalized.GetIndex()]; m != nil && m.GetPartial() {
+				m.Partial = false
+				p.endLine()
+			}
 		case *cairnv1.SubscribeResponse_MessageUpdated:
 			m := e.MessageUpdated.GetMessage()
 			old := p.msgs[m.GetIndex()]

@@ -42,6 +42,9 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 		case task.EventUpdated:
 			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_MessageUpdated{
 				MessageUpdated: &cairnv1.MessageUpdated{Message: toMessage(ev.Message)}}}
+		case task.EventFinalized:
+			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_MessageFinalized{
+				MessageFinalized: &cairnv1.MessageFinalized{Index: int32(ev.Index)}}}
 		case task.EventState:
 			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_StateChanged{StateChanged: toState(ev.State)}}
 		default:

@@ -162,15 +162,23 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		env.UI.Say(ctx, msg.SayIgnoreError, path, nil, false)
 		return tools.Errorf("Access to %s is blocked by the .cairnignore file settings. Continue the task without this file, or ask the user to update the ignore file.", path), nil
 	}
-	orig, isNew, err := load(abs)
-	if err != nil {
-		t.closeSession(ctx)
-		return tools.Errorf("Cannot read %s: %v", path, err), nil
+	// A diff view opened while the call streamed already holds the original: the editor may
+	// have created the (empty) new file meanwhile, so the disk is no longer the truth.
+	orig, isNew, fromPreview := t.previewOriginal(abs)
+	if !fromPreview {
+		orig, isNew, err = load(abs)
+		if err != nil {
+			t.closeSession(ctx)
+			return tools.Errorf("Cannot read %s: %v", path, err), nil
+		}
 	}
 
 	var proposed []byte
 	if t.whole {
 		content := diff.StripFences(body)
+		if content != "" && !strings.HasSuffix(content, "\n") {
+			content += "\n" // files end with a newline; the parser removed the one before </content>
+		}
 		if isNew {
 			proposed = []byte(content)
 		} else {
@@ -232,6 +240,16 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	saved = true
 	return tools.Result{Text: resultText(env, rel, string(orig), string(proposed), final, isNew),
 		Changed: []string{abs}, Read: []string{abs}, UserFeedback: ans.Text}, nil
+}
+
+// previewOriginal returns the original captured when the streaming diff view opened for abs.
+func (t *Tool) previewOriginal(abs string) ([]byte, bool, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.session == nil || t.abs != abs {
+		return nil, false, false
+	}
+	return t.orig, t.isNew, true
 }
 
 // takeSession returns the session opened while streaming for this file, or opens one.

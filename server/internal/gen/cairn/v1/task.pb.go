@@ -1495,8 +1495,9 @@ func (x *SubscribeRequest) GetSnapshotTail() int32 {
 }
 
 // SubscribeResponse is one event of a task subscription. Snapshot comes first; then
-// MessageAdded, TextAppended, MessageUpdated and StateChanged in order. TextAppended carries only
-// the new text, so its size does not depend on the task's length.
+// MessageAdded, TextAppended, MessageFinalized, MessageUpdated and StateChanged in order.
+// TextAppended carries only the new text and MessageFinalized only an index, so their size does
+// not depend on the task's or the message's length.
 type SubscribeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -1506,6 +1507,7 @@ type SubscribeResponse struct {
 	//	*SubscribeResponse_TextAppended
 	//	*SubscribeResponse_MessageUpdated
 	//	*SubscribeResponse_StateChanged
+	//	*SubscribeResponse_MessageFinalized
 	Event         isSubscribeResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1593,6 +1595,15 @@ func (x *SubscribeResponse) GetStateChanged() *TaskState {
 	return nil
 }
 
+func (x *SubscribeResponse) GetMessageFinalized() *MessageFinalized {
+	if x != nil {
+		if x, ok := x.Event.(*SubscribeResponse_MessageFinalized); ok {
+			return x.MessageFinalized
+		}
+	}
+	return nil
+}
+
 type isSubscribeResponse_Event interface {
 	isSubscribeResponse_Event()
 }
@@ -1617,6 +1628,10 @@ type SubscribeResponse_StateChanged struct {
 	StateChanged *TaskState `protobuf:"bytes,5,opt,name=state_changed,json=stateChanged,proto3,oneof"`
 }
 
+type SubscribeResponse_MessageFinalized struct {
+	MessageFinalized *MessageFinalized `protobuf:"bytes,6,opt,name=message_finalized,json=messageFinalized,proto3,oneof"`
+}
+
 func (*SubscribeResponse_Snapshot) isSubscribeResponse_Event() {}
 
 func (*SubscribeResponse_MessageAdded) isSubscribeResponse_Event() {}
@@ -1626,6 +1641,53 @@ func (*SubscribeResponse_TextAppended) isSubscribeResponse_Event() {}
 func (*SubscribeResponse_MessageUpdated) isSubscribeResponse_Event() {}
 
 func (*SubscribeResponse_StateChanged) isSubscribeResponse_Event() {}
+
+func (*SubscribeResponse_MessageFinalized) isSubscribeResponse_Event() {}
+
+// MessageFinalized marks a streaming message complete; its text is what the deltas built.
+type MessageFinalized struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageFinalized) Reset() {
+	*x = MessageFinalized{}
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageFinalized) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageFinalized) ProtoMessage() {}
+
+func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageFinalized.ProtoReflect.Descriptor instead.
+func (*MessageFinalized) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *MessageFinalized) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
 
 // Snapshot is the task as it is now.
 type Snapshot struct {
@@ -1640,7 +1702,7 @@ type Snapshot struct {
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1652,7 +1714,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1665,7 +1727,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Snapshot) GetState() *TaskState {
@@ -1699,7 +1761,7 @@ type MessageAdded struct {
 
 func (x *MessageAdded) Reset() {
 	*x = MessageAdded{}
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1711,7 +1773,7 @@ func (x *MessageAdded) String() string {
 func (*MessageAdded) ProtoMessage() {}
 
 func (x *MessageAdded) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1724,7 +1786,7 @@ func (x *MessageAdded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAdded.ProtoReflect.Descriptor instead.
 func (*MessageAdded) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MessageAdded) GetMessage() *Message {
@@ -1745,7 +1807,7 @@ type TextAppended struct {
 
 func (x *TextAppended) Reset() {
 	*x = TextAppended{}
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1757,7 +1819,7 @@ func (x *TextAppended) String() string {
 func (*TextAppended) ProtoMessage() {}
 
 func (x *TextAppended) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1770,7 +1832,7 @@ func (x *TextAppended) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppended.ProtoReflect.Descriptor instead.
 func (*TextAppended) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TextAppended) GetIndex() int32 {
@@ -1797,7 +1859,7 @@ type MessageUpdated struct {
 
 func (x *MessageUpdated) Reset() {
 	*x = MessageUpdated{}
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1809,7 +1871,7 @@ func (x *MessageUpdated) String() string {
 func (*MessageUpdated) ProtoMessage() {}
 
 func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1822,7 +1884,7 @@ func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageUpdated.ProtoReflect.Descriptor instead.
 func (*MessageUpdated) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MessageUpdated) GetMessage() *Message {
@@ -1857,7 +1919,7 @@ type TaskState struct {
 
 func (x *TaskState) Reset() {
 	*x = TaskState{}
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1869,7 +1931,7 @@ func (x *TaskState) String() string {
 func (*TaskState) ProtoMessage() {}
 
 func (x *TaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1882,7 +1944,7 @@ func (x *TaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskState.ProtoReflect.Descriptor instead.
 func (*TaskState) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TaskState) GetTaskId() string {
@@ -2073,14 +2135,17 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x18UpdateFocusChainResponse\"P\n" +
 	"\x10SubscribeRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12#\n" +
-	"\rsnapshot_tail\x18\x02 \x01(\x05R\fsnapshotTail\"\xcd\x02\n" +
+	"\rsnapshot_tail\x18\x02 \x01(\x05R\fsnapshotTail\"\x98\x03\n" +
 	"\x11SubscribeResponse\x120\n" +
 	"\bsnapshot\x18\x01 \x01(\v2\x12.cairn.v1.SnapshotH\x00R\bsnapshot\x12=\n" +
 	"\rmessage_added\x18\x02 \x01(\v2\x16.cairn.v1.MessageAddedH\x00R\fmessageAdded\x12=\n" +
 	"\rtext_appended\x18\x03 \x01(\v2\x16.cairn.v1.TextAppendedH\x00R\ftextAppended\x12C\n" +
 	"\x0fmessage_updated\x18\x04 \x01(\v2\x18.cairn.v1.MessageUpdatedH\x00R\x0emessageUpdated\x12:\n" +
-	"\rstate_changed\x18\x05 \x01(\v2\x13.cairn.v1.TaskStateH\x00R\fstateChangedB\a\n" +
-	"\x05event\"\x85\x01\n" +
+	"\rstate_changed\x18\x05 \x01(\v2\x13.cairn.v1.TaskStateH\x00R\fstateChanged\x12I\n" +
+	"\x11message_finalized\x18\x06 \x01(\v2\x1a.cairn.v1.MessageFinalizedH\x00R\x10messageFinalizedB\a\n" +
+	"\x05event\"(\n" +
+	"\x10MessageFinalized\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\"\x85\x01\n" +
 	"\bSnapshot\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.cairn.v1.TaskStateR\x05state\x12-\n" +
 	"\bmessages\x18\x02 \x03(\v2\x11.cairn.v1.MessageR\bmessages\x12\x1f\n" +
@@ -2164,7 +2229,7 @@ func file_cairn_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_cairn_v1_task_proto_goTypes = []any{
 	(AskResponse)(0),                 // 0: cairn.v1.AskResponse
 	(TaskSort)(0),                    // 1: cairn.v1.TaskSort
@@ -2194,59 +2259,61 @@ var file_cairn_v1_task_proto_goTypes = []any{
 	(*UpdateFocusChainResponse)(nil), // 25: cairn.v1.UpdateFocusChainResponse
 	(*SubscribeRequest)(nil),         // 26: cairn.v1.SubscribeRequest
 	(*SubscribeResponse)(nil),        // 27: cairn.v1.SubscribeResponse
-	(*Snapshot)(nil),                 // 28: cairn.v1.Snapshot
-	(*MessageAdded)(nil),             // 29: cairn.v1.MessageAdded
-	(*TextAppended)(nil),             // 30: cairn.v1.TextAppended
-	(*MessageUpdated)(nil),           // 31: cairn.v1.MessageUpdated
-	(*TaskState)(nil),                // 32: cairn.v1.TaskState
-	(Mode)(0),                        // 33: cairn.v1.Mode
-	(*Message)(nil),                  // 34: cairn.v1.Message
+	(*MessageFinalized)(nil),         // 28: cairn.v1.MessageFinalized
+	(*Snapshot)(nil),                 // 29: cairn.v1.Snapshot
+	(*MessageAdded)(nil),             // 30: cairn.v1.MessageAdded
+	(*TextAppended)(nil),             // 31: cairn.v1.TextAppended
+	(*MessageUpdated)(nil),           // 32: cairn.v1.MessageUpdated
+	(*TaskState)(nil),                // 33: cairn.v1.TaskState
+	(Mode)(0),                        // 34: cairn.v1.Mode
+	(*Message)(nil),                  // 35: cairn.v1.Message
 }
 var file_cairn_v1_task_proto_depIdxs = []int32{
-	33, // 0: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
+	34, // 0: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
 	0,  // 1: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
 	1,  // 2: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
 	17, // 3: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
-	28, // 4: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
-	29, // 5: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
-	30, // 6: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
-	31, // 7: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
-	32, // 8: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
-	32, // 9: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
-	34, // 10: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
-	34, // 11: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
-	34, // 12: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
-	2,  // 13: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
-	33, // 14: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
-	3,  // 15: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
-	5,  // 16: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
-	7,  // 17: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
-	9,  // 18: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
-	11, // 19: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
-	13, // 20: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
-	15, // 21: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
-	18, // 22: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
-	20, // 23: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
-	22, // 24: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
-	24, // 25: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
-	26, // 26: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
-	4,  // 27: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
-	6,  // 28: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
-	8,  // 29: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
-	10, // 30: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
-	12, // 31: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
-	14, // 32: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
-	16, // 33: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
-	19, // 34: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
-	21, // 35: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
-	23, // 36: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
-	25, // 37: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
-	27, // 38: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
-	27, // [27:39] is the sub-list for method output_type
-	15, // [15:27] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	29, // 4: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
+	30, // 5: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
+	31, // 6: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
+	32, // 7: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
+	33, // 8: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
+	28, // 9: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
+	33, // 10: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
+	35, // 11: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
+	35, // 12: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
+	35, // 13: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
+	2,  // 14: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
+	34, // 15: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
+	3,  // 16: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
+	5,  // 17: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
+	7,  // 18: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
+	9,  // 19: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
+	11, // 20: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
+	13, // 21: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
+	15, // 22: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
+	18, // 23: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
+	20, // 24: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
+	22, // 25: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
+	24, // 26: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
+	26, // 27: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
+	4,  // 28: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
+	6,  // 29: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
+	8,  // 30: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
+	10, // 31: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
+	12, // 32: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
+	14, // 33: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
+	16, // 34: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
+	19, // 35: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
+	21, // 36: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
+	23, // 37: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
+	25, // 38: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
+	27, // 39: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
+	28, // [28:40] is the sub-list for method output_type
+	16, // [16:28] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_task_proto_init() }
@@ -2262,6 +2329,7 @@ func file_cairn_v1_task_proto_init() {
 		(*SubscribeResponse_TextAppended)(nil),
 		(*SubscribeResponse_MessageUpdated)(nil),
 		(*SubscribeResponse_StateChanged)(nil),
+		(*SubscribeResponse_MessageFinalized)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2269,7 +2337,7 @@ func file_cairn_v1_task_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_task_proto_rawDesc), len(file_cairn_v1_task_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   30,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
