@@ -337,8 +337,7 @@ func TestDeltasAreLinear(t *testing.T) {
 	fresh, freshTotal := measure(t, e, e.NewTask("fresh", "", act), false)
 	t.Logf("fresh task: %d bytes of text events for a %d-byte answer (%.2f×); %d bytes of events in all", fresh, len(answer),
 		float64(fresh)/float64(len(answer)), freshTotal)
-	// Text is sent about twice: once as deltas, once in the final message.
-	if fresh > 2*len(answer)+4096 {
+	if fresh > 2*len(answer) {
 		t.Fatalf("text events = %d bytes for a %d-byte answer: more than 2×", fresh, len(answer))
 	}
 

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"time"
+
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/core/task"
@@ -53,5 +55,17 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 		if err := stream.Send(out); err != nil {
 			return err
 		}
+		if ev.Kind == task.EventAppended {
+			// Let the next deltas of a fast stream merge in the queue: a client gets at most
+			// one text update per frame, whatever the model's chunk size.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(deltaPause):
+			}
+		}
 	}
 }
+
+// deltaPause is the pause after a text delta (about one 60 Hz frame).
+const deltaPause = 15 * time.Millisecond

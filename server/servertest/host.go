@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 	hostv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/host/v1"
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
 // Host is a fake editor on the real bridge stream. Diffs are kept in memory and written on

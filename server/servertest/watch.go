@@ -83,7 +83,10 @@ func (w *Watch) apply(ev *cairnv1.SubscribeResponse) {
 	w.history = append(w.history, ev)
 	switch e := ev.Event.(type) {
 	case *cairnv1.SubscribeResponse_Snapshot:
-		w.msgs = append([]*cairnv1.Message(nil), e.Snapshot.GetMessages()...)
+		w.msgs = w.msgs[:0]
+		for _, m := range e.Snapshot.GetMessages() {
+			w.msgs = append(w.msgs, proto.Clone(m).(*cairnv1.Message))
+		}
 		w.state = e.Snapshot.GetState()
 	case *cairnv1.SubscribeResponse_MessageAdded:
 		w.set(e.MessageAdded.GetMessage())
@@ -109,7 +112,7 @@ func (w *Watch) set(m *cairnv1.Message) {
 	for len(w.msgs) <= i {
 		w.msgs = append(w.msgs, nil)
 	}
-	w.msgs[i] = m
+	w.msgs[i] = proto.Clone(m).(*cairnv1.Message) // the event in history stays as received
 }
 
 // Stats returns events, bytes and text deltas received so far.
