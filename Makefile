@@ -1,0 +1,107 @@
+# Cairn — build, test and package. `make install` builds everything and installs the .vsix into
+# VS Code or code-server when one is found; `make test` runs everything CI runs.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
+GOOS_ARCH := $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH | sed 's/amd64/x64/')
+NPM_STAMP := node_modules/.package-lock.json
+
+.PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
+        test test-go test-ts e2e bench fuzz vsix install ci deps clean
+
+all: build
+
+## Dependencies --------------------------------------------------------------------------------
+
+$(NPM_STAMP): package-lock.json package.json extension/package.json webview-ui/package.json
+	npm ci --no-audit --no-fund
+	@touch $(NPM_STAMP)
+
+deps: $(NPM_STAMP)
+	$(GO) mod download
+
+## Build ---------------------------------------------------------------------------------------
+
+build: daemon fakellm webview extension
+
+daemon:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/cairn ./server/cmd/cairn
+
+fakellm:
+	$(GO) build -trimpath -o bin/fakellm ./server/cmd/fakellm
+
+webview: $(NPM_STAMP)
+	npm run -w webview-ui build
+
+extension: $(NPM_STAMP) webview
+	npm run -w extension build
+
+## Protocol ------------------------------------------------------------------------------------
+
+GEN_DIRS := server/internal/gen extension/src/gen webview-ui/src/gen
+
+generate: $(NPM_STAMP)
+	npx buf lint
+	npx buf generate
+
+# Regenerating must not change the committed code.
+checkgenerate: generate
+	@if [ -n "$$(git status --porcelain -- $(GEN_DIRS))" ]; then \
+	  echo "generated code is stale; run make generate and commit:"; git status --porcelain -- $(GEN_DIRS); exit 1; fi
+	@echo "checkgenerate: ok"
+
+## Checks --------------------------------------------------------------------------------------
+
+check-imports:
+	./scripts/check-imports.sh
+
+lint: $(NPM_STAMP) check-imports
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/internal/gen/')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	npx buf lint
+	npm run -w webview-ui typecheck
+	npm run -w extension typecheck
+
+## Tests ---------------------------------------------------------------------------------------
+
+test: lint checkgenerate test-go test-ts e2e
+
+test-go:
+	$(GO) test -count=1 ./...
+
+test-ts: $(NPM_STAMP)
+	npm run -w webview-ui test
+	npm run -w extension test
+
+# The end-to-end test in real VS Code (code-server) with Playwright; see e2e/README.md.
+e2e: vsix
+	node e2e/run.mjs
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./core/parse
+	$(GO) test -run '^$$' -fuzz FuzzApply -fuzztime 60s ./core/diff
+	$(GO) test -run '^$$' -fuzz FuzzParseBlocks -fuzztime 30s ./core/diff
+
+# Benchmarks print each figure beside its anchor (spec §12). Not part of `make test`.
+bench: daemon
+	CAIRN_BENCH=1 $(GO) test -count=1 -run 'Report' -v ./... 2>&1 | grep -v -E '^(=== RUN|--- PASS|PASS|ok |\?|=== PAUSE|=== CONT)' 
+
+## Package and install -------------------------------------------------------------------------
+
+vsix: daemon extension
+	mkdir -p extension/bin/$(GOOS_ARCH) dist
+	cp bin/cairn extension/bin/$(GOOS_ARCH)/cairn
+	npm run -w extension package
+
+install: deps build vsix
+	@if command -v code >/dev/null 2>&1; then code --install-extension dist/cairn.vsix --force; \
+	elif command -v code-server >/dev/null 2>&1; then code-server --install-extension dist/cairn.vsix --force; \
+	elif [ -x .cache/code-server/node_modules/.bin/code-server ]; then .cache/code-server/node_modules/.bin/code-server --install-extension dist/cairn.vsix --force; \
+	else echo "Built dist/cairn.vsix (no VS Code or code-server found to install it into)."; fi
+
+ci: deps test
+
+clean:
+	rm -rf bin dist extension/out extension/bin webview-ui/dist
