@@ -2,10 +2,9 @@ package shell
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // maxHeld bounds how many bytes wait for the end of an escape sequence; a sequence that never
@@ -81,6 +80,12 @@ func escapeComplete(s []byte) bool {
 	}
 }
 
+// escapeSeq matches ECMA-48 escape sequences: CSI (colours, cursor moves), the string
+// commands ending in BEL or ST (OSC titles and links, DCS, …) and two/three-byte escapes.
+// A regexp instead of a terminal library: the one we used built width tables at start-up and
+// cost the daemon 28 ms of init on every launch (spec P5).
+var escapeSeq = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|[\\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[ -/]*[0-~])")
+
 // cleanText strips escape sequences and control characters from a complete piece of output.
 func cleanText(b []byte) string {
 	if len(b) == 0 {
@@ -88,7 +93,7 @@ func cleanText(b []byte) string {
 	}
 	s := string(b)
 	if bytes.IndexByte(b, 0x1b) >= 0 { // most output has no escapes: skip the parser
-		s = ansi.Strip(s)
+		s = escapeSeq.ReplaceAllString(s, "")
 	}
 	var out strings.Builder
 	out.Grow(len(s))

@@ -1,0 +1,101 @@
+package server_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestP5Report prints spec §12 P5 when CAIRN_BENCH=1 (`make bench`): exec → handshake time,
+// idle RSS and idle CPU of `cairn serve`, beside a bare grpc-go server measured in the same run.
+func TestP5Report(t *testing.T) {
+	if os.Getenv("CAIRN_BENCH") == "" {
+		t.Skip("set CAIRN_BENCH=1 (make bench) to print P5")
+	}
+	dir := t.TempDir()
+	build := func(name, pkg string) string {
+		out := filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+		cmd.Dir = ".."
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", pkg, err, b)
+		}
+		return out
+	}
+	cairn := build("cairn", "./server/cmd/cairn")
+	bare := build("baregrpc", "./server/internal/bench/baregrpc")
+
+	type result struct {
+		start   time.Duration
+		rssKB   int
+		cpuTick int
+	}
+	measure := func(argv func(i int) []string) result {
+		const runs = 15
+		var total time.Duration
+		var last result
+		for i := range runs {
+			args := argv(i)
+			cmd := exec.Command(args[0], args[1:]...)
+			out, _ := cmd.StdoutPipe()
+			begin := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+				t.Fatalf("%v: no handshake: %v", args, err)
+			}
+			total += time.Since(begin)
+			if i == runs-1 {
+				time.Sleep(time.Second) // settle
+				last.rssKB = rss(cmd.Process.Pid)
+				c0 := cpuTicks(cmd.Process.Pid)
+				time.Sleep(3 * time.Second)
+				last.cpuTick = cpuTicks(cmd.Process.Pid) - c0
+			}
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+		}
+		last.start = total / runs
+		return last
+	}
+	d := measure(func(i int) []string {
+		data := filepath.Join(dir, fmt.Sprintf("data%d", i))
+		return []string{cairn, "serve", "--data-dir", data, "--socket", filepath.Join(dir, fmt.Sprintf("c%d.sock", i))}
+	})
+	b := measure(func(i int) []string { return []string{bare, filepath.Join(dir, fmt.Sprintf("b%d.sock", i))} })
+	fmt.Printf("\nP5 daemon — mean of 15 starts; RSS and CPU after 1 s idle\n")
+	fmt.Printf("%-22s %12s %12s %18s\n", "", "handshake", "idle RSS", "idle CPU (3 s)")
+	fmt.Printf("%-22s %12v %9.1f MB %15d ticks\n", "cairn serve", d.start.Round(10*time.Microsecond), float64(d.rssKB)/1024, d.cpuTick)
+	fmt.Printf("%-22s %12v %9.1f MB %15d ticks\n", "bare grpc-go (anchor)", b.start.Round(10*time.Microsecond), float64(b.rssKB)/1024, b.cpuTick)
+	fmt.Printf("targets: handshake ≤ 20 ms, idle RSS ≤ 20 MB, idle CPU 0 (Node alone: ~130 ms, 40.5 MB)\n")
+}
+
+func rss(pid int) int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
+}
+
+func cpuTicks(pid int) int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndex(s, ")")+2:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return u + st
+}
