@@ -1,0 +1,143 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn/server/cli"
+
+	"github.com/cairnhq/cairn/core/llm/llmtest"
+)
+
+const completion = "<attempt_completion>\n<result>All done.</result>\n</attempt_completion>"
+
+// runCLI runs `cairn run` without a terminal against a scripted model.
+func runCLI(t *testing.T, script llmtest.Script, args ...string) (code int, stdout, stderr string, ws string) {
+	t.Helper()
+	srv := llmtest.New(t, script)
+	ws = t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	var out, errb bytes.Buffer
+	full := append([]string{"run", "-C", ws, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--api-key", "k", "--model", "m"}, args...)
+	code = cli.Run(context.Background(), full, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if err := srv.Err(); err != nil {
+		t.Error(err)
+	}
+	return code, out.String(), errb.String(), ws
+}
+
+func TestRunCompletesWithAutoApprove(t *testing.T) {
+	code, out, errs, ws := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "Creating it.\n<write_to_file>\n<path>notes.md</path>\n<content>\n# Notes\n</content>\n</write_to_file>", ChunkSize: 6},
+		{Text: completion, Expect: &llmtest.Expect{LastUserContains: []string{"[write_to_file for 'notes.md'] Result:"}}},
+	}}, "--auto-approve", "edit", "write notes")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, want := range []string{"Creating it.", "create notes.md", "All done."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "notes.md")); err != nil || string(b) != "# Notes\n" {
+		t.Fatalf("notes.md = %q, %v", b, err)
+	}
+}
+
+func TestRunWithoutTTYDeniesAndExplains(t *testing.T) {
+	code, out, errs, ws := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<write_to_file>\n<path>x.txt</path>\n<content>\nx\n</content>\n</write_to_file>"},
+		{Text: completion, Expect: &llmtest.Expect{LastUserContains: []string{"denied"}}},
+	}}, "write x")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "--auto-approve edit") {
+		t.Fatalf("stderr does not name the flag:\n%s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "x.txt")); !os.IsNotExist(err) {
+		t.Fatalf("x.txt was written without approval: %v", err)
+	}
+}
+
+func TestRunQuestionWithoutTTYExits3(t *testing.T) {
+	code, out, errs, _ := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<ask_followup_question>\n<question>Which database?</question>\n<options>[\"sqlite\", \"postgres\"]</options>\n</ask_followup_question>"},
+	}}, "set up storage")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "Which database?") || !strings.Contains(out, "postgres") {
+		t.Fatalf("question not printed:\n%s", out)
+	}
+}
+
+func TestRunJSONEvents(t *testing.T) {
+	code, out, errs, _ := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{{Text: "Thinking out loud.\n" + completion, ChunkSize: 4}}},
+		"--json", "finish")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	kinds := map[string]bool{}
+	for _, l := range lines {
+		var ev map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("not one JSON event per line: %q: %v", l, err)
+		}
+		for k := range ev {
+			kinds[k] = true
+		}
+	}
+	for _, k := range []string{"snapshot", "message_added", "text_appended", "state_changed"} {
+		if !kinds[k] {
+			t.Errorf("no %s event in --json output", k)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	var out, errb bytes.Buffer
+	io := cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}
+	for _, args := range [][]string{{}, {"nope"}, {"run"}, {"run", "--mode", "fast", "x"}, {"debug"}} {
+		if code := cli.Run(context.Background(), args, io); code != 2 {
+			t.Errorf("cairn %v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestDebugParseChunksMatchesWhole(t *testing.T) {
+	text := "Hi <b>there</b>\n<write_to_file>\n<path>a</path>\n<content>\nx </content> y\n</content>\n</write_to_file>"
+	whole := debugParse(t, text, false)
+	var chunks []string
+	for i := 0; i < len(text); i += 3 {
+		chunks = append(chunks, text[i:min(i+3, len(text))])
+	}
+	js, _ := json.Marshal(chunks)
+	if got := debugParse(t, string(js), true); got != whole {
+		t.Fatalf("chunked:\n%s\nwhole:\n%s", got, whole)
+	}
+	if !strings.Contains(whole, `"content": "x </content> y"`) {
+		t.Fatalf("content with its own closing tag lost:\n%s", whole)
+	}
+}
+
+func debugParse(t *testing.T, in string, chunks bool) string {
+	t.Helper()
+	args := []string{"debug", "parse"}
+	if chunks {
+		args = append(args, "--chunks")
+	}
+	var out, errb bytes.Buffer
+	if code := cli.Run(context.Background(), args, cli.IO{In: strings.NewReader(in), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	return out.String()
+}
