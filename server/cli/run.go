@@ -322,7 +322,9 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 			reply(cairnv1.AskResponse_ASK_RESPONSE_REJECT, "The user is not present to approve this ("+what+"); it was denied. Continue without it, or finish with attempt_completion explaining what needs approval.")
 			return 0, false
 		}
-		if t := m.GetTool(); t != nil && t.GetDiff() != "" {
+		if c := m.GetCommand(); c != nil {
+			p.out("$ %s\n", c.GetCommand())
+		} else if t := m.GetTool(); t != nil && t.GetDiff() != "" {
 			p.out("%s\n", t.GetDiff())
 		} else if t != nil && t.GetContent() != "" && t.GetOperation() == cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED {
 			p.out("%s\n", t.GetContent())
