@@ -28,6 +28,7 @@ import (
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/window"
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
@@ -84,6 +85,8 @@ type composer struct {
 	// GlobalRules is the user's global rules folder.
 	globalRules string
 	ide         string
+	// dataDir holds the checkpoint repositories ("" turns checkpoints off).
+	dataDir string
 
 	// mu guards indexes.
 	mu      sync.Mutex
@@ -105,6 +108,7 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 		return task.Deps{}, fmt.Errorf("%w: no model endpoint is configured (set a base URL and API key)", task.ErrBadRequest)
 	}
 	var host tools.Host = direct.New("", opts.Workspace)
+	var editor tools.Editor // nil with the direct host: it has no diagnostics to offer
 	ide := "Cairn CLI"
 	if opts.HostID != "" {
 		h, ok := c.hosts.Get(opts.HostID)
@@ -112,15 +116,18 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 			return task.Deps{}, fmt.Errorf("%w: host %q is not connected", task.ErrBadRequest, opts.HostID)
 		}
 		host = mixedHost(h, host.(*direct.Host))
+		editor = host.Editor()
 		if name := h.Hello().GetIdeName(); name != "" {
 			ide = name
 		}
 	}
 	terminals := shell.NewRegistry()
+	recent := envdetails.NewTracker() // closed by the task's OnClose
 	reg := Tools(terminals)
 	info := ModelInfo(s)
 	sys := systemInfo(ide, ws.Root())
-	return task.Deps{
+	fit := &window.State{Dedup: s.DedupFileContents}
+	return c.withCheckpoints(ws.Root(), s, task.Deps{
 		Provider:  NewProvider(s),
 		Model:     s.API.Model,
 		ModelInfo: info,
@@ -132,11 +139,18 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 		SystemPrompt: func(mode string) string {
 			return buildPrompt(c.rules, c.globalRules, reg, mode, sys, s, info)
 		},
+		Project: func(history []llm.Message, lastTokens int64) []llm.Message {
+			return window.Project(history, fit, lastTokens, info.ContextWindow)
+		},
+		ContextOverflow: func() { window.Shrink(fit) },
+		ExpandUser:      c.userExpander(ws, editor, terminals),
 		EnvDetails: func(ctx context.Context, r task.EnvRequest) string {
 			return envdetails.Build(ctx, envdetails.Input{IDE: ide, Workspace: ws, Editor: host.Editor(), Terminals: terminals,
-				First: r.First, Mode: r.Mode, ContextTokens: r.ContextTokens, ContextWindow: r.ContextWindow})
+				Recent: recent, First: r.First, Mode: r.Mode, ContextTokens: r.ContextTokens, ContextWindow: r.ContextWindow})
 		},
-	}, nil
+		OnFiles: recent.Files,
+		OnClose: func() { _ = recent.Close() },
+	}), nil
 }
 
 // buildPrompt renders the system prompt for one task.

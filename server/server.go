@@ -116,7 +116,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	home, _ := os.UserHomeDir()
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	comp := &composer{settings: settings, hosts: hosts, rules: rules.NewLoader(),
-		globalRules: filepath.Join(home, "Documents", "Cairn", "Rules"), indexes: map[string]*workspace.Index{}}
+		globalRules: filepath.Join(home, "Documents", "Cairn", "Rules"), indexes: map[string]*workspace.Index{},
+		dataDir: cfg.DataDir}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	tasks := task.NewManager(runCtx, st, comp.deps)
 	hosts.OnDiffDecision = func(hostID, _ string, approved bool) {

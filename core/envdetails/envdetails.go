@@ -1,11 +1,14 @@
 // Package envdetails renders the <environment_details> block appended to every user turn
-// (spec §5): what the editor shows, what the terminals did, the time, the first-turn file list,
-// the context usage and the mode.
+// (spec §5): the workspace roots, what the editor shows, what the terminals printed, files
+// someone else changed behind the agent's back, the time, on the first turn the file list, the
+// project configuration and the tools on PATH, then the context usage and the mode.
 package envdetails
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,163 +19,205 @@ import (
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
-// Input is what one turn's details come from.
+// Input is what one turn's details come from. Nil parts leave their sections out (Editor: the
+// file sections say there is nothing; Terminals, Recent: no section).
 type Input struct {
-	IDE           string // "VSCode", "Cairn CLI"
-	Workspace     *workspace.Workspace
-	Editor        tools.Editor
-	Terminals     *shell.Registry
+	IDE       string // "VSCode", "Cairn CLI"
+	Workspace *workspace.Workspace
+	Editor    tools.Editor
+	Terminals *shell.Registry
+	// Recent tracks files the agent saw; its changes are reported once each.
+	Recent *Tracker
+	// First adds the file list, the workspace configuration and the CLI tools.
 	First         bool
-	Mode          string
+	Mode          string // "act" or "plan"
 	ContextTokens int64
-	ContextWindow int64
-	Now           time.Time
+	ContextWindow int64 // 0: 128K
+	// Now is the clock (zero: time.Now()).
+	Now time.Time
+	// CLITools lists the tools on PATH (nil: DetectCLITools).
+	CLITools func() []string
 }
 
 // busyWait is how long a turn waits for busy terminals to settle (spec §5).
 const busyWait = 15 * time.Second
 
-// Build renders the block.
+// defaultWindow is the context window assumed when the model table does not know it.
+const defaultWindow = 128_000
+
+// Build renders the block. It never fails: a part that cannot be read is left out or says so.
 func Build(ctx context.Context, in Input) string {
 	if in.Terminals != nil && in.Terminals.Busy() {
 		in.Terminals.WaitIdle(ctx, busyWait)
 	}
+	ws := in.Workspace
 	var b strings.Builder
 	b.WriteString("<environment_details>\n")
-	ws := in.Workspace
 	if ws != nil && len(ws.Roots()) > 1 {
 		b.WriteString("# Workspace Roots\n")
 		for _, r := range ws.Roots() {
-			fmt.Fprintf(&b, "- %s: %s\n", r.Name, r.Path)
+			fmt.Fprintf(&b, "- %s: %s%s\n", r.Name, r.Path, vcsNote(r.Path))
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "Primary workspace: %s\n\n", ws.Roots()[0].Name)
 	}
+
+	var visible, tabs []string
 	if in.Editor != nil {
-		section(&b, "# "+in.IDE+" Visible Files", relPaths(ws, list(ctx, in.Editor.VisibleFiles)))
-		section(&b, "# "+in.IDE+" Open Tabs", relPaths(ws, list(ctx, in.Editor.OpenTabs)))
+		visible = editorFiles(ctx, ws, in.Editor.VisibleFiles)
+		tabs = editorFiles(ctx, ws, in.Editor.OpenTabs)
 	}
+	section(&b, "# "+in.IDE+" Visible Files", visible, noVisibleText)
+	section(&b, "# "+in.IDE+" Open Tabs", tabs, noTabsText)
+
 	if in.Terminals != nil {
 		running, finished := in.Terminals.Snapshot()
-		if len(running) > 0 {
-			b.WriteString("# Actively Running Terminals\n")
-			for _, t := range running {
-				fmt.Fprintf(&b, "## Original command: `%s`\n", t.Command)
-				if out := strings.TrimSpace(t.NewOutput); out != "" {
-					fmt.Fprintf(&b, "### New Output\n%s\n", out)
-				}
-			}
-			b.WriteString("\n")
-		}
-		if len(finished) > 0 {
-			b.WriteString("# Inactive Terminals with Completed Process Output\n")
-			for _, t := range finished {
-				fmt.Fprintf(&b, "## Original command: `%s`\n", t.Command)
-				if out := strings.TrimSpace(t.NewOutput); out != "" {
-					fmt.Fprintf(&b, "### New Output\n%s\n", out)
-				}
+		terminals(&b, "# Actively Running Terminals", running)
+		terminals(&b, "# Inactive Terminals with Completed Process Output", finished)
+	}
+
+	if in.Recent != nil {
+		if mods := in.Recent.Take(); len(mods) > 0 {
+			b.WriteString("# Recently Modified Files\n" + recentlyModifiedText + "\n")
+			for _, p := range mods {
+				b.WriteString(rel(ws, p) + "\n")
 			}
 			b.WriteString("\n")
 		}
 	}
+
 	now := in.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
 	fmt.Fprintf(&b, "# Current Time\n%s\n\n", FormatTime(now))
+
 	if in.First && ws != nil {
 		root := ws.Root()
-		fmt.Fprintf(&b, "# Current Working Directory (%s) Files\n", root)
-		entries, truncated, err := listfiles.List(ctx, ws, root, true, listfiles.DefaultLimit)
-		switch {
-		case err != nil:
-			fmt.Fprintf(&b, "(The file list is not available: %v)\n", err)
-		case len(entries) == 0:
-			b.WriteString("No files found.\n")
-		default:
-			b.WriteString(listfiles.Format(entries, truncated) + "\n")
+		fmt.Fprintf(&b, "# Current Working Directory (%s) Files\n%s\n\n", root, fileList(ctx, ws, root))
+		fmt.Fprintf(&b, "# Workspace Configuration\n%s\n\n", workspaceConfig(ctx, ws))
+		detect := in.CLITools
+		if detect == nil {
+			detect = DetectCLITools
 		}
-		b.WriteString("\n")
+		found := noToolsText
+		if names := detect(); len(names) > 0 {
+			found = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(&b, "# Detected CLI Tools\n%s\n\n", found)
 	}
-	window := in.ContextWindow
-	if window <= 0 {
-		window = 128_000
-	}
-	pct := 0
-	if window > 0 {
-		pct = int(in.ContextTokens * 100 / window)
-	}
-	fmt.Fprintf(&b, "# Context Window Usage\n%s / %dK tokens used (%d%%)\n\n", thousands(in.ContextTokens), window/1000, pct)
+
+	fmt.Fprintf(&b, "# Context Window Usage\n%s\n\n", ContextUsage(in.ContextTokens, in.ContextWindow))
 	b.WriteString("# Current Mode\n")
 	if in.Mode == "plan" {
-		b.WriteString("PLAN MODE\nIn this mode, gather information and discuss a plan with the user using plan_mode_respond. " +
-			"Do not change files or run commands. When the plan is agreed, ask the user to switch to ACT MODE.\n")
+		b.WriteString(planModeText + "\n")
 	} else {
-		b.WriteString("ACT MODE\n")
+		b.WriteString(actModeText + "\n")
 	}
 	b.WriteString("</environment_details>")
 	return b.String()
 }
 
-func list(ctx context.Context, fn func(context.Context) ([]string, error)) []string {
-	paths, err := fn(ctx)
-	if err != nil {
-		return nil
+// ContextUsage renders "12,345 / 128K tokens used (10%)" (the percentage rounded, as spec §5
+// shows it).
+func ContextUsage(tokens, window int64) string {
+	if window <= 0 {
+		window = defaultWindow
 	}
-	return paths
+	return fmt.Sprintf("%s / %dK tokens used (%d%%)", thousands(tokens), window/1000, (tokens*100+window/2)/window)
 }
 
-func relPaths(ws *workspace.Workspace, paths []string) []string {
-	out := make([]string, 0, len(paths))
+// editorFiles returns the editor's files that exist and the ignore file allows, as the model
+// addresses them (root-relative inside the workspace).
+func editorFiles(ctx context.Context, ws *workspace.Workspace, fn func(context.Context) ([]string, error)) []string {
+	paths, err := fn(ctx)
+	if err != nil {
+		return nil // a host that cannot tell is shown as showing nothing
+	}
+	var out []string
+	seen := map[string]bool{}
 	for _, p := range paths {
-		if ws != nil && filepath.IsAbs(p) {
-			if ws.Ignored(p) {
+		if !filepath.IsAbs(p) {
+			if ws == nil {
 				continue
 			}
-			p = ws.Rel(p)
+			p = filepath.Join(ws.Root(), p)
 		}
-		out = append(out, p)
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			continue // untitled buffers, deleted files
+		}
+		if ws != nil && ws.Ignored(p) {
+			continue
+		}
+		if r := rel(ws, p); !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
 	}
 	return out
 }
 
-func section(b *strings.Builder, title string, items []string) {
+func rel(ws *workspace.Workspace, abs string) string {
+	if ws == nil {
+		return filepath.ToSlash(abs)
+	}
+	return ws.Rel(abs)
+}
+
+func section(b *strings.Builder, title string, items []string, none string) {
 	b.WriteString(title + "\n")
 	if len(items) == 0 {
-		b.WriteString("(No " + strings.ToLower(strings.TrimPrefix(title[strings.LastIndex(title, " ")+1:], "#")) + ")\n\n")
+		b.WriteString(none + "\n\n")
 		return
 	}
 	b.WriteString(strings.Join(items, "\n") + "\n\n")
 }
 
-// FormatTime renders local time with its IANA zone and UTC offset, e.g.
-// "2026-11-22 14:05:09 (Asia/Kolkata, UTC+5:30)". Fractional offsets keep their minutes.
-func FormatTime(t time.Time) string {
-	_, off := t.Zone()
-	sign := "+"
-	if off < 0 {
-		sign = "-"
-		off = -off
+func terminals(b *strings.Builder, title string, ts []shell.TerminalState) {
+	if len(ts) == 0 {
+		return
 	}
-	h, m := off/3600, (off%3600)/60
-	offset := fmt.Sprintf("UTC%s%d", sign, h)
-	if m != 0 {
-		offset = fmt.Sprintf("UTC%s%d:%02d", sign, h, m)
+	b.WriteString(title + "\n")
+	for _, t := range ts {
+		fmt.Fprintf(b, "## Original command: `%s`\n", t.Command)
+		if out := strings.TrimRight(t.NewOutput, "\n"); strings.TrimSpace(out) != "" {
+			fmt.Fprintf(b, "### New Output\n%s\n", out)
+		}
 	}
-	zone := t.Location().String()
-	if zone == "Local" {
-		zone, _ = t.Zone()
+	b.WriteString("\n")
+}
+
+func fileList(ctx context.Context, ws *workspace.Workspace, root string) string {
+	entries, truncated, err := listfiles.List(ctx, ws, root, true, listfiles.DefaultLimit)
+	switch {
+	case errors.Is(err, listfiles.ErrRefused):
+		return listRefusedText
+	case err != nil:
+		return fmt.Sprintf(listFailedText, err)
 	}
-	return fmt.Sprintf("%s (%s, %s)", t.Format("2006-01-02 15:04:05"), zone, offset)
+	return listfiles.Format(entries, truncated)
+}
+
+// vcsNote names the version control of a root for the roots list.
+func vcsNote(root string) string {
+	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+		return " (git)"
+	}
+	return ""
 }
 
 func thousands(n int64) string {
 	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
 	var out []byte
 	for i := range len(s) {
 		if i > 0 && (len(s)-i)%3 == 0 {
 			out = append(out, ',')
 		}
 		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
 	}
 	return string(out)
 }

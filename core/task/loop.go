@@ -21,9 +21,12 @@ var switchedToActNote = prompt.SwitchedToAct()
 func (t *Task) Start(parent context.Context, text string, images, files []string) {
 	t.say(msg.SayTask, text, nil, false)
 	t.mu.Lock()
-	if len(t.messages) > 0 {
-		t.messages[len(t.messages)-1].Images = images
-		t.messages[len(t.messages)-1].Files = files
+	if n := len(t.messages); n > 0 {
+		t.messages[n-1].Images = images
+		t.messages[n-1].Files = files
+		if len(images)+len(files) > 0 {
+			t.persistLocked(t.messages[n-1], true) // a resumed task shows them too
+		}
 	}
 	t.mu.Unlock()
 	t.run(parent, func(ctx context.Context) []llm.Content {
@@ -208,6 +211,9 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if ctx.Err() != nil {
 			return endCancelled
 		}
+		if first {
+			t.checkpoint(ctx)
+		}
 		t.appendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
 
@@ -249,7 +255,10 @@ func (t *Task) request(ctx context.Context) (string, *parse.Block, error) {
 			return "", nil, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
-			continue // the projection shrinks on the next attempt (see project)
+			if t.deps.ContextOverflow != nil {
+				t.deps.ContextOverflow() // the projection shrinks on the next attempt
+			}
+			continue
 		}
 		if attempt < maxAutoRetries {
 			delay := time.Duration(2<<attempt) * time.Second

@@ -46,8 +46,14 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if res.UserFeedback != "" {
 		t.say(msg.SayUserFeedback, res.UserFeedback, nil, false)
 	}
+	if t.deps.OnFiles != nil && (len(res.Read) > 0 || len(res.Changed) > 0) {
+		t.deps.OnFiles(res.Read, res.Changed)
+	}
 	if len(res.Changed) > 0 && t.deps.OnToolDone != nil {
 		t.deps.OnToolDone(ctx, res.Changed)
+	}
+	if len(res.Changed) > 0 || spec.Category == tools.CategoryCommand {
+		t.checkpoint(ctx)
 	}
 	if res.Completed {
 		return nil, endCompleted

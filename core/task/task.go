@@ -107,6 +107,9 @@ type Deps struct {
 	EnvDetails func(ctx context.Context, r EnvRequest) string
 	// Project fits the API history into the context window (a projection; nil: send all).
 	Project func(history []llm.Message, lastTokens int64) []llm.Message
+	// ContextOverflow is called when the provider rejects a request as too long for the
+	// context window, before the one silent retry, so the next Project can shrink (nil: none).
+	ContextOverflow func()
 	// ExpandUser expands mentions and slash commands in user text (nil: unchanged).
 	ExpandUser func(ctx context.Context, text string) string
 	// Now and Sleep are the clock, replaceable in tests.
@@ -116,6 +119,16 @@ type Deps struct {
 	HostID string
 	// OnToolDone is called after a tool that changed files (checkpoints).
 	OnToolDone func(ctx context.Context, changed []string)
+	// Checkpoint snapshots the workspace at the first request and after tools that may have
+	// changed files (nil: checkpoints off). A hash is shown as a checkpoint_created row, an
+	// error as an error row; "" with nil shows nothing (implementations report an error once,
+	// then return "", nil).
+	Checkpoint func(ctx context.Context) (hash string, err error)
+	// OnFiles is told the files (absolute) a tool read or changed, right after it ran, so the
+	// recently-modified tracker knows what the agent saw (nil: nobody listens).
+	OnFiles func(read, changed []string)
+	// OnClose is called once when the task is closed, to release per-task resources (nil: none).
+	OnClose func()
 }
 
 // EnvRequest says what environment details a turn needs.
@@ -290,13 +303,15 @@ func (t *Task) updateMessage(i int, fn func(m *msg.Message)) {
 	t.messages[i] = m
 	if old.Partial && len(m.Text) >= len(old.Text) && strings.HasPrefix(m.Text, old.Text) &&
 		samePayload(old.Payload, m.Payload) && sameRest(old, m) {
+		// Written before it is published: a client never sees a message complete that a
+		// crash right after could lose.
+		t.persistLocked(m, !m.Partial)
 		if len(m.Text) > len(old.Text) {
 			t.broker.Publish(Event{Kind: EventAppended, Index: i, Delta: m.Text[len(old.Text):]}, true)
 		}
 		if !m.Partial {
 			t.broker.Publish(Event{Kind: EventFinalized, Index: i}, false)
 		}
-		t.persistLocked(m, !m.Partial)
 		return
 	}
 	t.persistLocked(m, !m.Partial)
@@ -515,5 +530,9 @@ func (t *Task) Close() {
 	if t.log != nil {
 		_ = t.log.Close()
 		t.log = nil
+	}
+	if t.deps.OnClose != nil {
+		t.deps.OnClose()
+		t.deps.OnClose = nil
 	}
 }

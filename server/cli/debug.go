@@ -15,7 +15,7 @@ import (
 
 func debug(ctx context.Context, args []string, stdio IO) int {
 	if len(args) < 1 {
-		fmt.Fprintln(stdio.Err, "cairn debug: parse | prompt")
+		fmt.Fprintln(stdio.Err, "cairn debug: parse | prompt | mentions")
 		return exitUsage
 	}
 	switch args[0] {
@@ -23,6 +23,8 @@ func debug(ctx context.Context, args []string, stdio IO) int {
 		return debugParse(args[1:], stdio)
 	case "prompt":
 		return debugPrompt(ctx, args[1:], stdio)
+	case "mentions":
+		return debugMentions(ctx, args[1:], stdio)
 	}
 	fmt.Fprintf(stdio.Err, "cairn debug: unknown subcommand %q\n", args[0])
 	return exitUsage

@@ -1,6 +1,10 @@
 // Package edit implements write_to_file and replace_in_file (spec §9): the new content is
 // computed by core/diff, shown in the host's diff view while the model streams, and saved only
-// when the user approves. A failed or rejected edit leaves the file byte-identical.
+// when the user approves. A failed, rejected or cancelled edit leaves the file byte-identical.
+//
+// After a save the model is told what is on disk (see resultText): the changes the user or
+// the editor's formatter made to the proposal, errors the editor reports that were not there
+// before, and the final content or, for long files, only the changed hunks.
 package edit
 
 import (
@@ -29,9 +33,6 @@ func describe(name string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// compactThreshold: files up to this many lines come back whole after an edit (spec §9).
-const compactThreshold = 300
-
 // maxFileSize is the largest file an edit will load.
 const maxFileSize = 20 << 20
 
@@ -40,15 +41,22 @@ const maxFileSize = 20 << 20
 type Tool struct {
 	whole bool // write_to_file
 
-	// mu guards the streaming state.
+	// mu guards the streaming state below.
 	mu      sync.Mutex
 	session tools.DiffSession
 	path    string // model path of the open session
 	abs     string
 	orig    []byte
 	isNew   bool
+	before  []tools.Diagnostic // the editor's diagnostics for abs before the diff opened
+	diagsOK bool               // before is known (the host answered)
 	preview *diff.Preview
 	failed  bool // the preview met an error; Run reports the authoritative one
+	sentLen int  // length of the streamed body at the last update sent to the host
+	blocks  int  // blocks located at the last update sent to the host
+	// unwatch stops the watcher that reverts the session if the task's context ends before
+	// Run takes the session over (a cancel while the call is still streaming).
+	unwatch func() bool
 }
 
 // NewWrite returns write_to_file.
@@ -90,14 +98,33 @@ func load(abs string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	if info.IsDir() {
-		return nil, false, fmt.Errorf("%s is a directory", abs)
+		return nil, false, errors.New("it is a directory")
 	}
 	if info.Size() > maxFileSize {
-		return nil, false, fmt.Errorf("the file is larger than 20 MB")
+		return nil, false, errors.New("the file is larger than 20 MB")
 	}
 	b, err := os.ReadFile(abs)
 	return b, false, err
 }
+
+// diagnostics asks the editor for abs's diagnostics; ok is false when the editor could not say.
+func diagnostics(ctx context.Context, env *tools.Env, abs string) ([]tools.Diagnostic, bool) {
+	ed := env.Host.Editor()
+	if ed == nil {
+		return nil, false
+	}
+	ds, err := ed.Diagnostics(ctx, []string{abs})
+	if err != nil {
+		return nil, false
+	}
+	return ds, true
+}
+
+// sendEvery is how much a streamed body must grow before the diff view gets the next update
+// (besides the updates that show a newly located block): a fiftieth of the content, at least
+// 64 bytes. Sending the whole proposal on every 20-byte chunk would cost quadratic time and
+// traffic on large files.
+func sendEvery(contentLen int) int { return max(64, contentLen/50) }
 
 // Preview fills the diff view while the call streams. Errors here are not fatal: Run decides.
 func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) error {
@@ -109,8 +136,7 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.session != nil && t.path != path {
-		_ = t.session.Revert(ctx)
-		t.session = nil
+		t.dropLocked(ctx)
 	}
 	if t.session == nil {
 		abs, _, err := env.Files.Resolve(path)
@@ -124,28 +150,47 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 		if !t.whole && isNew {
 			return nil
 		}
+		before, diagsOK := diagnostics(ctx, env, abs)
 		s, err := env.Host.Diffs().Open(ctx, abs, string(orig), isNew)
 		if err != nil {
 			return err
 		}
 		t.session, t.path, t.abs, t.orig, t.isNew, t.failed = s, path, abs, orig, isNew, false
+		t.before, t.diagsOK = before, diagsOK
 		t.preview = diff.NewPreview(orig)
+		t.sentLen, t.blocks = 0, 0
+		t.unwatch = context.AfterFunc(ctx, func() {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.session == s {
+				t.dropLocked(ctx)
+			}
+		})
 	}
 	if t.failed {
 		return nil
 	}
 	if t.whole {
-		return t.session.Update(ctx, body, false)
+		if len(body)-t.sentLen < sendEvery(len(t.orig)+len(body)) {
+			return nil
+		}
+		t.sentLen = len(body)
+		proposed := body
+		if !t.isNew {
+			proposed = string(diff.ApplyWholeFile(t.orig, body)) // the file's BOM and line endings
+		}
+		return t.session.Update(ctx, proposed, false)
 	}
 	v := t.preview.Update(body)
 	if v.Err != nil {
 		t.failed = true
 		return nil
 	}
-	if v.Changed {
-		return t.session.Update(ctx, string(t.preview.Content()), false)
+	if !v.Changed || v.Blocks == t.blocks && len(body)-t.sentLen < sendEvery(len(t.orig)) {
+		return nil
 	}
-	return nil
+	t.sentLen, t.blocks = len(body), v.Blocks
+	return t.session.Update(ctx, string(t.preview.Content()), false)
 }
 
 // Run computes the final content, asks for approval in the diff view, and saves or reverts.
@@ -155,12 +200,13 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	abs, inside, err := env.Files.Resolve(path)
 	if err != nil {
 		t.closeSession(ctx)
-		return tools.Errorf("Invalid path %q: %v", path, err), nil
+		return errorResult("invalid-path", msgData{Path: path, Reason: err.Error()}), nil
 	}
+	rel := env.Files.Rel(abs)
 	if env.Files.Ignored(abs) {
 		t.closeSession(ctx)
 		env.UI.Say(ctx, msg.SayIgnoreError, path, nil, false)
-		return tools.Errorf("Access to %s is blocked by the .cairnignore file settings. Continue the task without this file, or ask the user to update the ignore file.", path), nil
+		return errorResult("ignored", msgData{Path: path}), nil
 	}
 	// A diff view opened while the call streamed already holds the original: the editor may
 	// have created the (empty) new file meanwhile, so the disk is no longer the truth.
@@ -169,7 +215,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		orig, isNew, err = load(abs)
 		if err != nil {
 			t.closeSession(ctx)
-			return tools.Errorf("Cannot read %s: %v", path, err), nil
+			return errorResult("unreadable", msgData{Path: rel, Reason: err.Error()}), nil
 		}
 	}
 
@@ -187,7 +233,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	} else {
 		if isNew {
 			t.closeSession(ctx)
-			return tools.Errorf("The file %s does not exist. Use write_to_file to create it.", path), nil
+			return errorResult("missing-file", msgData{Path: rel}), nil
 		}
 		res, err := diff.Apply(orig, body)
 		if err != nil {
@@ -195,14 +241,14 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 			var ae *diff.ApplyError
 			if errors.As(err, &ae) {
 				env.UI.Say(ctx, msg.SayDiffError, path, nil, false)
-				return tools.Errorf("%s\n\nThe file %s was not changed.", ae.Message, path), nil
+				return errorResult("replace-failed", msgData{Path: rel, Message: ae.Message}), nil
 			}
 			return tools.Result{}, fmt.Errorf("edit: %w", err)
 		}
 		proposed = res.Content
 	}
 
-	session, err := t.takeSession(ctx, env, path, abs, orig, isNew)
+	session, before, diagsOK, err := t.takeSession(ctx, env, abs, orig, isNew)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("edit: open diff view: %w", err)
 	}
@@ -218,9 +264,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Result{}, fmt.Errorf("edit: update diff view: %w", err)
 	}
 
-	rel := env.Files.Rel(abs)
 	payload := &msg.Tool{Op: msg.OpEditedExistingFile, Path: rel, Outside: !inside,
-		Diff: Unified(rel, string(orig), string(proposed), 3)}
+		Diff: Unified(rel, modelText(string(orig)), modelText(string(proposed)), 3)}
 	if isNew {
 		payload.Op = msg.OpNewFileCreated
 		payload.Content = string(proposed)
@@ -231,15 +276,25 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Result{}, err
 	}
 	if !ans.Approved {
-		return tools.Result{Rejected: true, Text: "The user denied this operation. The file was not changed.", UserFeedback: ans.Text}, nil
+		return tools.Result{Rejected: true, Text: render("rejected", msgData{Path: rel}), UserFeedback: ans.Text}, nil
 	}
 	final, err := session.Save(ctx)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("edit: save %s: %w", rel, err)
 	}
 	saved = true
-	return tools.Result{Text: resultText(env, rel, string(orig), string(proposed), final, isNew),
-		Changed: []string{abs}, Read: []string{abs}, UserFeedback: ans.Text}, nil
+	o := outcome{rel: rel, orig: string(orig), proposed: string(proposed), final: final, isNew: isNew,
+		full: env.Settings.FullEditResults}
+	if diagsOK {
+		if after, ok := diagnostics(ctx, env, abs); ok {
+			o.problems = newErrors(abs, before, after)
+		}
+	}
+	return tools.Result{Text: resultText(o), Changed: []string{abs}, Read: []string{abs}, UserFeedback: ans.Text}, nil
+}
+
+func errorResult(key string, d msgData) tools.Result {
+	return tools.Result{Text: render(key, d), IsError: true}
 }
 
 // previewOriginal returns the original captured when the streaming diff view opened for abs.
@@ -252,49 +307,45 @@ func (t *Tool) previewOriginal(abs string) ([]byte, bool, bool) {
 	return t.orig, t.isNew, true
 }
 
-// takeSession returns the session opened while streaming for this file, or opens one.
-func (t *Tool) takeSession(ctx context.Context, env *tools.Env, path, abs string, orig []byte, isNew bool) (tools.DiffSession, error) {
+// takeSession returns the session opened while streaming for this file, or opens one, with
+// the editor's diagnostics from before the diff opened.
+func (t *Tool) takeSession(ctx context.Context, env *tools.Env, abs string, orig []byte, isNew bool) (tools.DiffSession, []tools.Diagnostic, bool, error) {
 	t.mu.Lock()
-	s := t.session
-	sameFile := s != nil && t.abs == abs
-	t.session, t.preview = nil, nil
+	if t.session != nil && t.abs == abs {
+		s, before, ok := t.session, t.before, t.diagsOK
+		t.forgetLocked()
+		t.mu.Unlock()
+		return s, before, ok, nil
+	}
+	t.dropLocked(ctx)
 	t.mu.Unlock()
-	if s != nil && !sameFile {
-		_ = s.Revert(context.WithoutCancel(ctx))
-		s = nil
-	}
-	if s != nil {
-		return s, nil
-	}
-	return env.Host.Diffs().Open(ctx, abs, string(orig), isNew)
+	before, ok := diagnostics(ctx, env, abs)
+	s, err := env.Host.Diffs().Open(ctx, abs, string(orig), isNew)
+	return s, before, ok, err
 }
 
+// closeSession reverts the streaming session, if any.
 func (t *Tool) closeSession(ctx context.Context) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dropLocked(ctx)
+}
+
+// dropLocked reverts the streaming session, if any, and forgets it.
+func (t *Tool) dropLocked(ctx context.Context) {
 	s := t.session
-	t.session, t.preview = nil, nil
-	t.mu.Unlock()
+	t.forgetLocked()
 	if s != nil {
 		_ = s.Revert(context.WithoutCancel(ctx))
 	}
 }
 
-// resultText tells the model what is on disk now (spec §9): the user's edits and the editor's
-// formatting as diffs, and the final content when it differs from the proposal or the file is
-// small; otherwise only the changed hunks, to save tokens.
-func resultText(env *tools.Env, rel, orig, proposed, final string, isNew bool) string {
-	var b strings.Builder
-	if final != proposed {
-		fmt.Fprintf(&b, "The user made the following updates to your content before saving (or the editor formatted it):\n\n%s\n", Unified(rel, proposed, final, 3))
-		fmt.Fprintf(&b, "The updated content, which includes both your original changes and these additional edits, has been saved to %s. Here is the full, final content of the file:\n\n<final_file_content path=\"%s\">\n%s\n</final_file_content>\n\n"+
-			"Use this final content as the reference for any further edits; for replace_in_file, your SEARCH blocks must match it exactly.", rel, rel, final)
-		return b.String()
+// forgetLocked clears the streaming state without touching the session.
+func (t *Tool) forgetLocked() {
+	if t.unwatch != nil {
+		t.unwatch()
+		t.unwatch = nil
 	}
-	lines := strings.Count(final, "\n") + 1
-	if isNew || env.Settings.FullEditResults || lines <= compactThreshold {
-		fmt.Fprintf(&b, "The content was successfully saved to %s.\n\nHere is the full, final content of the file:\n\n<final_file_content path=\"%s\">\n%s\n</final_file_content>", rel, rel, final)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "The content was successfully saved to %s exactly as you wrote it (%d lines). The changed regions, with context, are:\n\n%s", rel, lines, Unified(rel, orig, final, 3))
-	return b.String()
+	t.session, t.preview, t.orig, t.before = nil, nil, nil, nil
+	t.path, t.abs = "", ""
 }

@@ -13,15 +13,19 @@ type lineOp struct {
 	text string
 }
 
-// lineDiff computes a line-level diff with go-diff (lines mapped to runes, diffed, mapped back).
+// lineDiff computes a line-level diff with go-diff: lines are mapped to runes, diffed, and
+// mapped back with DiffCharsToLines — the rune of a line is not its index once there are more
+// lines than runes below the surrogate range, so the mapping must go through go-diff.
 func lineDiff(a, b string) []lineOp {
 	dmp := diffmatchpatch.New()
 	ca, cb, lines := dmp.DiffLinesToRunes(a, b)
-	diffs := dmp.DiffMainRunes(ca, cb, false)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(ca, cb, false), lines)
 	var out []lineOp
 	for _, d := range diffs {
-		for _, r := range d.Text {
-			out = append(out, lineOp{op: d.Type, text: lines[r]})
+		for _, l := range strings.SplitAfter(d.Text, "\n") {
+			if l != "" {
+				out = append(out, lineOp{op: d.Type, text: l})
+			}
 		}
 	}
 	return out
@@ -84,7 +88,15 @@ func Unified(name string, a, b string, n int) string {
 				cb++
 			}
 		}
-		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", at[start].a+1, ca, at[start].b+1, cb)
+		// As in GNU diff, an empty side names the line after which the other side goes.
+		sa, sb := at[start].a+1, at[start].b+1
+		if ca == 0 {
+			sa--
+		}
+		if cb == 0 {
+			sb--
+		}
+		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", sa, ca, sb, cb)
 		for _, o := range ops[start:end] {
 			prefix := " "
 			switch o.op {

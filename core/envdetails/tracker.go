@@ -1,0 +1,264 @@
+package envdetails
+
+import (
+	"crypto/sha256"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// maxHashed is the largest file whose content the tracker hashes; bigger files are compared by
+// size and modification time only. The agent reads text files far smaller than this.
+const maxHashed = 16 << 20
+
+// Tracker notices files the agent has read or edited that someone else changed afterwards
+// (spec §5 "Recently Modified Files"; Cline's FileContextTracker).
+//
+// The agent's own edits are not reported: the task reports every file a tool read or changed
+// through Files after the tool ran, and the tracker records what the agent saw then. A file
+// counts as modified when its content differs from that record, so the events of the agent's
+// own write, whenever they arrive, compare equal.
+//
+// Take stats every tracked file, so a change is seen even when its event is still on its way
+// (the next turn may start a millisecond after a save). fsnotify, watching the folders that
+// hold tracked files (a folder watch survives atomic renames), catches what a stat cannot: a
+// rewrite of the same size within one tick of the file system clock; those files get their
+// content compared. Without a watcher the stat alone remains.
+//
+// A Tracker is safe for concurrent use. The watcher starts with the first tracked file, so a
+// task that never reads a file costs nothing; Close stops it, and the owner (the task) calls it.
+type Tracker struct {
+	done chan struct{} // closed when the event loop ended
+
+	// mu guards the fields below.
+	mu      sync.Mutex
+	started bool               // a watcher was asked for
+	w       *fsnotify.Watcher  // nil before start, or when the platform refused one: files are polled
+	files   map[string]*record // absolute path → what the agent last saw
+	dirs    map[string]int     // watched folder → tracked files in it
+	pending map[string]bool    // files with a change event since the last Take
+	notify  chan struct{}      // closed and replaced whenever pending grows
+	closed  bool
+}
+
+type record struct {
+	seen   stamp
+	polled bool // its folder could not be watched: only the stat in Take sees changes
+}
+
+// stamp identifies one version of a file.
+type stamp struct {
+	exists bool
+	size   int64
+	mod    time.Time
+	hashed bool
+	sum    [sha256.Size]byte
+}
+
+// NewTracker returns an empty tracker. It never fails: without a watcher it falls back to
+// polling.
+func NewTracker() *Tracker {
+	return &Tracker{files: map[string]*record{}, dirs: map[string]int{}, pending: map[string]bool{},
+		notify: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Files records that the agent read and changed these files (absolute paths) just now. It has
+// the shape of task.Deps.OnFiles.
+func (t *Tracker) Files(read, changed []string) {
+	type seen struct {
+		path string
+		st   stamp
+	}
+	var all []seen
+	for _, p := range slices.Concat(read, changed) {
+		p = filepath.Clean(p)
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			continue
+		}
+		all = append(all, seen{p, stampOf(p, true)})
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || len(all) == 0 {
+		return
+	}
+	if !t.started {
+		t.started = true
+		if w, err := fsnotify.NewWatcher(); err == nil {
+			t.w = w
+			go t.loop(w)
+		}
+	}
+	for _, s := range all {
+		delete(t.pending, s.path)
+		if r, ok := t.files[s.path]; ok {
+			r.seen = s.st
+			continue
+		}
+		r := &record{seen: s.st}
+		t.files[s.path] = r
+		dir := filepath.Dir(s.path)
+		if t.dirs[dir] == 0 {
+			if t.w == nil || t.w.Add(dir) != nil {
+				r.polled = true
+				continue
+			}
+		}
+		t.dirs[dir]++
+	}
+}
+
+// Take returns the files (absolute, sorted) that changed since the agent last saw them or since
+// the previous Take reported them, and forgets that they changed: each change is reported once.
+func (t *Tracker) Take() []string {
+	t.mu.Lock()
+	check := map[string]stamp{}
+	evented := map[string]bool{}
+	for p := range t.pending {
+		if r, ok := t.files[p]; ok {
+			check[p] = r.seen
+			evented[p] = true
+		}
+	}
+	clear(t.pending)
+	for p, r := range t.files {
+		check[p] = r.seen
+	}
+	t.mu.Unlock()
+
+	changed := map[string]stamp{}
+	for p, was := range check {
+		if now, ok := differs(p, was, !evented[p]); ok {
+			changed[p] = now
+		}
+	}
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for p, now := range changed {
+		r, ok := t.files[p]
+		if !ok || r.seen != check[p] {
+			continue // the agent read it again meanwhile
+		}
+		r.seen = now
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Close stops watching. Take still works afterwards and reports what was noticed before.
+func (t *Tracker) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	w := t.w
+	t.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	err := w.Close()
+	<-t.done
+	return err
+}
+
+// changed returns a channel closed when a change event is next recorded (tests wait on it).
+func (t *Tracker) changed() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.notify
+}
+
+func (t *Tracker) loop(w *fsnotify.Watcher) {
+	defer close(t.done)
+	for {
+		select {
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+				t.mark(filepath.Clean(ev.Name), false)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				t.mark("", true) // events were lost: compare every file at the next Take
+			}
+		}
+	}
+}
+
+func (t *Tracker) mark(path string, all bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	grew := false
+	for p := range t.files {
+		if (all || p == path) && !t.pending[p] {
+			t.pending[p] = true
+			grew = true
+		}
+	}
+	if grew {
+		close(t.notify)
+		t.notify = make(chan struct{})
+	}
+}
+
+// differs reports whether the file at p is no longer the version was, with its current stamp.
+// A deleted file does not count as modified. trustTime skips hashing when size and
+// modification time are unchanged; after a change event the content is always compared,
+// because file systems stamp times at kernel-tick granularity and a same-size rewrite within
+// one tick keeps both.
+func differs(p string, was stamp, trustTime bool) (stamp, bool) {
+	quick := stampOf(p, false)
+	switch {
+	case !quick.exists:
+		return quick, false
+	case trustTime && was.exists && quick.size == was.size && quick.mod.Equal(was.mod):
+		return was, false
+	}
+	now := stampOf(p, true)
+	if now.hashed && was.hashed {
+		return now, now.sum != was.sum
+	}
+	return now, !was.exists || now.size != was.size || !now.mod.Equal(was.mod)
+}
+
+func stampOf(p string, hash bool) stamp {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return stamp{}
+	}
+	st := stamp{exists: true, size: fi.Size(), mod: fi.ModTime()}
+	if !hash || fi.Size() > maxHashed {
+		return st
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return st
+	}
+	h.Sum(st.sum[:0])
+	st.hashed = true
+	return st
+}

@@ -1,0 +1,44 @@
+package mentions
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+//go:embed texts.md
+var textsMD string
+
+// texts maps a section heading of texts.md to its template. The file is embedded, so a parse
+// failure is a build defect that every test exposes at once.
+var texts = parseTexts(textsMD)
+
+func parseTexts(md string) map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, sec := range strings.Split(md, "\n## ")[1:] {
+		name, body, _ := strings.Cut(sec, "\n")
+		name = strings.TrimSpace(name)
+		out[name] = template.Must(template.New(name).Parse(strings.TrimSpace(body)))
+	}
+	return out
+}
+
+// textData feeds the templates.
+type textData struct {
+	Path, Hash, URL, Err, Status, Type string
+	N, Shown, Size                     int64
+}
+
+func render(key string, d textData) string {
+	t, ok := texts[key]
+	if !ok {
+		// A missing section is a defect in texts.md; the tests list every key.
+		return fmt.Sprintf("(%s)", key)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, d); err != nil {
+		return fmt.Sprintf("(%s)", key)
+	}
+	return b.String()
+}

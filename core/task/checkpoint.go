@@ -1,0 +1,22 @@
+package task
+
+import (
+	"context"
+
+	"github.com/cairnhq/cairn/core/msg"
+)
+
+// checkpoint asks Deps.Checkpoint for a snapshot and shows the outcome: a checkpoint_created
+// row with the hash, or an error row the UI can show as a banner.
+func (t *Task) checkpoint(ctx context.Context) {
+	if t.deps.Checkpoint == nil || ctx.Err() != nil {
+		return
+	}
+	hash, err := t.deps.Checkpoint(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		t.say(msg.SayError, err.Error(), nil, false)
+	case err == nil && hash != "":
+		t.say(msg.SayCheckpointCreated, "", &msg.Checkpoint{Hash: hash}, false)
+	}
+}

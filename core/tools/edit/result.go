@@ -1,0 +1,159 @@
+package edit
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+//go:embed messages.md
+var messagesMD string
+
+// messages maps a section heading of messages.md to its template. The file is embedded, so a
+// parse failure is a build defect that every test exposes at once.
+var messages = parseMessages(messagesMD)
+
+func parseMessages(md string) map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, sec := range strings.Split(md, "\n## ")[1:] {
+		name, body, _ := strings.Cut(sec, "\n")
+		out[strings.TrimSpace(name)] = template.Must(template.New(name).Parse(strings.TrimSpace(body)))
+	}
+	return out
+}
+
+// msgData feeds the templates of messages.md.
+type msgData struct {
+	Path     string
+	Lines    int
+	Diff     string
+	Content  string
+	Problems string
+	Message  string
+	Reason   string
+}
+
+func render(key string, d msgData) string {
+	t, ok := messages[key]
+	if !ok {
+		// A missing section is a defect in messages.md; still say something true.
+		return fmt.Sprintf("(%s: %s)", key, d.Path)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, d); err != nil {
+		return fmt.Sprintf("(%s: %s)", key, d.Path)
+	}
+	return b.String()
+}
+
+// compactThreshold: files up to this many lines come back whole after an edit (spec §9).
+const compactThreshold = 300
+
+// outcome is what happened to one approved edit, everything resultText needs.
+type outcome struct {
+	rel      string
+	orig     string // the file before the edit ("" for a new file)
+	proposed string // what the model's call produced
+	final    string // what the host saved
+	isNew    bool
+	full     bool // Settings.FullEditResults
+	// problems are the errors the editor reports after saving that it did not report before.
+	problems []tools.Diagnostic
+}
+
+// resultText tells the model what is on disk now (spec §9): the success line; the changes the
+// user or the editor's formatter made to the proposal, as a diff; errors that appeared with
+// the edit; and the final content when it differs from the proposal or the file is small —
+// otherwise only the changed hunks, which saves tokens on long files.
+//
+// Texts are shown with LF line endings and without a BOM: the model writes LF, and the file
+// keeps its own style on disk whatever the model sees.
+func resultText(o outcome) string {
+	orig, proposed, final := modelText(o.orig), modelText(o.proposed), modelText(o.final)
+	lines := countLines(final)
+	var parts []string
+	changed := final != proposed
+	if changed {
+		parts = append(parts, render("saved-with-changes", msgData{Path: o.rel, Diff: Unified(o.rel, proposed, final, 3)}))
+	} else {
+		parts = append(parts, render("saved", msgData{Path: o.rel}))
+	}
+	if len(o.problems) > 0 {
+		parts = append(parts, render("new-problems", msgData{Path: o.rel, Problems: formatProblems(o.problems)}))
+	}
+	switch {
+	case changed || o.full || lines <= compactThreshold:
+		parts = append(parts, render("final-content", msgData{Path: o.rel, Content: strings.TrimSuffix(final, "\n")}))
+	case o.isNew:
+		parts = append(parts, render("new-file-unchanged", msgData{Path: o.rel, Lines: lines}))
+	default:
+		parts = append(parts, render("changed-hunks", msgData{Path: o.rel, Lines: lines, Diff: Unified(o.rel, orig, final, 3)}))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// modelText is s as the model reads it: no BOM, LF line endings.
+func modelText(s string) string {
+	s = strings.TrimPrefix(s, "\uFEFF")
+	return strings.ReplaceAll(s, "\r\n", "\n")
+}
+
+// countLines counts lines the way an editor numbers them: a final newline does not start a
+// new line, and an empty file has none.
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// diagKey identifies a diagnostic across an edit. Line numbers are left out on purpose: an
+// edit above an old error moves it, and a moved error is not a new one.
+type diagKey struct{ source, message string }
+
+// newErrors returns the errors for abs in after that before did not have (as a multiset: a
+// second copy of an old message is new), sorted by line. Other severities and other files
+// are not the edit's business.
+func newErrors(abs string, before, after []tools.Diagnostic) []tools.Diagnostic {
+	seen := map[diagKey]int{}
+	for _, d := range before {
+		if d.Path == abs && d.Severity == "error" {
+			seen[diagKey{d.Source, d.Message}]++
+		}
+	}
+	var out []tools.Diagnostic
+	for _, d := range after {
+		if d.Path != abs || d.Severity != "error" {
+			continue
+		}
+		k := diagKey{d.Source, d.Message}
+		if seen[k] > 0 {
+			seen[k]--
+			continue
+		}
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+// formatProblems renders one "- Line N (source): message" line per diagnostic.
+func formatProblems(ds []tools.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "- Line %d", d.Line)
+		if d.Source != "" {
+			fmt.Fprintf(&b, " (%s)", d.Source)
+		}
+		fmt.Fprintf(&b, ": %s\n", strings.TrimSpace(d.Message))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
