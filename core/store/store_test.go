@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,192 @@ func TestBadIDs(t *testing.T) {
 		if _, err := s.Load(id); err == nil {
 			t.Errorf("Load(%q) succeeded", id)
 		}
+	}
+}
+
+// TestDamagedLogs covers what a kill or a bad disk leaves behind: reading keeps every record
+// before the first bad one and counts the rest as dropped.
+func TestDamagedLogs(t *testing.T) {
+	rec := func(i int, text string) string {
+		line, err := encodeRecord(wireMessage{Index: i, Type: msg.Say, Kind: msg.SayText, Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(line)
+	}
+	good := rec(0, "zero") + rec(1, "one")
+	cases := []struct {
+		name      string
+		tail      string
+		wantMsgs  int
+		wantDrops int
+	}{
+		{"clean", "", 2, 0},
+		{"torn half record", rec(2, "two")[:20], 2, 1},
+		{"no final newline", strings.TrimSuffix(rec(2, "two"), "\n"), 2, 1},
+		{"bad checksum", "00000000" + rec(2, "two")[8:], 2, 1},
+		{"zeros from a crash", strings.Repeat("\x00", 64), 2, 1},
+		{"bad record then good ones", "garbage\n" + rec(2, "two") + rec(3, "three"), 2, 3},
+		{"index gap", rec(5, "five"), 2, 1},
+		{"valid tail", rec(2, "two"), 3, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := s.Create(Meta{ID: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Close()
+			if err := os.WriteFile(filepath.Join(s.dir, "t", messagesFile), []byte(good+c.tail), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Load("t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer got.Log.Close()
+			if len(got.Messages) != c.wantMsgs || got.Dropped != c.wantDrops {
+				t.Fatalf("messages=%d dropped=%d, want %d and %d", len(got.Messages), got.Dropped, c.wantMsgs, c.wantDrops)
+			}
+			// The torn tail was cut off: what is appended now survives the next open.
+			if err := got.Log.AppendMessage(msg.Message{Index: c.wantMsgs, Type: msg.Say, Kind: msg.SayText, Text: "next"}, true); err != nil {
+				t.Fatal(err)
+			}
+			again, err := s.Load("t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Log.Close()
+			if n := len(again.Messages); n != c.wantMsgs+1 || again.Messages[n-1].Text != "next" || again.Dropped != 0 {
+				t.Fatalf("after append: %d messages, dropped %d", n, again.Dropped)
+			}
+		})
+	}
+}
+
+func TestHistoryIndex(t *testing.T) {
+	dataDir := t.TempDir()
+	s, err := Open(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"a", "b", "c"} {
+		l, err := s.Create(Meta{ID: id, Title: "task " + id, Updated: base.Add(time.Duration(i) * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+	}
+	index := filepath.Join(s.dir, indexFile)
+	titles := func(st *Store) (string, ListStats) {
+		t.Helper()
+		list, stats, err := st.ListWithStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, m := range list {
+			b.WriteString(m.ID + "=" + m.Title + " ")
+		}
+		return strings.TrimSpace(b.String()), stats
+	}
+	fresh := func() *Store {
+		st, err := Open(dataDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+
+	if got, st := titles(s); got != "c=task c b=task b a=task a" || !st.Rebuilt || st.Refreshed != 3 {
+		t.Fatalf("first list: %q %+v", got, st)
+	}
+	if _, err := os.Stat(index); err != nil {
+		t.Fatalf("index not written: %v", err)
+	}
+	// Another process (a fresh store) reads the index instead of every meta.json.
+	if _, st := titles(fresh()); st.Rebuilt || st.Refreshed != 0 {
+		t.Fatalf("second process: %+v", st)
+	}
+
+	t.Run("meta changed elsewhere is refreshed", func(t *testing.T) {
+		other := fresh()
+		if err := other.UpdateMeta("a", func(m *Meta) { m.Title = "renamed" }); err != nil {
+			t.Fatal(err)
+		}
+		if got, st := titles(s); got != "c=task c b=task b a=renamed" || st.Refreshed != 1 {
+			t.Fatalf("after rename: %q %+v", got, st)
+		}
+	})
+	t.Run("deleted folder leaves the index", func(t *testing.T) {
+		if err := os.RemoveAll(filepath.Join(s.dir, "b")); err != nil {
+			t.Fatal(err)
+		}
+		if got, st := titles(s); got != "c=task c a=renamed" || st.Removed != 1 {
+			t.Fatalf("after delete: %q %+v", got, st)
+		}
+		if _, st := titles(fresh()); st.Rebuilt || st.Refreshed != 0 || st.Removed != 0 {
+			t.Fatalf("the saved index is stale: %+v", st)
+		}
+	})
+	for name, damage := range map[string]func(){
+		"missing":       func() { os.Remove(index) },
+		"corrupt":       func() { os.WriteFile(index, []byte(`{"version":1,"tasks":[{"meta":`), 0o600) },
+		"other version": func() { os.WriteFile(index, []byte(`{"version":99,"tasks":[]}`), 0o600) },
+	} {
+		t.Run(name+" index is rebuilt", func(t *testing.T) {
+			damage()
+			if got, st := titles(fresh()); got != "c=task c a=renamed" || !st.Rebuilt || st.Refreshed != 2 {
+				t.Fatalf("rebuild: %q %+v", got, st)
+			}
+			if _, st := titles(fresh()); st.Rebuilt {
+				t.Fatalf("the rebuilt index was not saved: %+v", st)
+			}
+		})
+	}
+	t.Run("a folder without metadata is not a task", func(t *testing.T) {
+		if err := os.MkdirAll(filepath.Join(s.dir, "half-made"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.dir, "bad", metaFile), []byte("{"), 0o600); err == nil {
+			t.Fatal("setup")
+		}
+		if got, _ := titles(fresh()); got != "c=task c a=renamed" {
+			t.Fatalf("list = %q", got)
+		}
+	})
+}
+
+func TestStaleResumeAskCut(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	l, err := s.Create(Meta{ID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range []msg.Kind{msg.SayTask, msg.AskResumeTask} {
+		typ := msg.Say
+		if i == 1 {
+			typ = msg.Ask
+		}
+		if err := l.AppendMessage(msg.Message{Index: i, Type: typ, Kind: k}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.TruncateMessages(1); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	got, err := s.Load("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Log.Close()
+	if len(got.Messages) != 1 || got.Dropped != 0 {
+		t.Fatalf("messages = %+v, dropped %d", got.Messages, got.Dropped)
 	}
 }

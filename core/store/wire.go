@@ -20,6 +20,34 @@ type wireMessage struct {
 	Files       []string        `json:"f,omitempty"`
 	PayloadType string          `json:"pt,omitempty"`
 	Payload     json.RawMessage `json:"pl,omitempty"`
+	// Cut, when set, makes the record a truncation: only the first Cut messages remain.
+	Cut *int `json:"cut,omitempty"`
+}
+
+// EncodeMessage is a message's stored form (its JSON record body), for other stores that
+// keep the same format, such as the in-memory one.
+func EncodeMessage(m msg.Message) ([]byte, error) {
+	w, err := fromMsg(m)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return b, nil
+}
+
+// DecodeMessage reads what EncodeMessage wrote.
+func DecodeMessage(b []byte) (msg.Message, error) {
+	var w wireMessage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return msg.Message{}, fmt.Errorf("store: %w", err)
+	}
+	if w.Cut != nil {
+		return msg.Message{}, fmt.Errorf("store: a truncation record is not a message: %w", ErrBadRecord)
+	}
+	return w.toMsg()
 }
 
 func payloadName(p msg.Payload) string {

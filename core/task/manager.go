@@ -99,13 +99,8 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	t.api = loaded.API
 	t.status = StatusIdle
 	completed := loaded.Meta.Completed
-	// Messages left streaming when the daemon stopped are complete now; open asks are stale.
-	for i := range t.messages {
-		if t.messages[i].Partial {
-			t.messages[i].Partial = false
-			_ = loaded.Log.AppendMessage(t.messages[i], true)
-		}
-	}
+	settleInterrupted(t.messages, loaded.Log)
+	t.messages = dropStaleResume(t.messages, loaded.Log)
 	if n := len(t.messages); n > 0 && t.messages[n-1].Type == msg.Ask && t.messages[n-1].Kind == msg.AskCompletionResult {
 		completed = true
 	}
@@ -122,6 +117,42 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 		go t.askResume(m.ctx)
 	}
 	return t, nil
+}
+
+// settleInterrupted finishes what the daemon was doing when it stopped (a cancel, a restart,
+// or a crash): messages left streaming are complete now, and a request that never ended is
+// marked as interrupted rather than left spinning.
+func settleInterrupted(messages []msg.Message, log *store.Log) {
+	for i := range messages {
+		m := &messages[i]
+		changed := m.Partial
+		m.Partial = false
+		if req, ok := m.Payload.(*msg.APIRequest); ok && m.Kind == msg.SayAPIReqStarted && !req.Done {
+			r := *req
+			r.Done, r.CancelReason, r.Error = true, "streaming_failed", interruptedRequest
+			m.Payload, changed = &r, true
+		}
+		if changed {
+			_ = log.AppendMessage(*m, true)
+		}
+	}
+}
+
+// interruptedRequest is shown on a request row that was in flight when the daemon stopped.
+const interruptedRequest = "Interrupted: Cairn stopped before the response ended."
+
+// dropStaleResume removes a resume question left by an earlier opening (the task was reopened
+// and closed again without an answer): a fresh one is asked now.
+func dropStaleResume(messages []msg.Message, log *store.Log) []msg.Message {
+	n := len(messages)
+	for n > 0 && messages[n-1].Type == msg.Ask &&
+		(messages[n-1].Kind == msg.AskResumeTask || messages[n-1].Kind == msg.AskResumeCompletedTask) {
+		n--
+	}
+	if n < len(messages) {
+		_ = log.TruncateMessages(n)
+	}
+	return messages[:n]
 }
 
 // Clear closes a task in the daemon; it stays in history.

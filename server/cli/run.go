@@ -170,10 +170,13 @@ func (p *printer) follow(ctx context.Context) int {
 		var added []*cairnv1.Message
 		switch e := ev.Event.(type) {
 		case *cairnv1.SubscribeResponse_Snapshot:
+			open := e.Snapshot.GetState().GetOpenAskIndex()
 			for _, m := range e.Snapshot.GetMessages() {
 				p.msgs[m.GetIndex()] = m
-				if p.resuming && m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED {
-					added = append(added, m) // an open resume ask from loading
+				// Only the open ask (the resume question) is answered; older asks in the history
+				// were answered long ago.
+				if p.resuming && m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED && m.GetIndex() == open {
+					added = append(added, m)
 				}
 			}
 		case *cairnv1.SubscribeResponse_MessageAdded:
