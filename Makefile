@@ -4,7 +4,6 @@ SHELL := /bin/bash
 GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
-GOOS_ARCH := $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH | sed 's/amd64/x64/')
 NPM_STAMP := node_modules/.package-lock.json
 
 .PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
@@ -94,9 +93,9 @@ bench: daemon
 
 ## Package and install -------------------------------------------------------------------------
 
-vsix: daemon extension
-	mkdir -p extension/bin/$(GOOS_ARCH) dist
-	cp bin/cairn extension/bin/$(GOOS_ARCH)/cairn
+# The .vsix bundles bin/cairn (this platform; only linux-x64 cross-builds here: tree-sitter
+# needs cgo) and the built webview.
+vsix: daemon webview
 	npm run -w extension package
 
 install: deps build vsix

@@ -361,20 +361,22 @@ func (t *Task) saveMetaLocked() {
 	}
 }
 
-// say posts a say message. A partial say extends the previous partial say of the same kind.
+// say posts a say message. A say of the same kind as a recent partial say (the last few rows:
+// a question may have been asked meanwhile, as "proceed while running" does) replaces that
+// row's text and, when given, its payload; clients receive only the appended text.
 func (t *Task) say(kind msg.Kind, text string, payload msg.Payload, partial bool) int {
 	t.mu.Lock()
-	if n := len(t.messages); n > 0 {
-		last := t.messages[n-1]
-		if last.Partial && last.Type == msg.Say && last.Kind == kind {
+	for i := len(t.messages) - 1; i >= 0 && i >= len(t.messages)-4; i-- {
+		m := t.messages[i]
+		if m.Partial && m.Type == msg.Say && m.Kind == kind {
 			t.mu.Unlock()
-			t.updateMessage(n-1, func(m *msg.Message) {
+			t.updateMessage(i, func(m *msg.Message) {
 				m.Text, m.Partial = text, partial
 				if payload != nil {
 					m.Payload = payload
 				}
 			})
-			return n - 1
+			return i
 		}
 	}
 	defer t.mu.Unlock()

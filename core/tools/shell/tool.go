@@ -230,7 +230,7 @@ func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Res
 
 // detach ends following while the command keeps running; the registry keeps its output.
 func (f *follower) detach(ctx context.Context) tools.Result {
-	f.env.UI.Say(ctx, msg.SayCommandOutput, f.unsent(), &msg.CommandOutput{Output: f.out.String(), Running: true}, false)
+	f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), &msg.CommandOutput{Output: f.out.String(), Running: true}, false)
 	f.sent = f.out.Len()
 	return tools.Result{Text: render("result.running", resultData{Output: f.modelOutput()}), UserFeedback: f.feedback}
 }
@@ -239,12 +239,18 @@ func (f *follower) say(ctx context.Context, partial bool) {
 	if f.out.Len() == f.sent {
 		return
 	}
-	f.env.UI.Say(ctx, msg.SayCommandOutput, f.unsent(), &msg.CommandOutput{Output: f.out.String(), Running: true}, partial)
+	// While streaming, the row's text is the whole output so far (the loop sends clients only
+	// the appended part); the payload comes with the final say.
+	if partial {
+		f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), nil, true)
+	} else {
+		f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), &msg.CommandOutput{Output: f.out.String(), Running: true}, false)
+	}
 	f.sent = f.out.Len()
 }
 
 func (f *follower) sayFinal(ctx context.Context, code int) {
-	f.env.UI.Say(ctx, msg.SayCommandOutput, f.unsent(), &msg.CommandOutput{Output: f.out.String(), ExitCode: &code}, false)
+	f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), &msg.CommandOutput{Output: f.out.String(), ExitCode: &code}, false)
 	f.sent = f.out.Len()
 }
 

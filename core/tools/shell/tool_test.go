@@ -137,22 +137,27 @@ func TestRunResults(t *testing.T) {
 	}
 }
 
-// checkSays verifies the chat saw every byte once, in order, and a final row with the code.
+// checkSays verifies the chat row grew in order — each say's text is the whole output so far,
+// extending the previous one (the loop sends clients only the appended part) — and ended with
+// a final say carrying the exit code.
 func checkSays(t *testing.T, ui *fakeUI) {
 	t.Helper()
 	if len(ui.says) == 0 {
 		t.Fatal("no command_output say")
 	}
-	var joined strings.Builder
+	prev := ""
 	for i, s := range ui.says {
-		joined.WriteString(s.text)
 		if s.kind != msg.SayCommandOutput || s.partial != (i < len(ui.says)-1) {
 			t.Errorf("say %d: kind %s partial %v", i, s.kind, s.partial)
 		}
+		if !strings.HasPrefix(s.text, prev) {
+			t.Errorf("say %d does not extend the previous text (%d → %d bytes)", i, len(prev), len(s.text))
+		}
+		prev = s.text
 	}
 	last := ui.says[len(ui.says)-1].payload.(*msg.CommandOutput)
-	if last.Output != joined.String() || last.ExitCode == nil || last.Running {
-		t.Errorf("final payload %+v; the says' texts joined give %q", last, joined.String())
+	if last.Output != prev || last.ExitCode == nil || last.Running {
+		t.Errorf("final payload exit=%v running=%v, output %d bytes; the row text has %d bytes", last.ExitCode, last.Running, len(last.Output), len(prev))
 	}
 }
 

@@ -1,0 +1,323 @@
+#!/usr/bin/env node
+// End-to-end acceptance (testing.md layer 4): code-server (VS Code 1.100 in a browser) with
+// dist/cairn.vsix installed, the fake model (server/cmd/fakellm playing e2e/script.json), and
+// Chromium driven by playwright-core. It configures the provider in the welcome view, sends a
+// task, watches the text stream, edits Cairn's proposal in VS Code's diff editor, saves it from
+// the editor title, checks the file and the next model request, runs a command in the Cairn
+// terminal, kills the daemon mid-task and resumes the task after the extension restarted it.
+//
+//   node e2e/run.mjs            (after `npm run package -w extension`, which needs bin/cairn)
+//   HEADFUL=1 / KEEP=1          keep the browser visible / keep the temp dirs
+// Screenshots: test-results/e2e/NN-step.png. Every wait is on a state, never a fixed sleep.
+
+import { spawn, execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const shots = path.join(repo, "test-results", "e2e");
+const vsix = path.join(repo, "dist", "cairn.vsix");
+const started = Date.now();
+const children = [];
+let step = 0;
+
+const log = (...a) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s]`, ...a);
+
+function fail(msg) {
+  throw new Error(msg);
+}
+
+/** poll calls f until it returns a truthy value. */
+async function poll(what, f, timeoutMs = 30_000, everyMs = 100) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const v = await f();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) fail(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ""}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+/** start runs a process we own (killed by pid at the end) and collects its output. */
+function start(name, cmd, args, opts = {}) {
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], ...opts });
+  const out = { stdout: "", stderr: "" };
+  const logFile = fs.createWriteStream(path.join(shots, `${name}.log`));
+  child.stdout.on("data", (d) => {
+    out.stdout += d;
+    logFile.write(d);
+  });
+  child.stderr.on("data", (d) => {
+    out.stderr += d;
+    logFile.write(d);
+  });
+  children.push({ name, child });
+  return { child, out };
+}
+
+async function screenshot(page, name) {
+  step++;
+  const file = path.join(shots, `${String(step).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path: file });
+  log(`screenshot ${path.relative(repo, file)}`);
+}
+
+/** daemonPids finds `cairn serve` processes whose data dir is inside root (ours only). */
+function daemonPids(root) {
+  const pids = [];
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+      if (argv.includes("serve") && argv.some((a) => a.startsWith(root)) && path.basename(argv[0]) === "cairn") pids.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
+async function main() {
+  fs.rmSync(shots, { recursive: true, force: true });
+  fs.mkdirSync(shots, { recursive: true });
+  if (!fs.existsSync(vsix)) fail(`${vsix} is missing: build it first (go build -o bin/cairn ./server/cmd/cairn && npm run build -w webview-ui && npm run package -w extension)`);
+
+  // 1. code-server (installed once under .cache/code-server).
+  const installer = path.join(repo, "..", "shared", "scripts", "install-code-server.sh");
+  log("installing code-server (once) …");
+  const launcher = execFileSync("bash", [installer, path.join(repo, ".cache", "code-server")], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+    .trim()
+    .split("\n")
+    .pop();
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-e2e-"));
+  const workspace = path.join(tmp, "workspace");
+  const userData = path.join(tmp, "user-data");
+  const extDir = path.join(tmp, "extensions");
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.mkdirSync(path.join(userData, "User"), { recursive: true });
+  const notes = path.join(workspace, "notes.txt");
+  fs.writeFileSync(notes, "line one\nline two\nline three\n");
+  fs.writeFileSync(
+    path.join(userData, "User", "settings.json"),
+    JSON.stringify(
+      {
+        "workbench.startupEditor": "none",
+        "security.workspace.trust.enabled": false,
+        "workbench.tips.enabled": false,
+        "extensions.autoUpdate": false,
+        "extensions.autoCheckUpdates": false,
+        "update.mode": "none",
+        "telemetry.telemetryLevel": "off",
+        "git.enabled": false,
+        "files.autoSave": "off",
+        "terminal.integrated.shellIntegration.enabled": true,
+        // The DOM renderer, so the test can read the terminal's text.
+        "terminal.integrated.gpuAcceleration": "off",
+        "editor.quickSuggestions": { other: false, comments: false, strings: false },
+        "editor.wordBasedSuggestions": "off",
+        "terminal.integrated.defaultProfile.linux": "bash",
+        "cairn.rpcTrace": true,
+        // This machine starts shells slowly (a terminal can take 10 s to show its prompt).
+        "cairn.terminalShellIntegrationTimeout": Number(process.env.SI_TIMEOUT ?? 30000),
+      },
+      null,
+      2,
+    ),
+  );
+
+  // 2. The fake model.
+  const fakellmBin = path.join(tmp, "fakellm");
+  execFileSync("go", ["build", "-o", fakellmBin, "./server/cmd/fakellm"], { cwd: repo, stdio: "inherit" });
+  const fake = start("fakellm", fakellmBin, ["--script", path.join(repo, "e2e", "script.json")]);
+  const { base_url: baseUrl } = await poll("fakellm's base_url line", () => {
+    const line = fake.out.stdout.split("\n").find((l) => l.startsWith("{"));
+    return line && JSON.parse(line);
+  });
+  const fakeRoot = baseUrl.replace(/\/v1\/?$/, "");
+  const requests = async () => (await fetch(`${fakeRoot}/_requests`)).json();
+  log(`fakellm at ${baseUrl}`);
+
+  // 3. code-server with our extension.
+  const port = await freePort();
+  const csArgs = ["--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", userData, "--extensions-dir", extDir];
+  execFileSync(launcher, [...csArgs, "--install-extension", vsix], { stdio: "inherit" });
+  const cs = start("code-server", launcher, [...csArgs, "--bind-addr", `127.0.0.1:${port}`, workspace], { env: { ...process.env, SHELL: "/bin/bash" } });
+  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
+  await poll("code-server to listen", async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000, 200);
+  log(`code-server at ${url}`);
+
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: !process.env.HEADFUL,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => log("page error:", e.message));
+  try {
+    await page.goto(url);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    await page.locator(".activitybar").waitFor();
+    await screenshot(page, "workbench");
+
+    // 4. The Cairn view (activity bar), inside two nested iframes.
+    const cairnIcon = page.locator('.activitybar .action-item a[aria-label^="Cairn"]').first();
+    await cairnIcon.waitFor({ timeout: 60_000 });
+    await cairnIcon.click();
+    const view = page.frameLocator('iframe.webview[src*="cairnhq.cairn"]').frameLocator("#active-frame");
+    const welcome = view.getByRole("region", { name: "Welcome" });
+    await welcome.waitFor({ timeout: 60_000 });
+    await screenshot(page, "welcome-view");
+
+    // 5. Configure the fake model in the welcome view.
+    await welcome.getByLabel("Base URL").fill(baseUrl);
+    await welcome.getByLabel("API key").fill("sk-e2e-secret");
+    await welcome.getByLabel("Model").fill("fake-model");
+    await welcome.getByRole("button", { name: "Let's go!" }).click();
+    const input = view.getByRole("textbox", { name: "Message Cairn" });
+    await input.waitFor({ timeout: 30_000 });
+    await screenshot(page, "configured");
+
+    // 6. A task: the model's text streams into the chat.
+    await input.fill("Make the second line of notes.txt clearer, then check the file.");
+    await input.press("Enter");
+    await view.getByText("I will update the notes file").first().waitFor({ timeout: 30_000 });
+    await screenshot(page, "streaming");
+
+    // 7. The edit opens in VS Code's diff editor and fills in as it streams.
+    const diffTab = page.locator('.tab[aria-label*="notes.txt: Original ↔ Cairn"]').first();
+    await diffTab.waitFor({ timeout: 30_000 });
+    const modified = page.locator(".monaco-diff-editor .editor.modified");
+    await modified.getByText("rewritten by Cairn").first().waitFor({ timeout: 30_000 });
+    // The tool waits for approval once the proposal is complete.
+    await view.getByRole("button", { name: "Save" }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, "diff-open");
+
+    // 8. The user edits the proposal, then presses "Cairn: Save" in the editor title.
+    await modified.locator(".view-lines").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("user-typed-line");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Enter");
+    await modified.getByText("user-typed-line").first().waitFor();
+    await screenshot(page, "user-edit");
+    await page.locator('.editor-actions [aria-label="Cairn: Save"]').first().click();
+    const onDisk = await poll("the saved file", () => {
+      const t = fs.readFileSync(notes, "utf8");
+      return t.includes("user-typed-line") && t.includes("line 2, rewritten by Cairn") && t;
+    });
+    log(`notes.txt after save:\n${onDisk}`);
+    await poll("the diff editor to close", async () => (await diffTab.count()) === 0, 15_000);
+    const second = await poll("the model's next request", async () => (await requests())[1]);
+    const lastUser = second.messages.filter((m) => m.role === "user").at(-1)?.text ?? "";
+    if (!lastUser.includes("user-typed-line")) fail(`the model was not told about the user's edit; last user message:\n${lastUser}`);
+    log("the next model request reports the user's edit");
+    await screenshot(page, "saved");
+
+    // 9. A command runs in the Cairn terminal; its output reaches the model.
+    const runButton = view.getByRole("button", { name: /Run Command|Approve/ }).first();
+    const third = await poll(
+      "the command (approve it if asked) and the model's request with its output",
+      async () => {
+        if (await runButton.isVisible().catch(() => false)) await runButton.click().catch(() => undefined);
+        return (await requests())[2];
+      },
+      60_000,
+      250,
+    );
+    const thirdUser = third.messages.filter((m) => m.role === "user").at(-1)?.text ?? "";
+    if (!thirdUser.includes("cairn-e2e-marker") || !thirdUser.includes("line 2, rewritten by Cairn")) fail(`the command output did not reach the model:\n${thirdUser}`);
+    log("the command's output reached the model");
+    // It ran in the terminal (shell integration), not in the background fallback.
+    await page.locator(".xterm-rows").getByText("cairn-e2e-marker").first().waitFor({ timeout: 10_000 });
+    if (await page.locator(".xterm-rows").getByText("shell integration is not available").count()) fail("the command ran in the background fallback");
+    await screenshot(page, "terminal");
+
+    // 10. Kill the daemon mid-task (turn 3 streams a few words, then hangs): the extension
+    // restarts it.
+    await view.getByText("The command printed the marker").first().waitFor({ timeout: 30_000 });
+    const pids = daemonPids(userData);
+    if (pids.length !== 1) fail(`expected one daemon for this run, found ${JSON.stringify(pids)}`);
+    log(`killing the daemon (pid ${pids[0]}) mid-stream`);
+    process.kill(pids[0], "SIGKILL");
+    await screenshot(page, "daemon-killed");
+    const newPid = await poll("the extension to restart the daemon", () => daemonPids(userData).find((p) => p !== pids[0]), 30_000);
+    log(`daemon restarted as pid ${newPid}`);
+
+    // 11. Resume the task from the UI.
+    const resume = view.getByRole("button", { name: /Resume/ }).first();
+    await resume.waitFor({ timeout: 30_000 });
+    await screenshot(page, "resume-offered");
+    await resume.click();
+    await view.getByText("Done: notes.txt is updated").first().waitFor({ timeout: 30_000 });
+    await screenshot(page, "completed");
+    const errors = await (await fetch(`${fakeRoot}/_errors`)).json();
+    if (errors?.length) fail(`the fake model's expectations failed:\n${errors.join("\n")}`);
+    log(`PASS (${(await requests()).length} model requests)`);
+  } catch (e) {
+    await screenshot(page, "failure").catch(() => undefined);
+    const extLog = findExtensionLog(userData);
+    if (extLog) log(`extension log (${extLog}):\n${fs.readFileSync(extLog, "utf8").split("\n").slice(-40).join("\n")}`);
+    throw e;
+  } finally {
+    await browser.close().catch(() => undefined);
+    for (const pid of daemonPids(userData)) process.kill(pid, "SIGTERM");
+    void cs;
+    if (!process.env.KEEP) fs.rmSync(tmp, { recursive: true, force: true });
+    else log(`kept ${tmp}`);
+  }
+}
+
+function findExtensionLog(userData) {
+  const logs = path.join(userData, "logs");
+  if (!fs.existsSync(logs)) return undefined;
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/Cairn\.log$/.test(e.name) || /cairnhq\.cairn/.test(p) && e.name.endsWith(".log")) found.push(p);
+    }
+  };
+  walk(logs);
+  return found.sort().pop();
+}
+
+function cleanup() {
+  for (const { child } of children.reverse()) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  }
+}
+
+main().then(
+  () => {
+    cleanup();
+    process.exit(0);
+  },
+  (e) => {
+    console.error(`[e2e] FAIL: ${e.stack ?? e}`);
+    cleanup();
+    process.exit(1);
+  },
+);

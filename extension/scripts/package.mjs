@@ -1,0 +1,46 @@
+// Builds dist/cairn.vsix: copies the daemon binaries from ../bin (bin/cairn for this machine's
+// platform, bin/<platform>-<arch>/cairn for cross builds) into extension/bin/<platform>-<arch>/
+// and runs vsce. Run after `npm run build` (the "package" script does both).
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const repoBin = join(root, "..", "bin");
+const outBin = join(root, "bin");
+rmSync(outBin, { recursive: true, force: true });
+
+let copied = 0;
+const copy = (src, target) => {
+  const exe = target.startsWith("win32") ? "cairn.exe" : "cairn";
+  mkdirSync(join(outBin, target), { recursive: true });
+  cpSync(src, join(outBin, target, exe));
+  chmodSync(join(outBin, target, exe), 0o755);
+  console.log(`package: bundled ${src} as bin/${target}/${exe}`);
+  copied++;
+};
+if (existsSync(repoBin)) {
+  for (const entry of readdirSync(repoBin)) {
+    const p = join(repoBin, entry);
+    if (statSync(p).isDirectory() && /^(linux|darwin|win32)-(x64|arm64)$/.test(entry)) {
+      for (const exe of ["cairn", "cairn.exe"]) if (existsSync(join(p, exe))) copy(join(p, exe), entry);
+    }
+  }
+  const native = `${process.platform}-${process.arch}`;
+  if (!existsSync(join(outBin, native)) && existsSync(join(repoBin, "cairn"))) copy(join(repoBin, "cairn"), native);
+}
+if (copied === 0) {
+  console.error("package: no daemon binary in ../bin (build it: go build -o bin/cairn ./server/cmd/cairn)");
+  process.exit(1);
+}
+if (!existsSync(join(root, "webview", "assets", "index.js"))) {
+  console.error("package: webview/ is missing (build webview-ui first: npm run build -w webview-ui)");
+  process.exit(1);
+}
+mkdirSync(join(root, "..", "dist"), { recursive: true });
+const vsce = join(root, "..", "node_modules", ".bin", "vsce");
+execFileSync(vsce, ["package", "--no-dependencies", "--skip-license", "--allow-missing-repository", "-o", join(root, "..", "dist", "cairn.vsix")], {
+  cwd: root,
+  stdio: "inherit",
+});

@@ -1,0 +1,124 @@
+// CommandRunner runs the daemon's commands: in a VS Code terminal with shell integration when
+// it is available, otherwise as a child process (the output is never lost). It is free of
+// VS Code: terminal.ts supplies the Terminals and Processes implementations.
+//
+// Contract with the daemon: output is reported with sink.output in order, and sink.exit is
+// called exactly once per command, after the last output.
+
+import { AnsiStripper } from "./ansi";
+
+/** ShellExecution is one command run through shell integration. */
+export interface ShellExecution {
+  /** output yields the raw terminal output; it ends when the command ends. */
+  output: AsyncIterable<string>;
+  /** exitCode resolves when VS Code reports the end (undefined: unknown). */
+  exitCode: Promise<number | undefined>;
+}
+
+/** CairnTerminal is a terminal the runner may use. */
+export interface CairnTerminal {
+  readonly name: string;
+  /** execute runs through shell integration. */
+  execute(command: string): ShellExecution;
+  /** note prints an explanation for the user in the terminal (without running anything). */
+  note(text: string): void;
+  /** interrupt sends Ctrl+C. */
+  interrupt(): void;
+  show(): void;
+}
+
+export interface Terminals {
+  /** acquire returns an idle Cairn terminal whose cwd is cwd, or a new one. */
+  acquire(cwd: string): CairnTerminal;
+  /** release marks the terminal idle again. */
+  release(t: CairnTerminal): void;
+  /** waitForShellIntegration resolves true once t supports execute, false after timeoutMs. */
+  waitForShellIntegration(t: CairnTerminal, timeoutMs: number): Promise<boolean>;
+}
+
+/** BackgroundProcess is a child process in its own process group. */
+export interface BackgroundProcess {
+  onData(cb: (data: string) => void): void;
+  /** onExit fires after all data was delivered. */
+  onExit(cb: (code: number) => void): void;
+  /** interrupt signals the whole process group (SIGINT, then SIGKILL after a grace period). */
+  interrupt(): void;
+}
+
+export interface Processes {
+  spawn(command: string, cwd: string): BackgroundProcess;
+}
+
+export interface CommandSink {
+  output(commandId: string, data: string): void;
+  exit(commandId: string, exitCode: number): void;
+}
+
+export interface Started {
+  shellIntegration: boolean;
+  terminalName: string;
+}
+
+interface Running {
+  interrupt(): void;
+}
+
+export class CommandRunner {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly terminals: Terminals,
+    private readonly processes: Processes,
+    private readonly sink: CommandSink,
+    private readonly shellIntegrationTimeoutMs = 4000,
+  ) {}
+
+  /** run starts the command and resolves once it runs; output and exit follow via the sink. */
+  async run(commandId: string, command: string, cwd: string): Promise<Started> {
+    const term = this.terminals.acquire(cwd);
+    term.show();
+    if (await this.terminals.waitForShellIntegration(term, this.shellIntegrationTimeoutMs)) {
+      const exec = term.execute(command);
+      this.running.set(commandId, { interrupt: () => term.interrupt() });
+      void this.pump(commandId, exec).finally(() => this.terminals.release(term));
+      return { shellIntegration: true, terminalName: term.name };
+    }
+    term.note(
+      `Cairn: shell integration is not available in this terminal, so "${command}" runs as a background process; its output goes to the chat.`,
+    );
+    this.terminals.release(term);
+    const proc = this.processes.spawn(command, cwd);
+    this.running.set(commandId, { interrupt: () => proc.interrupt() });
+    proc.onData((d) => this.sink.output(commandId, d));
+    proc.onExit((code) => {
+      this.running.delete(commandId);
+      this.sink.exit(commandId, code);
+    });
+    return { shellIntegration: false, terminalName: term.name };
+  }
+
+  /** kill interrupts a running command; unknown ids are ignored (it may have just finished). */
+  kill(commandId: string): boolean {
+    const r = this.running.get(commandId);
+    r?.interrupt();
+    return r !== undefined;
+  }
+
+  private async pump(commandId: string, exec: ShellExecution): Promise<void> {
+    const strip = new AnsiStripper();
+    const drained = (async () => {
+      for await (const chunk of exec.output) {
+        const text = strip.push(chunk);
+        if (text) this.sink.output(commandId, text);
+      }
+    })().catch(() => undefined);
+    const code = await exec.exitCode;
+    // The end event may overtake the last output: wait for the stream to finish (bounded, in
+    // case a VS Code version never ends it).
+    await Promise.race([drained, new Promise((r) => setTimeout(r, 3000))]);
+    const rest = strip.flush();
+    if (rest) this.sink.output(commandId, rest);
+    this.running.delete(commandId);
+    this.sink.exit(commandId, code ?? -1);
+  }
+}

@@ -1,0 +1,29 @@
+// The host: every request kind's handler, assembled for the dispatcher.
+
+import type { Handlers } from "./dispatcher";
+import type { CommandRunner } from "./commandRunner";
+import type { DiffSessions } from "./diff";
+import type { VirtualDocs } from "./virtualDocs";
+import { diagnostics } from "./diagnostics";
+import { multiDiff } from "./multiDiff";
+import { openFile } from "./openFile";
+import { openTabs } from "./openTabs";
+import { showMessage } from "./showMessage";
+import { killCommand, runCommand } from "./terminal";
+import { visibleFiles } from "./visibleFiles";
+import { workspaceFolders } from "./workspaceFolders";
+
+export function hostHandlers(diffs: DiffSessions, runner: CommandRunner, docs: VirtualDocs): Handlers {
+  return {
+    ...diffs.handlers(),
+    runCommand: runCommand(runner),
+    killCommand: killCommand(runner),
+    visibleFiles,
+    openTabs,
+    diagnostics,
+    openFile,
+    showMessage,
+    workspaceFolders,
+    multiDiff: multiDiff(docs),
+  };
+}
