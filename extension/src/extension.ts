@@ -101,7 +101,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
 
   const dataDir = ctx.globalStorageUri.fsPath;
   fs.mkdirSync(dataDir, { recursive: true });
-  const args = ["serve", "--data-dir", dataDir];
+  const args = ["serve", "--data-dir", dataDir, "--stdin-lifeline"];
   // Unix socket paths are limited to ~104 bytes; a long storage path gets a socket in tmp.
   if (process.platform !== "win32" && path.join(dataDir, "daemon.sock").length > 100) {
     args.push("--socket", path.join(os.tmpdir(), `cairn-${process.pid}.sock`));

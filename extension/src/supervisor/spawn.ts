@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import type { Spawned, Spawner } from "./supervisor";
 
 export const nodeSpawner: Spawner = (command, args): Spawned => {
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: process.env });
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: process.env });
   let cb: ((code: number | null, signal: string | null, error?: Error) => void) | undefined;
   let result: [number | null, string | null, Error | undefined] | undefined;
   const finish = (code: number | null, signal: string | null, error?: Error) => {

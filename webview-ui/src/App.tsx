@@ -1,0 +1,67 @@
+// App: navigation between chat, history, settings and MCP; welcome on first run.
+
+import { useEffect } from "react";
+import type { Controller } from "./state/controller";
+import { hasApiConfig, useApp } from "./state/appStore";
+import { ControllerContext } from "./state/context";
+import { ChatView } from "./views/ChatView";
+import { HistoryView } from "./views/HistoryView";
+import { SettingsView } from "./views/SettingsView";
+import { McpView } from "./views/McpView";
+import { WelcomeView } from "./views/WelcomeView";
+
+export function App({ ctrl }: { ctrl: Controller }) {
+  const view = useApp(ctrl.app, (s) => s.view);
+  const settings = useApp(ctrl.app, (s) => s.settings);
+  const daemon = useApp(ctrl.app, (s) => s.daemon);
+  const notice = useApp(ctrl.app, (s) => s.notice);
+  const taskId = useApp(ctrl.app, (s) => s.taskId);
+
+  useEffect(() => {
+    ctrl.start();
+    return () => ctrl.stop();
+  }, [ctrl]);
+
+  const welcome = settings !== undefined && !hasApiConfig(settings) && !taskId;
+  const go = (v: "chat" | "history" | "settings" | "mcp") => ctrl.app.set({ view: v });
+  const done = () => go("chat");
+
+  return (
+    <ControllerContext.Provider value={ctrl}>
+      <div className="app">
+        <nav className="navbar" aria-label="Cairn">
+          <button className="icon-button" aria-label="New Task" title="New Task" onClick={() => void ctrl.clearTask()}>
+            <span className="codicon codicon-add" aria-hidden />
+          </button>
+          <button className={`icon-button${view === "mcp" ? " active" : ""}`} aria-label="MCP Servers" title="MCP Servers" onClick={() => go("mcp")}>
+            <span className="codicon codicon-server" aria-hidden />
+          </button>
+          <button className={`icon-button${view === "history" ? " active" : ""}`} aria-label="History" title="History" onClick={() => go("history")}>
+            <span className="codicon codicon-history" aria-hidden />
+          </button>
+          <button className={`icon-button${view === "settings" ? " active" : ""}`} aria-label="Settings" title="Settings" onClick={() => go("settings")}>
+            <span className="codicon codicon-settings-gear" aria-hidden />
+          </button>
+        </nav>
+        {daemon !== "ready" && (
+          <div className={`banner ${daemon === "failed" ? "error" : ""}`} role="status">
+            {daemon === "failed" ? "The Cairn daemon stopped. Use the command “Cairn: Restart Daemon”." : `Cairn daemon ${daemon}…`}
+          </div>
+        )}
+        {notice && (
+          <div className="banner error" role="alert">
+            <span>{notice}</span>
+            <button className="icon-button" aria-label="Dismiss" onClick={() => ctrl.app.set({ notice: undefined })}>
+              <span className="codicon codicon-close" aria-hidden />
+            </button>
+          </div>
+        )}
+        {view === "chat" && welcome && <WelcomeView ctrl={ctrl} />}
+        <ChatView ctrl={ctrl} hidden={view !== "chat" || welcome} />
+        {view === "history" && <HistoryView ctrl={ctrl} onDone={done} />}
+        {view === "settings" && <SettingsView ctrl={ctrl} onDone={done} />}
+        {view === "mcp" && <McpView onDone={done} />}
+      </div>
+    </ControllerContext.Provider>
+  );
+}

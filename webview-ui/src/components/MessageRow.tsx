@@ -1,0 +1,489 @@
+// MessageRow renders one chat message. It subscribes to its own row in the TaskStore, so a
+// streamed delta re-renders only the row it belongs to.
+
+import { memo, useCallback, useState, useSyncExternalStore, type ReactNode } from "react";
+import { AskKind, SayKind, ToolOperation, type Message, type ToolPayload } from "../gen/cairn/v1/message_pb";
+import { useRow, type TaskStore } from "../state/taskStore";
+import { isEditTool } from "../util/askButtons";
+import { formatCost } from "../util/format";
+import { parseChecklist } from "../util/focusChain";
+import { Markdown, Thinking } from "./Markdown";
+import { CopyButton } from "./CopyButton";
+
+/** useIsOpenAsk is true while this message is the task's open ask (re-renders only on change). */
+function useIsOpenAsk(store: TaskStore, index: number): boolean {
+  const get = useCallback(() => store.state?.openAskIndex === index, [store, index]);
+  return useSyncExternalStore(store.subscribeState, get);
+}
+
+export const MessageRow = memo(function MessageRow({ store, pos }: { store: TaskStore; pos: number }) {
+  const { message } = useRow(store, pos);
+  if (!message) return <div className="row row-empty" />;
+  return (
+    <div className="row" data-index={message.index} data-kind={kindName(message)}>
+      <RowBody store={store} m={message} />
+    </div>
+  );
+});
+
+export function kindName(m: Message): string {
+  if (m.kind.case === "ask") return `ask:${AskKind[m.kind.value] ?? m.kind.value}`.toLowerCase();
+  if (m.kind.case === "say") return `say:${SayKind[m.kind.value] ?? m.kind.value}`.toLowerCase();
+  return "unknown";
+}
+
+function Header({ icon, title, children, tone }: { icon: string; title: ReactNode; children?: ReactNode; tone?: string }) {
+  return (
+    <div className={`row-header ${tone ?? ""}`}>
+      <span className={`codicon codicon-${icon}`} aria-hidden />
+      <span className="row-title">{title}</span>
+      {children}
+    </div>
+  );
+}
+
+function Collapsible({ label, children, initiallyOpen = false }: { label: string; children: ReactNode; initiallyOpen?: boolean }) {
+  const [open, setOpen] = useState(initiallyOpen);
+  return (
+    <div className="collapsible">
+      <button className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className={`codicon codicon-chevron-${open ? "down" : "right"}`} aria-hidden />
+        {label}
+      </button>
+      {open && <div className="collapsible-body">{children}</div>}
+    </div>
+  );
+}
+
+function Images({ images }: { images: string[] }) {
+  if (images.length === 0) return null;
+  return (
+    <div className="thumbs">
+      {images.map((src, i) => (
+        <img key={i} src={src} alt={`attached image ${i + 1}`} className="thumb" />
+      ))}
+    </div>
+  );
+}
+
+function DiffView({ diff }: { diff: string }) {
+  const lines = diff.split("\n");
+  // SEARCH/REPLACE blocks: the search side is shown as removed, the replace side as added.
+  let side: "" | "search" | "replace" = "";
+  return (
+    <pre className="diff" aria-label="Diff">
+      {lines.map((l, i) => {
+        let cls = "";
+        if (/^\s*(-{3,} ?SEARCH|<{3,} ?SEARCH)\s*$/.test(l)) {
+          side = "search";
+          cls = "diff-marker";
+        } else if (/^\s*(\+{3,} ?REPLACE|>{3,} ?REPLACE)\s*$/.test(l)) {
+          side = "";
+          cls = "diff-marker";
+        } else if (side === "search" && /^\s*={3,}\s*$/.test(l)) {
+          side = "replace";
+          cls = "diff-marker";
+        } else if (side === "search") cls = "diff-del";
+        else if (side === "replace") cls = "diff-add";
+        else if (l.startsWith("+") && !l.startsWith("+++")) cls = "diff-add";
+        else if (l.startsWith("-") && !l.startsWith("---")) cls = "diff-del";
+        else if (l.startsWith("@@")) cls = "diff-hunk";
+        return (
+          <div key={i} className={cls}>
+            {l || " "}
+          </div>
+        );
+      })}
+    </pre>
+  );
+}
+
+function toolTitle(t: ToolPayload, asking: boolean): { icon: string; title: string } {
+  const want = (s: string) => (asking ? `Cairn wants to ${s}` : `Cairn ${past(s)}`);
+  switch (t.operation) {
+    case ToolOperation.READ_FILE:
+      return { icon: "file-code", title: want("read this file") };
+    case ToolOperation.LIST_FILES_TOP_LEVEL:
+      return { icon: "folder-opened", title: want("view the top level files in this directory") };
+    case ToolOperation.LIST_FILES_RECURSIVE:
+      return { icon: "folder-opened", title: want("recursively view all files in this directory") };
+    case ToolOperation.LIST_CODE_DEFINITION_NAMES:
+      return { icon: "file-code", title: want("view source code definition names used in this directory") };
+    case ToolOperation.SEARCH_FILES:
+      return { icon: "search", title: want(`search this directory for ${t.regex}`) };
+    case ToolOperation.EDITED_EXISTING_FILE:
+      return { icon: "edit", title: want("edit this file") };
+    case ToolOperation.NEW_FILE_CREATED:
+      return { icon: "new-file", title: want("create a new file") };
+    case ToolOperation.WEB_FETCH:
+      return { icon: "link", title: want("fetch content from this URL") };
+    case ToolOperation.SUMMARIZE_TASK:
+      return { icon: "fold", title: want("condense the conversation") };
+    default:
+      return { icon: "tools", title: want("use a tool") };
+  }
+}
+
+function past(s: string): string {
+  return s
+    .replace(/^read/, "read")
+    .replace(/^view/, "viewed")
+    .replace(/^recursively view/, "recursively viewed")
+    .replace(/^search/, "searched")
+    .replace(/^edit/, "edited")
+    .replace(/^create/, "created")
+    .replace(/^fetch/, "fetched")
+    .replace(/^condense/, "condensed")
+    .replace(/^use/, "used");
+}
+
+function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
+  const t = m.payload.case === "tool" ? m.payload.value : undefined;
+  if (!t) return <Markdown text={m.text} streaming={m.partial} />;
+  const { icon, title } = toolTitle(t, asking);
+  const edit = isEditTool(m);
+  const body = t.diff || t.content;
+  return (
+    <div className={`tool-row${asking ? " pending" : ""}`}>
+      <Header icon={icon} title={title}>
+        {t.outsideWorkspace && <span className="badge warn">outside workspace</span>}
+      </Header>
+      <div className="tool-path">
+        <span className="codicon codicon-file" aria-hidden />
+        <span className="path" title={t.path}>
+          {t.path}
+          {t.filePattern ? ` (${t.filePattern})` : ""}
+        </span>
+        {m.partial && <span className="codicon codicon-loading codicon-modifier-spin" aria-label="streaming" />}
+      </div>
+      {body && (
+        <Collapsible label={edit ? (t.diff ? "Diff" : "Content") : "Result"} initiallyOpen={asking && edit}>
+          {t.diff ? <DiffView diff={t.diff} /> : <pre className="content">{t.content}</pre>}
+        </Collapsible>
+      )}
+    </div>
+  );
+}
+
+function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
+  const c = m.payload.case === "command" ? m.payload.value : undefined;
+  const command = c?.command || m.text;
+  return (
+    <div className={`command-row${asking ? " pending" : ""}`}>
+      <Header icon="terminal" title={asking ? "Cairn wants to execute this command:" : "Command"}>
+        {c?.requiresApproval && <span className="badge warn">requires approval</span>}
+      </Header>
+      <div className="command-line">
+        <code>{command}</code>
+        <CopyButton text={command} label="Copy command" />
+      </div>
+    </div>
+  );
+}
+
+function CommandOutputRow({ m }: { m: Message }) {
+  const o = m.payload.case === "commandOutput" ? m.payload.value : undefined;
+  const output = o?.output || m.text;
+  // The command_output ask only carries the "Proceed While Running" button.
+  if (!o && !output) return <div className="row-spacer" />;
+  const running = o?.running ?? m.partial;
+  return (
+    <div className="command-output">
+      <div className="command-output-bar">
+        <span className={`status-dot ${running ? "running" : o?.exitCode ? "failed" : "ok"}`} aria-hidden />
+        <span>{running ? "Running" : o?.exitCode !== undefined ? `Exited with code ${o.exitCode}` : "Output"}</span>
+      </div>
+      <pre className="output" aria-label="Command output">
+        {output}
+      </pre>
+    </div>
+  );
+}
+
+function ApiRequestRow({ m }: { m: Message }) {
+  const a = m.payload.case === "apiRequest" ? m.payload.value : undefined;
+  const failed = !!a?.error;
+  const cancelled = !!a?.cancelReason;
+  const icon = failed ? "error" : cancelled ? "circle-slash" : a?.done ? "check" : "loading codicon-modifier-spin";
+  const title = failed ? "API Request Failed" : cancelled ? "API Request Cancelled" : a?.done ? "API Request" : "API Request…";
+  return (
+    <div className="api-row">
+      <Header icon={icon} title={title} tone={failed ? "error" : ""}>
+        {a && a.cost > 0 && <span className="badge cost">{formatCost(a.cost)}</span>}
+      </Header>
+      {failed && <div className="error-text">{a?.error}</div>}
+      {m.text && (
+        <Collapsible label="Request">
+          <pre className="content">{m.text}</pre>
+        </Collapsible>
+      )}
+    </div>
+  );
+}
+
+function FollowupRow({ m, plan }: { m: Message; plan: boolean }) {
+  const f = m.payload.case === "followup" ? m.payload.value : undefined;
+  const q = f?.question || m.text;
+  return (
+    <div className="followup-row">
+      <Header icon={plan ? "lightbulb" : "question"} title={plan ? "Plan" : "Cairn has a question:"} />
+      <Markdown text={q} streaming={m.partial} />
+      {f && f.options.length > 0 && (
+        <ul className="options-preview">
+          {f.options.map((o) => (
+            <li key={o} className={o === f.selected ? "selected" : ""}>
+              {o}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function BrowserRow({ m }: { m: Message }) {
+  const b = m.payload.case === "browser" ? m.payload.value : undefined;
+  const png = b && b.screenshotPng.length > 0 ? `data:image/png;base64,${base64(b.screenshotPng)}` : undefined;
+  return (
+    <div className="browser-row">
+      <Header icon="globe" title={`Browser${b?.action ? `: ${b.action}` : ""}`}>
+        {b?.url && <span className="path">{b.url}</span>}
+        {b?.coordinate && <span className="badge">{b.coordinate}</span>}
+      </Header>
+      {b?.text && <code>{b.text}</code>}
+      {b?.currentUrl && <div className="muted">{b.currentUrl}</div>}
+      {png && <img className="screenshot" src={png} alt="Browser screenshot" />}
+      {b?.logs && (
+        <Collapsible label="Console logs">
+          <pre className="content">{b.logs}</pre>
+        </Collapsible>
+      )}
+      {!b && m.text && <div>{m.text}</div>}
+    </div>
+  );
+}
+
+function base64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+function McpRow({ m, asking, response }: { m: Message; asking: boolean; response: boolean }) {
+  const p = m.payload.case === "mcp" ? m.payload.value : undefined;
+  if (response) {
+    return (
+      <div className="mcp-row">
+        <Header icon="server" title="MCP response" />
+        <Collapsible label="Response" initiallyOpen>
+          <pre className="content">{p?.response || m.text}</pre>
+        </Collapsible>
+      </div>
+    );
+  }
+  return (
+    <div className={`mcp-row${asking ? " pending" : ""}`}>
+      <Header
+        icon="server"
+        title={
+          p?.uri
+            ? `Cairn wants to access a resource on ${p.serverName}`
+            : `Cairn wants to use a tool on ${p?.serverName ?? "an MCP server"}`
+        }
+      />
+      {p?.toolName && <div className="tool-path"><code>{p.toolName}</code></div>}
+      {p?.uri && <div className="tool-path"><code>{p.uri}</code></div>}
+      {p?.arguments && <pre className="content">{p.arguments}</pre>}
+    </div>
+  );
+}
+
+function CheckpointRow({ m }: { m: Message }) {
+  const hash = m.payload.case === "checkpoint" ? m.payload.value.hash : "";
+  return (
+    <div className="checkpoint-row">
+      <span className="codicon codicon-bookmark" aria-hidden />
+      <span className="muted">Checkpoint {hash.slice(0, 7)}</span>
+      <span className="checkpoint-line" />
+      {/* No checkpoint RPC in cairn.v1 yet: the buttons are shown but disabled. */}
+      <button className="small-button" disabled title="Compare (needs a checkpoint RPC)">
+        Compare
+      </button>
+      <button className="small-button" disabled title="Restore (needs a checkpoint RPC)">
+        Restore
+      </button>
+    </div>
+  );
+}
+
+function UserBubble({ m, title }: { m: Message; title?: string }) {
+  return (
+    <div className="user-bubble">
+      {title && <div className="muted small">{title}</div>}
+      <div className="user-text">{m.text}</div>
+      <Images images={m.images} />
+      {m.files.length > 0 && <div className="muted small">{m.files.join(", ")}</div>}
+    </div>
+  );
+}
+
+function ErrorRow({ m, title }: { m: Message; title: string }) {
+  return (
+    <div className="error-row">
+      <Header icon="error" title={title} tone="error" />
+      <div className="error-text">{m.text}</div>
+    </div>
+  );
+}
+
+function Info({ icon, text, tone }: { icon: string; text: string; tone?: string }) {
+  return <Header icon={icon} title={text} tone={tone ?? "muted"} />;
+}
+
+function RowBody({ store, m }: { store: TaskStore; m: Message }) {
+  const open = useIsOpenAsk(store, m.index);
+  if (m.kind.case === "ask") {
+    switch (m.kind.value) {
+      case AskKind.FOLLOWUP:
+        return <FollowupRow m={m} plan={false} />;
+      case AskKind.PLAN_MODE_RESPOND:
+        return <FollowupRow m={m} plan />;
+      case AskKind.COMMAND:
+        return <CommandRow m={m} asking={open} />;
+      case AskKind.COMMAND_OUTPUT:
+        return <CommandOutputRow m={m} />;
+      case AskKind.TOOL:
+        return <ToolRow m={m} asking={open} />;
+      case AskKind.COMPLETION_RESULT:
+        return m.text ? <Markdown text={m.text} /> : <div className="row-spacer" />;
+      case AskKind.API_REQ_FAILED:
+        return <ErrorRow m={m} title="API request failed" />;
+      case AskKind.RESUME_TASK:
+        return <Info icon="debug-pause" text="Task was interrupted. Resume it?" />;
+      case AskKind.RESUME_COMPLETED_TASK:
+        return <Info icon="history" text="This task was completed. Continue it or start a new one." />;
+      case AskKind.MISTAKE_LIMIT_REACHED:
+        return <ErrorRow m={m} title="Cairn is having trouble" />;
+      case AskKind.AUTO_APPROVAL_MAX_REQ_REACHED:
+        return <Info icon="warning" text={m.text || "Reached the maximum number of auto-approved requests."} tone="warn" />;
+      case AskKind.BROWSER_ACTION_LAUNCH:
+        return <BrowserRow m={m} />;
+      case AskKind.USE_MCP_SERVER:
+        return <McpRow m={m} asking={open} response={false} />;
+      case AskKind.NEW_TASK:
+      case AskKind.CONDENSE: {
+        const ctx = m.payload.case === "newTask" ? m.payload.value.context : m.text;
+        return (
+          <div>
+            <Header icon={m.kind.value === AskKind.CONDENSE ? "fold" : "new-file"} title={m.kind.value === AskKind.CONDENSE ? "Cairn wants to condense the conversation" : "Cairn wants to start a new task with this context"} />
+            <Collapsible label="Context" initiallyOpen={open}>
+              <Markdown text={ctx} streaming={m.partial} />
+            </Collapsible>
+          </div>
+        );
+      }
+      case AskKind.REPORT_BUG:
+        return (
+          <div>
+            <Header icon="bug" title="Cairn wants to file a bug report" />
+            <Markdown text={m.text} streaming={m.partial} />
+          </div>
+        );
+      default:
+        return <Markdown text={m.text} streaming={m.partial} />;
+    }
+  }
+  if (m.kind.case !== "say") return null;
+  switch (m.kind.value) {
+    case SayKind.TASK:
+      return <UserBubble m={m} title="Task" />;
+    case SayKind.USER_FEEDBACK:
+      return <UserBubble m={m} />;
+    case SayKind.USER_FEEDBACK_DIFF:
+      return (
+        <div>
+          <Header icon="edit" title="You edited the proposed change" />
+          <DiffView diff={m.payload.case === "tool" ? m.payload.value.diff : m.text} />
+        </div>
+      );
+    case SayKind.TEXT:
+      return <Markdown text={m.text} streaming={m.partial} />;
+    case SayKind.REASONING:
+      return <Thinking text={m.text} streaming={m.partial} label={m.partial ? "Thinking…" : "Thinking"} />;
+    case SayKind.ERROR:
+      return <ErrorRow m={m} title="Error" />;
+    case SayKind.DIFF_ERROR:
+      return <ErrorRow m={m} title="The edit could not be applied" />;
+    case SayKind.IGNORE_ERROR:
+      return <ErrorRow m={m} title="Access blocked by the ignore file" />;
+    case SayKind.ERROR_RETRY: {
+      const r = m.payload.case === "retry" ? m.payload.value : undefined;
+      return (
+        <div className="error-row">
+          <Header icon="sync" title={r ? `Retrying (attempt ${r.attempt}/${r.maxAttempts}) in ${r.delaySeconds}s` : "Retrying"} tone="warn" />
+          {(r?.error || m.text) && <div className="error-text">{r?.error || m.text}</div>}
+        </div>
+      );
+    }
+    case SayKind.API_REQ_STARTED:
+      return <ApiRequestRow m={m} />;
+    case SayKind.API_REQ_RETRIED:
+      return <Info icon="sync" text="API request retried" />;
+    case SayKind.DELETED_API_REQS:
+      return <Info icon="trash" text="Earlier API requests removed from the context" />;
+    case SayKind.COMPLETION_RESULT: {
+      const c = m.payload.case === "completion" ? m.payload.value : undefined;
+      return (
+        <div className="completion-row">
+          <Header icon="check" title="Task Completed" tone="success" />
+          <Markdown text={c?.result || m.text} streaming={m.partial} />
+          {c?.command && <code className="command-line">{c.command}</code>}
+        </div>
+      );
+    }
+    case SayKind.COMMAND:
+      return <CommandRow m={m} asking={false} />;
+    case SayKind.COMMAND_OUTPUT:
+      return <CommandOutputRow m={m} />;
+    case SayKind.TOOL:
+      return <ToolRow m={m} asking={false} />;
+    case SayKind.SHELL_INTEGRATION_WARNING:
+      return <Info icon="warning" tone="warn" text={m.text || "Shell integration unavailable: command output may be missing."} />;
+    case SayKind.BROWSER_ACTION_LAUNCH:
+    case SayKind.BROWSER_ACTION:
+    case SayKind.BROWSER_ACTION_RESULT:
+      return <BrowserRow m={m} />;
+    case SayKind.MCP_SERVER_REQUEST_STARTED:
+      return <Info icon="server" text="MCP request started…" />;
+    case SayKind.MCP_SERVER_RESPONSE:
+      return <McpRow m={m} asking={false} response />;
+    case SayKind.MCP_NOTIFICATION:
+      return <Info icon="bell" text={m.text} />;
+    case SayKind.CHECKPOINT_CREATED:
+      return <CheckpointRow m={m} />;
+    case SayKind.LOAD_MCP_DOCUMENTATION:
+      return <Info icon="book" text="Loading MCP documentation" />;
+    case SayKind.INFO:
+      return <Info icon="info" text={m.text} />;
+    case SayKind.TASK_PROGRESS: {
+      const md = m.payload.case === "progress" ? m.payload.value.markdown : m.text;
+      const items = parseChecklist(md);
+      const done = items.filter((i) => i.done).length;
+      return (
+        <div>
+          <Header icon="checklist" title={`Progress ${done}/${items.length}`} />
+          <ul className="checklist readonly">
+            {items.map((it, i) => (
+              <li key={i} className={it.done ? "done" : ""}>
+                <span className={`codicon codicon-${it.done ? "pass-filled" : "circle-large-outline"}`} aria-hidden />
+                {it.text}
+              </li>
+            ))}
+          </ul>
+        </div>
+      );
+    }
+    default:
+      return <Markdown text={m.text} streaming={m.partial} />;
+  }
+}

@@ -1,0 +1,41 @@
+// The one typed client the UI uses. Calls are typed by the protobuf-es method descriptors
+// (e.g. TaskService.method.newTask), so request and response shapes come from the proto.
+
+import type {
+  DescMessage,
+  DescMethodServerStreaming,
+  DescMethodUnary,
+  MessageInitShape,
+  MessageShape,
+} from "@bufbuild/protobuf";
+import type { HostEvent } from "./envelope";
+
+export interface CallOptions {
+  /** Aborting cancels the call (a {type:"cancel"} envelope); the promise/iterator rejects with code "cancelled". */
+  signal?: AbortSignal;
+}
+
+/** State the webview keeps across reloads of the panel (vscode.setState). */
+export interface PersistedState {
+  taskId?: string;
+}
+
+export interface CairnClient {
+  unary<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    request: MessageInitShape<I>,
+    options?: CallOptions,
+  ): Promise<MessageShape<O>>;
+  /** Server stream; ends when the server finishes, rejects with RpcError on error or abort. */
+  stream<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodServerStreaming<I, O>,
+    request: MessageInitShape<I>,
+    options?: CallOptions,
+  ): AsyncIterable<MessageShape<O>>;
+  /** Editor events (addToInput, navigate, context, daemon). Returns an unsubscribe function. */
+  onHostEvent(listener: (event: HostEvent) => void): () => void;
+  /** Tells the extension the app mounted (it answers with a "context" event). */
+  ready(): void;
+  loadPersisted(): PersistedState;
+  savePersisted(state: PersistedState): void;
+}

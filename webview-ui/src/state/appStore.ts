@@ -1,0 +1,63 @@
+// AppStore is the webview's own UI state (which view, the editor context, settings, the current
+// task id). Immutable snapshots: every change replaces the object.
+
+import { useSyncExternalStore } from "react";
+import type { DaemonStatus, View } from "../rpc";
+import type { Settings } from "../gen/cairn/v1/state_pb";
+import { Mode } from "../gen/cairn/v1/state_pb";
+
+export interface AppState {
+  view: Exclude<View, "newTask">;
+  workspaceRoots: string[];
+  hostId: string;
+  daemon: DaemonStatus;
+  /** undefined until GetState answered. */
+  settings: Settings | undefined;
+  settingsError: string | undefined;
+  taskId: string | undefined;
+  /** Mode for the next task (a running task's mode comes from its TaskState). */
+  mode: Mode;
+  /** Text the editor asked to put into the input ("Add to Cairn"); consumed by the input. */
+  inputInsert: { seq: number; text: string } | undefined;
+  /** Transient notice (errors of user actions). */
+  notice: string | undefined;
+}
+
+export const initialAppState: AppState = {
+  view: "chat",
+  workspaceRoots: [],
+  hostId: "",
+  daemon: "ready",
+  settings: undefined,
+  settingsError: undefined,
+  taskId: undefined,
+  mode: Mode.ACT,
+  inputInsert: undefined,
+  notice: undefined,
+};
+
+export class AppStore {
+  private state: AppState;
+  private readonly listeners = new Set<() => void>();
+  constructor(init: Partial<AppState> = {}) {
+    this.state = { ...initialAppState, ...init };
+  }
+  get = (): AppState => this.state;
+  set(patch: Partial<AppState>): void {
+    this.state = { ...this.state, ...patch };
+    this.listeners.forEach((l) => l());
+  }
+  subscribe = (l: () => void): (() => void) => {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  };
+}
+
+export function useApp<T>(store: AppStore, select: (s: AppState) => T): T {
+  return useSyncExternalStore(store.subscribe, () => select(store.get()));
+}
+
+/** hasApiConfig: the welcome view shows until a model endpoint is configured. */
+export function hasApiConfig(s: Settings | undefined): boolean {
+  return !!s?.api && s.api.model !== "" && (s.api.baseUrl !== "" || s.api.apiKeySet);
+}

@@ -1,0 +1,23 @@
+export function formatTokens(n: number | bigint): string {
+  const v = Number(n);
+  if (v >= 1_000_000) return `${(v / 1_000_000).toFixed(1)}m`;
+  if (v >= 10_000) return `${Math.round(v / 1000)}k`;
+  if (v >= 1000) return `${(v / 1000).toFixed(1)}k`;
+  return String(v);
+}
+
+export function formatCost(c: number): string {
+  return `$${c.toFixed(4)}`;
+}
+
+export function formatBytes(n: number | bigint): string {
+  const v = Number(n);
+  if (v >= 1 << 20) return `${(v / (1 << 20)).toFixed(1)} MB`;
+  if (v >= 1 << 10) return `${(v / (1 << 10)).toFixed(1)} kB`;
+  return `${v} B`;
+}
+
+export function formatDate(ms: number | bigint): string {
+  const d = new Date(Number(ms));
+  return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}

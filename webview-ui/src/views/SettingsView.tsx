@@ -1,0 +1,220 @@
+// SettingsView edits a copy of the daemon's settings and saves them with UpdateSettings;
+// rules and workflows toggle at once with WorkspaceService.ToggleRule.
+
+import { useEffect, useState } from "react";
+import { clone, create } from "@bufbuild/protobuf";
+import { ApiConfigSchema, SettingsSchema, StateService, type Settings } from "../gen/cairn/v1/state_pb";
+import { WorkspaceService, type RuleEntry } from "../gen/cairn/v1/workspace_pb";
+import type { Controller } from "../state/controller";
+import { useApp } from "../state/appStore";
+import { AutoApproveEditor } from "../components/AutoApproveBar";
+
+export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): void }) {
+  const stored = useApp(ctrl.app, (s) => s.settings);
+  const root = useApp(ctrl.app, (s) => s.workspaceRoots[0] ?? "");
+  const [draft, setDraft] = useState<Settings>(() => (stored ? clone(SettingsSchema, stored) : create(SettingsSchema)));
+  const [models, setModels] = useState<string[]>([]);
+  const [rules, setRules] = useState<RuleEntry[]>([]);
+  const [saved, setSaved] = useState<string>();
+
+  useEffect(() => {
+    if (stored) setDraft(clone(SettingsSchema, stored));
+  }, [stored]);
+
+  useEffect(() => {
+    const ac = new AbortController();
+    ctrl.client
+      .unary(WorkspaceService.method.listRules, { workspaceRoot: root }, { signal: ac.signal })
+      .then((r) => setRules(r.rules))
+      .catch(() => {});
+    ctrl.client
+      .unary(StateService.method.listModels, {}, { signal: ac.signal })
+      .then((r) => setModels(r.models))
+      .catch(() => {});
+    return () => ac.abort();
+  }, [ctrl.client, root]);
+
+  const api = draft.api ?? create(ApiConfigSchema);
+  const set = (patch: Partial<Settings>) => setDraft(create(SettingsSchema, { ...draft, ...patch }));
+  const setApi = (patch: Partial<typeof api>) => set({ api: create(ApiConfigSchema, { ...api, ...patch }) });
+  // Numbers are clamped when saved, not while typing.
+  const num = (v: string, _min: number, _max: number) => Math.round(Number(v) || 0);
+
+  const toggleRule = async (r: RuleEntry) => {
+    setRules((rs) => rs.map((x) => (x.id === r.id ? { ...x, enabled: !r.enabled } : x)));
+    await ctrl.client.unary(WorkspaceService.method.toggleRule, { id: r.id, enabled: !r.enabled }).catch(() => {});
+  };
+
+  return (
+    <section className="view settings-view" aria-label="Settings">
+      <header className="view-header">
+        <h2>Settings</h2>
+        <button
+          className="button primary"
+          disabled={!stored}
+          title={stored ? undefined : "Settings not loaded yet"}
+          onClick={async () => {
+            const ok = await ctrl.saveSettings(normalize(draft));
+            setSaved(ok ? "Saved" : "Save failed");
+            if (ok) onDone();
+          }}
+        >
+          Save
+        </button>
+      </header>
+      {saved && (
+        <div className="notice" role="status">
+          {saved}
+        </div>
+      )}
+      <div className="settings-body">
+        <fieldset>
+          <legend>API provider</legend>
+          <label className="field">
+            Base URL
+            <input value={api.baseUrl} onChange={(e) => setApi({ baseUrl: e.target.value })} placeholder="https://api.openai.com/v1" />
+          </label>
+          <label className="field">
+            API key
+            <input
+              type="password"
+              value={api.apiKey}
+              onChange={(e) => setApi({ apiKey: e.target.value })}
+              placeholder={api.apiKeySet ? "•••••• (stored; leave empty to keep)" : "sk-…"}
+              autoComplete="off"
+            />
+          </label>
+          <label className="field">
+            Act mode model
+            <input list="settings-models" value={api.model} onChange={(e) => setApi({ model: e.target.value })} />
+          </label>
+          <label className="field">
+            Plan mode model (optional)
+            <input list="settings-models" value={api.planModel} onChange={(e) => setApi({ planModel: e.target.value })} placeholder="same as Act" />
+          </label>
+          <datalist id="settings-models">
+            {models.map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+          <label className="field">
+            Request idle timeout (seconds)
+            <input
+              type="number"
+              min={0}
+              value={api.requestIdleTimeoutSeconds}
+              onChange={(e) => setApi({ requestIdleTimeoutSeconds: num(e.target.value, 0, 3600) })}
+            />
+          </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>Auto-approve</legend>
+          <AutoApproveEditor value={draft.autoApprove ?? ctrl.defaultAutoApprove()} onChange={(v) => set({ autoApprove: v })} />
+        </fieldset>
+
+        <fieldset>
+          <legend>Features</legend>
+          <label className="check">
+            <input type="checkbox" checked={draft.checkpointsEnabled} onChange={(e) => set({ checkpointsEnabled: e.target.checked })} />
+            Checkpoints
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={draft.focusChainEnabled} onChange={(e) => set({ focusChainEnabled: e.target.checked })} />
+            Focus chain (to-do list)
+          </label>
+          <label className="field-inline">
+            Focus-chain reminder interval (requests)
+            <input
+              type="number"
+              min={1}
+              max={100}
+              value={draft.focusChainInterval}
+              disabled={!draft.focusChainEnabled}
+              onChange={(e) => set({ focusChainInterval: num(e.target.value, 1, 100) })}
+            />
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={draft.autoCondense} onChange={(e) => set({ autoCondense: e.target.checked })} />
+            Auto-condense at
+            <input
+              type="number"
+              min={5}
+              max={100}
+              className="narrow"
+              aria-label="Auto-condense percent"
+              value={draft.autoCondensePercent}
+              disabled={!draft.autoCondense}
+              onChange={(e) => set({ autoCondensePercent: num(e.target.value, 5, 100) })}
+            />
+            % of the context window
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={draft.browserEnabled} onChange={(e) => set({ browserEnabled: e.target.checked })} />
+            Browser tool
+          </label>
+          <label className="field-inline">
+            Mistake limit
+            <input type="number" min={1} max={20} value={draft.mistakeLimit} onChange={(e) => set({ mistakeLimit: num(e.target.value, 1, 20) })} />
+          </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>Terminal</legend>
+          <label className="field-inline">
+            Terminal output limit (lines)
+            <input
+              type="number"
+              min={100}
+              max={5000}
+              step={100}
+              value={draft.outputLineLimit}
+              onChange={(e) => set({ outputLineLimit: num(e.target.value, 100, 5000) })}
+            />
+          </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>General</legend>
+          <label className="field">
+            Preferred language
+            <input value={draft.preferredLanguage} onChange={(e) => set({ preferredLanguage: e.target.value })} placeholder="English" />
+          </label>
+          <label className="field">
+            Custom instructions
+            <textarea rows={4} value={draft.customInstructions} onChange={(e) => set({ customInstructions: e.target.value })} />
+          </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>Rules and workflows</legend>
+          {rules.length === 0 && <p className="muted small">No rules files found (.clinerules, .cairnrules, .cursorrules, .windsurfrules).</p>}
+          {rules.map((r) => (
+            <label key={r.id} className="check rule">
+              <input type="checkbox" checked={r.enabled} onChange={() => void toggleRule(r)} />
+              <span className={`codicon codicon-${r.workflow ? "notebook" : "law"}`} aria-hidden />
+              <span>{r.name}</span>
+              <span className="muted small">
+                {r.global ? "global" : r.source}
+                {r.workflow ? " · workflow" : ""}
+              </span>
+            </label>
+          ))}
+        </fieldset>
+      </div>
+    </section>
+  );
+}
+
+const clamp = (v: number, min: number, max: number) => Math.min(max, Math.max(min, v));
+
+/** normalize clamps numeric settings to their ranges (0 keeps the daemon's default). */
+export function normalize(s: Settings): Settings {
+  const n = clone(SettingsSchema, s);
+  if (n.outputLineLimit) n.outputLineLimit = clamp(n.outputLineLimit, 100, 5000);
+  if (n.focusChainInterval) n.focusChainInterval = clamp(n.focusChainInterval, 1, 100);
+  if (n.autoCondensePercent) n.autoCondensePercent = clamp(n.autoCondensePercent, 5, 100);
+  if (n.mistakeLimit) n.mistakeLimit = clamp(n.mistakeLimit, 1, 20);
+  if (n.api) n.api.requestIdleTimeoutSeconds = clamp(n.api.requestIdleTimeoutSeconds, 0, 3600);
+  return n;
+}
