@@ -12,7 +12,7 @@ while read -r pkg deps; do
   for d in $deps; do
     case "$d" in
       "$mod"/server*|google.golang.org/grpc|google.golang.org/grpc/*|google.golang.org/protobuf|google.golang.org/protobuf/*)
-        bad "$pkg depends on $d";;
+        bad "$pkg depends on $d"; break;;
     esac
   done
 done < <(go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./core/... >/dev/null && \
