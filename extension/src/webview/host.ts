@@ -1,0 +1,106 @@
+// Webview hosting: the sidebar view (cairn.chat) and the "Open in Editor Tab" panel. Each
+// webview gets its own Relay; host events (context, daemon status, addToInput, navigate) are
+// broadcast to all of them.
+
+import * as vscode from "vscode";
+import { randomBytes } from "node:crypto";
+import { makeNonce, webviewHtml } from "./html";
+import { Relay, type RelayOptions } from "../relay/relay";
+import type { FromWebview, HostEvent, ToWebview } from "../relay/envelope";
+
+export interface WebviewHostOptions {
+  extensionUri: vscode.Uri;
+  relay: Omit<RelayOptions, "post">;
+  /** context builds the "context" event sent when a webview becomes ready. */
+  context(): HostEvent;
+  /** latestDaemon is the last "daemon" event, replayed to new webviews. */
+  latestDaemon(): HostEvent | undefined;
+}
+
+interface Mounted {
+  webview: vscode.Webview;
+  ready: boolean;
+  queued: HostEvent[];
+  relay: Relay;
+}
+
+export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewId = "cairn.chat";
+  private readonly mounted = new Set<Mounted>();
+  private view: vscode.WebviewView | undefined;
+
+  constructor(private readonly opts: WebviewHostOptions) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const m = this.mount(view.webview);
+    view.onDidDispose(() => {
+      this.unmount(m);
+      if (this.view === view) this.view = undefined;
+    });
+  }
+
+  /** openInTab opens the chat in an editor tab. */
+  openInTab(): void {
+    const panel = vscode.window.createWebviewPanel("cairn.tab", "Cairn", vscode.ViewColumn.Beside, { retainContextWhenHidden: true, enableScripts: true });
+    panel.iconPath = vscode.Uri.joinPath(this.opts.extensionUri, "media", "cairn.svg");
+    const m = this.mount(panel.webview);
+    panel.onDidDispose(() => this.unmount(m));
+  }
+
+  /** broadcast sends a host event to every webview (queued until a webview says "ready"). */
+  broadcast(event: HostEvent): void {
+    for (const m of this.mounted) this.postEvent(m, event);
+  }
+
+  /** reveal shows the sidebar view (and then sends the event, once it is ready). */
+  async reveal(event?: HostEvent): Promise<void> {
+    await vscode.commands.executeCommand(`${WebviewHost.viewId}.focus`);
+    if (event) this.broadcast(event);
+  }
+
+  get hasWebview(): boolean {
+    return this.mounted.size > 0;
+  }
+
+  private mount(webview: vscode.Webview): Mounted {
+    const root = vscode.Uri.joinPath(this.opts.extensionUri, "webview");
+    webview.options = { enableScripts: true, localResourceRoots: [root, vscode.Uri.joinPath(this.opts.extensionUri, "media")] };
+    const post = (msg: ToWebview) => void webview.postMessage(msg);
+    const m: Mounted = { webview, ready: false, queued: [], relay: new Relay({ ...this.opts.relay, post }) };
+    this.mounted.add(m);
+    webview.onDidReceiveMessage((msg: FromWebview) => {
+      if (msg?.type === "ready") {
+        m.ready = true;
+        post(this.opts.context());
+        const d = this.opts.latestDaemon();
+        if (d) post(d);
+        for (const e of m.queued.splice(0)) post(e);
+        return;
+      }
+      m.relay.handle(msg);
+    });
+    webview.html = webviewHtml({
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, "assets", "index.js")).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, "assets", "index.css")).toString(),
+      nonce: makeNonce(randomBytes),
+    });
+    return m;
+  }
+
+  private postEvent(m: Mounted, e: HostEvent): void {
+    if (m.ready) void m.webview.postMessage(e);
+    else if (e.event === "addToInput" || e.event === "navigate") m.queued.push(e);
+  }
+
+  private unmount(m: Mounted): void {
+    m.relay.dispose();
+    this.mounted.delete(m);
+  }
+
+  dispose(): void {
+    for (const m of this.mounted) m.relay.dispose();
+    this.mounted.clear();
+  }
+}
