@@ -8,7 +8,9 @@
 //
 //   node e2e/run.mjs            (after `npm run package -w extension`, which needs bin/cairn)
 //   HEADFUL=1 / KEEP=1          keep the browser visible / keep the temp dirs
-// Screenshots: test-results/e2e/NN-step.png. Every wait is on a state, never a fixed sleep.
+// Screenshots: test-results/e2e/NN-step.png, and the chat UI (chat, @ menu, history, settings) as
+// NN-step-light.png / NN-step-dark.png after the task (the dark pass picks Default Dark Modern).
+// Every wait is on a state, never a fixed sleep.
 
 import { spawn, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -274,7 +276,27 @@ async function main() {
     await screenshot(page, "completed");
     const errors = await (await fetch(`${fakeRoot}/_errors`)).json();
     if (errors?.length) fail(`the fake model's expectations failed:\n${errors.join("\n")}`);
-    log(`PASS (${(await requests()).length} model requests)`);
+    log(`the task passed (${(await requests()).length} model requests)`);
+
+    // 12. Screenshots of the chat UI in real VS Code, light theme first, then dark.
+    await chatUiShots(page, view, input, "light");
+    // Dark: "Preferences: Color Theme" from the command palette (VS Code did not pick up an edit of
+    // the user settings file on this machine); the workbench and the webview switch live.
+    await page.locator(".monaco-workbench .part.editor .view-lines").first().click();
+    await page.keyboard.press("F1");
+    const quickInput = page.locator(".quick-input-widget");
+    await quickInput.locator("input").first().waitFor();
+    await page.keyboard.type("Preferences: Color Theme");
+    // Click it: the highlighted entry can be "Preferences: Browse Color Themes in Marketplace".
+    await quickInput.getByRole("option", { name: /^Preferences: Color Theme/ }).first().click();
+    const darkModern = quickInput.getByRole("option", { name: /Default Dark Modern/ }).first();
+    await darkModern.waitFor();
+    await darkModern.click();
+    await page.locator(".monaco-workbench.vs-dark").waitFor({ timeout: 30_000 });
+    await quickInput.waitFor({ state: "hidden" });
+    await view.locator("body.vscode-dark").waitFor({ timeout: 30_000 });
+    await chatUiShots(page, view, input, "dark");
+    log("PASS");
   } catch (e) {
     await screenshot(page, "failure").catch(() => undefined);
     const extLog = findExtensionLog(userData);
@@ -287,6 +309,49 @@ async function main() {
     if (!process.env.KEEP) fs.rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
   }
+}
+
+/**
+ * chatUiShots screenshots the finished task's chat (diff and command rows in view), the @ menu,
+ * the history and the settings, and returns to the chat.
+ */
+async function chatUiShots(page, view, input, theme) {
+  const chat = view.getByRole("main", { name: "Chat" });
+  await chat.waitFor();
+  const diffToggle = chat.getByRole("button", { name: "Diff", exact: true }).first();
+  if ((await diffToggle.getAttribute("aria-expanded")) !== "true") await diffToggle.click();
+  const diff = chat.locator("pre.diff").first();
+  await diff.getByText("line 2, rewritten by Cairn").waitFor();
+  await diff.scrollIntoViewIfNeeded();
+  await chat.getByText("echo cairn-e2e-marker && cat notes.txt").first().waitFor();
+  await screenshot(page, `chat-${theme}`);
+
+  // The @ menu lists workspace files from the daemon's index.
+  await input.click();
+  await input.pressSequentially("@note");
+  const menu = view.getByRole("listbox", { name: "Add context" });
+  await menu.getByRole("option", { name: /notes\.txt/ }).first().waitFor({ timeout: 15_000 });
+  await screenshot(page, `mention-menu-${theme}`);
+  await input.press("Escape");
+  await input.fill("");
+  await menu.waitFor({ state: "hidden" });
+
+  // History lists the finished task.
+  await view.getByRole("button", { name: "History", exact: true }).click();
+  const history = view.getByRole("region", { name: "History" });
+  await history.getByRole("button", { name: /^Open task: Make the second line of notes\.txt/ }).first().waitFor({ timeout: 15_000 });
+  await screenshot(page, `history-${theme}`);
+  await history.getByRole("button", { name: "Done" }).click();
+  await chat.waitFor();
+
+  // Settings, once they are loaded (Save is enabled then); leave through History so nothing is saved.
+  await view.getByRole("button", { name: "Settings", exact: true }).click();
+  const settings = view.getByRole("region", { name: "Settings" });
+  await poll("the settings to load", () => settings.getByRole("button", { name: "Save" }).isEnabled(), 15_000);
+  await screenshot(page, `settings-${theme}`);
+  await view.getByRole("button", { name: "History", exact: true }).click();
+  await view.getByRole("region", { name: "History" }).getByRole("button", { name: "Done" }).click();
+  await chat.waitFor();
 }
 
 function findExtensionLog(userData) {
