@@ -60,12 +60,12 @@ describe("chat input", () => {
     await flushAsync();
     expect(fake.callsTo(WorkspaceService.method.searchFiles).at(-1)).toMatchObject({ workspaceRoot: "/work/proj", query: "s" });
     const labels = options().map((o) => o.textContent);
-    expect(labels.slice(0, 3)).toEqual(["app.tssrc/app.ts", "srcsrc", "my notes.mddocs/my notes.md"]);
-    expect(selectedOption()).toBe("app.tssrc/app.ts");
+    expect(labels.slice(0, 3)).toEqual(["app.tssrc", "src", "my notes.mddocs"]);
+    expect(selectedOption()).toBe("app.tssrc");
     await user.keyboard("{ArrowDown}{ArrowDown}");
-    expect(selectedOption()).toBe("my notes.mddocs/my notes.md");
+    expect(selectedOption()).toBe("my notes.mddocs");
     await user.keyboard("{ArrowUp}");
-    expect(selectedOption()).toBe("srcsrc");
+    expect(selectedOption()).toBe("src");
     await user.keyboard("{Enter}");
     expect(textbox().value).toBe("look at @/src/ ");
     expect(screen.queryByRole("listbox")).toBeNull();
@@ -96,12 +96,12 @@ describe("chat input", () => {
       "Problemsworkspace diagnostics",
       "Terminallatest terminal output",
       "Git Changesuncommitted changes",
-      "README.mdREADME.md",
+      "README.md",
       "Paste URL to fetch contents",
     ]);
     // The hint cannot be selected: navigation skips it.
     await user.keyboard("{ArrowUp}");
-    expect(selectedOption()).toBe("README.mdREADME.md");
+    expect(selectedOption()).toBe("README.md");
     await user.keyboard("{Escape}");
     expect(screen.queryByRole("listbox")).toBeNull();
     expect(textbox().value).toBe("@");

@@ -84,13 +84,18 @@ export function ChatInput({
       .unary(WorkspaceService.method.searchFiles, { workspaceRoot: root, query: tok.query, limit: 20 }, { signal: ac.signal })
       .then((r) => {
         setFiles(
-          r.matches.map((m) => ({
+          r.matches.map((m) => {
+            const name = m.path.split("/").filter(Boolean).pop() ?? m.path;
+            // The folder part is the detail; a file at the root needs none.
+            const dir = m.path.replace(/\/$/, "").slice(0, -name.length).replace(/\/$/, "");
+            return {
             id: `f-${m.path}`,
-            label: m.path.split("/").filter(Boolean).pop() ?? m.path,
-            detail: m.path,
+            label: name,
+            detail: dir || undefined,
             icon: m.isDir ? "folder" : "file",
             insert: mentionText(m.path, m.isDir),
-          })),
+            };
+          }),
         );
         setLoading(false);
       })
