@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +20,60 @@ var userIgnoreFiles = []string{".clineignore", ".cairnignore"}
 const includeDirective = "!include "
 
 // rules is an ordered pattern list with git's precedence: the last matching pattern decides.
-type rules []gitignore.Pattern
+type rules []rule
+
+// rule is one pattern plus a literal every path it matches must hold within one component:
+// most paths fail that substring check, which is far cheaper than the glob match.
+type rule struct {
+	p      gitignore.Pattern
+	needle string // "" when the pattern has no usable literal
+}
+
+func newRule(line string, domain []string) rule {
+	return rule{p: gitignore.ParsePattern(line, domain), needle: patternLiteral(line)}
+}
+
+// Match is the pattern's verdict, skipping the glob when the literal is absent.
+func (r rule) Match(path []string, isDir bool) gitignore.MatchResult {
+	if r.needle != "" && !slices.ContainsFunc(path, func(c string) bool { return strings.Contains(c, r.needle) }) {
+		return gitignore.NoMatch
+	}
+	return r.p.Match(path, isDir)
+}
+
+// patternLiteral returns the longest run of plain characters in one segment of a gitignore
+// pattern, which any matching path holds inside one of its components. Patterns with escapes
+// get none, to keep the reasoning simple.
+func patternLiteral(line string) string {
+	line = strings.TrimSpace(line)
+	if strings.ContainsRune(line, '\\') {
+		return ""
+	}
+	line = strings.TrimPrefix(line, "!")
+	best, start := "", 0
+	flush := func(end int) {
+		if end-start > len(best) {
+			best = line[start:end]
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '*', '?', '/':
+			flush(i)
+			start = i + 1
+		case '[':
+			flush(i)
+			j := strings.IndexByte(line[i+1:], ']')
+			if j < 0 {
+				return "" // malformed class: let the library decide
+			}
+			i += j + 1
+			start = i + 1
+		}
+	}
+	flush(len(line))
+	return best
+}
 
 // match reports whether path (components below the rules' base) is excluded.
 func (rs rules) match(path []string, isDir bool) bool {
@@ -55,7 +109,7 @@ func parseRules(data []byte, domain []string) rules {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		out = append(out, gitignore.ParsePattern(line, domain))
+		out = append(out, newRule(line, domain))
 	}
 	return out
 }

@@ -42,23 +42,24 @@ type Index struct {
 	done    chan struct{}
 	stopped sync.WaitGroup
 
-	// mu guards entries and flat.
+	// mu guards entries, flat and sorted. A fresh scan only fills flat (no map: 100k map
+	// inserts cost more than the walk); the first change from the watcher turns it into
+	// entries, which then stays the truth and flat becomes a cache of it.
 	mu      sync.RWMutex
-	entries map[string]indexEntry // by absolute path
-	flat    []indexEntry          // snapshot for queries; nil when entries changed since
+	entries map[string]indexEntry // by absolute path; nil until the first change
+	flat    []indexEntry          // every entry when entries is nil, else its cache (nil: stale)
+	sorted  bool                  // flat is in path order (then it is never modified again)
 }
 
 // NewIndex scans every root and starts watching. Close stops the watcher.
 func NewIndex(ctx context.Context, ws *Workspace) (*Index, error) {
-	ix := &Index{ws: ws, done: make(chan struct{}), entries: map[string]indexEntry{}}
+	ix := &Index{ws: ws, done: make(chan struct{})}
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		ix.watcher = w
 	}
-	for _, r := range ws.roots {
-		if err := ix.scan(ctx, r.Path); err != nil {
-			ix.Close()
-			return nil, err
-		}
+	if err := ix.scanRoots(ctx); err != nil {
+		ix.Close()
+		return nil, err
 	}
 	if ix.watcher != nil {
 		ix.stopped.Add(1)
@@ -87,38 +88,208 @@ func (ix *Index) Close() error {
 func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return len(ix.entries)
+	if ix.entries != nil {
+		return len(ix.entries)
+	}
+	return len(ix.flat)
 }
 
-// scan walks dir (already filtered by its parent, or a root) and adds what it keeps.
-func (ix *Index) scan(ctx context.Context, dir string) error {
-	ix.addWatch(dir)
-	var mu sync.Mutex
-	var found []indexEntry
-	err := ix.ws.Walk(ctx, dir, IndexOptions, 0, func(path string, d fs.DirEntry, _ *Filter) error {
-		isDir := d.IsDir()
-		if isDir {
-			ix.addWatch(path)
+// scanRoots replaces the index with a fresh scan of every root.
+func (ix *Index) scanRoots(ctx context.Context) error {
+	var all []indexEntry
+	for _, r := range ix.ws.roots {
+		found, err := ix.collect(ctx, r.Path)
+		if err != nil {
+			return err
 		}
-		e := ix.entryFor(path, isDir)
-		mu.Lock()
-		found = append(found, e)
-		mu.Unlock()
-		return nil
-	})
+		all = append(all, found...)
+	}
+	var m map[string]indexEntry
+	if len(ix.ws.roots) > 1 {
+		m = ix.mapOf(all) // nested roots would list a file twice: the map keeps one
+	}
+	ix.mu.Lock()
+	ix.entries, ix.flat, ix.sorted = m, all, false
+	if m != nil {
+		ix.flat = nil
+	}
+	ix.mu.Unlock()
+	return nil
+}
+
+func (ix *Index) mapOf(es []indexEntry) map[string]indexEntry {
+	m := make(map[string]indexEntry, len(es))
+	for _, e := range es {
+		m[e.abs] = e
+	}
+	return m
+}
+
+// toMap switches to map mode before a change; the caller holds mu.
+func (ix *Index) toMap() {
+	if ix.entries == nil {
+		ix.entries = ix.mapOf(ix.flat)
+	}
+}
+
+// scan walks dir (already filtered by its parent) and adds what it keeps.
+func (ix *Index) scan(ctx context.Context, dir string) error {
+	found, err := ix.collect(ctx, dir)
 	if err != nil {
 		return err
 	}
 	ix.mu.Lock()
-	if len(ix.entries) == 0 {
-		ix.entries = make(map[string]indexEntry, len(found)) // no rehashing on the first scan
-	}
+	ix.toMap()
 	for _, e := range found {
 		ix.entries[e.abs] = e
 	}
-	ix.flat = nil
+	ix.flat, ix.sorted = nil, false
 	ix.mu.Unlock()
 	return nil
+}
+
+// collect walks dir (a root, or a folder its parent's rules keep), watching every folder,
+// and returns the entries below it in no particular order. It works folder by folder: each
+// folder's paths share one allocation and the results are joined once at the end.
+func (ix *Index) collect(ctx context.Context, dir string) ([]indexEntry, error) {
+	ix.addWatch(dir)
+	var mu sync.Mutex
+	var parts [][]indexEntry
+	total := 0
+	err := walkFolders(ctx, ix.ws.NewFilter(dir, IndexOptions), 0, func(f *Filter, kept []fs.DirEntry) error {
+		if len(kept) == 0 {
+			return nil
+		}
+		es := ix.folderEntries(f.dir, kept)
+		mu.Lock()
+		parts = append(parts, es)
+		total += len(es)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]indexEntry, 0, total)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// folderEntries builds the entries of one folder's kept children and watches its subfolders.
+// Every string of the folder is a slice of one buffer: "abs/name[/]" holds both the absolute
+// path and (as its tail) the relative one; lowered copies follow only where case differs.
+func (ix *Index) folderEntries(dir string, kept []fs.DirEntry) []indexEntry {
+	// The relative prefix comes from Rel once per folder: roots, names and separators are
+	// its business.
+	first := kept[0].Name()
+	firstRel := ix.ws.Rel(filepath.Join(dir, first))
+	relPrefix := strings.TrimSuffix(firstRel, first)
+	if !strings.HasSuffix(firstRel, first) || !strings.HasPrefix(dir, "/") || strings.HasSuffix(dir, "/") || strings.ContainsRune(relPrefix, '\\') {
+		return ix.slowEntries(dir, kept)
+	}
+	sep := string(filepath.Separator)
+	size := 0
+	for _, e := range kept {
+		size += 2*(len(dir)+len(e.Name())+2) + len(relPrefix)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	type span struct{ abs, end, lower int }
+	spans := make([]span, len(kept))
+	for i, e := range kept {
+		name := e.Name()
+		sp := span{abs: b.Len()}
+		b.WriteString(dir)
+		b.WriteString(sep)
+		// rel = relPrefix + name: written here so it is a contiguous tail when relPrefix is
+		// a suffix of dir+"/" (one root), else after the absolute path.
+		b.WriteString(name)
+		if e.IsDir() {
+			b.WriteByte('/')
+		}
+		sp.end = b.Len()
+		sp.lower = -1
+		spans[i] = sp
+	}
+	// Relative paths that are not a tail of the absolute one (a multi-root "name:" prefix)
+	// and lowered copies go after.
+	type extra struct{ rel, lower [2]int }
+	extras := make([]extra, len(kept))
+	for i, e := range kept {
+		sp := spans[i]
+		absWithSlash := b.String()[sp.abs:sp.end] // dir/name[/]
+		relLen := len(relPrefix) + len(e.Name()) + boolInt(e.IsDir())
+		if strings.HasSuffix(absWithSlash[:len(absWithSlash)-relLen+len(relPrefix)], relPrefix) {
+			extras[i].rel = [2]int{sp.end - relLen, sp.end}
+		} else {
+			start := b.Len()
+			b.WriteString(relPrefix)
+			b.WriteString(absWithSlash[len(dir)+1:])
+			extras[i].rel = [2]int{start, b.Len()}
+		}
+		rel := b.String()[extras[i].rel[0]:extras[i].rel[1]]
+		extras[i].lower = extras[i].rel
+		if hasUpper(rel) {
+			start := b.Len()
+			for j := 0; j < len(rel); j++ {
+				c := rel[j]
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b.WriteByte(c)
+			}
+			extras[i].lower = [2]int{start, b.Len()}
+		}
+	}
+	all := b.String()
+	out := make([]indexEntry, len(kept))
+	for i, e := range kept {
+		sp, x := spans[i], extras[i]
+		isDir := e.IsDir()
+		rel := all[x.rel[0]:x.rel[1]]
+		out[i] = indexEntry{
+			abs:   all[sp.abs : sp.end-boolInt(isDir)],
+			rel:   rel,
+			lower: all[x.lower[0]:x.lower[1]],
+			base:  strings.LastIndexByte(strings.TrimSuffix(rel, "/"), '/') + 1,
+			isDir: isDir,
+		}
+		if isDir {
+			ix.addWatch(out[i].abs)
+		}
+	}
+	return out
+}
+
+// slowEntries is folderEntries without the shared buffer, for paths it cannot slice.
+func (ix *Index) slowEntries(dir string, kept []fs.DirEntry) []indexEntry {
+	out := make([]indexEntry, len(kept))
+	for i, e := range kept {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			ix.addWatch(p)
+		}
+		out[i] = ix.entryFor(p, e.IsDir())
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 func (ix *Index) addWatch(dir string) {
@@ -181,8 +352,9 @@ func (ix *Index) apply(ev fsnotify.Event) {
 			return
 		}
 		ix.mu.Lock()
+		ix.toMap()
 		ix.entries[ev.Name] = ix.entryFor(ev.Name, st.IsDir())
-		ix.flat = nil
+		ix.flat, ix.sorted = nil, false
 		ix.mu.Unlock()
 		if st.IsDir() {
 			// Files may have landed before the watch did: scan what is there now.
@@ -195,6 +367,7 @@ func (ix *Index) remove(path string) {
 	prefix := path + string(filepath.Separator)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.toMap()
 	e, ok := ix.entries[path]
 	if !ok {
 		return
@@ -207,35 +380,32 @@ func (ix *Index) remove(path string) {
 			}
 		}
 	}
-	ix.flat = nil
+	ix.flat, ix.sorted = nil, false
 }
 
 func (ix *Index) rescan() {
-	ix.mu.Lock()
-	ix.entries = map[string]indexEntry{}
-	ix.flat = nil
-	ix.mu.Unlock()
-	for _, r := range ix.ws.roots {
-		_ = ix.scan(context.Background(), r.Path)
-	}
+	_ = ix.scanRoots(context.Background())
 }
 
 // snapshot returns the entries as a slice, sorted by path so equal scores keep a stable order.
 func (ix *Index) snapshot() []indexEntry {
 	ix.mu.RLock()
-	flat := ix.flat
+	flat, sorted := ix.flat, ix.sorted
 	ix.mu.RUnlock()
-	if flat != nil {
+	if sorted {
 		return flat
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.flat == nil {
-		ix.flat = make([]indexEntry, 0, len(ix.entries))
-		for _, e := range ix.entries {
-			ix.flat = append(ix.flat, e)
+	if !ix.sorted {
+		if ix.entries != nil {
+			ix.flat = make([]indexEntry, 0, len(ix.entries))
+			for _, e := range ix.entries {
+				ix.flat = append(ix.flat, e)
+			}
 		}
 		slices.SortFunc(ix.flat, func(a, b indexEntry) int { return strings.Compare(a.rel, b.rel) })
+		ix.sorted = true
 	}
 	return ix.flat
 }

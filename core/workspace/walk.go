@@ -22,9 +22,16 @@ func (ws *Workspace) Walk(ctx context.Context, dir string, opts FilterOptions, w
 	return walkFrom(ctx, ws.NewFilter(dir, opts), workers, fn)
 }
 
+// folderFunc receives, once per folder, the entries of that folder a walk keeps (the slice
+// is only valid during the call). Every kept subfolder is descended into. It is the
+// allocation-light form of WalkFunc for callers that want everything: no path is joined
+// and no call is made per entry.
+type folderFunc func(f *Filter, kept []fs.DirEntry) error
+
 type walker struct {
-	ctx context.Context
-	fn  WalkFunc
+	ctx    context.Context
+	fn     WalkFunc
+	folder folderFunc // used instead of fn when set
 	// mu guards stack, pending and err; cond signals new work or the end.
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -34,10 +41,20 @@ type walker struct {
 }
 
 func walkFrom(ctx context.Context, root *Filter, workers int, fn WalkFunc) error {
+	return (&walker{ctx: ctx, fn: fn}).run(root, workers)
+}
+
+// walkFolders walks root's tree like Walk, calling fn once per folder.
+func walkFolders(ctx context.Context, root *Filter, workers int, fn folderFunc) error {
+	return (&walker{ctx: ctx, folder: fn}).run(root, workers)
+}
+
+func (w *walker) run(root *Filter, workers int) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	w := &walker{ctx: ctx, fn: fn, stack: []*Filter{root}, pending: 1}
+	ctx := w.ctx
+	w.stack, w.pending = []*Filter{root}, 1
 	w.cond = sync.NewCond(&w.mu)
 	var wg sync.WaitGroup
 	for range workers {
@@ -90,6 +107,24 @@ func (w *walker) readDir(f *Filter) error {
 	entries, _ := d.ReadDir(-1)
 	d.Close()
 	var subdirs []*Filter
+	if w.folder != nil {
+		kept := entries[:0]
+		for _, e := range entries {
+			if !f.Skip(e.Name(), e.IsDir()) {
+				kept = append(kept, e)
+			}
+		}
+		if err := w.folder(f, kept); err != nil {
+			return err
+		}
+		for _, e := range kept {
+			if e.IsDir() {
+				subdirs = append(subdirs, f.Child(e.Name()))
+			}
+		}
+		w.push(subdirs)
+		return nil
+	}
 	for _, e := range entries {
 		name := e.Name()
 		isDir := e.IsDir()
@@ -107,6 +142,11 @@ func (w *walker) readDir(f *Filter) error {
 			subdirs = append(subdirs, f.Child(name))
 		}
 	}
+	w.push(subdirs)
+	return nil
+}
+
+func (w *walker) push(subdirs []*Filter) {
 	if len(subdirs) > 0 {
 		w.mu.Lock()
 		w.stack = append(w.stack, subdirs...)
@@ -114,5 +154,4 @@ func (w *walker) readDir(f *Filter) error {
 		w.cond.Broadcast()
 		w.mu.Unlock()
 	}
-	return nil
 }

@@ -27,6 +27,8 @@ const (
 	MaxOutputBytes    = 256 * 1024 // 0.25 MB
 	// binarySniff is how much of a file is checked for a NUL byte.
 	binarySniff = 8 * 1024
+	// minBuf is the smallest read buffer: most source files fit it in one read.
+	minBuf = 64 * 1024
 )
 
 // Walker is the part of the workspace a search needs.
@@ -182,7 +184,7 @@ func (s *searcher) pastCutoff(path string) bool {
 func (s *searcher) searchFile(path string) {
 	bp, _ := s.bufs.Get().(*[]byte)
 	if bp == nil {
-		b := make([]byte, 0, 64*1024)
+		b := make([]byte, 0, minBuf)
 		bp = &b
 	}
 	defer s.bufs.Put(bp)
@@ -203,21 +205,21 @@ func (s *searcher) searchFile(path string) {
 
 // readInto reads path into buf (grown as needed). It uses raw system calls: os.Open would
 // register every file with the runtime poller and allocate a finalizer, which costs more
-// than the read itself for the typical small source file.
+// than the read itself for the typical small source file. A file that fits the buffer costs
+// three calls (open, read, close): a short read of a regular file means its end, so neither
+// fstat nor a final zero-length read is needed. Only a file that fills the buffer is sized
+// with fstat.
 func readInto(path string, buf []byte) ([]byte, error) {
 	fd, err := openRead(path)
 	if err != nil {
 		return nil, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, err
-	}
-	if n := int(st.Size) + 1; cap(buf) < n {
-		buf = make([]byte, 0, n)
+	if cap(buf) < minBuf {
+		buf = make([]byte, 0, minBuf)
 	}
 	buf = buf[:0]
+	sized := false
 	for {
 		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
 		if err == syscall.EINTR {
@@ -226,13 +228,20 @@ func readInto(path string, buf []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
+		buf = buf[:len(buf)+n]
+		if n == 0 || len(buf) < cap(buf) {
 			return buf, nil
 		}
-		buf = buf[:len(buf)+n]
-		if len(buf) == cap(buf) { // the file grew while we read it
-			buf = slices.Grow(buf, 64*1024)
+		// The buffer is full: size it once from fstat, then by doubling if the file grows.
+		grow := len(buf)
+		if !sized {
+			sized = true
+			var st syscall.Stat_t
+			if err := syscall.Fstat(fd, &st); err == nil && int(st.Size) >= len(buf) {
+				grow = int(st.Size) - len(buf) + 1 // +1 so the end shows as a short read
+			}
 		}
+		buf = slices.Grow(buf, grow)
 	}
 }
 
