@@ -70,7 +70,7 @@ test: lint checkgenerate test-go test-ts e2e
 test-go:
 	$(GO) test -count=1 ./...
 
-test-ts: $(NPM_STAMP)
+test-ts: $(NPM_STAMP) daemon
 	npm run -w webview-ui test
 	npm run -w extension test
 
