@@ -134,8 +134,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		Models: func(ctx context.Context, baseURL, apiKey string) ([]string, error) {
 			return openai.New(openai.Config{BaseURL: baseURL, APIKey: apiKey}).Models(ctx)
 		},
-		GlobalRulesDir:     comp.globalRules,
-		GlobalWorkflowsDir: filepath.Join(home, "Documents", "Cairn", "Workflows"),
+		GlobalRulesDir:         comp.globalRules,
+		GlobalWorkflowsDir:     filepath.Join(home, "Documents", "Cairn", "Workflows"),
+		CheckpointDiff:         comp.checkpointDiff,
+		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 	})
 	auth := authenticator{token: []byte(token)}
 	g := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.unary, recoverUnary(cfg.Logger)),
@@ -145,6 +147,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cairnv1.RegisterStateServiceServer(g, svc)
 	cairnv1.RegisterWorkspaceServiceServer(g, svc)
 	cairnv1.RegisterHostBridgeServiceServer(g, svc)
+	cairnv1.RegisterCheckpointServiceServer(g, svc)
 
 	d := &Daemon{cfg: cfg, grpc: g, lis: lis, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath,
 		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version}}

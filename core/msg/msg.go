@@ -185,6 +185,10 @@ type MCP struct {
 // Checkpoint is the payload of checkpoint_created.
 type Checkpoint struct {
 	Hash string
+	// APIIndex is the length of the API history that goes with the row: the conversation up to
+	// and including the request that follows the snapshot (0: unknown, rows written before it
+	// was recorded).
+	APIIndex int
 }
 
 // Progress is the payload of task_progress: the focus-chain checklist.

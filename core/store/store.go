@@ -57,6 +57,11 @@ type Meta struct {
 	Completed   bool      `json:"completed"`
 	// ContextTokens is the size of the last request, for the context bar and truncation.
 	ContextTokens int64 `json:"contextTokens"`
+	// CondensedAt is the API-history index of the user message that answered an accepted
+	// condense, and CondensedSummary its summary: requests send the task, the summary and
+	// the messages from that index on (0: never condensed).
+	CondensedAt      int    `json:"condensedAt,omitempty"`
+	CondensedSummary string `json:"condensedSummary,omitempty"`
 	// SizeBytes is filled in by List from the task folder.
 	SizeBytes int64 `json:"-"`
 }

@@ -17,6 +17,10 @@ func (t *Task) checkpoint(ctx context.Context) {
 	case err != nil && ctx.Err() == nil:
 		t.say(msg.SayError, err.Error(), nil, false)
 	case err == nil && hash != "":
-		t.say(msg.SayCheckpointCreated, "", &msg.Checkpoint{Hash: hash}, false)
+		// The next user message (first request, or the tool's result) belongs to the row.
+		t.mu.Lock()
+		apiIndex := len(t.api) + 1
+		t.mu.Unlock()
+		t.say(msg.SayCheckpointCreated, "", &msg.Checkpoint{Hash: hash, APIIndex: apiIndex}, false)
 	}
 }

@@ -77,8 +77,8 @@ func (t *Task) afterRun(parent, ctx context.Context, end ending) {
 		t.setStatus(StatusFailed)
 	case endCancelled:
 		t.setStatus(StatusCancelled)
-		if parent.Err() != nil {
-			return // the daemon is stopping
+		if parent.Err() != nil || t.isRestoring() {
+			return // the daemon is stopping, or a restore asks once it is done
 		}
 		// Offer to resume, on the daemon's context (the cancelled one is gone).
 		go t.askResume(parent)
@@ -87,6 +87,11 @@ func (t *Task) afterRun(parent, ctx context.Context, end ending) {
 
 // askResume asks resume_task (or resume_completed_task) and continues on approval or text.
 func (t *Task) askResume(parent context.Context) {
+	askCtx, done, ok := t.resumeContext(parent)
+	if !ok {
+		return
+	}
+	defer done()
 	t.mu.Lock()
 	completed := t.meta.Completed
 	last := t.meta.Updated
@@ -95,7 +100,7 @@ func (t *Task) askResume(parent context.Context) {
 	if completed {
 		kind = msg.AskResumeCompletedTask
 	}
-	ans, err := t.ask(parent, kind, "", nil)
+	ans, err := t.ask(askCtx, kind, "", nil)
 	if err != nil {
 		return
 	}
@@ -201,6 +206,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		}
 
 		content = append(content, t.focusChainReminder(first)...)
+		content = append(content, t.autoCondenseNote()...)
 		t.mu.Lock()
 		req := EnvRequest{First: first, Mode: t.meta.Mode, ContextTokens: t.meta.ContextTokens,
 			ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
@@ -293,7 +299,7 @@ func userError(err error) string {
 func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 	t.mu.Lock()
 	mode := t.meta.Mode
-	history := append([]llm.Message(nil), t.api...)
+	history := t.condensedLocked(append([]llm.Message(nil), t.api...))
 	lastTokens := t.meta.ContextTokens
 	t.mu.Unlock()
 	if t.deps.Project != nil {

@@ -46,6 +46,9 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if res.UserFeedback != "" {
 		t.say(msg.SayUserFeedback, res.UserFeedback, nil, false)
 	}
+	if spec.Category == tools.CategoryInteract && !res.IsError {
+		res.Text = t.expandAnswers(ctx, res.Text)
+	}
 	if t.deps.OnFiles != nil && (len(res.Read) > 0 || len(res.Changed) > 0) {
 		t.deps.OnFiles(res.Read, res.Changed)
 	}
@@ -57,6 +60,9 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	}
 	if res.Completed {
 		return nil, endCompleted
+	}
+	if res.Condensed != "" {
+		t.markCondensed(res.Condensed)
 	}
 
 	path := call.Params["path"]

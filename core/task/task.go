@@ -73,6 +73,9 @@ const (
 	EventUpdated
 	EventState
 	EventFinalized
+	// EventReset says the message list was cut (a checkpoint restore): subscribers start over
+	// from a fresh snapshot.
+	EventReset
 )
 
 // Event is one change a subscriber applies to its copy of the task.
@@ -165,6 +168,8 @@ type Task struct {
 	progressEdit  bool
 	planToAct     bool
 	done          chan struct{} // closed when the current run ends
+	restoring     bool          // a checkpoint restore is in progress (restore.go)
+	resumeAsk     *resumeAsk    // the resume question being asked (restore.go withdraws it)
 }
 
 type pendingAsk struct {

@@ -99,6 +99,9 @@ type Result struct {
 	Rejected bool
 	// Completed is set by attempt_completion once the user has accepted the result.
 	Completed bool
+	// Condensed holds the summary the user accepted (condense): the conversation continues
+	// from it, the earlier turns are no longer sent.
+	Condensed string
 }
 
 // Errorf builds a model-facing error result.

@@ -246,6 +246,24 @@ func (h *Host) Terminal() tools.Terminal { return terminal{h} }
 // Editor returns the host's editor.
 func (h *Host) Editor() tools.Editor { return editor{h} }
 
+// DiffFile is one file of a multi-file diff: its path and the two versions shown.
+type DiffFile struct {
+	Path        string
+	Left, Right string
+}
+
+// MultiDiff shows several file diffs in one view (a checkpoint compare).
+func (h *Host) MultiDiff(ctx context.Context, title string, files []DiffFile) error {
+	req := &hostv1.MultiDiffRequest{Title: title}
+	for _, f := range files {
+		req.Files = append(req.Files, &hostv1.DiffFile{Path: f.Path, Left: f.Left, Right: f.Right})
+	}
+	if _, err := h.call(ctx, &hostv1.Request{Request: &hostv1.Request_MultiDiff{MultiDiff: req}}); err != nil {
+		return fmt.Errorf("hostbridge: multi-diff: %w", err)
+	}
+	return nil
+}
+
 type diffs struct{ h *Host }
 
 func (d diffs) Open(ctx context.Context, abs, original string, isNew bool) (tools.DiffSession, error) {

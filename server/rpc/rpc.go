@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/server/hostbridge"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/checkpoint"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/store"
@@ -32,6 +33,11 @@ type Backend struct {
 	Models func(ctx context.Context, baseURL, apiKey string) ([]string, error)
 	// GlobalRulesDir and GlobalWorkflowsDir are the user's global rules folders.
 	GlobalRulesDir, GlobalWorkflowsDir string
+	// CheckpointDiff lists the files changed in a task's workspace between checkpoint from and
+	// checkpoint to ("": the working tree); the paths are relative to root, returned with it.
+	CheckpointDiff func(ctx context.Context, workspace []string, from, to string) (root string, files []checkpoint.FileDiff, err error)
+	// CheckpointRestoreFiles puts a task's workspace files back to a checkpoint.
+	CheckpointRestoreFiles func(ctx context.Context, workspace []string, hash string) error
 }
 
 // Services implements every cairn.v1 service.
@@ -41,6 +47,7 @@ type Services struct {
 	cairnv1.UnimplementedStateServiceServer
 	cairnv1.UnimplementedWorkspaceServiceServer
 	cairnv1.UnimplementedHostBridgeServiceServer
+	cairnv1.UnimplementedCheckpointServiceServer
 	b *Backend
 }
 

@@ -5,6 +5,7 @@ import (
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/task"
 )
 
@@ -16,16 +17,8 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 		return err
 	}
 	msgs, state, sub := t.Subscribe()
-	defer sub.Close()
-	first := 0
-	if n := int(req.GetSnapshotTail()); n > 0 && n < len(msgs) {
-		first = len(msgs) - n
-	}
-	snap := &cairnv1.Snapshot{State: toState(state), FirstIndex: int32(first)}
-	for _, m := range msgs[first:] {
-		snap.Messages = append(snap.Messages, toMessage(m))
-	}
-	if err := stream.Send(&cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_Snapshot{Snapshot: snap}}); err != nil {
+	defer func() { sub.Close() }()
+	if err := stream.Send(snapshot(msgs, state, int(req.GetSnapshotTail()))); err != nil {
 		return err
 	}
 	for {
@@ -35,6 +28,12 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 		}
 		var out *cairnv1.SubscribeResponse
 		switch ev.Kind {
+		case task.EventReset:
+			// The message list was cut (a restore): start over with a fresh snapshot and a
+			// fresh subscription; what the old one still queued is in the new snapshot.
+			sub.Close()
+			msgs, state, sub = t.Subscribe()
+			out = snapshot(msgs, state, int(req.GetSnapshotTail()))
 		case task.EventAdded:
 			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_MessageAdded{
 				MessageAdded: &cairnv1.MessageAdded{Message: toMessage(ev.Message)}}}
@@ -65,6 +64,20 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 			}
 		}
 	}
+}
+
+// snapshot is the first event of a subscription (and the reset after a restore): the last
+// tail messages (all when tail <= 0) and the state.
+func snapshot(msgs []msg.Message, state task.State, tail int) *cairnv1.SubscribeResponse {
+	first := 0
+	if tail > 0 && tail < len(msgs) {
+		first = len(msgs) - tail
+	}
+	snap := &cairnv1.Snapshot{State: toState(state), FirstIndex: int32(first)}
+	for _, m := range msgs[first:] {
+		snap.Messages = append(snap.Messages, toMessage(m))
+	}
+	return &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_Snapshot{Snapshot: snap}}
 }
 
 // deltaPause is the pause after a text delta (about one 60 Hz frame).

@@ -34,7 +34,9 @@ type Host struct {
 	Opened   []string // paths of opened diffs
 	Reverted []string
 	Saved    []string
-	cmds     map[string]*exec.Cmd
+	// MultiDiffs are the multi-file diffs shown (checkpoint compare).
+	MultiDiffs []*hostv1.MultiDiffRequest
+	cmds       map[string]*exec.Cmd
 }
 
 type diffState struct {
@@ -175,6 +177,11 @@ func (h *Host) handle(req *hostv1.Request) {
 		h.respond(req.GetId(), &hostv1.Response{Result: &hostv1.Response_Paths{Paths: &hostv1.PathsResult{Paths: h.Tabs}}})
 	case *hostv1.Request_WorkspaceFolders:
 		h.respond(req.GetId(), &hostv1.Response{Result: &hostv1.Response_Paths{Paths: &hostv1.PathsResult{Paths: []string{h.e.Workspace}}}})
+	case *hostv1.Request_MultiDiff:
+		h.mu.Lock()
+		h.MultiDiffs = append(h.MultiDiffs, r.MultiDiff)
+		h.mu.Unlock()
+		h.respond(req.GetId(), empty())
 	case *hostv1.Request_Diagnostics:
 		h.respond(req.GetId(), &hostv1.Response{Result: &hostv1.Response_Diagnostics{Diagnostics: &hostv1.DiagnosticsResult{Diagnostics: h.Diags}}})
 	default:

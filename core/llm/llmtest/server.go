@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -217,6 +218,9 @@ func (s *Server) next(req Request) (Turn, int, bool) {
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeRequest(r)
+	if err != nil && (errors.Is(err, io.ErrUnexpectedEOF) || r.Context().Err() != nil) {
+		return // the client went away while sending (a killed daemon): not a script failure
+	}
 	if err != nil {
 		s.fail(fmt.Errorf("undecodable request: %w", err))
 		writeError(w, http.StatusBadRequest, "", err.Error())

@@ -170,7 +170,8 @@ func (NewTask) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	return tools.Result{Rejected: true, Text: "The user did not start a new task.", UserFeedback: ans.Text}, nil
 }
 
-// Condense is condense.
+// Condense is condense: the model summarises the conversation and, once the user accepts the
+// summary, the loop sends the summary in place of the earlier turns (Result.Condensed).
 type Condense struct{}
 
 // Spec describes the tool.
@@ -191,5 +192,5 @@ func (Condense) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools
 	if !ans.Approved {
 		return tools.Result{Rejected: true, Text: "The user did not accept the summary.", UserFeedback: ans.Text}, nil
 	}
-	return tools.Result{Text: "The conversation was condensed to your summary. Continue the task from it."}, nil
+	return tools.Result{Text: "The conversation was condensed to your summary. Continue the task from it.", Condensed: c}, nil
 }

@@ -1,0 +1,108 @@
+package task
+
+import (
+	"context"
+	_ "embed"
+	"strings"
+
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/window"
+)
+
+// Condensing (/compact, /smol, auto-condense; spec §7): once the user accepts the model's
+// summary, requests send the task, the summary and what follows instead of the earlier turns.
+// The history on disk is untouched; the condensing point is kept in the task's metadata, so a
+// resumed task goes on from the summary too.
+
+// autoCondenseMD asks the model to condense when the window is nearly full.
+//
+//go:embed condense.md
+var autoCondenseMD string
+
+// DefaultAutoCondensePercent is the auto-condense threshold when the setting is unset.
+const DefaultAutoCondensePercent = 75
+
+// markCondensed records that the next user message (the condense tool's result) is where the
+// conversation continues from the accepted summary.
+func (t *Task) markCondensed(summary string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.meta.CondensedAt = len(t.api)
+	t.meta.CondensedSummary = summary
+	t.saveMetaLocked()
+}
+
+// condensedLocked applies the last accepted condense to history (t.mu held).
+func (t *Task) condensedLocked(history []llm.Message) []llm.Message {
+	if t.meta.CondensedAt == 0 {
+		return history
+	}
+	return window.Condense(history, t.meta.CondensedAt, t.meta.CondensedSummary)
+}
+
+// autoCondenseNote returns the instruction to condense for the user turn being built when
+// auto-condense is on and the last request used more than the threshold of the window. It is
+// not added to the turn that answers a condense (its token count predates the condense), nor
+// when too little conversation is live to be worth summarising.
+func (t *Task) autoCondenseNote() []llm.Content {
+	s := t.deps.Settings
+	if !s.AutoCondense {
+		return nil
+	}
+	t.mu.Lock()
+	tokens, at, n := t.meta.ContextTokens, t.meta.CondensedAt, len(t.api)
+	t.mu.Unlock()
+	live := n
+	if at > 0 && at <= n {
+		live = n - at + 1
+	}
+	if at == n || live <= 2 {
+		return nil
+	}
+	if !AutoCondenseDue(tokens, t.deps.ModelInfo.ContextWindow, s.AutoCondensePercent) {
+		return nil
+	}
+	return []llm.Content{llm.Text(strings.TrimSpace(autoCondenseMD))}
+}
+
+// AutoCondenseDue reports whether a request of tokens tokens, in a window of contextWindow
+// tokens (0: unknown), reaches the auto-condense threshold of percent % (0 or out of range:
+// the default), capped at what a request may use at all (window.MaxAllowed).
+func AutoCondenseDue(tokens int64, contextWindow, percent int) bool {
+	if tokens <= 0 {
+		return false
+	}
+	if percent <= 0 || percent > 100 {
+		percent = DefaultAutoCondensePercent
+	}
+	if contextWindow <= 0 {
+		contextWindow = window.DefaultWindow
+	}
+	threshold := min(contextWindow*percent/100, window.MaxAllowed(contextWindow))
+	return tokens >= int64(threshold)
+}
+
+// answerTags are the tags in which interaction tools return what the user typed.
+var answerTags = []string{"answer", "feedback"}
+
+// expandAnswers expands mentions and slash commands (/smol, /compact…) in the user's words
+// inside an interaction tool's result, as for any other user text: an answer to a followup
+// question or feedback on a completion can ask to condense.
+func (t *Task) expandAnswers(ctx context.Context, text string) string {
+	if t.deps.ExpandUser == nil {
+		return text
+	}
+	for _, tag := range answerTags {
+		open, close := "<"+tag+">\n", "\n</"+tag+">"
+		i := strings.Index(text, open)
+		if i < 0 {
+			continue
+		}
+		j := strings.LastIndex(text, close)
+		if j < i+len(open) {
+			continue
+		}
+		text = text[:i+len(open)] + t.deps.ExpandUser(ctx, text[i+len(open):j]) + text[j:]
+	}
+	return text
+}

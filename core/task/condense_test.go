@@ -1,0 +1,47 @@
+package task
+
+import (
+	"context"
+	"testing"
+)
+
+func TestAutoCondenseDue(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		tokens  int64
+		window  int
+		percent int
+		want    bool
+	}{
+		{"unknown usage", 0, 2_000, 75, false},
+		{"under 75%", 1_499, 2_000, 75, false},
+		{"at 75%", 1_500, 2_000, 75, true},
+		{"percent unset: 75%", 1_500, 2_000, 0, true},
+		{"percent out of range: 75%", 1_499, 2_000, 150, false},
+		{"50%", 1_000, 2_000, 50, true},
+		{"capped at MaxAllowed (98k of 128k)", 98_000, 128_000, 100, true},
+		{"under the cap", 97_999, 128_000, 100, false},
+		{"unknown window = 128k", 96_000, 0, 75, true},
+		{"unknown window under", 95_999, 0, 75, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := AutoCondenseDue(tc.tokens, tc.window, tc.percent); got != tc.want {
+				t.Errorf("AutoCondenseDue(%d, %d, %d) = %v, want %v", tc.tokens, tc.window, tc.percent, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExpandAnswers(t *testing.T) {
+	tk := &Task{deps: Deps{ExpandUser: func(_ context.Context, s string) string { return "[" + s + "]" }}}
+	for _, tc := range []struct{ in, want string }{
+		{"<answer>\n/smol now\n</answer>", "<answer>\n[/smol now]\n</answer>"},
+		{"Feedback follows.\n<feedback>\n/compact\n</feedback>", "Feedback follows.\n<feedback>\n[/compact]\n</feedback>"},
+		{"The user accepted the result.", "The user accepted the result."},
+		{"<answer>\n</answer>", "<answer>\n</answer>"}, // no room: left alone
+	} {
+		if got := tk.expandAnswers(context.Background(), tc.in); got != tc.want {
+			t.Errorf("expandAnswers(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cairnhq/cairn/core/msg"
+)
+
+// RestoreKind says what a checkpoint restore puts back (spec §11).
+type RestoreKind int
+
+// Restore kinds.
+const (
+	// RestoreFiles puts the workspace files back as they were at the checkpoint.
+	RestoreFiles RestoreKind = 1 << iota
+	// RestoreTask cuts the conversation back to the checkpoint row.
+	RestoreTask
+	// RestoreBoth does both.
+	RestoreBoth = RestoreFiles | RestoreTask
+)
+
+// FilesRestorer restores the workspace files to a checkpoint hash (built by the server, which
+// owns the shadow repository).
+type FilesRestorer func(ctx context.Context, hash string) error
+
+// resumeAsk is a resume question being asked; a restore withdraws it.
+type resumeAsk struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when askResume has returned
+}
+
+// resumeContext registers a resume question about to be asked. It refuses (ok false) while a
+// restore runs (the restore asks once it is done) or while another question is open.
+func (t *Task) resumeContext(parent context.Context) (ctx context.Context, done func(), ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.restoring || t.openAsk != nil {
+		return nil, nil, false
+	}
+	ctx, cancel := context.WithCancel(parent)
+	ra := &resumeAsk{cancel: cancel, done: make(chan struct{})}
+	t.resumeAsk = ra
+	return ctx, func() {
+		cancel()
+		t.mu.Lock()
+		if t.resumeAsk == ra {
+			t.resumeAsk = nil
+		}
+		t.mu.Unlock()
+		close(ra.done)
+	}, true
+}
+
+func (t *Task) isRestoring() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.restoring
+}
+
+// Workspace returns the task's workspace roots.
+func (t *Task) Workspace() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.meta.Workspace...)
+}
+
+// CheckpointAt returns the checkpoint of the checkpoint_created row at index.
+func (t *Task) CheckpointAt(index int) (msg.Checkpoint, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if index < 0 || index >= len(t.messages) {
+		return msg.Checkpoint{}, fmt.Errorf("%w: message %d does not exist", ErrBadRequest, index)
+	}
+	m := t.messages[index]
+	cp, ok := m.Payload.(*msg.Checkpoint)
+	if m.Type != msg.Say || m.Kind != msg.SayCheckpointCreated || !ok || cp.Hash == "" {
+		return msg.Checkpoint{}, fmt.Errorf("%w: message %d is not a checkpoint", ErrBadRequest, index)
+	}
+	return *cp, nil
+}
+
+// Restore goes back to the checkpoint row at index: the files (through files), the
+// conversation (messages after the row and the API history after the matching request are
+// cut; their cost stays as one deleted_api_reqs row), or both. A running task is cancelled
+// first; afterwards the task asks to be resumed, on parent (the daemon's context).
+// Subscribers get EventReset after a cut and must take a fresh snapshot.
+func (t *Task) Restore(ctx, parent context.Context, index int, kind RestoreKind, files FilesRestorer) error {
+	if kind&RestoreBoth == 0 || kind&^RestoreBoth != 0 {
+		return fmt.Errorf("%w: restore kind %d", ErrBadRequest, kind)
+	}
+	cp, err := t.CheckpointAt(index)
+	if err != nil {
+		return err
+	}
+	if kind&RestoreTask != 0 && cp.APIIndex <= 0 {
+		return fmt.Errorf("%w: this checkpoint predates task restores; only its files can be restored", ErrBadRequest)
+	}
+	if kind&RestoreFiles != 0 && files == nil {
+		return fmt.Errorf("%w: checkpoints are off for this task", ErrBadRequest)
+	}
+	t.mu.Lock()
+	if t.restoring {
+		t.mu.Unlock()
+		return fmt.Errorf("%w: a restore is already running", ErrBusy)
+	}
+	t.restoring = true
+	ra := t.resumeAsk
+	t.mu.Unlock()
+
+	// Withdraw an open resume question, then stop the loop (an answer racing the withdrawal
+	// may have restarted it); no resume question is asked meanwhile.
+	if ra != nil {
+		ra.cancel()
+		<-ra.done
+	}
+	t.Cancel()
+
+	var ferr error
+	if kind&RestoreFiles != 0 {
+		if err := files(ctx, cp.Hash); err != nil {
+			ferr = fmt.Errorf("task: restore files to %s: %w", cp.Hash, err)
+		}
+	}
+	t.mu.Lock()
+	switch {
+	case ferr == nil && kind&RestoreTask != 0:
+		t.cutLocked(index, cp.APIIndex)
+	default:
+		t.dropOpenResumeLocked()
+	}
+	t.restoring = false
+	t.mu.Unlock()
+	go t.askResume(parent)
+	return ferr
+}
+
+// dropOpenResumeLocked removes an unanswered resume question left as the last row (a fresh
+// one is asked after the restore).
+func (t *Task) dropOpenResumeLocked() {
+	n := len(t.messages)
+	if n == 0 || t.openAsk != nil {
+		return
+	}
+	last := t.messages[n-1]
+	if last.Type != msg.Ask || (last.Kind != msg.AskResumeTask && last.Kind != msg.AskResumeCompletedTask) {
+		return
+	}
+	t.messages = t.messages[: n-1 : n-1]
+	if t.log != nil {
+		_ = t.log.TruncateMessages(n - 1)
+	}
+	t.broker.Publish(Event{Kind: EventReset}, false)
+}
+
+// cutLocked keeps the messages up to and including index and the first apiLen API messages;
+// the removed requests' usage is kept as one deleted_api_reqs row.
+func (t *Task) cutLocked(index, apiLen int) {
+	var removed msg.APIRequest
+	count := 0
+	for _, m := range t.messages[index+1:] {
+		if p, ok := m.Payload.(*msg.APIRequest); ok && (m.Kind == msg.SayAPIReqStarted || m.Kind == msg.SayDeletedAPIReqs) {
+			removed.TokensIn += p.TokensIn
+			removed.TokensOut += p.TokensOut
+			removed.CacheReads += p.CacheReads
+			removed.CacheWrites += p.CacheWrites
+			removed.Cost += p.Cost
+			count++
+		}
+	}
+	keep := index + 1
+	t.messages = append([]msg.Message(nil), t.messages[:keep]...)
+	if t.log != nil {
+		_ = t.log.TruncateMessages(keep)
+	}
+	if apiLen < len(t.api) {
+		t.api = t.api[:apiLen:apiLen]
+		if t.log != nil {
+			_ = t.log.TruncateAPI(apiLen)
+		}
+	}
+	t.lastPersist = map[int]time.Time{}
+	t.editFailures = map[string]int{}
+	t.mistakes = 0
+	t.meta.Completed = false
+	t.saveMetaLocked()
+	if count > 0 {
+		removed.Done = true
+		m := msg.Message{Index: len(t.messages), Time: t.deps.Now(), Type: msg.Say, Kind: msg.SayDeletedAPIReqs,
+			Payload: &removed}
+		t.messages = append(t.messages, m)
+		t.persistLocked(m, true)
+	}
+	t.status = StatusIdle
+	t.broker.Publish(Event{Kind: EventReset}, false)
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairnhq/cairn/core/checkpoint"
+	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// checkpointRoot is the folder a task's checkpoints snapshot: its primary workspace root, as
+// withCheckpoints chose it.
+func checkpointRoot(roots []string) (string, error) {
+	if len(roots) == 0 {
+		return "", fmt.Errorf("%w: the task has no workspace", task.ErrBadRequest)
+	}
+	ws, err := workspace.New(roots...)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", task.ErrBadRequest, err)
+	}
+	return ws.Root(), nil
+}
+
+// checkpointDiff backs the compare RPC.
+func (c *composer) checkpointDiff(ctx context.Context, roots []string, from, to string) (string, []checkpoint.FileDiff, error) {
+	root, err := checkpointRoot(roots)
+	if err != nil {
+		return "", nil, err
+	}
+	files, err := CompareCheckpoints(ctx, c.dataDir, root, from, to)
+	if err != nil {
+		return "", nil, fmt.Errorf("compare checkpoints: %w", err)
+	}
+	return root, files, nil
+}
+
+// checkpointRestoreFiles backs the files part of the restore RPC.
+func (c *composer) checkpointRestoreFiles(ctx context.Context, roots []string, hash string) error {
+	root, err := checkpointRoot(roots)
+	if err != nil {
+		return err
+	}
+	if _, err := RestoreCheckpointFiles(ctx, c.dataDir, root, hash); err != nil {
+		return fmt.Errorf("restore checkpoint: %w", err)
+	}
+	return nil
+}
