@@ -154,3 +154,20 @@ describe("Relay", () => {
     expect(create(TaskService.method.newTask.input, { text: "x" }).text).toBe("x");
   });
 });
+
+describe("cairnRegistry", () => {
+  it("registers every generated proto file, so every RPC can be relayed", async () => {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const src = join(__dirname, "..", "src");
+    const registry = readFileSync(join(src, "rpc", "registry.ts"), "utf8");
+    for (const pkg of [["cairn", "v1"], ["cairn", "host", "v1"]]) {
+      for (const f of readdirSync(join(src, "gen", ...pkg)).filter((n) => n.endsWith("_pb.ts"))) {
+        const name = `file_${pkg.join("_")}_${f.replace(/_pb\.ts$/, "")}`;
+        expect(registry, `${name} is not in the relay's registry`).toContain(`  ${name},`);
+      }
+    }
+    expect(cairnRegistry.method("cairn.v1.CheckpointService", "RestoreCheckpoint")).toBeDefined();
+    expect(cairnRegistry.method("cairn.v1.UiService", "Subscribe")).toBeDefined();
+  });
+});

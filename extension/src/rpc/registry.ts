@@ -2,6 +2,7 @@
 // Adding an RPC to a proto file and regenerating is all the relay needs.
 
 import { createRegistry, type DescMethod, type DescFile } from "@bufbuild/protobuf";
+import { file_cairn_v1_checkpoint } from "../gen/cairn/v1/checkpoint_pb";
 import { file_cairn_v1_host_bridge } from "../gen/cairn/v1/host_bridge_pb";
 import { file_cairn_v1_message } from "../gen/cairn/v1/message_pb";
 import { file_cairn_v1_state } from "../gen/cairn/v1/state_pb";
@@ -32,4 +33,5 @@ export const cairnRegistry: MethodRegistry = registryFromFiles([
   file_cairn_v1_task,
   file_cairn_v1_workspace,
   file_cairn_v1_host_bridge,
+  file_cairn_v1_checkpoint,
 ]);

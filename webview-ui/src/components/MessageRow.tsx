@@ -4,6 +4,8 @@
 import { memo, useCallback, useState, useSyncExternalStore, type ReactNode } from "react";
 import { AskKind, SayKind, ToolOperation, type Message, type ToolPayload } from "../gen/cairn/v1/message_pb";
 import { useRow, type TaskStore } from "../state/taskStore";
+import { useController } from "../state/context";
+import { RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
 import { isEditTool } from "../util/askButtons";
 import { formatCost } from "../util/format";
 import { parseChecklist } from "../util/focusChain";
@@ -299,19 +301,31 @@ function McpRow({ m, asking, response }: { m: Message; asking: boolean; response
 }
 
 function CheckpointRow({ m }: { m: Message }) {
+  const ctrl = useController();
+  const [choosing, setChoosing] = useState(false);
   const hash = m.payload.case === "checkpoint" ? m.payload.value.hash : "";
+  const restore = (kind: RestoreKind) => {
+    setChoosing(false);
+    void ctrl.restoreCheckpoint(m.index, kind);
+  };
   return (
     <div className="checkpoint-row">
       <span className="codicon codicon-bookmark" aria-hidden />
       <span className="muted">Checkpoint {hash.slice(0, 7)}</span>
       <span className="checkpoint-line" />
-      {/* No checkpoint RPC in cairn.v1 yet: the buttons are shown but disabled. */}
-      <button className="small-button" disabled title="Compare (needs a checkpoint RPC)">
+      <button className="small-button" title="Show the changes since this checkpoint" onClick={() => void ctrl.compareCheckpoint(m.index)}>
         Compare
       </button>
-      <button className="small-button" disabled title="Restore (needs a checkpoint RPC)">
+      <button className="small-button" aria-expanded={choosing} onClick={() => setChoosing((c) => !c)}>
         Restore
       </button>
+      {choosing && (
+        <span role="group" aria-label="Restore checkpoint" className="checkpoint-choices">
+          <button className="small-button" onClick={() => restore(RestoreKind.FILES)}>Files</button>
+          <button className="small-button" onClick={() => restore(RestoreKind.TASK)}>Task</button>
+          <button className="small-button" onClick={() => restore(RestoreKind.BOTH)}>Files &amp; task</button>
+        </span>
+      )}
     </div>
   );
 }

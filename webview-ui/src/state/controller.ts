@@ -5,6 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { isAbort, type CairnClient, type HostEvent } from "../rpc";
 import { AskResponse, TaskService, UiService } from "../gen/cairn/v1/task_pb";
 import { AutoApproveSchema, Mode, SettingsSchema, StateService, type AutoApprove, type Settings } from "../gen/cairn/v1/state_pb";
+import { CheckpointService, RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
 import { AppStore } from "./appStore";
 import { TaskStore, type Scheduler } from "./taskStore";
 
@@ -222,6 +223,28 @@ export class Controller {
     if (!taskId) return;
     try {
       await this.client.unary(StateService.method.setMode, { taskId, mode });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
+  /** compareCheckpoint shows the changes since a checkpoint row in the editor's multi-file diff. */
+  async compareCheckpoint(messageIndex: number): Promise<void> {
+    const taskId = this.app.get().taskId;
+    if (!taskId) return;
+    try {
+      await this.client.unary(CheckpointService.method.compareCheckpoint, { taskId, messageIndex, showInEditor: true });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
+  /** restoreCheckpoint restores files, the task, or both to a checkpoint row. */
+  async restoreCheckpoint(messageIndex: number, kind: RestoreKind): Promise<void> {
+    const taskId = this.app.get().taskId;
+    if (!taskId) return;
+    try {
+      await this.client.unary(CheckpointService.method.restoreCheckpoint, { taskId, messageIndex, kind });
     } catch (err) {
       this.notify(err);
     }

@@ -1,3 +1,4 @@
+import { CheckpointService, RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
 import { describe, expect, it } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { TaskService, TaskSort, TaskStatus, UiService } from "../gen/cairn/v1/task_pb";
@@ -86,6 +87,22 @@ describe("chat list", () => {
     expect(screen.getByRole("button", { name: "Restore" })).toBeTruthy();
     expect(screen.getByText("{\"ok\":true}")).toBeTruthy();
     expect(screen.getByText("please also lint")).toBeTruthy();
+  });
+
+  it("checkpoint rows compare in the editor and restore files, task or both", async () => {
+    const { push, user, fake } = await renderApp({ taskId: "t1" });
+    await push(
+      snapshot([
+        say(0, SayKind.TASK, { text: "t" }),
+        say(1, SayKind.CHECKPOINT_CREATED, { payload: { case: "checkpoint", value: { hash: "abcdef123456" } } }),
+      ]),
+    );
+    await user.click(screen.getByRole("button", { name: "Compare" }));
+    expect(fake.callsTo(CheckpointService.method.compareCheckpoint).at(-1)).toMatchObject({ taskId: "t1", messageIndex: 1, showInEditor: true });
+    await user.click(screen.getByRole("button", { name: "Restore" }));
+    await user.click(within(screen.getByRole("group", { name: "Restore checkpoint" })).getByRole("button", { name: "Task" }));
+    expect(fake.callsTo(CheckpointService.method.restoreCheckpoint).at(-1)).toMatchObject({ taskId: "t1", messageIndex: 1, kind: RestoreKind.TASK });
+    expect(screen.queryByRole("group", { name: "Restore checkpoint" })).toBeNull();
   });
 
   it("an edit approval shows the diff open and the Save button", async () => {
