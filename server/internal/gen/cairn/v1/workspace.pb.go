@@ -612,6 +612,211 @@ func (*ToggleRuleResponse) Descriptor() ([]byte, []int) {
 	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{10}
 }
 
+// CreateRuleRequest names the new rules file.
+type CreateRuleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	WorkspaceRoot string                 `protobuf:"bytes,1,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	Global        bool                   `protobuf:"varint,2,opt,name=global,proto3" json:"global,omitempty"`
+	// File name, e.g. "testing.md".
+	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Content       string `protobuf:"bytes,4,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateRuleRequest) Reset() {
+	*x = CreateRuleRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateRuleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateRuleRequest) ProtoMessage() {}
+
+func (x *CreateRuleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateRuleRequest.ProtoReflect.Descriptor instead.
+func (*CreateRuleRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CreateRuleRequest) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *CreateRuleRequest) GetGlobal() bool {
+	if x != nil {
+		return x.Global
+	}
+	return false
+}
+
+func (x *CreateRuleRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateRuleRequest) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+// CreateRuleResponse is the created rule.
+type CreateRuleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Rule          *RuleEntry             `protobuf:"bytes,1,opt,name=rule,proto3" json:"rule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateRuleResponse) Reset() {
+	*x = CreateRuleResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateRuleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateRuleResponse) ProtoMessage() {}
+
+func (x *CreateRuleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateRuleResponse.ProtoReflect.Descriptor instead.
+func (*CreateRuleResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CreateRuleResponse) GetRule() *RuleEntry {
+	if x != nil {
+		return x.Rule
+	}
+	return nil
+}
+
+// DeleteRuleRequest names the rule to delete.
+type DeleteRuleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	WorkspaceRoot string                 `protobuf:"bytes,1,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRuleRequest) Reset() {
+	*x = DeleteRuleRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRuleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRuleRequest) ProtoMessage() {}
+
+func (x *DeleteRuleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRuleRequest.ProtoReflect.Descriptor instead.
+func (*DeleteRuleRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *DeleteRuleRequest) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *DeleteRuleRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// DeleteRuleResponse is empty.
+type DeleteRuleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRuleResponse) Reset() {
+	*x = DeleteRuleResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRuleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRuleResponse) ProtoMessage() {}
+
+func (x *DeleteRuleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRuleResponse.ProtoReflect.Descriptor instead.
+func (*DeleteRuleResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{14}
+}
+
 var File_cairn_v1_workspace_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_workspace_proto_rawDesc = "" +
@@ -650,13 +855,28 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\x11ToggleRuleRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aenabled\x18\x02 \x01(\bR\aenabled\"\x14\n" +
-	"\x12ToggleRuleResponse2\xcb\x02\n" +
+	"\x12ToggleRuleResponse\"\x80\x01\n" +
+	"\x11CreateRuleRequest\x12%\n" +
+	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x16\n" +
+	"\x06global\x18\x02 \x01(\bR\x06global\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x18\n" +
+	"\acontent\x18\x04 \x01(\tR\acontent\"=\n" +
+	"\x12CreateRuleResponse\x12'\n" +
+	"\x04rule\x18\x01 \x01(\v2\x13.cairn.v1.RuleEntryR\x04rule\"J\n" +
+	"\x11DeleteRuleRequest\x12%\n" +
+	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\x14\n" +
+	"\x12DeleteRuleResponse2\xdd\x03\n" +
 	"\x10WorkspaceService\x12J\n" +
 	"\vSearchFiles\x12\x1c.cairn.v1.SearchFilesRequest\x1a\x1d.cairn.v1.SearchFilesResponse\x12\\\n" +
 	"\x11ListSlashCommands\x12\".cairn.v1.ListSlashCommandsRequest\x1a#.cairn.v1.ListSlashCommandsResponse\x12D\n" +
 	"\tListRules\x12\x1a.cairn.v1.ListRulesRequest\x1a\x1b.cairn.v1.ListRulesResponse\x12G\n" +
 	"\n" +
-	"ToggleRule\x12\x1b.cairn.v1.ToggleRuleRequest\x1a\x1c.cairn.v1.ToggleRuleResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"ToggleRule\x12\x1b.cairn.v1.ToggleRuleRequest\x1a\x1c.cairn.v1.ToggleRuleResponse\x12G\n" +
+	"\n" +
+	"CreateRule\x12\x1b.cairn.v1.CreateRuleRequest\x1a\x1c.cairn.v1.CreateRuleResponse\x12G\n" +
+	"\n" +
+	"DeleteRule\x12\x1b.cairn.v1.DeleteRuleRequest\x1a\x1c.cairn.v1.DeleteRuleResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_workspace_proto_rawDescOnce sync.Once
@@ -670,7 +890,7 @@ func file_cairn_v1_workspace_proto_rawDescGZIP() []byte {
 	return file_cairn_v1_workspace_proto_rawDescData
 }
 
-var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_cairn_v1_workspace_proto_goTypes = []any{
 	(*SearchFilesRequest)(nil),        // 0: cairn.v1.SearchFilesRequest
 	(*FileMatch)(nil),                 // 1: cairn.v1.FileMatch
@@ -683,24 +903,33 @@ var file_cairn_v1_workspace_proto_goTypes = []any{
 	(*ListRulesResponse)(nil),         // 8: cairn.v1.ListRulesResponse
 	(*ToggleRuleRequest)(nil),         // 9: cairn.v1.ToggleRuleRequest
 	(*ToggleRuleResponse)(nil),        // 10: cairn.v1.ToggleRuleResponse
+	(*CreateRuleRequest)(nil),         // 11: cairn.v1.CreateRuleRequest
+	(*CreateRuleResponse)(nil),        // 12: cairn.v1.CreateRuleResponse
+	(*DeleteRuleRequest)(nil),         // 13: cairn.v1.DeleteRuleRequest
+	(*DeleteRuleResponse)(nil),        // 14: cairn.v1.DeleteRuleResponse
 }
 var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	1,  // 0: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
 	4,  // 1: cairn.v1.ListSlashCommandsResponse.commands:type_name -> cairn.v1.SlashCommand
 	7,  // 2: cairn.v1.ListRulesResponse.rules:type_name -> cairn.v1.RuleEntry
-	0,  // 3: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
-	3,  // 4: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
-	6,  // 5: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
-	9,  // 6: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
-	2,  // 7: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
-	5,  // 8: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
-	8,  // 9: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
-	10, // 10: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
-	7,  // [7:11] is the sub-list for method output_type
-	3,  // [3:7] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	7,  // 3: cairn.v1.CreateRuleResponse.rule:type_name -> cairn.v1.RuleEntry
+	0,  // 4: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
+	3,  // 5: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
+	6,  // 6: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
+	9,  // 7: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
+	11, // 8: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
+	13, // 9: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
+	2,  // 10: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
+	5,  // 11: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
+	8,  // 12: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
+	10, // 13: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
+	12, // 14: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
+	14, // 15: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
+	10, // [10:16] is the sub-list for method output_type
+	4,  // [4:10] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_workspace_proto_init() }
@@ -714,7 +943,7 @@ func file_cairn_v1_workspace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_workspace_proto_rawDesc), len(file_cairn_v1_workspace_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,6 +23,8 @@ const (
 	WorkspaceService_ListSlashCommands_FullMethodName = "/cairn.v1.WorkspaceService/ListSlashCommands"
 	WorkspaceService_ListRules_FullMethodName         = "/cairn.v1.WorkspaceService/ListRules"
 	WorkspaceService_ToggleRule_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleRule"
+	WorkspaceService_CreateRule_FullMethodName        = "/cairn.v1.WorkspaceService/CreateRule"
+	WorkspaceService_DeleteRule_FullMethodName        = "/cairn.v1.WorkspaceService/DeleteRule"
 )
 
 // WorkspaceServiceClient is the client API for WorkspaceService service.
@@ -39,6 +41,10 @@ type WorkspaceServiceClient interface {
 	ListRules(ctx context.Context, in *ListRulesRequest, opts ...grpc.CallOption) (*ListRulesResponse, error)
 	// ToggleRule enables or disables a rule or workflow.
 	ToggleRule(ctx context.Context, in *ToggleRuleRequest, opts ...grpc.CallOption) (*ToggleRuleResponse, error)
+	// CreateRule writes a new rules file in the workspace (or the global rules folder).
+	CreateRule(ctx context.Context, in *CreateRuleRequest, opts ...grpc.CallOption) (*CreateRuleResponse, error)
+	// DeleteRule removes a rules file by id.
+	DeleteRule(ctx context.Context, in *DeleteRuleRequest, opts ...grpc.CallOption) (*DeleteRuleResponse, error)
 }
 
 type workspaceServiceClient struct {
@@ -89,6 +95,26 @@ func (c *workspaceServiceClient) ToggleRule(ctx context.Context, in *ToggleRuleR
 	return out, nil
 }
 
+func (c *workspaceServiceClient) CreateRule(ctx context.Context, in *CreateRuleRequest, opts ...grpc.CallOption) (*CreateRuleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateRuleResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_CreateRule_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) DeleteRule(ctx context.Context, in *DeleteRuleRequest, opts ...grpc.CallOption) (*DeleteRuleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteRuleResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_DeleteRule_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkspaceServiceServer is the server API for WorkspaceService service.
 // All implementations must embed UnimplementedWorkspaceServiceServer
 // for forward compatibility.
@@ -103,6 +129,10 @@ type WorkspaceServiceServer interface {
 	ListRules(context.Context, *ListRulesRequest) (*ListRulesResponse, error)
 	// ToggleRule enables or disables a rule or workflow.
 	ToggleRule(context.Context, *ToggleRuleRequest) (*ToggleRuleResponse, error)
+	// CreateRule writes a new rules file in the workspace (or the global rules folder).
+	CreateRule(context.Context, *CreateRuleRequest) (*CreateRuleResponse, error)
+	// DeleteRule removes a rules file by id.
+	DeleteRule(context.Context, *DeleteRuleRequest) (*DeleteRuleResponse, error)
 	mustEmbedUnimplementedWorkspaceServiceServer()
 }
 
@@ -124,6 +154,12 @@ func (UnimplementedWorkspaceServiceServer) ListRules(context.Context, *ListRules
 }
 func (UnimplementedWorkspaceServiceServer) ToggleRule(context.Context, *ToggleRuleRequest) (*ToggleRuleResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ToggleRule not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) CreateRule(context.Context, *CreateRuleRequest) (*CreateRuleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateRule not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) DeleteRule(context.Context, *DeleteRuleRequest) (*DeleteRuleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteRule not implemented")
 }
 func (UnimplementedWorkspaceServiceServer) mustEmbedUnimplementedWorkspaceServiceServer() {}
 func (UnimplementedWorkspaceServiceServer) testEmbeddedByValue()                          {}
@@ -218,6 +254,42 @@ func _WorkspaceService_ToggleRule_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkspaceService_CreateRule_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateRuleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).CreateRule(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_CreateRule_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).CreateRule(ctx, req.(*CreateRuleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_DeleteRule_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteRuleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).DeleteRule(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_DeleteRule_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).DeleteRule(ctx, req.(*DeleteRuleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkspaceService_ServiceDesc is the grpc.ServiceDesc for WorkspaceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -240,6 +312,14 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ToggleRule",
 			Handler:    _WorkspaceService_ToggleRule_Handler,
+		},
+		{
+			MethodName: "CreateRule",
+			Handler:    _WorkspaceService_CreateRule_Handler,
+		},
+		{
+			MethodName: "DeleteRule",
+			Handler:    _WorkspaceService_DeleteRule_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

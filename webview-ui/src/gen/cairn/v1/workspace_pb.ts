@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/workspace.proto.
  */
 export const file_cairn_v1_workspace: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlMssCChBXb3Jrc3BhY2VTZXJ2aWNlEkoKC1NlYXJjaEZpbGVzEhwuY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXF1ZXN0Gh0uY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXNwb25zZRJcChFMaXN0U2xhc2hDb21tYW5kcxIiLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVxdWVzdBojLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVzcG9uc2USRAoJTGlzdFJ1bGVzEhouY2Fpcm4udjEuTGlzdFJ1bGVzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RSdWxlc1Jlc3BvbnNlEkcKClRvZ2dsZVJ1bGUSGy5jYWlybi52MS5Ub2dnbGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZVJ1bGVSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
+  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlIloKEUNyZWF0ZVJ1bGVSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg4KBmdsb2JhbBgCIAEoCBIMCgRuYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAkiNwoSQ3JlYXRlUnVsZVJlc3BvbnNlEiEKBHJ1bGUYASABKAsyEy5jYWlybi52MS5SdWxlRW50cnkiNwoRRGVsZXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCgoCaWQYAiABKAkiFAoSRGVsZXRlUnVsZVJlc3BvbnNlMt0DChBXb3Jrc3BhY2VTZXJ2aWNlEkoKC1NlYXJjaEZpbGVzEhwuY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXF1ZXN0Gh0uY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXNwb25zZRJcChFMaXN0U2xhc2hDb21tYW5kcxIiLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVxdWVzdBojLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVzcG9uc2USRAoJTGlzdFJ1bGVzEhouY2Fpcm4udjEuTGlzdFJ1bGVzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RSdWxlc1Jlc3BvbnNlEkcKClRvZ2dsZVJ1bGUSGy5jYWlybi52MS5Ub2dnbGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZVJ1bGVSZXNwb25zZRJHCgpDcmVhdGVSdWxlEhsuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5DcmVhdGVSdWxlUmVzcG9uc2USRwoKRGVsZXRlUnVsZRIbLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuRGVsZXRlUnVsZVJlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
 
 /**
  * SearchFilesRequest is a fuzzy query in a workspace.
@@ -283,6 +283,100 @@ export const ToggleRuleResponseSchema: GenMessage<ToggleRuleResponse> = /*@__PUR
   messageDesc(file_cairn_v1_workspace, 10);
 
 /**
+ * CreateRuleRequest names the new rules file.
+ *
+ * @generated from message cairn.v1.CreateRuleRequest
+ */
+export type CreateRuleRequest = Message<"cairn.v1.CreateRuleRequest"> & {
+  /**
+   * @generated from field: string workspace_root = 1;
+   */
+  workspaceRoot: string;
+
+  /**
+   * @generated from field: bool global = 2;
+   */
+  global: boolean;
+
+  /**
+   * File name, e.g. "testing.md".
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string content = 4;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message cairn.v1.CreateRuleRequest.
+ * Use `create(CreateRuleRequestSchema)` to create a new message.
+ */
+export const CreateRuleRequestSchema: GenMessage<CreateRuleRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 11);
+
+/**
+ * CreateRuleResponse is the created rule.
+ *
+ * @generated from message cairn.v1.CreateRuleResponse
+ */
+export type CreateRuleResponse = Message<"cairn.v1.CreateRuleResponse"> & {
+  /**
+   * @generated from field: cairn.v1.RuleEntry rule = 1;
+   */
+  rule?: RuleEntry | undefined;
+};
+
+/**
+ * Describes the message cairn.v1.CreateRuleResponse.
+ * Use `create(CreateRuleResponseSchema)` to create a new message.
+ */
+export const CreateRuleResponseSchema: GenMessage<CreateRuleResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 12);
+
+/**
+ * DeleteRuleRequest names the rule to delete.
+ *
+ * @generated from message cairn.v1.DeleteRuleRequest
+ */
+export type DeleteRuleRequest = Message<"cairn.v1.DeleteRuleRequest"> & {
+  /**
+   * @generated from field: string workspace_root = 1;
+   */
+  workspaceRoot: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message cairn.v1.DeleteRuleRequest.
+ * Use `create(DeleteRuleRequestSchema)` to create a new message.
+ */
+export const DeleteRuleRequestSchema: GenMessage<DeleteRuleRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 13);
+
+/**
+ * DeleteRuleResponse is empty.
+ *
+ * @generated from message cairn.v1.DeleteRuleResponse
+ */
+export type DeleteRuleResponse = Message<"cairn.v1.DeleteRuleResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.DeleteRuleResponse.
+ * Use `create(DeleteRuleResponseSchema)` to create a new message.
+ */
+export const DeleteRuleResponseSchema: GenMessage<DeleteRuleResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 14);
+
+/**
  * WorkspaceService serves the chat input's menus and the rules view.
  *
  * @generated from service cairn.v1.WorkspaceService
@@ -327,6 +421,26 @@ export const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof ToggleRuleRequestSchema;
     output: typeof ToggleRuleResponseSchema;
+  },
+  /**
+   * CreateRule writes a new rules file in the workspace (or the global rules folder).
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.CreateRule
+   */
+  createRule: {
+    methodKind: "unary";
+    input: typeof CreateRuleRequestSchema;
+    output: typeof CreateRuleResponseSchema;
+  },
+  /**
+   * DeleteRule removes a rules file by id.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.DeleteRule
+   */
+  deleteRule: {
+    methodKind: "unary";
+    input: typeof DeleteRuleRequestSchema;
+    output: typeof DeleteRuleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_workspace, 0);
