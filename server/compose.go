@@ -149,7 +149,10 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 				Recent: recent, First: r.First, Mode: r.Mode, ContextTokens: r.ContextTokens, ContextWindow: r.ContextWindow})
 		},
 		OnFiles: recent.Files,
-		OnClose: func() { _ = recent.Close() },
+		OnClose: func() {
+			_ = recent.Close()
+			_ = terminals.KillAll() // commands left running ("proceed while running") end with the task
+		},
 	}), nil
 }
 
