@@ -365,7 +365,9 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
       case AskKind.COMMAND:
         return <CommandRow m={m} asking={open} />;
       case AskKind.COMMAND_OUTPUT:
-        return <CommandOutputRow m={m} />;
+        // The output itself streams in the command_output say row; this ask only offers
+        // "Proceed While Running" while it is open, and is withdrawn when the command ends.
+        return open ? <Info icon="loading" text="The command is still running." /> : <div className="row-spacer" />;
       case AskKind.TOOL:
         return <ToolRow m={m} asking={open} />;
       case AskKind.COMPLETION_RESULT:

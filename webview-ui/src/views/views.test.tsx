@@ -105,6 +105,20 @@ describe("chat list", () => {
     expect(screen.queryByRole("group", { name: "Restore checkpoint" })).toBeNull();
   });
 
+  it("a withdrawn 'still running' ask leaves no stale Running row", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(
+      snapshot([
+        say(0, SayKind.TASK, { text: "t" }),
+        ask(1, AskKind.COMMAND_OUTPUT, { payload: { case: "commandOutput", value: { running: true } } }),
+        say(2, SayKind.COMMAND_OUTPUT, { text: "done\n", payload: { case: "commandOutput", value: { output: "done\n", exitCode: 0 } } }),
+      ]),
+    );
+    expect(screen.queryByText("Running")).toBeNull();
+    expect(screen.queryByText("The command is still running.")).toBeNull();
+    expect(screen.getByText("Exited with code 0")).toBeTruthy();
+  });
+
   it("an edit approval shows the diff open and the Save button", async () => {
     const { push } = await renderApp({ taskId: "t1" });
     await push(
