@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { AskResponse, TaskService, TaskStatus } from "../gen/cairn/v1/task_pb";
 import { ToolOperation } from "../gen/cairn/v1/message_pb";
 import { ask, AskKind, say, SayKind, snapshot, stateChanged } from "../test/fixtures";
@@ -13,7 +13,7 @@ interface Case {
   secondary?: string;
   /** What the secondary does: "reject" answers, "newTask" clears the task. */
   secondaryAction?: "reject" | "newTask";
-  primaryAction?: "approve" | "newTask";
+  primaryAction?: "approve" | "newTask" | "newTaskWithContext";
 }
 
 const edit = { case: "tool" as const, value: { operation: ToolOperation.EDITED_EXISTING_FILE, path: "src/a.ts", diff: "-a\n+b" } };
@@ -36,7 +36,7 @@ const cases: Case[] = [
   { name: "resume_completed_task", message: ask(1, AskKind.RESUME_COMPLETED_TASK), primary: "Resume Task", secondary: "Start New Task", secondaryAction: "newTask" },
   { name: "mistake_limit_reached", message: ask(1, AskKind.MISTAKE_LIMIT_REACHED, { text: "stuck" }), primary: "Proceed Anyways", secondary: "Start New Task", secondaryAction: "newTask" },
   { name: "auto_approval_max_req_reached", message: ask(1, AskKind.AUTO_APPROVAL_MAX_REQ_REACHED), primary: "Proceed", secondary: "Start New Task", secondaryAction: "newTask" },
-  { name: "new_task", message: ask(1, AskKind.NEW_TASK, { payload: { case: "newTask", value: { context: "ctx" } } }), primary: "Start New Task with Context" },
+  { name: "new_task", message: ask(1, AskKind.NEW_TASK, { payload: { case: "newTask", value: { context: "ctx" } } }), primary: "Start New Task with Context", primaryAction: "newTaskWithContext" },
   { name: "condense", message: ask(1, AskKind.CONDENSE, { text: "summary" }), primary: "Condense" },
   { name: "use_mcp_server", message: ask(1, AskKind.USE_MCP_SERVER, { payload: { case: "mcp", value: { serverName: "fs", toolName: "read" } } }), primary: "Approve", secondary: "Reject", secondaryAction: "reject" },
   { name: "browser_action_launch", message: ask(1, AskKind.BROWSER_ACTION_LAUNCH, { payload: { case: "browser", value: { url: "http://x" } } }), primary: "Approve", secondary: "Reject", secondaryAction: "reject" },
@@ -62,6 +62,11 @@ describe("ask buttons", () => {
       if (c.primaryAction === "newTask") {
         expect(fake.callsTo(TaskService.method.clearTask)).toMatchObject([{ taskId: "t1" }]);
         expect(fake.callsTo(TaskService.method.answerAsk)).toHaveLength(0);
+      } else if (c.primaryAction === "newTaskWithContext") {
+        await waitFor(() => expect(fake.callsTo(TaskService.method.newTask)).toHaveLength(1));
+        expect(fake.callsTo(TaskService.method.answerAsk)).toMatchObject([{ taskId: "t1", response: AskResponse.APPROVE, messageIndex: 1 }]);
+        expect(fake.callsTo(TaskService.method.clearTask)).toMatchObject([{ taskId: "t1" }]);
+        expect(fake.callsTo(TaskService.method.newTask)).toMatchObject([{ text: "ctx" }]);
       } else {
         expect(fake.callsTo(TaskService.method.answerAsk)).toMatchObject([
           { taskId: "t1", response: AskResponse.APPROVE, text: "", messageIndex: 1 },

@@ -35,6 +35,17 @@ export function AskBar({ ctrl, draft }: { ctrl: Controller; draft: Draft }) {
       void ctrl.clearTask();
       return;
     }
+    if (action === "newTaskWithContext") {
+      // The old task ends with the approval; the proposed context starts the new one.
+      const context = ask?.payload.case === "newTask" ? ask.payload.value.context : ask?.text ?? "";
+      void (async () => {
+        await ctrl.answer(AskResponse.APPROVE, "", att);
+        await ctrl.clearTask();
+        await ctrl.newTask(context);
+      })();
+      draft.clear();
+      return;
+    }
     void ctrl.answer(action === "approve" ? AskResponse.APPROVE : AskResponse.REJECT, text, att);
     draft.clear();
   };

@@ -3,7 +3,7 @@
 import { AskKind, ToolOperation, type Message } from "../gen/cairn/v1/message_pb";
 
 /** What a button does: answer the ask, or close the task and start over. */
-export type ButtonAction = "approve" | "reject" | "newTask";
+export type ButtonAction = "approve" | "reject" | "newTask" | "newTaskWithContext";
 
 export interface AskButtons {
   primary?: { label: string; action: ButtonAction };
@@ -69,7 +69,7 @@ export function askButtons(m: Message | undefined): AskButtons {
         placeholder: none.placeholder,
       };
     case AskKind.NEW_TASK:
-      return { primary: { label: "Start New Task with Context", action: "approve" }, options: [], placeholder: none.placeholder };
+      return { primary: { label: "Start New Task with Context", action: "newTaskWithContext" }, options: [], placeholder: none.placeholder };
     case AskKind.CONDENSE:
       return { primary: { label: "Condense", action: "approve" }, options: [], placeholder: none.placeholder };
     case AskKind.REPORT_BUG:
