@@ -20,7 +20,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -71,7 +70,19 @@ type Manager struct {
 	skipped   skipList
 }
 
-var hashRE = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
+// isHash reports whether h looks like an abbreviated or full commit hash (4–64 lower-case hex
+// digits). A loop, not a regexp: `{4,64}` compiles to a large program at every daemon start.
+func isHash(h string) bool {
+	if len(h) < 4 || len(h) > 64 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // New opens (creating on first use) the shadow repository of workspaceRoot under
 // dataDir/checkpoints. It fails with ErrGitMissing without git and ErrProtectedDir for the
@@ -254,7 +265,7 @@ func (m *Manager) Close() error {
 
 // checkHash validates a caller's hash and resolves it to a commit of this repository.
 func (m *Manager) checkHash(ctx context.Context, h string) (string, error) {
-	if !hashRE.MatchString(h) {
+	if !isHash(h) {
 		return "", fmt.Errorf("%w: %q", ErrBadHash, h)
 	}
 	out, err := m.git.run(ctx, nil, "rev-parse", "--verify", "--quiet", h+"^{commit}")

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -12,14 +13,17 @@ import (
 //go:embed feedback/*.md
 var feedbackFS embed.FS
 
-var feedbackTmpl = template.Must(template.New("feedback").ParseFS(feedbackFS, "feedback/*.md"))
+// feedbackTmpl is parsed on first use, not at start-up (the daemon's start time is a target).
+var feedbackTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("feedback").ParseFS(feedbackFS, "feedback/*.md"))
+})
 
 // feedback renders one note. The templates are fixed and every one is exercised by the
 // tests, so an execution error is a bug; the note then degrades to the bare template name
 // rather than taking the loop down (house rule 8).
 func feedback(name string, data any) string {
 	var b bytes.Buffer
-	if err := feedbackTmpl.ExecuteTemplate(&b, name+".md", data); err != nil {
+	if err := feedbackTmpl().ExecuteTemplate(&b, name+".md", data); err != nil {
 		return "[" + name + "]"
 	}
 	return strings.TrimSpace(b.String())

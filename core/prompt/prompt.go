@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/cairnhq/cairn/core/rules"
@@ -115,9 +116,12 @@ var sectionOrder = []string{
 //go:embed sections/*.md
 var sectionFS embed.FS
 
-var sectionTmpl = template.Must(template.New("sections").
-	Funcs(template.FuncMap{"indent": indent}).
-	ParseFS(sectionFS, "sections/*.md"))
+// sectionTmpl is parsed on first use, not at start-up (the daemon's start time is a target).
+var sectionTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("sections").
+		Funcs(template.FuncMap{"indent": indent}).
+		ParseFS(sectionFS, "sections/*.md"))
+})
 
 // Build renders the system prompt. Templates are fixed at build time and covered by the
 // golden tests, so a rendering failure is a bug: Build then returns the sections that did
@@ -134,7 +138,7 @@ func Render(in Input) (string, error) {
 	var firstErr error
 	for _, name := range sectionOrder {
 		var b bytes.Buffer
-		if err := sectionTmpl.ExecuteTemplate(&b, name+".md", v); err != nil {
+		if err := sectionTmpl().ExecuteTemplate(&b, name+".md", v); err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("prompt: section %s: %w", name, err)
 			}

@@ -15,8 +15,6 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-var switchedToActNote = prompt.SwitchedToAct()
-
 // Start runs a new conversation turn with the user's task text.
 func (t *Task) Start(parent context.Context, text string, images, files []string) {
 	t.say(msg.SayTask, text, nil, false)

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/core/event"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -482,7 +483,7 @@ func (t *Task) SetMode(mode string) error {
 	}
 	t.mu.Unlock()
 	if old == ModePlan && mode == ModeAct && pa != nil && pa.kind == msg.AskPlanModeRespond {
-		_ = t.Answer(pa.index, tools.Answer{Text: switchedToActNote})
+		_ = t.Answer(pa.index, tools.Answer{Text: prompt.SwitchedToAct()})
 	}
 	return nil
 }
