@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/toolstest"
 )
 
 // newWorkspace copies every testdata/lang file into <tmp>/src and adds files the tool must
@@ -42,7 +43,7 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func run(t *testing.T, files *fakeFiles, ui *fakeUI, path string) tools.Result {
+func run(t *testing.T, files *toolstest.Files, ui *toolstest.UI, path string) tools.Result {
 	t.Helper()
 	env := &tools.Env{Files: files, UI: ui}
 	call := tools.Call{Name: Name, Params: map[string]string{}}
@@ -57,8 +58,8 @@ func run(t *testing.T, files *fakeFiles, ui *fakeUI, path string) tools.Result {
 // TestFolderGolden outlines a whole folder and compares with testdata/golden/folder.golden.
 func TestFolderGolden(t *testing.T) {
 	root := newWorkspace(t)
-	files := &fakeFiles{root: root, ignore: []string{"src/secret.py"}}
-	ui := &fakeUI{answer: tools.Answer{Approved: true}}
+	files := &toolstest.Files{Dir: root, Ignore: []string{"src/secret.py"}}
+	ui := &toolstest.UI{Answer: tools.Answer{Approved: true}}
 	res := run(t, files, ui, "src")
 	if res.IsError || res.Rejected {
 		t.Fatalf("unexpected result %+v", res)
@@ -70,10 +71,10 @@ func TestFolderGolden(t *testing.T) {
 	}
 	compareGolden(t, "testdata/golden/folder.golden", res.Text+"\n")
 
-	if len(ui.approvals) != 1 {
-		t.Fatalf("approvals = %d, want 1", len(ui.approvals))
+	if len(ui.Approvals) != 1 {
+		t.Fatalf("approvals = %d, want 1", len(ui.Approvals))
 	}
-	a := ui.approvals[0]
+	a := ui.Approvals[0]
 	want := &msg.Tool{Op: msg.OpListCodeDefinitions, Path: "src", Content: res.Text}
 	got, ok := a.Payload.(*msg.Tool)
 	if a.Ask != msg.AskTool || a.Category != tools.CategoryRead || a.Path != filepath.Join(root, "src") || !a.Inside ||
@@ -107,8 +108,8 @@ func TestRunCases(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(root, "src", "nested", "empty"), 0o755))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ui := &fakeUI{answer: tt.answer}
-			res := run(t, &fakeFiles{root: root, ignore: tt.ignore}, ui, tt.path)
+			ui := &toolstest.UI{Answer: tt.answer}
+			res := run(t, &toolstest.Files{Dir: root, Ignore: tt.ignore}, ui, tt.path)
 			if res.IsError != tt.wantErr || res.Rejected != tt.wantRej {
 				t.Fatalf("IsError=%v Rejected=%v, want %v %v: %q", res.IsError, res.Rejected, tt.wantErr, tt.wantRej, res.Text)
 			}
@@ -118,11 +119,11 @@ func TestRunCases(t *testing.T) {
 			if tt.wantRej && res.UserFeedback != tt.answer.Text {
 				t.Errorf("feedback = %q", res.UserFeedback)
 			}
-			if (len(ui.approvals) == 1) != tt.approved {
-				t.Errorf("approvals = %d, want approved=%v", len(ui.approvals), tt.approved)
+			if (len(ui.Approvals) == 1) != tt.approved {
+				t.Errorf("approvals = %d, want approved=%v", len(ui.Approvals), tt.approved)
 			}
-			if tt.wantSay != "" && (len(ui.says) != 1 || ui.says[0].kind != tt.wantSay) {
-				t.Errorf("says = %+v, want one %s", ui.says, tt.wantSay)
+			if tt.wantSay != "" && (len(ui.Says) != 1 || ui.Says[0].Kind != tt.wantSay) {
+				t.Errorf("says = %+v, want one %s", ui.Says, tt.wantSay)
 			}
 		})
 	}
@@ -131,7 +132,7 @@ func TestRunCases(t *testing.T) {
 func TestRunApproveError(t *testing.T) {
 	root := newWorkspace(t)
 	boom := errors.New("host gone")
-	env := &tools.Env{Files: &fakeFiles{root: root}, UI: &fakeUI{err: boom}}
+	env := &tools.Env{Files: &toolstest.Files{Dir: root}, UI: &toolstest.UI{Err: boom}}
 	_, err := New().Run(context.Background(), env, tools.Call{Name: Name, Params: map[string]string{"path": "src"}})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want wrapped %v", err, boom)
@@ -145,7 +146,7 @@ func TestFolderCap(t *testing.T) {
 		body := fmt.Sprintf("package p\n\nfunc F%02d() {}\n", i)
 		must(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("f%02d.go", i)), []byte(body), 0o644))
 	}
-	res := run(t, &fakeFiles{root: root}, &fakeUI{answer: tools.Answer{Approved: true}}, ".")
+	res := run(t, &toolstest.Files{Dir: root}, &toolstest.UI{Answer: tools.Answer{Approved: true}}, ".")
 	if got := strings.Count(res.Text, "│func"); got != MaxFiles {
 		t.Errorf("outlined %d files, want %d", got, MaxFiles)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/toolstest"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/unicode"
 )
@@ -128,8 +129,8 @@ func TestRun(t *testing.T) {
 			if !tt.rejected {
 				answer = approve
 			}
-			ui := &fakeUI{answer: answer}
-			files := &fakeFiles{root: root, ignore: []string{"secret/token.txt"}}
+			ui := &toolstest.UI{Answer: answer}
+			files := &toolstest.Files{Dir: root, Ignore: []string{"secret/token.txt"}}
 			env := &tools.Env{Files: files, UI: ui, Settings: tt.settings}
 			res, err := New().Run(context.Background(), env, tools.Call{Name: Name, Params: tt.params})
 			must(t, err)
@@ -153,11 +154,11 @@ func TestRun(t *testing.T) {
 			if fmt.Sprint(media) != fmt.Sprint(tt.images) {
 				t.Errorf("images = %v, want %v", media, tt.images)
 			}
-			if (len(ui.approvals) > 0) != tt.asked {
-				t.Errorf("asked = %v, want %v", len(ui.approvals) > 0, tt.asked)
+			if (len(ui.Approvals) > 0) != tt.asked {
+				t.Errorf("asked = %v, want %v", len(ui.Approvals) > 0, tt.asked)
 			}
-			if tt.ignoreSay != (len(ui.says) == 1 && ui.says[0].kind == msg.SayIgnoreError) {
-				t.Errorf("says = %+v", ui.says)
+			if tt.ignoreSay != (len(ui.Says) == 1 && ui.Says[0].Kind == msg.SayIgnoreError) {
+				t.Errorf("says = %+v", ui.Says)
 			}
 			abs := filepath.Join(root, tt.params["path"])
 			if ok := !res.IsError && !res.Rejected; ok != (len(res.Read) == 1 && res.Read[0] == abs) {
@@ -166,8 +167,8 @@ func TestRun(t *testing.T) {
 			if tt.rejected && res.UserFeedback != tt.answer.Text {
 				t.Errorf("feedback = %q", res.UserFeedback)
 			}
-			if len(ui.approvals) == 1 {
-				a := ui.approvals[0]
+			if len(ui.Approvals) == 1 {
+				a := ui.Approvals[0]
 				p, _ := a.Payload.(*msg.Tool)
 				if a.Ask != msg.AskTool || a.Category != tools.CategoryRead || a.Path != abs || !a.Inside ||
 					p == nil || p.Op != msg.OpReadFile || p.Path != tt.params["path"] {
@@ -181,14 +182,14 @@ func TestRun(t *testing.T) {
 func TestRunOutsideWorkspace(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "notes.md")
 	must(t, os.WriteFile(outside, []byte("# notes\n"), 0o644))
-	ui := &fakeUI{answer: tools.Answer{Approved: true}}
-	env := &tools.Env{Files: &fakeFiles{root: t.TempDir()}, UI: ui}
+	ui := &toolstest.UI{Answer: tools.Answer{Approved: true}}
+	env := &tools.Env{Files: &toolstest.Files{Dir: t.TempDir()}, UI: ui}
 	res, err := New().Run(context.Background(), env, tools.Call{Name: Name, Params: map[string]string{"path": outside}})
 	must(t, err)
-	if res.Text != "# notes\n" || len(ui.approvals) != 1 || ui.approvals[0].Inside {
-		t.Fatalf("res %+v approvals %+v", res, ui.approvals)
+	if res.Text != "# notes\n" || len(ui.Approvals) != 1 || ui.Approvals[0].Inside {
+		t.Fatalf("res %+v approvals %+v", res, ui.Approvals)
 	}
-	if p := ui.approvals[0].Payload.(*msg.Tool); !p.Outside || p.Path != outside {
+	if p := ui.Approvals[0].Payload.(*msg.Tool); !p.Outside || p.Path != outside {
 		t.Errorf("payload = %+v", p)
 	}
 }
@@ -196,7 +197,7 @@ func TestRunOutsideWorkspace(t *testing.T) {
 func TestRunApproveError(t *testing.T) {
 	root := workspace(t)
 	boom := errors.New("host gone")
-	env := &tools.Env{Files: &fakeFiles{root: root}, UI: &fakeUI{err: boom}}
+	env := &tools.Env{Files: &toolstest.Files{Dir: root}, UI: &toolstest.UI{Err: boom}}
 	_, err := New().Run(context.Background(), env, tools.Call{Name: Name, Params: map[string]string{"path": "main.go"}})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want wrapped %v", err, boom)
