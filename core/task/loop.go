@@ -221,25 +221,37 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		t.appendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
 
-		reply, block, err := t.request(ctx)
+		r, err := t.request(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return endCancelled
 			}
 			return endFailed
 		}
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(reply)}})
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(r.text)}})
 
-		if block == nil {
+		switch {
+		case r.cut != nil || r.finish == llm.FinishLength && r.tool == nil:
+			// A reply that ended early never runs its unfinished tool call: the model is told
+			// why and asked for smaller steps. Repeated cut-offs count toward the mistake limit.
+			t.mu.Lock()
+			t.mistakes++
+			t.mu.Unlock()
+			content = []llm.Content{llm.Text(t.cutOffNote(r))}
+			continue
+		case r.tool == nil:
 			t.mu.Lock()
 			t.mistakes++
 			t.mu.Unlock()
 			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
 			continue
 		}
-		next, end := t.runTool(ctx, *block)
+		next, end := t.runTool(ctx, *r.tool)
 		if end != 0 {
 			return end
+		}
+		if r.extraTools {
+			next = append(next, llm.Text(prompt.MultipleToolsNote()))
 		}
 		content = next
 	}
@@ -248,15 +260,15 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 // request streams one model response, showing text as it arrives, and returns the assistant
 // message to record (cut after the first tool call) and that call. Failures are retried per
 // spec §2.4 and then asked about (api_req_failed).
-func (t *Task) request(ctx context.Context) (string, *parse.Block, error) {
+func (t *Task) request(ctx context.Context) (reply, error) {
 	const maxAutoRetries = 3
 	for attempt := 0; ; attempt++ {
-		reply, block, err := t.attempt(ctx)
+		r, err := t.attempt(ctx)
 		if err == nil {
-			return reply, block, nil
+			return r, nil
 		}
 		if ctx.Err() != nil {
-			return "", nil, ctx.Err()
+			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
 			if t.deps.ContextOverflow != nil {
@@ -269,16 +281,16 @@ func (t *Task) request(ctx context.Context) (string, *parse.Block, error) {
 			t.say(msg.SayErrorRetry, "", &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
 				DelaySec: int(delay / time.Second), Error: userError(err)}, false)
 			if t.deps.Sleep(ctx, delay) != nil {
-				return "", nil, ctx.Err()
+				return reply{}, ctx.Err()
 			}
 			continue
 		}
 		ans, aerr := t.ask(ctx, msg.AskAPIReqFailed, userError(err), nil)
 		if aerr != nil {
-			return "", nil, aerr
+			return reply{}, aerr
 		}
 		if !ans.Approved {
-			return "", nil, err
+			return reply{}, err
 		}
 		t.say(msg.SayAPIReqRetried, "", nil, false)
 		attempt = -1
@@ -294,7 +306,7 @@ func userError(err error) string {
 }
 
 // attempt makes one request.
-func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
+func (t *Task) attempt(ctx context.Context) (reply, error) {
 	t.mu.Lock()
 	mode := t.meta.Mode
 	history := t.condensedLocked(append([]llm.Message(nil), t.api...))
@@ -316,13 +328,14 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 		MaxTokens: t.deps.ModelInfo.MaxOutput})
 	if err != nil {
 		t.finishRequest(reqIdx, llm.Usage{}, err, ctx)
-		return "", nil, err
+		return reply{}, err
 	}
 	defer stream.Close()
 
 	p := parse.New(t.parseGrammar())
 	pr := presenter{t: t}
 	var usage llm.Usage
+	finish := ""
 	gotUsage := false
 	received := false
 	draining := false
@@ -341,7 +354,13 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 		if chunk.Usage != nil {
 			usage, gotUsage = *chunk.Usage, true
 		}
+		if chunk.FinishReason != "" {
+			finish = chunk.FinishReason
+		}
 		if draining {
+			// Read on only to learn whether more tool calls followed (the model is told they
+			// were not run); nothing more is shown.
+			p.Feed(chunk.Text)
 			continue
 		}
 		if chunk.Reasoning != "" {
@@ -361,43 +380,44 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 			time.AfterFunc(drainWait, cancelReq)
 		}
 	}
+	toolDone := p.ToolDone()
 	blocks := p.End()
 	if !gotUsage && received && ctx.Err() == nil {
 		usage = estimateUsage(system, history, blocks)
 	}
+	pr.final = true
 	if ctx.Err() != nil {
-		// Keep what was said, marked as interrupted.
+		// Keep what was said, marked as interrupted; an unfinished tool call never runs.
+		t.discardPreviews(ctx)
 		pr.show(ctx, blocks)
 		t.finishPartials()
-		reply := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(reply)}})
+		text := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}})
 		t.finishRequest(reqIdx, usage, context.Canceled, ctx)
-		return "", nil, ctx.Err()
+		return reply{}, ctx.Err()
 	}
 	if streamErr == nil && !received {
 		streamErr = errors.New("the model returned an empty response")
 	}
 	if streamErr != nil {
+		// A broken stream (network, idle timeout) is retried from the start: whatever the
+		// partial call opened is undone first.
+		t.discardPreviews(ctx)
 		t.finishPartials()
 		t.finishRequest(reqIdx, usage, streamErr, ctx)
-		return "", nil, streamErr
+		return reply{}, streamErr
+	}
+	r := replyOf(blocks, toolDone, p.MoreTools(), finish)
+	if r.cut != nil {
+		t.discardPreviews(ctx)
 	}
 	pr.show(ctx, blocks)
 	t.finishPartials()
 	t.finishRequest(reqIdx, usage, nil, ctx)
-
-	var tool *parse.Block
-	toolCount := 0
-	for i := range blocks {
-		if blocks[i].Type == parse.ToolUse {
-			toolCount++
-			if tool == nil {
-				b := blocks[i]
-				tool = &b
-			}
-		}
+	if r.cut != nil {
+		t.say(msg.SayError, cutOffRow(r), nil, false)
 	}
-	return serialize(blocks, true), tool, nil
+	return r, nil
 }
 
 // drainWait is how long the rest of a stream is read after the tool call, for its usage.
@@ -479,7 +499,10 @@ func serialize(blocks []parse.Block, complete bool) string {
 // presenter turns the parser's blocks into UI messages: text blocks stream as deltas, partial
 // tool calls are previewed by tools that can (the diff view fills in place).
 type presenter struct {
-	t         *Task
+	t *Task
+	// final is set once the stream ended: text is settled, and no tool call is previewed
+	// any more (a complete call runs; an unfinished one never does).
+	final     bool
 	textIdx   map[int]int // block index → message index
 	sent      map[int]int // block index → bytes shown
 	reasoning string
@@ -507,14 +530,20 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 				p.sent[i] = len(content)
 			}
 		case parse.ToolUse:
-			if !b.Partial {
+			if !b.Partial || p.final {
 				continue
 			}
-			if tool, ok := p.t.deps.Registry.Get(b.Name); ok {
-				if pv, ok := tool.(tools.Previewer); ok {
-					_ = pv.Preview(ctx, p.t.env(), tools.Call{Name: b.Name, Params: b.Params, Partial: true})
-				}
+			tool, ok := p.t.deps.Registry.Get(b.Name)
+			if !ok {
+				continue
 			}
+			pv, ok := tool.(tools.Previewer)
+			// A call that will be refused (PLAN mode) is never previewed: no diff view opens
+			// and nothing is created on disk.
+			if !ok || p.t.Mode() == ModePlan && !tool.Spec().PlanSafe {
+				continue
+			}
+			_ = pv.Preview(ctx, p.t.env(), tools.Call{Name: b.Name, Params: b.Params, Partial: true})
 		}
 	}
 }

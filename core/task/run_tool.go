@@ -23,15 +23,20 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if !ok {
 		return t.mistake(b.Name, "", tools.Errorf("Unknown tool %q.", b.Name)), 0
 	}
+	// Every refusal below undoes what the streaming preview may have opened (a mode switch
+	// while the call streamed, a missing parameter).
 	spec := tool.Spec()
 	header := resultHeader(spec, call)
 	for _, p := range spec.Params {
 		if v, ok := call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
+			t.discardPreviews(ctx)
 			t.say(msg.SayError, "Cairn tried to use "+b.Name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			return t.mistake(header, "", tools.Result{Text: prompt.MissingParam(b.Name, p.Name), IsError: true}), 0
 		}
 	}
 	if t.Mode() == ModePlan && !spec.PlanSafe {
+		t.discardPreviews(ctx)
+		t.say(msg.SayInfo, planRefusalRow(spec, call), nil, false)
 		return t.toolContent(header, tools.Result{Text: prompt.PlanModeRefusal(b.Name), IsError: true}), 0
 	}
 
@@ -88,6 +93,18 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 			UserFeedback: res.UserFeedback}), 0
 	}
 	return t.toolContent(header, res), 0
+}
+
+// planRefusalRow is the chat row of a call refused in PLAN mode.
+func planRefusalRow(spec tools.Spec, call tools.Call) string {
+	what := spec.Name
+	if arg := strings.TrimSpace(call.Params[spec.ArgParam]); spec.ArgParam != "" && arg != "" {
+		if len(arg) > 200 {
+			arg = strings.ToValidUTF8(arg[:200], "") + "…"
+		}
+		what += " " + arg
+	}
+	return "Refused in PLAN mode: " + what + ". Nothing was changed; switch to ACT mode to let Cairn make changes."
 }
 
 // mistake records a model mistake and returns the feedback content.
