@@ -197,6 +197,12 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
 	path := call.Params["path"]
 	body := call.Params[t.bodyParam()]
+	if call.Partial {
+		// The call never closed, so its body may be cut short: a diff whose last block lost
+		// lines, or half a file. Applying either would lose data (spec §9).
+		t.closeSession(ctx)
+		return errorResult("cut-off", msgData{Path: path, Tool: call.Name}), nil
+	}
 	abs, inside, err := env.Files.Resolve(path)
 	if err != nil {
 		t.closeSession(ctx)
@@ -220,6 +226,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 
 	var proposed []byte
+	var edits []diff.Edit
 	if t.whole {
 		content := diff.StripFences(body)
 		if content != "" && !strings.HasSuffix(content, "\n") {
@@ -245,7 +252,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 			}
 			return tools.Result{}, fmt.Errorf("edit: %w", err)
 		}
-		proposed = res.Content
+		proposed, edits = res.Content, res.Edits
 	}
 
 	session, before, diagsOK, err := t.takeSession(ctx, env, abs, orig, isNew)
@@ -284,7 +291,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 	saved = true
 	o := outcome{rel: rel, orig: string(orig), proposed: string(proposed), final: final, isNew: isNew,
-		full: env.Settings.FullEditResults}
+		full: env.Settings.FullEditResults, edits: edits}
 	if diagsOK {
 		if after, ok := diagnostics(ctx, env, abs); ok {
 			o.problems = newErrors(abs, before, after)
