@@ -139,8 +139,10 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 		t.dropLocked(ctx)
 	}
 	if t.session == nil {
-		abs, _, err := env.Files.Resolve(path)
-		if err != nil || env.Files.Ignored(abs) {
+		// Nothing is previewed for a call that will be refused (ignored path) or that needs
+		// its own approval first (a file outside the workspace): Run opens the view then.
+		abs, inside, err := env.Files.Resolve(path)
+		if err != nil || !inside || env.Files.Ignored(abs) {
 			return nil
 		}
 		orig, isNew, err := load(abs)
