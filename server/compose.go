@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -87,6 +88,7 @@ type composer struct {
 	ide         string
 	// dataDir holds the checkpoint repositories ("" turns checkpoints off).
 	dataDir string
+	logger  *slog.Logger
 
 	// mu guards indexes.
 	mu      sync.Mutex
@@ -136,6 +138,7 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 		Files:     ws,
 		Settings:  s,
 		HostID:    opts.HostID,
+		Logger:    c.logger,
 		SystemPrompt: func(mode string) string {
 			return buildPrompt(c.rules, c.globalRules, reg, mode, sys, s, info)
 		},

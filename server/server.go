@@ -66,7 +66,6 @@ type Daemon struct {
 	lis      net.Listener
 	tasks    *task.Manager
 	comp     *composer
-	cancel   context.CancelFunc
 	shake    Handshake
 	sockPath string
 }
@@ -117,9 +116,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	comp := &composer{settings: settings, hosts: hosts, rules: rules.NewLoader(),
 		globalRules: filepath.Join(home, "Documents", "Cairn", "Rules"), indexes: map[string]*workspace.Index{},
-		dataDir: cfg.DataDir}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	tasks := task.NewManager(runCtx, st, comp.deps)
+		dataDir: cfg.DataDir, logger: cfg.Logger}
+	tasks := task.NewManager(st, comp.deps)
 	hosts.OnDiffDecision = func(hostID, _ string, approved bool) {
 		// Save/Reject pressed in the editor answers that window's open edit approval.
 		for _, t := range tasks.Tasks() {
@@ -149,7 +147,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cairnv1.RegisterHostBridgeServiceServer(g, svc)
 	cairnv1.RegisterCheckpointServiceServer(g, svc)
 
-	d := &Daemon{cfg: cfg, grpc: g, lis: lis, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath,
+	d := &Daemon{cfg: cfg, grpc: g, lis: lis, tasks: tasks, comp: comp, sockPath: sockPath,
 		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version}}
 	go func() {
 		if err := g.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
@@ -181,8 +179,10 @@ func (d *Daemon) PrintHandshake(w io.Writer) error {
 
 // Stop stops accepting calls, ends streams, stops every task and removes the socket.
 func (d *Daemon) Stop() {
-	d.tasks.CloseAll()
-	d.cancel()
+	// Tasks stop first (their streams end with them); a stuck one does not hold the daemon.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	d.tasks.CloseAll(ctx)
 	done := make(chan struct{})
 	go func() {
 		d.grpc.GracefulStop()

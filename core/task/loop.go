@@ -15,111 +15,39 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// Start runs a new conversation turn with the user's task text.
-func (t *Task) Start(parent context.Context, text string, images, files []string) {
-	t.say(msg.SayTask, text, nil, false)
-	t.mu.Lock()
-	if n := len(t.messages); n > 0 {
-		t.messages[n-1].Images = images
-		t.messages[n-1].Files = files
-		if len(images)+len(files) > 0 {
-			t.persistLocked(t.messages[n-1], true) // a resumed task shows them too
+// Start runs the first turn of a new task with the user's text, images and attached files.
+func (t *Task) Start(text string, images, files []string) error {
+	return t.startRun(func() {
+		t.say(msg.SayTask, text, nil, false)
+		t.mu.Lock()
+		if n := len(t.messages); n > 0 {
+			t.messages[n-1].Images = images
+			t.messages[n-1].Files = files
+			if len(images)+len(files) > 0 {
+				t.persistLocked(t.messages[n-1], true) // a resumed task shows them too
+			}
 		}
-	}
-	t.mu.Unlock()
-	t.run(parent, func(ctx context.Context) []llm.Content {
+		t.mu.Unlock()
+	}, func(ctx context.Context) []llm.Content {
 		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
 		return append(content, imageContents(images)...)
 	}, true)
 }
 
-// run starts the loop on its own goroutine, on a context derived from parent (the daemon's
-// lifetime, not an RPC's).
-func (t *Task) run(parent context.Context, first func(ctx context.Context) []llm.Content, firstTurn bool) {
-	ctx, cancel := context.WithCancel(parent)
-	done := make(chan struct{})
-	t.mu.Lock()
-	t.cancel, t.done = cancel, done
-	t.status = StatusRunning
-	t.publishStateLocked()
-	t.mu.Unlock()
-	go func() {
-		t.runMu.Lock()
-		defer t.runMu.Unlock()
-		defer close(done)
-		defer cancel()
-		end := t.loop(ctx, first(ctx), firstTurn)
-		t.afterRun(parent, ctx, end)
-	}()
-}
-
-type ending int
-
-const (
-	endCompleted ending = iota + 1
-	endCancelled
-	endFailed
-)
-
-// afterRun settles the task when the loop returns: a cancelled task asks to be resumed.
-func (t *Task) afterRun(parent, ctx context.Context, end ending) {
-	t.finishPartials()
-	switch end {
-	case endCompleted:
-		t.mu.Lock()
-		t.meta.Completed = true
-		t.saveMetaLocked()
-		t.mu.Unlock()
-		t.setStatus(StatusCompleted)
-	case endFailed:
-		t.setStatus(StatusFailed)
-	case endCancelled:
-		t.setStatus(StatusCancelled)
-		if parent.Err() != nil || t.isRestoring() {
-			return // the daemon is stopping, or a restore asks once it is done
-		}
-		// Offer to resume, on the daemon's context (the cancelled one is gone).
-		go t.askResume(parent)
-	}
-}
-
-// askResume asks resume_task (or resume_completed_task) and continues on approval or text.
-func (t *Task) askResume(parent context.Context) {
-	askCtx, done, ok := t.resumeContext(parent)
-	if !ok {
-		return
-	}
-	defer done()
-	t.mu.Lock()
-	completed := t.meta.Completed
-	last := t.meta.Updated
-	t.mu.Unlock()
-	kind := msg.AskResumeTask
-	if completed {
-		kind = msg.AskResumeCompletedTask
-	}
-	ans, err := t.ask(askCtx, kind, "", nil)
-	if err != nil {
-		return
-	}
-	t.resume(parent, ans, completed, t.deps.Now().Sub(last))
-}
-
 // resume continues the conversation after an interruption with a resumption note.
-func (t *Task) resume(parent context.Context, ans tools.Answer, completed bool, elapsed time.Duration) {
-	if ans.Text != "" {
-		t.say(msg.SayUserFeedback, ans.Text, nil, false)
-	}
-	t.run(parent, func(ctx context.Context) []llm.Content {
+func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
+	err := t.startRun(func() {
+		if ans.Text != "" {
+			t.say(msg.SayUserFeedback, ans.Text, nil, false)
+		}
+	}, func(ctx context.Context) []llm.Content {
 		var content []llm.Content
 		// A user turn left without an answer (the request was in flight) is merged into this one.
 		t.mu.Lock()
 		if n := len(t.api); n > 0 && t.api[n-1].Role == llm.RoleUser {
 			content = append(content, withoutEnvDetails(t.api[n-1].Content)...)
 			t.api = t.api[:n-1]
-			if t.log != nil {
-				_ = t.log.TruncateAPI(n - 1)
-			}
+			t.truncateAPILocked(n - 1)
 		}
 		mode := t.meta.Mode
 		t.meta.Completed = false
@@ -130,6 +58,9 @@ func (t *Task) resume(parent context.Context, ans tools.Answer, completed bool, 
 		}
 		return append(content, imageContents(ans.Images)...)
 	}, false)
+	if err != nil {
+		t.logger().Info("task: resume not started", "task", t.id, "err", err)
+	}
 }
 
 // withoutEnvDetails drops the environment details block of an old turn (a fresh one follows).
@@ -144,24 +75,21 @@ func withoutEnvDetails(cs []llm.Content) []llm.Content {
 	return out
 }
 
-// Continue sends new user text to a task that is not running (after completion or failure),
-// restarting the loop with it as feedback.
-func (t *Task) Continue(parent context.Context, text string, images []string) error {
+// Continue sends new user text to the task: it answers the open question, or restarts the
+// loop with the text as feedback when the task is not running (after completion, failure or
+// cancel). A task that is running answers ErrBusy.
+func (t *Task) Continue(text string, images []string) error {
 	if t.OpenAsk() != "" {
-		return t.Answer(-1, tools.Answer{Text: text, Images: images})
+		if err := t.Answer(-1, tools.Answer{Text: text, Images: images}); !errors.Is(err, ErrNoOpenAsk) {
+			return err
+		}
 	}
-	t.mu.Lock()
-	running := t.status == StatusRunning
-	t.mu.Unlock()
-	if running {
-		return ErrBusy
-	}
-	t.say(msg.SayUserFeedback, text, nil, false)
-	t.run(parent, func(ctx context.Context) []llm.Content {
+	return t.startRun(func() {
+		t.say(msg.SayUserFeedback, text, nil, false)
+	}, func(ctx context.Context) []llm.Content {
 		c := []llm.Content{llm.Text("<feedback>\n" + t.expand(ctx, text) + "\n</feedback>")}
 		return append(c, imageContents(images)...)
 	}, false)
-	return nil
 }
 
 func (t *Task) expand(ctx context.Context, text string) string {
@@ -177,7 +105,10 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if ctx.Err() != nil {
 			return endCancelled
 		}
-		limit := t.deps.Settings.MistakeLimit
+		if err := t.pauseUntilSaved(ctx); err != nil {
+			return endCancelled
+		}
+		limit := t.settings().MistakeLimit
 		if limit <= 0 {
 			limit = 3
 		}
@@ -543,8 +474,17 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 			if !ok || p.t.Mode() == ModePlan && !tool.Spec().PlanSafe {
 				continue
 			}
-			_ = pv.Preview(ctx, p.t.env(), tools.Call{Name: b.Name, Params: b.Params, Partial: true})
+			p.preview(ctx, pv, tools.Call{Name: b.Name, Params: b.Params, Partial: true})
 		}
+	}
+}
+
+// preview shows a partial call. Its errors are not fatal (Run decides), and a panic only
+// ends the preview.
+func (p *presenter) preview(ctx context.Context, pv tools.Previewer, call tools.Call) {
+	defer p.t.recoverBug("the preview of " + call.Name)
+	if err := pv.Preview(ctx, p.t.env(), call); err != nil {
+		p.t.logger().Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
@@ -24,6 +26,7 @@ var (
 	ErrNotFound   = errors.New("no such task")
 	ErrBusy       = errors.New("the task is busy")
 	ErrBadRequest = errors.New("bad request")
+	ErrClosed     = errors.New("the task is closed")
 )
 
 // Status is what the task is doing.
@@ -133,6 +136,8 @@ type Deps struct {
 	OnFiles func(read, changed []string)
 	// OnClose is called once when the task is closed, to release per-task resources (nil: none).
 	OnClose func()
+	// Logger receives bug reports and persistence failures (nil: discarded).
+	Logger *slog.Logger
 }
 
 // EnvRequest says what environment details a turn needs.
@@ -143,24 +148,29 @@ type EnvRequest struct {
 	ContextWindow int64
 }
 
-// Task is one conversation.
+// Task is one conversation. The runtime's concurrency rules are in run.go.
 type Task struct {
 	id     string
 	deps   Deps
-	log    *store.Log
 	broker *event.Broker[Event]
-
-	// runMu serialises loop runs: at most one goroutine drives the conversation.
-	runMu sync.Mutex
+	// live holds the task's current settings: the auto-approval policy changes while tools
+	// run, which read it without the lock.
+	live atomic.Pointer[config.Settings]
+	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
+	wg sync.WaitGroup
 
 	// mu guards every field below.
 	mu            sync.Mutex
+	log           journal
+	saved         saved // what a failed write left off the disk (persist.go)
 	messages      []msg.Message
 	api           []llm.Message
 	meta          store.Meta
 	status        Status
 	openAsk       *pendingAsk
-	cancel        context.CancelFunc
+	run           *activity // the running loop, nil when idle
+	resumeQ       *activity // the resume question being asked, nil when none
+	closed        bool      // Close was called: nothing new starts
 	lastPersist   map[int]time.Time
 	mistakes      int
 	autoApproved  int
@@ -168,9 +178,7 @@ type Task struct {
 	requestsSince int // requests since the focus chain was last updated
 	progressEdit  bool
 	planToAct     bool
-	done          chan struct{} // closed when the current run ends
-	restoring     bool          // a checkpoint restore is in progress (restore.go)
-	resumeAsk     *resumeAsk    // the resume question being asked (restore.go withdraws it)
+	restoring     bool // a checkpoint restore is in progress (restore.go)
 }
 
 type pendingAsk struct {
@@ -179,7 +187,7 @@ type pendingAsk struct {
 	ch    chan tools.Answer
 }
 
-func newTask(meta store.Meta, deps Deps, log *store.Log) *Task {
+func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
@@ -189,7 +197,7 @@ func newTask(meta store.Meta, deps Deps, log *store.Log) *Task {
 	if meta.Mode == "" {
 		meta.Mode = ModeAct
 	}
-	return &Task{
+	t := &Task{
 		id:           meta.ID,
 		deps:         deps,
 		log:          log,
@@ -199,7 +207,14 @@ func newTask(meta store.Meta, deps Deps, log *store.Log) *Task {
 		lastPersist:  map[int]time.Time{},
 		editFailures: map[string]int{},
 	}
+	t.saved.reset()
+	s := deps.Settings
+	t.live.Store(&s)
+	return t
 }
+
+// settings returns the task's current settings (never nil; callers must not modify it).
+func (t *Task) settings() *config.Settings { return t.live.Load() }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -332,40 +347,6 @@ func sameRest(a, b msg.Message) bool {
 // samePayload is pointer identity: a partial update that keeps the payload object streams text
 // only; a new payload object is published whole.
 func samePayload(a, b msg.Payload) bool { return a == b }
-
-// persistLocked writes a message record. Partial records are written at most once a second per
-// message; completed ones are synced.
-func (t *Task) persistLocked(m msg.Message, sync bool) {
-	if t.log == nil {
-		return
-	}
-	if !sync {
-		now := t.deps.Now()
-		if last, ok := t.lastPersist[m.Index]; ok && now.Sub(last) < time.Second {
-			return
-		}
-		t.lastPersist[m.Index] = now
-	} else {
-		delete(t.lastPersist, m.Index)
-	}
-	_ = t.log.AppendMessage(m, sync) // a full disk must not stop the conversation
-}
-
-func (t *Task) appendAPI(m llm.Message) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.api = append(t.api, m)
-	if t.log != nil {
-		_ = t.log.AppendAPI(m)
-	}
-}
-
-func (t *Task) saveMetaLocked() {
-	t.meta.Updated = t.deps.Now()
-	if t.log != nil {
-		_ = t.log.SaveMeta(t.meta)
-	}
-}
 
 // say posts a say message. A say of the same kind as a recent partial say (the last few rows:
 // a question may have been asked meanwhile, as "proceed while running" does) replaces that
@@ -503,44 +484,4 @@ func (t *Task) UpdateFocusChain(markdown string) {
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
-}
-
-// Cancel stops the running request and tools. It returns once the loop has stopped (or after
-// 5 s); the task then asks to be resumed.
-func (t *Task) Cancel() {
-	t.mu.Lock()
-	cancel, done := t.cancel, t.done
-	t.mu.Unlock()
-	if cancel == nil {
-		return
-	}
-	cancel()
-	if done != nil {
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-	}
-}
-
-// Done returns a channel closed when the current run ends (nil when idle).
-func (t *Task) Done() <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.done
-}
-
-// Close stops the task and closes its log.
-func (t *Task) Close() {
-	t.Cancel()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.log != nil {
-		_ = t.log.Close()
-		t.log = nil
-	}
-	if t.deps.OnClose != nil {
-		t.deps.OnClose()
-		t.deps.OnClose = nil
-	}
 }

@@ -35,7 +35,7 @@ func (s *Services) RestoreCheckpoint(ctx context.Context, req *cairnv1.RestoreCh
 		roots := t.Workspace()
 		files = func(ctx context.Context, hash string) error { return s.b.CheckpointRestoreFiles(ctx, roots, hash) }
 	}
-	if err := t.Restore(ctx, s.b.Tasks.Context(), int(req.GetMessageIndex()), kind, files); err != nil {
+	if err := t.Restore(ctx, int(req.GetMessageIndex()), kind, files); err != nil {
 		return nil, toStatus(err)
 	}
 	return &cairnv1.RestoreCheckpointResponse{}, nil

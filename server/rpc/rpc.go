@@ -79,7 +79,8 @@ func toStatus(err error) error {
 	switch {
 	case errors.Is(err, task.ErrNotFound), errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, "task not found")
-	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy):
+	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy),
+		errors.Is(err, task.ErrClosed):
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, task.ErrBadRequest):
 		return status.Error(codes.InvalidArgument, err.Error())

@@ -12,7 +12,7 @@ func (s *Services) SendMessage(ctx context.Context, req *cairnv1.SendMessageRequ
 	if err != nil {
 		return nil, err
 	}
-	if err := t.Continue(s.b.Tasks.Context(), req.GetText(), req.GetImages()); err != nil {
+	if err := t.Continue(req.GetText(), req.GetImages()); err != nil {
 		return nil, toStatus(err)
 	}
 	return &cairnv1.SendMessageResponse{}, nil
