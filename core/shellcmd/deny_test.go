@@ -8,7 +8,7 @@ import (
 // defaultList mirrors config.DefaultDenyList; the config package's own test checks that the
 // two agree, so this package needs no import of it.
 var defaultList = []string{
-	"rm -rf", "sudo", "doas", "git push --force", "git reset --hard", "git clean -f", "mkfs", "dd",
+	"rm -rf", "sudo", "doas", "git push --force", "git push -f", "git reset --hard", "git clean -f", "mkfs", "dd",
 	"curl|sh", "curl|bash", "wget|sh", "wget|bash", "chmod -R", ":(){", "find -delete",
 	"find -exec rm", "find -execdir rm", "shred", "truncate",
 }

@@ -64,7 +64,7 @@ type Script struct {
 
 // pipe is one `|`: the commands on its left feed those on its right.
 type pipe struct {
-	scope      int
+	scope       int
 	left, right [2]uint
 }
 
