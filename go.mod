@@ -16,9 +16,8 @@ require (
 	golang.org/x/tools v0.52.0
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
+	mvdan.cc/sh/v3 v3.14.1
 )
-
-require mvdan.cc/sh/v3 v3.14.1 // indirect
 
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
