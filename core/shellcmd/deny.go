@@ -26,12 +26,6 @@ type Hit struct {
 // Piping anything into a shell is always denied, as is a command whose name, or a script
 // whose text, is only known when it runs.
 func (s *Script) Denied(list []string) (Hit, bool) {
-	if len(s.Opaque) > 0 {
-		return Hit{Reason: s.Opaque[0]}, true
-	}
-	if len(s.ShellPipes) > 0 {
-		return Hit{Entry: firstPipeEntry(list), Reason: "output is piped into " + s.ShellPipes[0] + " to be run as a script"}, true
-	}
 	for _, entry := range list {
 		entry = strings.TrimSpace(entry)
 		if entry == "" {
@@ -41,16 +35,13 @@ func (s *Script) Denied(list []string) (Hit, bool) {
 			return Hit{Entry: entry, Reason: "matches the deny-list entry " + entry}, true
 		}
 	}
-	return Hit{}, false
-}
-
-func firstPipeEntry(list []string) string {
-	for _, e := range list {
-		if l, r, ok := strings.Cut(e, "|"); ok && shells[strings.TrimSpace(r)] && strings.TrimSpace(l) != "" {
-			return strings.TrimSpace(e)
-		}
+	if len(s.Opaque) > 0 {
+		return Hit{Reason: s.Opaque[0]}, true
 	}
-	return ""
+	if len(s.ShellPipes) > 0 {
+		return Hit{Reason: "output is piped into " + s.ShellPipes[0] + " to be run as a script"}, true
+	}
+	return Hit{}, false
 }
 
 func (s *Script) matches(entry string) bool {

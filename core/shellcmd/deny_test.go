@@ -77,6 +77,10 @@ func TestDenied(t *testing.T) {
 		{"echo `rm -rf x`", true},
 		{"X=rm; $X -rf x", true},
 		{"/bin/r? -rf x", true},
+		{`$'\x72m' -rf x`, true},
+		{"busybox rm -rf x", true},
+		{"xargs sh -c 'rm -rf \"$1\"' _", true},
+		{"find . -exec sh -c 'rm -rf {}' \\;", true},
 		{"cat <(rm -rf x)", true},
 		// Chains, pipes, subshells.
 		{"npm test && rm -rf node_modules", true},

@@ -438,7 +438,7 @@ func (w *walker) nested(fr *frame, args []Word, what string) error {
 
 // shells are the interpreters whose -c string and standard input are shell scripts.
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
-	"mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true, "busybox": false}
+	"mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true}
 
 // findExecs returns the commands find runs with -exec, -execdir, -ok and -okdir.
 func findExecs(args []Word) [][]Word {

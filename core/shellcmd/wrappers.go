@@ -13,6 +13,7 @@ var wrapperOptions = map[string]map[string]bool{
 	"nohup":   nil,
 	"setsid":  nil,
 	"builtin": nil,
+	"busybox": nil,
 	"time":    {"-f": true, "--format": true, "-o": true, "--output": true},
 	"command": nil,
 	"exec":    {"-a": true},
