@@ -109,7 +109,7 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 	if s.API.BaseURL == "" && s.API.APIKey == "" {
 		return task.Deps{}, fmt.Errorf("%w: no model endpoint is configured (set a base URL and API key)", task.ErrBadRequest)
 	}
-	var host tools.Host = direct.New("", opts.Workspace)
+	var host tools.Host = direct.New("", opts.Workspace, s.SecretEnvNames()...)
 	var editor tools.Editor // nil with the direct host: it has no diagnostics to offer
 	ide := "Cairn CLI"
 	if opts.HostID != "" {
