@@ -148,7 +148,7 @@ func TestClean(t *testing.T) {
 		{"naïve ✓", "naïve ✓"},
 		{latin1, "caf\uFFFD.txt"},
 		{"a\xff\xfe\xfdb", "a\uFFFDb"}, // a run of bad bytes is one replacement
-		{"cut \xe2\x9c", "cut \uFFFD"},  // a rune cut in half at the end
+		{"cut \xe2\x9c", "cut \uFFFD"}, // a rune cut in half at the end
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
