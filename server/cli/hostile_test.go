@@ -31,3 +31,21 @@ func TestRunWithInvalidUTF8(t *testing.T) {
 		t.Errorf("stdout lacks the completion:\n%s", out)
 	}
 }
+
+// TestRunWritesFiveMegabytes: the tool ask of a 5 MB write_to_file is one gRPC message bigger
+// than grpc-go's default 4 MB limit; the run must still complete and write the file.
+func TestRunWritesFiveMegabytes(t *testing.T) {
+	line := strings.Repeat("x", 99) + "\n"
+	content := strings.Repeat(line, 5<<20/len(line)+1)
+	code, out, errs, ws := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<write_to_file>\n<path>big.txt</path>\n<content>\n" + content + "</content>\n</write_to_file>", ChunkSize: 64 << 10},
+		{Text: completion, Expect: &llmtest.Expect{LastUserContains: []string{"[write_to_file for 'big.txt'] Result:", "successfully saved"}}},
+	}}, "--auto-approve", "edit", "write a big file")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s\nstdout tail:\n%s", code, errs, out[max(0, len(out)-2000):])
+	}
+	got, err := os.ReadFile(filepath.Join(ws, "big.txt"))
+	if err != nil || len(got) != len(content) || string(got) != content {
+		t.Fatalf("big.txt: %d bytes (want %d), %v", len(got), len(content), err)
+	}
+}
