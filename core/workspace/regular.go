@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"syscall"
 )
 
@@ -59,14 +60,16 @@ func ReadRegular(ctx context.Context, path string, limit int64) ([]byte, error) 
 	}
 	// Size+1 so that a file read whole meets EOF without growing the buffer.
 	buf := make([]byte, 0, min(st.Size(), limit)+1)
-	chunk := make([]byte, min(readChunk, limit+1))
-	lr := io.LimitReader(f, limit+1)
 	for {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("read %s: %w", path, context.Cause(ctx))
 		}
-		n, err := lr.Read(chunk)
-		buf = append(buf, chunk[:n]...)
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(max(len(buf), 512), readChunk))
+		}
+		room := min(cap(buf)-len(buf), readChunk)
+		n, err := f.Read(buf[len(buf) : len(buf)+room])
+		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
 			return nil, fmt.Errorf("read %s: %w", path, ErrTooLarge)
 		}

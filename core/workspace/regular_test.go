@@ -151,3 +151,29 @@ func TestReadRegularProcFile(t *testing.T) {
 		t.Errorf("/proc/self/status read as %q", got)
 	}
 }
+
+// TestWalkSurvivesHostileIgnoreFiles: a FIFO named .gitignore and a .cairnignore that
+// includes /dev/zero must not stall or exhaust a walk; they just add no rules.
+func TestWalkSurvivesHostileIgnoreFiles(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.txt":        "a",
+		"sub/b.txt":    "b",
+		".cairnignore": "secret.txt\n!include /dev/zero\n",
+		"secret.txt":   "s",
+	})
+	if err := syscall.Mkfifo(filepath.Join(root, "sub", ".gitignore"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ws := newWS(t, root)
+	ctx := deadlineCtx(t)
+	var got []string
+	returnsWithin(ctx, t, func() error {
+		got = visible(t, ws, root, ListOptions)
+		return nil
+	})
+	want := []string{"a.txt", "sub/", "sub/.gitignore", "sub/b.txt"} // the ignore file itself is always hidden
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("visible = %q, want %q", got, want)
+	}
+}
