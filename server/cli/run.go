@@ -51,7 +51,10 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		if *mode == "plan" {
 			m = cairnv1.Mode_MODE_PLAN
 		}
-		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: text, WorkspaceRoots: []string{root}, Mode: m})
+		// Protobuf strings are UTF-8 only: bad bytes in the task or the folder's name become
+		// U+FFFD (the daemon maps such a folder name back to the folder on disk).
+		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
+			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m})
 		if err != nil {
 			fmt.Fprintf(stdio.Err, "cairn run: %v\n", statusText(err))
 			return exitFailure

@@ -31,7 +31,7 @@ func (s *Services) CompareCheckpoint(ctx context.Context, req *cairnv1.CompareCh
 	}
 	resp := &cairnv1.CompareCheckpointResponse{}
 	for _, f := range files {
-		resp.Files = append(resp.Files, &cairnv1.CheckpointFileDiff{Path: f.Path, Before: f.Before, After: f.After})
+		resp.Files = append(resp.Files, &cairnv1.CheckpointFileDiff{Path: clean(f.Path), Before: clean(f.Before), After: clean(f.After)})
 	}
 	if !req.GetShowInEditor() || len(files) == 0 || s.b.Hosts == nil {
 		return resp, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/cairnhq/cairn/core/diff"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/workspace"
 )
 
 //go:embed descriptions/*.md
@@ -89,7 +90,7 @@ func (t *Tool) bodyParam() string {
 }
 
 // load reads the original file (absent: new file).
-func load(abs string) ([]byte, bool, error) {
+func load(ctx context.Context, abs string) ([]byte, bool, error) {
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, true, nil
@@ -100,10 +101,17 @@ func load(abs string) ([]byte, bool, error) {
 	if info.IsDir() {
 		return nil, false, errors.New("it is a directory")
 	}
+	if !info.Mode().IsRegular() {
+		return nil, false, errors.New("it is " + workspace.FileKind(info.Mode()) + ", not a regular file")
+	}
 	if info.Size() > maxFileSize {
 		return nil, false, errors.New("the file is larger than 20 MB")
 	}
-	b, err := os.ReadFile(abs)
+	// The save would replace a read-only file through a rename: refuse before anything opens.
+	if workspace.CheckWritable(abs, info) != nil {
+		return nil, false, fmt.Errorf("it is read-only (mode %s); leave it alone, or ask the user to make it writable first", info.Mode().Perm())
+	}
+	b, err := workspace.ReadRegular(ctx, abs, maxFileSize)
 	return b, false, err
 }
 
@@ -145,7 +153,7 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 		if err != nil || !inside || env.Files.Ignored(abs) {
 			return nil
 		}
-		orig, isNew, err := load(abs)
+		orig, isNew, err := load(ctx, abs)
 		if err != nil {
 			return nil
 		}
@@ -220,7 +228,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	// have created the (empty) new file meanwhile, so the disk is no longer the truth.
 	orig, isNew, fromPreview := t.previewOriginal(abs)
 	if !fromPreview {
-		orig, isNew, err = load(abs)
+		orig, isNew, err = load(ctx, abs)
 		if err != nil {
 			t.closeSession(ctx)
 			return errorResult("unreadable", msgData{Path: rel, Reason: err.Error()}), nil
