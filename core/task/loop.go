@@ -207,7 +207,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 			}
 			continue
 		}
-		if attempt < maxAutoRetries {
+		if attempt < maxAutoRetries && !llm.IsPermanent(err) {
 			delay := time.Duration(2<<attempt) * time.Second
 			t.say(msg.SayErrorRetry, "", &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
 				DelaySec: int(delay / time.Second), Error: userError(err)}, false)
