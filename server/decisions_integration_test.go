@@ -86,6 +86,36 @@ func TestEditorDecisionReachesTheTaskOwningTheDiff(t *testing.T) {
 	llmOK(t, e)
 }
 
+// A window can decide only on the diffs it shows: another window naming the session is ignored.
+func TestEditorDecisionFromAnotherWindowIsIgnored(t *testing.T) {
+	e := servertest.Start(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: writeFile("a.txt", "window one\n")},
+		{Text: writeFile("c.txt", "window two\n")},
+		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"[write_to_file for 'c.txt'] Result:"}}},
+		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"[write_to_file for 'a.txt'] Result:", "successfully saved"}}},
+	}}, servertest.Options{})
+	one, two := e.ConnectHostAs("window-1"), e.ConnectHostAs("window-2")
+	a := e.NewTask("write a", one.ID, act)
+	wa := e.Watch(a)
+	askA := wa.UntilAsk(cairnv1.AskKind_ASK_KIND_TOOL)
+	c := e.NewTask("write c", two.ID, act)
+	wc := e.Watch(c)
+	wc.UntilAsk(cairnv1.AskKind_ASK_KIND_TOOL)
+	sessA := one.Session(filepath.Join(e.Workspace, "a.txt"))
+
+	// Sent last on window two's stream, its own Save lands after the stray one was handled.
+	two.Decide(sessA, false)
+	two.Decide(two.Session(filepath.Join(e.Workspace, "c.txt")), true)
+	wc.UntilAsk(cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT)
+	if i, kind := openAsk(wa); i != askA.GetIndex() || kind != cairnv1.AskKind_ASK_KIND_TOOL {
+		t.Fatalf("window one's task: open ask = #%d %v after window two rejected its diff; want #%d still open", i, kind, askA.GetIndex())
+	}
+	one.Decide(sessA, true)
+	wa.UntilAsk(cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT)
+	fileIs(t, filepath.Join(e.Workspace, "a.txt"), "window one\n")
+	llmOK(t, e)
+}
+
 // An editor decision answers nothing but the edit approval of the diff it names: not a read
 // approval that is open now, whether the decision names a diff that was already saved or one
 // that was never opened.
@@ -279,18 +309,24 @@ func TestTaskLoadedByAnyCallUsesTheNamedEditor(t *testing.T) {
 			// comes once it goes on.
 			for {
 				var kind cairnv1.AskKind
+				var open int32
 				w.Until("the resume ask or the edit approval", func(msgs []*cairnv1.Message, st *cairnv1.TaskState) bool {
-					if i := st.GetOpenAskIndex(); i >= 0 && int(i) < len(msgs) && msgs[i] != nil {
-						kind = msgs[i].GetAsk()
+					kind, open = cairnv1.AskKind_ASK_KIND_UNSPECIFIED, st.GetOpenAskIndex()
+					if open >= 0 && int(open) < len(msgs) && msgs[open] != nil {
+						kind = msgs[open].GetAsk()
 					}
 					return kind == cairnv1.AskKind_ASK_KIND_RESUME_TASK || kind == cairnv1.AskKind_ASK_KIND_TOOL
 				})
 				if kind == cairnv1.AskKind_ASK_KIND_TOOL {
 					break
 				}
-				e2.Answer(id, approve, "")
+				_, err := e2.Tasks.AnswerAsk(context.Background(), &cairnv1.AnswerAskRequest{TaskId: id, Response: approve,
+					MessageIndex: proto.Int32(open)})
+				if err != nil && status.Code(err) != codes.FailedPrecondition { // SendMessage may have answered it
+					t.Fatalf("answering the resume ask: %v", err)
+				}
 				w.Until("the resume ask answered", func(_ []*cairnv1.Message, st *cairnv1.TaskState) bool {
-					return st.GetOpenAskIndex() < 0 || st.GetStatus() == cairnv1.TaskStatus_TASK_STATUS_RUNNING
+					return st.GetOpenAskIndex() != open
 				})
 			}
 			if host.Session(filepath.Join(e2.Workspace, "d.txt")) == "" {
