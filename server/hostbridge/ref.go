@@ -22,9 +22,6 @@ func (r *Registry) Ref(id string, fallback tools.Host) *Ref {
 	return &Ref{r: r, id: id, fallback: fallback}
 }
 
-// ID returns the stable id of the host.
-func (f *Ref) ID() string { return f.id }
-
 // current returns the connection serving the host when it offers the capability.
 func (f *Ref) current(offers func(*Host) bool) (*Host, bool) {
 	h, ok := f.r.Get(f.id)
