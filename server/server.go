@@ -118,11 +118,15 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		globalRules: filepath.Join(home, "Documents", "Cairn", "Rules"), indexes: map[string]*workspace.Index{},
 		dataDir: cfg.DataDir, logger: cfg.Logger}
 	tasks := task.NewManager(st, comp.deps)
-	hosts.OnDiffDecision = func(hostID, _ string, approved bool) {
-		// Save/Reject pressed in the editor answers that window's open edit approval.
+	hosts.OnDiffDecision = func(owner *hostbridge.Ref, approved bool) {
+		// Save/Reject pressed in the editor answers the edit approval of the one task that
+		// opened that diff, and only while that approval is its open ask.
 		for _, t := range tasks.Tasks() {
-			if t.HostID() == hostID && t.OpenAsk() == msg.AskTool {
-				_ = t.Answer(-1, tools.Answer{Approved: approved})
+			if t.Host() != tools.Host(owner) {
+				continue
+			}
+			if err := t.AnswerKind(msg.AskTool, tools.Answer{Approved: approved}); err != nil {
+				cfg.Logger.Debug("editor decision not applied", "task", t.ID(), "err", err)
 			}
 		}
 	}

@@ -438,6 +438,29 @@ func (t *Task) Answer(index int, ans tools.Answer) error {
 	return nil
 }
 
+// AnswerKind answers the open ask only when it is of kind (ErrNoOpenAsk or ErrStaleAsk
+// otherwise), checked and answered at once: an answer given outside the chat, such as Save in
+// the editor's diff view, must not land on another question that opened in the meantime.
+func (t *Task) AnswerKind(kind msg.Kind, ans tools.Answer) error {
+	t.mu.Lock()
+	pa := t.openAsk
+	if pa == nil {
+		t.mu.Unlock()
+		return ErrNoOpenAsk
+	}
+	if pa.kind != kind {
+		t.mu.Unlock()
+		return ErrStaleAsk
+	}
+	t.openAsk = nil
+	t.mu.Unlock()
+	pa.ch <- ans
+	return nil
+}
+
+// Host returns the host the task works through (the daemon routes editor events by it).
+func (t *Task) Host() tools.Host { return t.deps.Host }
+
 // OpenAsk returns the kind of the open ask, or "".
 func (t *Task) OpenAsk() msg.Kind {
 	t.mu.Lock()

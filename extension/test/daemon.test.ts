@@ -34,7 +34,7 @@ describe.skipIf(!fs.existsSync(bin))("real daemon", () => {
       log: (l) => logs.push(l),
       trace: () => {},
       traceEnabled: () => false,
-      hello: () => ({ client: "vscode", ideName: "VSCode", workspaceFolders: [dataDir], shell: "/bin/bash", diffView: true, terminal: true, editor: true }),
+      hello: () => ({ client: "vscode", ideName: "VSCode", workspaceFolders: [dataDir], shell: "/bin/bash", diffView: true, terminal: true, editor: true, clientId: "window-test" }),
       handlers: { workspaceFolders: async () => ({ case: "paths", value: { $typeName: "cairn.host.v1.PathsResult", paths: [dataDir] } }) },
       apiKey: async () => "sk-from-secret-storage",
       onStatus: (s, detail) => statuses.push({ s, hostId: detail.hostId }),
@@ -42,7 +42,8 @@ describe.skipIf(!fs.existsSync(bin))("real daemon", () => {
     try {
       d.start();
       const ready = await until(() => statuses.find((x) => x.s === "ready"), "ready");
-      expect(ready.hostId).toBeTruthy();
+      // The daemon names the host by the window's client id, not by the connection.
+      expect(ready.hostId).toBe("window-test");
       expect(fs.statSync(path.join(dataDir, "daemon.sock")).mode & 0o777).toBe(0o600);
 
       const posted: ToWebview[] = [];
@@ -54,12 +55,11 @@ describe.skipIf(!fs.existsSync(bin))("real daemon", () => {
       expect(posted[0]).toMatchObject({ payload: { settings: { api: { apiKeySet: true } } } });
       expect(JSON.stringify(posted[0])).not.toContain("sk-from-secret-storage");
 
-      // Crash: the supervisor restarts the daemon and the bridge comes back with a new host id.
+      // Crash: the supervisor restarts the daemon and the bridge comes back under the same id.
       process.kill(d.pid!, "SIGKILL");
       await until(() => statuses.find((x) => x.s === "restarting"), "restarting");
       const again = await until(() => statuses.filter((x) => x.s === "ready")[1], "ready again");
-      expect(again.hostId).toBeTruthy();
-      expect(again.hostId).not.toBe(ready.hostId);
+      expect(again.hostId).toBe("window-test");
       posted.length = 0;
       relay.handle({ type: "rpc", id: "2", service: "cairn.v1.StateService", method: "GetState", payload: {} });
       await until(() => posted.find((m) => "done" in m), "GetState after restart");

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/shellcmd"
@@ -308,7 +309,7 @@ func toolLine(t *cairnv1.ToolPayload) string {
 // answer handles an ask; done reports that the run ends with code.
 func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 	reply := func(r cairnv1.AskResponse, text string) {
-		_, err := p.c.tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: p.taskID, Response: r, Text: text, MessageIndex: m.GetIndex()})
+		_, err := p.c.tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: p.taskID, Response: r, Text: text, MessageIndex: proto.Int32(m.GetIndex())})
 		if err != nil && !p.json {
 			fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
 		}

@@ -26,6 +26,9 @@ func (s *Services) RestoreCheckpoint(ctx context.Context, req *cairnv1.RestoreCh
 	default:
 		return nil, status.Error(codes.InvalidArgument, "kind is required")
 	}
+	if req.MessageIndex == nil {
+		return nil, status.Error(codes.InvalidArgument, "message_index is required")
+	}
 	t, err := s.taskFor(ctx, req.GetTaskId())
 	if err != nil {
 		return nil, err

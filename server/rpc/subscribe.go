@@ -12,7 +12,7 @@ import (
 // Subscribe sends the task's snapshot, then every change as a delta.
 func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiService_SubscribeServer) error {
 	ctx := stream.Context()
-	t, err := s.taskFor(ctx, req.GetTaskId())
+	t, err := s.taskOn(ctx, req.GetTaskId(), req.GetHostId())
 	if err != nil {
 		return err
 	}
