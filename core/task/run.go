@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/tools"
 )
 
 // The runtime of a task. Concurrency rules:
@@ -138,15 +137,23 @@ func (t *Task) afterRun(end ending) {
 	}
 }
 
-// askResumeLocked starts the resume question (resume_task, or resume_completed_task) unless
-// the task is closed, being restored, running, or already asking something.
+// askResumeLocked asks the resume question (resume_task, or resume_completed_task) unless the
+// task is closed, being restored, running, or already asking something. The question is open
+// when this returns, so a message sent right after answers it rather than racing it.
 func (t *Task) askResumeLocked() {
 	if t.closed || t.restoring || t.run != nil || t.resumeQ != nil || t.openAsk != nil {
 		return
 	}
+	completed := t.meta.Completed
+	elapsed := t.deps.Now().Sub(t.meta.Updated)
+	kind := msg.AskResumeTask
+	if completed {
+		kind = msg.AskResumeCompletedTask
+	}
+	pa := t.postAskLocked(kind, "", nil)
 	var a *activity
 	a = t.goLocked("the resume question", func(ctx context.Context) {
-		ans, completed, elapsed, err := t.askResume(ctx)
+		ans, err := t.awaitAnswer(ctx, pa)
 		t.mu.Lock()
 		if t.resumeQ == a {
 			t.resumeQ = nil
@@ -157,20 +164,6 @@ func (t *Task) askResumeLocked() {
 		}
 	})
 	t.resumeQ = a
-}
-
-// askResume asks whether to resume and waits for the answer.
-func (t *Task) askResume(ctx context.Context) (ans tools.Answer, completed bool, elapsed time.Duration, err error) {
-	t.mu.Lock()
-	completed = t.meta.Completed
-	last := t.meta.Updated
-	t.mu.Unlock()
-	kind := msg.AskResumeTask
-	if completed {
-		kind = msg.AskResumeCompletedTask
-	}
-	ans, err = t.ask(ctx, kind, "", nil)
-	return ans, completed, t.deps.Now().Sub(last), err
 }
 
 // cancelWait bounds how long Cancel waits for the loop to stop: a tool that ignores its

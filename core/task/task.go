@@ -185,6 +185,7 @@ type pendingAsk struct {
 	index int
 	kind  msg.Kind
 	ch    chan tools.Answer
+	prev  Status // the status before the ask, restored by the answer
 }
 
 func newTask(meta store.Meta, deps Deps, log journal) *Task {
@@ -388,21 +389,29 @@ func (t *Task) finishPartials() {
 // ask posts an ask and waits for the answer or ctx.
 func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
 	t.mu.Lock()
-	// An ask replaces a partial ask of the same kind.
+	pa := t.postAskLocked(kind, text, payload)
+	t.mu.Unlock()
+	return t.awaitAnswer(ctx, pa)
+}
+
+// postAskLocked posts an ask and makes it the open one.
+func (t *Task) postAskLocked(kind msg.Kind, text string, payload msg.Payload) *pendingAsk {
 	idx := t.addMessageLocked(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
-	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1)}
+	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1), prev: t.status}
 	t.openAsk = pa
-	prev := t.status
 	t.status = StatusWaiting
 	t.publishStateLocked()
-	t.mu.Unlock()
+	return pa
+}
 
+// awaitAnswer waits for the answer to a posted ask, or ctx.
+func (t *Task) awaitAnswer(ctx context.Context, pa *pendingAsk) (tools.Answer, error) {
 	select {
 	case ans := <-pa.ch:
 		t.mu.Lock()
 		if t.status == StatusWaiting {
-			t.status = prev
-			if prev == StatusWaiting || prev == StatusIdle || prev == StatusCancelled || prev == StatusCompleted {
+			t.status = pa.prev
+			if pa.prev == StatusWaiting || pa.prev == StatusIdle || pa.prev == StatusCancelled || pa.prev == StatusCompleted {
 				t.status = StatusRunning
 			}
 		}
