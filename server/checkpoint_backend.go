@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/checkpoint"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
-// checkpointRoot is the folder a task's checkpoints snapshot: its primary workspace root, as
-// withCheckpoints chose it.
+// checkpointRoot is the folder a task's checkpoints snapshot: its primary workspace root.
 func checkpointRoot(roots []string) (string, error) {
 	if len(roots) == 0 {
 		return "", fmt.Errorf("%w: the task has no workspace", task.ErrBadRequest)
@@ -28,7 +28,7 @@ func (c *composer) checkpointDiff(ctx context.Context, roots []string, from, to 
 	if err != nil {
 		return "", nil, err
 	}
-	files, err := CompareCheckpoints(ctx, c.dataDir, root, from, to)
+	files, err := agent.CompareCheckpoints(ctx, c.agent.DataDir, root, from, to)
 	if err != nil {
 		return "", nil, fmt.Errorf("compare checkpoints: %w", err)
 	}
@@ -41,7 +41,7 @@ func (c *composer) checkpointRestoreFiles(ctx context.Context, roots []string, h
 	if err != nil {
 		return err
 	}
-	if _, err := RestoreCheckpointFiles(ctx, c.dataDir, root, hash); err != nil {
+	if _, err := agent.RestoreCheckpointFiles(ctx, c.agent.DataDir, root, hash); err != nil {
 		return fmt.Errorf("restore checkpoint: %w", err)
 	}
 	return nil

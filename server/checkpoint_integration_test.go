@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnhq/cairn/server"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 	"github.com/cairnhq/cairn/server/servertest"
 
+	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/checkpoint"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
@@ -52,14 +52,14 @@ func TestCheckpointsDuringTask(t *testing.T) {
 		t.Fatalf("checkpoint hashes %q, %q", c1, c2)
 	}
 	ctx := context.Background()
-	diffs, err := server.CompareCheckpoints(ctx, e.DataDir, e.Workspace, c1, c2)
+	diffs, err := agent.CompareCheckpoints(ctx, e.DataDir, e.Workspace, c1, c2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []checkpoint.FileDiff{{Path: "notes/new.txt", After: "fresh\n"}}; !reflect.DeepEqual(diffs, want) {
 		t.Fatalf("compare = %q, want %q", diffs, want)
 	}
-	if _, err := server.RestoreCheckpointFiles(ctx, e.DataDir, e.Workspace, c1); err != nil {
+	if _, err := agent.RestoreCheckpointFiles(ctx, e.DataDir, e.Workspace, c1); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(e.Workspace, "notes", "new.txt")); err == nil {

@@ -29,10 +29,10 @@ import (
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 	"github.com/cairnhq/cairn/server/rpc"
 
+	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/openai"
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
@@ -112,12 +112,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		lis.Close()
 		return nil, err
 	}
-	home, _ := os.UserHomeDir()
 	hosts := hostbridge.NewRegistry(cfg.Version)
-	comp := &composer{settings: settings, hosts: hosts, rules: rules.NewLoader(),
-		globalRules: filepath.Join(home, "Documents", "Cairn", "Rules"), indexes: map[string]*workspace.Index{},
-		dataDir: cfg.DataDir, logger: cfg.Logger}
-	tasks := task.NewManager(st, comp.deps)
+	comp := &composer{settings: settings, hosts: hosts, agent: agent.DefaultConfig(cfg.DataDir, cfg.Logger),
+		logger: cfg.Logger, indexes: map[string]*workspace.Index{}}
+	tasks := task.NewManager(st, agent.New(comp, comp.agent).Deps)
 	hosts.OnDiffDecision = func(owner *hostbridge.Ref, approved bool) {
 		// Save/Reject pressed in the editor answers the edit approval of the one task that
 		// opened that diff, and only while that approval is its open ask.
@@ -136,8 +134,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		Models: func(ctx context.Context, baseURL, apiKey string) ([]string, error) {
 			return openai.New(openai.Config{BaseURL: baseURL, APIKey: apiKey}).Models(ctx)
 		},
-		GlobalRulesDir:         comp.globalRules,
-		GlobalWorkflowsDir:     filepath.Join(home, "Documents", "Cairn", "Workflows"),
+		GlobalRulesDir:         comp.agent.GlobalRulesDir,
+		GlobalWorkflowsDir:     comp.agent.GlobalWorkflowsDir,
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 	})

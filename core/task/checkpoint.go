@@ -9,10 +9,10 @@ import (
 // checkpoint asks Deps.Checkpoint for a snapshot and shows the outcome: a checkpoint_created
 // row with the hash, or an error row the UI can show as a banner.
 func (t *Task) checkpoint(ctx context.Context) {
-	if t.deps.Checkpoint == nil || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return
 	}
-	hash, err := t.deps.Checkpoint(ctx)
+	hash, err := t.deps.Turns.Checkpoint(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		t.say(msg.SayError, err.Error(), nil, false)

@@ -89,9 +89,6 @@ var answerTags = []string{"answer", "feedback"}
 // inside an interaction tool's result, as for any other user text: an answer to a followup
 // question or feedback on a completion can ask to condense.
 func (t *Task) expandAnswers(ctx context.Context, text string) string {
-	if t.deps.ExpandUser == nil {
-		return text
-	}
 	for _, tag := range answerTags {
 		open, close := "<"+tag+">\n", "\n</"+tag+">"
 		i := strings.Index(text, open)
@@ -102,7 +99,7 @@ func (t *Task) expandAnswers(ctx context.Context, text string) string {
 		if j < i+len(open) {
 			continue
 		}
-		text = text[:i+len(open)] + t.deps.ExpandUser(ctx, text[i+len(open):j]) + text[j:]
+		text = text[:i+len(open)] + t.deps.Turns.ExpandUser(ctx, text[i+len(open):j]) + text[j:]
 	}
 	return text
 }

@@ -33,7 +33,7 @@ func TestAutoCondenseDue(t *testing.T) {
 }
 
 func TestExpandAnswers(t *testing.T) {
-	tk := &Task{deps: Deps{ExpandUser: func(_ context.Context, s string) string { return "[" + s + "]" }}}
+	tk := &Task{deps: Deps{Turns: bracketTurns{}}}
 	for _, tc := range []struct{ in, want string }{
 		{"<answer>\n/smol now\n</answer>", "<answer>\n[/smol now]\n</answer>"},
 		{"Feedback follows.\n<feedback>\n/compact\n</feedback>", "Feedback follows.\n<feedback>\n[/compact]\n</feedback>"},
@@ -45,3 +45,8 @@ func TestExpandAnswers(t *testing.T) {
 		}
 	}
 }
+
+// bracketTurns expands user text by bracketing it.
+type bracketTurns struct{ bareTurns }
+
+func (bracketTurns) ExpandUser(_ context.Context, s string) string { return "[" + s + "]" }

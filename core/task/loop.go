@@ -93,10 +93,7 @@ func (t *Task) Continue(text string, images []string) error {
 }
 
 func (t *Task) expand(ctx context.Context, text string) string {
-	if t.deps.ExpandUser == nil {
-		return text
-	}
-	return t.deps.ExpandUser(ctx, text)
+	return t.deps.Turns.ExpandUser(ctx, text)
 }
 
 // loop is the recursive request loop of spec §2.1, written as iteration.
@@ -140,8 +137,8 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		req := EnvRequest{First: first, Mode: t.meta.Mode, ContextTokens: t.meta.ContextTokens,
 			ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
 		t.mu.Unlock()
-		if t.deps.EnvDetails != nil {
-			content = append(content, llm.Text(t.deps.EnvDetails(ctx, req)))
+		if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
+			content = append(content, llm.Text(env))
 		}
 		if ctx.Err() != nil {
 			return endCancelled
@@ -202,9 +199,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
-			if t.deps.ContextOverflow != nil {
-				t.deps.ContextOverflow() // the projection shrinks on the next attempt
-			}
+			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
 			continue
 		}
 		if attempt < maxAutoRetries && !llm.IsPermanent(err) {
@@ -243,14 +238,9 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	history := t.condensedLocked(append([]llm.Message(nil), t.api...))
 	lastTokens := t.meta.ContextTokens
 	t.mu.Unlock()
-	if t.deps.Project != nil {
-		history = t.deps.Project(history, lastTokens)
-	}
+	history = t.deps.Turns.Project(history, lastTokens)
 	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
-	system := ""
-	if t.deps.SystemPrompt != nil {
-		system = t.deps.SystemPrompt(mode)
-	}
+	system := t.deps.Turns.SystemPrompt(mode)
 	// The request has its own context so that, once the tool call is complete, the rest of the
 	// stream (only read for its usage report) can be cut short without cancelling the task.
 	reqCtx, cancelReq := context.WithCancel(ctx)

@@ -245,8 +245,7 @@ func (t *Task) Close(ctx context.Context) {
 		}
 		t.log = nil
 	}
-	if t.deps.OnClose != nil {
-		t.deps.OnClose()
-		t.deps.OnClose = nil
+	if err := t.deps.Turns.Close(); err != nil {
+		t.logger().Warn("task: releasing its resources", "task", t.id, "err", err)
 	}
 }

@@ -61,11 +61,8 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if spec.Category == tools.CategoryInteract && !res.IsError {
 		res.Text = t.expandAnswers(ctx, res.Text)
 	}
-	if t.deps.OnFiles != nil && (len(res.Read) > 0 || len(res.Changed) > 0) {
-		t.deps.OnFiles(res.Read, res.Changed)
-	}
-	if len(res.Changed) > 0 && t.deps.OnToolDone != nil {
-		t.deps.OnToolDone(ctx, res.Changed)
+	if len(res.Read) > 0 || len(res.Changed) > 0 {
+		t.deps.Turns.ToolRan(ctx, res.Read, res.Changed)
 	}
 	if len(res.Changed) > 0 || spec.Category == tools.CategoryCommand {
 		t.checkpoint(ctx)

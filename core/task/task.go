@@ -99,7 +99,7 @@ func mergeEvents(prev, next Event) (Event, bool) {
 	return prev, false
 }
 
-// Deps is everything a task needs from the outside, built by the composition root.
+// Deps is everything a task needs from the outside, built by core/agent.
 type Deps struct {
 	Provider  llm.Provider
 	Model     string
@@ -108,37 +108,55 @@ type Deps struct {
 	Host      tools.Host
 	Files     tools.Files
 	Settings  config.Settings
-	// SystemPrompt renders the system prompt for a mode.
-	SystemPrompt func(mode string) string
-	// EnvDetails renders <environment_details> for a turn.
-	EnvDetails func(ctx context.Context, r EnvRequest) string
-	// Project fits the API history into the context window (a projection; nil: send all).
-	Project func(history []llm.Message, lastTokens int64) []llm.Message
-	// ContextOverflow is called when the provider rejects a request as too long for the
-	// context window, before the one silent retry, so the next Project can shrink (nil: none).
-	ContextOverflow func()
-	// ExpandUser expands mentions and slash commands in user text (nil: unchanged).
-	ExpandUser func(ctx context.Context, text string) string
+	// Turns builds the parts of each turn that come from the world around the loop (nil: a
+	// bare loop with no prompt, environment details, expansion or checkpoints; tests).
+	Turns Turns
 	// Now and Sleep are the clock, replaceable in tests.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
-	// HostID names the editor connection serving the task ("" for the direct host).
+	// HostID names the editor serving the task ("" for the machine's own host).
 	HostID string
-	// OnToolDone is called after a tool that changed files (checkpoints).
-	OnToolDone func(ctx context.Context, changed []string)
-	// Checkpoint snapshots the workspace at the first request and after tools that may have
-	// changed files (nil: checkpoints off). A hash is shown as a checkpoint_created row, an
-	// error as an error row; "" with nil shows nothing (implementations report an error once,
-	// then return "", nil).
-	Checkpoint func(ctx context.Context) (hash string, err error)
-	// OnFiles is told the files (absolute) a tool read or changed, right after it ran, so the
-	// recently-modified tracker knows what the agent saw (nil: nobody listens).
-	OnFiles func(read, changed []string)
-	// OnClose is called once when the task is closed, to release per-task resources (nil: none).
-	OnClose func()
 	// Logger receives bug reports and persistence failures (nil: discarded).
 	Logger *slog.Logger
 }
+
+// Turns builds, for each turn, what depends on the world around the loop: the workspace, the
+// editor, rules, checkpoints. core/agent implements it; every method is called on the task's
+// goroutine, one at a time, except Close.
+type Turns interface {
+	// SystemPrompt renders the system prompt for a mode.
+	SystemPrompt(mode string) string
+	// EnvDetails renders <environment_details> for a turn.
+	EnvDetails(ctx context.Context, r EnvRequest) string
+	// ExpandUser expands mentions and slash commands in user text.
+	ExpandUser(ctx context.Context, text string) string
+	// Project fits the API history into the context window (a projection of it).
+	Project(history []llm.Message, lastTokens int64) []llm.Message
+	// ContextOverflow is called when the provider rejected a request as too long for the
+	// window, before the one silent retry, so the next Project can shrink.
+	ContextOverflow()
+	// Checkpoint snapshots the workspace at the first request and after tools that may have
+	// changed files. A hash is shown as a checkpoint_created row, an error as an error row; ""
+	// with nil shows nothing (checkpoints off, or a failure already reported).
+	Checkpoint(ctx context.Context) (hash string, err error)
+	// ToolRan is told the files (absolute) a tool read or changed, right after it ran.
+	ToolRan(ctx context.Context, read, changed []string)
+	// Close releases what the task held (commands left running, watchers). It is called once,
+	// when the task is closed.
+	Close() error
+}
+
+// bareTurns is the Turns of a task without an agent around it.
+type bareTurns struct{}
+
+func (bareTurns) SystemPrompt(string) string                       { return "" }
+func (bareTurns) EnvDetails(context.Context, EnvRequest) string    { return "" }
+func (bareTurns) ExpandUser(_ context.Context, text string) string { return text }
+func (bareTurns) Project(h []llm.Message, _ int64) []llm.Message   { return h }
+func (bareTurns) ContextOverflow()                                 {}
+func (bareTurns) Checkpoint(context.Context) (string, error)       { return "", nil }
+func (bareTurns) ToolRan(context.Context, []string, []string)      {}
+func (bareTurns) Close() error                                     { return nil }
 
 // EnvRequest says what environment details a turn needs.
 type EnvRequest struct {
@@ -194,6 +212,9 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	}
 	if deps.Sleep == nil {
 		deps.Sleep = sleepCtx
+	}
+	if deps.Turns == nil {
+		deps.Turns = bareTurns{}
 	}
 	if meta.Mode == "" {
 		meta.Mode = ModeAct

@@ -8,7 +8,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/cairnhq/cairn/server"
+	"github.com/cairnhq/cairn/core/agent"
 
 	"github.com/cairnhq/cairn/core/parse"
 )
@@ -95,6 +95,6 @@ func debugPrompt(_ context.Context, args []string, stdio IO) int {
 		fmt.Fprintf(stdio.Err, "cairn debug prompt: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintln(stdio.Out, server.SystemPrompt(root, *mode, "Cairn CLI", s))
+	fmt.Fprintln(stdio.Out, agent.SystemPrompt(root, *mode, "Cairn CLI", s, agent.DefaultConfig("", nil)))
 	return exitOK
 }

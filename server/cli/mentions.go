@@ -8,7 +8,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/cairnhq/cairn/server"
+	"github.com/cairnhq/cairn/core/agent"
 
 	"github.com/cairnhq/cairn/core/mentions"
 	"github.com/cairnhq/cairn/core/rules"
@@ -48,8 +48,8 @@ func debugMentions(ctx context.Context, args []string, stdio IO) int {
 	}
 	// Workflow toggles come from the config file; an unreadable one leaves every workflow on.
 	s, _ := (&settingsFlags{}).settings()
-	wfs, _ := rules.Workflows(ws.Root(), server.GlobalWorkflowsDir(), s.RuleToggles)
-	e := server.ExpandUser(ctx, mentions.Deps{Files: ws}, wfs, string(in))
+	wfs, _ := rules.Workflows(ws.Root(), agent.DefaultConfig("", nil).GlobalWorkflowsDir, s.RuleToggles)
+	e := agent.ExpandUser(ctx, mentions.Deps{Files: ws}, wfs, string(in))
 	out := mentionsOutput{Mentions: []string{}, Expanded: e.Text}
 	for _, m := range e.Mentions {
 		out.Mentions = append(out.Mentions, m.Token)

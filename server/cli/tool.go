@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/cairnhq/cairn/server"
+	"github.com/cairnhq/cairn/core/agent"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/host/direct"
@@ -53,7 +53,7 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 		fmt.Fprintf(stdio.Err, "cairn tool: %v\n", err)
 		return exitUsage
 	}
-	reg := server.Tools(shell.NewRegistry())
+	reg := agent.Tools(shell.NewRegistry())
 	t, ok := reg.Get(call.Name)
 	if !ok {
 		fmt.Fprintf(stdio.Err, "cairn tool: %s cannot run outside a task\n", call.Name)

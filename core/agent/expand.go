@@ -1,15 +1,12 @@
-package server
+package agent
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cairnhq/cairn/core/mentions"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/slash"
-	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/shell"
 )
 
@@ -31,28 +28,6 @@ func ExpandUser(ctx context.Context, d mentions.Deps, workflows []rules.Workflow
 		e.Text, e.Slash = s, &cmd
 	}
 	return e
-}
-
-// GlobalWorkflowsDir is the user's global workflows folder.
-func GlobalWorkflowsDir() string {
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, "Documents", "Cairn", "Workflows")
-}
-
-// userExpander returns a task's ExpandUser: workflows are re-read on every message (toggles
-// and files change while a task runs); diagnostics come from the editor when one is
-// connected; @terminal shows the output of the task's commands not reported yet.
-func (c *composer) userExpander(files mentions.Files, editor tools.Editor, terminals *shell.Registry) func(context.Context, string) string {
-	d := mentions.Deps{Files: files, Terminal: registryTerminal(terminals)}
-	if editor != nil {
-		d.Diagnostics = mentions.DiagnosticsFunc(func(ctx context.Context) ([]tools.Diagnostic, error) {
-			return editor.Diagnostics(ctx, nil)
-		})
-	}
-	return func(ctx context.Context, text string) string {
-		wfs, _ := rules.Workflows(files.Root(), GlobalWorkflowsDir(), c.settings.Get().RuleToggles)
-		return ExpandUser(ctx, d, wfs, text).Text
-	}
 }
 
 // registryTerminal adapts the task's command registry to @terminal. The registry hands each

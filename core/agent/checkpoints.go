@@ -1,4 +1,4 @@
-package server
+package agent
 
 import (
 	"context"
@@ -6,33 +6,13 @@ import (
 	"sync"
 
 	"github.com/cairnhq/cairn/core/checkpoint"
-	"github.com/cairnhq/cairn/core/config"
-	"github.com/cairnhq/cairn/core/task"
 )
 
-// withCheckpoints gives a task its checkpoint hook when the settings enable checkpoints: a
-// shadow-git snapshot of the first workspace root at the first request and after tools that
-// may have changed files. The Manager is opened lazily (the first request) and closed with the
-// task.
-func (c *composer) withCheckpoints(root string, s config.Settings, d task.Deps) task.Deps {
-	if !s.CheckpointsEnabled || c.dataDir == "" || root == "" {
-		return d
-	}
-	cp := &taskCheckpoints{dataDir: c.dataDir, root: root}
-	d.Checkpoint = cp.commit
-	prev := d.OnClose
-	d.OnClose = func() {
-		cp.close()
-		if prev != nil {
-			prev()
-		}
-	}
-	return d
-}
-
-// taskCheckpoints is one task's checkpoint state. It reports a failure once (the task shows
-// it as an error row) and then stays quiet for the rest of the task.
-type taskCheckpoints struct {
+// checkpoints is one task's checkpoint state: a shadow-git snapshot of the first workspace
+// root at the first request and after tools that may have changed files. The repository is
+// opened on the first commit and closed with the task. A failure is reported once (the task
+// shows it as an error row); checkpoints then stay off for the rest of the task.
+type checkpoints struct {
 	dataDir, root string
 
 	// mu guards the fields below; it is held while a checkpoint is taken, so commits of one
@@ -43,7 +23,7 @@ type taskCheckpoints struct {
 	last string // hash last shown
 }
 
-func (c *taskCheckpoints) commit(ctx context.Context) (string, error) {
+func (c *checkpoints) commit(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.off {
@@ -68,7 +48,7 @@ func (c *taskCheckpoints) commit(ctx context.Context) (string, error) {
 }
 
 // fail turns checkpoints off for the task; a cancelled task reports nothing.
-func (c *taskCheckpoints) fail(ctx context.Context, err error) (string, error) {
+func (c *checkpoints) fail(ctx context.Context, err error) (string, error) {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return "", nil
 	}
@@ -76,25 +56,27 @@ func (c *taskCheckpoints) fail(ctx context.Context, err error) (string, error) {
 	return "", err
 }
 
-func (c *taskCheckpoints) close() {
+func (c *checkpoints) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m != nil {
-		_ = c.m.Close()
-		c.m = nil
-	}
 	c.off = true
+	if c.m == nil {
+		return nil
+	}
+	err := c.m.Close()
+	c.m = nil
+	return err
 }
 
 // CompareCheckpoints returns the files that differ between two checkpoints of a workspace,
 // or between a checkpoint and the working tree when to is "" (for the compare RPC and the
 // host's multi-diff view).
-func CompareCheckpoints(ctx context.Context, dataDir, root, from, to string) ([]checkpoint.FileDiff, error) {
+func CompareCheckpoints(ctx context.Context, dataDir, root, from, to string) (diffs []checkpoint.FileDiff, err error) {
 	m, err := checkpoint.New(ctx, dataDir, root)
 	if err != nil {
 		return nil, err
 	}
-	defer m.Close()
+	defer func() { err = errors.Join(err, m.Close()) }()
 	return m.Diff(ctx, from, to)
 }
 
@@ -106,7 +88,7 @@ func RestoreCheckpointFiles(ctx context.Context, dataDir, root, hash string) (be
 	if err != nil {
 		return "", err
 	}
-	defer m.Close()
+	defer func() { err = errors.Join(err, m.Close()) }()
 	if before, err = m.Commit(ctx, "before restore"); err != nil {
 		return "", err
 	}

@@ -1,0 +1,134 @@
+// Package agent assembles what a task needs from the world around its loop: the tools, the
+// model client, the system prompt with the enabled rules, user-text expansion (mentions, then
+// slash commands), environment details, the context-window projection, checkpoints, and the
+// host — the editor connected now, else the machine's own. The daemon supplies a small Env;
+// the agent turns it into task.Deps, one task at a time.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/envdetails"
+	"github.com/cairnhq/cairn/core/host/direct"
+	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/window"
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// Env is what the agent needs from the daemon around it.
+type Env interface {
+	// Settings returns the current settings.
+	Settings() config.Settings
+	// Editor returns the host to use for the editor with the stable id: calls reach whichever
+	// connection serves that editor at the time, and fallback while none does. name is the
+	// IDE's name when an editor with that id is connected now ("" otherwise).
+	Editor(id string, fallback tools.Host) (host tools.Host, name string)
+}
+
+// Config is where the agent finds the user's files.
+type Config struct {
+	// DataDir holds the checkpoint repositories ("" turns checkpoints off).
+	DataDir string
+	// GlobalRulesDir and GlobalWorkflowsDir are the user's global rules and workflows.
+	GlobalRulesDir     string
+	GlobalWorkflowsDir string
+	Logger             *slog.Logger
+}
+
+// DefaultConfig returns the global folders in the user's home (Documents/Cairn/…).
+func DefaultConfig(dataDir string, logger *slog.Logger) Config {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = "" // no home: the global folders do not exist
+	}
+	return Config{DataDir: dataDir, Logger: logger,
+		GlobalRulesDir:     filepath.Join(home, "Documents", "Cairn", "Rules"),
+		GlobalWorkflowsDir: filepath.Join(home, "Documents", "Cairn", "Workflows")}
+}
+
+// Assembler builds tasks' dependencies. It is safe for concurrent use.
+type Assembler struct {
+	env   Env
+	cfg   Config
+	rules *rules.Loader
+}
+
+// New returns an assembler over env.
+func New(env Env, cfg Config) *Assembler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Assembler{env: env, cfg: cfg, rules: rules.NewLoader()}
+}
+
+// Errors a task's assembly returns (task.ErrBadRequest wraps them: the user can fix them).
+var (
+	ErrNoWorkspace = fmt.Errorf("%w: workspace_roots is required", task.ErrBadRequest)
+	ErrNoModel     = fmt.Errorf("%w: no model endpoint is configured (set a base URL and API key)", task.ErrBadRequest)
+)
+
+// Deps builds one task's dependencies (task.DepsFunc).
+func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error) {
+	if len(opts.Workspace) == 0 {
+		return task.Deps{}, ErrNoWorkspace
+	}
+	ws, err := workspace.New(opts.Workspace...)
+	if err != nil {
+		return task.Deps{}, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
+	}
+	s := a.env.Settings()
+	if s.API.BaseURL == "" && s.API.APIKey == "" {
+		return task.Deps{}, ErrNoModel
+	}
+	var host tools.Host = direct.New("", opts.Workspace, s.SecretEnvNames()...)
+	ide := "Cairn CLI"
+	if opts.HostID != "" {
+		// The task names its editor by the editor's stable id: a reconnected editor serves it,
+		// and while none is connected the machine's own host does.
+		var name string
+		host, name = a.env.Editor(opts.HostID, host)
+		if name != "" {
+			ide = name
+		}
+	}
+	var editor tools.Editor // the machine's own host has no diagnostics to offer
+	if opts.HostID != "" {
+		editor = host.Editor()
+	}
+	terminals := shell.NewRegistry()
+	info := ModelInfo(s)
+	reg := Tools(terminals)
+	t := &turns{
+		a: a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
+		recent: envdetails.NewTracker(),
+		sys:    systemInfo(ide, ws.Root()),
+		fit:    &window.State{Dedup: s.DedupFileContents},
+	}
+	if s.CheckpointsEnabled && a.cfg.DataDir != "" {
+		t.checkpoints = &checkpoints{dataDir: a.cfg.DataDir, root: ws.Root()}
+	}
+	return task.Deps{
+		Provider:  NewProvider(s),
+		Model:     s.API.Model,
+		ModelInfo: info,
+		Registry:  reg,
+		Host:      host,
+		Files:     ws,
+		Settings:  s,
+		Turns:     t,
+		HostID:    opts.HostID,
+		Logger:    a.cfg.Logger,
+	}, nil
+}
+
+// joinErrs joins the errors of releasing several things.
+func joinErrs(errs ...error) error { return errors.Join(errs...) }

@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/shell"
+)
+
+// buildPrompt renders the system prompt for one task: its tools, mode and machine, and the
+// rules that are switched on.
+func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, mode string, sys prompt.SystemInfo,
+	s config.Settings, info llm.ModelInfo, cfg Config) string {
+	rs, err := loader.Load(sys.Cwd, globalRules, s.RuleToggles)
+	if err != nil && cfg.Logger != nil {
+		cfg.Logger.Warn("agent: reading rules", "err", err)
+	}
+	var enabled []rules.Rule
+	for _, r := range rs {
+		if r.Enabled {
+			enabled = append(enabled, r)
+		}
+	}
+	return prompt.Build(prompt.Input{Specs: reg.Specs(), Mode: mode, System: sys, Cwd: sys.Cwd,
+		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
+		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),
+		SupportsImages: info.SupportsImages})
+}
+
+// SystemPrompt is the exact prompt a task in root would get (`cairn debug prompt`).
+func SystemPrompt(root, mode, ide string, s config.Settings, cfg Config) string {
+	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, Tools(shell.NewRegistry()), mode, systemInfo(ide, root), s,
+		ModelInfo(s), cfg)
+}
+
+func systemInfo(ide, root string) prompt.SystemInfo {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = ""
+	}
+	shellPath := os.Getenv("SHELL")
+	if shellPath == "" {
+		shellPath = "/bin/sh"
+	}
+	return prompt.SystemInfo{OS: runtime.GOOS, IDE: ide, Shell: shellPath, Home: home, Cwd: root}
+}
+
+func ignoreFileExists(root string) bool {
+	for _, name := range []string{".cairnignore", ".clineignore"} {
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/llm/openai"
+	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/codedefs"
+	"github.com/cairnhq/cairn/core/tools/edit"
+	"github.com/cairnhq/cairn/core/tools/interact"
+	"github.com/cairnhq/cairn/core/tools/listfiles"
+	"github.com/cairnhq/cairn/core/tools/readfile"
+	"github.com/cairnhq/cairn/core/tools/search"
+	"github.com/cairnhq/cairn/core/tools/shell"
+)
+
+// Tools returns a fresh tool registry for one task (edit tools keep per-task streaming state;
+// terminals are the task's running commands).
+func Tools(terminals *shell.Registry) *tools.Registry {
+	r := tools.NewRegistry(
+		shell.New(terminals),
+		readfile.New(),
+		edit.NewWrite(),
+		edit.NewReplace(),
+		search.New(),
+		listfiles.New(),
+		codedefs.New(),
+	)
+	for _, t := range interact.All() {
+		r.Add(t)
+	}
+	return r
+}
+
+// NewProvider builds the model client for the settings: OpenAI-compatible, with the retry and
+// idle-timeout policy of spec §2.4.
+func NewProvider(s config.Settings) llm.Provider {
+	p := openai.New(openai.Config{BaseURL: s.API.BaseURL, APIKey: s.API.APIKey, Headers: s.API.Headers})
+	idle := time.Duration(s.API.RequestIdleTimeout) * time.Second
+	return llm.WithIdleTimeout(llm.WithRetry(p, llm.DefaultRetryPolicy()), idle)
+}
+
+// ModelInfo resolves the model table entry with the user's overrides.
+func ModelInfo(s config.Settings) llm.ModelInfo {
+	var o llm.ModelInfoOverride
+	if s.API.ContextWindow > 0 {
+		w := int(s.API.ContextWindow)
+		o.ContextWindow = &w
+	}
+	if s.API.MaxOutputTokens > 0 {
+		m := int(s.API.MaxOutputTokens)
+		o.MaxOutput = &m
+	}
+	if s.API.InputPrice > 0 {
+		o.InputPrice = &s.API.InputPrice
+	}
+	if s.API.OutputPrice > 0 {
+		o.OutputPrice = &s.API.OutputPrice
+	}
+	return llm.ResolveModel(s.API.Model, &o)
+}

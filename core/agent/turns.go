@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/envdetails"
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/mentions"
+	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/window"
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// turns is one task's task.Turns.
+type turns struct {
+	a         *Assembler
+	ws        *workspace.Workspace
+	host      tools.Host
+	editor    tools.Editor // nil without an editor
+	terminals *shell.Registry
+	reg       *tools.Registry
+	info      llm.ModelInfo
+	settings  config.Settings
+	recent    *envdetails.Tracker
+	sys       prompt.SystemInfo
+	// fit is the context-window state (the loop calls Project and ContextOverflow on its one
+	// goroutine).
+	fit         *window.State
+	checkpoints *checkpoints // nil: off
+}
+
+var _ task.Turns = (*turns)(nil)
+
+func (t *turns) SystemPrompt(mode string) string {
+	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, t.info, t.a.cfg)
+}
+
+func (t *turns) EnvDetails(ctx context.Context, r task.EnvRequest) string {
+	return envdetails.Build(ctx, envdetails.Input{IDE: t.sys.IDE, Workspace: t.ws, Editor: t.host.Editor(),
+		Terminals: t.terminals, Recent: t.recent, First: r.First, Mode: r.Mode, ContextTokens: r.ContextTokens,
+		ContextWindow: r.ContextWindow})
+}
+
+// ExpandUser expands mentions, then a slash command; workflows are read again for every
+// message (toggles and files change while a task runs); diagnostics come from the editor when
+// one is connected; @terminal shows the output of the task's commands not reported yet.
+func (t *turns) ExpandUser(ctx context.Context, text string) string {
+	d := mentions.Deps{Files: t.ws, Terminal: registryTerminal(t.terminals)}
+	if t.editor != nil {
+		ed := t.editor
+		d.Diagnostics = mentions.DiagnosticsFunc(func(ctx context.Context) ([]tools.Diagnostic, error) {
+			return ed.Diagnostics(ctx, nil)
+		})
+	}
+	wfs, err := rules.Workflows(t.ws.Root(), t.a.cfg.GlobalWorkflowsDir, t.a.env.Settings().RuleToggles)
+	if err != nil {
+		t.a.cfg.Logger.Warn("agent: reading workflows", "err", err)
+	}
+	return ExpandUser(ctx, d, wfs, text).Text
+}
+
+func (t *turns) Project(history []llm.Message, lastTokens int64) []llm.Message {
+	return window.Project(history, t.fit, lastTokens, t.info.ContextWindow)
+}
+
+func (t *turns) ContextOverflow() { window.Shrink(t.fit) }
+
+func (t *turns) Checkpoint(ctx context.Context) (string, error) {
+	if t.checkpoints == nil {
+		return "", nil
+	}
+	return t.checkpoints.commit(ctx)
+}
+
+func (t *turns) ToolRan(_ context.Context, read, changed []string) { t.recent.Files(read, changed) }
+
+// Close ends the commands left running ("proceed while running"), the file watcher and the
+// checkpoint repository.
+func (t *turns) Close() error {
+	var cerr error
+	if t.checkpoints != nil {
+		cerr = t.checkpoints.close()
+	}
+	if err := joinErrs(t.recent.Close(), t.terminals.KillAll(), cerr); err != nil {
+		return fmt.Errorf("agent: closing the task: %w", err)
+	}
+	return nil
+}
