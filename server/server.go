@@ -1,23 +1,23 @@
 // Package server is the daemon's composition root: it builds core's task manager with its
 // dependencies, listens on a private Unix socket (or loopback TCP when asked), checks a bearer
-// token on every call, prints the handshake line, and stops gracefully.
+// token on every call, prints the handshake line (and, for a shared daemon, writes it to a
+// handshake file other clients find it by), ends itself when idle or upgraded, and stops
+// gracefully.
 package server
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -44,8 +44,17 @@ type Config struct {
 	DataDir   string
 	Socket    string // default DataDir/daemon.sock
 	Listen    string // 127.0.0.1:PORT instead of a socket
-	TokenFile string // default beside the socket
+	TokenFile string // default beside the socket; a fresh token is written at every start
 	Version   string
+	// HandshakeFile, when set, receives the handshake (0600, atomically) once the daemon serves
+	// and is removed when it stops: a daemon shared by several clients sets it.
+	HandshakeFile string
+	// IdleExit, when positive, stops the daemon that long after its last client left.
+	IdleExit time.Duration
+	// Executable, when set, is watched every ExecutablePoll (default 1 s): once it is replaced
+	// or removed the daemon stops.
+	Executable     string
+	ExecutablePoll time.Duration
 	// Settings, when set, replaces the settings file's (the CLI passes flags and environment).
 	Settings *config.Settings
 	Logger   *slog.Logger
@@ -69,6 +78,10 @@ type Daemon struct {
 	cancel   context.CancelFunc
 	shake    Handshake
 	sockPath string
+	life     *lifetime
+
+	stopOnce sync.Once
+	done     chan struct{}
 }
 
 // Start builds the daemon and starts serving. Stop it with Stop (or by cancelling ctx).
@@ -94,7 +107,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		}
 		tokenFile = filepath.Join(dir, "daemon.token")
 	}
-	token, err := loadOrCreateToken(tokenFile)
+	token, err := createToken(tokenFile)
 	if err != nil {
 		lis.Close()
 		return nil, err
@@ -139,7 +152,15 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 	})
-	auth := authenticator{token: []byte(token)}
+	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath, lis: lis, done: make(chan struct{}),
+		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version}}
+	if cfg.IdleExit > 0 {
+		d.life = newLifetime(cfg.IdleExit, func() {
+			cfg.Logger.Info("no client for the idle grace; exiting", "grace", cfg.IdleExit)
+			d.Stop()
+		})
+	}
+	auth := authenticator{token: []byte(token), life: d.life}
 	g := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.unary, recoverUnary(cfg.Logger)),
 		grpc.ChainStreamInterceptor(auth.stream, recoverStream(cfg.Logger)))
 	cairnv1.RegisterTaskServiceServer(g, svc)
@@ -149,19 +170,54 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cairnv1.RegisterHostBridgeServiceServer(g, svc)
 	cairnv1.RegisterCheckpointServiceServer(g, svc)
 
-	d := &Daemon{cfg: cfg, grpc: g, lis: lis, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath,
-		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version}}
+	d.grpc = g
 	go func() {
 		if err := g.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 			cfg.Logger.Error("serve", "err", err)
 		}
 	}()
 	go func() {
-		<-ctx.Done()
-		d.Stop()
+		select {
+		case <-ctx.Done():
+			d.Stop()
+		case <-d.done:
+		}
 	}()
+	if err := d.startLifetime(runCtx); err != nil {
+		d.Stop()
+		return nil, err
+	}
 	return d, nil
 }
+
+// startLifetime writes the handshake file and starts the idle timer and the executable watch.
+func (d *Daemon) startLifetime(ctx context.Context) error {
+	if d.cfg.HandshakeFile != "" {
+		if err := writeHandshakeFile(d.cfg.HandshakeFile, d.shake); err != nil {
+			return err
+		}
+	}
+	if d.life != nil {
+		d.life.start()
+	}
+	if d.cfg.Executable != "" {
+		poll := d.cfg.ExecutablePoll
+		if poll <= 0 {
+			poll = time.Second
+		}
+		err := watchExecutable(ctx, d.cfg.Executable, poll, func() {
+			d.cfg.Logger.Info("the daemon's executable was replaced or removed; exiting", "path", d.cfg.Executable)
+			d.Stop()
+		})
+		if err != nil {
+			return fmt.Errorf("server: watching the executable: %w", err)
+		}
+	}
+	return nil
+}
+
+// Done is closed once the daemon has stopped, whether asked to or by itself (idle, upgraded).
+func (d *Daemon) Done() <-chan struct{} { return d.done }
 
 // Handshake returns what the daemon prints when ready.
 func (d *Daemon) Handshake() Handshake { return d.shake }
@@ -179,8 +235,21 @@ func (d *Daemon) PrintHandshake(w io.Writer) error {
 	return err
 }
 
-// Stop stops accepting calls, ends streams, stops every task and removes the socket.
+// Stop stops accepting calls, ends streams, stops every task and removes the socket and the
+// handshake file. It may be called more than once and from several goroutines.
 func (d *Daemon) Stop() {
+	d.stopOnce.Do(d.stop)
+	<-d.done
+}
+
+func (d *Daemon) stop() {
+	defer close(d.done)
+	if d.cfg.HandshakeFile != "" {
+		// First, so no new client finds a daemon that is going away.
+		if err := removeHandshakeFile(d.cfg.HandshakeFile, d.shake.PID); err != nil {
+			d.cfg.Logger.Warn("removing the handshake file", "err", err)
+		}
+	}
 	d.tasks.CloseAll()
 	d.cancel()
 	done := make(chan struct{})
@@ -226,17 +295,9 @@ func listen(cfg Config) (net.Listener, string, string, error) {
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return nil, "", "", fmt.Errorf("server: %w", err)
 	}
-	// A socket left by a crashed daemon is removed; a live one is not stolen.
-	if c, err := net.DialTimeout("unix", sock, 200*time.Millisecond); err == nil {
-		c.Close()
-		return nil, "", "", fmt.Errorf("server: another daemon is listening on %s", sock)
-	}
-	_ = os.Remove(sock)
-	old := umask(0o177)
-	lis, err := net.Listen("unix", sock)
-	umask(old)
+	lis, err := bindSocket(sock)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("server: %w", err)
+		return nil, "", "", err
 	}
 	if err := os.Chmod(sock, 0o600); err != nil {
 		lis.Close()
@@ -245,29 +306,65 @@ func listen(cfg Config) (net.Listener, string, string, error) {
 	return lis, "unix://" + sock, sock, nil
 }
 
-// loadOrCreateToken reads the spawner's token, or creates one (0600).
-func loadOrCreateToken(path string) (string, error) {
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
-		return strings.TrimSpace(string(b)), nil
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("server: token: %w", err)
+// bindSocket binds the Unix socket; the bind is the lock that makes one daemon win when several
+// start at once. A socket file nobody answers on (its daemon was killed) is removed and the bind
+// retried; a live one is never stolen. Starters hold a lock file meanwhile, so one cannot remove
+// a socket another has just bound.
+func bindSocket(sock string) (net.Listener, error) {
+	unlock, err := lockFile(sock + ".lock")
+	if err != nil {
+		return nil, err
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+	defer unlock()
+	bind := func() (net.Listener, error) {
+		old := umask(0o177)
+		defer umask(old)
+		return net.Listen("unix", sock)
 	}
-	tok := hex.EncodeToString(b[:])
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+	lis, err := bind()
+	if err == nil {
+		return lis, nil
 	}
-	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+	if _, statErr := os.Lstat(sock); statErr != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
-	return tok, os.Chmod(path, 0o600)
+	if daemonAnswers(sock) {
+		return nil, fmt.Errorf("server: %w on %s", ErrDaemonRunning, sock)
+	}
+	if err := os.Remove(sock); err != nil {
+		return nil, fmt.Errorf("server: removing a stale socket: %w", err)
+	}
+	lis, err = bind()
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	return lis, nil
 }
 
-// authenticator checks `authorization: Bearer <token>` on every call.
-type authenticator struct{ token []byte }
+// daemonAnswers reports whether a server answers on sock. Connecting is not proof: for a moment
+// after a daemon was SIGKILLed, a child it was starting can still hold the listening socket,
+// which then accepts connections into its backlog that nobody serves. A gRPC server sends its
+// HTTP/2 settings as soon as it accepts, so a live daemon says something at once.
+func daemonAnswers(sock string) bool {
+	c, err := net.DialTimeout("unix", sock, time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	if err := c.SetReadDeadline(time.Now().Add(2 * time.Second)); err != nil {
+		return false
+	}
+	var b [1]byte
+	n, err := c.Read(b[:])
+	return n == 1 && err == nil
+}
+
+// authenticator checks `authorization: Bearer <token>` on every call; an authenticated call or
+// stream counts as a client of the daemon's lifetime (when it has one) while it lasts.
+type authenticator struct {
+	token []byte
+	life  *lifetime
+}
 
 func (a authenticator) check(ctx context.Context) error {
 	md, _ := metadata.FromIncomingContext(ctx)
@@ -283,12 +380,20 @@ func (a authenticator) unary(ctx context.Context, req any, _ *grpc.UnaryServerIn
 	if err := a.check(ctx); err != nil {
 		return nil, err
 	}
+	if a.life != nil {
+		a.life.enter()
+		defer a.life.leave()
+	}
 	return h(ctx, req)
 }
 
 func (a authenticator) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	if err := a.check(ss.Context()); err != nil {
 		return err
+	}
+	if a.life != nil {
+		a.life.enter()
+		defer a.life.leave()
 	}
 	return h(srv, ss)
 }
