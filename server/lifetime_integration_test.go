@@ -472,6 +472,9 @@ func TestServeProcessLifetime(t *testing.T) {
 	t.Run("second serve defers, SIGKILL is recovered", func(t *testing.T) {
 		dir := sharedDir(t)
 		first, hs := serveProc(t, bin, dir, "--idle-exit", "0")
+		if real, _ := filepath.EvalSymlinks(bin); hs.Executable != real {
+			t.Fatalf("handshake executable %q, want %q", hs.Executable, real)
+		}
 		second := exec.Command(bin, "serve", "--data-dir", dir)
 		if err := second.Run(); second.ProcessState.ExitCode() != 4 {
 			t.Fatalf("second serve: %v, exit %d; want exit 4", err, second.ProcessState.ExitCode())

@@ -66,6 +66,9 @@ type Handshake struct {
 	TokenFile string `json:"token_file"`
 	PID       int    `json:"pid"`
 	Version   string `json:"version"`
+	// Executable is the daemon's binary when it watches it for upgrades: a client bundling
+	// another (newer) binary can tell that this daemon is not its own.
+	Executable string `json:"executable,omitempty"`
 }
 
 // Daemon is a running server.
@@ -153,7 +156,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 	})
 	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath, lis: lis, done: make(chan struct{}),
-		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version}}
+		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
+			Executable: cfg.Executable}}
 	if cfg.IdleExit > 0 {
 		d.life = newLifetime(cfg.IdleExit, func() {
 			cfg.Logger.Info("no client for the idle grace; exiting", "grace", cfg.IdleExit)

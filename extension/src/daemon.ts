@@ -8,7 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { connectDaemon, traceInterceptor, type DaemonConnection } from "./rpc/transport";
 import { Supervisor, type Locator, type Spawner, type SupervisorState } from "./supervisor/supervisor";
-import { fileLocator } from "./supervisor/spawn";
+import { fileLocator, newerBinary } from "./supervisor/spawn";
 import type { Handshake } from "./supervisor/handshake";
 import { HostBridge, type EventOneof } from "./host/bridge";
 import type { Handlers } from "./host/dispatcher";
@@ -24,6 +24,8 @@ export interface DaemonOptions {
   handshakeFile: string;
   /** locator replaces the handshake-file locator (tests). */
   locator?: Locator;
+  /** supersedes replaces the default (a daemon running an older binary file than command is replaced). */
+  supersedes?(found: Handshake): boolean;
   log(line: string): void;
   trace(line: string): void;
   traceEnabled(): boolean;
@@ -46,6 +48,7 @@ export class Daemon {
     this.supervisor = new Supervisor({
       spawner: opts.spawner,
       locator: opts.locator ?? fileLocator({ handshakeFile: opts.handshakeFile, probe, log: opts.log }),
+      supersedes: opts.supersedes ?? newerBinary(opts.command),
       command: opts.command,
       args: opts.args,
       log: opts.log,

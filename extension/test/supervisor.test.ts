@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { newerBinary } from "../src/supervisor/spawn";
 import { RestartPolicy } from "../src/supervisor/policy";
 import { Supervisor, exitDaemonRunning, type SupervisorState } from "../src/supervisor/supervisor";
 import { parseHandshake, socketPath, LineSplitter } from "../src/supervisor/handshake";
@@ -178,6 +182,32 @@ describe("Supervisor", () => {
     expect(spawner.procs).toHaveLength(0);
   });
 
+  it("an upgraded window replaces a daemon running an older binary", async () => {
+    const clock = new FakeClock();
+    const world = new FakeWorld();
+    const spawner = fakeSpawner(world);
+    const states: SupervisorState[] = [];
+    world.daemon(7);
+    const sup = new Supervisor({
+      spawner,
+      locator: world,
+      command: "/ext-0.2/bin/cairn",
+      args: [],
+      clock,
+      pollMs: 100,
+      supersedes: (found) => found.pid === 7,
+      log: () => {},
+      onState: (s) => states.push(s),
+    });
+    sup.start();
+    await settle(clock, 3, 100);
+    expect(world.terminated).toEqual([7]);
+    expect(spawner.procs).toHaveLength(1);
+    spawner.procs[0].handshake();
+    await settle(clock, 3, 100);
+    expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: true, handshake: { pid: spawner.procs[0].pid } });
+  });
+
   it("a start failure is a crash", async () => {
     const { sup, spawner, states, run } = setup();
     sup.start();
@@ -250,4 +280,27 @@ describe("Supervisor", () => {
     await tick();
     expect(logs).toEqual(["level=INFO msg=a", "level=INFO msg=b"]);
   });
+});
+
+describe("newerBinary", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-bin-"));
+  const older = path.join(dir, "old-cairn");
+  const newer = path.join(dir, "new-cairn");
+  fs.writeFileSync(older, "v1");
+  fs.writeFileSync(newer, "v2");
+  fs.utimesSync(older, new Date(1_000_000), new Date(1_000_000));
+  fs.utimesSync(newer, new Date(2_000_000), new Date(2_000_000));
+  const hs = (executable?: string) => ({ address: "unix:///x", token_file: "/x", pid: 1, version: "v", executable });
+  const cases: Array<{ name: string; ours: string; theirs?: string; want: boolean }> = [
+    { name: "our binary is newer: replace", ours: newer, theirs: older, want: true },
+    { name: "our binary is older: attach", ours: older, theirs: newer, want: false },
+    { name: "the same binary: attach", ours: newer, theirs: newer, want: false },
+    { name: "the daemon names no binary: attach", ours: newer, want: false },
+    { name: "their binary is gone: attach (it exits by itself)", ours: newer, theirs: path.join(dir, "missing"), want: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(newerBinary(c.ours)(hs(c.theirs))).toBe(c.want);
+    });
+  }
 });

@@ -57,6 +57,24 @@ function adapt(child: ReturnType<typeof spawn>): Spawned {
   };
 }
 
+/**
+ * newerBinary returns supersedes for a window whose daemon binary is command: it replaces a
+ * daemon running another binary file when its own was modified later (an upgrade). A daemon
+ * that does not name its binary, or whose binary cannot be read, is kept.
+ */
+export function newerBinary(command: string): (found: Handshake) => boolean {
+  return (found) => {
+    if (!found.executable) return false;
+    try {
+      const ours = fs.realpathSync(command);
+      if (ours === found.executable) return false;
+      return fs.statSync(ours).mtimeMs > fs.statSync(found.executable).mtimeMs;
+    } catch {
+      return false;
+    }
+  };
+}
+
 /** pidAlive reports whether a process exists (signal 0 delivers nothing; EPERM: it exists, not ours). */
 export function pidAlive(pid: number): boolean {
   if (!(pid > 0)) return false;

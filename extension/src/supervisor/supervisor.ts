@@ -63,6 +63,12 @@ export interface SupervisorOptions {
   handshakeTimeoutMs?: number;
   /** How often the locator is asked while a spawned daemon starts. */
   pollMs?: number;
+  /**
+   * supersedes says whether this window's binary should replace a running daemon (it is a
+   * newer build than the daemon's). Windows agree on which binary is newer, so two versions
+   * never take turns replacing each other.
+   */
+  supersedes?(found: Handshake): boolean;
   policy?: RestartPolicy;
   clock?: Clock;
   /** log receives the daemon's stderr (when piped) and the supervisor's own notes, line by line. */
@@ -156,8 +162,14 @@ export class Supervisor {
     const current = () => attempt === this.attempt && !this.stopping;
     this.setState({ kind: "starting" });
     this.startedAt = this.clock.now();
-    const found = await this.opts.locator.find();
+    let found = await this.opts.locator.find();
     if (!current()) return;
+    if (found && this.opts.supersedes?.(found)) {
+      this.opts.log(`[supervisor] the running daemon (pid ${found.pid}, ${found.executable}) is older than ${this.opts.command}; replacing it`);
+      await this.opts.locator.terminate(found.pid);
+      if (!current()) return;
+      found = undefined;
+    }
     if (found) {
       this.opts.log(`[supervisor] attached to the running daemon ${found.version} (pid ${found.pid}) at ${found.address}`);
       this.setState({ kind: "ready", handshake: found, spawned: false });
