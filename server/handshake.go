@@ -17,7 +17,8 @@ const HandshakeFileName = "daemon.json"
 func HandshakePath(dataDir string) string { return filepath.Join(dataDir, HandshakeFileName) }
 
 // writeHandshakeFile writes h atomically (a temporary file renamed over the old one), 0600, so
-// a reader never sees half a file.
+// a reader never sees half a file. It is not synced: after a power loss the daemon is gone
+// anyway, and an empty or stale file only means "no daemon" to a reader.
 func writeHandshakeFile(path string, h Handshake) error {
 	b, err := json.Marshal(h)
 	if err != nil {
@@ -37,9 +38,6 @@ func writeHandshakeFile(path string, h Handshake) error {
 		return fail(err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
