@@ -19,20 +19,21 @@ func HandshakePath(dataDir string) string { return filepath.Join(dataDir, Handsh
 // writeHandshakeFile writes h atomically (a temporary file renamed over the old one), 0600, so
 // a reader never sees half a file. It is not synced: after a power loss the daemon is gone
 // anyway, and an empty or stale file only means "no daemon" to a reader.
-func writeHandshakeFile(path string, h Handshake) error {
+// It returns the file's identity, which removeHandshakeFile checks.
+func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
 	b, err := json.Marshal(h)
 	if err != nil {
-		return fmt.Errorf("server: handshake file: %w", err)
+		return nil, fmt.Errorf("server: handshake file: %w", err)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".daemon-*.json")
 	if err != nil {
-		return fmt.Errorf("server: handshake file: %w", err)
+		return nil, fmt.Errorf("server: handshake file: %w", err)
 	}
 	tmp := f.Name()
-	fail := func(err error) error {
+	fail := func(err error) (os.FileInfo, error) {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("server: handshake file: %w", err)
+		return nil, fmt.Errorf("server: handshake file: %w", err)
 	}
 	if err := f.Chmod(0o600); err != nil {
 		return fail(err)
@@ -40,14 +41,18 @@ func writeHandshakeFile(path string, h Handshake) error {
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		return fail(err)
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
 	if err := f.Close(); err != nil {
 		return fail(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("server: handshake file: %w", err)
+		return nil, fmt.Errorf("server: handshake file: %w", err)
 	}
-	return nil
+	return fi, nil
 }
 
 // ReadHandshakeFile reads a handshake file.
@@ -82,11 +87,11 @@ func FindDaemon(dataDir string) (Handshake, error) {
 	return h, nil
 }
 
-// removeHandshakeFile removes path if it still describes the daemon with this pid (a later
-// daemon may have replaced it).
-func removeHandshakeFile(path string, pid int) error {
-	h, err := ReadHandshakeFile(path)
-	if err != nil || h.PID != pid {
+// removeHandshakeFile removes path if it is still the file this daemon wrote (mine): a later
+// daemon may have replaced it.
+func removeHandshakeFile(path string, mine os.FileInfo) error {
+	now, err := os.Lstat(path)
+	if err != nil || !os.SameFile(now, mine) {
 		return nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {

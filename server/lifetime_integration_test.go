@@ -318,6 +318,28 @@ func TestSilentSocketIsStale(t *testing.T) {
 	}
 }
 
+// TestStoppingDaemonLeavesTheNextOnesFiles: a daemon that stops after another took over the
+// socket path and the handshake file (its files were removed under it) removes neither.
+func TestStoppingDaemonLeavesTheNextOnesFiles(t *testing.T) {
+	dir := sharedDir(t)
+	old := startShared(t, sharedConfig(dir))
+	sock := filepath.Join(dir, "daemon.sock")
+	for _, p := range []string{sock, server.HandshakePath(dir)} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := startShared(t, sharedConfig(dir))
+	old.Stop()
+	hs, err := server.ReadHandshakeFile(server.HandshakePath(dir))
+	if err != nil || hs != next.Handshake() {
+		t.Fatalf("handshake file after the old daemon stopped: %+v, %v", hs, err)
+	}
+	if err := getState(t, hs.Address, readToken(t, hs.TokenFile)); err != nil {
+		t.Fatalf("the next daemon after the old one stopped: %v", err)
+	}
+}
+
 func TestTokenFreshAtEveryStart(t *testing.T) {
 	dir := sharedDir(t)
 	d1 := startShared(t, sharedConfig(dir))

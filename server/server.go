@@ -81,7 +81,10 @@ type Daemon struct {
 	cancel   context.CancelFunc
 	shake    Handshake
 	sockPath string
-	life     *lifetime
+	sockInfo os.FileInfo // the socket file this daemon bound
+	// shakeInfo is the handshake file this daemon wrote; set once before serving clients.
+	shakeInfo os.FileInfo
+	life      *lifetime
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -101,6 +104,13 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	lis, addr, sockPath, err := listen(cfg)
 	if err != nil {
 		return nil, err
+	}
+	var sockInfo os.FileInfo
+	if sockPath != "" {
+		if sockInfo, err = ownSocket(lis, sockPath); err != nil {
+			lis.Close()
+			return nil, err
+		}
 	}
 	tokenFile := cfg.TokenFile
 	if tokenFile == "" {
@@ -155,7 +165,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 	})
-	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath, lis: lis, done: make(chan struct{}),
+	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
+		done: make(chan struct{}),
 		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
 			Executable: cfg.Executable}}
 	if cfg.IdleExit > 0 {
@@ -180,6 +191,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			cfg.Logger.Error("serve", "err", err)
 		}
 	}()
+	if err := d.startLifetime(runCtx); err != nil {
+		d.Stop()
+		return nil, err
+	}
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -187,19 +202,17 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		case <-d.done:
 		}
 	}()
-	if err := d.startLifetime(runCtx); err != nil {
-		d.Stop()
-		return nil, err
-	}
 	return d, nil
 }
 
 // startLifetime writes the handshake file and starts the idle timer and the executable watch.
 func (d *Daemon) startLifetime(ctx context.Context) error {
 	if d.cfg.HandshakeFile != "" {
-		if err := writeHandshakeFile(d.cfg.HandshakeFile, d.shake); err != nil {
+		fi, err := writeHandshakeFile(d.cfg.HandshakeFile, d.shake)
+		if err != nil {
 			return err
 		}
+		d.shakeInfo = fi
 	}
 	if d.life != nil {
 		d.life.start()
@@ -248,9 +261,9 @@ func (d *Daemon) Stop() {
 
 func (d *Daemon) stop() {
 	defer close(d.done)
-	if d.cfg.HandshakeFile != "" {
+	if d.shakeInfo != nil {
 		// First, so no new client finds a daemon that is going away.
-		if err := removeHandshakeFile(d.cfg.HandshakeFile, d.shake.PID); err != nil {
+		if err := removeHandshakeFile(d.cfg.HandshakeFile, d.shakeInfo); err != nil {
 			d.cfg.Logger.Warn("removing the handshake file", "err", err)
 		}
 	}
@@ -268,7 +281,9 @@ func (d *Daemon) stop() {
 	}
 	d.comp.closeIndexes()
 	if d.sockPath != "" {
-		_ = os.Remove(d.sockPath)
+		if err := removeOwnSocket(d.sockPath, d.sockInfo); err != nil {
+			d.cfg.Logger.Warn("removing the socket", "err", err)
+		}
 	}
 }
 
@@ -343,6 +358,38 @@ func bindSocket(sock string) (net.Listener, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	return lis, nil
+}
+
+// ownSocket makes the daemon, not the listener, responsible for removing the socket file: once
+// stopping, the path may already belong to the next daemon, so it is removed only while it is
+// still the file this daemon bound.
+func ownSocket(lis net.Listener, sock string) (os.FileInfo, error) {
+	if ul, ok := lis.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false)
+	}
+	fi, err := os.Lstat(sock)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	return fi, nil
+}
+
+// removeOwnSocket removes sock if it is still the socket file bound (described by mine), under
+// the starters' lock so no new daemon binds in between.
+func removeOwnSocket(sock string, mine os.FileInfo) error {
+	unlock, err := lockFile(sock + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	now, err := os.Lstat(sock)
+	if err != nil || !os.SameFile(now, mine) {
+		return nil
+	}
+	if err := os.Remove(sock); err != nil {
+		return fmt.Errorf("server: removing the socket: %w", err)
+	}
+	return nil
 }
 
 // daemonAnswers reports whether a server answers on sock. Connecting is not proof: for a moment
