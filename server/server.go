@@ -51,7 +51,7 @@ type Config struct {
 	HandshakeFile string
 	// IdleExit, when positive, stops the daemon that long after its last client left.
 	IdleExit time.Duration
-	// Executable, when set, is watched every ExecutablePoll (default 1 s): once it is replaced
+	// Executable, when set, is watched every ExecutablePoll (default 250 ms): once it is replaced
 	// or removed the daemon stops.
 	Executable     string
 	ExecutablePoll time.Duration
@@ -220,7 +220,7 @@ func (d *Daemon) startLifetime(ctx context.Context) error {
 	if d.cfg.Executable != "" {
 		poll := d.cfg.ExecutablePoll
 		if poll <= 0 {
-			poll = time.Second
+			poll = 250 * time.Millisecond
 		}
 		err := watchExecutable(ctx, d.cfg.Executable, poll, func() {
 			d.cfg.Logger.Info("the daemon's executable was replaced or removed; exiting", "path", d.cfg.Executable)
