@@ -68,7 +68,7 @@ lint: $(NPM_STAMP) check-imports
 test: lint checkgenerate test-go test-ts e2e
 
 test-go:
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./...
 
 test-ts: $(NPM_STAMP) daemon
 	npm run -w webview-ui test

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 	"github.com/cairnhq/cairn/server/servertest"
@@ -69,7 +70,7 @@ func TestCompareCheckpointRPC(t *testing.T) {
 	e, host, id, _, rows := twoWrites(t)
 	ctx := context.Background()
 	resp, err := checkpoints(e).CompareCheckpoint(ctx, &cairnv1.CompareCheckpointRequest{
-		TaskId: id, MessageIndex: rows[0].GetIndex(), ShowInEditor: true})
+		TaskId: id, MessageIndex: proto.Int32(rows[0].GetIndex()), ShowInEditor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestCompareCheckpointRPC(t *testing.T) {
 	}
 
 	resp, err = checkpoints(e).CompareCheckpoint(ctx, &cairnv1.CompareCheckpointRequest{
-		TaskId: id, MessageIndex: rows[0].GetIndex(), ToHash: rows[1].GetCheckpoint().GetHash()})
+		TaskId: id, MessageIndex: proto.Int32(rows[0].GetIndex()), ToHash: rows[1].GetCheckpoint().GetHash()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +105,15 @@ func TestCompareCheckpointRPC(t *testing.T) {
 	}
 
 	// A row that is not a checkpoint, and an unknown task.
-	_, err = checkpoints(e).CompareCheckpoint(ctx, &cairnv1.CompareCheckpointRequest{TaskId: id, MessageIndex: 0})
+	_, err = checkpoints(e).CompareCheckpoint(ctx, &cairnv1.CompareCheckpointRequest{TaskId: id, MessageIndex: proto.Int32(0)})
 	if status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("compare on the task row: %v, want InvalidArgument", err)
 	}
-	_, err = checkpoints(e).CompareCheckpoint(ctx, &cairnv1.CompareCheckpointRequest{TaskId: "nope", MessageIndex: 0})
+	_, err = checkpoints(e).CompareCheckpoint(ctx, &cairnv1.CompareCheckpointRequest{TaskId: id})
+	if status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("compare naming no row: %v, want InvalidArgument", err)
+	}
+	_, err = checkpoints(e).CompareCheckpoint(ctx, &cairnv1.CompareCheckpointRequest{TaskId: "nope", MessageIndex: proto.Int32(0)})
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("compare on an unknown task: %v, want NotFound", err)
 	}
@@ -135,7 +140,7 @@ func TestRestoreCheckpointRPC(t *testing.T) {
 			reqsBefore := len(e.LLM.Requests())
 
 			if _, err := checkpoints(e).RestoreCheckpoint(context.Background(), &cairnv1.RestoreCheckpointRequest{
-				TaskId: id, MessageIndex: int32(row), Kind: tt.kind}); err != nil {
+				TaskId: id, MessageIndex: proto.Int32(int32(row)), Kind: tt.kind}); err != nil {
 				t.Fatal(err)
 			}
 			ask := w.UntilAsk(cairnv1.AskKind_ASK_KIND_RESUME_TASK)
@@ -162,7 +167,7 @@ func TestRestoreCheckpointRPC(t *testing.T) {
 				var prev *cairnv1.Message
 				w.Until("the resume row", func(msgs []*cairnv1.Message, _ *cairnv1.TaskState) bool { prev = msgs[before]; return true })
 				if _, err := checkpoints(e).RestoreCheckpoint(context.Background(), &cairnv1.RestoreCheckpointRequest{
-					TaskId: id, MessageIndex: rows[0].GetIndex(), Kind: tt.kind}); err != nil {
+					TaskId: id, MessageIndex: proto.Int32(rows[0].GetIndex()), Kind: tt.kind}); err != nil {
 					t.Fatal(err)
 				}
 				w.Until("a fresh resume question", func(msgs []*cairnv1.Message, st *cairnv1.TaskState) bool {
@@ -210,9 +215,10 @@ func TestRestoreCheckpointRejects(t *testing.T) {
 	e, _, id, _, rows := twoWrites(t)
 	ctx := context.Background()
 	for _, req := range []*cairnv1.RestoreCheckpointRequest{
-		{TaskId: id, MessageIndex: rows[0].GetIndex()},                                  // no kind
-		{TaskId: id, MessageIndex: 0, Kind: cairnv1.RestoreKind_RESTORE_KIND_FILES},     // not a checkpoint
-		{TaskId: id, MessageIndex: 10_000, Kind: cairnv1.RestoreKind_RESTORE_KIND_TASK}, // out of range
+		{TaskId: id, MessageIndex: proto.Int32(rows[0].GetIndex())},                                  // no kind
+		{TaskId: id, MessageIndex: proto.Int32(0), Kind: cairnv1.RestoreKind_RESTORE_KIND_FILES},     // not a checkpoint
+		{TaskId: id, MessageIndex: proto.Int32(10_000), Kind: cairnv1.RestoreKind_RESTORE_KIND_TASK}, // out of range
+		{TaskId: id, Kind: cairnv1.RestoreKind_RESTORE_KIND_TASK},                                    // no row named
 	} {
 		if _, err := checkpoints(e).RestoreCheckpoint(ctx, req); status.Code(err) != codes.InvalidArgument {
 			t.Errorf("restore %v: %v, want InvalidArgument", req, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -87,6 +88,7 @@ type composer struct {
 	ide         string
 	// dataDir holds the checkpoint repositories ("" turns checkpoints off).
 	dataDir string
+	logger  *slog.Logger
 
 	// mu guards indexes.
 	mu      sync.Mutex
@@ -107,18 +109,19 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 	if s.API.BaseURL == "" && s.API.APIKey == "" {
 		return task.Deps{}, fmt.Errorf("%w: no model endpoint is configured (set a base URL and API key)", task.ErrBadRequest)
 	}
-	var host tools.Host = direct.New("", opts.Workspace)
+	local := direct.New("", opts.Workspace, s.SecretEnvNames()...)
+	var host tools.Host = local
 	var editor tools.Editor // nil with the direct host: it has no diagnostics to offer
 	ide := "Cairn CLI"
 	if opts.HostID != "" {
-		h, ok := c.hosts.Get(opts.HostID)
-		if !ok {
-			return task.Deps{}, fmt.Errorf("%w: host %q is not connected", task.ErrBadRequest, opts.HostID)
-		}
-		host = mixedHost(h, host.(*direct.Host))
+		// The task names its editor by the editor's stable id and finds the connection on each
+		// call: a reconnected bridge serves it, and while none is connected the direct host does.
+		host = c.hosts.Ref(opts.HostID, local)
 		editor = host.Editor()
-		if name := h.Hello().GetIdeName(); name != "" {
-			ide = name
+		if h, ok := c.hosts.Get(opts.HostID); ok {
+			if name := h.Hello().GetIdeName(); name != "" {
+				ide = name
+			}
 		}
 	}
 	terminals := shell.NewRegistry()
@@ -136,6 +139,7 @@ func (c *composer) deps(ctx context.Context, opts task.Options) (task.Deps, erro
 		Files:     ws,
 		Settings:  s,
 		HostID:    opts.HostID,
+		Logger:    c.logger,
 		SystemPrompt: func(mode string) string {
 			return buildPrompt(c.rules, c.globalRules, reg, mode, sys, s, info)
 		},
@@ -225,30 +229,4 @@ func (c *composer) closeIndexes() {
 	}
 	_ = errors.Join(errs...)
 	c.indexes = map[string]*workspace.Index{}
-}
-
-// hostParts uses the connected host for what it offers and the direct host for the rest.
-type hostParts struct {
-	diffs    tools.DiffPresenter
-	terminal tools.Terminal
-	editor   tools.Editor
-}
-
-func (h hostParts) Diffs() tools.DiffPresenter { return h.diffs }
-func (h hostParts) Terminal() tools.Terminal   { return h.terminal }
-func (h hostParts) Editor() tools.Editor       { return h.editor }
-
-func mixedHost(remote *hostbridge.Host, local *direct.Host) tools.Host {
-	hello := remote.Hello()
-	out := hostParts{diffs: local.Diffs(), terminal: local.Terminal(), editor: local.Editor()}
-	if hello.GetDiffView() {
-		out.diffs = remote.Diffs()
-	}
-	if hello.GetTerminal() {
-		out.terminal = remote.Terminal()
-	}
-	if hello.GetEditor() {
-		out.editor = remote.Editor()
-	}
-	return out
 }

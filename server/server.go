@@ -78,13 +78,13 @@ type Daemon struct {
 	lis      net.Listener
 	tasks    *task.Manager
 	comp     *composer
-	cancel   context.CancelFunc
 	shake    Handshake
 	sockPath string
 	sockInfo os.FileInfo // the socket file this daemon bound
 	// shakeInfo is the handshake file this daemon wrote; set once before serving clients.
 	shakeInfo os.FileInfo
 	life      *lifetime
+	stopWatch context.CancelFunc
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -107,7 +107,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	var sockInfo os.FileInfo
 	if sockPath != "" {
-		if sockInfo, err = ownSocket(lis, sockPath); err != nil {
+		if sockInfo, err = ownSocket(sockPath); err != nil {
 			lis.Close()
 			return nil, err
 		}
@@ -143,14 +143,17 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	comp := &composer{settings: settings, hosts: hosts, rules: rules.NewLoader(),
 		globalRules: filepath.Join(home, "Documents", "Cairn", "Rules"), indexes: map[string]*workspace.Index{},
-		dataDir: cfg.DataDir}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	tasks := task.NewManager(runCtx, st, comp.deps)
-	hosts.OnDiffDecision = func(hostID, _ string, approved bool) {
-		// Save/Reject pressed in the editor answers that window's open edit approval.
+		dataDir: cfg.DataDir, logger: cfg.Logger}
+	tasks := task.NewManager(st, comp.deps)
+	hosts.OnDiffDecision = func(owner *hostbridge.Ref, approved bool) {
+		// Save/Reject pressed in the editor answers the edit approval of the one task that
+		// opened that diff, and only while that approval is its open ask.
 		for _, t := range tasks.Tasks() {
-			if t.HostID() == hostID && t.OpenAsk() == msg.AskTool {
-				_ = t.Answer(-1, tools.Answer{Approved: approved})
+			if t.Host() != tools.Host(owner) {
+				continue
+			}
+			if err := t.AnswerKind(msg.AskTool, tools.Answer{Approved: approved}); err != nil {
+				cfg.Logger.Debug("editor decision not applied", "task", t.ID(), "err", err)
 			}
 		}
 	}
@@ -165,7 +168,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 	})
-	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, cancel: cancel, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
+	// watchCtx ends the executable watch when the daemon stops.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, stopWatch: stopWatch, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
 		done: make(chan struct{}),
 		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
 			Executable: cfg.Executable}}
@@ -177,7 +182,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	auth := authenticator{token: []byte(token), life: d.life}
 	g := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.unary, recoverUnary(cfg.Logger)),
-		grpc.ChainStreamInterceptor(auth.stream, recoverStream(cfg.Logger)))
+		grpc.ChainStreamInterceptor(auth.stream, recoverStream(cfg.Logger)),
+		grpc.MaxRecvMsgSize(rpc.MaxMessageBytes), grpc.MaxSendMsgSize(rpc.MaxMessageBytes))
 	cairnv1.RegisterTaskServiceServer(g, svc)
 	cairnv1.RegisterUiServiceServer(g, svc)
 	cairnv1.RegisterStateServiceServer(g, svc)
@@ -191,7 +197,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			cfg.Logger.Error("serve", "err", err)
 		}
 	}()
-	if err := d.startLifetime(runCtx); err != nil {
+	if err := d.startLifetime(watchCtx); err != nil {
 		d.Stop()
 		return nil, err
 	}
@@ -267,8 +273,11 @@ func (d *Daemon) stop() {
 			d.cfg.Logger.Warn("removing the handshake file", "err", err)
 		}
 	}
-	d.tasks.CloseAll()
-	d.cancel()
+	d.stopWatch()
+	// Tasks stop first (their streams end with them); a stuck one does not hold the daemon.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	d.tasks.CloseAll(ctx)
 	done := make(chan struct{})
 	go func() {
 		d.grpc.GracefulStop()
@@ -318,55 +327,61 @@ func listen(cfg Config) (net.Listener, string, string, error) {
 	if err != nil {
 		return nil, "", "", err
 	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		lis.Close()
-		return nil, "", "", fmt.Errorf("server: %w", err)
-	}
 	return lis, "unix://" + sock, sock, nil
 }
 
-// bindSocket binds the Unix socket; the bind is the lock that makes one daemon win when several
-// start at once. A socket file nobody answers on (its daemon was killed) is removed and the bind
-// retried; a live one is never stolen. Starters hold a lock file meanwhile, so one cannot remove
-// a socket another has just bound.
+// bindSocket binds the Unix socket; the socket file is the lock that makes one daemon win when
+// several start at once. A socket file nobody answers on (its daemon was killed) is removed; a
+// live one is never stolen. Starters hold a lock file from the check to the bind, so one cannot
+// remove or replace a socket another has just bound.
 func bindSocket(sock string) (net.Listener, error) {
 	unlock, err := lockFile(sock + ".lock")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	bind := func() (net.Listener, error) {
-		old := umask(0o177)
-		defer umask(old)
-		return net.Listen("unix", sock)
+	if _, err := os.Lstat(sock); err == nil {
+		if daemonAnswers(sock) {
+			return nil, fmt.Errorf("server: %w on %s", ErrDaemonRunning, sock)
+		}
+		if err := os.Remove(sock); err != nil {
+			return nil, fmt.Errorf("server: removing a stale socket: %w", err)
+		}
 	}
-	lis, err := bind()
-	if err == nil {
-		return lis, nil
-	}
-	if _, statErr := os.Lstat(sock); statErr != nil {
+	return bindPrivate(sock)
+}
+
+// bindPrivate binds the socket in a fresh 0700 directory beside sock, makes it 0600 and only
+// then renames it to sock, so it is never reachable with wider permissions. (Setting the umask
+// instead would change it for the whole process, and a command forked meanwhile would
+// inherit it.) The caller holds the starters' lock and has made sure sock does not exist.
+func bindPrivate(sock string) (net.Listener, error) {
+	dir, err := os.MkdirTemp(filepath.Dir(sock), ".b")
+	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	if daemonAnswers(sock) {
-		return nil, fmt.Errorf("server: %w on %s", ErrDaemonRunning, sock)
-	}
-	if err := os.Remove(sock); err != nil {
-		return nil, fmt.Errorf("server: removing a stale socket: %w", err)
-	}
-	lis, err = bind()
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "s")
+	lis, err := net.Listen("unix", tmp)
 	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	lis.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		lis.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := os.Rename(tmp, sock); err != nil {
+		lis.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	return lis, nil
 }
 
-// ownSocket makes the daemon, not the listener, responsible for removing the socket file: once
-// stopping, the path may already belong to the next daemon, so it is removed only while it is
-// still the file this daemon bound.
-func ownSocket(lis net.Listener, sock string) (os.FileInfo, error) {
-	if ul, ok := lis.(*net.UnixListener); ok {
-		ul.SetUnlinkOnClose(false)
-	}
+// ownSocket records which socket file this daemon bound. The daemon, not the listener (which
+// does not unlink its path on close), removes it when stopping, and only while the path is still
+// that file: by then it may belong to the next daemon.
+func ownSocket(sock string) (os.FileInfo, error) {
 	fi, err := os.Lstat(sock)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

@@ -64,12 +64,40 @@ type Settings struct {
 	AutoCondensePercent int             `json:"autoCondensePercent"`
 	BrowserEnabled      bool            `json:"browserEnabled"`
 	RuleToggles         map[string]bool `json:"ruleToggles,omitempty"`
+	// SecretEnv names more environment variables to keep from commands, on top of
+	// DefaultSecretEnv (company tokens and the like).
+	SecretEnv []string `json:"secretEnv,omitempty"`
 }
 
-// DefaultDenyList is the command deny list (spec §2.2): never auto-approved.
+// DefaultDenyList is the command deny list (spec §2.2): a command with a part that matches an
+// entry is always asked, even under YOLO. core/shellcmd matches entries against the parsed
+// command in any flag spelling; see shellcmd.Script.Denied for the entry forms.
 var DefaultDenyList = []string{
-	"rm -rf", "sudo", "git push --force", "git push -f", "git reset --hard", "mkfs", "dd",
-	"curl|sh", "curl|bash", "wget|sh", "wget|bash", "chmod -R", ":(){",
+	"rm -rf", "sudo", "doas", "git push --force", "git push -f", "git reset --hard", "git clean -f",
+	"mkfs", "dd", "curl|sh", "curl|bash", "wget|sh", "wget|bash", "chmod -R", ":(){",
+	"find -delete", "find -exec rm", "find -execdir rm", "shred", "truncate",
+}
+
+// DefaultSecretEnv names the environment variables that hold Cairn's and model providers'
+// keys. Commands the agent runs never see them, nor the names in Settings.SecretEnv.
+var DefaultSecretEnv = []string{
+	"CAIRN_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+	"OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
+	"AZURE_API_KEY", "DEEPSEEK_API_KEY", "MISTRAL_API_KEY", "GROQ_API_KEY", "XAI_API_KEY",
+	"TOGETHER_API_KEY", "FIREWORKS_API_KEY", "COHERE_API_KEY", "PERPLEXITY_API_KEY",
+	"CEREBRAS_API_KEY", "HF_TOKEN", "HUGGINGFACE_API_KEY", "OLLAMA_API_KEY",
+}
+
+// SecretEnvNames returns the names to remove from the environment of commands: the defaults
+// and the user's own, without duplicates.
+func (s Settings) SecretEnvNames() []string {
+	out := slices.Clone(DefaultSecretEnv)
+	for _, n := range s.SecretEnv {
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Default returns the settings a new user starts with.
@@ -180,5 +208,6 @@ func clone(s Settings) Settings {
 	out.AutoApprove.DenyList = slices.Clone(s.AutoApprove.DenyList)
 	out.AutoApprove.AllowList = slices.Clone(s.AutoApprove.AllowList)
 	out.RuleToggles = maps.Clone(s.RuleToggles)
+	out.SecretEnv = slices.Clone(s.SecretEnv)
 	return out
 }

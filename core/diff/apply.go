@@ -51,9 +51,15 @@ type Result struct {
 	Edits []Edit
 }
 
-// Apply applies every SEARCH/REPLACE block of diff to original. On any error the Result is
-// empty, so the caller keeps the original untouched; the error is an *ApplyError whose text
-// is meant for the model.
+// Apply applies every SEARCH/REPLACE block of diff to original. diff must be complete: the
+// tool call closed and the reply ended normally, which is what lets a last block without its
+// REPLACE marker be closed at the end (see ParseBlocks). Text that may have been cut off goes
+// to a Preview, never here.
+//
+// On any error the Result is empty, so the caller keeps the original untouched; the error is
+// an *ApplyError whose text is meant for the model. On success each Edit's Level tells how
+// its block was found, so a caller can warn the model about blocks that were not matched
+// verbatim.
 func Apply(original []byte, diff string) (Result, error) {
 	blocks, err := ParseBlocks(diff)
 	if err != nil {

@@ -13,7 +13,8 @@ var (
 	// ErrMisplacedMarker: a well-formed marker appears where it cannot (SEARCH inside an open
 	// block, a second separator, REPLACE before the separator or outside a block).
 	ErrMisplacedMarker = errors.New("diff: misplaced marker")
-	// ErrUnclosedBlock: the diff ends inside a block.
+	// ErrUnclosedBlock: the diff ends inside a block's SEARCH section (one that ends inside
+	// its REPLACE section is closed there instead).
 	ErrUnclosedBlock = errors.New("diff: unclosed block")
 	// ErrEmptySearch: an empty SEARCH section was combined with other blocks.
 	ErrEmptySearch = errors.New("diff: empty SEARCH with other blocks")

@@ -26,6 +26,9 @@ const (
 // classify decides what a diff line is. Only a line that starts with marker characters and
 // then says SEARCH or REPLACE can be a broken marker; everything else that is not an exact
 // marker (`---`, `--- a/x`, `+++ b/x`, `=== RUN`) is ordinary content.
+//
+// One `>` right after the keyword (`------- SEARCH>`, `+++++++ REPLACE>`) is accepted: models
+// write it often enough that refusing it would only cost a retry. Anything more stays broken.
 func classify(line string) marker {
 	t := strings.TrimSpace(line)
 	run := 0
@@ -42,7 +45,7 @@ func classify(line string) marker {
 		return content
 	}
 	lead, rest := t[:run], t[run:]
-	switch rest {
+	switch strings.TrimSuffix(rest, ">") {
 	case " SEARCH":
 		if run >= 3 && (allByte(lead, '-') || allByte(lead, '<')) {
 			return searchMarker
@@ -161,10 +164,24 @@ func (p *parser) blockNo() int {
 	return len(p.blocks) + 1
 }
 
-// finish checks the end of the diff.
+// finish checks the end of a complete diff (the tool call closed and the reply ended
+// normally). A last block still in its REPLACE section is closed here: the model wrote all it
+// meant to and only left out the marker, as models often do, and Cline accepts it too. A diff
+// that stops inside a SEARCH section cannot be completed that way, since the new lines are
+// missing altogether, so that stays an error.
 func (p *parser) finish() *ApplyError {
-	if p.state != outside {
+	switch p.state {
+	case inSearch:
 		return formatError(ErrUnclosedBlock, p.blockNo(), p.cur.Line, "", "unclosed")
+	case inReplace:
+		// A last line that is the start of a REPLACE marker was meant as the marker; taking
+		// it for file content would write half a marker into the file.
+		if n := len(p.cur.Replace); n > 0 && halfReplace(p.cur.Replace[n-1]) {
+			return formatError(ErrMalformedMarker, p.blockNo(), p.line, p.cur.Replace[n-1], "broken")
+		}
+		p.blocks = append(p.blocks, p.cur)
+		p.cur = Block{}
+		p.state = outside
 	}
 	if len(p.blocks) == 0 {
 		return formatError(ErrNoBlocks, 0, 0, "", "no-blocks")
@@ -172,7 +189,27 @@ func (p *parser) finish() *ApplyError {
 	return nil
 }
 
-// ParseBlocks splits diff text into blocks. The error, if any, is an *ApplyError.
+// halfReplace reports whether line, trimmed, is a REPLACE marker cut short: three or more
+// `+` (or legacy `>`), optionally followed by a space and the first letters of REPLACE.
+func halfReplace(line string) bool {
+	t := strings.TrimSpace(line)
+	run := 0
+	for run < len(t) && (t[run] == '+' || t[run] == '>') {
+		run++
+	}
+	if run < 3 || !allByte(t[:run], t[0]) {
+		return false
+	}
+	rest := t[run:]
+	if rest == "" {
+		return true
+	}
+	word, ok := strings.CutPrefix(rest, " ")
+	return ok && word != "" && len(word) < len("REPLACE") && strings.HasPrefix("REPLACE", word)
+}
+
+// ParseBlocks splits a complete diff into blocks (see finish for how its end is judged). The
+// error, if any, is an *ApplyError.
 func ParseBlocks(diff string) ([]Block, error) {
 	var p parser
 	for len(diff) > 0 {

@@ -23,7 +23,18 @@ func TestClassify(t *testing.T) {
 		{"<<<<<<< REPLACE", broken},
 		{"-- SEARCH", broken},
 		{"------- search", broken},
-		{"------- SEARCH>", broken},
+		{"------- SEARCH>", searchMarker},
+		{"<<<<<<< SEARCH>", searchMarker},
+		{"  --- SEARCH>\t", searchMarker},
+		{"+++++++ REPLACE>", replaceMarker},
+		{">>>>>>> REPLACE>", replaceMarker},
+		{"------- SEARCH>>", broken},
+		{"------- SEARCH >", broken},
+		{"+++++++ REPLACE>>", broken},
+		{"+++++++ REPLACE >", broken},
+		{"------->SEARCH", broken},
+		{"------- SEARCH<", broken},
+		{"=======>", content},
 		{"-------  SEARCH", broken},
 		{"---+--- SEARCH", broken},
 		{"==", content},
@@ -42,6 +53,35 @@ func TestClassify(t *testing.T) {
 	for _, tt := range tests {
 		if got := classify(tt.line); got != tt.want {
 			t.Errorf("classify(%q) = %d, want %d", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestHalfReplace(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"+++++++", true},
+		{">>>>>>>", true},
+		{"+++", true},
+		{"+++++++ ", true},
+		{"+++++++ R", true},
+		{"+++++++ REPLAC", true},
+		{"  >>>>>>> REP\t", true},
+		{"++", false},
+		{"+++>>>", false},
+		{"+++++++ REPLACE", false}, // a whole marker is classified before this is asked
+		{"+++++++ RE PLACE", false},
+		{"+++++++ replace", false},
+		{"+++ b/x", false},
+		{"+++++++x", false},
+		{"x +++++++", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := halfReplace(tt.line); got != tt.want {
+			t.Errorf("halfReplace(%q) = %v, want %v", tt.line, got, tt.want)
 		}
 	}
 }

@@ -12,6 +12,9 @@ import "strings"
 //
 // Errors are sticky: after the first one the view freezes and View.Err reports it. The
 // authoritative result is Final (or Apply), which also rules on the last, unterminated line.
+// A block whose REPLACE lines are still arriving is shown in place; if the diff ends there,
+// Final closes that block, so the last view and the saved file agree. A diff that ends inside
+// a SEARCH section shows nothing for that block and Final refuses it.
 // A Preview is not safe for concurrent use.
 type Preview struct {
 	original []byte

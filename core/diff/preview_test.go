@@ -115,3 +115,64 @@ func TestPreviewRestartsOnShorterText(t *testing.T) {
 		t.Errorf("content %q, want %q", got, "a\nY\n")
 	}
 }
+
+// TestPreviewEndsLikeFinal streams diffs that end without a last REPLACE marker and checks
+// that what the diff view shows at the end is what Final then produces (or that Final refuses
+// a diff the view never showed a change for).
+func TestPreviewEndsLikeFinal(t *testing.T) {
+	const file = "a\nb\nc\n"
+	tests := []struct {
+		name    string
+		diff    string
+		shown   string // content of the view after the last chunk
+		final   string // Final's content; "" when Final must fail
+		wantErr error
+	}{
+		{name: "ends in REPLACE", diff: "------- SEARCH\nb\n=======\nB1\nB2\n",
+			shown: "a\nB1\nB2\nc\n", final: "a\nB1\nB2\nc\n"},
+		{name: "ends in REPLACE without a final newline", diff: "------- SEARCH\nb\n=======\nB1\nB2",
+			shown: "a\nB1\nc\n", final: "a\nB1\nB2\nc\n"},
+		{name: "trailing gt markers and an open last block",
+			diff:  "------- SEARCH>\na\n=======\nA\n+++++++ REPLACE>\n------- SEARCH>\nc\n=======\nC\n",
+			shown: "A\nb\nC\n", final: "A\nb\nC\n"},
+		{name: "ends right after the separator", diff: "------- SEARCH\nb\n=======\n",
+			shown: "a\nc\n", final: "a\nc\n"},
+		{name: "ends in SEARCH", diff: "------- SEARCH\nb\n",
+			shown: file, wantErr: ErrUnclosedBlock},
+		{name: "second block ends in SEARCH", diff: "------- SEARCH\na\n=======\nA\n+++++++ REPLACE\n------- SEARCH\nc\n",
+			shown: "A\nb\nc\n", wantErr: ErrUnclosedBlock},
+		{name: "ends with half a REPLACE marker", diff: "------- SEARCH\nb\n=======\nB\n+++++++ REPL",
+			shown: "a\nB\nc\n", wantErr: ErrMalformedMarker},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPreview([]byte(file))
+			var v View
+			for i := 3; ; i += 3 {
+				v = p.Update(tt.diff[:min(i, len(tt.diff))])
+				if i >= len(tt.diff) {
+					break
+				}
+			}
+			if v.Err != nil {
+				t.Fatalf("view error while streaming: %v", v.Err)
+			}
+			if got := string(p.Content()); got != tt.shown {
+				t.Errorf("view shows %q, want %q", got, tt.shown)
+			}
+			res, err := p.Final(tt.diff)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || res.Content != nil {
+					t.Fatalf("Final = %q, %v; want no content and %v", res.Content, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Final: %v", err)
+			}
+			if string(res.Content) != tt.final {
+				t.Errorf("Final = %q, want %q", res.Content, tt.final)
+			}
+		})
+	}
+}

@@ -13,9 +13,21 @@ import (
 	"time"
 )
 
-// ErrIdleTimeout reports that the model sent nothing for longer than the idle timeout. The
-// wrapped message says how long; the task layer treats it like any failed request.
-var ErrIdleTimeout = errors.New("model idle timeout")
+// Sentinel errors; callers test them with errors.Is. An *APIError matches the sentinel of its
+// HTTP status (see APIError.Is).
+var (
+	// ErrIdleTimeout reports that the model sent nothing for longer than the idle timeout. The
+	// wrapped message says how long; the task layer treats it like any failed request.
+	ErrIdleTimeout = errors.New("model idle timeout")
+	// ErrBadRequest is HTTP 400 other than a context-window error.
+	ErrBadRequest = errors.New("bad request")
+	// ErrInvalidAPIKey is HTTP 401.
+	ErrInvalidAPIKey = errors.New("invalid API key")
+	// ErrForbidden is HTTP 403.
+	ErrForbidden = errors.New("forbidden")
+	// ErrNotFound is HTTP 404: an unknown model or a wrong base URL.
+	ErrNotFound = errors.New("model or URL not found")
+)
 
 // APIError is an error response from the model endpoint, in a provider-neutral shape.
 type APIError struct {
@@ -35,10 +47,52 @@ func (e *APIError) Error() string {
 	if e.Status == 0 {
 		return "model API error: " + e.Message
 	}
+	if c := e.cause(); c != nil {
+		return fmt.Sprintf("model API error (HTTP %d): %s: %s", e.Status, c.hint, e.Message)
+	}
 	return fmt.Sprintf("model API error (HTTP %d): %s", e.Status, e.Message)
 }
 
 func (e *APIError) Unwrap() error { return e.Err }
+
+// Is matches the sentinel of the error's HTTP status (ErrBadRequest, ErrInvalidAPIKey,
+// ErrForbidden, ErrNotFound), so callers need not know status codes.
+func (e *APIError) Is(target error) bool {
+	c := e.cause()
+	return c != nil && c.sentinel == target
+}
+
+// statusCause names a request error that sending the same request again cannot fix.
+type statusCause struct {
+	sentinel error
+	hint     string // what the user should check, leading the error text
+}
+
+// permanentStatuses are the client errors a retry cannot fix: the request, the key or the
+// address is wrong, and only the user can change that.
+var permanentStatuses = map[int]statusCause{
+	http.StatusBadRequest:   {ErrBadRequest, "bad request (the provider rejected the request; check the model name and its settings)"},
+	http.StatusUnauthorized: {ErrInvalidAPIKey, "invalid API key (check the key in the settings)"},
+	http.StatusForbidden:    {ErrForbidden, "forbidden (the key may not use this model or endpoint)"},
+	http.StatusNotFound:     {ErrNotFound, "model or URL not found (check the model name and the base URL)"},
+}
+
+func (e *APIError) cause() *statusCause {
+	if e.ContextWindowExceeded {
+		return nil // a 400 the task layer handles by truncating, not the user's mistake
+	}
+	if c, ok := permanentStatuses[e.Status]; ok {
+		return &c
+	}
+	return nil
+}
+
+// IsPermanent reports whether err is a request error that no retry can fix (HTTP 400, 401,
+// 403, 404 other than a context-window error): a retry only delays the message the user needs.
+func IsPermanent(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.cause() != nil
+}
 
 // IsContextWindow reports whether err says the request did not fit the model's context window.
 func IsContextWindow(err error) bool {
@@ -48,8 +102,8 @@ func IsContextWindow(err error) bool {
 
 // IsRetryable reports whether the provider layer should try the same request again: rate
 // limits, server errors and transport failures. Cancellation, idle timeouts (the task layer
-// owns those: another 120 s wait is not a quick retry), client errors and context-window errors
-// are not.
+// owns those: another 120 s wait is not a quick retry), client errors (IsPermanent) and
+// context-window errors are not.
 func IsRetryable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrIdleTimeout) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,6 +40,44 @@ func TestIsRetryable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := IsRetryable(tt.err); got != tt.want {
 				t.Errorf("IsRetryable(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsPermanent(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		sentinel error // nil: not permanent
+		text     string
+	}{
+		{"400", &APIError{Status: 400, Message: "unknown field"}, ErrBadRequest, "model API error (HTTP 400): bad request (the provider rejected the request; check the model name and its settings): unknown field"},
+		{"401 wrapped", fmt.Errorf("call: %w", &APIError{Status: 401, Message: "Incorrect API key provided"}), ErrInvalidAPIKey, "HTTP 401): invalid API key (check the key in the settings): Incorrect API key provided"},
+		{"403", &APIError{Status: 403, Message: "no access"}, ErrForbidden, "forbidden"},
+		{"404", &APIError{Status: 404, Message: "The model `gpt-9` does not exist"}, ErrNotFound, "model or URL not found (check the model name and the base URL)"},
+		{"context window 400", &APIError{Status: 400, ContextWindowExceeded: true, Message: "too long"}, nil, "model API error (HTTP 400): too long"},
+		{"429", &APIError{Status: 429, Message: "slow down"}, nil, "model API error (HTTP 429): slow down"},
+		{"500", &APIError{Status: 500, Message: "oops"}, nil, "model API error (HTTP 500): oops"},
+		{"in-stream error", &APIError{Message: "boom"}, nil, "model API error: boom"},
+		{"not an API error", io.ErrUnexpectedEOF, nil, "unexpected EOF"},
+	}
+	sentinels := []error{ErrBadRequest, ErrInvalidAPIKey, ErrForbidden, ErrNotFound}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsPermanent(tt.err); got != (tt.sentinel != nil) {
+				t.Errorf("IsPermanent = %v", got)
+			}
+			if tt.sentinel != nil && IsRetryable(tt.err) {
+				t.Error("a permanent error is retryable")
+			}
+			for _, s := range sentinels {
+				if errors.Is(tt.err, s) != (s == tt.sentinel) {
+					t.Errorf("errors.Is(err, %v) = %v", s, errors.Is(tt.err, s))
+				}
+			}
+			if !strings.Contains(tt.err.Error(), tt.text) {
+				t.Errorf("Error() = %q, want it to contain %q", tt.err.Error(), tt.text)
 			}
 		})
 	}

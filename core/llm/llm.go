@@ -70,7 +70,16 @@ type Chunk struct {
 	Text      string
 	Reasoning string
 	Usage     *Usage
+	// FinishReason is why the model stopped, on the chunk that says so: FinishStop,
+	// FinishLength (the output-token limit), or the provider's own word.
+	FinishReason string
 }
+
+// Finish reasons a provider reports.
+const (
+	FinishStop   = "stop"
+	FinishLength = "length"
+)
 
 // Usage counts the tokens of one request. The four counts are disjoint, whatever the
 // provider's convention: InputTokens excludes tokens read from or written to the prompt cache,

@@ -2,10 +2,17 @@ package llm
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // TestMain blocks the network for the whole package before anything loads the tokenizer, so
@@ -29,8 +36,24 @@ func (blockedTransport) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("network blocked in tests")
 }
 
+// reference is tiktoken-go's cl100k_base encoder (regexp pre-tokeniser, unbounded BPE): the
+// counts CountTokens must reproduce on ordinary text.
+var reference = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	return tiktoken.GetEncoding("cl100k_base")
+})
+
+func referenceCount(t testing.TB, s string) int {
+	t.Helper()
+	enc, err := reference()
+	if err != nil {
+		t.Fatalf("reference tokenizer: %v", err)
+	}
+	return len(enc.EncodeOrdinary(s))
+}
+
 func TestCountTokens(t *testing.T) {
-	if encoder() == nil {
+	if loadVocab() == nil {
 		t.Fatal("tokenizer did not load offline")
 	}
 	tests := []struct {
@@ -49,9 +72,106 @@ func TestCountTokens(t *testing.T) {
 			}
 		})
 	}
-	code := strings.Repeat("func main() { fmt.Println(\"hi\") }\n", 100)
-	if n := CountTokens(code); n < len(code)/8 || n > len(code)/2 {
-		t.Errorf("CountTokens(code of %d bytes) = %d, outside a plausible range", len(code), n)
+}
+
+// TestCountTokensMatchesReference compares with the reference encoder on every line of
+// testdata/tokens.txt (prose, contractions, numbers, whitespace runs, CRLF, code, HTML, many
+// scripts, emoji), on the whole file, and on this package's own source files.
+func TestCountTokensMatchesReference(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "tokens.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{"tokens.txt": string(data)}
+	for i, line := range strings.SplitAfter(string(data), "\n") {
+		cases["line "+string(rune('A'+i%26))+"/"+strings.TrimSpace(line[:min(len(line), 24)])] = line
+	}
+	sources, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range sources {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases[name] = string(b)
+	}
+	// Whitespace shapes the pattern treats specially, each between words and at the end.
+	for _, ws := range []string{" ", "  ", "   ", "\t", " \t ", "\n", "\n\n", " \n", "\n ", "  \n  ", "\r\n", " \r\n\t", "\u00a0", "\u3000 "} {
+		cases["whitespace "+strings.ReplaceAll(ws, "\n", `\n`)] = "a" + ws + "b" + ws + "!" + ws + "1" + ws
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got, want := CountTokens(text), referenceCount(t, text); got != want {
+				t.Errorf("CountTokens = %d, reference %d for %q", got, want, text[:min(len(text), 200)])
+			}
+		})
+	}
+}
+
+// TestCountTokensLongRuns: a pre-token as long as the text is counted in bounded parts. The
+// estimate never falls below the reference (cuts only prevent merges) and stays within twice
+// it; such runs are rare and their counts small, so the bound is what matters.
+func TestCountTokensLongRuns(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"one word", strings.Repeat("abcdefghij", 600)},
+		{"base64-like", strings.Repeat("QUJDRGVmZ2hpams0NTY3+/==", 250)},
+		{"spaces", strings.Repeat(" ", 3000) + "x"},
+		{"punctuation", strings.Repeat("=-", 3000)},
+		{"multibyte letters", strings.Repeat("東京", 1500)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, want := CountTokens(tc.text), referenceCount(t, tc.text)
+			if got < want || got > 2*want {
+				t.Errorf("CountTokens = %d, reference %d", got, want)
+			}
+			t.Logf("CountTokens = %d, reference %d (%+.1f%%)", got, want, 100*float64(got-want)/float64(want))
+		})
+	}
+}
+
+// hugeTexts are the inputs that used to take seconds to minutes: one 120 KB word, 120 KB of
+// spaces, and 3 MB of mixed text with long runs in it.
+func hugeTexts() map[string]string {
+	mixed := strings.Repeat("The quick brown fox jumps over the lazy dog; func f(x int) error { return nil }\n", 20_000) +
+		strings.Repeat("A", 500_000) + strings.Repeat(" ", 500_000) + strings.Repeat("ž", 200_000)
+	return map[string]string{
+		"one 120 KB word":  strings.Repeat("a", 120_000),
+		"120 KB of spaces": strings.Repeat(" ", 120_000),
+		"3 MB mixed":       mixed,
+		// Text without spaces is one pre-token, and here its parts never repeat.
+		"3 MB of CJK": randomText([]rune("東京都の天気は晴れ時々曇りでしょう本日会議三件あります中文字符测试数据"), 1_000_000),
+		// One 3 MB word of random letters: the worst case for the merge.
+		"3 MB word": randomText([]rune("abcdefghijklmnopqrstuvwxyz"), 3_000_000),
+	}
+}
+
+// randomText returns n runes drawn from alphabet by a fixed-seed generator.
+func randomText(alphabet []rune, n int) string {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for range n {
+		b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+// TestCountTokensHugeInputs only checks that these inputs are counted at all and sensibly:
+// before the bounded merge they would not finish within the test's deadline. (Timing is in
+// BenchmarkCountTokensHuge and TestTokensReport.)
+func TestCountTokensHugeInputs(t *testing.T) {
+	for name, text := range hugeTexts() {
+		t.Run(name, func(t *testing.T) {
+			n := CountTokens(text)
+			if n < len(text)/maxPiece || n > len(text) {
+				t.Errorf("CountTokens(%d bytes) = %d, outside a plausible range", len(text), n)
+			}
+		})
 	}
 }
 
@@ -62,4 +182,38 @@ func BenchmarkCountTokens(b *testing.B) {
 	for b.Loop() {
 		CountTokens(text)
 	}
+}
+
+func BenchmarkCountTokensHuge(b *testing.B) {
+	CountTokens("warm")
+	for name, text := range hugeTexts() {
+		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				CountTokens(text)
+			}
+		})
+	}
+}
+
+// TestTokensReport prints the token-counting figures (CAIRN_BENCH=1): the time to count each
+// huge input, beside the reference encoder on the 120 KB word where it can still be run.
+func TestTokensReport(t *testing.T) {
+	if os.Getenv("CAIRN_BENCH") == "" {
+		t.Skip("set CAIRN_BENCH=1 to print the token-counting figures")
+	}
+	CountTokens("warm")
+	texts := hugeTexts()
+	for _, name := range []string{"one 120 KB word", "120 KB of spaces", "3 MB mixed", "3 MB of CJK", "3 MB word"} {
+		text := texts[name]
+		start := time.Now()
+		n := CountTokens(text)
+		took := time.Since(start)
+		t.Logf("tokens: %-16s %8d bytes → %7d tokens in %v", name, len(text), n, took.Round(time.Microsecond))
+	}
+	word := strings.Repeat("a", 30_000)
+	start := time.Now()
+	referenceCount(t, word)
+	t.Logf("tokens: anchor: the regexp-based reference counts a 30 KB word in %v (quadratic: 120 KB ≈ 16×)",
+		time.Since(start).Round(time.Millisecond))
 }

@@ -106,6 +106,10 @@ func (p *Parser) Feed(chunk string) {
 // stream then: only one tool runs per message.
 func (p *Parser) ToolDone() bool { return p.toolDone }
 
+// MoreTools reports whether another tool call began after the first one (it is not parsed:
+// only the first call runs, and the model is told the others did not).
+func (p *Parser) MoreTools() bool { return p.st == stDropped }
+
 // Blocks returns the blocks so far, the last possibly partial. It costs O(number of blocks
 // and parameters), whatever the length of the message: values are not copied. Params maps are
 // fresh copies the caller may keep or change.

@@ -85,6 +85,20 @@ func EditFailedRepeatedly(path string) string { return feedback("edit_failed", p
 // were not executed.
 func MultipleToolsNote() string { return feedback("multiple_tools", nil) }
 
+// CutOff is the next user turn after a reply that ended early: at the output-token limit
+// (limit) or without closing its tool call. tool names the call that was not run ("" when
+// the reply had none). The model is asked for smaller steps.
+func CutOff(tool string, limit bool) string {
+	return feedback("cut_off", struct {
+		Tool  string
+		Limit bool
+	}{tool, limit})
+}
+
+// ElidedParam replaces the rest of a long parameter of a tool call that was cut off, in the
+// recorded history; n is the parameter's full length.
+func ElidedParam(n int) string { return feedback("elided", n) }
+
 // Interrupted marks an assistant message the user cut short.
 func Interrupted() string { return feedback("interrupted", nil) }
 

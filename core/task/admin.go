@@ -1,7 +1,6 @@
 package task
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -9,9 +8,6 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
 )
-
-// Context is the daemon-lifetime context tasks run on.
-func (m *Manager) Context() context.Context { return m.ctx }
 
 // SetFavorite marks a task, loaded or not.
 func (m *Manager) SetFavorite(id string, fav bool) error {
@@ -33,8 +29,10 @@ func (m *Manager) SetAutoApprove(p config.AutoApprove) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.tasks {
-		t.mu.Lock()
-		t.deps.Settings.AutoApprove = p
+		t.mu.Lock() // serialises writers; readers load the pointer without it
+		s := *t.settings()
+		s.AutoApprove = p
+		t.live.Store(&s)
 		t.mu.Unlock()
 	}
 }

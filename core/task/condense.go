@@ -45,7 +45,7 @@ func (t *Task) condensedLocked(history []llm.Message) []llm.Message {
 // not added to the turn that answers a condense (its token count predates the condense), nor
 // when too little conversation is live to be worth summarising.
 func (t *Task) autoCondenseNote() []llm.Content {
-	s := t.deps.Settings
+	s := t.settings()
 	if !s.AutoCondense {
 		return nil
 	}

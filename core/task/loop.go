@@ -15,111 +15,39 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// Start runs a new conversation turn with the user's task text.
-func (t *Task) Start(parent context.Context, text string, images, files []string) {
-	t.say(msg.SayTask, text, nil, false)
-	t.mu.Lock()
-	if n := len(t.messages); n > 0 {
-		t.messages[n-1].Images = images
-		t.messages[n-1].Files = files
-		if len(images)+len(files) > 0 {
-			t.persistLocked(t.messages[n-1], true) // a resumed task shows them too
+// Start runs the first turn of a new task with the user's text, images and attached files.
+func (t *Task) Start(text string, images, files []string) error {
+	return t.startRun(func() {
+		t.say(msg.SayTask, text, nil, false)
+		t.mu.Lock()
+		if n := len(t.messages); n > 0 {
+			t.messages[n-1].Images = images
+			t.messages[n-1].Files = files
+			if len(images)+len(files) > 0 {
+				t.persistLocked(t.messages[n-1], true) // a resumed task shows them too
+			}
 		}
-	}
-	t.mu.Unlock()
-	t.run(parent, func(ctx context.Context) []llm.Content {
+		t.mu.Unlock()
+	}, func(ctx context.Context) []llm.Content {
 		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
 		return append(content, imageContents(images)...)
 	}, true)
 }
 
-// run starts the loop on its own goroutine, on a context derived from parent (the daemon's
-// lifetime, not an RPC's).
-func (t *Task) run(parent context.Context, first func(ctx context.Context) []llm.Content, firstTurn bool) {
-	ctx, cancel := context.WithCancel(parent)
-	done := make(chan struct{})
-	t.mu.Lock()
-	t.cancel, t.done = cancel, done
-	t.status = StatusRunning
-	t.publishStateLocked()
-	t.mu.Unlock()
-	go func() {
-		t.runMu.Lock()
-		defer t.runMu.Unlock()
-		defer close(done)
-		defer cancel()
-		end := t.loop(ctx, first(ctx), firstTurn)
-		t.afterRun(parent, ctx, end)
-	}()
-}
-
-type ending int
-
-const (
-	endCompleted ending = iota + 1
-	endCancelled
-	endFailed
-)
-
-// afterRun settles the task when the loop returns: a cancelled task asks to be resumed.
-func (t *Task) afterRun(parent, ctx context.Context, end ending) {
-	t.finishPartials()
-	switch end {
-	case endCompleted:
-		t.mu.Lock()
-		t.meta.Completed = true
-		t.saveMetaLocked()
-		t.mu.Unlock()
-		t.setStatus(StatusCompleted)
-	case endFailed:
-		t.setStatus(StatusFailed)
-	case endCancelled:
-		t.setStatus(StatusCancelled)
-		if parent.Err() != nil || t.isRestoring() {
-			return // the daemon is stopping, or a restore asks once it is done
-		}
-		// Offer to resume, on the daemon's context (the cancelled one is gone).
-		go t.askResume(parent)
-	}
-}
-
-// askResume asks resume_task (or resume_completed_task) and continues on approval or text.
-func (t *Task) askResume(parent context.Context) {
-	askCtx, done, ok := t.resumeContext(parent)
-	if !ok {
-		return
-	}
-	defer done()
-	t.mu.Lock()
-	completed := t.meta.Completed
-	last := t.meta.Updated
-	t.mu.Unlock()
-	kind := msg.AskResumeTask
-	if completed {
-		kind = msg.AskResumeCompletedTask
-	}
-	ans, err := t.ask(askCtx, kind, "", nil)
-	if err != nil {
-		return
-	}
-	t.resume(parent, ans, completed, t.deps.Now().Sub(last))
-}
-
 // resume continues the conversation after an interruption with a resumption note.
-func (t *Task) resume(parent context.Context, ans tools.Answer, completed bool, elapsed time.Duration) {
-	if ans.Text != "" {
-		t.say(msg.SayUserFeedback, ans.Text, nil, false)
-	}
-	t.run(parent, func(ctx context.Context) []llm.Content {
+func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
+	err := t.startRun(func() {
+		if ans.Text != "" {
+			t.say(msg.SayUserFeedback, ans.Text, nil, false)
+		}
+	}, func(ctx context.Context) []llm.Content {
 		var content []llm.Content
 		// A user turn left without an answer (the request was in flight) is merged into this one.
 		t.mu.Lock()
 		if n := len(t.api); n > 0 && t.api[n-1].Role == llm.RoleUser {
 			content = append(content, withoutEnvDetails(t.api[n-1].Content)...)
 			t.api = t.api[:n-1]
-			if t.log != nil {
-				_ = t.log.TruncateAPI(n - 1)
-			}
+			t.truncateAPILocked(n - 1)
 		}
 		mode := t.meta.Mode
 		t.meta.Completed = false
@@ -130,6 +58,9 @@ func (t *Task) resume(parent context.Context, ans tools.Answer, completed bool, 
 		}
 		return append(content, imageContents(ans.Images)...)
 	}, false)
+	if err != nil {
+		t.logger().Info("task: resume not started", "task", t.id, "err", err)
+	}
 }
 
 // withoutEnvDetails drops the environment details block of an old turn (a fresh one follows).
@@ -144,24 +75,21 @@ func withoutEnvDetails(cs []llm.Content) []llm.Content {
 	return out
 }
 
-// Continue sends new user text to a task that is not running (after completion or failure),
-// restarting the loop with it as feedback.
-func (t *Task) Continue(parent context.Context, text string, images []string) error {
+// Continue sends new user text to the task: it answers the open question, or restarts the
+// loop with the text as feedback when the task is not running (after completion, failure or
+// cancel). A task that is running answers ErrBusy.
+func (t *Task) Continue(text string, images []string) error {
 	if t.OpenAsk() != "" {
-		return t.Answer(-1, tools.Answer{Text: text, Images: images})
+		if err := t.Answer(-1, tools.Answer{Text: text, Images: images}); !errors.Is(err, ErrNoOpenAsk) {
+			return err
+		}
 	}
-	t.mu.Lock()
-	running := t.status == StatusRunning
-	t.mu.Unlock()
-	if running {
-		return ErrBusy
-	}
-	t.say(msg.SayUserFeedback, text, nil, false)
-	t.run(parent, func(ctx context.Context) []llm.Content {
+	return t.startRun(func() {
+		t.say(msg.SayUserFeedback, text, nil, false)
+	}, func(ctx context.Context) []llm.Content {
 		c := []llm.Content{llm.Text("<feedback>\n" + t.expand(ctx, text) + "\n</feedback>")}
 		return append(c, imageContents(images)...)
 	}, false)
-	return nil
 }
 
 func (t *Task) expand(ctx context.Context, text string) string {
@@ -177,7 +105,10 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if ctx.Err() != nil {
 			return endCancelled
 		}
-		limit := t.deps.Settings.MistakeLimit
+		if err := t.pauseUntilSaved(ctx); err != nil {
+			return endCancelled
+		}
+		limit := t.settings().MistakeLimit
 		if limit <= 0 {
 			limit = 3
 		}
@@ -221,25 +152,37 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		t.appendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
 
-		reply, block, err := t.request(ctx)
+		r, err := t.request(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return endCancelled
 			}
 			return endFailed
 		}
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(reply)}})
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(r.text)}})
 
-		if block == nil {
+		switch {
+		case r.cut != nil || r.finish == llm.FinishLength && r.tool == nil:
+			// A reply that ended early never runs its unfinished tool call: the model is told
+			// why and asked for smaller steps. Repeated cut-offs count toward the mistake limit.
+			t.mu.Lock()
+			t.mistakes++
+			t.mu.Unlock()
+			content = []llm.Content{llm.Text(t.cutOffNote(r))}
+			continue
+		case r.tool == nil:
 			t.mu.Lock()
 			t.mistakes++
 			t.mu.Unlock()
 			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
 			continue
 		}
-		next, end := t.runTool(ctx, *block)
+		next, end := t.runTool(ctx, *r.tool)
 		if end != 0 {
 			return end
+		}
+		if r.extraTools {
+			next = append(next, llm.Text(prompt.MultipleToolsNote()))
 		}
 		content = next
 	}
@@ -248,15 +191,15 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 // request streams one model response, showing text as it arrives, and returns the assistant
 // message to record (cut after the first tool call) and that call. Failures are retried per
 // spec §2.4 and then asked about (api_req_failed).
-func (t *Task) request(ctx context.Context) (string, *parse.Block, error) {
+func (t *Task) request(ctx context.Context) (reply, error) {
 	const maxAutoRetries = 3
 	for attempt := 0; ; attempt++ {
-		reply, block, err := t.attempt(ctx)
+		r, err := t.attempt(ctx)
 		if err == nil {
-			return reply, block, nil
+			return r, nil
 		}
 		if ctx.Err() != nil {
-			return "", nil, ctx.Err()
+			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
 			if t.deps.ContextOverflow != nil {
@@ -264,21 +207,21 @@ func (t *Task) request(ctx context.Context) (string, *parse.Block, error) {
 			}
 			continue
 		}
-		if attempt < maxAutoRetries {
+		if attempt < maxAutoRetries && !llm.IsPermanent(err) {
 			delay := time.Duration(2<<attempt) * time.Second
 			t.say(msg.SayErrorRetry, "", &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
 				DelaySec: int(delay / time.Second), Error: userError(err)}, false)
 			if t.deps.Sleep(ctx, delay) != nil {
-				return "", nil, ctx.Err()
+				return reply{}, ctx.Err()
 			}
 			continue
 		}
 		ans, aerr := t.ask(ctx, msg.AskAPIReqFailed, userError(err), nil)
 		if aerr != nil {
-			return "", nil, aerr
+			return reply{}, aerr
 		}
 		if !ans.Approved {
-			return "", nil, err
+			return reply{}, err
 		}
 		t.say(msg.SayAPIReqRetried, "", nil, false)
 		attempt = -1
@@ -294,7 +237,7 @@ func userError(err error) string {
 }
 
 // attempt makes one request.
-func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
+func (t *Task) attempt(ctx context.Context) (reply, error) {
 	t.mu.Lock()
 	mode := t.meta.Mode
 	history := t.condensedLocked(append([]llm.Message(nil), t.api...))
@@ -316,13 +259,14 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 		MaxTokens: t.deps.ModelInfo.MaxOutput})
 	if err != nil {
 		t.finishRequest(reqIdx, llm.Usage{}, err, ctx)
-		return "", nil, err
+		return reply{}, err
 	}
 	defer stream.Close()
 
 	p := parse.New(t.parseGrammar())
 	pr := presenter{t: t}
 	var usage llm.Usage
+	finish := ""
 	gotUsage := false
 	received := false
 	draining := false
@@ -341,7 +285,13 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 		if chunk.Usage != nil {
 			usage, gotUsage = *chunk.Usage, true
 		}
+		if chunk.FinishReason != "" {
+			finish = chunk.FinishReason
+		}
 		if draining {
+			// Read on only to learn whether more tool calls followed (the model is told they
+			// were not run); nothing more is shown.
+			p.Feed(chunk.Text)
 			continue
 		}
 		if chunk.Reasoning != "" {
@@ -361,43 +311,44 @@ func (t *Task) attempt(ctx context.Context) (string, *parse.Block, error) {
 			time.AfterFunc(drainWait, cancelReq)
 		}
 	}
+	toolDone := p.ToolDone()
 	blocks := p.End()
 	if !gotUsage && received && ctx.Err() == nil {
 		usage = estimateUsage(system, history, blocks)
 	}
+	pr.final = true
 	if ctx.Err() != nil {
-		// Keep what was said, marked as interrupted.
+		// Keep what was said, marked as interrupted; an unfinished tool call never runs.
+		t.discardPreviews(ctx)
 		pr.show(ctx, blocks)
 		t.finishPartials()
-		reply := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(reply)}})
+		text := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}})
 		t.finishRequest(reqIdx, usage, context.Canceled, ctx)
-		return "", nil, ctx.Err()
+		return reply{}, ctx.Err()
 	}
 	if streamErr == nil && !received {
 		streamErr = errors.New("the model returned an empty response")
 	}
 	if streamErr != nil {
+		// A broken stream (network, idle timeout) is retried from the start: whatever the
+		// partial call opened is undone first.
+		t.discardPreviews(ctx)
 		t.finishPartials()
 		t.finishRequest(reqIdx, usage, streamErr, ctx)
-		return "", nil, streamErr
+		return reply{}, streamErr
+	}
+	r := replyOf(blocks, toolDone, p.MoreTools(), finish)
+	if r.cut != nil {
+		t.discardPreviews(ctx)
 	}
 	pr.show(ctx, blocks)
 	t.finishPartials()
 	t.finishRequest(reqIdx, usage, nil, ctx)
-
-	var tool *parse.Block
-	toolCount := 0
-	for i := range blocks {
-		if blocks[i].Type == parse.ToolUse {
-			toolCount++
-			if tool == nil {
-				b := blocks[i]
-				tool = &b
-			}
-		}
+	if r.cut != nil {
+		t.say(msg.SayError, cutOffRow(r), nil, false)
 	}
-	return serialize(blocks, true), tool, nil
+	return r, nil
 }
 
 // drainWait is how long the rest of a stream is read after the tool call, for its usage.
@@ -479,7 +430,10 @@ func serialize(blocks []parse.Block, complete bool) string {
 // presenter turns the parser's blocks into UI messages: text blocks stream as deltas, partial
 // tool calls are previewed by tools that can (the diff view fills in place).
 type presenter struct {
-	t         *Task
+	t *Task
+	// final is set once the stream ended: text is settled, and no tool call is previewed
+	// any more (a complete call runs; an unfinished one never does).
+	final     bool
 	textIdx   map[int]int // block index → message index
 	sent      map[int]int // block index → bytes shown
 	reasoning string
@@ -507,15 +461,30 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 				p.sent[i] = len(content)
 			}
 		case parse.ToolUse:
-			if !b.Partial {
+			if !b.Partial || p.final {
 				continue
 			}
-			if tool, ok := p.t.deps.Registry.Get(b.Name); ok {
-				if pv, ok := tool.(tools.Previewer); ok {
-					_ = pv.Preview(ctx, p.t.env(), tools.Call{Name: b.Name, Params: b.Params, Partial: true})
-				}
+			tool, ok := p.t.deps.Registry.Get(b.Name)
+			if !ok {
+				continue
 			}
+			pv, ok := tool.(tools.Previewer)
+			// A call that will be refused (PLAN mode) is never previewed: no diff view opens
+			// and nothing is created on disk.
+			if !ok || p.t.Mode() == ModePlan && !tool.Spec().PlanSafe {
+				continue
+			}
+			p.preview(ctx, pv, tools.Call{Name: b.Name, Params: b.Params, Partial: true})
 		}
+	}
+}
+
+// preview shows a partial call. Its errors are not fatal (Run decides), and a panic only
+// ends the preview.
+func (p *presenter) preview(ctx context.Context, pv tools.Previewer, call tools.Call) {
+	defer p.t.recoverBug("the preview of " + call.Name)
+	if err := pv.Preview(ctx, p.t.env(), call); err != nil {
+		p.t.logger().Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
 	}
 }
 

@@ -24,9 +24,8 @@ type Options struct {
 // DepsFunc builds a task's dependencies (provider, tools, host) for its workspace and host.
 type DepsFunc func(ctx context.Context, opts Options) (Deps, error)
 
-// Manager runs tasks, each on its own context derived from the daemon's.
+// Manager holds the loaded tasks. Each task owns its goroutines; CloseAll ends them all.
 type Manager struct {
-	ctx   context.Context
 	store *store.Store
 	deps  DepsFunc
 
@@ -35,9 +34,9 @@ type Manager struct {
 	tasks map[string]*Task
 }
 
-// NewManager returns a manager whose tasks live as long as ctx.
-func NewManager(ctx context.Context, st *store.Store, deps DepsFunc) *Manager {
-	return &Manager{ctx: ctx, store: st, deps: deps, tasks: map[string]*Task{}}
+// NewManager returns a manager of the tasks in st (nil: tasks are not saved).
+func NewManager(st *store.Store, deps DepsFunc) *Manager {
+	return &Manager{store: st, deps: deps, tasks: map[string]*Task{}}
 }
 
 // Store returns the task store.
@@ -61,11 +60,18 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 			return nil, err
 		}
 	}
-	t := newTask(meta, deps, log)
+	var j journal
+	if log != nil {
+		j = log
+	}
+	t := newTask(meta, deps, j)
 	m.mu.Lock()
 	m.tasks[t.id] = t
 	m.mu.Unlock()
-	t.Start(m.ctx, text, images, files)
+	if err := t.Start(text, images, files); err != nil {
+		m.Clear(ctx, t.id)
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -95,36 +101,38 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 		return nil, err
 	}
 	t := newTask(loaded.Meta, deps, loaded.Log)
+	t.mu.Lock()
 	t.messages = loaded.Messages
 	t.api = loaded.API
 	t.status = StatusIdle
-	completed := loaded.Meta.Completed
-	settleInterrupted(t.messages, loaded.Log)
-	t.messages = dropStaleResume(t.messages, loaded.Log)
+	t.settleInterruptedLocked()
+	t.dropStaleResumeLocked()
 	if n := len(t.messages); n > 0 && t.messages[n-1].Type == msg.Ask && t.messages[n-1].Kind == msg.AskCompletionResult {
-		completed = true
+		t.meta.Completed = true
 	}
-	t.meta.Completed = completed
+	t.mu.Unlock()
 	m.mu.Lock()
 	if existing, ok := m.tasks[id]; ok {
 		m.mu.Unlock()
-		loaded.Log.Close()
+		t.Close(ctx)
 		return existing, nil
 	}
 	m.tasks[id] = t
 	m.mu.Unlock()
+	t.mu.Lock()
 	if len(t.api) > 0 || len(t.messages) > 0 {
-		go t.askResume(m.ctx)
+		t.askResumeLocked()
 	}
+	t.mu.Unlock()
 	return t, nil
 }
 
-// settleInterrupted finishes what the daemon was doing when it stopped (a cancel, a restart,
-// or a crash): messages left streaming are complete now, and a request that never ended is
-// marked as interrupted rather than left spinning.
-func settleInterrupted(messages []msg.Message, log *store.Log) {
-	for i := range messages {
-		m := &messages[i]
+// settleInterruptedLocked finishes what the daemon was doing when it stopped (a cancel, a
+// restart, or a crash): messages left streaming are complete now, and a request that never
+// ended is marked as interrupted rather than left spinning.
+func (t *Task) settleInterruptedLocked() {
+	for i := range t.messages {
+		m := &t.messages[i]
 		changed := m.Partial
 		m.Partial = false
 		if req, ok := m.Payload.(*msg.APIRequest); ok && m.Kind == msg.SayAPIReqStarted && !req.Done {
@@ -133,7 +141,7 @@ func settleInterrupted(messages []msg.Message, log *store.Log) {
 			m.Payload, changed = &r, true
 		}
 		if changed {
-			_ = log.AppendMessage(*m, true)
+			t.persistLocked(*m, true)
 		}
 	}
 }
@@ -141,35 +149,36 @@ func settleInterrupted(messages []msg.Message, log *store.Log) {
 // interruptedRequest is shown on a request row that was in flight when the daemon stopped.
 const interruptedRequest = "Interrupted: Cairn stopped before the response ended."
 
-// dropStaleResume removes a resume question left by an earlier opening (the task was reopened
-// and closed again without an answer): a fresh one is asked now.
-func dropStaleResume(messages []msg.Message, log *store.Log) []msg.Message {
-	n := len(messages)
-	for n > 0 && messages[n-1].Type == msg.Ask &&
-		(messages[n-1].Kind == msg.AskResumeTask || messages[n-1].Kind == msg.AskResumeCompletedTask) {
+// dropStaleResumeLocked removes a resume question left by an earlier opening (the task was
+// reopened and closed again without an answer): a fresh one is asked now.
+func (t *Task) dropStaleResumeLocked() {
+	n := len(t.messages)
+	for n > 0 && t.messages[n-1].Type == msg.Ask &&
+		(t.messages[n-1].Kind == msg.AskResumeTask || t.messages[n-1].Kind == msg.AskResumeCompletedTask) {
 		n--
 	}
-	if n < len(messages) {
-		_ = log.TruncateMessages(n)
+	if n < len(t.messages) {
+		t.messages = t.messages[:n]
+		t.truncateMessagesLocked(n)
 	}
-	return messages[:n]
 }
 
-// Clear closes a task in the daemon; it stays in history.
-func (m *Manager) Clear(id string) {
+// Clear closes a task in the daemon (waiting, bounded by ctx, for its goroutines); it stays
+// in history.
+func (m *Manager) Clear(ctx context.Context, id string) {
 	m.mu.Lock()
 	t, ok := m.tasks[id]
 	delete(m.tasks, id)
 	m.mu.Unlock()
 	if ok {
-		t.Close()
+		t.Close(ctx)
 	}
 }
 
 // Delete removes tasks from the daemon and the store.
-func (m *Manager) Delete(ids ...string) error {
+func (m *Manager) Delete(ctx context.Context, ids ...string) error {
 	for _, id := range ids {
-		m.Clear(id)
+		m.Clear(ctx, id)
 	}
 	if m.store == nil {
 		return nil
@@ -177,8 +186,8 @@ func (m *Manager) Delete(ids ...string) error {
 	return m.store.Delete(ids...)
 }
 
-// CloseAll stops every task (daemon shutdown).
-func (m *Manager) CloseAll() {
+// CloseAll stops every task (daemon shutdown), in parallel, each bounded by ctx.
+func (m *Manager) CloseAll(ctx context.Context) {
 	m.mu.Lock()
 	ts := make([]*Task, 0, len(m.tasks))
 	for _, t := range m.tasks {
@@ -186,9 +195,15 @@ func (m *Manager) CloseAll() {
 	}
 	m.tasks = map[string]*Task{}
 	m.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, t := range ts {
-		t.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Close(ctx)
+		}()
 	}
+	wg.Wait()
 }
 
 func newID(now time.Time) string {

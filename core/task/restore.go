@@ -25,40 +25,6 @@ const (
 // owns the shadow repository).
 type FilesRestorer func(ctx context.Context, hash string) error
 
-// resumeAsk is a resume question being asked; a restore withdraws it.
-type resumeAsk struct {
-	cancel context.CancelFunc
-	done   chan struct{} // closed when askResume has returned
-}
-
-// resumeContext registers a resume question about to be asked. It refuses (ok false) while a
-// restore runs (the restore asks once it is done) or while another question is open.
-func (t *Task) resumeContext(parent context.Context) (ctx context.Context, done func(), ok bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.restoring || t.openAsk != nil {
-		return nil, nil, false
-	}
-	ctx, cancel := context.WithCancel(parent)
-	ra := &resumeAsk{cancel: cancel, done: make(chan struct{})}
-	t.resumeAsk = ra
-	return ctx, func() {
-		cancel()
-		t.mu.Lock()
-		if t.resumeAsk == ra {
-			t.resumeAsk = nil
-		}
-		t.mu.Unlock()
-		close(ra.done)
-	}, true
-}
-
-func (t *Task) isRestoring() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.restoring
-}
-
 // Workspace returns the task's workspace roots.
 func (t *Task) Workspace() []string {
 	t.mu.Lock()
@@ -84,9 +50,9 @@ func (t *Task) CheckpointAt(index int) (msg.Checkpoint, error) {
 // Restore goes back to the checkpoint row at index: the files (through files), the
 // conversation (messages after the row and the API history after the matching request are
 // cut; their cost stays as one deleted_api_reqs row), or both. A running task is cancelled
-// first; afterwards the task asks to be resumed, on parent (the daemon's context).
-// Subscribers get EventReset after a cut and must take a fresh snapshot.
-func (t *Task) Restore(ctx, parent context.Context, index int, kind RestoreKind, files FilesRestorer) error {
+// first; afterwards the task asks to be resumed. Subscribers get EventReset after a cut and
+// must take a fresh snapshot.
+func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files FilesRestorer) error {
 	if kind&RestoreBoth == 0 || kind&^RestoreBoth != 0 {
 		return fmt.Errorf("%w: restore kind %d", ErrBadRequest, kind)
 	}
@@ -101,21 +67,36 @@ func (t *Task) Restore(ctx, parent context.Context, index int, kind RestoreKind,
 		return fmt.Errorf("%w: checkpoints are off for this task", ErrBadRequest)
 	}
 	t.mu.Lock()
-	if t.restoring {
+	switch {
+	case t.closed:
+		t.mu.Unlock()
+		return ErrClosed
+	case t.restoring:
 		t.mu.Unlock()
 		return fmt.Errorf("%w: a restore is already running", ErrBusy)
 	}
 	t.restoring = true
-	ra := t.resumeAsk
+	rq := t.resumeQ
 	t.mu.Unlock()
+	// Nothing starts while restoring; the resume question is asked again at the end.
+	defer func() {
+		t.mu.Lock()
+		t.restoring = false
+		t.askResumeLocked()
+		t.mu.Unlock()
+	}()
 
 	// Withdraw an open resume question, then stop the loop (an answer racing the withdrawal
-	// may have restarted it); no resume question is asked meanwhile.
-	if ra != nil {
-		ra.cancel()
-		<-ra.done
+	// may have started it before restoring was set).
+	if rq != nil {
+		rq.cancel()
+		if err := waitDone(ctx, rq.done); err != nil {
+			return err
+		}
 	}
-	t.Cancel()
+	if err := t.Cancel(ctx); err != nil {
+		return err
+	}
 
 	var ferr error
 	if kind&RestoreFiles != 0 {
@@ -130,9 +111,7 @@ func (t *Task) Restore(ctx, parent context.Context, index int, kind RestoreKind,
 	default:
 		t.dropOpenResumeLocked()
 	}
-	t.restoring = false
 	t.mu.Unlock()
-	go t.askResume(parent)
 	return ferr
 }
 
@@ -148,9 +127,7 @@ func (t *Task) dropOpenResumeLocked() {
 		return
 	}
 	t.messages = t.messages[: n-1 : n-1]
-	if t.log != nil {
-		_ = t.log.TruncateMessages(n - 1)
-	}
+	t.truncateMessagesLocked(n - 1)
 	t.broker.Publish(Event{Kind: EventReset}, false)
 }
 
@@ -171,14 +148,10 @@ func (t *Task) cutLocked(index, apiLen int) {
 	}
 	keep := index + 1
 	t.messages = append([]msg.Message(nil), t.messages[:keep]...)
-	if t.log != nil {
-		_ = t.log.TruncateMessages(keep)
-	}
+	t.truncateMessagesLocked(keep)
 	if apiLen < len(t.api) {
 		t.api = t.api[:apiLen:apiLen]
-		if t.log != nil {
-			_ = t.log.TruncateAPI(apiLen)
-		}
+		t.truncateAPILocked(apiLen)
 	}
 	t.lastPersist = map[int]time.Time{}
 	t.editFailures = map[string]int{}

@@ -2,6 +2,8 @@ package task
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -11,6 +13,9 @@ import (
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/tools"
 )
+
+// errToolPanic is the error of a tool call that panicked.
+var errToolPanic = errors.New("tool crashed")
 
 // runTool validates, approves (through the tool's own UI calls) and executes one tool call, and
 // returns the next user content. A non-zero ending stops the loop.
@@ -23,24 +28,31 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if !ok {
 		return t.mistake(b.Name, "", tools.Errorf("Unknown tool %q.", b.Name)), 0
 	}
+	// Every refusal below undoes what the streaming preview may have opened (a mode switch
+	// while the call streamed, a missing parameter).
 	spec := tool.Spec()
 	header := resultHeader(spec, call)
 	for _, p := range spec.Params {
 		if v, ok := call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
+			t.discardPreviews(ctx)
 			t.say(msg.SayError, "Cairn tried to use "+b.Name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			return t.mistake(header, "", tools.Result{Text: prompt.MissingParam(b.Name, p.Name), IsError: true}), 0
 		}
 	}
 	if t.Mode() == ModePlan && !spec.PlanSafe {
+		t.discardPreviews(ctx)
+		t.say(msg.SayInfo, planRefusalRow(spec, call), nil, false)
 		return t.toolContent(header, tools.Result{Text: prompt.PlanModeRefusal(b.Name), IsError: true}), 0
 	}
 
-	res, err := tool.Run(ctx, t.env(), call)
+	res, err := t.runGuarded(ctx, tool, call)
 	if ctx.Err() != nil {
 		return nil, endCancelled
 	}
 	if err != nil {
-		t.say(msg.SayError, "Error running "+b.Name+": "+err.Error(), nil, false)
+		if !errors.Is(err, errToolPanic) { // a crash was reported already
+			t.say(msg.SayError, "Error running "+b.Name+": "+err.Error(), nil, false)
+		}
 		res = tools.Result{Text: err.Error(), IsError: true}
 	}
 	if res.UserFeedback != "" {
@@ -88,6 +100,30 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 			UserFeedback: res.UserFeedback}), 0
 	}
 	return t.toolContent(header, res), 0
+}
+
+// runGuarded runs a tool; a panic in it becomes a failed call (reported as a bug) rather than
+// a dead daemon.
+func (t *Task) runGuarded(ctx context.Context, tool tools.Tool, call tools.Call) (res tools.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.reportBug(call.Name, r)
+			res, err = tools.Result{}, fmt.Errorf("%w: %s failed with an internal error", errToolPanic, call.Name)
+		}
+	}()
+	return tool.Run(ctx, t.env(), call)
+}
+
+// planRefusalRow is the chat row of a call refused in PLAN mode.
+func planRefusalRow(spec tools.Spec, call tools.Call) string {
+	what := spec.Name
+	if arg := strings.TrimSpace(call.Params[spec.ArgParam]); spec.ArgParam != "" && arg != "" {
+		if len(arg) > 200 {
+			arg = strings.ToValidUTF8(arg[:200], "") + "…"
+		}
+		what += " " + arg
+	}
+	return "Refused in PLAN mode: " + what + ". Nothing was changed; switch to ACT mode to let Cairn make changes."
 }
 
 // mistake records a model mistake and returns the feedback content.
@@ -172,10 +208,10 @@ func (t *Task) setFocusChain(list string) {
 // focusChainReminder adds the todo-list instructions when due (spec §7): first turn, after
 // PLAN→ACT, after a user edit, and every N requests without an update.
 func (t *Task) focusChainReminder(first bool) []llm.Content {
-	if !t.deps.Settings.FocusChainEnabled {
+	if !t.settings().FocusChainEnabled {
 		return nil
 	}
-	interval := t.deps.Settings.FocusChainInterval
+	interval := t.settings().FocusChainInterval
 	if interval <= 0 {
 		interval = 6
 	}
@@ -198,7 +234,7 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 
 // env builds the tool environment for this task.
 func (t *Task) env() *tools.Env {
-	s := t.deps.Settings
+	s := t.settings()
 	return &tools.Env{
 		Files: t.deps.Files,
 		Host:  t.deps.Host,
@@ -226,9 +262,7 @@ var askToSay = map[msg.Kind]msg.Kind{
 // Approve applies the auto-approval policy, else asks.
 func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
 	t := u.t
-	t.mu.Lock()
-	policy := t.deps.Settings.AutoApprove
-	t.mu.Unlock()
+	policy := t.settings().AutoApprove
 	if autoApproved(policy, req) {
 		max := policy.MaxRequests
 		t.mu.Lock()

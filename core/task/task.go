@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
@@ -24,6 +26,7 @@ var (
 	ErrNotFound   = errors.New("no such task")
 	ErrBusy       = errors.New("the task is busy")
 	ErrBadRequest = errors.New("bad request")
+	ErrClosed     = errors.New("the task is closed")
 )
 
 // Status is what the task is doing.
@@ -133,6 +136,8 @@ type Deps struct {
 	OnFiles func(read, changed []string)
 	// OnClose is called once when the task is closed, to release per-task resources (nil: none).
 	OnClose func()
+	// Logger receives bug reports and persistence failures (nil: discarded).
+	Logger *slog.Logger
 }
 
 // EnvRequest says what environment details a turn needs.
@@ -143,24 +148,29 @@ type EnvRequest struct {
 	ContextWindow int64
 }
 
-// Task is one conversation.
+// Task is one conversation. The runtime's concurrency rules are in run.go.
 type Task struct {
 	id     string
 	deps   Deps
-	log    *store.Log
 	broker *event.Broker[Event]
-
-	// runMu serialises loop runs: at most one goroutine drives the conversation.
-	runMu sync.Mutex
+	// live holds the task's current settings: the auto-approval policy changes while tools
+	// run, which read it without the lock.
+	live atomic.Pointer[config.Settings]
+	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
+	wg sync.WaitGroup
 
 	// mu guards every field below.
 	mu            sync.Mutex
+	log           journal
+	saved         saved // what a failed write left off the disk (persist.go)
 	messages      []msg.Message
 	api           []llm.Message
 	meta          store.Meta
 	status        Status
 	openAsk       *pendingAsk
-	cancel        context.CancelFunc
+	run           *activity // the running loop, nil when idle
+	resumeQ       *activity // the resume question being asked, nil when none
+	closed        bool      // Close was called: nothing new starts
 	lastPersist   map[int]time.Time
 	mistakes      int
 	autoApproved  int
@@ -168,18 +178,17 @@ type Task struct {
 	requestsSince int // requests since the focus chain was last updated
 	progressEdit  bool
 	planToAct     bool
-	done          chan struct{} // closed when the current run ends
-	restoring     bool          // a checkpoint restore is in progress (restore.go)
-	resumeAsk     *resumeAsk    // the resume question being asked (restore.go withdraws it)
+	restoring     bool // a checkpoint restore is in progress (restore.go)
 }
 
 type pendingAsk struct {
 	index int
 	kind  msg.Kind
 	ch    chan tools.Answer
+	prev  Status // the status before the ask, restored by the answer
 }
 
-func newTask(meta store.Meta, deps Deps, log *store.Log) *Task {
+func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
@@ -189,7 +198,7 @@ func newTask(meta store.Meta, deps Deps, log *store.Log) *Task {
 	if meta.Mode == "" {
 		meta.Mode = ModeAct
 	}
-	return &Task{
+	t := &Task{
 		id:           meta.ID,
 		deps:         deps,
 		log:          log,
@@ -199,7 +208,14 @@ func newTask(meta store.Meta, deps Deps, log *store.Log) *Task {
 		lastPersist:  map[int]time.Time{},
 		editFailures: map[string]int{},
 	}
+	t.saved.reset()
+	s := deps.Settings
+	t.live.Store(&s)
+	return t
 }
+
+// settings returns the task's current settings (never nil; callers must not modify it).
+func (t *Task) settings() *config.Settings { return t.live.Load() }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -333,40 +349,6 @@ func sameRest(a, b msg.Message) bool {
 // only; a new payload object is published whole.
 func samePayload(a, b msg.Payload) bool { return a == b }
 
-// persistLocked writes a message record. Partial records are written at most once a second per
-// message; completed ones are synced.
-func (t *Task) persistLocked(m msg.Message, sync bool) {
-	if t.log == nil {
-		return
-	}
-	if !sync {
-		now := t.deps.Now()
-		if last, ok := t.lastPersist[m.Index]; ok && now.Sub(last) < time.Second {
-			return
-		}
-		t.lastPersist[m.Index] = now
-	} else {
-		delete(t.lastPersist, m.Index)
-	}
-	_ = t.log.AppendMessage(m, sync) // a full disk must not stop the conversation
-}
-
-func (t *Task) appendAPI(m llm.Message) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.api = append(t.api, m)
-	if t.log != nil {
-		_ = t.log.AppendAPI(m)
-	}
-}
-
-func (t *Task) saveMetaLocked() {
-	t.meta.Updated = t.deps.Now()
-	if t.log != nil {
-		_ = t.log.SaveMeta(t.meta)
-	}
-}
-
 // say posts a say message. A say of the same kind as a recent partial say (the last few rows:
 // a question may have been asked meanwhile, as "proceed while running" does) replaces that
 // row's text and, when given, its payload; clients receive only the appended text.
@@ -407,21 +389,29 @@ func (t *Task) finishPartials() {
 // ask posts an ask and waits for the answer or ctx.
 func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
 	t.mu.Lock()
-	// An ask replaces a partial ask of the same kind.
+	pa := t.postAskLocked(kind, text, payload)
+	t.mu.Unlock()
+	return t.awaitAnswer(ctx, pa)
+}
+
+// postAskLocked posts an ask and makes it the open one.
+func (t *Task) postAskLocked(kind msg.Kind, text string, payload msg.Payload) *pendingAsk {
 	idx := t.addMessageLocked(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
-	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1)}
+	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1), prev: t.status}
 	t.openAsk = pa
-	prev := t.status
 	t.status = StatusWaiting
 	t.publishStateLocked()
-	t.mu.Unlock()
+	return pa
+}
 
+// awaitAnswer waits for the answer to a posted ask, or ctx.
+func (t *Task) awaitAnswer(ctx context.Context, pa *pendingAsk) (tools.Answer, error) {
 	select {
 	case ans := <-pa.ch:
 		t.mu.Lock()
 		if t.status == StatusWaiting {
-			t.status = prev
-			if prev == StatusWaiting || prev == StatusIdle || prev == StatusCancelled || prev == StatusCompleted {
+			t.status = pa.prev
+			if pa.prev == StatusWaiting || pa.prev == StatusIdle || pa.prev == StatusCancelled || pa.prev == StatusCompleted {
 				t.status = StatusRunning
 			}
 		}
@@ -456,6 +446,29 @@ func (t *Task) Answer(index int, ans tools.Answer) error {
 	pa.ch <- ans
 	return nil
 }
+
+// AnswerKind answers the open ask only when it is of kind (ErrNoOpenAsk or ErrStaleAsk
+// otherwise), checked and answered at once: an answer given outside the chat, such as Save in
+// the editor's diff view, must not land on another question that opened in the meantime.
+func (t *Task) AnswerKind(kind msg.Kind, ans tools.Answer) error {
+	t.mu.Lock()
+	pa := t.openAsk
+	if pa == nil {
+		t.mu.Unlock()
+		return ErrNoOpenAsk
+	}
+	if pa.kind != kind {
+		t.mu.Unlock()
+		return ErrStaleAsk
+	}
+	t.openAsk = nil
+	t.mu.Unlock()
+	pa.ch <- ans
+	return nil
+}
+
+// Host returns the host the task works through (the daemon routes editor events by it).
+func (t *Task) Host() tools.Host { return t.deps.Host }
 
 // OpenAsk returns the kind of the open ask, or "".
 func (t *Task) OpenAsk() msg.Kind {
@@ -503,44 +516,4 @@ func (t *Task) UpdateFocusChain(markdown string) {
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
-}
-
-// Cancel stops the running request and tools. It returns once the loop has stopped (or after
-// 5 s); the task then asks to be resumed.
-func (t *Task) Cancel() {
-	t.mu.Lock()
-	cancel, done := t.cancel, t.done
-	t.mu.Unlock()
-	if cancel == nil {
-		return
-	}
-	cancel()
-	if done != nil {
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-	}
-}
-
-// Done returns a channel closed when the current run ends (nil when idle).
-func (t *Task) Done() <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.done
-}
-
-// Close stops the task and closes its log.
-func (t *Task) Close() {
-	t.Cancel()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.log != nil {
-		_ = t.log.Close()
-		t.log = nil
-	}
-	if t.deps.OnClose != nil {
-		t.deps.OnClose()
-		t.deps.OnClose = nil
-	}
 }

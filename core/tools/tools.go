@@ -130,6 +130,13 @@ type Previewer interface {
 	Preview(ctx context.Context, env *Env, call Call) error
 }
 
+// Discarder is implemented by Previewers that hold something open while a call streams (a
+// diff view). Discard undoes it when the call will not run: the reply was cut off, the stream
+// broke, or the call is refused. It is safe to call when nothing is open.
+type Discarder interface {
+	Discard(ctx context.Context)
+}
+
 // Registry holds the tools offered to the model, in a stable order.
 type Registry struct {
 	byName map[string]Tool

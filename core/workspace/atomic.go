@@ -14,20 +14,28 @@ import (
 // (same file system, so rename is atomic), fsync, then rename. The existing file's mode, and
 // its owner when we run as root, carry over; a new file gets 0644 less the umask. On any
 // failure the old file is untouched and the temp file removed.
+//
+// A file nobody may write (no write bit, or one the process may not write) is refused with
+// ErrReadOnly: the rename needs only the folder's permission and would quietly replace it.
+// Root passes every permission check, so the mode bits are looked at directly. Non-regular
+// files are refused with ErrNotRegular.
 func WriteFileAtomic(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	mode := fs.FileMode(0o644)
 	uid, gid := -1, -1
 	if st, serr := os.Stat(path); serr == nil {
 		if !st.Mode().IsRegular() {
-			return fmt.Errorf("write %s: %w", path, errNotRegular)
+			return fmt.Errorf("write %s: %w", path, notRegular(path, st.Mode()))
+		}
+		if err := CheckWritable(path, st); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
 		}
 		mode = st.Mode().Perm()
 		if sys, ok := st.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
 			uid, gid = int(sys.Uid), int(sys.Gid)
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".cairn-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMarker+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -65,7 +73,23 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	return nil
 }
 
-var errNotRegular = errors.New("not a regular file")
+// accessWrite is access(2)'s W_OK.
+const accessWrite = 0x2
+
+// CheckWritable returns an error wrapping ErrReadOnly when the existing file at path (st is its
+// stat) may not be written: its mode has no write bit at all, or, for a user other than root,
+// the kernel says this process may not write it.
+func CheckWritable(path string, st fs.FileInfo) error {
+	if st.Mode().Perm()&0o222 == 0 {
+		return fmt.Errorf("%s has mode %s: %w", path, st.Mode().Perm(), ErrReadOnly)
+	}
+	if os.Geteuid() != 0 {
+		if err := syscall.Access(path, accessWrite); errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EROFS) {
+			return fmt.Errorf("%s has mode %s: %w", path, st.Mode().Perm(), ErrReadOnly)
+		}
+	}
+	return nil
+}
 
 // renameFile is os.Rename; tests swap it to fail the last step, which root cannot be made to
 // fail through permissions.

@@ -145,3 +145,31 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 		t.Errorf("%s holds %q, want %q", dir, got, names)
 	}
 }
+
+func TestWriteFileAtomicRefusesReadOnlyFile(t *testing.T) {
+	// Run as root too: the mode bits decide, not the kernel's permission check.
+	for _, mode := range []os.FileMode{0o444, 0o400, 0o555} {
+		t.Run(mode.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "f.txt")
+			if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(p, mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteFileAtomic(p, []byte("new")); !errors.Is(err, ErrReadOnly) {
+				t.Fatalf("err = %v, want ErrReadOnly", err)
+			}
+			assertFile(t, p, "old")
+			assertOnly(t, dir, "f.txt")
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode().Perm() != mode {
+				t.Errorf("mode = %v, want %v unchanged", st.Mode().Perm(), mode)
+			}
+		})
+	}
+}

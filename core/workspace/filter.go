@@ -1,7 +1,7 @@
 package workspace
 
 import (
-	"os"
+	"context"
 	"path/filepath"
 	"strings"
 )
@@ -99,15 +99,24 @@ func (ws *Workspace) NewFilter(dir string, opts FilterOptions) *Filter {
 // Dir returns the folder this filter describes.
 func (f *Filter) Dir() string { return f.dir }
 
+// maxRuleFile bounds an ignore file. Real ones are kilobytes; the bound only stops a FIFO or a
+// device named .gitignore (or an `!include /dev/zero`) from stalling or exhausting a walk.
+const maxRuleFile = 8 << 20
+
+// readRuleFile reads an ignore file if it is a regular file of at most maxRuleFile bytes.
+func readRuleFile(path string) ([]byte, error) {
+	return ReadRegular(context.Background(), path, maxRuleFile)
+}
+
 func (f *Filter) readRules(dir string, domain []string) rules {
 	var out rules
 	if f.opts.GitIgnore {
-		if data, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err == nil {
+		if data, err := readRuleFile(filepath.Join(dir, ".gitignore")); err == nil {
 			out = append(out, parseRules(data, domain)...)
 		}
 	}
 	if f.opts.DotIgnore {
-		if data, err := os.ReadFile(filepath.Join(dir, ".ignore")); err == nil {
+		if data, err := readRuleFile(filepath.Join(dir, ".ignore")); err == nil {
 			out = append(out, parseRules(data, domain)...)
 		}
 	}

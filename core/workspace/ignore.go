@@ -192,7 +192,7 @@ func loadUserRules(root string) *userRules {
 		}
 		seen[path] = true
 		r.stamps[path] = stampOf(path)
-		data, err := os.ReadFile(path)
+		data, err := readRuleFile(path)
 		if err != nil {
 			return
 		}

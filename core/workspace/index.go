@@ -51,7 +51,9 @@ type Index struct {
 	sorted  bool                  // flat is in path order (then it is never modified again)
 }
 
-// NewIndex scans every root and starts watching. Close stops the watcher.
+// NewIndex scans every root and starts watching. Close stops the watcher. The scan also
+// removes the temp files of atomic writes that crashed (older than StaleTempAge) from every
+// folder it reads.
 func NewIndex(ctx context.Context, ws *Workspace) (*Index, error) {
 	ix := &Index{ws: ws, done: make(chan struct{})}
 	if w, err := fsnotify.NewWatcher(); err == nil {
@@ -156,7 +158,7 @@ func (ix *Index) collect(ctx context.Context, dir string) ([]indexEntry, error) 
 	var mu sync.Mutex
 	var parts [][]indexEntry
 	total := 0
-	err := walkFolders(ctx, ix.ws.NewFilter(dir, IndexOptions), 0, func(f *Filter, kept []fs.DirEntry) error {
+	err := walkFolders(ctx, ix.ws.NewFilter(dir, IndexOptions), 0, true, func(f *Filter, kept []fs.DirEntry) error {
 		if len(kept) == 0 {
 			return nil
 		}

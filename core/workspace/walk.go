@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // WalkFunc is called for every entry a walk keeps, from several goroutines at once, in no
@@ -32,6 +33,8 @@ type walker struct {
 	ctx    context.Context
 	fn     WalkFunc
 	folder folderFunc // used instead of fn when set
+	sweep  bool       // remove stale atomic-write temp files from every folder read
+	now    time.Time  // the sweep's clock
 	// mu guards stack, pending and err; cond signals new work or the end.
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -44,9 +47,10 @@ func walkFrom(ctx context.Context, root *Filter, workers int, fn WalkFunc) error
 	return (&walker{ctx: ctx, fn: fn}).run(root, workers)
 }
 
-// walkFolders walks root's tree like Walk, calling fn once per folder.
-func walkFolders(ctx context.Context, root *Filter, workers int, fn folderFunc) error {
-	return (&walker{ctx: ctx, folder: fn}).run(root, workers)
+// walkFolders walks root's tree like Walk, calling fn once per folder. With sweep, every
+// folder read loses its stale atomic-write temp files first (see sweepTemps).
+func walkFolders(ctx context.Context, root *Filter, workers int, sweep bool, fn folderFunc) error {
+	return (&walker{ctx: ctx, folder: fn, sweep: sweep, now: time.Now()}).run(root, workers)
 }
 
 func (w *walker) run(root *Filter, workers int) error {
@@ -106,6 +110,9 @@ func (w *walker) readDir(f *Filter) error {
 	// Unsorted: callers that need an order sort what they keep, which is cheaper.
 	entries, _ := d.ReadDir(-1)
 	d.Close()
+	if w.sweep {
+		entries = sweepTemps(f.dir, entries, w.now)
+	}
 	var subdirs []*Filter
 	if w.folder != nil {
 		kept := entries[:0]

@@ -38,7 +38,7 @@ func New(roots ...string) (*Workspace, error) {
 	}
 	ws := &Workspace{}
 	for _, r := range roots {
-		abs, err := filepath.Abs(r)
+		abs, err := filepath.Abs(matchReplaced(r))
 		if err != nil {
 			return nil, fmt.Errorf("workspace root %q: %w", r, err)
 		}
@@ -71,7 +71,9 @@ func (ws *Workspace) Roots() []Root {
 }
 
 // Resolve maps a model-supplied path to an absolute, cleaned path with symlinks resolved as
-// far as the path exists. Relative paths are taken from the primary root, `name:rest` from the
+// far as the path exists. A name that is not valid UTF-8 reaches the model and the clients with
+// U+FFFD in place of its bad bytes (JSON and protobuf cannot carry them); such a path comes
+// back here and is mapped to the file it stands for (see matchReplaced). Relative paths are taken from the primary root, `name:rest` from the
 // root called name. inside reports whether the result lies within a root: a `../` escape, an
 // absolute path elsewhere or a symlink pointing out all give inside=false, never an error.
 func (ws *Workspace) Resolve(path string) (abs string, inside bool, err error) {
@@ -87,7 +89,7 @@ func (ws *Workspace) Resolve(path string) (abs string, inside bool, err error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(base, path)
 	}
-	abs = evalExisting(filepath.Clean(path))
+	abs = evalExisting(matchReplaced(filepath.Clean(path)))
 	return abs, ws.rootOf(abs) != nil, nil
 }
 

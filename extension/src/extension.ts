@@ -15,11 +15,12 @@ import { DiffSessions } from "./host/diff";
 import { CommandRunner } from "./host/commandRunner";
 import { VsCodeTerminals, childProcesses } from "./host/terminal";
 import { hostHandlers } from "./host";
+import { newClientId } from "./host/clientId";
 import { registerCommands } from "./commands";
 import { SECRET_KEY, apiKeyIn } from "./apiKey";
 import { TaskStatus } from "./gen/cairn/v1/task_pb";
 import type { SubscribeResponse } from "./gen/cairn/v1/task_pb";
-import type { DaemonStatus, HostEvent } from "./relay/envelope";
+import type { Broadcast, DaemonStatus, HostEvent } from "./relay/envelope";
 
 let daemon: Daemon | undefined;
 
@@ -68,12 +69,15 @@ export function activate(ctx: vscode.ExtensionContext): void {
   };
   renderStatus();
 
+  // This window's editor, as tasks name it: the same across reconnects of the bridge, so tasks
+  // started before a reconnect (or before the bridge first opened) still use this editor.
+  const hostClientId = newClientId("window");
   let lastDaemonEvent: HostEvent | undefined;
-  const contextEvent = (): HostEvent => ({
+  const contextEvent = (): Broadcast => ({
     type: "host",
     event: "context",
     workspaceRoots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
-    hostId: daemon?.hostId ?? "",
+    hostId: hostClientId,
   });
 
   const webviews: WebviewHost = new WebviewHost({
@@ -132,6 +136,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
       diffView: true,
       terminal: true,
       editor: true,
+      clientId: hostClientId,
     }),
     apiKey: async () => ctx.secrets.get(SECRET_KEY),
     onStatus: (s, detail) => {

@@ -24,7 +24,7 @@ async function until<T>(f: () => T | undefined, what: string, ms = 10_000): Prom
 }
 
 /** window is one editor window's Daemon on a shared data dir. */
-function window(dataDir: string) {
+function window(dataDir: string, clientId: string) {
   const statuses: Array<{ s: DaemonStatus; hostId?: string }> = [];
   const logs: string[] = [];
   const d = new Daemon({
@@ -36,7 +36,7 @@ function window(dataDir: string) {
     log: (l) => logs.push(l),
     trace: () => {},
     traceEnabled: () => false,
-    hello: () => ({ client: "vscode", ideName: "VSCode", workspaceFolders: [dataDir], shell: "/bin/bash", diffView: true, terminal: true, editor: true }),
+    hello: () => ({ client: "vscode", ideName: "VSCode", workspaceFolders: [dataDir], shell: "/bin/bash", diffView: true, terminal: true, editor: true, clientId }),
     handlers: { workspaceFolders: async () => ({ case: "paths", value: { $typeName: "cairn.host.v1.PathsResult", paths: [dataDir] } }) },
     apiKey: async () => "sk-from-secret-storage",
     onStatus: (s, detail) => statuses.push({ s, hostId: detail.hostId }),
@@ -57,13 +57,14 @@ function window(dataDir: string) {
 describe.skipIf(!fs.existsSync(bin))("real daemon", () => {
   it("starts, relays an authenticated call, opens the bridge, and survives a crash", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-ext-"));
-    const w = window(dataDir);
+    const w = window(dataDir, "window-test");
     const { d, statuses } = w;
     let pid: number | undefined;
     try {
       d.start();
       const ready = await until(() => statuses.find((x) => x.s === "ready"), "ready");
-      expect(ready.hostId).toBeTruthy();
+      // The daemon names the host by the window's client id, not by the connection.
+      expect(ready.hostId).toBe("window-test");
       expect(fs.statSync(path.join(dataDir, "daemon.sock")).mode & 0o777).toBe(0o600);
       expect(fs.statSync(path.join(dataDir, "daemon.json")).mode & 0o777).toBe(0o600);
 
@@ -73,13 +74,12 @@ describe.skipIf(!fs.existsSync(bin))("real daemon", () => {
       expect(first).toMatchObject({ payload: { settings: { api: { apiKeySet: true } } } });
       expect(JSON.stringify(first)).not.toContain("sk-from-secret-storage");
 
-      // Crash: the supervisor restarts the daemon and the bridge comes back with a new host id.
+      // Crash: the supervisor restarts the daemon and the bridge comes back under the same id.
       const killed = d.pid!;
       process.kill(killed, "SIGKILL");
       await until(() => statuses.find((x) => x.s === "restarting"), "restarting");
       const again = await until(() => statuses.filter((x) => x.s === "ready")[1], "ready again");
-      expect(again.hostId).toBeTruthy();
-      expect(again.hostId).not.toBe(ready.hostId);
+      expect(again.hostId).toBe("window-test");
       expect(d.pid).not.toBe(killed);
       expect(await w.getState()).toMatchObject({ payload: { dataDir } });
       pid = d.pid;
@@ -96,8 +96,8 @@ describe.skipIf(!fs.existsSync(bin))("real daemon", () => {
 
   it("serves two windows from one daemon; closing one leaves the other working", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-ext-"));
-    const a = window(dataDir);
-    const b = window(dataDir);
+    const a = window(dataDir, "window-a");
+    const b = window(dataDir, "window-b");
     try {
       // Both start at once: one daemon wins the bind, the other window attaches to it.
       a.d.start();

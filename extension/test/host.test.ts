@@ -73,7 +73,7 @@ describe("HostBridge", () => {
     });
     const bridge = await HostBridge.open({
       transport,
-      hello: { client: "vscode", ideName: "VSCode", workspaceFolders: ["/w"], shell: "/bin/bash", diffView: true, terminal: true, editor: true },
+      hello: { client: "vscode", ideName: "VSCode", workspaceFolders: ["/w"], shell: "/bin/bash", diffView: true, terminal: true, editor: true, clientId: "window-1" },
       handlers: { workspaceFolders: async () => ({ case: "paths", value: { $typeName: "cairn.host.v1.PathsResult", paths: ["/w"] } }) },
       log: () => {},
       onClosed: () => {},
@@ -84,7 +84,7 @@ describe("HostBridge", () => {
     bridge.sendEvent({ case: "commandExit", value: { $typeName: "cairn.host.v1.CommandExit", commandId: "c", exitCode: 0 } });
     await finished[Symbol.asyncIterator]().next();
     bridge.close();
-    expect(received[0].message).toMatchObject({ case: "hello", value: { client: "vscode", diffView: true } });
+    expect(received[0].message).toMatchObject({ case: "hello", value: { client: "vscode", diffView: true, clientId: "window-1" } });
     const resp = received.find((m) => m.message.case === "response");
     expect(resp?.message.value).toMatchObject({ id: "r1", result: { case: "paths", value: { paths: ["/w"] } } });
     const events = received.filter((m) => m.message.case === "event").map((m) => (m.message.value as { event: { case: string; value: { data?: string } } }).event);

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createRouterTransport, type Transport } from "@connectrpc/connect";
 import { Relay } from "../src/relay/relay";
-import type { ToWebview } from "../src/relay/envelope";
+import { forWebview, type Broadcast, type ToWebview } from "../src/relay/envelope";
+import { newClientId } from "../src/host/clientId";
 import { cairnRegistry } from "../src/rpc/registry";
 import { TaskService, UiService, TaskStatus } from "../src/gen/cairn/v1/task_pb";
 import { StateService } from "../src/gen/cairn/v1/state_pb";
@@ -169,5 +170,23 @@ describe("cairnRegistry", () => {
     }
     expect(cairnRegistry.method("cairn.v1.CheckpointService", "RestoreCheckpoint")).toBeDefined();
     expect(cairnRegistry.method("cairn.v1.UiService", "Subscribe")).toBeDefined();
+  });
+});
+
+describe("client ids", () => {
+  it("each webview receives the window context with its own id; other events pass unchanged", () => {
+    const sidebar = { clientId: newClientId("webview") };
+    const panel = { clientId: newClientId("webview") };
+    expect(sidebar.clientId).toMatch(/^webview-[0-9a-f]{24}$/);
+    expect(panel.clientId).not.toBe(sidebar.clientId);
+    const context: Broadcast = { type: "host", event: "context", workspaceRoots: ["/w"], hostId: "window-1" };
+    expect(forWebview(sidebar, context)).toEqual({ ...context, clientId: sidebar.clientId });
+    expect(forWebview(panel, context)).toEqual({ ...context, clientId: panel.clientId });
+    const daemon: Broadcast = { type: "host", event: "daemon", status: "ready" };
+    expect(forWebview(panel, daemon)).toBe(daemon);
+  });
+
+  it("a window id is made from the random source it is given", () => {
+    expect(newClientId("window", (n) => new Uint8Array(n).fill(0xab))).toBe(`window-${"ab".repeat(12)}`);
   });
 });

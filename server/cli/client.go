@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+	"github.com/cairnhq/cairn/server/rpc"
 
 	"github.com/cairnhq/cairn/server"
 )
@@ -44,7 +45,8 @@ func dial(address, tokenFile string) (*client, error) {
 		target = "passthrough:///" + target
 	}
 	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithPerRPCCredentials(bearer(strings.TrimSpace(string(tok)))))
+		grpc.WithPerRPCCredentials(bearer(strings.TrimSpace(string(tok)))),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(rpc.MaxMessageBytes), grpc.MaxCallSendMsgSize(rpc.MaxMessageBytes)))
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,10 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/shellcmd"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/server"
@@ -50,7 +53,10 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		if *mode == "plan" {
 			m = cairnv1.Mode_MODE_PLAN
 		}
-		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: text, WorkspaceRoots: []string{root}, Mode: m})
+		// Protobuf strings are UTF-8 only: bad bytes in the task or the folder's name become
+		// U+FFFD (the daemon maps such a folder name back to the folder on disk).
+		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
+			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m})
 		if err != nil {
 			fmt.Fprintf(stdio.Err, "cairn run: %v\n", statusText(err))
 			return exitFailure
@@ -315,7 +321,7 @@ func toolLine(t *cairnv1.ToolPayload) string {
 // answer handles an ask; done reports that the run ends with code.
 func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 	reply := func(r cairnv1.AskResponse, text string) {
-		_, err := p.c.tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: p.taskID, Response: r, Text: text, MessageIndex: m.GetIndex()})
+		_, err := p.c.tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: p.taskID, Response: r, Text: text, MessageIndex: proto.Int32(m.GetIndex())})
 		if err != nil && !p.json {
 			fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
 		}
@@ -328,7 +334,7 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 		if !p.io.TTY {
 			p.denials++
 			if !p.json {
-				fmt.Fprintf(p.io.Err, "denied: %s — not auto-approved; run with --auto-approve %s (or --yolo) to allow it\n", what, flagName)
+				fmt.Fprintf(p.io.Err, "denied: %s — %s\n", what, p.denialHint(m, flagName))
 			}
 			if p.denials >= 3 {
 				p.cancelTask()
@@ -423,6 +429,35 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// denialHint says why an ask was denied without a terminal and what would let it through. A
+// command Cairn always asks about (deny list, or a line it cannot read) gets no flag advice:
+// no flag allows it, --yolo included.
+func (p *printer) denialHint(m *cairnv1.Message, flagName string) string {
+	if c := m.GetCommand(); c != nil {
+		why := "it is on the command deny list"
+		script, err := shellcmd.Parse(c.GetCommand())
+		hit, denied := shellcmd.Hit{}, false
+		if err == nil {
+			hit, denied = script.Denied(config.DefaultDenyList)
+		}
+		switch {
+		case err != nil:
+			why, denied = "Cairn cannot read it as a shell command", true
+		case denied && hit.Entry != "":
+			why = "it matches the deny-list entry `" + hit.Entry + "`"
+		case denied:
+			why = hit.Reason
+		}
+		if denied || p.yolo {
+			return why + ", so Cairn always asks about it, even with --yolo; approve it by running cairn at a terminal, or run it yourself"
+		}
+	}
+	if p.yolo {
+		return "this needs approval even with --yolo; approve it by running cairn at a terminal"
+	}
+	return "not auto-approved; run with --auto-approve " + flagName + " (or --yolo) to allow it"
 }
 
 func describeAsk(m *cairnv1.Message) (what, flag string) {

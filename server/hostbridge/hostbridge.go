@@ -1,6 +1,12 @@
 // Package hostbridge adapts HostBridgeService.Connect streams to core's host interfaces: each
 // connected editor (or CLI, or test fake) becomes a tools.Host whose diff views, terminals and
 // editor queries are requests on its stream, answered by id.
+//
+// A host is known by a stable id (the client id its hello gives, the same across reconnects of
+// one editor window), not by its connection: tasks hold a Ref that looks the connection up on
+// every call and uses a fallback host while none is connected. Diff sessions opened through a
+// Ref remember it, so a Save/Reject pressed in the editor reaches the one task that owns the
+// diff (Registry.OnDiffDecision).
 package hostbridge
 
 import (
@@ -29,25 +35,43 @@ const DefaultDeadline = 60 * time.Second
 // Registry holds the connected hosts.
 type Registry struct {
 	version string
-	// OnDiffDecision is called when a user presses Save/Reject in the editor.
-	OnDiffDecision func(hostID, sessionID string, approved bool)
+	// OnDiffDecision is called when a user presses Save or Reject in the editor on a diff that
+	// was opened through owner and whose proposal is complete (its approval may be open). It
+	// is called on the host's receiving goroutine: it must not block on that host.
+	OnDiffDecision func(owner *Ref, approved bool)
 
-	// mu guards hosts.
-	mu    sync.Mutex
+	// mu guards hosts and sessions.
+	mu sync.Mutex
+	// hosts are the live connections by stable id; a reconnect replaces the entry.
 	hosts map[string]*Host
+	// sessions are the open diff sessions opened through a Ref, by session id.
+	sessions map[string]*diffSession
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry(version string) *Registry {
-	return &Registry{version: version, hosts: map[string]*Host{}}
+	return &Registry{version: version, hosts: map[string]*Host{}, sessions: map[string]*diffSession{}}
 }
 
-// Get returns a connected host.
+// Get returns the connection currently serving the host with stable id id.
 func (r *Registry) Get(id string) (*Host, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h, ok := r.hosts[id]
 	return h, ok
+}
+
+// decide routes a Save/Reject from the host with stable id hostID to the owner of the diff
+// session, when that host opened it and its proposal is final; anything else (an unknown or
+// finished session, another window's session, a diff still streaming) is dropped.
+func (r *Registry) decide(hostID, sessionID string, approved bool) {
+	r.mu.Lock()
+	s := r.sessions[sessionID]
+	ok := s != nil && s.hostID == hostID && s.final && s.owner != nil
+	r.mu.Unlock()
+	if ok && r.OnDiffDecision != nil {
+		r.OnDiffDecision(s.owner, approved)
+	}
 }
 
 // Stream is the server side of a Connect stream.
@@ -68,22 +92,30 @@ func (r *Registry) Serve(stream Stream) error {
 		return fmt.Errorf("hostbridge: the first message must be hello")
 	}
 	h := &Host{
-		id: newID(), hello: hello, stream: stream, r: r,
+		conn: newID(), hello: hello, stream: stream, r: r,
 		pending:  map[string]chan *hostv1.Response{},
 		commands: map[string]*remoteProcess{},
 		done:     make(chan struct{}),
 	}
+	h.id = hello.GetClientId()
+	if h.id == "" {
+		h.id = h.conn
+	}
+	// A reconnect of the same window replaces the old connection for every new call; calls
+	// already sent on the old one finish (or fail) there.
 	r.mu.Lock()
 	r.hosts[h.id] = h
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
-		delete(r.hosts, h.id)
+		if r.hosts[h.id] == h {
+			delete(r.hosts, h.id)
+		}
 		r.mu.Unlock()
 		h.close()
 	}()
 	if err := h.send(&cairnv1.ConnectResponse{Message: &cairnv1.ConnectResponse_Welcome{
-		Welcome: &hostv1.Welcome{HostId: h.id, DaemonVersion: r.version}}}); err != nil {
+		Welcome: &hostv1.Welcome{HostId: h.id, DaemonVersion: r.version, ConnectionId: h.conn}}}); err != nil {
 		return err
 	}
 	for {
@@ -103,9 +135,10 @@ func (r *Registry) Serve(stream Stream) error {
 	}
 }
 
-// Host is one connected editor.
+// Host is one connection of an editor.
 type Host struct {
-	id     string
+	id     string // stable across reconnects (the hello's client id, else conn)
+	conn   string // this connection only
 	hello  *hostv1.Hello
 	stream Stream
 	r      *Registry
@@ -121,8 +154,12 @@ type Host struct {
 	done     chan struct{}
 }
 
-// ID returns the host id given in Welcome.
+// ID returns the host's stable id, given in Welcome (the same for every connection of one
+// editor window that sends a client id).
 func (h *Host) ID() string { return h.id }
+
+// ConnectionID returns the id of this connection alone.
+func (h *Host) ConnectionID() string { return h.conn }
 
 // Hello returns what the host said about itself.
 func (h *Host) Hello() *hostv1.Hello { return h.hello }
@@ -225,9 +262,7 @@ func (h *Host) event(ev *hostv1.Event) {
 			p.finish(int(e.CommandExit.GetExitCode()), nil)
 		}
 	case *hostv1.Event_DiffDecision:
-		if h.r.OnDiffDecision != nil {
-			h.r.OnDiffDecision(h.id, e.DiffDecision.GetSessionId(), e.DiffDecision.GetApproved())
-		}
+		h.r.decide(h.id, e.DiffDecision.GetSessionId(), e.DiffDecision.GetApproved())
 	}
 }
 
@@ -267,31 +302,78 @@ func (h *Host) MultiDiff(ctx context.Context, title string, files []DiffFile) er
 type diffs struct{ h *Host }
 
 func (d diffs) Open(ctx context.Context, abs, original string, isNew bool) (tools.DiffSession, error) {
-	s := &diffSession{h: d.h, id: newID()}
-	_, err := d.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_OpenDiff{OpenDiff: &hostv1.OpenDiffRequest{
+	return d.h.openDiff(ctx, nil, abs, original, isNew)
+}
+
+// openDiff opens a diff view. A session opened for owner is registered so the editor's
+// Save/Reject on it reaches owner, and its later calls go to whichever connection serves the
+// host then (the editor keeps its diff views across a reconnect of the bridge).
+func (h *Host) openDiff(ctx context.Context, owner *Ref, abs, original string, isNew bool) (tools.DiffSession, error) {
+	s := &diffSession{h: h, r: h.r, hostID: h.id, id: newID(), owner: owner}
+	if owner != nil {
+		h.r.mu.Lock()
+		h.r.sessions[s.id] = s
+		h.r.mu.Unlock()
+	}
+	_, err := h.call(ctx, &hostv1.Request{Request: &hostv1.Request_OpenDiff{OpenDiff: &hostv1.OpenDiffRequest{
 		SessionId: s.id, Path: abs, Original: original, IsNew: isNew}}})
 	if err != nil {
+		s.forget()
 		return nil, err
 	}
 	return s, nil
 }
 
+// diffSession is one diff view in the editor. Its registry entry (when it has an owner) lives
+// from Open until Save or Revert starts.
 type diffSession struct {
-	h  *Host
-	id string
+	h      *Host // the connection that opened it
+	r      *Registry
+	hostID string
+	id     string
+	owner  *Ref // nil: opened without a Ref, decisions on it are not routed
+
+	// final is set once the complete proposal is shown; guarded by r.mu.
+	final bool
 }
 
 // ID returns the session id (DiffDecision events name it).
 func (s *diffSession) ID() string { return s.id }
 
+// conn is the connection to send to: for a session with an owner, whichever connection
+// serves the host now.
+func (s *diffSession) conn() *Host {
+	if s.owner == nil {
+		return s.h
+	}
+	if h, ok := s.r.Get(s.hostID); ok {
+		return h
+	}
+	return s.h // gone: its calls fail with ErrHostGone
+}
+
+func (s *diffSession) forget() {
+	s.r.mu.Lock()
+	if s.r.sessions[s.id] == s {
+		delete(s.r.sessions, s.id)
+	}
+	s.r.mu.Unlock()
+}
+
 func (s *diffSession) Update(ctx context.Context, proposed string, final bool) error {
-	_, err := s.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_UpdateDiff{UpdateDiff: &hostv1.UpdateDiffRequest{
+	_, err := s.conn().call(ctx, &hostv1.Request{Request: &hostv1.Request_UpdateDiff{UpdateDiff: &hostv1.UpdateDiffRequest{
 		SessionId: s.id, Content: proposed, Final: final}}})
+	if err == nil && final {
+		s.r.mu.Lock()
+		s.final = true
+		s.r.mu.Unlock()
+	}
 	return err
 }
 
 func (s *diffSession) Save(ctx context.Context) (string, error) {
-	resp, err := s.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_SaveDiff{SaveDiff: &hostv1.SaveDiffRequest{SessionId: s.id}}})
+	s.forget()
+	resp, err := s.conn().call(ctx, &hostv1.Request{Request: &hostv1.Request_SaveDiff{SaveDiff: &hostv1.SaveDiffRequest{SessionId: s.id}}})
 	if err != nil {
 		return "", err
 	}
@@ -299,7 +381,8 @@ func (s *diffSession) Save(ctx context.Context) (string, error) {
 }
 
 func (s *diffSession) Revert(ctx context.Context) error {
-	_, err := s.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_RevertDiff{RevertDiff: &hostv1.RevertDiffRequest{SessionId: s.id}}})
+	s.forget()
+	_, err := s.conn().call(ctx, &hostv1.Request{Request: &hostv1.Request_RevertDiff{RevertDiff: &hostv1.RevertDiffRequest{SessionId: s.id}}})
 	return err
 }
 

@@ -13,7 +13,7 @@ import (
 
 // AnswerAsk answers the task's open ask.
 func (s *Services) AnswerAsk(ctx context.Context, req *cairnv1.AnswerAskRequest) (*cairnv1.AnswerAskResponse, error) {
-	t, err := s.taskFor(ctx, req.GetTaskId())
+	t, err := s.taskOn(ctx, req.GetTaskId(), req.GetHostId())
 	if err != nil {
 		return nil, err
 	}
@@ -25,9 +25,12 @@ func (s *Services) AnswerAsk(ctx context.Context, req *cairnv1.AnswerAskRequest)
 	default:
 		return nil, status.Error(codes.InvalidArgument, "response is required")
 	}
-	idx := int(req.GetMessageIndex())
-	if req.GetMessageIndex() == 0 && t.State().OpenAsk != 0 {
-		idx = -1 // unset: answer whatever is open
+	idx := -1 // unset: answer whatever is open
+	if req.MessageIndex != nil {
+		idx = int(req.GetMessageIndex())
+		if idx < 0 {
+			return nil, status.Error(codes.InvalidArgument, "message_index must not be negative")
+		}
 	}
 	if err := t.Answer(idx, ans); err != nil {
 		return nil, toStatus(err)

@@ -12,6 +12,8 @@ func (s *Services) CancelTask(ctx context.Context, req *cairnv1.CancelTaskReques
 	if err != nil {
 		return nil, err
 	}
-	t.Cancel()
+	if err := t.Cancel(ctx); err != nil {
+		return nil, toStatus(err)
+	}
 	return &cairnv1.CancelTaskResponse{}, nil
 }

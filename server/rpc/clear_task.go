@@ -7,7 +7,7 @@ import (
 )
 
 // ClearTask closes a task in the daemon; it stays in history.
-func (s *Services) ClearTask(_ context.Context, req *cairnv1.ClearTaskRequest) (*cairnv1.ClearTaskResponse, error) {
-	s.b.Tasks.Clear(req.GetTaskId())
+func (s *Services) ClearTask(ctx context.Context, req *cairnv1.ClearTaskRequest) (*cairnv1.ClearTaskResponse, error) {
+	s.b.Tasks.Clear(ctx, req.GetTaskId())
 	return &cairnv1.ClearTaskResponse{}, nil
 }

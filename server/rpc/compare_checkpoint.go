@@ -14,6 +14,9 @@ import (
 // CompareCheckpoint lists the files changed since a checkpoint row of a task (up to a later
 // checkpoint or the working tree) and, when asked, shows them in the task's editor.
 func (s *Services) CompareCheckpoint(ctx context.Context, req *cairnv1.CompareCheckpointRequest) (*cairnv1.CompareCheckpointResponse, error) {
+	if req.MessageIndex == nil {
+		return nil, status.Error(codes.InvalidArgument, "message_index is required")
+	}
 	t, err := s.taskFor(ctx, req.GetTaskId())
 	if err != nil {
 		return nil, err
@@ -31,7 +34,7 @@ func (s *Services) CompareCheckpoint(ctx context.Context, req *cairnv1.CompareCh
 	}
 	resp := &cairnv1.CompareCheckpointResponse{}
 	for _, f := range files {
-		resp.Files = append(resp.Files, &cairnv1.CheckpointFileDiff{Path: f.Path, Before: f.Before, After: f.After})
+		resp.Files = append(resp.Files, &cairnv1.CheckpointFileDiff{Path: clean(f.Path), Before: clean(f.Before), After: clean(f.After)})
 	}
 	if !req.GetShowInEditor() || len(files) == 0 || s.b.Hosts == nil {
 		return resp, nil

@@ -1,6 +1,10 @@
 package rpc
 
 import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
@@ -48,8 +52,8 @@ var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{
 
 // toMessage maps a core message to the wire.
 func toMessage(m msg.Message) *cairnv1.Message {
-	out := &cairnv1.Message{Index: int32(m.Index), Time: timestamppb.New(m.Time), Text: m.Text, Partial: m.Partial,
-		Images: m.Images, Files: m.Files}
+	out := &cairnv1.Message{Index: int32(m.Index), Time: timestamppb.New(m.Time), Text: clean(m.Text), Partial: m.Partial,
+		Images: cleanAll(m.Images), Files: cleanAll(m.Files)}
 	if m.Type == msg.Ask {
 		out.Kind = &cairnv1.Message_Ask{Ask: askKinds[m.Kind]}
 	} else {
@@ -57,40 +61,40 @@ func toMessage(m msg.Message) *cairnv1.Message {
 	}
 	switch p := m.Payload.(type) {
 	case *msg.Tool:
-		out.Payload = &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: toolOps[p.Op], Path: p.Path, Content: p.Content,
-			Diff: p.Diff, Regex: p.Regex, FilePattern: p.FilePattern, OutsideWorkspace: p.Outside}}
+		out.Payload = &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: toolOps[p.Op], Path: clean(p.Path), Content: clean(p.Content),
+			Diff: clean(p.Diff), Regex: clean(p.Regex), FilePattern: clean(p.FilePattern), OutsideWorkspace: p.Outside}}
 	case *msg.Command:
-		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: p.Command, RequiresApproval: p.RequiresApproval}}
+		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: clean(p.Command), RequiresApproval: p.RequiresApproval}}
 	case *msg.CommandOutput:
-		co := &cairnv1.CommandOutputPayload{Output: p.Output, Running: p.Running}
+		co := &cairnv1.CommandOutputPayload{Output: clean(p.Output), Running: p.Running}
 		if p.ExitCode != nil {
 			c := int32(*p.ExitCode)
 			co.ExitCode = &c
 		}
 		out.Payload = &cairnv1.Message_CommandOutput{CommandOutput: co}
 	case *msg.Followup:
-		out.Payload = &cairnv1.Message_Followup{Followup: &cairnv1.FollowupPayload{Question: p.Question, Options: p.Options,
-			Selected: p.Selected, NeedsMoreExploration: p.NeedsMoreExploration}}
+		out.Payload = &cairnv1.Message_Followup{Followup: &cairnv1.FollowupPayload{Question: clean(p.Question), Options: cleanAll(p.Options),
+			Selected: clean(p.Selected), NeedsMoreExploration: p.NeedsMoreExploration}}
 	case *msg.Completion:
-		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: p.Result, Command: p.Command}}
+		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command)}}
 	case *msg.APIRequest:
 		out.Payload = &cairnv1.Message_ApiRequest{ApiRequest: &cairnv1.ApiRequestPayload{TokensIn: p.TokensIn, TokensOut: p.TokensOut,
-			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: p.CancelReason, Error: p.Error, Done: p.Done}}
+			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: clean(p.CancelReason), Error: clean(p.Error), Done: p.Done}}
 	case *msg.Retry:
 		out.Payload = &cairnv1.Message_Retry{Retry: &cairnv1.RetryPayload{Attempt: int32(p.Attempt), MaxAttempts: int32(p.MaxAttempt),
-			DelaySeconds: int32(p.DelaySec), Error: p.Error}}
+			DelaySeconds: int32(p.DelaySec), Error: clean(p.Error)}}
 	case *msg.NewTask:
-		out.Payload = &cairnv1.Message_NewTask{NewTask: &cairnv1.NewTaskPayload{Context: p.Context}}
+		out.Payload = &cairnv1.Message_NewTask{NewTask: &cairnv1.NewTaskPayload{Context: clean(p.Context)}}
 	case *msg.Browser:
-		out.Payload = &cairnv1.Message_Browser{Browser: &cairnv1.BrowserPayload{Action: p.Action, Url: p.URL, Coordinate: p.Coordinate,
-			Text: p.Text, ScreenshotPng: p.Screenshot, Logs: p.Logs, CurrentUrl: p.CurrentURL}}
+		out.Payload = &cairnv1.Message_Browser{Browser: &cairnv1.BrowserPayload{Action: clean(p.Action), Url: clean(p.URL), Coordinate: clean(p.Coordinate),
+			Text: clean(p.Text), ScreenshotPng: p.Screenshot, Logs: clean(p.Logs), CurrentUrl: clean(p.CurrentURL)}}
 	case *msg.MCP:
-		out.Payload = &cairnv1.Message_Mcp{Mcp: &cairnv1.McpPayload{ServerName: p.Server, ToolName: p.Tool, Uri: p.URI,
-			Arguments: p.Arguments, Response: p.Response}}
+		out.Payload = &cairnv1.Message_Mcp{Mcp: &cairnv1.McpPayload{ServerName: clean(p.Server), ToolName: clean(p.Tool), Uri: clean(p.URI),
+			Arguments: clean(p.Arguments), Response: clean(p.Response)}}
 	case *msg.Checkpoint:
-		out.Payload = &cairnv1.Message_Checkpoint{Checkpoint: &cairnv1.CheckpointPayload{Hash: p.Hash}}
+		out.Payload = &cairnv1.Message_Checkpoint{Checkpoint: &cairnv1.CheckpointPayload{Hash: clean(p.Hash)}}
 	case *msg.Progress:
-		out.Payload = &cairnv1.Message_Progress{Progress: &cairnv1.ProgressPayload{Markdown: p.Markdown}}
+		out.Payload = &cairnv1.Message_Progress{Progress: &cairnv1.ProgressPayload{Markdown: clean(p.Markdown)}}
 	}
 	return out
 }
@@ -116,10 +120,10 @@ func fromMode(m cairnv1.Mode) string {
 }
 
 func toState(s task.State) *cairnv1.TaskState {
-	return &cairnv1.TaskState{TaskId: s.ID, Status: statuses[s.Status], Mode: toMode(s.Mode), Title: s.Title,
+	return &cairnv1.TaskState{TaskId: clean(s.ID), Status: statuses[s.Status], Mode: toMode(s.Mode), Title: clean(s.Title),
 		TokensIn: s.TokensIn, TokensOut: s.TokensOut, CacheReads: s.CacheReads, CacheWrites: s.CacheWrites, Cost: s.Cost,
-		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: s.FocusChain,
-		OpenAskIndex: int32(s.OpenAsk), Model: s.Model, MessageCount: int32(s.MessageCount)}
+		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
+		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount)}
 }
 
 func toSummary(m store.Meta) *cairnv1.TaskSummary {
@@ -127,31 +131,31 @@ func toSummary(m store.Meta) *cairnv1.TaskSummary {
 	if len(m.Workspace) > 0 {
 		ws = m.Workspace[0]
 	}
-	return &cairnv1.TaskSummary{TaskId: m.ID, Title: m.Title, WorkspaceRoot: ws, CreatedUnixMs: m.Created.UnixMilli(),
+	return &cairnv1.TaskSummary{TaskId: clean(m.ID), Title: clean(m.Title), WorkspaceRoot: clean(ws), CreatedUnixMs: m.Created.UnixMilli(),
 		UpdatedUnixMs: m.Updated.UnixMilli(), TokensIn: m.TokensIn, TokensOut: m.TokensOut, CacheWrites: m.CacheWrites,
-		CacheReads: m.CacheReads, Cost: m.Cost, SizeBytes: m.SizeBytes, Favorite: m.Favorite, Model: m.Model}
+		CacheReads: m.CacheReads, Cost: m.Cost, SizeBytes: m.SizeBytes, Favorite: m.Favorite, Model: clean(m.Model)}
 }
 
 // toSettings maps settings to the wire, never including the API key.
 func toSettings(s config.Settings) *cairnv1.Settings {
 	a := s.AutoApprove
 	return &cairnv1.Settings{
-		Api: &cairnv1.ApiConfig{BaseUrl: s.API.BaseURL, ApiKeySet: s.API.APIKey != "", Model: s.API.Model, PlanModel: s.API.PlanModel,
-			Headers: s.API.Headers, RequestIdleTimeoutSeconds: int32(s.API.RequestIdleTimeout), ContextWindow: s.API.ContextWindow,
+		Api: &cairnv1.ApiConfig{BaseUrl: clean(s.API.BaseURL), ApiKeySet: s.API.APIKey != "", Model: clean(s.API.Model),
+			PlanModel: clean(s.API.PlanModel), Headers: cleanMap(s.API.Headers), RequestIdleTimeoutSeconds: int32(s.API.RequestIdleTimeout), ContextWindow: s.API.ContextWindow,
 			MaxOutputTokens: s.API.MaxOutputTokens, InputPrice: s.API.InputPrice, OutputPrice: s.API.OutputPrice, SupportsImages: s.API.SupportsImages},
 		AutoApprove: toAutoApprove(a), MistakeLimit: int32(s.MistakeLimit), OutputLineLimit: int32(s.OutputLineLimit),
 		FocusChainEnabled: s.FocusChainEnabled, FocusChainInterval: int32(s.FocusChainInterval), CheckpointsEnabled: s.CheckpointsEnabled,
-		PreferredLanguage: s.PreferredLanguage, CustomInstructions: s.CustomInstructions, FullEditResults: s.FullEditResults,
+		PreferredLanguage: clean(s.PreferredLanguage), CustomInstructions: clean(s.CustomInstructions), FullEditResults: s.FullEditResults,
 		AutoCondense: s.AutoCondense, AutoCondensePercent: int32(s.AutoCondensePercent), BrowserEnabled: s.BrowserEnabled,
-		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: s.RuleToggles,
+		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: cleanKeys(s.RuleToggles),
 	}
 }
 
 func toAutoApprove(a config.AutoApprove) *cairnv1.AutoApprove {
 	return &cairnv1.AutoApprove{Enabled: a.Enabled, ReadFiles: a.ReadFiles, ReadFilesOutside: a.ReadFilesOutside,
 		EditFiles: a.EditFiles, EditFilesOutside: a.EditFilesOutside, SafeCommands: a.SafeCommands, AllCommands: a.AllCommands,
-		Browser: a.Browser, Mcp: a.MCP, MaxRequests: int32(a.MaxRequests), Yolo: a.YOLO, CommandDenyList: a.DenyList,
-		CommandAllowList: a.AllowList}
+		Browser: a.Browser, Mcp: a.MCP, MaxRequests: int32(a.MaxRequests), Yolo: a.YOLO, CommandDenyList: cleanAll(a.DenyList),
+		CommandAllowList: cleanAll(a.AllowList)}
 }
 
 func fromAutoApprove(a *cairnv1.AutoApprove) config.AutoApprove {
@@ -202,4 +206,63 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 		s.RuleToggles = in.GetRuleToggles()
 	}
 	return s
+}
+
+// Protobuf strings must be valid UTF-8: grpc-go refuses to marshal a message holding anything
+// else ("string field contains invalid UTF-8"), and on a stream that error ends the stream, so
+// one Latin-1 file name or one chunk of binary command output would end a client's run. Every
+// string put into a wire message therefore passes through clean, which replaces each run of
+// invalid bytes with U+FFFD. That is right for display; for paths it is lossy, and the way
+// back is in core/workspace: Resolve maps a path whose U+FFFD stand for invalid bytes to the
+// one file on disk whose name reads the same (see workspace.Resolve).
+const replacement = "\uFFFD"
+
+// clean returns s, or s with its invalid UTF-8 replaced. Valid strings are not copied.
+func clean(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, replacement)
+}
+
+// cleanAll cleans every element, copying the slice only when one needs it.
+func cleanAll(ss []string) []string {
+	for i, s := range ss {
+		if !utf8.ValidString(s) {
+			out := slices.Clone(ss)
+			for j := i; j < len(out); j++ {
+				out[j] = clean(out[j])
+			}
+			return out
+		}
+	}
+	return ss
+}
+
+// cleanMap cleans keys and values; cleanKeys cleans keys. Both copy only when needed. Two keys
+// that differ only in their invalid bytes become one; the last one wins.
+func cleanMap(m map[string]string) map[string]string {
+	for k, v := range m {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			out := make(map[string]string, len(m))
+			for k, v := range m {
+				out[clean(k)] = clean(v)
+			}
+			return out
+		}
+	}
+	return m
+}
+
+func cleanKeys[V any](m map[string]V) map[string]V {
+	for k := range m {
+		if !utf8.ValidString(k) {
+			out := make(map[string]V, len(m))
+			for k, v := range m {
+				out[clean(k)] = v
+			}
+			return out
+		}
+	}
+	return m
 }

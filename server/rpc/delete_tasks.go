@@ -7,7 +7,7 @@ import (
 )
 
 // DeleteTasks removes tasks from history.
-func (s *Services) DeleteTasks(_ context.Context, req *cairnv1.DeleteTasksRequest) (*cairnv1.DeleteTasksResponse, error) {
+func (s *Services) DeleteTasks(ctx context.Context, req *cairnv1.DeleteTasksRequest) (*cairnv1.DeleteTasksResponse, error) {
 	ids := req.GetTaskIds()
 	if req.GetAll() {
 		metas, err := s.b.Tasks.Store().List()
@@ -19,7 +19,7 @@ func (s *Services) DeleteTasks(_ context.Context, req *cairnv1.DeleteTasksReques
 			ids = append(ids, m.ID)
 		}
 	}
-	if err := s.b.Tasks.Delete(ids...); err != nil {
+	if err := s.b.Tasks.Delete(ctx, ids...); err != nil {
 		return nil, toStatus(err)
 	}
 	return &cairnv1.DeleteTasksResponse{}, nil

@@ -13,5 +13,5 @@ func (s *Services) ExportTask(ctx context.Context, req *cairnv1.ExportTaskReques
 		return nil, err
 	}
 	md, name := t.Markdown()
-	return &cairnv1.ExportTaskResponse{Markdown: md, FileName: name}, nil
+	return &cairnv1.ExportTaskResponse{Markdown: clean(md), FileName: clean(name)}, nil
 }

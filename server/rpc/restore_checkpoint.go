@@ -26,6 +26,9 @@ func (s *Services) RestoreCheckpoint(ctx context.Context, req *cairnv1.RestoreCh
 	default:
 		return nil, status.Error(codes.InvalidArgument, "kind is required")
 	}
+	if req.MessageIndex == nil {
+		return nil, status.Error(codes.InvalidArgument, "message_index is required")
+	}
 	t, err := s.taskFor(ctx, req.GetTaskId())
 	if err != nil {
 		return nil, err
@@ -35,7 +38,7 @@ func (s *Services) RestoreCheckpoint(ctx context.Context, req *cairnv1.RestoreCh
 		roots := t.Workspace()
 		files = func(ctx context.Context, hash string) error { return s.b.CheckpointRestoreFiles(ctx, roots, hash) }
 	}
-	if err := t.Restore(ctx, s.b.Tasks.Context(), int(req.GetMessageIndex()), kind, files); err != nil {
+	if err := t.Restore(ctx, int(req.GetMessageIndex()), kind, files); err != nil {
 		return nil, toStatus(err)
 	}
 	return &cairnv1.RestoreCheckpointResponse{}, nil

@@ -54,12 +54,19 @@ type Services struct {
 // New returns the services over b.
 func New(b *Backend) *Services { return &Services{b: b} }
 
-// taskFor returns a loaded task, loading it from history when needed.
+// taskFor returns a loaded task, loading it from history (served by the direct host) when
+// needed.
 func (s *Services) taskFor(ctx context.Context, id string) (*task.Task, error) {
+	return s.taskOn(ctx, id, "")
+}
+
+// taskOn returns a loaded task, loading it from history when needed, served by the host the
+// request names ("": the direct host). A task already loaded keeps the host it has.
+func (s *Services) taskOn(ctx context.Context, id, hostID string) (*task.Task, error) {
 	if id == "" {
 		return nil, status.Error(codes.InvalidArgument, "task_id is required")
 	}
-	t, err := s.b.Tasks.Open(ctx, id, "")
+	t, err := s.b.Tasks.Open(ctx, id, hostID)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -79,7 +86,8 @@ func toStatus(err error) error {
 	switch {
 	case errors.Is(err, task.ErrNotFound), errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, "task not found")
-	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy):
+	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy),
+		errors.Is(err, task.ErrClosed):
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, task.ErrBadRequest):
 		return status.Error(codes.InvalidArgument, err.Error())

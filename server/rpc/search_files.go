@@ -24,7 +24,7 @@ func (s *Services) SearchFiles(ctx context.Context, req *cairnv1.SearchFilesRequ
 	}
 	out := &cairnv1.SearchFilesResponse{}
 	for _, m := range ix.Query(req.GetQuery(), n) {
-		out.Matches = append(out.Matches, &cairnv1.FileMatch{Path: m.Rel, IsDir: m.IsDir})
+		out.Matches = append(out.Matches, &cairnv1.FileMatch{Path: clean(m.Rel), IsDir: m.IsDir})
 	}
 	return out, nil
 }

@@ -12,7 +12,7 @@ import (
 // Subscribe sends the task's snapshot, then every change as a delta.
 func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiService_SubscribeServer) error {
 	ctx := stream.Context()
-	t, err := s.taskFor(ctx, req.GetTaskId())
+	t, err := s.taskOn(ctx, req.GetTaskId(), req.GetHostId())
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 				MessageAdded: &cairnv1.MessageAdded{Message: toMessage(ev.Message)}}}
 		case task.EventAppended:
 			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_TextAppended{
-				TextAppended: &cairnv1.TextAppended{Index: int32(ev.Index), Delta: ev.Delta}}}
+				TextAppended: &cairnv1.TextAppended{Index: int32(ev.Index), Delta: clean(ev.Delta)}}}
 		case task.EventUpdated:
 			out = &cairnv1.SubscribeResponse{Event: &cairnv1.SubscribeResponse_MessageUpdated{
 				MessageUpdated: &cairnv1.MessageUpdated{Message: toMessage(ev.Message)}}}

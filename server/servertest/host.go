@@ -48,6 +48,13 @@ type diffState struct {
 // ConnectHost opens the bridge and waits for the welcome.
 func (e *Env) ConnectHost() *Host {
 	e.T.Helper()
+	return e.ConnectHostAs("")
+}
+
+// ConnectHostAs opens the bridge as the window with a stable client id (a reconnect of that
+// window when it connected before) and waits for the welcome.
+func (e *Env) ConnectHostAs(clientID string) *Host {
+	e.T.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := e.Bridge.Connect(ctx)
 	if err != nil {
@@ -55,7 +62,7 @@ func (e *Env) ConnectHost() *Host {
 		e.T.Fatalf("Connect: %v", err)
 	}
 	if err := stream.Send(&cairnv1.ConnectRequest{Message: &cairnv1.ConnectRequest_Hello{Hello: &hostv1.Hello{
-		Client: "test", IdeName: "TestEditor", WorkspaceFolders: []string{e.Workspace}, DiffView: true, Terminal: true, Editor: true}}}); err != nil {
+		Client: "test", IdeName: "TestEditor", WorkspaceFolders: []string{e.Workspace}, DiffView: true, Terminal: true, Editor: true, ClientId: clientID}}}); err != nil {
 		cancel()
 		e.T.Fatalf("hello: %v", err)
 	}
@@ -244,6 +251,24 @@ func mkdirTracked(dir string) []string {
 	}
 	_ = os.MkdirAll(dir, 0o755)
 	return missing
+}
+
+// Session returns the id of the diff view open for path ("" when none is).
+func (h *Host) Session(path string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, d := range h.sessions {
+		if d.path == path {
+			return id
+		}
+	}
+	return ""
+}
+
+// Decide presses Save (approved) or Reject in the editor on a diff view.
+func (h *Host) Decide(sessionID string, approved bool) {
+	h.send(&cairnv1.ConnectRequest{Message: &cairnv1.ConnectRequest_Event{Event: &hostv1.Event{Event: &hostv1.Event_DiffDecision{
+		DiffDecision: &hostv1.DiffDecision{SessionId: sessionID, Approved: approved}}}}})
 }
 
 // Counts returns how many diffs were opened, saved and reverted.

@@ -75,7 +75,7 @@ if (["chat", "command", "perf", "stream"].includes(scene)) fake.persisted = { ta
 
 const ctrl = new Controller(fake);
 createRoot(document.getElementById("root")!).render(<App ctrl={ctrl} />);
-fake.emitHost({ type: "host", event: "context", workspaceRoots: ["/home/dev/cairn"], hostId: "host-1" });
+fake.emitHost({ type: "host", event: "context", workspaceRoots: ["/home/dev/cairn"], hostId: "host-1", clientId: "webview-1" });
 
 function push(ev: SubscribeResponse) {
   fake.lastStream(UiService.method.subscribe).push(ev);

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/cairnhq/cairn/core/tools"
@@ -20,9 +21,16 @@ type Host struct {
 	editor   Editor
 }
 
-// New returns a direct host whose commands run with shell ("" = $SHELL).
-func New(shell string, folders []string) *Host {
-	return &Host{diffs: &Diffs{}, terminal: NewTerminal(shell), editor: Editor{Folders: folders}}
+// New returns a direct host whose commands run with shell ("" = $SHELL). Commands never see
+// the variables of config.DefaultSecretEnv, nor those named in hide.
+func New(shell string, folders []string, hide ...string) *Host {
+	term := NewTerminal(shell)
+	for _, name := range hide {
+		if !slices.Contains(term.Hide, name) {
+			term.Hide = append(term.Hide, name)
+		}
+	}
+	return &Host{diffs: &Diffs{}, terminal: term, editor: Editor{Folders: folders}}
 }
 
 // Diffs returns the disk diff presenter.

@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairnhq/cairn/core/config"
 )
 
 // DefaultGrace is how long a killed process group gets between SIGTERM and SIGKILL (spec §8).
@@ -25,6 +29,9 @@ type Terminal struct {
 	Shell string
 	// Grace is the delay between SIGTERM and SIGKILL when a process group is stopped.
 	Grace time.Duration
+	// Hide names environment variables commands must not see (model API keys): they are
+	// removed from the daemon's environment before a command starts.
+	Hide []string
 	// noPTY forces the pipe fallback; tests use it to cover both paths.
 	noPTY bool
 }
@@ -37,19 +44,23 @@ func NewTerminal(shell string) *Terminal {
 	if shell == "" {
 		shell = "/bin/sh"
 	}
-	return &Terminal{Shell: shell, Grace: DefaultGrace}
+	return &Terminal{Shell: shell, Grace: DefaultGrace, Hide: slices.Clone(config.DefaultSecretEnv)}
 }
 
-// childEnv is the environment of commands: the daemon's, told that nobody reads a screen. A
-// PTY makes programs think a user is there, so pagers must be disabled or `git log` would wait
-// for a key press forever; TERM=dumb keeps most colour and cursor tricks away.
-func childEnv() []string {
-	return append(os.Environ(),
-		"TERM=dumb",
-		"PAGER=cat",
-		"GIT_PAGER=cat",
-		"CAIRN_ACTIVE=true",
-	)
+// childEnv is the environment of commands: the daemon's without the variables named in hide,
+// told that nobody reads a screen. A PTY makes programs think a user is there, so pagers must
+// be disabled or `git log` would wait for a key press forever; TERM=dumb keeps most colour and
+// cursor tricks away.
+func childEnv(base, hide []string) []string {
+	set := []string{"TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "CAIRN_ACTIVE=true"}
+	env := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(hide, name) && !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, set...)
 }
 
 // outPipe is an unbounded in-memory pipe: the writer (the PTY reader goroutine) never blocks,

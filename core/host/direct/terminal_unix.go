@@ -73,7 +73,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 func (t *Terminal) command(req tools.CommandRequest) *exec.Cmd {
 	cmd := exec.Command(t.Shell, "-c", req.Command)
 	cmd.Dir = req.Cwd
-	cmd.Env = childEnv()
+	cmd.Env = childEnv(os.Environ(), t.Hide)
 	return cmd
 }
 

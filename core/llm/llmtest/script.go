@@ -31,7 +31,10 @@ type Turn struct {
 	// Usage is reported in the final usage event when the client asked for one (OpenAI's
 	// stream_options.include_usage); nil reports a rough estimate (4 bytes a token).
 	Usage *Usage `json:"usage,omitempty"`
-	Fault *Fault `json:"fault,omitempty"`
+	// FinishReason ends the stream; "" sends "stop". "length" plays a reply cut off at the
+	// output-token limit.
+	FinishReason string `json:"finish_reason,omitempty"`
+	Fault        *Fault `json:"fault,omitempty"`
 	// Times is how many consecutive requests this turn answers; 0 means 1. A 429 turn with
 	// Times 2 fails twice, so the third try (a retry) gets the next turn.
 	Times  int     `json:"times,omitempty"`

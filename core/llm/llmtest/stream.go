@@ -159,7 +159,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, tur
 		}
 	}
 
-	e.chunk(map[string]any{}, "stop", nil)
+	finish := turn.FinishReason
+	if finish == "" {
+		finish = "stop"
+	}
+	e.chunk(map[string]any{}, finish, nil)
 	if req.IncludeUsage {
 		e.chunk(nil, nil, usageObject(turn, req))
 	}

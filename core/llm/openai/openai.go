@@ -249,13 +249,16 @@ func (s *stream) Recv() (llm.Chunk, error) {
 		for _, ch := range ev.Choices {
 			c.Text += ch.Delta.Content
 			c.Reasoning += ch.Delta.ReasoningContent + ch.Delta.Reasoning
-			s.finished = s.finished || ch.FinishReason != nil && *ch.FinishReason != ""
+			if ch.FinishReason != nil && *ch.FinishReason != "" {
+				s.finished = true
+				c.FinishReason = *ch.FinishReason
+			}
 		}
 		if ev.Usage != nil {
 			c.Usage = ev.Usage.toLLM()
 		}
-		// Role-only and finish-reason events carry nothing for the caller.
-		if c.Text != "" || c.Reasoning != "" || c.Usage != nil {
+		// Role-only events carry nothing for the caller.
+		if c.Text != "" || c.Reasoning != "" || c.Usage != nil || c.FinishReason != "" {
 			return c, nil
 		}
 	}

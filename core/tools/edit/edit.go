@@ -20,6 +20,7 @@ import (
 	"github.com/cairnhq/cairn/core/diff"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/workspace"
 )
 
 //go:embed descriptions/*.md
@@ -89,7 +90,7 @@ func (t *Tool) bodyParam() string {
 }
 
 // load reads the original file (absent: new file).
-func load(abs string) ([]byte, bool, error) {
+func load(ctx context.Context, abs string) ([]byte, bool, error) {
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, true, nil
@@ -100,10 +101,17 @@ func load(abs string) ([]byte, bool, error) {
 	if info.IsDir() {
 		return nil, false, errors.New("it is a directory")
 	}
+	if !info.Mode().IsRegular() {
+		return nil, false, errors.New("it is " + workspace.FileKind(info.Mode()) + ", not a regular file")
+	}
 	if info.Size() > maxFileSize {
 		return nil, false, errors.New("the file is larger than 20 MB")
 	}
-	b, err := os.ReadFile(abs)
+	// The save would replace a read-only file through a rename: refuse before anything opens.
+	if workspace.CheckWritable(abs, info) != nil {
+		return nil, false, fmt.Errorf("it is read-only (mode %s); leave it alone, or ask the user to make it writable first", info.Mode().Perm())
+	}
+	b, err := workspace.ReadRegular(ctx, abs, maxFileSize)
 	return b, false, err
 }
 
@@ -139,11 +147,13 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 		t.dropLocked(ctx)
 	}
 	if t.session == nil {
-		abs, _, err := env.Files.Resolve(path)
-		if err != nil || env.Files.Ignored(abs) {
+		// Nothing is previewed for a call that will be refused (ignored path) or that needs
+		// its own approval first (a file outside the workspace): Run opens the view then.
+		abs, inside, err := env.Files.Resolve(path)
+		if err != nil || !inside || env.Files.Ignored(abs) {
 			return nil
 		}
-		orig, isNew, err := load(abs)
+		orig, isNew, err := load(ctx, abs)
 		if err != nil {
 			return nil
 		}
@@ -197,6 +207,12 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
 	path := call.Params["path"]
 	body := call.Params[t.bodyParam()]
+	if call.Partial {
+		// The call never closed, so its body may be cut short: a diff whose last block lost
+		// lines, or half a file. Applying either would lose data (spec §9).
+		t.closeSession(ctx)
+		return errorResult("cut-off", msgData{Path: path, Tool: call.Name}), nil
+	}
 	abs, inside, err := env.Files.Resolve(path)
 	if err != nil {
 		t.closeSession(ctx)
@@ -212,7 +228,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	// have created the (empty) new file meanwhile, so the disk is no longer the truth.
 	orig, isNew, fromPreview := t.previewOriginal(abs)
 	if !fromPreview {
-		orig, isNew, err = load(abs)
+		orig, isNew, err = load(ctx, abs)
 		if err != nil {
 			t.closeSession(ctx)
 			return errorResult("unreadable", msgData{Path: rel, Reason: err.Error()}), nil
@@ -220,6 +236,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 
 	var proposed []byte
+	var edits []diff.Edit
 	if t.whole {
 		content := diff.StripFences(body)
 		if content != "" && !strings.HasSuffix(content, "\n") {
@@ -245,7 +262,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 			}
 			return tools.Result{}, fmt.Errorf("edit: %w", err)
 		}
-		proposed = res.Content
+		proposed, edits = res.Content, res.Edits
 	}
 
 	session, before, diagsOK, err := t.takeSession(ctx, env, abs, orig, isNew)
@@ -284,7 +301,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 	saved = true
 	o := outcome{rel: rel, orig: string(orig), proposed: string(proposed), final: final, isNew: isNew,
-		full: env.Settings.FullEditResults}
+		full: env.Settings.FullEditResults, edits: edits}
 	if diagsOK {
 		if after, ok := diagnostics(ctx, env, abs); ok {
 			o.problems = newErrors(abs, before, after)

@@ -510,15 +510,47 @@ func TestCountLines(t *testing.T) {
 
 func TestMessagesRender(t *testing.T) {
 	for key := range messages {
-		out := render(key, msgData{Path: "p", Lines: 1, Diff: "d\n", Content: "c", Problems: "- x", Message: "m", Reason: "r"})
+		out := render(key, msgData{Path: "p", Lines: 1, Diff: "d\n", Content: "c", Problems: "- x", Message: "m", Reason: "r",
+			Tool: "t", Block: 2, Span: "line 3"})
 		if strings.HasPrefix(out, "(") || strings.Contains(out, "<no value>") {
 			t.Errorf("section %s renders badly: %q", key, out)
 		}
 	}
 	for _, key := range []string{"saved", "saved-with-changes", "new-problems", "final-content", "changed-hunks",
-		"new-file-unchanged", "replace-failed", "missing-file", "unreadable", "invalid-path", "ignored", "rejected"} {
+		"new-file-unchanged", "replace-failed", "missing-file", "unreadable", "invalid-path", "ignored", "rejected",
+		"match-trimmed", "match-anchor", "cut-off"} {
 		if _, ok := messages[key]; !ok {
 			t.Errorf("messages.md lacks section %q", key)
 		}
+	}
+}
+
+// TestReadOnlyFileRefused: the atomic rename only needs the folder's permission, so a 0444 file
+// would be replaced; the edit must refuse it instead (judged by the mode bits, so also as root).
+func TestReadOnlyFileRefused(t *testing.T) {
+	for _, tool := range []*Tool{NewReplace(), NewWrite()} {
+		t.Run(tool.Spec().Name, func(t *testing.T) {
+			f := newFixture(t, map[string]string{"main.go": small})
+			if err := os.Chmod(f.path("main.go"), 0o444); err != nil {
+				t.Fatal(err)
+			}
+			before := f.snap("main.go")
+			call := replaceCall("main.go", block("\tprintln(\"hi\")\n", "\tprintln(\"bye\")\n"))
+			if tool.whole {
+				call = writeCall("main.go", "package other\n")
+			}
+			res, err := tool.Run(context.Background(), f.env, call)
+			if err != nil || !res.IsError || !strings.Contains(res.Text, "cannot be edited: it is read-only (mode -r--r--r--)") {
+				t.Fatalf("Run = %+v, %v", res, err)
+			}
+			f.unchanged("main.go", before)
+			st, err := os.Stat(f.path("main.go"))
+			if err != nil || st.Mode().Perm() != 0o444 {
+				t.Errorf("mode after the refused edit: %v, %v", st.Mode().Perm(), err)
+			}
+			if len(f.ui.approvals) != 0 || len(f.host.opened()) != 0 {
+				t.Errorf("a refused edit asked %d times and opened %d diff views", len(f.ui.approvals), len(f.host.opened()))
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/cairnhq/cairn/core/diff"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -35,6 +36,9 @@ type msgData struct {
 	Problems string
 	Message  string
 	Reason   string
+	Tool     string // the tool's name
+	Block    int    // 1-based block number of a replace_in_file diff
+	Span     string // "line 4" or "lines 4-9" of the original file
 }
 
 func render(key string, d msgData) string {
@@ -63,6 +67,8 @@ type outcome struct {
 	full     bool // Settings.FullEditResults
 	// problems are the errors the editor reports after saving that it did not report before.
 	problems []tools.Diagnostic
+	// edits are replace_in_file's blocks as the engine placed them, in block order.
+	edits []diff.Edit
 }
 
 // resultText tells the model what is on disk now (spec §9): the success line; the changes the
@@ -82,6 +88,9 @@ func resultText(o outcome) string {
 	} else {
 		parts = append(parts, render("saved", msgData{Path: o.rel}))
 	}
+	if notes := matchNotes(o.edits); notes != "" {
+		parts = append(parts, notes)
+	}
 	if len(o.problems) > 0 {
 		parts = append(parts, render("new-problems", msgData{Path: o.rel, Problems: formatProblems(o.problems)}))
 	}
@@ -94,6 +103,35 @@ func resultText(o outcome) string {
 		parts = append(parts, render("changed-hunks", msgData{Path: o.rel, Lines: lines, Diff: Unified(o.rel, orig, final, 3)}))
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// matchNotes tells the model which blocks were not found verbatim (spec §9): a block placed
+// by whitespace-trimmed lines or by its anchor lines replaced lines that differ from its
+// SEARCH text, so the model should look at them in the saved file before building on them.
+// Blocks found verbatim, before or after the previous block, need no note.
+func matchNotes(edits []diff.Edit) string {
+	var notes []string
+	for _, e := range edits {
+		var key string
+		switch e.Level {
+		case diff.Trimmed, diff.TrimmedAnywhere:
+			key = "match-trimmed"
+		case diff.Anchor:
+			key = "match-anchor"
+		default:
+			continue
+		}
+		notes = append(notes, render(key, msgData{Block: e.Block, Span: span(e.Start, e.End)}))
+	}
+	return strings.Join(notes, "\n")
+}
+
+// span names original lines [start, end) 1-based, the way the model reads line numbers.
+func span(start, end int) string {
+	if end-start == 1 {
+		return fmt.Sprintf("line %d", start+1)
+	}
+	return fmt.Sprintf("lines %d-%d", start+1, end)
 }
 
 // modelText is s as the model reads it: no BOM, LF line endings.

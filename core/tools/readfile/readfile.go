@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/workspace"
 )
 
 const (
@@ -94,6 +95,8 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Result{}, fmt.Errorf("readfile: stat %s: %w", rel, err)
 	case info.IsDir():
 		return tools.Errorf("%s", message("is_dir", rel)), nil
+	case !info.Mode().IsRegular():
+		return tools.Errorf("%s", message("not_regular", rel, workspace.FileKind(info.Mode()))), nil
 	case info.Size() > MaxBytes:
 		return tools.Errorf("%s", message("too_large", rel, humanSize(info.Size()), humanSize(MaxBytes))), nil
 	}
@@ -121,7 +124,7 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Result{Rejected: true, Text: message("denied"), UserFeedback: ans.Text}, nil
 	}
 
-	res, err := read(abs, rel, ext, rng, lineLimit(env.Settings))
+	res, err := read(ctx, abs, rel, ext, rng, lineLimit(env.Settings))
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -132,10 +135,19 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	return res, nil
 }
 
-// read loads and converts the file. Model-facing problems come back as error results.
-func read(abs, rel, ext string, rng lineRange, limit int) (tools.Result, error) {
-	data, err := os.ReadFile(abs)
-	if err != nil {
+// read loads and converts the file. Model-facing problems come back as error results. The
+// file may have changed since Run looked at it, so the read itself refuses what is not a
+// regular file and stops at MaxBytes whatever size the file claims.
+func read(ctx context.Context, abs, rel, ext string, rng lineRange, limit int) (tools.Result, error) {
+	data, err := workspace.ReadRegular(ctx, abs, MaxBytes)
+	switch {
+	case errors.Is(err, workspace.ErrNotRegular):
+		return tools.Errorf("%s", message("not_regular", rel, "no longer a regular file")), nil
+	case errors.Is(err, workspace.ErrTooLarge):
+		return tools.Errorf("%s", message("too_large_read", rel, humanSize(MaxBytes))), nil
+	case errors.Is(err, fs.ErrNotExist):
+		return tools.Errorf("%s", message("not_found", rel)), nil
+	case err != nil:
 		return tools.Result{}, fmt.Errorf("readfile: read %s: %w", rel, err)
 	}
 	if media, ok := images[ext]; ok {

@@ -24,8 +24,8 @@ func numbered(n int) string {
 	return b.String()
 }
 
-// workspace writes the fixtures every Run test reads.
-func workspace(t *testing.T) string {
+// fixtureRoot writes the fixtures every Run test reads.
+func fixtureRoot(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	utf16, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte("key = välue\n"))
@@ -72,7 +72,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestRun(t *testing.T) {
-	root := workspace(t)
+	root := fixtureRoot(t)
 	approve := tools.Answer{Approved: true}
 	tests := []struct {
 		name      string
@@ -195,7 +195,7 @@ func TestRunOutsideWorkspace(t *testing.T) {
 }
 
 func TestRunApproveError(t *testing.T) {
-	root := workspace(t)
+	root := fixtureRoot(t)
 	boom := errors.New("host gone")
 	env := &tools.Env{Files: &toolstest.Files{Dir: root}, UI: &toolstest.UI{Err: boom}}
 	_, err := New().Run(context.Background(), env, tools.Call{Name: Name, Params: map[string]string{"path": "main.go"}})
@@ -238,7 +238,7 @@ func TestSpec(t *testing.T) {
 			t.Errorf("param %s lacks text", p.Name)
 		}
 	}
-	for _, key := range []string{"ignored", "not_found", "is_dir", "too_large", "bad_number", "bad_range", "past_end",
+	for _, key := range []string{"ignored", "not_found", "is_dir", "not_regular", "too_large", "too_large_read", "bad_number", "bad_range", "past_end",
 		"no_vision", "bad_image", "unsupported_image", "binary", "bad_document", "image_read", "truncated", "range", "denied"} {
 		if _, ok := messages[key]; !ok {
 			t.Errorf("messages.md lacks %q", key)

@@ -2,8 +2,9 @@
 // details: a Registry of the commands a task started, so output that arrives after the tool
 // returned ("proceed while running") still reaches the model.
 //
-// The tool only asks for approval; deny and allow lists and auto-approval are the loop's job
-// (spec §2.2). Output is cleaned of terminal escapes and line-limited here, so every host
+// The tool refuses commands that would print a file the workspace's ignore file hides (as
+// read_file does), then asks for approval; deny and allow lists and auto-approval are the
+// loop's job (spec §2.2). Output is cleaned of terminal escapes and line-limited here, so every host
 // terminal (the editor's or core/host/direct) gives the model the same plain text.
 package shell
 
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/shellcmd"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -75,6 +77,11 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		}
 	}
 
+	if rel, blocked := readsIgnored(env.Files, command); blocked {
+		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
+		return tools.Errorf("%s", render("ignored", rel)), nil
+	}
+
 	ans, err := env.UI.Approve(ctx, tools.Approval{
 		Ask:              msg.AskCommand,
 		Category:         tools.CategoryCommand,
@@ -104,6 +111,32 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		t.reg.forget(f.tracked)
 	}
 	return res, err
+}
+
+// readsIgnored reports the first file, if any, that a simple reading command in command
+// (cat, head, grep, …; see shellcmd.Script.Reads) would print although the workspace's
+// ignore file hides it from read_file. A line that does not parse is left to the approval,
+// which always asks about it.
+func readsIgnored(files tools.Files, command string) (string, bool) {
+	if files == nil {
+		return "", false
+	}
+	script, err := shellcmd.Parse(command)
+	if err != nil {
+		return "", false
+	}
+	abs, blocked := script.FirstIgnored(files.Root(), func(abs string) bool {
+		if files.Ignored(abs) {
+			return true
+		}
+		// The file may be a link into an ignored folder.
+		resolved, _, err := files.Resolve(abs)
+		return err == nil && resolved != abs && files.Ignored(resolved)
+	})
+	if !blocked {
+		return "", false
+	}
+	return files.Rel(abs), true
 }
 
 // follower streams one command's output to the chat and builds the result.

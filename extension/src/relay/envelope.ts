@@ -17,14 +17,32 @@ export interface RpcErrorBody {
   message: string;
 }
 
+/** The editor context of the window: hostId names the window's editor to the daemon (the same
+ * for every webview of the window and across reconnects of its bridge). */
+export interface WindowContext {
+  type: "host";
+  event: "context";
+  workspaceRoots: string[];
+  hostId: string;
+}
+
 export type HostEvent =
   | { type: "host"; event: "addToInput"; text: string }
   | { type: "host"; event: "navigate"; view: View }
-  | { type: "host"; event: "context"; workspaceRoots: string[]; hostId: string }
+  // Each webview receives the window context with its own clientId.
+  | (WindowContext & { clientId: string })
   | { type: "host"; event: "daemon"; status: DaemonStatus };
+
+/** What the extension broadcasts: host events, the context still without a webview's id. */
+export type Broadcast = Exclude<HostEvent, { event: "context" }> | WindowContext;
 
 /** extension → webview */
 export type ToWebview =
   | { type: "rpc"; id: string; payload: JsonValue }
   | { type: "rpc"; id: string; done: true; error?: RpcErrorBody }
   | HostEvent;
+
+/** forWebview addresses a broadcast to one webview: the context carries that webview's id. */
+export function forWebview(webview: { clientId: string }, b: Broadcast): HostEvent {
+  return b.event === "context" ? { ...b, clientId: webview.clientId } : b;
+}

@@ -38,6 +38,13 @@ export function traceInterceptor(trace: (line: string) => void, enabled: () => b
   };
 }
 
+/**
+ * maxMessageBytes bounds one gRPC message either way, as the daemon does (server/rpc/limits.go):
+ * a 5 MB file in a diff or a tool ask is one message, so the limit sits far above what tools
+ * accept while still refusing a runaway message with a clear ResourceExhausted error.
+ */
+export const maxMessageBytes = 64 * 1024 * 1024;
+
 /** connectDaemon builds a transport for a handshake address ("unix:///…" or "127.0.0.1:N"). */
 export function connectDaemon(address: string, token: string, interceptors: Interceptor[] = []): DaemonConnection {
   const where = socketPath(address);
@@ -47,6 +54,8 @@ export function connectDaemon(address: string, token: string, interceptors: Inte
   const transport = createGrpcTransport({
     baseUrl,
     sessionManager,
+    readMaxBytes: maxMessageBytes,
+    writeMaxBytes: maxMessageBytes,
     interceptors: [authInterceptor(token), ...interceptors],
   });
   return { transport, close: () => sessionManager.abort() };

@@ -1,24 +1,26 @@
 // Webview hosting: the sidebar view (cairn.chat) and the "Open in Editor Tab" panel. Each
-// webview gets its own Relay; host events (context, daemon status, addToInput, navigate) are
-// broadcast to all of them.
+// webview gets its own Relay and its own client id; host events (context, daemon status,
+// addToInput, navigate) are broadcast to all of them, the context with each webview's id.
 
 import * as vscode from "vscode";
 import { randomBytes } from "node:crypto";
 import { makeNonce, webviewHtml } from "./html";
 import { Relay, type RelayOptions } from "../relay/relay";
-import type { FromWebview, HostEvent, ToWebview } from "../relay/envelope";
+import { newClientId } from "../host/clientId";
+import { forWebview, type Broadcast, type FromWebview, type HostEvent, type ToWebview } from "../relay/envelope";
 
 export interface WebviewHostOptions {
   extensionUri: vscode.Uri;
   relay: Omit<RelayOptions, "post">;
   /** context builds the "context" event sent when a webview becomes ready. */
-  context(): HostEvent;
+  context(): Broadcast;
   /** latestDaemon is the last "daemon" event, replayed to new webviews. */
-  latestDaemon(): HostEvent | undefined;
+  latestDaemon(): Broadcast | undefined;
 }
 
 interface Mounted {
   webview: vscode.Webview;
+  clientId: string;
   ready: boolean;
   queued: HostEvent[];
   relay: Relay;
@@ -49,12 +51,12 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
   }
 
   /** broadcast sends a host event to every webview (queued until a webview says "ready"). */
-  broadcast(event: HostEvent): void {
+  broadcast(event: Broadcast): void {
     for (const m of this.mounted) this.postEvent(m, event);
   }
 
   /** reveal shows the sidebar view (and then sends the event, once it is ready). */
-  async reveal(event?: HostEvent): Promise<void> {
+  async reveal(event?: Broadcast): Promise<void> {
     await vscode.commands.executeCommand(`${WebviewHost.viewId}.focus`);
     if (event) this.broadcast(event);
   }
@@ -67,14 +69,14 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
     const root = vscode.Uri.joinPath(this.opts.extensionUri, "webview");
     webview.options = { enableScripts: true, localResourceRoots: [root, vscode.Uri.joinPath(this.opts.extensionUri, "media")] };
     const post = (msg: ToWebview) => void webview.postMessage(msg);
-    const m: Mounted = { webview, ready: false, queued: [], relay: new Relay({ ...this.opts.relay, post }) };
+    const m: Mounted = { webview, clientId: newClientId("webview"), ready: false, queued: [], relay: new Relay({ ...this.opts.relay, post }) };
     this.mounted.add(m);
     webview.onDidReceiveMessage((msg: FromWebview) => {
       if (msg?.type === "ready") {
         m.ready = true;
-        post(this.opts.context());
+        post(forWebview(m, this.opts.context()));
         const d = this.opts.latestDaemon();
-        if (d) post(d);
+        if (d) post(forWebview(m, d));
         for (const e of m.queued.splice(0)) post(e);
         return;
       }
@@ -89,7 +91,8 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
     return m;
   }
 
-  private postEvent(m: Mounted, e: HostEvent): void {
+  private postEvent(m: Mounted, b: Broadcast): void {
+    const e = forWebview(m, b);
     if (m.ready) void m.webview.postMessage(e);
     else if (e.event === "addToInput" || e.event === "navigate") m.queued.push(e);
   }

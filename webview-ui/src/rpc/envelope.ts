@@ -21,7 +21,9 @@ export type DaemonStatus = "starting" | "ready" | "restarting" | "failed";
 export type HostEvent =
   | { type: "host"; event: "addToInput"; text: string }
   | { type: "host"; event: "navigate"; view: View }
-  | { type: "host"; event: "context"; workspaceRoots: string[]; hostId: string }
+  // hostId names the window's editor to the daemon (the same for every webview of the window and
+  // across reconnects of its bridge); clientId is this webview's own id.
+  | { type: "host"; event: "context"; workspaceRoots: string[]; hostId: string; clientId: string }
   | { type: "host"; event: "daemon"; status: DaemonStatus };
 
 /** extension → webview */

@@ -37,6 +37,16 @@ describe("PostMessageClient", () => {
     await expect(p).resolves.toBeTruthy();
   });
 
+  it("an answer to message 0 says so; one with no index leaves it out", () => {
+    const { port, sent } = fakePort();
+    const c = new PostMessageClient(port);
+    void c.unary(TaskService.method.answerAsk, { taskId: "t1", response: AskResponse.APPROVE, messageIndex: 0 });
+    void c.unary(TaskService.method.answerAsk, { taskId: "t1", response: AskResponse.APPROVE });
+    const payloads = sent.map((m) => (m as { payload: Record<string, unknown> }).payload);
+    expect(payloads[0]).toMatchObject({ messageIndex: 0 });
+    expect(payloads[1]).not.toHaveProperty("messageIndex");
+  });
+
   it("decodes int64 and enums from JSON and rejects with the gRPC code", async () => {
     const { port, deliver } = fakePort();
     const c = new PostMessageClient(port);
@@ -99,7 +109,7 @@ describe("PostMessageClient", () => {
     const c = new PostMessageClient(port);
     const events: string[] = [];
     const off = c.onHostEvent((e) => events.push(e.event));
-    deliver({ type: "host", event: "context", workspaceRoots: ["/w"], hostId: "h1" });
+    deliver({ type: "host", event: "context", workspaceRoots: ["/w"], hostId: "h1", clientId: "c1" });
     off();
     deliver({ type: "host", event: "navigate", view: "history" });
     expect(events).toEqual(["context"]);

@@ -9,7 +9,10 @@ import { Mode } from "../gen/cairn/v1/state_pb";
 export interface AppState {
   view: Exclude<View, "newTask">;
   workspaceRoots: string[];
+  /** The window's editor as the daemon knows it: requests name it so tasks use that editor. */
   hostId: string;
+  /** This webview's own id (the sidebar and an editor-tab panel each have one). */
+  clientId: string;
   daemon: DaemonStatus;
   /** undefined until GetState answered. */
   settings: Settings | undefined;
@@ -27,6 +30,7 @@ export const initialAppState: AppState = {
   view: "chat",
   workspaceRoots: [],
   hostId: "",
+  clientId: "",
   daemon: "ready",
   settings: undefined,
   settingsError: undefined,

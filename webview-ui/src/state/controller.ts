@@ -23,6 +23,9 @@ export class Controller {
   private insertSeq = 0;
   private disposeHost: (() => void) | undefined;
   private stopped = false;
+  /** The persisted task, opened once the editor context names the window's editor. */
+  private pendingOpen: string | undefined;
+  private hasContext = false;
 
   constructor(
     readonly client: CairnClient,
@@ -38,8 +41,11 @@ export class Controller {
     this.disposeHost = this.client.onHostEvent((e) => this.onHost(e));
     this.client.ready();
     void this.loadSettings();
+    // The daemon loads a task with the editor the first call names: wait for the context so
+    // a task reopened after a reload works through this window's editor.
     const persisted = this.client.loadPersisted();
-    if (persisted.taskId) this.openTask(persisted.taskId);
+    if (persisted.taskId && this.hasContext) this.openTask(persisted.taskId);
+    else this.pendingOpen = persisted.taskId;
   }
 
   stop(): void {
@@ -50,9 +56,14 @@ export class Controller {
 
   private onHost(e: HostEvent): void {
     switch (e.event) {
-      case "context":
-        this.app.set({ workspaceRoots: e.workspaceRoots, hostId: e.hostId });
+      case "context": {
+        this.app.set({ workspaceRoots: e.workspaceRoots, hostId: e.hostId, clientId: e.clientId });
+        this.hasContext = true;
+        const pending = this.pendingOpen;
+        this.pendingOpen = undefined;
+        if (pending && !this.app.get().taskId) this.openTask(pending);
         break;
+      }
       case "navigate":
         if (e.view === "newTask") void this.clearTask();
         else this.app.set({ view: e.view });
@@ -125,7 +136,8 @@ export class Controller {
     this.client.savePersisted({ taskId });
     void (async () => {
       try {
-        for await (const ev of this.client.stream(UiService.method.subscribe, { taskId }, { signal: ac.signal })) {
+        const hostId = this.app.get().hostId;
+        for await (const ev of this.client.stream(UiService.method.subscribe, { taskId, hostId }, { signal: ac.signal })) {
           this.task.apply(ev);
         }
       } catch (err) {
@@ -156,15 +168,15 @@ export class Controller {
     const taskId = this.app.get().taskId;
     if (!taskId) return this.newTask(text, att);
     try {
-      await this.client.unary(TaskService.method.sendMessage, { taskId, text, images: att.images, files: att.files });
+      await this.client.unary(TaskService.method.sendMessage, { taskId, text, images: att.images, files: att.files, hostId: this.app.get().hostId });
     } catch (err) {
       this.notify(err);
     }
   }
 
   async answer(response: AskResponse, text = "", att: Attachments = noAttachments): Promise<void> {
-    const taskId = this.app.get().taskId;
-    const messageIndex = this.task.state?.openAskIndex ?? -1;
+    const { taskId, hostId } = this.app.get();
+    const open = this.task.state?.openAskIndex ?? -1;
     if (!taskId) return;
     try {
       await this.client.unary(TaskService.method.answerAsk, {
@@ -173,7 +185,10 @@ export class Controller {
         text,
         images: att.images,
         files: att.files,
-        messageIndex,
+        // The ask on screen, so an answer to a question that has gone is refused; with none
+        // known, whatever is open.
+        messageIndex: open >= 0 ? open : undefined,
+        hostId,
       });
     } catch (err) {
       this.notify(err);

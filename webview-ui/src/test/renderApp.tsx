@@ -42,7 +42,7 @@ export async function renderApp(opts: { taskId?: string; settings?: object | nul
     </VirtuosoMockContext.Provider>,
   );
   await flushAsync();
-  act(() => fake.emitHost({ type: "host", event: "context", workspaceRoots: ["/work/proj"], hostId: "host-1" }));
+  act(() => fake.emitHost({ type: "host", event: "context", workspaceRoots: ["/work/proj"], hostId: "host-1", clientId: "webview-1" }));
   /** push delivers subscription events on the current task's stream. */
   const push = async (...events: SubscribeResponse[]) => {
     const s = fake.lastStream(UiService.method.subscribe);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/checkpoint.proto.
  */
 export const file_cairn_v1_checkpoint: GenFile = /*@__PURE__*/
-  fileDesc("ChljYWlybi92MS9jaGVja3BvaW50LnByb3RvEghjYWlybi52MSJrChhDb21wYXJlQ2hlY2twb2ludFJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIVCg1tZXNzYWdlX2luZGV4GAIgASgFEg8KB3RvX2hhc2gYAyABKAkSFgoOc2hvd19pbl9lZGl0b3IYBCABKAgiQQoSQ2hlY2twb2ludEZpbGVEaWZmEgwKBHBhdGgYASABKAkSDgoGYmVmb3JlGAIgASgJEg0KBWFmdGVyGAMgASgJIkgKGUNvbXBhcmVDaGVja3BvaW50UmVzcG9uc2USKwoFZmlsZXMYASADKAsyHC5jYWlybi52MS5DaGVja3BvaW50RmlsZURpZmYiZwoYUmVzdG9yZUNoZWNrcG9pbnRSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSFQoNbWVzc2FnZV9pbmRleBgCIAEoBRIjCgRraW5kGAMgASgOMhUuY2Fpcm4udjEuUmVzdG9yZUtpbmQiGwoZUmVzdG9yZUNoZWNrcG9pbnRSZXNwb25zZSpxCgtSZXN0b3JlS2luZBIcChhSRVNUT1JFX0tJTkRfVU5TUEVDSUZJRUQQABIWChJSRVNUT1JFX0tJTkRfRklMRVMQARIVChFSRVNUT1JFX0tJTkRfVEFTSxACEhUKEVJFU1RPUkVfS0lORF9CT1RIEAMyzwEKEUNoZWNrcG9pbnRTZXJ2aWNlElwKEUNvbXBhcmVDaGVja3BvaW50EiIuY2Fpcm4udjEuQ29tcGFyZUNoZWNrcG9pbnRSZXF1ZXN0GiMuY2Fpcm4udjEuQ29tcGFyZUNoZWNrcG9pbnRSZXNwb25zZRJcChFSZXN0b3JlQ2hlY2twb2ludBIiLmNhaXJuLnYxLlJlc3RvcmVDaGVja3BvaW50UmVxdWVzdBojLmNhaXJuLnYxLlJlc3RvcmVDaGVja3BvaW50UmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z");
+  fileDesc("ChljYWlybi92MS9jaGVja3BvaW50LnByb3RvEghjYWlybi52MSKCAQoYQ29tcGFyZUNoZWNrcG9pbnRSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSGgoNbWVzc2FnZV9pbmRleBgCIAEoBUgAiAEBEg8KB3RvX2hhc2gYAyABKAkSFgoOc2hvd19pbl9lZGl0b3IYBCABKAhCEAoOX21lc3NhZ2VfaW5kZXgiQQoSQ2hlY2twb2ludEZpbGVEaWZmEgwKBHBhdGgYASABKAkSDgoGYmVmb3JlGAIgASgJEg0KBWFmdGVyGAMgASgJIkgKGUNvbXBhcmVDaGVja3BvaW50UmVzcG9uc2USKwoFZmlsZXMYASADKAsyHC5jYWlybi52MS5DaGVja3BvaW50RmlsZURpZmYifgoYUmVzdG9yZUNoZWNrcG9pbnRSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSGgoNbWVzc2FnZV9pbmRleBgCIAEoBUgAiAEBEiMKBGtpbmQYAyABKA4yFS5jYWlybi52MS5SZXN0b3JlS2luZEIQCg5fbWVzc2FnZV9pbmRleCIbChlSZXN0b3JlQ2hlY2twb2ludFJlc3BvbnNlKnEKC1Jlc3RvcmVLaW5kEhwKGFJFU1RPUkVfS0lORF9VTlNQRUNJRklFRBAAEhYKElJFU1RPUkVfS0lORF9GSUxFUxABEhUKEVJFU1RPUkVfS0lORF9UQVNLEAISFQoRUkVTVE9SRV9LSU5EX0JPVEgQAzLPAQoRQ2hlY2twb2ludFNlcnZpY2USXAoRQ29tcGFyZUNoZWNrcG9pbnQSIi5jYWlybi52MS5Db21wYXJlQ2hlY2twb2ludFJlcXVlc3QaIy5jYWlybi52MS5Db21wYXJlQ2hlY2twb2ludFJlc3BvbnNlElwKEVJlc3RvcmVDaGVja3BvaW50EiIuY2Fpcm4udjEuUmVzdG9yZUNoZWNrcG9pbnRSZXF1ZXN0GiMuY2Fpcm4udjEuUmVzdG9yZUNoZWNrcG9pbnRSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
 
 /**
  * CompareCheckpointRequest names the checkpoint row to compare from.
@@ -24,11 +24,11 @@ export type CompareCheckpointRequest = Message<"cairn.v1.CompareCheckpointReques
   taskId: string;
 
   /**
-   * Index of the checkpoint_created message.
+   * Index of the checkpoint_created message (required; 0 is a valid index).
    *
-   * @generated from field: int32 message_index = 2;
+   * @generated from field: optional int32 message_index = 2;
    */
-  messageIndex: number;
+  messageIndex?: number | undefined;
 
   /**
    * Compare with this later checkpoint; empty: the working tree.
@@ -112,9 +112,11 @@ export type RestoreCheckpointRequest = Message<"cairn.v1.RestoreCheckpointReques
   taskId: string;
 
   /**
-   * @generated from field: int32 message_index = 2;
+   * Index of the checkpoint_created message (required; 0 is a valid index).
+   *
+   * @generated from field: optional int32 message_index = 2;
    */
-  messageIndex: number;
+  messageIndex?: number | undefined;
 
   /**
    * @generated from field: cairn.v1.RestoreKind kind = 3;

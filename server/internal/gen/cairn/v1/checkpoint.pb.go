@@ -78,8 +78,8 @@ func (RestoreKind) EnumDescriptor() ([]byte, []int) {
 type CompareCheckpointRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
-	// Index of the checkpoint_created message.
-	MessageIndex int32 `protobuf:"varint,2,opt,name=message_index,json=messageIndex,proto3" json:"message_index,omitempty"`
+	// Index of the checkpoint_created message (required; 0 is a valid index).
+	MessageIndex *int32 `protobuf:"varint,2,opt,name=message_index,json=messageIndex,proto3,oneof" json:"message_index,omitempty"`
 	// Compare with this later checkpoint; empty: the working tree.
 	ToHash string `protobuf:"bytes,3,opt,name=to_hash,json=toHash,proto3" json:"to_hash,omitempty"`
 	// Show the result in the task's editor (multi-file diff).
@@ -126,8 +126,8 @@ func (x *CompareCheckpointRequest) GetTaskId() string {
 }
 
 func (x *CompareCheckpointRequest) GetMessageIndex() int32 {
-	if x != nil {
-		return x.MessageIndex
+	if x != nil && x.MessageIndex != nil {
+		return *x.MessageIndex
 	}
 	return 0
 }
@@ -254,10 +254,11 @@ func (x *CompareCheckpointResponse) GetFiles() []*CheckpointFileDiff {
 
 // RestoreCheckpointRequest names the checkpoint row to go back to.
 type RestoreCheckpointRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
-	MessageIndex  int32                  `protobuf:"varint,2,opt,name=message_index,json=messageIndex,proto3" json:"message_index,omitempty"`
-	Kind          RestoreKind            `protobuf:"varint,3,opt,name=kind,proto3,enum=cairn.v1.RestoreKind" json:"kind,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// Index of the checkpoint_created message (required; 0 is a valid index).
+	MessageIndex  *int32      `protobuf:"varint,2,opt,name=message_index,json=messageIndex,proto3,oneof" json:"message_index,omitempty"`
+	Kind          RestoreKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cairn.v1.RestoreKind" json:"kind,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -300,8 +301,8 @@ func (x *RestoreCheckpointRequest) GetTaskId() string {
 }
 
 func (x *RestoreCheckpointRequest) GetMessageIndex() int32 {
-	if x != nil {
-		return x.MessageIndex
+	if x != nil && x.MessageIndex != nil {
+		return *x.MessageIndex
 	}
 	return 0
 }
@@ -354,22 +355,24 @@ var File_cairn_v1_checkpoint_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_checkpoint_proto_rawDesc = "" +
 	"\n" +
-	"\x19cairn/v1/checkpoint.proto\x12\bcairn.v1\"\x97\x01\n" +
+	"\x19cairn/v1/checkpoint.proto\x12\bcairn.v1\"\xae\x01\n" +
 	"\x18CompareCheckpointRequest\x12\x17\n" +
-	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12#\n" +
-	"\rmessage_index\x18\x02 \x01(\x05R\fmessageIndex\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12(\n" +
+	"\rmessage_index\x18\x02 \x01(\x05H\x00R\fmessageIndex\x88\x01\x01\x12\x17\n" +
 	"\ato_hash\x18\x03 \x01(\tR\x06toHash\x12$\n" +
-	"\x0eshow_in_editor\x18\x04 \x01(\bR\fshowInEditor\"V\n" +
+	"\x0eshow_in_editor\x18\x04 \x01(\bR\fshowInEditorB\x10\n" +
+	"\x0e_message_index\"V\n" +
 	"\x12CheckpointFileDiff\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
 	"\x06before\x18\x02 \x01(\tR\x06before\x12\x14\n" +
 	"\x05after\x18\x03 \x01(\tR\x05after\"O\n" +
 	"\x19CompareCheckpointResponse\x122\n" +
-	"\x05files\x18\x01 \x03(\v2\x1c.cairn.v1.CheckpointFileDiffR\x05files\"\x83\x01\n" +
+	"\x05files\x18\x01 \x03(\v2\x1c.cairn.v1.CheckpointFileDiffR\x05files\"\x9a\x01\n" +
 	"\x18RestoreCheckpointRequest\x12\x17\n" +
-	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12#\n" +
-	"\rmessage_index\x18\x02 \x01(\x05R\fmessageIndex\x12)\n" +
-	"\x04kind\x18\x03 \x01(\x0e2\x15.cairn.v1.RestoreKindR\x04kind\"\x1b\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12(\n" +
+	"\rmessage_index\x18\x02 \x01(\x05H\x00R\fmessageIndex\x88\x01\x01\x12)\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x15.cairn.v1.RestoreKindR\x04kindB\x10\n" +
+	"\x0e_message_index\"\x1b\n" +
 	"\x19RestoreCheckpointResponse*q\n" +
 	"\vRestoreKind\x12\x1c\n" +
 	"\x18RESTORE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -421,6 +424,8 @@ func file_cairn_v1_checkpoint_proto_init() {
 	if File_cairn_v1_checkpoint_proto != nil {
 		return
 	}
+	file_cairn_v1_checkpoint_proto_msgTypes[0].OneofWrappers = []any{}
+	file_cairn_v1_checkpoint_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -200,8 +200,9 @@ type NewTaskRequest struct {
 	Files  []string               `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty"`
 	// Workspace roots; the first is the primary root.
 	WorkspaceRoots []string `protobuf:"bytes,4,rep,name=workspace_roots,json=workspaceRoots,proto3" json:"workspace_roots,omitempty"`
-	// The host (from HostBridgeService.Connect) that serves this task; empty: the daemon's
-	// direct disk/process host.
+	// The host that serves this task: the host_id of HostBridgeService.Connect's welcome, which
+	// stays the same across reconnects of that host. Empty: the daemon's direct disk/process
+	// host. While the named host is not connected, the task uses the direct host.
 	HostId        string `protobuf:"bytes,5,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	Mode          Mode   `protobuf:"varint,6,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -333,8 +334,12 @@ type AnswerAskRequest struct {
 	Text     string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
 	Images   []string               `protobuf:"bytes,4,rep,name=images,proto3" json:"images,omitempty"`
 	Files    []string               `protobuf:"bytes,5,rep,name=files,proto3" json:"files,omitempty"`
-	// Index of the ask being answered; a stale answer (another ask is open) is refused.
-	MessageIndex  int32 `protobuf:"varint,6,opt,name=message_index,json=messageIndex,proto3" json:"message_index,omitempty"`
+	// Index of the ask being answered; when set (0 included), an answer to an ask that is no
+	// longer the open one is refused as stale. Unset: answer whatever ask is open.
+	MessageIndex *int32 `protobuf:"varint,6,opt,name=message_index,json=messageIndex,proto3,oneof" json:"message_index,omitempty"`
+	// The host (see NewTaskRequest.host_id) that serves the task if this call loads it from
+	// history; ignored for a task that is already loaded.
+	HostId        string `protobuf:"bytes,7,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -405,10 +410,17 @@ func (x *AnswerAskRequest) GetFiles() []string {
 }
 
 func (x *AnswerAskRequest) GetMessageIndex() int32 {
-	if x != nil {
-		return x.MessageIndex
+	if x != nil && x.MessageIndex != nil {
+		return *x.MessageIndex
 	}
 	return 0
+}
+
+func (x *AnswerAskRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
+	}
+	return ""
 }
 
 // AnswerAskResponse is empty.
@@ -450,11 +462,13 @@ func (*AnswerAskResponse) Descriptor() ([]byte, []int) {
 
 // SendMessageRequest carries user text for a task.
 type SendMessageRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
-	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
-	Images        []string               `protobuf:"bytes,3,rep,name=images,proto3" json:"images,omitempty"`
-	Files         []string               `protobuf:"bytes,4,rep,name=files,proto3" json:"files,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Text   string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	Images []string               `protobuf:"bytes,3,rep,name=images,proto3" json:"images,omitempty"`
+	Files  []string               `protobuf:"bytes,4,rep,name=files,proto3" json:"files,omitempty"`
+	// The host that serves the task if this call loads it from history (see AnswerAskRequest).
+	HostId        string `protobuf:"bytes,5,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -515,6 +529,13 @@ func (x *SendMessageRequest) GetFiles() []string {
 		return x.Files
 	}
 	return nil
+}
+
+func (x *SendMessageRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
+	}
+	return ""
 }
 
 // SendMessageResponse is empty.
@@ -720,9 +741,10 @@ func (*ClearTaskResponse) Descriptor() ([]byte, []int) {
 
 // ResumeTaskRequest names a task from history.
 type ResumeTaskRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
-	HostId        string                 `protobuf:"bytes,2,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// The host that serves the task (see NewTaskRequest.host_id).
+	HostId        string `protobuf:"bytes,2,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1445,7 +1467,9 @@ type SubscribeRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
 	// Only the last N messages in the snapshot (0: all); older ones via GetMessages.
-	SnapshotTail  int32 `protobuf:"varint,2,opt,name=snapshot_tail,json=snapshotTail,proto3" json:"snapshot_tail,omitempty"`
+	SnapshotTail int32 `protobuf:"varint,2,opt,name=snapshot_tail,json=snapshotTail,proto3" json:"snapshot_tail,omitempty"`
+	// The host that serves the task if this call loads it from history (see AnswerAskRequest).
+	HostId        string `protobuf:"bytes,3,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1492,6 +1516,13 @@ func (x *SubscribeRequest) GetSnapshotTail() int32 {
 		return x.SnapshotTail
 	}
 	return 0
+}
+
+func (x *SubscribeRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
+	}
+	return ""
 }
 
 // SubscribeResponse is one event of a task subscription. Snapshot comes first; then
@@ -2065,20 +2096,23 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\ahost_id\x18\x05 \x01(\tR\x06hostId\x12\"\n" +
 	"\x04mode\x18\x06 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\"*\n" +
 	"\x0fNewTaskResponse\x12\x17\n" +
-	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\xc5\x01\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\xf5\x01\n" +
 	"\x10AnswerAskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x121\n" +
 	"\bresponse\x18\x02 \x01(\x0e2\x15.cairn.v1.AskResponseR\bresponse\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x12\x16\n" +
 	"\x06images\x18\x04 \x03(\tR\x06images\x12\x14\n" +
-	"\x05files\x18\x05 \x03(\tR\x05files\x12#\n" +
-	"\rmessage_index\x18\x06 \x01(\x05R\fmessageIndex\"\x13\n" +
-	"\x11AnswerAskResponse\"o\n" +
+	"\x05files\x18\x05 \x03(\tR\x05files\x12(\n" +
+	"\rmessage_index\x18\x06 \x01(\x05H\x00R\fmessageIndex\x88\x01\x01\x12\x17\n" +
+	"\ahost_id\x18\a \x01(\tR\x06hostIdB\x10\n" +
+	"\x0e_message_index\"\x13\n" +
+	"\x11AnswerAskResponse\"\x88\x01\n" +
 	"\x12SendMessageRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
 	"\x06images\x18\x03 \x03(\tR\x06images\x12\x14\n" +
-	"\x05files\x18\x04 \x03(\tR\x05files\"\x15\n" +
+	"\x05files\x18\x04 \x03(\tR\x05files\x12\x17\n" +
+	"\ahost_id\x18\x05 \x01(\tR\x06hostId\"\x15\n" +
 	"\x13SendMessageResponse\",\n" +
 	"\x11CancelTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\x14\n" +
@@ -2132,10 +2166,11 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x17UpdateFocusChainRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x1a\n" +
 	"\bmarkdown\x18\x02 \x01(\tR\bmarkdown\"\x1a\n" +
-	"\x18UpdateFocusChainResponse\"P\n" +
+	"\x18UpdateFocusChainResponse\"i\n" +
 	"\x10SubscribeRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12#\n" +
-	"\rsnapshot_tail\x18\x02 \x01(\x05R\fsnapshotTail\"\x98\x03\n" +
+	"\rsnapshot_tail\x18\x02 \x01(\x05R\fsnapshotTail\x12\x17\n" +
+	"\ahost_id\x18\x03 \x01(\tR\x06hostId\"\x98\x03\n" +
 	"\x11SubscribeResponse\x120\n" +
 	"\bsnapshot\x18\x01 \x01(\v2\x12.cairn.v1.SnapshotH\x00R\bsnapshot\x12=\n" +
 	"\rmessage_added\x18\x02 \x01(\v2\x16.cairn.v1.MessageAddedH\x00R\fmessageAdded\x12=\n" +
@@ -2323,6 +2358,7 @@ func file_cairn_v1_task_proto_init() {
 	}
 	file_cairn_v1_message_proto_init()
 	file_cairn_v1_state_proto_init()
+	file_cairn_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
 	file_cairn_v1_task_proto_msgTypes[24].OneofWrappers = []any{
 		(*SubscribeResponse_Snapshot)(nil),
 		(*SubscribeResponse_MessageAdded)(nil),

@@ -139,9 +139,13 @@ type Hello struct {
 	WorkspaceFolders []string `protobuf:"bytes,3,rep,name=workspace_folders,json=workspaceFolders,proto3" json:"workspace_folders,omitempty"`
 	Shell            string   `protobuf:"bytes,4,opt,name=shell,proto3" json:"shell,omitempty"`
 	// Capabilities the host offers; the daemon falls back to direct implementations for the rest.
-	DiffView      bool `protobuf:"varint,5,opt,name=diff_view,json=diffView,proto3" json:"diff_view,omitempty"`
-	Terminal      bool `protobuf:"varint,6,opt,name=terminal,proto3" json:"terminal,omitempty"`
-	Editor        bool `protobuf:"varint,7,opt,name=editor,proto3" json:"editor,omitempty"`
+	DiffView bool `protobuf:"varint,5,opt,name=diff_view,json=diffView,proto3" json:"diff_view,omitempty"`
+	Terminal bool `protobuf:"varint,6,opt,name=terminal,proto3" json:"terminal,omitempty"`
+	Editor   bool `protobuf:"varint,7,opt,name=editor,proto3" json:"editor,omitempty"`
+	// A stable name for this host, chosen by the host once per window session and sent again on
+	// every reconnect of that window. Tasks refer to the host by it, so a reconnected bridge
+	// serves the tasks the previous connection served. Empty: the daemon names the connection.
+	ClientId      string `protobuf:"bytes,8,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -225,11 +229,21 @@ func (x *Hello) GetEditor() bool {
 	return false
 }
 
+func (x *Hello) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
 // Welcome is the daemon's answer to Hello.
 type Welcome struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	HostId        string                 `protobuf:"bytes,1,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
-	DaemonVersion string                 `protobuf:"bytes,2,opt,name=daemon_version,json=daemonVersion,proto3" json:"daemon_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The id requests use to name this host (host_id): the hello's client_id when it gave one.
+	HostId        string `protobuf:"bytes,1,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	DaemonVersion string `protobuf:"bytes,2,opt,name=daemon_version,json=daemonVersion,proto3" json:"daemon_version,omitempty"`
+	// The id of this connection alone (it changes on every reconnect); for logs.
+	ConnectionId  string `protobuf:"bytes,3,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -274,6 +288,13 @@ func (x *Welcome) GetHostId() string {
 func (x *Welcome) GetDaemonVersion() string {
 	if x != nil {
 		return x.DaemonVersion
+	}
+	return ""
+}
+
+func (x *Welcome) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
 	}
 	return ""
 }
@@ -1981,11 +2002,14 @@ func (x *ActiveEditorChanged) GetPath() string {
 	return ""
 }
 
-// DiffDecision reports Save or Reject pressed in the editor rather than in the chat.
+// DiffDecision reports Save or Reject pressed in the editor rather than in the chat. It answers
+// only the edit approval of the task that opened this diff session, and only while that
+// approval is the task's open ask; any other decision is ignored.
 type DiffDecision struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Approved      bool                   `protobuf:"varint,2,opt,name=approved,proto3" json:"approved,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The OpenDiffRequest.session_id of the diff view the user decided on.
+	SessionId     string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Approved      bool   `protobuf:"varint,2,opt,name=approved,proto3" json:"approved,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2038,7 +2062,7 @@ var File_cairn_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\xce\x01\n" +
+	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\xeb\x01\n" +
 	"\x05Hello\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x19\n" +
 	"\bide_name\x18\x02 \x01(\tR\aideName\x12+\n" +
@@ -2046,10 +2070,12 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x05shell\x18\x04 \x01(\tR\x05shell\x12\x1b\n" +
 	"\tdiff_view\x18\x05 \x01(\bR\bdiffView\x12\x1a\n" +
 	"\bterminal\x18\x06 \x01(\bR\bterminal\x12\x16\n" +
-	"\x06editor\x18\a \x01(\bR\x06editor\"I\n" +
+	"\x06editor\x18\a \x01(\bR\x06editor\x12\x1b\n" +
+	"\tclient_id\x18\b \x01(\tR\bclientId\"n\n" +
 	"\aWelcome\x12\x17\n" +
 	"\ahost_id\x18\x01 \x01(\tR\x06hostId\x12%\n" +
-	"\x0edaemon_version\x18\x02 \x01(\tR\rdaemonVersion\"\xcb\a\n" +
+	"\x0edaemon_version\x18\x02 \x01(\tR\rdaemonVersion\x12#\n" +
+	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\xcb\a\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vdeadline_ms\x18\x02 \x01(\x03R\n" +

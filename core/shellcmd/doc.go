@@ -1,0 +1,14 @@
+// Package shellcmd reads a command line the way a shell would before Cairn decides whether it
+// may run on its own (spec §2.2). It parses the line with mvdan.cc/sh into simple commands,
+// sees through wrappers (env, timeout, sudo, xargs, …), the scripts handed to `bash -c`,
+// `eval` and here-documents, command substitutions and pipelines, and records redirections.
+//
+// On that structure it answers three questions: does any part match the deny list (in any
+// flag spelling), is every part read-only by Cairn's own classification, and does every part
+// match the user's allow list. It also lists the files that simple reading commands would
+// print, so the ignore file can be applied to commands as it is to read_file.
+//
+// The analysis is static and deliberately pessimistic: whatever it cannot see (a command name
+// computed at run time, a script downloaded and piped into a shell) is reported as opaque,
+// and callers treat opaque like a deny-list hit. It never runs anything.
+package shellcmd

@@ -1,0 +1,460 @@
+package shellcmd
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds how deeply scripts given to `bash -c`, `eval` and the like are followed.
+const maxDepth = 8
+
+// Command is one simple command as the shell will run it.
+type Command struct {
+	// Words are the command's words with quotes removed, name first.
+	Words []Word
+	// Wrapper is set when the command runs another one that is listed separately (sudo,
+	// env, timeout, xargs, `bash -c`, eval, …).
+	Wrapper bool
+	// Dir is where the command runs, relative to where the line starts (or absolute), as
+	// far as literal `cd` commands before it show; "" for the starting directory.
+	Dir string
+
+	scope    int
+	pos, end uint
+}
+
+// Name is the command's name without its directory ("/bin/rm" is "rm"), "" when unknown.
+func (c Command) Name() string {
+	if len(c.Words) == 0 || c.Words[0].Dynamic || c.Words[0].Glob {
+		return ""
+	}
+	return path.Base(c.Words[0].Text)
+}
+
+// Operand is a file a command reads, with the directory it is relative to.
+type Operand struct {
+	Path Word
+	Dir  string
+}
+
+// Script is a parsed command line.
+type Script struct {
+	// Commands are every simple command, in source order, including those inside
+	// substitutions, functions and nested scripts.
+	Commands []Command
+	// Opaque says, in words for the user, what could not be seen through.
+	Opaque []string
+	// Writes are the files written by redirections anywhere in the line.
+	Writes []Word
+	// ShellPipes names the shells that read a script from a pipe (`curl … | sh`).
+	ShellPipes []string
+	// Recursive names functions that call themselves (`:(){ :|:& };:`).
+	Recursive []string
+	// RiskyAssigns names variables set in the line that change what later commands run
+	// (PATH, LD_PRELOAD, GIT_*, …).
+	RiskyAssigns []string
+
+	reads   []Operand
+	pipes   []pipe
+	sources []string
+}
+
+// pipe is one `|`: the commands on its left feed those on its right.
+type pipe struct {
+	scope       int
+	left, right [2]uint
+}
+
+// Parse reads src as a bash command line. A line that does not parse is an error: callers
+// must not run it without asking.
+func Parse(src string) (*Script, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, ErrEmpty
+	}
+	s := &Script{}
+	w := &walker{s: s}
+	if err := w.script(src, "", 0); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// walker turns syntax trees into Commands. scopes numbers each parsed source so positions
+// from nested scripts are never compared with the outer line's.
+type walker struct {
+	s      *Script
+	scopes int
+}
+
+// frame is the state of walking one source.
+type frame struct {
+	scope   int
+	depth   int
+	dir     string
+	pipedIn map[*syntax.Stmt]bool
+}
+
+func (w *walker) script(src, dir string, depth int) error {
+	if depth > maxDepth {
+		return ErrTooDeep
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return fmt.Errorf("shellcmd: %w", err)
+	}
+	w.s.sources = append(w.s.sources, src)
+	fr := &frame{scope: w.scopes, depth: depth, dir: dir, pipedIn: map[*syntax.Stmt]bool{}}
+	w.scopes++
+	var werr error
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if werr != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				fr.pipedIn[n.Y] = true
+				w.s.pipes = append(w.s.pipes, pipe{scope: fr.scope,
+					left:  [2]uint{n.X.Pos().Offset(), n.X.End().Offset()},
+					right: [2]uint{n.Y.Pos().Offset(), n.Y.End().Offset()}})
+			}
+		case *syntax.Stmt:
+			werr = w.stmt(fr, n)
+		case *syntax.FuncDecl:
+			w.funcDecl(n)
+		case *syntax.DeclClause:
+			w.decl(fr, n)
+		}
+		return true
+	})
+	return werr
+}
+
+// stmt handles one statement: its simple command (if it is one) and its redirections.
+func (w *walker) stmt(fr *frame, st *syntax.Stmt) error {
+	piped := fr.pipedIn[st]
+	if piped {
+		// `x | { a; b; }`: the block's statements read the pipe.
+		switch c := st.Cmd.(type) {
+		case *syntax.Block:
+			for _, in := range c.Stmts {
+				fr.pipedIn[in] = true
+			}
+		case *syntax.Subshell:
+			for _, in := range c.Stmts {
+				fr.pipedIn[in] = true
+			}
+		}
+	}
+	stdinShell := false
+	if call, ok := st.Cmd.(*syntax.CallExpr); ok {
+		w.assigns(call.Assigns)
+		var err error
+		stdinShell, err = w.simple(fr, st, wordsOf(call.Args))
+		if err != nil {
+			return err
+		}
+	}
+	for _, r := range st.Redirs {
+		if err := w.redirect(fr, r, stdinShell); err != nil {
+			return err
+		}
+	}
+	if stdinShell && piped {
+		w.s.ShellPipes = append(w.s.ShellPipes, lastShell(w.s.Commands))
+	}
+	return nil
+}
+
+func lastShell(cmds []Command) string {
+	for i := len(cmds) - 1; i >= 0; i-- {
+		if shells[cmds[i].Name()] {
+			return cmds[i].Name()
+		}
+	}
+	return "sh"
+}
+
+func (w *walker) redirect(fr *frame, r *syntax.Redirect, stdinShell bool) error {
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob,
+		syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
+		target := wordOf(r.Word)
+		if r.Op == syntax.RdrInOut {
+			w.s.reads = append(w.s.reads, Operand{Path: target, Dir: fr.dir})
+		}
+		if !target.Literal() || !sinks[target.Text] {
+			w.s.Writes = append(w.s.Writes, target)
+		}
+	case syntax.DplOut:
+		// `2>&1` and `>&-` duplicate or close descriptors; `>& file` writes a file.
+		target := wordOf(r.Word)
+		if !target.Literal() || !isDescriptor(target.Text) && !sinks[target.Text] {
+			w.s.Writes = append(w.s.Writes, target)
+		}
+	case syntax.RdrIn:
+		w.s.reads = append(w.s.reads, Operand{Path: wordOf(r.Word), Dir: fr.dir})
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		if !stdinShell {
+			return nil
+		}
+		body := r.Hdoc
+		if r.Op == syntax.WordHdoc {
+			body = r.Word
+		}
+		if body == nil {
+			return nil
+		}
+		text := wordOf(body)
+		if text.Dynamic {
+			w.s.Opaque = append(w.s.Opaque, "a shell reads a script that is only known when it runs")
+			return nil
+		}
+		return w.script(text.Text, fr.dir, fr.depth+1)
+	}
+	return nil
+}
+
+// sinks are redirection targets that write nothing anyone keeps.
+var sinks = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true,
+	"/dev/tty": true, "/dev/fd/1": true, "/dev/fd/2": true}
+
+func isDescriptor(s string) bool {
+	if s == "-" {
+		return true
+	}
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// riskyNames are variables whose value decides which program or code later commands run.
+var riskyNames = map[string]bool{"PATH": true, "IFS": true, "BASH_ENV": true, "ENV": true,
+	"PAGER": true, "MANPAGER": true, "PROMPT_COMMAND": true, "PS4": true, "SHELLOPTS": true,
+	"BASHOPTS": true, "ZDOTDIR": true, "NODE_OPTIONS": true, "PYTHONPATH": true,
+	"PYTHONSTARTUP": true, "PERL5OPT": true, "RUBYOPT": true, "EDITOR": true, "VISUAL": true}
+
+func risky(name string) bool {
+	return riskyNames[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "GIT_")
+}
+
+func (w *walker) assigns(as []*syntax.Assign) {
+	for _, a := range as {
+		if a.Name != nil && risky(a.Name.Value) {
+			w.s.RiskyAssigns = append(w.s.RiskyAssigns, a.Name.Value)
+		}
+	}
+}
+
+// decl handles export/declare/local/readonly/typeset: a command that sets variables.
+func (w *walker) decl(fr *frame, d *syntax.DeclClause) {
+	words := []Word{{Text: d.Variant.Value}}
+	for _, a := range d.Args {
+		switch {
+		case a.Name != nil:
+			if risky(a.Name.Value) {
+				w.s.RiskyAssigns = append(w.s.RiskyAssigns, a.Name.Value)
+			}
+			words = append(words, Word{Text: a.Name.Value})
+		case a.Value != nil:
+			v := wordOf(a.Value)
+			if name, _, ok := strings.Cut(v.Text, "="); ok && risky(name) || v.Dynamic {
+				w.s.RiskyAssigns = append(w.s.RiskyAssigns, v.Text)
+			}
+			words = append(words, v)
+		}
+	}
+	w.s.Commands = append(w.s.Commands, Command{Words: words, Dir: fr.dir, scope: fr.scope,
+		pos: d.Pos().Offset(), end: d.End().Offset()})
+}
+
+// funcDecl notes functions whose body calls the function itself: the shape of a fork bomb.
+func (w *walker) funcDecl(fd *syntax.FuncDecl) {
+	if fd.Name == nil || fd.Body == nil {
+		return
+	}
+	name := fd.Name.Value
+	syntax.Walk(fd.Body, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 && call.Args[0].Lit() == name {
+			w.s.Recursive = append(w.s.Recursive, name)
+			return false
+		}
+		return true
+	})
+}
+
+// simple records one simple command and, for wrappers, the command it runs. It reports
+// whether the command that finally runs is a shell reading its script from standard input.
+func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) {
+	if len(words) == 0 {
+		return false, nil
+	}
+	cmd := Command{Words: words, Dir: fr.dir, scope: fr.scope, pos: st.Pos().Offset(), end: st.End().Offset()}
+	name := cmd.Name()
+	if name == "" {
+		w.s.Opaque = append(w.s.Opaque, "the name of a command is only known when it runs")
+		w.s.Commands = append(w.s.Commands, cmd)
+		return false, nil
+	}
+	args := words[1:]
+	if shells[name] {
+		cmd.Wrapper = true
+		w.s.Commands = append(w.s.Commands, cmd)
+		return w.shell(fr, args)
+	}
+	switch name {
+	case "eval":
+		cmd.Wrapper = true
+		w.s.Commands = append(w.s.Commands, cmd)
+		return false, w.nested(fr, args, "eval")
+	case "watch":
+		cmd.Wrapper = true
+		w.s.Commands = append(w.s.Commands, cmd)
+		return false, w.nested(fr, skipOptions(args, map[string]bool{"-n": true, "--interval": true, "-d": false}), "watch")
+	case "source", ".":
+		if len(args) > 0 && args[0].Dynamic {
+			w.s.Opaque = append(w.s.Opaque, "a script that is only known when it runs is sourced")
+		}
+	case "alias":
+		for _, a := range args {
+			if strings.Contains(a.Text, "=") {
+				w.s.Opaque = append(w.s.Opaque, "an alias changes what later words mean")
+				break
+			}
+		}
+	case "cd":
+		switch {
+		case len(args) == 1 && args[0].Literal() && args[0].Text != "-":
+			if path.IsAbs(args[0].Text) {
+				fr.dir = path.Clean(args[0].Text)
+			} else {
+				fr.dir = path.Clean(path.Join(fr.dir, args[0].Text))
+				if fr.dir == "." {
+					fr.dir = ""
+				}
+			}
+		}
+	case "find":
+		w.s.Commands = append(w.s.Commands, cmd)
+		for _, inner := range findExecs(args) {
+			if _, err := w.simple(fr, st, inner); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
+	if name == "env" {
+		if split, ok := envSplitString(args); ok {
+			cmd.Wrapper = true
+			w.s.Commands = append(w.s.Commands, cmd)
+			if !split.Literal() {
+				w.s.Opaque = append(w.s.Opaque, "env -S runs a command that is only known when it runs")
+				return false, nil
+			}
+			return false, w.script(split.Text, fr.dir, fr.depth+1)
+		}
+	}
+	if inner, ok := peel(name, args); ok {
+		for _, a := range envAssigns(name, args) {
+			if risky(a) {
+				w.s.RiskyAssigns = append(w.s.RiskyAssigns, a)
+			}
+		}
+		cmd.Wrapper = true
+		w.s.Commands = append(w.s.Commands, cmd)
+		if len(inner) == 0 {
+			return false, nil
+		}
+		return w.simple(fr, st, inner)
+	}
+	w.s.Commands = append(w.s.Commands, cmd)
+	return false, nil
+}
+
+// shell handles `bash -c script`, `bash script.sh` and `bash` reading standard input.
+func (w *walker) shell(fr *frame, args []Word) (bool, error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.Dynamic {
+			w.s.Opaque = append(w.s.Opaque, "a shell runs a script that is only known when it runs")
+			return false, nil
+		}
+		t := a.Text
+		switch {
+		case t == "--" || t == "-":
+			return i+1 >= len(args), nil
+		case t == "-o" || t == "+o" || t == "-O" || t == "+O" || t == "--rcfile" || t == "--init-file":
+			i++
+		case strings.HasPrefix(t, "--"):
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+'):
+			if strings.ContainsRune(t[1:], 'c') && t[0] == '-' {
+				if i+1 >= len(args) {
+					return false, nil
+				}
+				script := args[i+1]
+				if !script.Literal() && !(script.Glob && !script.Dynamic) {
+					w.s.Opaque = append(w.s.Opaque, "a shell runs a script that is only known when it runs")
+					return false, nil
+				}
+				return false, w.script(script.Text, fr.dir, fr.depth+1)
+			}
+			if strings.ContainsRune(t[1:], 's') && t[0] == '-' {
+				return true, nil
+			}
+		default:
+			// A script file: what it does is not visible here.
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// nested parses the words given to eval or watch, joined by spaces, as a script.
+func (w *walker) nested(fr *frame, args []Word, what string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		if a.Dynamic {
+			w.s.Opaque = append(w.s.Opaque, what+" runs a script that is only known when it runs")
+			return nil
+		}
+		parts[i] = a.Text
+	}
+	return w.script(strings.Join(parts, " "), fr.dir, fr.depth+1)
+}
+
+// shells are the interpreters whose -c string and standard input are shell scripts.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
+	"mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true}
+
+// findExecs returns the commands find runs with -exec, -execdir, -ok and -okdir.
+func findExecs(args []Word) [][]Word {
+	var out [][]Word
+	for i := 0; i < len(args); i++ {
+		switch args[i].Text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].Text != ";" && args[j].Text != "+" {
+				j++
+			}
+			if j > i+1 {
+				out = append(out, args[i+1:j])
+			}
+			i = j
+		}
+	}
+	return out
+}

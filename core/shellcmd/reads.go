@@ -1,0 +1,171 @@
+package shellcmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// readSpec says where a file-reading command takes the files whose content it prints.
+type readSpec struct {
+	// values are options followed by a separate value; files are those whose value is a
+	// file that is read (grep -f FILE).
+	values, files map[string]bool
+	// pattern is set when the first operand is a pattern or program, not a file, unless
+	// one of patternOpts supplied it.
+	pattern     bool
+	patternOpts map[string]bool
+	// allButLast: the last operand is a destination (cp, mv) unless targetOpts gave one.
+	allButLast bool
+	targetOpts map[string]bool
+	// firstOnly: only the first operand is read (xxd, source).
+	firstOnly bool
+	// assigns: operands holding "=" set variables (awk).
+	assigns bool
+}
+
+var (
+	plainRead = readSpec{}
+	headRead  = readSpec{values: set("-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid")}
+	odRead    = readSpec{values: set("-A", "-t", "-j", "-N", "-w", "-S")}
+	wrapRead  = readSpec{values: set("-w", "--wrap")}
+	batRead   = readSpec{values: set("-l", "--language", "-H", "--highlight-line", "-r", "--line-range", "--theme", "--style")}
+	nlRead    = readSpec{values: set("-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w")}
+	diffRead  = readSpec{values: set("-U", "-C", "-I", "-x", "-X", "--label")}
+	grepRead  = readSpec{values: set("-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count",
+		"--context", "--after-context", "--before-context", "-g", "-t", "-T", "-j", "-M", "-E", "--type", "--glob",
+		"--max-depth", "--encoding", "-G", "--ignore"),
+		files: set("-f", "--file"), pattern: true, patternOpts: set("-e", "-f", "--regexp", "--file")}
+	sedRead = readSpec{values: set("-e", "-f", "-l", "--expression", "--file", "--line-length"),
+		files: set("-f", "--file"), pattern: true, patternOpts: set("-e", "-f", "--expression", "--file")}
+	awkRead = readSpec{values: set("-f", "-v", "-F", "--file", "--assign", "--field-separator"),
+		files: set("-f", "--file"), pattern: true, patternOpts: set("-f", "--file"), assigns: true}
+	copyRead = readSpec{values: set("-t", "-S", "--target-directory", "--suffix"), allButLast: true,
+		targetOpts: set("-t", "--target-directory")}
+	firstRead = readSpec{values: set("-s", "-l", "-c", "-g", "-o", "-C", "-n"), firstOnly: true}
+	psRead    = readSpec{values: set("-Path", "-LiteralPath", "-TotalCount", "-Tail", "-Head", "-First", "-Last",
+		"-Encoding", "-Delimiter", "-ReadCount"), files: set("-Path", "-LiteralPath")}
+)
+
+// readCommands are the common commands that print the content of the files they are given.
+var readCommands = map[string]readSpec{
+	"cat": plainRead, "tac": plainRead, "head": headRead, "tail": headRead, "less": plainRead,
+	"more": plainRead, "bat": batRead, "batcat": batRead, "nl": nlRead, "strings": wrapRead,
+	"od": odRead, "base64": wrapRead, "diff": diffRead, "rev": plainRead, "zcat": plainRead,
+	"type": plainRead, "hexdump": odRead,
+	"grep": grepRead, "egrep": grepRead, "fgrep": grepRead, "rg": grepRead, "ag": grepRead,
+	"sed": sedRead, "awk": awkRead, "gawk": awkRead, "mawk": awkRead,
+	"cp": copyRead, "mv": copyRead,
+	"xxd": firstRead, "source": firstRead, ".": firstRead,
+	"Get-Content": psRead, "gc": psRead, "cat.exe": plainRead,
+}
+
+// Reads returns the files that simple reading commands of the line would print, and files
+// given to `<`. Words known only at run time are left out: this is a best effort.
+func (s *Script) Reads() []Operand {
+	out := append([]Operand(nil), s.reads...)
+	for _, c := range s.Commands {
+		if c.Wrapper {
+			continue
+		}
+		spec, ok := readCommands[c.Name()]
+		if !ok {
+			continue
+		}
+		for _, w := range spec.operands(c.Words[1:]) {
+			out = append(out, Operand{Path: w, Dir: c.Dir})
+		}
+	}
+	kept := out[:0]
+	for _, o := range out {
+		if !o.Path.Dynamic && o.Path.Text != "" && o.Path.Text != "-" {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
+
+func (r readSpec) operands(args []Word) []Word {
+	var ops, files []Word
+	patternGiven, targetGiven, ended := false, false, false
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case ended || args[i].Dynamic || len(t) < 2 || t[0] != '-':
+			if r.assigns && strings.Contains(t, "=") && !strings.ContainsAny(t, "/") {
+				continue
+			}
+			ops = append(ops, args[i])
+		case t == "--":
+			ended = true
+		default:
+			name, value, inline := strings.Cut(t, "=")
+			if !inline && len(t) > 2 && t[1] != '-' && r.values[t[:2]] && !r.values[t] {
+				name, value, inline = t[:2], t[2:], true // -fFILE
+			}
+			patternGiven = patternGiven || r.patternOpts[name]
+			targetGiven = targetGiven || r.targetOpts[name]
+			if !r.values[name] {
+				continue
+			}
+			var v Word
+			if inline {
+				v = Word{Text: value, Glob: args[i].Glob, Dynamic: args[i].Dynamic}
+			} else if i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if r.files[name] {
+				files = append(files, v)
+			}
+		}
+	}
+	if r.pattern && !patternGiven && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if r.allButLast && !targetGiven && len(ops) > 0 {
+		ops = ops[:len(ops)-1]
+	}
+	if r.firstOnly && len(ops) > 1 {
+		ops = ops[:1]
+	}
+	return append(files, ops...)
+}
+
+// FirstIgnored returns the first file the line would read (see Reads) that ignored blocks,
+// with globs expanded against the disk. root is the directory the line starts in.
+func (s *Script) FirstIgnored(root string, ignored func(abs string) bool) (string, bool) {
+	for _, o := range s.Reads() {
+		dir := root
+		if o.Dir != "" {
+			dir = o.Dir
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(root, filepath.FromSlash(o.Dir))
+			}
+		}
+		p := o.Path.Text
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+			}
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, filepath.FromSlash(p))
+		}
+		p = filepath.Clean(p)
+		candidates := []string{p}
+		if o.Path.Glob {
+			matches, err := filepath.Glob(p)
+			if err != nil {
+				continue // a malformed pattern matches nothing
+			}
+			candidates = matches
+		}
+		for _, abs := range candidates {
+			if ignored(abs) {
+				return abs, true
+			}
+		}
+	}
+	return "", false
+}

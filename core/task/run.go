@@ -1,0 +1,252 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/msg"
+)
+
+// The runtime of a task. Concurrency rules:
+//
+//   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.run)
+//     and a resume question (at most one, t.resumeQ). Each has its own context, made here and
+//     never stored; the activity keeps only its cancel func and a done channel.
+//   - startRun is the one critical section that decides busy or not: it refuses while a run
+//     is active, a restore is in progress or the task is closed, and installs the run before
+//     it lets go of the lock.
+//   - Close marks the task closed (nothing new starts), cancels what runs and waits for every
+//     goroutine it started before it closes the log.
+//   - A panic on a task goroutine is recovered there: the daemon and the other tasks go on;
+//     the stack goes to the daemon log and the chat shows a short error.
+
+// activity is a goroutine the task started: a run of the loop or a resume question.
+type activity struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the goroutine has returned
+}
+
+// goLocked starts fn on its own goroutine with a fresh context that Cancel or Close ends.
+// t.mu is held and the task is not closed.
+func (t *Task) goLocked(what string, fn func(ctx context.Context)) *activity {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &activity{cancel: cancel, done: make(chan struct{})}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		defer close(a.done)
+		defer cancel()
+		defer t.recoverBug(what)
+		fn(ctx)
+	}()
+	return a
+}
+
+// recoverBug turns a panic into a logged bug report and an error row (house rule 8).
+func (t *Task) recoverBug(where string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	t.reportBug(where, r)
+}
+
+// reportBug logs a recovered panic with its stack and tells the user in one row.
+func (t *Task) reportBug(where string, r any) {
+	t.logger().Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	t.say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
+		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
+}
+
+func (t *Task) logger() *slog.Logger {
+	if t.deps.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return t.deps.Logger
+}
+
+// startRun starts the loop with the first user content unless the task is busy, being
+// restored or closed. prepare runs first on the loop's goroutine (it posts the user's row,
+// which therefore appears only when the run was accepted).
+func (t *Task) startRun(prepare func(), first func(ctx context.Context) []llm.Content, firstTurn bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.closed:
+		return ErrClosed
+	case t.run != nil || t.restoring:
+		return ErrBusy
+	}
+	t.status = StatusRunning
+	t.publishStateLocked()
+	var a *activity
+	a = t.goLocked("the task loop", func(ctx context.Context) {
+		end := endFailed
+		defer func() {
+			t.afterRun(end)
+			t.mu.Lock()
+			if t.run == a {
+				t.run = nil
+			}
+			if end == endCancelled {
+				t.askResumeLocked()
+			}
+			t.mu.Unlock()
+		}()
+		defer func() {
+			if r := recover(); r != nil {
+				end = endFailed
+				t.reportBug("the task loop", r)
+			}
+		}()
+		if prepare != nil {
+			prepare()
+		}
+		end = t.loop(ctx, first(ctx), firstTurn)
+	})
+	t.run = a
+	return nil
+}
+
+type ending int
+
+const (
+	endCompleted ending = iota + 1
+	endCancelled
+	endFailed
+)
+
+// afterRun settles the task when the loop returns.
+func (t *Task) afterRun(end ending) {
+	t.finishPartials()
+	switch end {
+	case endCompleted:
+		t.mu.Lock()
+		t.meta.Completed = true
+		t.saveMetaLocked()
+		t.mu.Unlock()
+		t.setStatus(StatusCompleted)
+	case endFailed:
+		t.setStatus(StatusFailed)
+	case endCancelled:
+		t.setStatus(StatusCancelled)
+	}
+}
+
+// askResumeLocked asks the resume question (resume_task, or resume_completed_task) unless the
+// task is closed, being restored, running, or already asking something. The question is open
+// when this returns, so a message sent right after answers it rather than racing it.
+func (t *Task) askResumeLocked() {
+	if t.closed || t.restoring || t.run != nil || t.resumeQ != nil || t.openAsk != nil {
+		return
+	}
+	completed := t.meta.Completed
+	elapsed := t.deps.Now().Sub(t.meta.Updated)
+	kind := msg.AskResumeTask
+	if completed {
+		kind = msg.AskResumeCompletedTask
+	}
+	pa := t.postAskLocked(kind, "", nil)
+	var a *activity
+	a = t.goLocked("the resume question", func(ctx context.Context) {
+		ans, err := t.awaitAnswer(ctx, pa)
+		t.mu.Lock()
+		if t.resumeQ == a {
+			t.resumeQ = nil
+		}
+		t.mu.Unlock()
+		if err == nil {
+			t.resume(ans, completed, elapsed)
+		}
+	})
+	t.resumeQ = a
+}
+
+// cancelWait bounds how long Cancel waits for the loop to stop: a tool that ignores its
+// context must not hang the caller.
+const cancelWait = 5 * time.Second
+
+// Cancel stops the running request and tools and waits (bounded by ctx and cancelWait) until
+// the loop has stopped; the task then asks to be resumed. It returns ErrBusy when the loop did
+// not stop in time.
+func (t *Task) Cancel(ctx context.Context) error {
+	t.mu.Lock()
+	a := t.run
+	t.mu.Unlock()
+	if a == nil {
+		return nil
+	}
+	a.cancel()
+	return waitDone(ctx, a.done)
+}
+
+// waitDone waits for done, ctx or cancelWait, whichever comes first.
+func waitDone(ctx context.Context, done <-chan struct{}) error {
+	timer := time.NewTimer(cancelWait)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return fmt.Errorf("%w: the task did not stop within %s", ErrBusy, cancelWait)
+	}
+}
+
+// Done returns a channel closed when the current run ends (nil when idle).
+func (t *Task) Done() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.run == nil {
+		return nil
+	}
+	return t.run.done
+}
+
+// Close stops the task: nothing new starts, the run and the resume question are cancelled,
+// and Close waits (bounded by ctx) for every goroutine the task started before it closes the
+// log. A goroutine stuck past ctx is reported in the log; its later writes fail harmlessly.
+func (t *Task) Close(ctx context.Context) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = true
+	for _, a := range []*activity{t.run, t.resumeQ} {
+		if a != nil {
+			a.cancel()
+		}
+	}
+	t.mu.Unlock()
+
+	all := make(chan struct{})
+	go func() {
+		t.wg.Wait()
+		close(all)
+	}()
+	if err := waitDone(ctx, all); err != nil {
+		t.logger().Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
+	}
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.saved.err != nil {
+		t.logger().Error("task: closed with records it could not save", "task", t.id, "err", t.saved.err)
+	}
+	if t.log != nil {
+		if err := t.log.Close(); err != nil {
+			t.logger().Error("task: closing the log", "task", t.id, "err", err)
+		}
+		t.log = nil
+	}
+	if t.deps.OnClose != nil {
+		t.deps.OnClose()
+		t.deps.OnClose = nil
+	}
+}

@@ -1,0 +1,168 @@
+package rpc
+
+import (
+	"reflect"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task"
+)
+
+// latin1 is "café.txt" in Latin-1: not UTF-8.
+const latin1 = "caf\xe9.txt"
+
+// poison sets every string in v (a pointer to a struct), in slices and map keys and values
+// too, to invalid UTF-8, so a field the conversion forgets to clean cannot hide.
+func poison(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			poison(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				poison(v.Field(i))
+			}
+		}
+	case reflect.String:
+		v.SetString(latin1)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.String {
+			v.Set(reflect.ValueOf([]string{"ok", latin1, "\xff\xfe"}).Convert(v.Type()))
+		}
+	case reflect.Map:
+		if v.Type().Key().Kind() == reflect.String {
+			m := reflect.MakeMap(v.Type())
+			val := reflect.New(v.Type().Elem()).Elem()
+			poison(val)
+			m.SetMapIndex(reflect.ValueOf(latin1).Convert(v.Type().Key()), val)
+			v.Set(m)
+		}
+	}
+}
+
+// invalidStrings returns the paths of string fields in m that are not valid UTF-8.
+func invalidStrings(m protoreflect.Message, path string) []string {
+	var bad []string
+	check := func(where string, v protoreflect.Value, fd protoreflect.FieldDescriptor) {
+		switch {
+		case fd.Kind() == protoreflect.StringKind:
+			if !utf8.ValidString(v.String()) {
+				bad = append(bad, where)
+			}
+		case fd.Message() != nil:
+			bad = append(bad, invalidStrings(v.Message(), where)...)
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		where := path + "." + string(fd.Name())
+		switch {
+		case fd.IsList():
+			for i := range v.List().Len() {
+				check(where, v.List().Get(i), fd)
+			}
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				if fd.MapKey().Kind() == protoreflect.StringKind && !utf8.ValidString(k.String()) {
+					bad = append(bad, where+"[key]")
+				}
+				check(where+"[value]", mv, fd.MapValue())
+				return true
+			})
+		default:
+			check(where, v, fd)
+		}
+		return true
+	})
+	return bad
+}
+
+// TestConversionsCleanEveryString: whatever a core value holds, the wire message marshals
+// (grpc-go would refuse invalid UTF-8 and end the stream) and holds only valid UTF-8.
+func TestConversionsCleanEveryString(t *testing.T) {
+	payloads := []msg.Payload{nil, &msg.Tool{}, &msg.Command{}, &msg.CommandOutput{}, &msg.Followup{}, &msg.Completion{},
+		&msg.APIRequest{}, &msg.Retry{}, &msg.NewTask{}, &msg.Browser{}, &msg.MCP{}, &msg.Checkpoint{}, &msg.Progress{}}
+	tests := []struct {
+		name    string
+		convert func() proto.Message
+	}{
+		{"state", func() proto.Message {
+			var s task.State
+			poison(reflect.ValueOf(&s))
+			return toState(s)
+		}},
+		{"summary", func() proto.Message {
+			var m store.Meta
+			poison(reflect.ValueOf(&m))
+			return toSummary(m)
+		}},
+		{"settings", func() proto.Message {
+			var s config.Settings
+			poison(reflect.ValueOf(&s))
+			return toSettings(s)
+		}},
+	}
+	for _, p := range payloads {
+		name := "message"
+		if p != nil {
+			name = reflect.TypeOf(p).Elem().Name()
+		}
+		tests = append(tests, struct {
+			name    string
+			convert func() proto.Message
+		}{name, func() proto.Message {
+			m := msg.Message{Type: msg.Say, Kind: msg.SayText, Time: time.Unix(0, 0), Payload: p}
+			poison(reflect.ValueOf(&m))
+			m.Kind = msg.SayText
+			if p != nil {
+				poison(reflect.ValueOf(p))
+			}
+			return toMessage(m)
+		}})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := tc.convert()
+			if _, err := proto.Marshal(out); err != nil {
+				t.Fatalf("marshal: %v", err)
+			}
+			if bad := invalidStrings(out.ProtoReflect(), tc.name); len(bad) > 0 {
+				t.Errorf("invalid UTF-8 in %v", bad)
+			}
+		})
+	}
+}
+
+func TestClean(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"plain", "plain"},
+		{"naïve ✓", "naïve ✓"},
+		{latin1, "caf\uFFFD.txt"},
+		{"a\xff\xfe\xfdb", "a\uFFFDb"}, // a run of bad bytes is one replacement
+		{"cut \xe2\x9c", "cut \uFFFD"}, // a rune cut in half at the end
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := clean(tc.in); got != tc.want {
+				t.Errorf("clean(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+	valid := []string{"a", "b"}
+	if got := cleanAll(valid); &got[0] != &valid[0] {
+		t.Error("cleanAll copied a valid slice")
+	}
+	mixed := []string{"a", latin1}
+	if got := cleanAll(mixed); got[1] != "caf\uFFFD.txt" || mixed[1] != latin1 {
+		t.Errorf("cleanAll = %q, input now %q", got, mixed)
+	}
+}
