@@ -532,6 +532,28 @@ func TestServeProcessLifetime(t *testing.T) {
 			t.Fatal("handshake file or socket left after an idle exit")
 		}
 	})
+	t.Run("stdin lifeline still ends the daemon", func(t *testing.T) {
+		dir := sharedDir(t)
+		cmd := exec.Command(bin, "serve", "--data-dir", dir, "--idle-exit", "0", "--stdin-lifeline")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		stdin.Close()
+		if code := waitExit(t, cmd, "stdin closed"); code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+	})
 	t.Run("binary replaced", func(t *testing.T) {
 		dir := sharedDir(t)
 		copyBin := filepath.Join(dir, "cairn")
