@@ -87,15 +87,24 @@ func FindDaemon(dataDir string) (Handshake, error) {
 	return h, nil
 }
 
-// removeHandshakeFile removes path if it is still the file this daemon wrote (mine): a later
-// daemon may have replaced it.
-func removeHandshakeFile(path string, mine os.FileInfo) error {
+// removeHandshakeFile removes path if it is still the file this daemon wrote (mine, saying
+// want): a later daemon may have replaced it.
+func removeHandshakeFile(path string, mine os.FileInfo, want Handshake) error {
 	now, err := os.Lstat(path)
-	if err != nil || !os.SameFile(now, mine) {
+	if err != nil || !sameFile(now, mine) {
+		return nil
+	}
+	if got, err := ReadHandshakeFile(path); err != nil || got != want {
 		return nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("server: handshake file: %w", err)
 	}
 	return nil
+}
+
+// sameFile reports whether two stats are of one file. The inode alone is not enough: the next
+// daemon's file can get the inode number of one just removed; its modification time differs.
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime())
 }

@@ -329,7 +329,10 @@ func TestStoppingDaemonLeavesTheNextOnesFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	next := startShared(t, sharedConfig(dir))
+	// Another version, so the two handshakes differ (in one process they share the pid).
+	cfg := sharedConfig(dir)
+	cfg.Version = "next"
+	next := startShared(t, cfg)
 	old.Stop()
 	hs, err := server.ReadHandshakeFile(server.HandshakePath(dir))
 	if err != nil || hs != next.Handshake() {

@@ -269,7 +269,7 @@ func (d *Daemon) stop() {
 	defer close(d.done)
 	if d.shakeInfo != nil {
 		// First, so no new client finds a daemon that is going away.
-		if err := removeHandshakeFile(d.cfg.HandshakeFile, d.shakeInfo); err != nil {
+		if err := removeHandshakeFile(d.cfg.HandshakeFile, d.shakeInfo, d.shake); err != nil {
 			d.cfg.Logger.Warn("removing the handshake file", "err", err)
 		}
 	}
@@ -398,7 +398,7 @@ func removeOwnSocket(sock string, mine os.FileInfo) error {
 	}
 	defer unlock()
 	now, err := os.Lstat(sock)
-	if err != nil || !os.SameFile(now, mine) {
+	if err != nil || !sameFile(now, mine) {
 		return nil
 	}
 	if err := os.Remove(sock); err != nil {
