@@ -91,13 +91,24 @@ func (l *lifetime) count() int {
 	return l.clients
 }
 
+// notifyDir is watchDir; tests replace it to exercise the polling.
+var notifyDir = watchDir
+
 // watchExecutable calls replaced once path no longer names the file it named at start (renamed
-// over, removed, or rewritten: another size or modification time). It polls: a stat every
-// interval is cheap and works the same on every file system, where change notification does not.
+// over, removed, or rewritten: another size or modification time). Where the system tells about
+// changes in the directory (inotify) it waits for them, costing nothing while idle; elsewhere it
+// stats the file every interval.
 func watchExecutable(ctx context.Context, path string, interval time.Duration, replaced func()) error {
 	first, err := os.Stat(path)
 	if err != nil {
 		return err
+	}
+	changed := func() bool {
+		now, err := os.Stat(path)
+		return err != nil || !os.SameFile(first, now) || now.Size() != first.Size() || !now.ModTime().Equal(first.ModTime())
+	}
+	if notifyDir(ctx, path, changed, replaced) {
+		return nil
 	}
 	go func() {
 		tick := time.NewTicker(interval)
@@ -108,8 +119,7 @@ func watchExecutable(ctx context.Context, path string, interval time.Duration, r
 				return
 			case <-tick.C:
 			}
-			now, err := os.Stat(path)
-			if err != nil || !os.SameFile(first, now) || now.Size() != first.Size() || !now.ModTime().Equal(first.ModTime()) {
+			if changed() {
 				replaced()
 				return
 			}

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +82,47 @@ func TestLifetime(t *testing.T) {
 			if expired != tt.expired || len(timers.armed) != tt.timers || running != tt.runnings {
 				t.Fatalf("expired %d, timers %d, running %d; want %d, %d, %d",
 					expired, len(timers.armed), running, tt.expired, tt.timers, tt.runnings)
+			}
+		})
+	}
+}
+
+// TestWatchExecutable runs the watch with change notification (where the system has it) and
+// with polling.
+func TestWatchExecutable(t *testing.T) {
+	for _, mode := range []string{"notify", "poll"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "poll" {
+				notifyDir = func(context.Context, string, func() bool, func()) bool { return false }
+				t.Cleanup(func() { notifyDir = watchDir })
+			}
+			exe := filepath.Join(t.TempDir(), "cairn")
+			if err := os.WriteFile(exe, []byte("v1"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// Another file in the directory changing is no upgrade.
+			if err := os.WriteFile(exe+".log", []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			fired := make(chan struct{})
+			if err := watchExecutable(ctx, exe, 5*time.Millisecond, func() { close(fired) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(exe+".log", []byte("more"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(exe+".new", []byte("v2"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(exe+".new", exe); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-fired:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the replaced executable was not noticed")
 			}
 		})
 	}

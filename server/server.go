@@ -51,8 +51,8 @@ type Config struct {
 	HandshakeFile string
 	// IdleExit, when positive, stops the daemon that long after its last client left.
 	IdleExit time.Duration
-	// Executable, when set, is watched every ExecutablePoll (default 250 ms): once it is replaced
-	// or removed the daemon stops.
+	// Executable, when set, is watched (inotify on Linux, else a stat every ExecutablePoll,
+	// default 250 ms): once it is replaced or removed the daemon stops.
 	Executable     string
 	ExecutablePoll time.Duration
 	// Settings, when set, replaces the settings file's (the CLI passes flags and environment).
