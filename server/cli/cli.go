@@ -83,8 +83,9 @@ func Run(ctx context.Context, args []string, io IO) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   cairn serve [--socket PATH | --listen 127.0.0.1:PORT] [--data-dir DIR] [--token-file F]
+              [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
-            [--auto-approve read,edit,command,browser,mcp] [--yolo] [--json] TASK...
+            [--auto-approve read,edit,command,browser,mcp] [--yolo] [--json] [--connect] TASK...
   cairn tool [-C DIR] [--yes]        stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]

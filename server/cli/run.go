@@ -28,6 +28,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 	mode := fs.String("mode", "act", "act or plan")
 	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
 	dataFlag := fs.String("data-dir", "", "data directory")
+	connect := fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
 	var sf settingsFlags
 	sf.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -42,7 +43,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		fmt.Fprintln(stdio.Err, "cairn run: --mode must be act or plan")
 		return exitUsage
 	}
-	return withDaemon(ctx, *dataFlag, sf, stdio, func(c *client) int {
+	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
 		root, err := filepath.Abs(*dir)
 		if err != nil {
 			fmt.Fprintf(stdio.Err, "cairn run: %v\n", err)
@@ -70,6 +71,7 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("resume", stdio)
 	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
 	dataFlag := fs.String("data-dir", "", "data directory")
+	connect := fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
 	var sf settingsFlags
 	sf.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -80,7 +82,7 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 		return exitUsage
 	}
 	id := fs.Arg(0)
-	return withDaemon(ctx, *dataFlag, sf, stdio, func(c *client) int {
+	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
 		if _, err := c.tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: id}); err != nil {
 			fmt.Fprintf(stdio.Err, "cairn resume: %v\n", statusText(err))
 			return exitFailure
@@ -90,8 +92,18 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 	})
 }
 
-// withDaemon starts a private daemon on a temporary socket, connects, and runs fn.
-func withDaemon(ctx context.Context, dataFlag string, sf settingsFlags, stdio IO, fn func(*client) int) int {
+// withDaemon starts a private daemon on a temporary socket, connects, and runs fn; with connect
+// it attaches to the daemon already serving the data dir instead (the one the editor uses).
+func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsFlags, stdio IO, fn func(*client) int) int {
+	if connect {
+		c, err := attach(ctx, dataDir(dataFlag))
+		if err != nil {
+			fmt.Fprintf(stdio.Err, "cairn: --connect: %v\n", err)
+			return exitFailure
+		}
+		defer c.Close()
+		return fn(c)
+	}
 	settings, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
