@@ -55,6 +55,9 @@ type Config struct {
 	// default 250 ms): once it is replaced or removed the daemon stops.
 	Executable     string
 	ExecutablePoll time.Duration
+	// WindowGrace is how long a window's tasks wait for its editor to reconnect before they are
+	// cancelled (default 15 s): a closed window does not leave its tasks running unseen.
+	WindowGrace time.Duration
 	// Settings, when set, replaces the settings file's (the CLI passes flags and environment).
 	Settings *config.Settings
 	Logger   *slog.Logger
@@ -155,6 +158,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			}
 		}
 	}
+	hosts.OnGone = func(id string) { stopOrphans(tasks, hosts, id, cfg.WindowGrace, cfg.Logger) }
 	svc := rpc.New(&rpc.Backend{
 		Tasks: tasks, Settings: settings, Hosts: hosts, Version: cfg.Version, DataDir: cfg.DataDir,
 		Index: comp.index,
