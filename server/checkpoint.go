@@ -89,12 +89,12 @@ func (c *taskCheckpoints) close() {
 // CompareCheckpoints returns the files that differ between two checkpoints of a workspace,
 // or between a checkpoint and the working tree when to is "" (for the compare RPC and the
 // host's multi-diff view).
-func CompareCheckpoints(ctx context.Context, dataDir, root, from, to string) ([]checkpoint.FileDiff, error) {
+func CompareCheckpoints(ctx context.Context, dataDir, root, from, to string) (diffs []checkpoint.FileDiff, err error) {
 	m, err := checkpoint.New(ctx, dataDir, root)
 	if err != nil {
 		return nil, err
 	}
-	defer m.Close()
+	defer func() { err = errors.Join(err, m.Close()) }()
 	return m.Diff(ctx, from, to)
 }
 
@@ -106,7 +106,7 @@ func RestoreCheckpointFiles(ctx context.Context, dataDir, root, hash string) (be
 	if err != nil {
 		return "", err
 	}
-	defer m.Close()
+	defer func() { err = errors.Join(err, m.Close()) }()
 	if before, err = m.Commit(ctx, "before restore"); err != nil {
 		return "", err
 	}
