@@ -42,11 +42,10 @@ func (d Deps) fetch(ctx context.Context, u string) string {
 	if err != nil {
 		return render("url-error", textData{URL: u, Err: unwrapURLError(err)})
 	}
-	defer resp.Body.Close()
+	body, err := readBody(resp)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return render("url-status", textData{URL: u, Status: resp.Status})
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxURLBytes))
 	if err != nil {
 		return render("url-error", textData{URL: u, Err: unwrapURLError(err)})
 	}
@@ -88,4 +87,16 @@ func unwrapURLError(err error) string {
 		return msg[i+3:]
 	}
 	return msg
+}
+
+// readBody reads at most maxURLBytes of a response and closes it; an error status gets no
+// read at all. The body is only read from, so an error from closing it loses nothing.
+func readBody(resp *http.Response) ([]byte, error) {
+	var body []byte
+	var err error
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, maxURLBytes))
+	}
+	_ = resp.Body.Close()
+	return body, err
 }

@@ -37,6 +37,8 @@ type Env struct {
 	Files     cairnv1.WorkspaceServiceClient
 	Bridge    cairnv1.HostBridgeServiceClient
 	Token     string
+
+	closeConn sync.Once // Conn is closed once, by CloseConn
 }
 
 // Options tune the daemon.
@@ -78,7 +80,11 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	t.Cleanup(func() {
+		if err := os.RemoveAll(sockDir); err != nil {
+			t.Error(err)
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := server.Start(ctx, server.Config{DataDir: dataDir, Socket: filepath.Join(sockDir, "d.sock"),
 		TokenFile: filepath.Join(sockDir, "token"), Version: "test", Settings: &s})
@@ -103,7 +109,7 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			conn.Close()
+			e.CloseConn()
 			d.Stop()
 			cancel()
 		})
@@ -114,8 +120,18 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 
 // Stop stops the daemon now (restart tests start another on the same data dir).
 func (e *Env) Stop() {
-	e.Conn.Close()
+	e.CloseConn()
 	e.Daemon.Stop()
+}
+
+// CloseConn closes the client connection; calls after the first do nothing (the test's
+// cleanup closes it too). A failure fails the test.
+func (e *Env) CloseConn() {
+	e.closeConn.Do(func() {
+		if err := e.Conn.Close(); err != nil {
+			e.T.Errorf("closing the client connection: %v", err)
+		}
+	})
 }
 
 type bearer string

@@ -209,7 +209,6 @@ func (p *process) wait(cmd *exec.Cmd, out *os.File) {
 // slave closed), or, once the shell exited, drainIdle without new bytes.
 func (p *process) read(f *os.File) {
 	defer p.out.close()
-	defer f.Close()
 	buf := make([]byte, 32*1024)
 	for {
 		n, err := f.Read(buf)
@@ -223,7 +222,10 @@ func (p *process) read(f *os.File) {
 		}
 		if err != nil {
 			// EOF, EIO or the post-exit deadline: in every case all that was written is in.
-			return
+			break
 		}
 	}
+	// Only the read side is closed here, after everything it delivered was copied: an error
+	// from closing it cannot lose output.
+	_ = f.Close()
 }

@@ -85,11 +85,11 @@ func (r *Registry) Busy() bool {
 	return busy
 }
 
-// WaitIdle returns once no running command printed anything for quietPeriod, after max, or
-// when ctx ends, whichever is first. Environment details call it so a build that is still
+// WaitIdle returns once no running command printed anything for quietPeriod, after limit,
+// or when ctx ends, whichever is first. Environment details call it so a build that is still
 // printing gets a moment to finish before the model looks at it.
-func (r *Registry) WaitIdle(ctx context.Context, max time.Duration) {
-	deadline := time.Now().Add(max)
+func (r *Registry) WaitIdle(ctx context.Context, limit time.Duration) {
+	deadline := time.Now().Add(limit)
 	for {
 		last, busy := r.lastActivity()
 		if !busy {

@@ -287,8 +287,6 @@ func (f *follower) sayFinal(ctx context.Context, code int) {
 	f.sent = f.out.Len()
 }
 
-func (f *follower) unsent() string { return f.out.String()[f.sent:] }
-
 func (f *follower) modelOutput() string {
 	return Truncate(strings.TrimRight(f.out.String(), " \t\n"), f.env.Settings.OutputLineLimit)
 }
