@@ -31,8 +31,7 @@ func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
 	}
 	tmp := f.Name()
 	fail := func(err error) (os.FileInfo, error) {
-		f.Close()
-		os.Remove(tmp)
+		err = errors.Join(err, f.Close(), os.Remove(tmp))
 		return nil, fmt.Errorf("server: handshake file: %w", err)
 	}
 	if err := f.Chmod(0o600); err != nil {
@@ -49,8 +48,7 @@ func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
 		return fail(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return nil, fmt.Errorf("server: handshake file: %w", err)
+		return nil, fmt.Errorf("server: handshake file: %w", errors.Join(err, os.Remove(tmp)))
 	}
 	return fi, nil
 }

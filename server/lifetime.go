@@ -84,13 +84,6 @@ func (l *lifetime) arm() {
 	l.timer = t
 }
 
-// count returns how many clients are connected now.
-func (l *lifetime) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.clients
-}
-
 // notifyDir is watchDir; tests replace it to exercise the polling.
 var notifyDir = watchDir
 

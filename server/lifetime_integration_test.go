@@ -33,7 +33,11 @@ func sharedDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Error(err)
+		}
+	})
 	return dir
 }
 
@@ -67,9 +71,8 @@ func getState(t *testing.T, address, token string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	_, err = cairnv1.NewStateServiceClient(conn).GetState(context.Background(), &cairnv1.GetStateRequest{})
-	return err
+	return errors.Join(err, conn.Close())
 }
 
 // waitDone fails the test if the daemon has not stopped after a long while (a guard against a
@@ -205,7 +208,7 @@ func TestIdleExit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
+		defer closeOrFail(t, conn)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		stream, err := cairnv1.NewHostBridgeServiceClient(conn).Connect(ctx)
@@ -278,7 +281,7 @@ func TestStaleSocketAndHandshakeRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.(*net.UnixListener).SetUnlinkOnClose(false)
-	l.Close()
+	closeOrFail(t, l)
 	// And its handshake file, naming a process that is gone.
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
@@ -311,7 +314,7 @@ func TestSilentSocketIsStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	silent.(*net.UnixListener).SetUnlinkOnClose(false)
-	defer silent.Close()
+	defer closeOrFail(t, silent)
 	d := startShared(t, sharedConfig(dir))
 	if err := getState(t, d.Handshake().Address, readToken(t, d.Handshake().TokenFile)); err != nil {
 		t.Fatal(err)
@@ -497,8 +500,8 @@ func TestServeProcessLifetime(t *testing.T) {
 	t.Run("second serve defers, SIGKILL is recovered", func(t *testing.T) {
 		dir := sharedDir(t)
 		first, hs := serveProc(t, bin, dir, "--idle-exit", "0")
-		if real, _ := filepath.EvalSymlinks(bin); hs.Executable != real {
-			t.Fatalf("handshake executable %q, want %q", hs.Executable, real)
+		if resolved, _ := filepath.EvalSymlinks(bin); hs.Executable != resolved {
+			t.Fatalf("handshake executable %q, want %q", hs.Executable, resolved)
 		}
 		second := exec.Command(bin, "serve", "--data-dir", dir)
 		if err := second.Run(); second.ProcessState.ExitCode() != 4 {
@@ -552,7 +555,7 @@ func TestServeProcessLifetime(t *testing.T) {
 		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
 			t.Fatalf("handshake: %v", err)
 		}
-		stdin.Close()
+		closeOrFail(t, stdin)
 		if code := waitExit(t, cmd, "stdin closed"); code != 0 {
 			t.Fatalf("exit code %d", code)
 		}
@@ -578,4 +581,12 @@ func TestServeProcessLifetime(t *testing.T) {
 			t.Fatalf("exit code %d", code)
 		}
 	})
+}
+
+// closeOrFail closes c and fails the test if that fails.
+func closeOrFail(t *testing.T, c io.Closer) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
 }

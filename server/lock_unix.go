@@ -3,6 +3,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -17,12 +18,12 @@ func lockFile(path string) (func(), error) {
 		return nil, fmt.Errorf("server: lock: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("server: lock: %w", err)
+		return nil, fmt.Errorf("server: lock: %w", errors.Join(err, f.Close()))
 	}
 	return func() {
-		// Closing the file releases the lock.
-		f.Close()
+		// Closing the file releases the lock; the file holds no data, so a failed close
+		// loses nothing.
+		_ = f.Close()
 	}, nil
 }
 

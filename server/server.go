@@ -111,8 +111,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	var sockInfo os.FileInfo
 	if sockPath != "" {
 		if sockInfo, err = ownSocket(sockPath); err != nil {
-			lis.Close()
-			return nil, err
+			return nil, errors.Join(err, lis.Close())
 		}
 	}
 	tokenFile := cfg.TokenFile
@@ -125,8 +124,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	token, err := createToken(tokenFile)
 	if err != nil {
-		lis.Close()
-		return nil, err
+		return nil, errors.Join(err, lis.Close())
 	}
 
 	var settings *config.Holder
@@ -139,8 +137,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	st, err := store.Open(cfg.DataDir)
 	if err != nil {
-		lis.Close()
-		return nil, err
+		return nil, errors.Join(err, lis.Close())
 	}
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	comp := &composer{settings: settings, hosts: hosts, agent: agent.DefaultConfig(cfg.DataDir, cfg.Logger),
@@ -357,12 +354,16 @@ func bindSocket(sock string) (net.Listener, error) {
 // then renames it to sock, so it is never reachable with wider permissions. (Setting the umask
 // instead would change it for the whole process, and a command forked meanwhile would
 // inherit it.) The caller holds the starters' lock and has made sure sock does not exist.
-func bindPrivate(sock string) (net.Listener, error) {
+func bindPrivate(sock string) (_ net.Listener, err error) {
 	dir, err := os.MkdirTemp(filepath.Dir(sock), ".b")
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if rerr := os.RemoveAll(dir); rerr != nil && err == nil {
+			err = fmt.Errorf("server: %w", rerr)
+		}
+	}()
 	tmp := filepath.Join(dir, "s")
 	lis, err := net.Listen("unix", tmp)
 	if err != nil {
@@ -370,12 +371,10 @@ func bindPrivate(sock string) (net.Listener, error) {
 	}
 	lis.(*net.UnixListener).SetUnlinkOnClose(false)
 	if err := os.Chmod(tmp, 0o600); err != nil {
-		lis.Close()
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
 	}
 	if err := os.Rename(tmp, sock); err != nil {
-		lis.Close()
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
 	}
 	return lis, nil
 }
@@ -418,7 +417,7 @@ func daemonAnswers(sock string) bool {
 	if err != nil {
 		return false
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // a probe: it carried nothing
 	if err := c.SetReadDeadline(time.Now().Add(2 * time.Second)); err != nil {
 		return false
 	}

@@ -36,12 +36,10 @@ func createToken(path string) (string, error) {
 	}
 	// The umask may have narrowed the mode; it can only have removed bits, but be exact.
 	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return "", fmt.Errorf("server: token: %w", err)
+		return "", fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
 	}
 	if _, err := f.WriteString(tok + "\n"); err != nil {
-		f.Close()
-		return "", fmt.Errorf("server: token: %w", err)
+		return "", fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
 	}
 	if err := f.Close(); err != nil {
 		return "", fmt.Errorf("server: token: %w", err)

@@ -21,7 +21,7 @@ func watchDir(ctx context.Context, path string, changed func() bool, replaced fu
 	const mask = syscall.IN_CREATE | syscall.IN_MOVED_TO | syscall.IN_MOVED_FROM | syscall.IN_DELETE |
 		syscall.IN_CLOSE_WRITE | syscall.IN_ATTRIB | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF
 	if _, err := syscall.InotifyAddWatch(fd, filepath.Dir(path), mask); err != nil {
-		syscall.Close(fd)
+		_ = syscall.Close(fd) // nothing was read from it; the caller falls back to polling
 		return false
 	}
 	// Non-blocking, so the runtime's poller waits on it and Close wakes a pending Read.
@@ -29,7 +29,7 @@ func watchDir(ctx context.Context, path string, changed func() bool, replaced fu
 	name := []byte(filepath.Base(path))
 	go func() {
 		<-ctx.Done()
-		f.Close()
+		_ = f.Close() // wakes the reader; the watch holds no data
 	}()
 	go func() {
 		buf := make([]byte, 64*(syscall.SizeofInotifyEvent+syscall.NAME_MAX+1))

@@ -172,13 +172,6 @@ func (t *Task) repairLocked() error {
 	return nil
 }
 
-// saveError returns the unrepaired persistence failure, if any.
-func (t *Task) saveError() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.saved.err
-}
-
 // pauseUntilSaved holds the loop while the task cannot be saved: it shows the error, asks to
 // resume, and tries the writes again on each answer. It returns nil once everything is on disk,
 // or ctx's error.

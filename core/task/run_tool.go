@@ -261,10 +261,10 @@ func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, 
 	t := u.t
 	policy := t.settings().AutoApprove
 	if autoApproved(policy, req) {
-		max := policy.MaxRequests
+		limit := policy.MaxRequests
 		t.mu.Lock()
 		t.autoApproved++
-		over := max > 0 && t.autoApproved > max && !policy.YOLO
+		over := limit > 0 && t.autoApproved > limit && !policy.YOLO
 		t.mu.Unlock()
 		if over {
 			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,

@@ -38,8 +38,6 @@ type rig struct {
 	extra []tools.Tool
 	// settings edits the task settings.
 	settings func(*config.Settings)
-	// wrap, when set, wraps each new task's log (fault injection).
-	wrap func(journal) journal
 }
 
 func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
@@ -244,9 +242,8 @@ func (panicTool) Spec() tools.Spec {
 }
 
 func (panicTool) Run(context.Context, *tools.Env, tools.Call) (tools.Result, error) {
-	var m map[string]int
-	m["boom"]++ // a nil-map write: a real runtime panic
-	return tools.Result{}, nil
+	var items []string
+	return tools.Result{Text: items[len(items)]}, nil // an index out of range: a real runtime panic
 }
 
 // A panic in a tool fails that call only: the task goes on (the model hears of the failure),
@@ -399,7 +396,11 @@ func TestFullDiskPausesAndLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer loaded.Log.Close()
+	t.Cleanup(func() {
+		if err := loaded.Log.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	if len(loaded.Messages) != len(want) {
 		t.Fatalf("saved %d messages, shown %d", len(loaded.Messages), len(want))
 	}
