@@ -49,6 +49,8 @@ type Options struct {
 	DataDir string
 	// Workspace reuses a workspace folder.
 	Workspace string
+	// WindowGrace is how long a closed window's tasks wait for it (0: the daemon's default).
+	WindowGrace time.Duration
 }
 
 // Start runs a daemon playing script.
@@ -87,7 +89,7 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := server.Start(ctx, server.Config{DataDir: dataDir, Socket: filepath.Join(sockDir, "d.sock"),
-		TokenFile: filepath.Join(sockDir, "token"), Version: "test", Settings: &s})
+		TokenFile: filepath.Join(sockDir, "token"), Version: "test", Settings: &s, WindowGrace: opts.WindowGrace})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
