@@ -211,6 +211,8 @@ async function main() {
   const page = await context.newPage();
   // The page a failure screenshot is taken of (window B once A is closed).
   let shown = page;
+  // The second window, once open: a failure screenshots it too.
+  let second = null;
   page.on("pageerror", (e) => log("page error:", e.message));
   try {
     await page.goto(url);
@@ -338,6 +340,7 @@ async function main() {
       return p.length === 1 && p;
     });
     const pageB = await context.newPage();
+    second = pageB;
     pageB.on("pageerror", (e) => log("page B error:", e.message));
     await pageB.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspaceB)}`);
     await pageB.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
@@ -363,6 +366,30 @@ async function main() {
     await input.press("Enter");
     await view.getByText("Done in window A.").first().waitFor({ timeout: 30_000 });
     await screenshot(page, "window-a-done");
+
+    // 13b. PLAN mode never touches the disk or the editor: the model streams a write_to_file of
+    // a new file in new folders; no diff tab opens, nothing is created, and the chat shows the
+    // call as refused.
+    await view.getByRole("button", { name: "New Task", exact: true }).click();
+    await view.getByRole("radio", { name: "Plan" }).click();
+    await input.fill("Please plan the greeting file, do not write it yet.");
+    await input.press("Enter");
+    const planTab = page.locator('.tab[aria-label*="plan-new.txt"]');
+    let planTabSeen = false;
+    await poll(
+      "the plan answer (watching for a diff tab meanwhile)",
+      async () => {
+        if ((await planTab.count()) > 0) planTabSeen = true;
+        return view.getByText("Here is my plan").first().isVisible();
+      },
+      30_000,
+      50,
+    );
+    if (planTabSeen || (await planTab.count()) > 0) fail("PLAN mode opened a diff tab for the refused write");
+    if (fs.existsSync(path.join(workspace, "plan"))) fail("PLAN mode created plan/ on disk");
+    await view.getByText("Refused in PLAN mode: write_to_file plan/drafts/plan-new.txt").first().waitFor({ timeout: 10_000 });
+    await screenshot(page, "plan-refused");
+    log("PLAN mode: no diff tab, nothing on disk, a refused row");
 
     // 14. Close window A (its extension host ends, and with it A's connection to the daemon); B
     // keeps the daemon and finishes its task.
@@ -393,6 +420,7 @@ async function main() {
     log("PASS");
   } catch (e) {
     await screenshot(shown, "failure").catch(() => undefined);
+    if (second && second !== shown) await screenshot(second, "failure-second-window").catch(() => undefined);
     const extLog = findExtensionLog(userData);
     if (extLog) log(`extension log (${extLog}):\n${fs.readFileSync(extLog, "utf8").split("\n").slice(-40).join("\n")}`);
     throw e;

@@ -182,7 +182,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	auth := authenticator{token: []byte(token), life: d.life}
 	g := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.unary, recoverUnary(cfg.Logger)),
 		grpc.ChainStreamInterceptor(auth.stream, recoverStream(cfg.Logger)),
-		grpc.MaxRecvMsgSize(rpc.MaxMessageBytes), grpc.MaxSendMsgSize(rpc.MaxMessageBytes))
+		grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes))
 	cairnv1.RegisterTaskServiceServer(g, svc)
 	cairnv1.RegisterUiServiceServer(g, svc)
 	cairnv1.RegisterStateServiceServer(g, svc)

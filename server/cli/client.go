@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
-	"github.com/cairnhq/cairn/server/rpc"
 
 	"github.com/cairnhq/cairn/server"
 )
@@ -46,7 +45,7 @@ func dial(address, tokenFile string) (*client, error) {
 	}
 	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(bearer(strings.TrimSpace(string(tok)))),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(rpc.MaxMessageBytes), grpc.MaxCallSendMsgSize(rpc.MaxMessageBytes)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(server.MaxMessageBytes), grpc.MaxCallSendMsgSize(server.MaxMessageBytes)))
 	if err != nil {
 		return nil, err
 	}
