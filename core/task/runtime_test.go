@@ -35,6 +35,7 @@ type rig struct {
 	llm   *llmtest.Server
 	mgr   *Manager
 	st    *store.Store
+	root  string // the workspace
 	extra []tools.Tool
 	// settings edits the task settings.
 	settings func(*config.Settings)
@@ -51,6 +52,7 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 	}
 	r.st = st
 	root := t.TempDir()
+	r.root = root
 	r.mgr = NewManager(st, func(context.Context, Options) (Deps, error) {
 		ws, err := workspace.New(root)
 		if err != nil {

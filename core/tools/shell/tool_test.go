@@ -252,7 +252,7 @@ func TestHugeOutputIsSavedWhole(t *testing.T) {
 		name, command string
 		want          func() string // the whole output
 	}{
-		{"many lines", "seq 1 2000000", func() string { return numbered(2000000) + "\n" }},
+		{"many lines", "seq 1 6500000", func() string { return numbered(6500000) + "\n" }},
 		{"one long line", "head -c 3000000 /dev/zero | tr '\\0' a", func() string { return strings.Repeat("a", 3000000) }},
 	}
 	for _, c := range cases {
