@@ -234,7 +234,7 @@ func (t *Task) env() *tools.Env {
 	s := t.settings()
 	scratch := t.scratchDir()
 	return &tools.Env{
-		Files:   withScratch(t.deps.Files, scratch),
+		Files:   t.deps.Files,
 		Host:    t.deps.Host,
 		UI:      taskUI{t},
 		Mode:    t.Mode(),

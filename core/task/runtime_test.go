@@ -39,6 +39,8 @@ type rig struct {
 	extra []tools.Tool
 	// settings edits the task settings.
 	settings func(*config.Settings)
+	// sleep, when set, is the tasks' clock for backoff waits (default: no wait).
+	sleep func(ctx context.Context, d time.Duration) error
 	// wrap, when set, wraps each new task's log (fault injection).
 	wrap func(journal) journal
 }
@@ -66,9 +68,13 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		if r.settings != nil {
 			r.settings(&s)
 		}
+		sleep := r.sleep
+		if sleep == nil {
+			sleep = func(context.Context, time.Duration) error { return nil }
+		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
 			Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: func(context.Context, time.Duration) error { return nil }}, nil
+			Sleep: sleep}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
 )
@@ -16,9 +18,19 @@ type Env struct {
 	// Mode is "act" or "plan".
 	Mode string
 	// Scratch is a folder the task owns, outside the workspace, where tools keep files the
-	// model may read back (the whole output of a long command); Files treats it as part of
-	// the workspace. "" when the task has none: tools then keep nothing there.
+	// model may read back (the whole output of a long command); read_file treats it as part
+	// of the workspace. "" when the task has none: tools then keep nothing there.
 	Scratch string
+}
+
+// InScratch reports whether abs (absolute, cleaned, as Files.Resolve returns it) lies in the
+// task's scratch folder.
+func (e *Env) InScratch(abs string) bool {
+	if e.Scratch == "" {
+		return false
+	}
+	rel, err := filepath.Rel(e.Scratch, abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // Settings are the task settings tools read.

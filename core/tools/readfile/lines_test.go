@@ -71,3 +71,30 @@ func TestRangeOfAFileTooLargeToLoad(t *testing.T) {
 		})
 	}
 }
+
+// The task's scratch folder (saved command output) is read like the workspace: the approval
+// says inside, so the read auto-approval for workspace files applies.
+func TestScratchCountsAsInside(t *testing.T) {
+	scratch := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(scratch, "command-1.log"), []byte("one\ntwo\n"), 0o600))
+	cases := []struct {
+		name    string
+		scratch string
+		inside  bool
+	}{
+		{"scratch folder", scratch, true},
+		{"no scratch folder", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ui := &toolstest.UI{Answer: tools.Answer{Approved: true}}
+			env := &tools.Env{Files: &toolstest.Files{Dir: t.TempDir()}, UI: ui, Scratch: c.scratch}
+			res, err := New().Run(context.Background(), env, tools.Call{Name: Name,
+				Params: map[string]string{"path": filepath.Join(scratch, "command-1.log"), "start_line": "2"}})
+			must(t, err)
+			if res.IsError || len(ui.Approvals) != 1 || ui.Approvals[0].Inside != c.inside {
+				t.Fatalf("res %+v approvals %+v", res, ui.Approvals)
+			}
+		})
+	}
+}

@@ -82,7 +82,10 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Errorf("%s", err.Error()), nil
 	}
 	rel := env.Files.Rel(abs)
-	if env.Files.Ignored(abs) {
+	// The task's own files (a saved command output) count as the workspace's.
+	scratch := env.InScratch(abs)
+	inside = inside || scratch
+	if !scratch && env.Files.Ignored(abs) {
 		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
 		return tools.Errorf("%s", message("ignored", rel)), nil
 	}
