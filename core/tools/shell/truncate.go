@@ -17,3 +17,11 @@ func Truncate(text string, limit int) string {
 	v.write([]byte(text))
 	return v.render(func(lines int, _ int64) string { return fmt.Sprintf(omittedNote, lines) })
 }
+
+// Bound is Truncate with a byte cap as well (<= 0: DefaultByteLimit), for output kept before
+// it was bounded as it arrived.
+func Bound(text string, lines, bytes int) string {
+	v := newView(lines, bytes)
+	v.write([]byte(text))
+	return v.render(func(n int, size int64) string { return render("omitted", omittedData{Lines: n, Size: humanSize(size)}) })
+}
