@@ -127,6 +127,10 @@ func (l *Log) writeLocked(f *os.File, line []byte, sync bool) error {
 	return nil
 }
 
+// Dir returns the task's folder. Files the task keeps besides its records (the whole output
+// of long commands) go in folders under it, so deleting the task deletes them too.
+func (l *Log) Dir() string { return l.dir }
+
 // Written returns how many bytes this log appended since it was opened.
 func (l *Log) Written() int64 {
 	l.mu.Lock()

@@ -203,9 +203,8 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 		}
 		if attempt < maxAutoRetries && !llm.IsPermanent(err) {
 			delay := time.Duration(2<<attempt) * time.Second
-			t.say(msg.SayErrorRetry, "", &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
-				DelaySec: int(delay / time.Second), Error: userError(err)}, false)
-			if t.deps.Sleep(ctx, delay) != nil {
+			if t.backoff(ctx, &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
+				DelaySec: int(delay / time.Second), Error: userError(err)}, delay) != nil {
 				return reply{}, ctx.Err()
 			}
 			continue

@@ -103,6 +103,7 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	t := newTask(loaded.Meta, deps, loaded.Log)
 	t.mu.Lock()
 	t.messages = loaded.Messages
+	boundOutputRows(t.messages, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
 	t.api = loaded.API
 	t.status = StatusIdle
 	t.settleInterruptedLocked()

@@ -24,6 +24,8 @@ type journal interface {
 	TruncateAPI(n int) error
 	SaveMeta(m store.Meta) error
 	Close() error
+	// Dir is the task's folder, where the scratch folder lives (scratch.go).
+	Dir() string
 }
 
 // saved tracks what is missing on disk after a failure (all fields guarded by Task.mu).

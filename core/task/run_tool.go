@@ -232,13 +232,16 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 // env builds the tool environment for this task.
 func (t *Task) env() *tools.Env {
 	s := t.settings()
+	scratch := t.scratchDir()
 	return &tools.Env{
-		Files: t.deps.Files,
-		Host:  t.deps.Host,
-		UI:    taskUI{t},
-		Mode:  t.Mode(),
+		Files:   t.deps.Files,
+		Host:    t.deps.Host,
+		UI:      taskUI{t},
+		Mode:    t.Mode(),
+		Scratch: scratch,
 		Settings: tools.Settings{
 			OutputLineLimit:   s.OutputLineLimit,
+			OutputByteLimit:   s.OutputByteLimit,
 			ReadFileLineLimit: s.ReadFileLineLimit,
 			FullEditResults:   s.FullEditResults,
 			SupportsImages:    t.deps.ModelInfo.SupportsImages,

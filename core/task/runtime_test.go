@@ -35,9 +35,12 @@ type rig struct {
 	llm   *llmtest.Server
 	mgr   *Manager
 	st    *store.Store
+	root  string // the workspace
 	extra []tools.Tool
 	// settings edits the task settings.
 	settings func(*config.Settings)
+	// sleep, when set, is the tasks' clock for backoff waits (default: no wait).
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
@@ -49,6 +52,7 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 	}
 	r.st = st
 	root := t.TempDir()
+	r.root = root
 	r.mgr = NewManager(st, func(context.Context, Options) (Deps, error) {
 		ws, err := workspace.New(root)
 		if err != nil {
@@ -62,9 +66,13 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		if r.settings != nil {
 			r.settings(&s)
 		}
+		sleep := r.sleep
+		if sleep == nil {
+			sleep = func(context.Context, time.Duration) error { return nil }
+		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
 			Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: func(context.Context, time.Duration) error { return nil }}, nil
+			Sleep: sleep}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r
