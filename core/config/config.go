@@ -31,19 +31,22 @@ type API struct {
 
 // AutoApprove is the approval policy of spec §2.2.
 type AutoApprove struct {
-	Enabled          bool     `json:"enabled"`
-	ReadFiles        bool     `json:"readFiles"`
-	ReadFilesOutside bool     `json:"readFilesOutside"`
-	EditFiles        bool     `json:"editFiles"`
-	EditFilesOutside bool     `json:"editFilesOutside"`
-	SafeCommands     bool     `json:"safeCommands"`
-	AllCommands      bool     `json:"allCommands"`
-	Browser          bool     `json:"browser"`
-	MCP              bool     `json:"mcp"`
-	MaxRequests      int      `json:"maxRequests"`
-	YOLO             bool     `json:"yolo"`
-	DenyList         []string `json:"commandDenyList"`
-	AllowList        []string `json:"commandAllowList,omitempty"`
+	Enabled          bool `json:"enabled"`
+	ReadFiles        bool `json:"readFiles"`
+	ReadFilesOutside bool `json:"readFilesOutside"`
+	EditFiles        bool `json:"editFiles"`
+	EditFilesOutside bool `json:"editFilesOutside"`
+	SafeCommands     bool `json:"safeCommands"`
+	AllCommands      bool `json:"allCommands"`
+	Browser          bool `json:"browser"`
+	MCP              bool `json:"mcp"`
+	// Protected lets the categories above also approve writes to protected files
+	// (core/protect: .git/, .vscode/, rule and ignore files, …). Off by default.
+	Protected   bool     `json:"protected"`
+	MaxRequests int      `json:"maxRequests"`
+	YOLO        bool     `json:"yolo"`
+	DenyList    []string `json:"commandDenyList"`
+	AllowList   []string `json:"commandAllowList,omitempty"`
 }
 
 // Settings are everything the user can set.

@@ -110,12 +110,16 @@ type Tool struct {
 	Regex       string
 	FilePattern string
 	Outside     bool // the path is outside every workspace root
+	// Protected says why the file is protected (core/protect), for an edit that always asks.
+	Protected string `json:",omitempty"`
 }
 
 // Command is the payload of command asks/says.
 type Command struct {
 	Command          string
 	RequiresApproval bool
+	// Protected says why the command is asked: it writes a protected file (core/protect).
+	Protected string `json:",omitempty"`
 }
 
 // CommandOutput carries output of a running or finished command.

@@ -3,7 +3,8 @@
 // returned ("proceed while running") still reaches the model.
 //
 // The tool refuses commands that would print a file the workspace's ignore file hides (as
-// read_file does), then asks for approval; deny and allow lists and auto-approval are the
+// read_file does), marks those that write a protected file (core/protect), then asks for
+// approval; deny and allow lists and auto-approval are the
 // loop's job (spec §2.2). Output is cleaned of terminal escapes and line-limited here, so every host
 // terminal (the editor's or core/host/direct) gives the model the same plain text.
 package shell
@@ -82,12 +83,14 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Errorf("%s", render("ignored", rel)), nil
 	}
 
+	protected := ProtectedWrite(env.Files, command)
 	ans, err := env.UI.Approve(ctx, tools.Approval{
 		Ask:              msg.AskCommand,
 		Category:         tools.CategoryCommand,
 		Command:          command,
 		RequiresApproval: requires,
-		Payload:          &msg.Command{Command: command, RequiresApproval: requires},
+		Protected:        protected,
+		Payload:          &msg.Command{Command: command, RequiresApproval: requires, Protected: protected},
 	})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("execute_command: approval: %w", err)
@@ -137,6 +140,28 @@ func readsIgnored(files tools.Files, command string) (string, bool) {
 		return "", false
 	}
 	return files.Rel(abs), true
+}
+
+// ProtectedWrite says why command needs the user's approval whatever the policy, when one
+// of the files it writes (see shellcmd.Script.Targets) is protected: "<path>: <reason>". A
+// line that does not parse is always asked anyway. Best effort, like readsIgnored.
+func ProtectedWrite(files tools.Files, command string) string {
+	if files == nil {
+		return ""
+	}
+	script, err := shellcmd.Parse(command)
+	if err != nil {
+		return ""
+	}
+	abs, why := script.FirstTarget(files.Root(), func(abs string) string {
+		return tools.ProtectedReason(files, abs)
+	}, func(abs string) string {
+		return tools.ProtectedInside(files, abs)
+	})
+	if why == "" {
+		return ""
+	}
+	return files.Rel(abs) + ": " + why
 }
 
 // follower streams one command's output to the chat and builds the result.
