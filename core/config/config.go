@@ -49,11 +49,20 @@ type AutoApprove struct {
 	AllowList   []string `json:"commandAllowList,omitempty"`
 }
 
+// TaskLimits cap what one task may spend before it stops and asks (0: no limit). They count
+// every model request of the task, subagents' included.
+type TaskLimits struct {
+	MaxRequests int `json:"maxRequests,omitempty"`
+	// MaxCost is in USD, priced by the model table or api.inputPrice/api.outputPrice.
+	MaxCost float64 `json:"maxCost,omitempty"`
+}
+
 // Settings are everything the user can set.
 type Settings struct {
 	API                 API             `json:"api"`
 	AutoApprove         AutoApprove     `json:"autoApprove"`
 	MistakeLimit        int             `json:"mistakeLimit"`
+	TaskLimits          TaskLimits      `json:"taskLimits"`
 	OutputLineLimit     int             `json:"outputLineLimit"`
 	ReadFileLineLimit   int             `json:"readFileLineLimit"`
 	FocusChainEnabled   bool            `json:"focusChainEnabled"`

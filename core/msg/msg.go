@@ -35,6 +35,12 @@ const (
 	AskNewTask                Kind = "new_task"
 	AskCondense               Kind = "condense"
 	AskReportBug              Kind = "report_bug"
+	// AskTaskLimitReached: the task made as many requests, or spent as much, as its limits
+	// allow; approving continues with the limit raised by its own size again.
+	AskTaskLimitReached Kind = "task_limit_reached"
+	// AskRepeatedToolCall: the model made the same tool call a third time in a row; it was
+	// not run. Approving (or typing guidance) continues.
+	AskRepeatedToolCall Kind = "repeated_tool_call"
 )
 
 // Say kinds.

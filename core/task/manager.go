@@ -103,6 +103,7 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	t := newTask(loaded.Meta, deps, loaded.Log)
 	t.mu.Lock()
 	t.messages = loaded.Messages
+	t.requests = countRequests(loaded.Messages)
 	t.api = loaded.API
 	t.status = StatusIdle
 	t.settleInterruptedLocked()
