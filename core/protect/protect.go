@@ -15,8 +15,8 @@ import (
 
 // Reasons say, in words for the user, why a file is protected.
 const (
-	ReasonGit      = "git runs these (hooks, config)"
-	ReasonHooks    = "Cairn and other agents load rules and hooks from here; hooks run as code"
+	ReasonGit      = "git runs its hooks and reads its config from here"
+	ReasonHooks    = "rules and hooks for Cairn and other agents; hooks run as code"
 	ReasonEditor   = "the editor runs tasks and applies settings from here"
 	ReasonIgnore   = "it decides which files Cairn may read"
 	ReasonAgentDoc = "agents follow the instructions in this file"

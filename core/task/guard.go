@@ -63,9 +63,13 @@ func (t *Task) noteUnpricedLimit() {
 	if limit <= 0 || t.pricesKnown() {
 		return
 	}
+	model := "this model"
+	if t.deps.Model != "" {
+		model = t.deps.Model
+	}
 	t.say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
 		"Only costs the provider reports count toward it; set api.inputPrice and api.outputPrice (USD per million tokens) to price every request.",
-		limit, t.deps.Model), nil, false)
+		limit, model), nil, false)
 }
 
 // overLimitLocked says, in words for the user, which limit the next request would go past;
