@@ -129,7 +129,7 @@ function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
       <span title="Model requests against the task's limit" aria-label="Requests">
         <span className="codicon codicon-pulse" aria-hidden />
         {s.requests}
-        {maxRequests > 0 ? ` / ${maxRequests}` : ""} requests
+        {maxRequests > 0 ? ` / ${maxRequests}` : ""} {s.requests === 1 && maxRequests <= 1 ? "request" : "requests"}
       </span>
       <span title="Cost against the task's limit" aria-label="Cost limit">
         {formatCost(s.cost)}
