@@ -89,13 +89,13 @@ func containsRun(parts, want []string) bool {
 	return false
 }
 
-// Holds reports the first protected entry found directly inside the folder rel (itself
-// relative to a root), for commands that act on a whole folder (rm -r, mv, chmod -R): removing
-// "sub" removes "sub/.git". exists tells whether a workspace-relative path exists.
-func Holds(rel string, exists func(rel string) bool) string {
-	rel = path.Clean(strings.ReplaceAll(rel, `\`, "/"))
+// Holds says why the folder dir (a slash-separated path) is protected as a whole when it
+// directly holds a protected entry, for commands that act on everything in a folder (rm -r,
+// chmod -R): removing "sub" removes "sub/.git". exists tells whether a path exists.
+func Holds(dir string, exists func(p string) bool) string {
+	dir = path.Clean(strings.ReplaceAll(dir, `\`, "/"))
 	for _, e := range List {
-		if exists(path.Join(rel, path.Join(e.parts...))) {
+		if exists(path.Join(dir, path.Join(e.parts...))) {
 			return e.Reason
 		}
 	}

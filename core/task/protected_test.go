@@ -8,7 +8,6 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/tools"
-	"github.com/cairnhq/cairn/core/tools/shell"
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
@@ -123,7 +122,7 @@ func TestProtectedWrites(t *testing.T) {
 				Protected: tools.ProtectedReason(files, c.target)}
 		} else {
 			req = tools.Approval{Category: tools.CategoryCommand, Command: c.target,
-				Protected: shell.ProtectedWrite(files, c.target)}
+				Protected: tools.ProtectedCommand(files, c.target)}
 		}
 		want := strings.Split(c.want, "/")
 		if (req.Protected != "") != (want[0] == "ask") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/protect"
+	"github.com/cairnhq/cairn/core/shellcmd"
 )
 
 // ProtectedReason says why a write to path needs the user's approval whatever the
@@ -54,4 +55,26 @@ func relReason(files Files, abs string) string {
 		return protect.Reason(filepath.ToSlash(rest))
 	}
 	return ""
+}
+
+// ProtectedCommand says why command needs the user's approval whatever the policy, when one of
+// the files it writes (see shellcmd.Script.Targets) is protected: "<path>: <reason>". A line
+// that does not parse is always asked anyway. Best effort, like the ignore check of commands.
+func ProtectedCommand(files Files, command string) string {
+	if files == nil {
+		return ""
+	}
+	script, err := shellcmd.Parse(command)
+	if err != nil {
+		return ""
+	}
+	abs, why := script.FirstTarget(files.Root(), func(abs string) string {
+		return ProtectedReason(files, abs)
+	}, func(abs string) string {
+		return ProtectedInside(files, abs)
+	})
+	if why == "" {
+		return ""
+	}
+	return files.Rel(abs) + ": " + why
 }

@@ -83,7 +83,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Errorf("%s", render("ignored", rel)), nil
 	}
 
-	protected := ProtectedWrite(env.Files, command)
+	protected := tools.ProtectedCommand(env.Files, command)
 	ans, err := env.UI.Approve(ctx, tools.Approval{
 		Ask:              msg.AskCommand,
 		Category:         tools.CategoryCommand,
@@ -140,28 +140,6 @@ func readsIgnored(files tools.Files, command string) (string, bool) {
 		return "", false
 	}
 	return files.Rel(abs), true
-}
-
-// ProtectedWrite says why command needs the user's approval whatever the policy, when one
-// of the files it writes (see shellcmd.Script.Targets) is protected: "<path>: <reason>". A
-// line that does not parse is always asked anyway. Best effort, like readsIgnored.
-func ProtectedWrite(files tools.Files, command string) string {
-	if files == nil {
-		return ""
-	}
-	script, err := shellcmd.Parse(command)
-	if err != nil {
-		return ""
-	}
-	abs, why := script.FirstTarget(files.Root(), func(abs string) string {
-		return tools.ProtectedReason(files, abs)
-	}, func(abs string) string {
-		return tools.ProtectedInside(files, abs)
-	})
-	if why == "" {
-		return ""
-	}
-	return files.Rel(abs) + ": " + why
 }
 
 // follower streams one command's output to the chat and builds the result.

@@ -37,7 +37,7 @@ export function AutoApproveEditor({ value, onChange }: { value: AutoApprove; onC
       </div>
       <label className="check" title=".git/, .vscode/, .clinerules/, .cairn/, .claude/, .cursor/rules/, ignore files, AGENTS.md: files git, the editor or agents run or follow">
         <input type="checkbox" checked={value.protected} disabled={!value.enabled} onChange={(e) => set({ protected: e.target.checked })} />
-        Also edit protected files (off: they always ask)
+        Also write protected files (.git, .vscode, rules; off: always ask)
       </label>
       <label className="field-inline">
         Max requests
