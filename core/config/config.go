@@ -31,19 +31,30 @@ type API struct {
 
 // AutoApprove is the approval policy of spec §2.2.
 type AutoApprove struct {
-	Enabled          bool     `json:"enabled"`
-	ReadFiles        bool     `json:"readFiles"`
-	ReadFilesOutside bool     `json:"readFilesOutside"`
-	EditFiles        bool     `json:"editFiles"`
-	EditFilesOutside bool     `json:"editFilesOutside"`
-	SafeCommands     bool     `json:"safeCommands"`
-	AllCommands      bool     `json:"allCommands"`
-	Browser          bool     `json:"browser"`
-	MCP              bool     `json:"mcp"`
-	MaxRequests      int      `json:"maxRequests"`
-	YOLO             bool     `json:"yolo"`
-	DenyList         []string `json:"commandDenyList"`
-	AllowList        []string `json:"commandAllowList,omitempty"`
+	Enabled          bool `json:"enabled"`
+	ReadFiles        bool `json:"readFiles"`
+	ReadFilesOutside bool `json:"readFilesOutside"`
+	EditFiles        bool `json:"editFiles"`
+	EditFilesOutside bool `json:"editFilesOutside"`
+	SafeCommands     bool `json:"safeCommands"`
+	AllCommands      bool `json:"allCommands"`
+	Browser          bool `json:"browser"`
+	MCP              bool `json:"mcp"`
+	// Protected lets the categories above also approve writes to protected files
+	// (core/protect: .git/, .vscode/, rule and ignore files, …). Off by default.
+	Protected   bool     `json:"protected"`
+	MaxRequests int      `json:"maxRequests"`
+	YOLO        bool     `json:"yolo"`
+	DenyList    []string `json:"commandDenyList"`
+	AllowList   []string `json:"commandAllowList,omitempty"`
+}
+
+// TaskLimits cap what one task may spend before it stops and asks (0: no limit). They count
+// every model request of the task, subagents' included.
+type TaskLimits struct {
+	MaxRequests int `json:"maxRequests,omitempty"`
+	// MaxCost is in USD, priced by the model table or api.inputPrice/api.outputPrice.
+	MaxCost float64 `json:"maxCost,omitempty"`
 }
 
 // Settings are everything the user can set.
@@ -51,6 +62,7 @@ type Settings struct {
 	API                 API             `json:"api"`
 	AutoApprove         AutoApprove     `json:"autoApprove"`
 	MistakeLimit        int             `json:"mistakeLimit"`
+	TaskLimits          TaskLimits      `json:"taskLimits"`
 	OutputLineLimit     int             `json:"outputLineLimit"`
 	OutputByteLimit     int             `json:"outputByteLimit,omitempty"`
 	ReadFileLineLimit   int             `json:"readFileLineLimit"`

@@ -35,6 +35,12 @@ const (
 	AskNewTask                Kind = "new_task"
 	AskCondense               Kind = "condense"
 	AskReportBug              Kind = "report_bug"
+	// AskTaskLimitReached: the task made as many requests, or spent as much, as its limits
+	// allow; approving continues with the limit raised by its own size again.
+	AskTaskLimitReached Kind = "task_limit_reached"
+	// AskRepeatedToolCall: the model made the same tool call a third time in a row; it was
+	// not run. Approving (or typing guidance) continues.
+	AskRepeatedToolCall Kind = "repeated_tool_call"
 )
 
 // Say kinds.
@@ -110,12 +116,16 @@ type Tool struct {
 	Regex       string
 	FilePattern string
 	Outside     bool // the path is outside every workspace root
+	// Protected says why the file is protected (core/protect), for an edit that always asks.
+	Protected string `json:",omitempty"`
 }
 
 // Command is the payload of command asks/says.
 type Command struct {
 	Command          string
 	RequiresApproval bool
+	// Protected says why the command is asked: it writes a protected file (core/protect).
+	Protected string `json:",omitempty"`
 }
 
 // CommandOutput carries output of a running or finished command.

@@ -6,7 +6,9 @@
 // On that structure it answers three questions: does any part match the deny list (in any
 // flag spelling), is every part read-only by Cairn's own classification, and does every part
 // match the user's allow list. It also lists the files that simple reading commands would
-// print, so the ignore file can be applied to commands as it is to read_file.
+// print, so the ignore file can be applied to commands as it is to read_file, and the files
+// that common writing commands create, change or remove, so writes to protected files
+// (core/protect) are always asked.
 //
 // The analysis is static and deliberately pessimistic: whatever it cannot see (a command name
 // computed at run time, a script downloaded and piped into a shell) is reported as opaque,

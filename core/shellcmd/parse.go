@@ -58,6 +58,7 @@ type Script struct {
 	RiskyAssigns []string
 
 	reads   []Operand
+	writes  []Operand // Writes, with the directory each is relative to
 	pipes   []pipe
 	sources []string
 }
@@ -188,12 +189,14 @@ func (w *walker) redirect(fr *frame, r *syntax.Redirect, stdinShell bool) error 
 		}
 		if !target.Literal() || !sinks[target.Text] {
 			w.s.Writes = append(w.s.Writes, target)
+			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir})
 		}
 	case syntax.DplOut:
 		// `2>&1` and `>&-` duplicate or close descriptors; `>& file` writes a file.
 		target := wordOf(r.Word)
 		if !target.Literal() || !isDescriptor(target.Text) && !sinks[target.Text] {
 			w.s.Writes = append(w.s.Writes, target)
+			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir})
 		}
 	case syntax.RdrIn:
 		w.s.reads = append(w.s.reads, Operand{Path: wordOf(r.Word), Dir: fr.dir})

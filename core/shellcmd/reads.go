@@ -136,30 +136,11 @@ func (r readSpec) operands(args []Word) []Word {
 // with globs expanded against the disk. root is the directory the line starts in.
 func (s *Script) FirstIgnored(root string, ignored func(abs string) bool) (string, bool) {
 	for _, o := range s.Reads() {
-		dir := root
-		if o.Dir != "" {
-			dir = o.Dir
-			if !filepath.IsAbs(dir) {
-				dir = filepath.Join(root, filepath.FromSlash(o.Dir))
-			}
-		}
-		p := o.Path.Text
-		if p == "~" || strings.HasPrefix(p, "~/") {
-			if home, err := os.UserHomeDir(); err == nil {
-				p = filepath.Join(home, strings.TrimPrefix(p, "~"))
-			}
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, filepath.FromSlash(p))
-		}
-		p = filepath.Clean(p)
-		candidates := []string{p}
-		if o.Path.Glob {
-			matches, err := filepath.Glob(p)
-			if err != nil {
-				continue // a malformed pattern matches nothing
-			}
-			candidates = matches
+		candidates := o.candidates(root)
+		if !o.Path.Glob {
+			candidates = candidates[:1]
+		} else {
+			candidates = candidates[:len(candidates)-1] // only files that exist are read
 		}
 		for _, abs := range candidates {
 			if ignored(abs) {
@@ -168,4 +149,26 @@ func (s *Script) FirstIgnored(root string, ignored func(abs string) bool) (strin
 		}
 	}
 	return "", false
+}
+
+// absPath is the absolute, cleaned path of an operand: relative to its directory, itself
+// relative to root; "~" is the home folder.
+func absPath(root string, o Operand) string {
+	dir := root
+	if o.Dir != "" {
+		dir = o.Dir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, filepath.FromSlash(o.Dir))
+		}
+	}
+	p := o.Path.Text
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+	}
+	return filepath.Clean(p)
 }

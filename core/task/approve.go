@@ -6,8 +6,19 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// autoApproved applies the auto-approval policy of spec §2.2 to one request.
+// autoApproved applies the auto-approval policy of spec §2.2 to one request. A write to a
+// protected file (req.Protected) needs, on top of its own category, YOLO or the separate
+// "protected" category: auto-approved edits and commands alone never change what git, the
+// editor or Cairn later run.
 func autoApproved(p config.AutoApprove, req tools.Approval) bool {
+	if !categoryApproved(p, req) {
+		return false
+	}
+	return req.Protected == "" || p.YOLO || p.Enabled && p.Protected
+}
+
+// categoryApproved is the policy for the request's own category.
+func categoryApproved(p config.AutoApprove, req tools.Approval) bool {
 	if req.Category == tools.CategoryCommand {
 		return commandAutoApproved(p, req.Command, req.RequiresApproval)
 	}

@@ -18,6 +18,7 @@ import (
 func (t *Task) Start(text string, images, files []string) error {
 	return t.startRun(func() {
 		t.say(msg.SayTask, text, nil, false)
+		t.noteUnpricedLimit()
 		t.mu.Lock()
 		if n := len(t.messages); n > 0 {
 			t.messages[n-1].Images = images
@@ -129,6 +130,13 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			t.mistakes = 0
 			t.mu.Unlock()
 		}
+		feedback, end := t.checkLimits(ctx)
+		if end != 0 {
+			return end
+		}
+		if feedback != "" {
+			content = append(content, llm.Text("<feedback>\n"+t.expand(ctx, feedback)+"\n</feedback>"))
+		}
 
 		content = append(content, t.focusChainReminder(first)...)
 		content = append(content, t.autoCondenseNote()...)
@@ -173,7 +181,12 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
 			continue
 		}
-		next, end := t.runTool(ctx, *r.tool)
+		var next []llm.Content
+		if t.repeating(*r.tool) {
+			next, end = t.stopRepeating(ctx, *r.tool)
+		} else {
+			next, end = t.runTool(ctx, *r.tool)
+		}
 		if end != 0 {
 			return end
 		}
@@ -238,6 +251,7 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	t.mu.Unlock()
 	history = t.deps.Turns.Project(history, lastTokens)
 	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
+	t.countRequest()
 	system := t.deps.Turns.SystemPrompt(mode)
 	// The request has its own context so that, once the tool call is complete, the rest of the
 	// stream (only read for its usage report) can be cut short without cancelling the task.

@@ -104,6 +104,7 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	t.mu.Lock()
 	t.messages = loaded.Messages
 	boundOutputRows(t.messages, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
+	t.requests = countRequests(loaded.Messages)
 	t.api = loaded.API
 	t.status = StatusIdle
 	t.settleInterruptedLocked()

@@ -79,6 +79,8 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	t.mu.Lock()
 	switch {
 	case res.IsError && isEdit && path != "" && !res.Rejected:
+		// Failed edits of one file are the mistake limit's (below): not also a repetition.
+		t.repeat = repeatState{}
 		t.editFailures[path]++
 		if t.editFailures[path] >= 3 {
 			t.mistakes++
@@ -127,6 +129,7 @@ func planRefusalRow(spec tools.Spec, call tools.Call) string {
 func (t *Task) mistake(header, _ string, res tools.Result) []llm.Content {
 	t.mu.Lock()
 	t.mistakes++
+	t.repeat = repeatState{} // counted once, as a mistake
 	t.mu.Unlock()
 	if header == "" {
 		header = "[unknown tool] Result:"

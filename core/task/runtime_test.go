@@ -200,8 +200,8 @@ func TestOpenClearLeavesNoGoroutine(t *testing.T) {
 // Changing auto-approval while tools run is race-free (run with -race).
 func TestAutoApproveChangesWhileToolsRun(t *testing.T) {
 	var turns []llmtest.Turn
-	for range 30 {
-		turns = append(turns, llmtest.Turn{Text: "<slow_tool>\n</slow_tool>", ChunkSize: 3})
+	for i := range 30 { // distinct calls: the loop stop leaves them alone
+		turns = append(turns, llmtest.Turn{Text: fmt.Sprintf("<slow_tool>\n<n>%d</n>\n</slow_tool>", i), ChunkSize: 3})
 	}
 	turns = append(turns, llmtest.Turn{Text: completion})
 	r := newRig(t, llmtest.Script{Turns: turns}, slowTool{})
@@ -231,7 +231,8 @@ func TestAutoApproveChangesWhileToolsRun(t *testing.T) {
 type slowTool struct{}
 
 func (slowTool) Spec() tools.Spec {
-	return tools.Spec{Name: "slow_tool", Description: "Waits.", Category: tools.CategoryRead, PlanSafe: true}
+	return tools.Spec{Name: "slow_tool", Description: "Waits.", Category: tools.CategoryRead, PlanSafe: true,
+		Params: []tools.Param{{Name: "n"}}}
 }
 
 func (slowTool) Run(ctx context.Context, env *tools.Env, _ tools.Call) (tools.Result, error) {

@@ -65,6 +65,12 @@ type State struct {
 	OpenAsk       int // -1 when none
 	Model         string
 	MessageCount  int
+	// Requests is how many model requests the task made; Limits caps them and the cost.
+	Requests int
+	Limits   config.TaskLimits
+	// PricesKnown is false when requests cannot be priced (a cost limit then counts only
+	// costs the provider reports).
+	PricesKnown bool
 }
 
 // EventKind tells which field of Event is set.
@@ -198,6 +204,9 @@ type Task struct {
 	planToAct     bool
 	restoring     bool       // a checkpoint restore is in progress (restore.go)
 	retrying      *retryWait // the backoff wait before a retry, nil when none (backoff.go)
+	limits        config.TaskLimits
+	requests      int         // model requests made, toward limits.MaxRequests
+	repeat        repeatState // identical tool calls in a row (guard.go)
 }
 
 type pendingAsk struct {
@@ -231,6 +240,7 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		editFailures: map[string]int{},
 	}
 	t.saved.reset()
+	t.limits = deps.Settings.TaskLimits
 	s := deps.Settings
 	t.live.Store(&s)
 	return t
@@ -298,6 +308,7 @@ func (t *Task) stateLocked() State {
 		CacheWrites: t.meta.CacheWrites, Cost: t.meta.Cost, ContextTokens: t.meta.ContextTokens,
 		ContextWindow: int64(t.deps.ModelInfo.ContextWindow), FocusChain: t.meta.FocusChain,
 		OpenAsk: open, Model: t.deps.Model, MessageCount: len(t.messages),
+		Requests: t.requests, Limits: t.limits, PricesKnown: t.pricesKnown(),
 	}
 }
 

@@ -88,8 +88,12 @@ type Approval struct {
 	// MCPServer/MCPTool for use_mcp_tool: also needs the tool on the server's autoApprove list.
 	MCPServer, MCPTool string
 	MCPAutoApproved    bool
-	Text               string
-	Payload            msg.Payload
+	// Protected says why the action writes a protected file (core/protect): it is then
+	// auto-approved only under YOLO or the "protected" category, never by the edit or command
+	// categories alone. Empty for ordinary actions.
+	Protected string
+	Text      string
+	Payload   msg.Payload
 }
 
 // Answer is the user's reply to an ask.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -98,7 +99,8 @@ const usageText = `usage:
   cairn serve [--socket PATH | --listen 127.0.0.1:PORT] [--data-dir DIR] [--token-file F]
               [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
-            [--auto-approve read,edit,command,browser,mcp] [--yolo] [--json] [--connect] TASK...
+            [--auto-approve read,edit,command,browser,mcp,protected] [--yolo]
+            [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
   cairn tool [-C DIR] [--yes]        stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
@@ -156,14 +158,18 @@ func configPath() string {
 type settingsFlags struct {
 	model, baseURL, apiKey, autoApprove string
 	yolo                                bool
+	maxRequests                         int
+	maxCost                             float64
 }
 
 func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model id")
 	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL (…/v1)")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key")
-	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,mcp")
+	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,mcp,protected")
 	fs.BoolVar(&f.yolo, "yolo", false, "approve everything (the command deny list still asks)")
+	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the task once it has cost this many USD (0: the settings' limit)")
 }
 
 func (f *settingsFlags) settings() (config.Settings, error) {
@@ -209,14 +215,28 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 			s.AutoApprove.Browser = true
 		case "mcp":
 			s.AutoApprove.MCP = true
+		case "protected":
+			s.AutoApprove.Protected = true
 		default:
-			return s, fmt.Errorf("--auto-approve: unknown category %q (use read,edit,command,browser,mcp)", c)
+			return s, fmt.Errorf("--auto-approve: unknown category %q (use read,edit,command,browser,mcp,protected)", c)
 		}
 	}
 	if f.autoApprove != "" {
 		s.AutoApprove.Enabled = true
 	}
 	s.AutoApprove.YOLO = s.AutoApprove.YOLO || f.yolo
+	switch {
+	case f.maxRequests < 0:
+		return s, fmt.Errorf("--max-requests must be positive")
+	case f.maxCost < 0 || math.IsNaN(f.maxCost) || math.IsInf(f.maxCost, 0):
+		return s, fmt.Errorf("--max-cost must be a positive amount of USD")
+	}
+	if f.maxRequests > 0 {
+		s.TaskLimits.MaxRequests = f.maxRequests
+	}
+	if f.maxCost > 0 {
+		s.TaskLimits.MaxCost = f.maxCost
+	}
 	return s, nil
 }
 

@@ -35,6 +35,12 @@ func TestDenialHint(t *testing.T) {
 		{"ordinary command without yolo", false, command("npm install"), "command",
 			[]string{"--auto-approve command"}, true},
 		{"edit without yolo", false, edit, "edit", []string{"--auto-approve edit"}, true},
+		{"protected edit", false, &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_TOOL},
+			Payload: &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Path: ".git/hooks/pre-commit", ProtectedReason: "git runs its hooks"}}},
+			"edit", []string{"protected: git runs its hooks", "--auto-approve edit,protected"}, true},
+		{"protected command", false, &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_COMMAND},
+			Payload: &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: "git config core.hooksPath x", ProtectedReason: ".git/config: git runs its hooks"}}},
+			"command", []string{"protected: .git/config", "--auto-approve command,protected"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

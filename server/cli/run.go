@@ -196,6 +196,11 @@ func (p *printer) follow(ctx context.Context) int {
 			open := e.Snapshot.GetState().GetOpenAskIndex()
 			for _, m := range e.Snapshot.GetMessages() {
 				p.msgs[m.GetIndex()] = m
+				// A new task's notes (a cost limit prices cannot check) may come before the
+				// subscription: show them.
+				if !p.resuming && m.GetSay() == cairnv1.SayKind_SAY_KIND_INFO {
+					p.show(m, "")
+				}
 				// Only the open ask (the resume question) is answered; older asks in the history
 				// were answered long ago.
 				if p.resuming && m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED && m.GetIndex() == open {
@@ -296,6 +301,11 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 			r := m.GetRetry()
 			fmt.Fprintf(p.io.Err, "request failed (%s); retry %d/%d in %ds\n", r.GetError(), r.GetAttempt(), r.GetMaxAttempts(), r.GetDelaySeconds())
 		}
+	case cairnv1.SayKind_SAY_KIND_INFO:
+		p.endLine()
+		if !p.json {
+			fmt.Fprintf(p.io.Err, "note: %s\n", m.GetText())
+		}
 	case cairnv1.SayKind_SAY_KIND_USER_FEEDBACK:
 		p.endLine()
 		p.out("> %s\n", m.GetText())
@@ -378,6 +388,9 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 			reply(cairnv1.AskResponse_ASK_RESPONSE_REJECT, "The user is not present to approve this ("+what+"); it was denied. Continue without it, or finish with attempt_completion explaining what needs approval.")
 			return 0, false
 		}
+		if why := protectedReason(m); why != "" {
+			p.out("! protected: %s\n", why)
+		}
 		if c := m.GetCommand(); c != nil {
 			p.out("$ %s\n", c.GetCommand())
 		} else if t := m.GetTool(); t != nil && t.GetDiff() != "" {
@@ -446,6 +459,20 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 			p.cancelTask()
 			return exitFailure, true
 		}
+	case cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL:
+		// A guard rail stopped the task: without a terminal nobody can decide to go on.
+		if !p.json || !p.io.TTY {
+			fmt.Fprintf(p.io.Err, "cairn: %s\n", strings.TrimSpace(m.GetText()))
+		}
+		if !p.io.TTY {
+			p.cancelTask()
+			return exitNeedsUser, true
+		}
+		if ok, text := p.prompt("Continue? [y/N or guidance] "); ok || text != "" {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, text)
+		} else {
+			reply(cairnv1.AskResponse_ASK_RESPONSE_REJECT, "")
+		}
 	case cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED:
 		if !p.io.TTY {
 			p.cancelTask()
@@ -489,10 +516,21 @@ func (p *printer) denialHint(m *cairnv1.Message, flagName string) string {
 			return why + ", so Cairn always asks about it, even with --yolo; approve it by running cairn at a terminal, or run it yourself"
 		}
 	}
+	if why := protectedReason(m); why != "" && !p.yolo {
+		return "protected: " + why + "; run with --auto-approve " + flagName + ",protected (or --yolo) to allow it"
+	}
 	if p.yolo {
 		return "this needs approval even with --yolo; approve it by running cairn at a terminal"
 	}
 	return "not auto-approved; run with --auto-approve " + flagName + " (or --yolo) to allow it"
+}
+
+// protectedReason is why the ask's file or command touches a protected path ("" if it does not).
+func protectedReason(m *cairnv1.Message) string {
+	if c := m.GetCommand(); c != nil {
+		return c.GetProtectedReason()
+	}
+	return m.GetTool().GetProtectedReason()
 }
 
 func describeAsk(m *cairnv1.Message) (what, flag string) {

@@ -24,6 +24,7 @@ var askKinds = map[msg.Kind]cairnv1.AskKind{
 	msg.AskAutoApprovalMaxReached: cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED, msg.AskBrowserActionLaunch: cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH,
 	msg.AskUseMCPServer: cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER, msg.AskNewTask: cairnv1.AskKind_ASK_KIND_NEW_TASK,
 	msg.AskCondense: cairnv1.AskKind_ASK_KIND_CONDENSE, msg.AskReportBug: cairnv1.AskKind_ASK_KIND_REPORT_BUG,
+	msg.AskTaskLimitReached: cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, msg.AskRepeatedToolCall: cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL,
 }
 
 var sayKinds = map[msg.Kind]cairnv1.SayKind{
@@ -62,9 +63,11 @@ func toMessage(m msg.Message) *cairnv1.Message {
 	switch p := m.Payload.(type) {
 	case *msg.Tool:
 		out.Payload = &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: toolOps[p.Op], Path: clean(p.Path), Content: clean(p.Content),
-			Diff: clean(p.Diff), Regex: clean(p.Regex), FilePattern: clean(p.FilePattern), OutsideWorkspace: p.Outside}}
+			Diff: clean(p.Diff), Regex: clean(p.Regex), FilePattern: clean(p.FilePattern), OutsideWorkspace: p.Outside,
+			ProtectedReason: clean(p.Protected)}}
 	case *msg.Command:
-		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: clean(p.Command), RequiresApproval: p.RequiresApproval}}
+		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: clean(p.Command), RequiresApproval: p.RequiresApproval,
+			ProtectedReason: clean(p.Protected)}}
 	case *msg.CommandOutput:
 		co := &cairnv1.CommandOutputPayload{Output: clean(p.Output), Running: p.Running}
 		if p.ExitCode != nil {
@@ -123,7 +126,16 @@ func toState(s task.State) *cairnv1.TaskState {
 	return &cairnv1.TaskState{TaskId: clean(s.ID), Status: statuses[s.Status], Mode: toMode(s.Mode), Title: clean(s.Title),
 		TokensIn: s.TokensIn, TokensOut: s.TokensOut, CacheReads: s.CacheReads, CacheWrites: s.CacheWrites, Cost: s.Cost,
 		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
-		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount)}
+		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount),
+		Requests: int32(s.Requests), Limits: toLimits(s.Limits), PricesKnown: s.PricesKnown}
+}
+
+func toLimits(l config.TaskLimits) *cairnv1.TaskLimits {
+	return &cairnv1.TaskLimits{MaxRequests: int32(l.MaxRequests), MaxCost: l.MaxCost}
+}
+
+func fromLimits(l *cairnv1.TaskLimits) config.TaskLimits {
+	return config.TaskLimits{MaxRequests: int(l.GetMaxRequests()), MaxCost: l.GetMaxCost()}
 }
 
 func toSummary(m store.Meta) *cairnv1.TaskSummary {
@@ -147,7 +159,7 @@ func toSettings(s config.Settings) *cairnv1.Settings {
 		FocusChainEnabled: s.FocusChainEnabled, FocusChainInterval: int32(s.FocusChainInterval), CheckpointsEnabled: s.CheckpointsEnabled,
 		PreferredLanguage: clean(s.PreferredLanguage), CustomInstructions: clean(s.CustomInstructions), FullEditResults: s.FullEditResults,
 		AutoCondense: s.AutoCondense, AutoCondensePercent: int32(s.AutoCondensePercent), BrowserEnabled: s.BrowserEnabled,
-		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: cleanKeys(s.RuleToggles),
+		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: cleanKeys(s.RuleToggles), TaskLimits: toLimits(s.TaskLimits),
 	}
 }
 
@@ -155,14 +167,14 @@ func toAutoApprove(a config.AutoApprove) *cairnv1.AutoApprove {
 	return &cairnv1.AutoApprove{Enabled: a.Enabled, ReadFiles: a.ReadFiles, ReadFilesOutside: a.ReadFilesOutside,
 		EditFiles: a.EditFiles, EditFilesOutside: a.EditFilesOutside, SafeCommands: a.SafeCommands, AllCommands: a.AllCommands,
 		Browser: a.Browser, Mcp: a.MCP, MaxRequests: int32(a.MaxRequests), Yolo: a.YOLO, CommandDenyList: cleanAll(a.DenyList),
-		CommandAllowList: cleanAll(a.AllowList)}
+		CommandAllowList: cleanAll(a.AllowList), Protected: a.Protected}
 }
 
 func fromAutoApprove(a *cairnv1.AutoApprove) config.AutoApprove {
 	return config.AutoApprove{Enabled: a.GetEnabled(), ReadFiles: a.GetReadFiles(), ReadFilesOutside: a.GetReadFilesOutside(),
 		EditFiles: a.GetEditFiles(), EditFilesOutside: a.GetEditFilesOutside(), SafeCommands: a.GetSafeCommands(),
 		AllCommands: a.GetAllCommands(), Browser: a.GetBrowser(), MCP: a.GetMcp(), MaxRequests: int(a.GetMaxRequests()),
-		YOLO: a.GetYolo(), DenyList: a.GetCommandDenyList(), AllowList: a.GetCommandAllowList()}
+		YOLO: a.GetYolo(), DenyList: a.GetCommandDenyList(), AllowList: a.GetCommandAllowList(), Protected: a.GetProtected()}
 }
 
 // fromSettings maps wire settings over old; an empty API key keeps the old one.
@@ -204,6 +216,9 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 	s.BrowserEnabled = in.GetBrowserEnabled()
 	if in.GetRuleToggles() != nil {
 		s.RuleToggles = in.GetRuleToggles()
+	}
+	if in.GetTaskLimits() != nil {
+		s.TaskLimits = fromLimits(in.GetTaskLimits())
 	}
 	return s
 }

@@ -148,9 +148,10 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 	}
 	if t.session == nil {
 		// Nothing is previewed for a call that will be refused (ignored path) or that needs
-		// its own approval first (a file outside the workspace): Run opens the view then.
+		// its own approval first (a file outside the workspace, a protected file: the editor
+		// may create a new file as the view opens): Run opens the view then.
 		abs, inside, err := env.Files.Resolve(path)
-		if err != nil || !inside || env.Files.Ignored(abs) {
+		if err != nil || !inside || env.Files.Ignored(abs) || tools.ProtectedReason(env.Files, path) != "" {
 			return nil
 		}
 		orig, isNew, err := load(ctx, abs)
@@ -281,14 +282,16 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Result{}, fmt.Errorf("edit: update diff view: %w", err)
 	}
 
-	payload := &msg.Tool{Op: msg.OpEditedExistingFile, Path: rel, Outside: !inside,
+	protected := tools.ProtectedReason(env.Files, path)
+	payload := &msg.Tool{Op: msg.OpEditedExistingFile, Path: rel, Outside: !inside, Protected: protected,
 		Diff: Unified(rel, modelText(string(orig)), modelText(string(proposed)), 3)}
 	if isNew {
 		payload.Op = msg.OpNewFileCreated
 		payload.Content = string(proposed)
 		payload.Diff = ""
 	}
-	ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskTool, Category: tools.CategoryEdit, Path: abs, Inside: inside, Payload: payload})
+	ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskTool, Category: tools.CategoryEdit, Path: abs, Inside: inside,
+		Protected: protected, Payload: payload})
 	if err != nil {
 		return tools.Result{}, err
 	}

@@ -90,8 +90,10 @@ func (Completion) Run(ctx context.Context, env *tools.Env, call tools.Call) (too
 	command := strings.TrimSpace(call.Params["command"])
 	env.UI.Say(ctx, msg.SayCompletionResult, result, &msg.Completion{Result: result, Command: command}, false)
 	if command != "" {
+		protected := tools.ProtectedCommand(env.Files, command)
 		ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskCommand, Category: tools.CategoryCommand,
-			Command: command, RequiresApproval: true, Text: command, Payload: &msg.Command{Command: command, RequiresApproval: true}})
+			Command: command, RequiresApproval: true, Protected: protected, Text: command,
+			Payload: &msg.Command{Command: command, RequiresApproval: true, Protected: protected}})
 		if err != nil {
 			return tools.Result{}, err
 		}

@@ -3,7 +3,8 @@
 // returned ("proceed while running") still reaches the model.
 //
 // The tool refuses commands that would print a file the workspace's ignore file hides (as
-// read_file does), then asks for approval; deny and allow lists and auto-approval are the
+// read_file does), marks those that write a protected file (core/protect), then asks for
+// approval; deny and allow lists and auto-approval are the
 // loop's job (spec §2.2). Output is cleaned of terminal escapes and line-limited here, so every host
 // terminal (the editor's or core/host/direct) gives the model the same plain text.
 package shell
@@ -82,12 +83,14 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Errorf("%s", render("ignored", rel)), nil
 	}
 
+	protected := tools.ProtectedCommand(env.Files, command)
 	ans, err := env.UI.Approve(ctx, tools.Approval{
 		Ask:              msg.AskCommand,
 		Category:         tools.CategoryCommand,
 		Command:          command,
 		RequiresApproval: requires,
-		Payload:          &msg.Command{Command: command, RequiresApproval: requires},
+		Protected:        protected,
+		Payload:          &msg.Command{Command: command, RequiresApproval: requires, Protected: protected},
 	})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("execute_command: approval: %w", err)

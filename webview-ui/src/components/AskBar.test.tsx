@@ -41,6 +41,8 @@ const cases: Case[] = [
   { name: "use_mcp_server", message: ask(1, AskKind.USE_MCP_SERVER, { payload: { case: "mcp", value: { serverName: "fs", toolName: "read" } } }), primary: "Approve", secondary: "Reject", secondaryAction: "reject" },
   { name: "browser_action_launch", message: ask(1, AskKind.BROWSER_ACTION_LAUNCH, { payload: { case: "browser", value: { url: "http://x" } } }), primary: "Approve", secondary: "Reject", secondaryAction: "reject" },
   { name: "completion_result", message: ask(1, AskKind.COMPLETION_RESULT), primary: "Start New Task", primaryAction: "newTask" },
+  { name: "task_limit_reached", message: ask(1, AskKind.TASK_LIMIT_REACHED, { text: "limit" }), primary: "Continue", secondary: "Stop Task", secondaryAction: "reject" },
+  { name: "repeated_tool_call", message: ask(1, AskKind.REPEATED_TOOL_CALL, { text: "again" }), primary: "Continue", secondary: "Stop Task", secondaryAction: "reject" },
   { name: "report_bug", message: ask(1, AskKind.REPORT_BUG, { text: "## Bug" }), primary: "Report Bug", secondary: "Reject", secondaryAction: "reject" },
 ];
 

@@ -35,6 +35,10 @@ export function AutoApproveEditor({ value, onChange }: { value: AutoApprove; onC
           </label>
         ))}
       </div>
+      <label className="check" title=".git/, .vscode/, .clinerules/, .cairn/, .claude/, .cursor/rules/, ignore files, AGENTS.md: files git, the editor or agents run or follow">
+        <input type="checkbox" checked={value.protected} disabled={!value.enabled} onChange={(e) => set({ protected: e.target.checked })} />
+        Also write protected files (.git, .vscode, rules; off: always ask)
+      </label>
       <label className="field-inline">
         Max requests
         <input
@@ -60,6 +64,7 @@ export function AutoApproveBar({ ctrl }: { ctrl: Controller }) {
   if (!settings) return null;
   const aa = settings.autoApprove ?? ctrl.defaultAutoApprove();
   const on = categories.filter((c) => aa[c.key]).map((c) => c.short);
+  if (aa.protected) on.push("Protected");
   const summary = aa.yolo ? "YOLO" : !aa.enabled ? "Off" : on.length ? on.join(", ") : "None";
   return (
     <div className="auto-approve-bar">

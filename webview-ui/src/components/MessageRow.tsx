@@ -150,7 +150,9 @@ function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
     <div className={`tool-row${asking ? " pending" : ""}`}>
       <Header icon={icon} title={title}>
         {t.outsideWorkspace && <span className="badge warn">outside workspace</span>}
+        {t.protectedReason && <span className="badge warn">protected</span>}
       </Header>
+      {t.protectedReason && <ProtectedNote reason={t.protectedReason} />}
       <div className="tool-path">
         <span className="codicon codicon-file" aria-hidden />
         <span className="path" title={t.path}>
@@ -168,6 +170,15 @@ function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
   );
 }
 
+/** ProtectedNote says why a write always asks: the file is one git, the editor or agents run. */
+function ProtectedNote({ reason }: { reason: string }) {
+  return (
+    <div className="protected-note" role="note" aria-label="Why this file is protected">
+      <span className="codicon codicon-shield" aria-hidden /> Protected file: {reason}
+    </div>
+  );
+}
+
 function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
   const c = m.payload.case === "command" ? m.payload.value : undefined;
   const command = c?.command || m.text;
@@ -175,7 +186,9 @@ function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
     <div className={`command-row${asking ? " pending" : ""}`}>
       <Header icon="terminal" title={asking ? "Cairn wants to execute this command:" : "Command"}>
         {c?.requiresApproval && <span className="badge warn">requires approval</span>}
+        {c?.protectedReason && <span className="badge warn">protected</span>}
       </Header>
+      {c?.protectedReason && <ProtectedNote reason={c.protectedReason} />}
       <div className="command-line">
         <code>{command}</code>
         <CopyButton text={command} label="Copy command" />
@@ -381,6 +394,10 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
         return <Info icon="history" text="This task was completed. Continue it or start a new one." />;
       case AskKind.MISTAKE_LIMIT_REACHED:
         return <ErrorRow m={m} title="Cairn is having trouble" />;
+      case AskKind.TASK_LIMIT_REACHED:
+        return <ErrorRow m={m} title="Task limit reached" />;
+      case AskKind.REPEATED_TOOL_CALL:
+        return <ErrorRow m={m} title="Cairn is repeating itself" />;
       case AskKind.AUTO_APPROVAL_MAX_REQ_REACHED:
         return <Info icon="warning" text={m.text || "Reached the maximum number of auto-approved requests."} tone="warn" />;
       case AskKind.BROWSER_ACTION_LAUNCH:

@@ -1,4 +1,5 @@
-// TaskHeader: the task's title, tokens, cost, context window and focus-chain checklist.
+// TaskHeader: the task's title, tokens, cost, requests and cost against the task's limits (with
+// a control to set or raise them), context window and focus-chain checklist.
 
 import { useState } from "react";
 import type { Controller } from "../state/controller";
@@ -45,6 +46,7 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
           </span>
         )}
       </div>
+      <TaskLimitsRow ctrl={ctrl} />
       {ctxWindow > 0 && (
         <div className="context-window" title={`${used.toLocaleString()} / ${ctxWindow.toLocaleString()} tokens`}>
           <span className="muted small">{formatTokens(used)}</span>
@@ -104,5 +106,61 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
         </div>
       )}
     </section>
+  );
+}
+
+/** TaskLimitsRow shows requests and cost against the task's limits, and edits the limits. */
+function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
+  const s = useTaskState(ctrl.task);
+  const [editing, setEditing] = useState<{ requests: string; cost: string } | undefined>();
+  if (!s) return null;
+  const maxRequests = s.limits?.maxRequests ?? 0;
+  const maxCost = s.limits?.maxCost ?? 0;
+  const atLimit = (maxRequests > 0 && s.requests >= maxRequests) || (maxCost > 0 && s.cost >= maxCost);
+  const save = () => {
+    if (!editing) return;
+    const r = Math.max(0, Math.floor(Number(editing.requests) || 0));
+    const c = Math.max(0, Number(editing.cost) || 0);
+    void ctrl.setTaskLimits(r, c);
+    setEditing(undefined);
+  };
+  return (
+    <div className={`task-limits${atLimit ? " at-limit" : ""}`} aria-label="Task limits">
+      <span title="Model requests against the task's limit" aria-label="Requests">
+        <span className="codicon codicon-pulse" aria-hidden />
+        {s.requests}
+        {maxRequests > 0 ? ` / ${maxRequests}` : ""} {s.requests === 1 && maxRequests <= 1 ? "request" : "requests"}
+      </span>
+      <span title="Cost against the task's limit" aria-label="Cost limit">
+        {formatCost(s.cost)}
+        {maxCost > 0 ? ` / ${formatCost(maxCost)}` : " (no cost limit)"}
+      </span>
+      {maxCost > 0 && !s.pricesKnown && (
+        <span className="badge warn" title="The model's prices are unknown: only costs the provider reports count">
+          prices unknown
+        </span>
+      )}
+      {editing ? (
+        <span className="task-limits-edit">
+          <label>
+            Max requests
+            <input type="number" min={0} step={1} aria-label="Max requests" value={editing.requests}
+              onChange={(e) => setEditing({ ...editing, requests: e.target.value })} />
+          </label>
+          <label>
+            Max cost (USD)
+            <input type="number" min={0} step={0.01} aria-label="Max cost" value={editing.cost}
+              onChange={(e) => setEditing({ ...editing, cost: e.target.value })} />
+          </label>
+          <button className="button primary" onClick={save}>Save limits</button>
+          <button className="button secondary" onClick={() => setEditing(undefined)}>Cancel</button>
+        </span>
+      ) : (
+        <button className="link-button" aria-label="Set task limits"
+          onClick={() => setEditing({ requests: String(maxRequests || ""), cost: maxCost ? String(maxCost) : "" })}>
+          {maxRequests > 0 || maxCost > 0 ? "Raise limits" : "Set limits"}
+        </button>
+      )}
+    </div>
   );
 }

@@ -276,6 +276,17 @@ export class Controller {
     }
   }
 
+  /** setTaskLimits sets the task's request and cost limits (0: none). */
+  async setTaskLimits(maxRequests: number, maxCost: number): Promise<void> {
+    const taskId = this.app.get().taskId;
+    if (!taskId) return;
+    try {
+      await this.client.unary(TaskService.method.setTaskLimits, { taskId, limits: { maxRequests, maxCost } });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
   async updateFocusChain(markdown: string): Promise<void> {
     const taskId = this.app.get().taskId;
     if (!taskId) return;

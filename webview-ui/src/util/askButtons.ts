@@ -61,6 +61,20 @@ export function askButtons(m: Message | undefined): AskButtons {
         options: [],
         placeholder: "Type guidance for the model…",
       };
+    case AskKind.TASK_LIMIT_REACHED:
+      return {
+        primary: { label: "Continue", action: "approve" },
+        secondary: { label: "Stop Task", action: "reject" },
+        options: [],
+        placeholder: "Raise the limit in the header, or type guidance…",
+      };
+    case AskKind.REPEATED_TOOL_CALL:
+      return {
+        primary: { label: "Continue", action: "approve" },
+        secondary: { label: "Stop Task", action: "reject" },
+        options: [],
+        placeholder: "Type guidance for the model…",
+      };
     case AskKind.AUTO_APPROVAL_MAX_REQ_REACHED:
       return {
         primary: { label: "Proceed", action: "approve" },

@@ -3,7 +3,7 @@
 
 import { useEffect, useState } from "react";
 import { clone, create } from "@bufbuild/protobuf";
-import { ApiConfigSchema, SettingsSchema, StateService, type Settings } from "../gen/cairn/v1/state_pb";
+import { ApiConfigSchema, SettingsSchema, StateService, TaskLimitsSchema, type Settings } from "../gen/cairn/v1/state_pb";
 import { WorkspaceService, type RuleEntry } from "../gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
@@ -156,6 +156,27 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
           <label className="field-inline">
             Mistake limit
             <input type="number" min={1} max={20} value={draft.mistakeLimit} onChange={(e) => set({ mistakeLimit: num(e.target.value, 1, 20) })} />
+          </label>
+          <label className="field-inline">
+            Max requests per task (0: none)
+            <input
+              type="number"
+              min={0}
+              aria-label="Max requests per task"
+              value={draft.taskLimits?.maxRequests ?? 0}
+              onChange={(e) => set({ taskLimits: create(TaskLimitsSchema, { maxCost: draft.taskLimits?.maxCost ?? 0, maxRequests: Math.max(0, Math.floor(Number(e.target.value) || 0)) }) })}
+            />
+          </label>
+          <label className="field-inline">
+            Max cost per task, USD (0: none)
+            <input
+              type="number"
+              min={0}
+              step={0.01}
+              aria-label="Max cost per task"
+              value={draft.taskLimits?.maxCost ?? 0}
+              onChange={(e) => set({ taskLimits: create(TaskLimitsSchema, { maxRequests: draft.taskLimits?.maxRequests ?? 0, maxCost: Math.max(0, Number(e.target.value) || 0) }) })}
+            />
           </label>
         </fieldset>
 

@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message as Message$1 } from "./message_pb";
 import { file_cairn_v1_message } from "./message_pb";
-import type { Mode } from "./state_pb";
+import type { Mode, TaskLimits } from "./state_pb";
 import { file_cairn_v1_state } from "./state_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,46 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/task.proto.
  */
 export const file_cairn_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSKFAQoOTmV3VGFza1JlcXVlc3QSDAoEdGV4dBgBIAEoCRIOCgZpbWFnZXMYAiADKAkSDQoFZmlsZXMYAyADKAkSFwoPd29ya3NwYWNlX3Jvb3RzGAQgAygJEg8KB2hvc3RfaWQYBSABKAkSHAoEbW9kZRgGIAEoDjIOLmNhaXJuLnYxLk1vZGUiIgoPTmV3VGFza1Jlc3BvbnNlEg8KB3Rhc2tfaWQYASABKAkiuAEKEEFuc3dlckFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRInCghyZXNwb25zZRgCIAEoDjIVLmNhaXJuLnYxLkFza1Jlc3BvbnNlEgwKBHRleHQYAyABKAkSDgoGaW1hZ2VzGAQgAygJEg0KBWZpbGVzGAUgAygJEhoKDW1lc3NhZ2VfaW5kZXgYBiABKAVIAIgBARIPCgdob3N0X2lkGAcgASgJQhAKDl9tZXNzYWdlX2luZGV4IhMKEUFuc3dlckFza1Jlc3BvbnNlImMKElNlbmRNZXNzYWdlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgwKBHRleHQYAiABKAkSDgoGaW1hZ2VzGAMgAygJEg0KBWZpbGVzGAQgAygJEg8KB2hvc3RfaWQYBSABKAkiFQoTU2VuZE1lc3NhZ2VSZXNwb25zZSIkChFDYW5jZWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIhQKEkNhbmNlbFRhc2tSZXNwb25zZSIjChBDbGVhclRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiEwoRQ2xlYXJUYXNrUmVzcG9uc2UiNQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIPCgdob3N0X2lkGAIgASgJIhQKElJlc3VtZVRhc2tSZXNwb25zZSJ0ChBMaXN0VGFza3NSZXF1ZXN0Eg4KBnNlYXJjaBgBIAEoCRIWCg5mYXZvcml0ZXNfb25seRgCIAEoCBIWCg53b3Jrc3BhY2Vfcm9vdBgDIAEoCRIgCgRzb3J0GAQgASgOMhIuY2Fpcm4udjEuVGFza1NvcnQiUwoRTGlzdFRhc2tzUmVzcG9uc2USJAoFdGFza3MYASADKAsyFS5jYWlybi52MS5UYXNrU3VtbWFyeRIYChB0b3RhbF9zaXplX2J5dGVzGAIgASgDIowCCgtUYXNrU3VtbWFyeRIPCgd0YXNrX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEhYKDndvcmtzcGFjZV9yb290GAMgASgJEhcKD2NyZWF0ZWRfdW5peF9tcxgEIAEoAxIXCg91cGRhdGVkX3VuaXhfbXMYBSABKAMSEQoJdG9rZW5zX2luGAYgASgDEhIKCnRva2Vuc19vdXQYByABKAMSFAoMY2FjaGVfd3JpdGVzGAggASgDEhMKC2NhY2hlX3JlYWRzGAkgASgDEgwKBGNvc3QYCiABKAESEgoKc2l6ZV9ieXRlcxgLIAEoAxIQCghmYXZvcml0ZRgMIAEoCBINCgVtb2RlbBgNIAEoCSIzChJEZWxldGVUYXNrc1JlcXVlc3QSEAoIdGFza19pZHMYASADKAkSCwoDYWxsGAIgASgIIhUKE0RlbGV0ZVRhc2tzUmVzcG9uc2UiJAoRRXhwb3J0VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSI5ChJFeHBvcnRUYXNrUmVzcG9uc2USEAoIbWFya2Rvd24YASABKAkSEQoJZmlsZV9uYW1lGAIgASgJIjcKElNldEZhdm9yaXRlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhAKCGZhdm9yaXRlGAIgASgIIhUKE1NldEZhdm9yaXRlUmVzcG9uc2UiPAoXVXBkYXRlRm9jdXNDaGFpblJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIQCghtYXJrZG93bhgCIAEoCSIaChhVcGRhdGVGb2N1c0NoYWluUmVzcG9uc2UiSwoQU3Vic2NyaWJlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhUKDXNuYXBzaG90X3RhaWwYAiABKAUSDwoHaG9zdF9pZBgDIAEoCSLCAgoRU3Vic2NyaWJlUmVzcG9uc2USJgoIc25hcHNob3QYASABKAsyEi5jYWlybi52MS5TbmFwc2hvdEgAEi8KDW1lc3NhZ2VfYWRkZWQYAiABKAsyFi5jYWlybi52MS5NZXNzYWdlQWRkZWRIABIvCg10ZXh0X2FwcGVuZGVkGAMgASgLMhYuY2Fpcm4udjEuVGV4dEFwcGVuZGVkSAASMwoPbWVzc2FnZV91cGRhdGVkGAQgASgLMhguY2Fpcm4udjEuTWVzc2FnZVVwZGF0ZWRIABIsCg1zdGF0ZV9jaGFuZ2VkGAUgASgLMhMuY2Fpcm4udjEuVGFza1N0YXRlSAASNwoRbWVzc2FnZV9maW5hbGl6ZWQYBiABKAsyGi5jYWlybi52MS5NZXNzYWdlRmluYWxpemVkSABCBwoFZXZlbnQiIQoQTWVzc2FnZUZpbmFsaXplZBINCgVpbmRleBgBIAEoBSJoCghTbmFwc2hvdBIiCgVzdGF0ZRgBIAEoCzITLmNhaXJuLnYxLlRhc2tTdGF0ZRIjCghtZXNzYWdlcxgCIAMoCzIRLmNhaXJuLnYxLk1lc3NhZ2USEwoLZmlyc3RfaW5kZXgYAyABKAUiMgoMTWVzc2FnZUFkZGVkEiIKB21lc3NhZ2UYASABKAsyES5jYWlybi52MS5NZXNzYWdlIiwKDFRleHRBcHBlbmRlZBINCgVpbmRleBgBIAEoBRINCgVkZWx0YRgCIAEoCSI0Cg5NZXNzYWdlVXBkYXRlZBIiCgdtZXNzYWdlGAEgASgLMhEuY2Fpcm4udjEuTWVzc2FnZSLSAgoJVGFza1N0YXRlEg8KB3Rhc2tfaWQYASABKAkSJAoGc3RhdHVzGAIgASgOMhQuY2Fpcm4udjEuVGFza1N0YXR1cxIcCgRtb2RlGAMgASgOMg4uY2Fpcm4udjEuTW9kZRINCgV0aXRsZRgEIAEoCRIRCgl0b2tlbnNfaW4YBSABKAMSEgoKdG9rZW5zX291dBgGIAEoAxIUCgxjYWNoZV93cml0ZXMYByABKAMSEwoLY2FjaGVfcmVhZHMYCCABKAMSDAoEY29zdBgJIAEoARIWCg5jb250ZXh0X3Rva2VucxgKIAEoAxIWCg5jb250ZXh0X3dpbmRvdxgLIAEoAxITCgtmb2N1c19jaGFpbhgMIAEoCRIWCg5vcGVuX2Fza19pbmRleBgNIAEoBRINCgVtb2RlbBgOIAEoCRIVCg1tZXNzYWdlX2NvdW50GA8gASgFKngKC0Fza1Jlc3BvbnNlEhwKGEFTS19SRVNQT05TRV9VTlNQRUNJRklFRBAAEhgKFEFTS19SRVNQT05TRV9BUFBST1ZFEAESFwoTQVNLX1JFU1BPTlNFX1JFSkVDVBACEhgKFEFTS19SRVNQT05TRV9NRVNTQUdFEAMqigEKCFRhc2tTb3J0EhkKFVRBU0tfU09SVF9VTlNQRUNJRklFRBAAEhQKEFRBU0tfU09SVF9ORVdFU1QQARIUChBUQVNLX1NPUlRfT0xERVNUEAISHAoYVEFTS19TT1JUX01PU1RfRVhQRU5TSVZFEAMSGQoVVEFTS19TT1JUX01PU1RfVE9LRU5TEAQqvwEKClRhc2tTdGF0dXMSGwoXVEFTS19TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNUQVNLX1NUQVRVU19SVU5OSU5HEAESFwoTVEFTS19TVEFUVVNfV0FJVElORxACEhkKFVRBU0tfU1RBVFVTX0NPTVBMRVRFRBADEhkKFVRBU0tfU1RBVFVTX0NBTkNFTExFRBAEEhYKElRBU0tfU1RBVFVTX0ZBSUxFRBAFEhQKEFRBU0tfU1RBVFVTX0lETEUQBjK5BgoLVGFza1NlcnZpY2USPgoHTmV3VGFzaxIYLmNhaXJuLnYxLk5ld1Rhc2tSZXF1ZXN0GhkuY2Fpcm4udjEuTmV3VGFza1Jlc3BvbnNlEkQKCUFuc3dlckFzaxIaLmNhaXJuLnYxLkFuc3dlckFza1JlcXVlc3QaGy5jYWlybi52MS5BbnN3ZXJBc2tSZXNwb25zZRJKCgtTZW5kTWVzc2FnZRIcLmNhaXJuLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USRwoKQ2FuY2VsVGFzaxIbLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuQ2FuY2VsVGFza1Jlc3BvbnNlEkQKCUNsZWFyVGFzaxIaLmNhaXJuLnYxLkNsZWFyVGFza1JlcXVlc3QaGy5jYWlybi52MS5DbGVhclRhc2tSZXNwb25zZRJHCgpSZXN1bWVUYXNrEhsuY2Fpcm4udjEuUmVzdW1lVGFza1JlcXVlc3QaHC5jYWlybi52MS5SZXN1bWVUYXNrUmVzcG9uc2USRAoJTGlzdFRhc2tzEhouY2Fpcm4udjEuTGlzdFRhc2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RUYXNrc1Jlc3BvbnNlEkoKC0RlbGV0ZVRhc2tzEhwuY2Fpcm4udjEuRGVsZXRlVGFza3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRGVsZXRlVGFza3NSZXNwb25zZRJHCgpFeHBvcnRUYXNrEhsuY2Fpcm4udjEuRXhwb3J0VGFza1JlcXVlc3QaHC5jYWlybi52MS5FeHBvcnRUYXNrUmVzcG9uc2USSgoLU2V0RmF2b3JpdGUSHC5jYWlybi52MS5TZXRGYXZvcml0ZVJlcXVlc3QaHS5jYWlybi52MS5TZXRGYXZvcml0ZVJlc3BvbnNlElkKEFVwZGF0ZUZvY3VzQ2hhaW4SIS5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVxdWVzdBoiLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZTJTCglVaVNlcnZpY2USRgoJU3Vic2NyaWJlEhouY2Fpcm4udjEuU3Vic2NyaWJlUmVxdWVzdBobLmNhaXJuLnYxLlN1YnNjcmliZVJlc3BvbnNlMAFCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z", [file_cairn_v1_message, file_cairn_v1_state]);
+  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSJNChRTZXRUYXNrTGltaXRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEiQKBmxpbWl0cxgCIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMiFwoVU2V0VGFza0xpbWl0c1Jlc3BvbnNlIoUBCg5OZXdUYXNrUmVxdWVzdBIMCgR0ZXh0GAEgASgJEg4KBmltYWdlcxgCIAMoCRINCgVmaWxlcxgDIAMoCRIXCg93b3Jrc3BhY2Vfcm9vdHMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCRIcCgRtb2RlGAYgASgOMg4uY2Fpcm4udjEuTW9kZSIiCg9OZXdUYXNrUmVzcG9uc2USDwoHdGFza19pZBgBIAEoCSK4AQoQQW5zd2VyQXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEicKCHJlc3BvbnNlGAIgASgOMhUuY2Fpcm4udjEuQXNrUmVzcG9uc2USDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDQoFZmlsZXMYBSADKAkSGgoNbWVzc2FnZV9pbmRleBgGIAEoBUgAiAEBEg8KB2hvc3RfaWQYByABKAlCEAoOX21lc3NhZ2VfaW5kZXgiEwoRQW5zd2VyQXNrUmVzcG9uc2UiYwoSU2VuZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZpbWFnZXMYAyADKAkSDQoFZmlsZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCSIVChNTZW5kTWVzc2FnZVJlc3BvbnNlIiQKEUNhbmNlbFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiFAoSQ2FuY2VsVGFza1Jlc3BvbnNlIiMKEENsZWFyVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSITChFDbGVhclRhc2tSZXNwb25zZSI1ChFSZXN1bWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEg8KB2hvc3RfaWQYAiABKAkiFAoSUmVzdW1lVGFza1Jlc3BvbnNlInQKEExpc3RUYXNrc1JlcXVlc3QSDgoGc2VhcmNoGAEgASgJEhYKDmZhdm9yaXRlc19vbmx5GAIgASgIEhYKDndvcmtzcGFjZV9yb290GAMgASgJEiAKBHNvcnQYBCABKA4yEi5jYWlybi52MS5UYXNrU29ydCJTChFMaXN0VGFza3NSZXNwb25zZRIkCgV0YXNrcxgBIAMoCzIVLmNhaXJuLnYxLlRhc2tTdW1tYXJ5EhgKEHRvdGFsX3NpemVfYnl0ZXMYAiABKAMijAIKC1Rhc2tTdW1tYXJ5Eg8KB3Rhc2tfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSFgoOd29ya3NwYWNlX3Jvb3QYAyABKAkSFwoPY3JlYXRlZF91bml4X21zGAQgASgDEhcKD3VwZGF0ZWRfdW5peF9tcxgFIAEoAxIRCgl0b2tlbnNfaW4YBiABKAMSEgoKdG9rZW5zX291dBgHIAEoAxIUCgxjYWNoZV93cml0ZXMYCCABKAMSEwoLY2FjaGVfcmVhZHMYCSABKAMSDAoEY29zdBgKIAEoARISCgpzaXplX2J5dGVzGAsgASgDEhAKCGZhdm9yaXRlGAwgASgIEg0KBW1vZGVsGA0gASgJIjMKEkRlbGV0ZVRhc2tzUmVxdWVzdBIQCgh0YXNrX2lkcxgBIAMoCRILCgNhbGwYAiABKAgiFQoTRGVsZXRlVGFza3NSZXNwb25zZSIkChFFeHBvcnRUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIjkKEkV4cG9ydFRhc2tSZXNwb25zZRIQCghtYXJrZG93bhgBIAEoCRIRCglmaWxlX25hbWUYAiABKAkiNwoSU2V0RmF2b3JpdGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSEAoIZmF2b3JpdGUYAiABKAgiFQoTU2V0RmF2b3JpdGVSZXNwb25zZSI8ChdVcGRhdGVGb2N1c0NoYWluUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhAKCG1hcmtkb3duGAIgASgJIhoKGFVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZSJLChBTdWJzY3JpYmVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSFQoNc25hcHNob3RfdGFpbBgCIAEoBRIPCgdob3N0X2lkGAMgASgJIsICChFTdWJzY3JpYmVSZXNwb25zZRImCghzbmFwc2hvdBgBIAEoCzISLmNhaXJuLnYxLlNuYXBzaG90SAASLwoNbWVzc2FnZV9hZGRlZBgCIAEoCzIWLmNhaXJuLnYxLk1lc3NhZ2VBZGRlZEgAEi8KDXRleHRfYXBwZW5kZWQYAyABKAsyFi5jYWlybi52MS5UZXh0QXBwZW5kZWRIABIzCg9tZXNzYWdlX3VwZGF0ZWQYBCABKAsyGC5jYWlybi52MS5NZXNzYWdlVXBkYXRlZEgAEiwKDXN0YXRlX2NoYW5nZWQYBSABKAsyEy5jYWlybi52MS5UYXNrU3RhdGVIABI3ChFtZXNzYWdlX2ZpbmFsaXplZBgGIAEoCzIaLmNhaXJuLnYxLk1lc3NhZ2VGaW5hbGl6ZWRIAEIHCgVldmVudCIhChBNZXNzYWdlRmluYWxpemVkEg0KBWluZGV4GAEgASgFImgKCFNuYXBzaG90EiIKBXN0YXRlGAEgASgLMhMuY2Fpcm4udjEuVGFza1N0YXRlEiMKCG1lc3NhZ2VzGAIgAygLMhEuY2Fpcm4udjEuTWVzc2FnZRITCgtmaXJzdF9pbmRleBgDIAEoBSIyCgxNZXNzYWdlQWRkZWQSIgoHbWVzc2FnZRgBIAEoCzIRLmNhaXJuLnYxLk1lc3NhZ2UiLAoMVGV4dEFwcGVuZGVkEg0KBWluZGV4GAEgASgFEg0KBWRlbHRhGAIgASgJIjQKDk1lc3NhZ2VVcGRhdGVkEiIKB21lc3NhZ2UYASABKAsyES5jYWlybi52MS5NZXNzYWdlIqADCglUYXNrU3RhdGUSDwoHdGFza19pZBgBIAEoCRIkCgZzdGF0dXMYAiABKA4yFC5jYWlybi52MS5UYXNrU3RhdHVzEhwKBG1vZGUYAyABKA4yDi5jYWlybi52MS5Nb2RlEg0KBXRpdGxlGAQgASgJEhEKCXRva2Vuc19pbhgFIAEoAxISCgp0b2tlbnNfb3V0GAYgASgDEhQKDGNhY2hlX3dyaXRlcxgHIAEoAxITCgtjYWNoZV9yZWFkcxgIIAEoAxIMCgRjb3N0GAkgASgBEhYKDmNvbnRleHRfdG9rZW5zGAogASgDEhYKDmNvbnRleHRfd2luZG93GAsgASgDEhMKC2ZvY3VzX2NoYWluGAwgASgJEhYKDm9wZW5fYXNrX2luZGV4GA0gASgFEg0KBW1vZGVsGA4gASgJEhUKDW1lc3NhZ2VfY291bnQYDyABKAUSEAoIcmVxdWVzdHMYECABKAUSJAoGbGltaXRzGBEgASgLMhQuY2Fpcm4udjEuVGFza0xpbWl0cxIUCgxwcmljZXNfa25vd24YEiABKAgqeAoLQXNrUmVzcG9uc2USHAoYQVNLX1JFU1BPTlNFX1VOU1BFQ0lGSUVEEAASGAoUQVNLX1JFU1BPTlNFX0FQUFJPVkUQARIXChNBU0tfUkVTUE9OU0VfUkVKRUNUEAISGAoUQVNLX1JFU1BPTlNFX01FU1NBR0UQAyqKAQoIVGFza1NvcnQSGQoVVEFTS19TT1JUX1VOU1BFQ0lGSUVEEAASFAoQVEFTS19TT1JUX05FV0VTVBABEhQKEFRBU0tfU09SVF9PTERFU1QQAhIcChhUQVNLX1NPUlRfTU9TVF9FWFBFTlNJVkUQAxIZChVUQVNLX1NPUlRfTU9TVF9UT0tFTlMQBCq/AQoKVGFza1N0YXR1cxIbChdUQVNLX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE1RBU0tfU1RBVFVTX1JVTk5JTkcQARIXChNUQVNLX1NUQVRVU19XQUlUSU5HEAISGQoVVEFTS19TVEFUVVNfQ09NUExFVEVEEAMSGQoVVEFTS19TVEFUVVNfQ0FOQ0VMTEVEEAQSFgoSVEFTS19TVEFUVVNfRkFJTEVEEAUSFAoQVEFTS19TVEFUVVNfSURMRRAGMosHCgtUYXNrU2VydmljZRI+CgdOZXdUYXNrEhguY2Fpcm4udjEuTmV3VGFza1JlcXVlc3QaGS5jYWlybi52MS5OZXdUYXNrUmVzcG9uc2USRAoJQW5zd2VyQXNrEhouY2Fpcm4udjEuQW5zd2VyQXNrUmVxdWVzdBobLmNhaXJuLnYxLkFuc3dlckFza1Jlc3BvbnNlEkoKC1NlbmRNZXNzYWdlEhwuY2Fpcm4udjEuU2VuZE1lc3NhZ2VSZXF1ZXN0Gh0uY2Fpcm4udjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJHCgpDYW5jZWxUYXNrEhsuY2Fpcm4udjEuQ2FuY2VsVGFza1JlcXVlc3QaHC5jYWlybi52MS5DYW5jZWxUYXNrUmVzcG9uc2USRAoJQ2xlYXJUYXNrEhouY2Fpcm4udjEuQ2xlYXJUYXNrUmVxdWVzdBobLmNhaXJuLnYxLkNsZWFyVGFza1Jlc3BvbnNlEkcKClJlc3VtZVRhc2sSGy5jYWlybi52MS5SZXN1bWVUYXNrUmVxdWVzdBocLmNhaXJuLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJECglMaXN0VGFza3MSGi5jYWlybi52MS5MaXN0VGFza3NSZXF1ZXN0GhsuY2Fpcm4udjEuTGlzdFRhc2tzUmVzcG9uc2USSgoLRGVsZXRlVGFza3MSHC5jYWlybi52MS5EZWxldGVUYXNrc1JlcXVlc3QaHS5jYWlybi52MS5EZWxldGVUYXNrc1Jlc3BvbnNlEkcKCkV4cG9ydFRhc2sSGy5jYWlybi52MS5FeHBvcnRUYXNrUmVxdWVzdBocLmNhaXJuLnYxLkV4cG9ydFRhc2tSZXNwb25zZRJKCgtTZXRGYXZvcml0ZRIcLmNhaXJuLnYxLlNldEZhdm9yaXRlUmVxdWVzdBodLmNhaXJuLnYxLlNldEZhdm9yaXRlUmVzcG9uc2USWQoQVXBkYXRlRm9jdXNDaGFpbhIhLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXF1ZXN0GiIuY2Fpcm4udjEuVXBkYXRlRm9jdXNDaGFpblJlc3BvbnNlElAKDVNldFRhc2tMaW1pdHMSHi5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVxdWVzdBofLmNhaXJuLnYxLlNldFRhc2tMaW1pdHNSZXNwb25zZTJTCglVaVNlcnZpY2USRgoJU3Vic2NyaWJlEhouY2Fpcm4udjEuU3Vic2NyaWJlUmVxdWVzdBobLmNhaXJuLnYxLlN1YnNjcmliZVJlc3BvbnNlMAFCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z", [file_cairn_v1_message, file_cairn_v1_state]);
+
+/**
+ * SetTaskLimitsRequest sets a task's limits.
+ *
+ * @generated from message cairn.v1.SetTaskLimitsRequest
+ */
+export type SetTaskLimitsRequest = Message<"cairn.v1.SetTaskLimitsRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: cairn.v1.TaskLimits limits = 2;
+   */
+  limits?: TaskLimits | undefined;
+};
+
+/**
+ * Describes the message cairn.v1.SetTaskLimitsRequest.
+ * Use `create(SetTaskLimitsRequestSchema)` to create a new message.
+ */
+export const SetTaskLimitsRequestSchema: GenMessage<SetTaskLimitsRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 0);
+
+/**
+ * SetTaskLimitsResponse is empty.
+ *
+ * @generated from message cairn.v1.SetTaskLimitsResponse
+ */
+export type SetTaskLimitsResponse = Message<"cairn.v1.SetTaskLimitsResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.SetTaskLimitsResponse.
+ * Use `create(SetTaskLimitsResponseSchema)` to create a new message.
+ */
+export const SetTaskLimitsResponseSchema: GenMessage<SetTaskLimitsResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 1);
 
 /**
  * NewTaskRequest starts a task in a workspace.
@@ -64,7 +103,7 @@ export type NewTaskRequest = Message<"cairn.v1.NewTaskRequest"> & {
  * Use `create(NewTaskRequestSchema)` to create a new message.
  */
 export const NewTaskRequestSchema: GenMessage<NewTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 0);
+  messageDesc(file_cairn_v1_task, 2);
 
 /**
  * NewTaskResponse names the new task.
@@ -83,7 +122,7 @@ export type NewTaskResponse = Message<"cairn.v1.NewTaskResponse"> & {
  * Use `create(NewTaskResponseSchema)` to create a new message.
  */
 export const NewTaskResponseSchema: GenMessage<NewTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 1);
+  messageDesc(file_cairn_v1_task, 3);
 
 /**
  * AnswerAskRequest answers the open ask of a task.
@@ -138,7 +177,7 @@ export type AnswerAskRequest = Message<"cairn.v1.AnswerAskRequest"> & {
  * Use `create(AnswerAskRequestSchema)` to create a new message.
  */
 export const AnswerAskRequestSchema: GenMessage<AnswerAskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 2);
+  messageDesc(file_cairn_v1_task, 4);
 
 /**
  * AnswerAskResponse is empty.
@@ -153,7 +192,7 @@ export type AnswerAskResponse = Message<"cairn.v1.AnswerAskResponse"> & {
  * Use `create(AnswerAskResponseSchema)` to create a new message.
  */
 export const AnswerAskResponseSchema: GenMessage<AnswerAskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 3);
+  messageDesc(file_cairn_v1_task, 5);
 
 /**
  * SendMessageRequest carries user text for a task.
@@ -194,7 +233,7 @@ export type SendMessageRequest = Message<"cairn.v1.SendMessageRequest"> & {
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 4);
+  messageDesc(file_cairn_v1_task, 6);
 
 /**
  * SendMessageResponse is empty.
@@ -209,7 +248,7 @@ export type SendMessageResponse = Message<"cairn.v1.SendMessageResponse"> & {
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 5);
+  messageDesc(file_cairn_v1_task, 7);
 
 /**
  * CancelTaskRequest names the task to cancel.
@@ -228,7 +267,7 @@ export type CancelTaskRequest = Message<"cairn.v1.CancelTaskRequest"> & {
  * Use `create(CancelTaskRequestSchema)` to create a new message.
  */
 export const CancelTaskRequestSchema: GenMessage<CancelTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 6);
+  messageDesc(file_cairn_v1_task, 8);
 
 /**
  * CancelTaskResponse is empty.
@@ -243,7 +282,7 @@ export type CancelTaskResponse = Message<"cairn.v1.CancelTaskResponse"> & {
  * Use `create(CancelTaskResponseSchema)` to create a new message.
  */
 export const CancelTaskResponseSchema: GenMessage<CancelTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 7);
+  messageDesc(file_cairn_v1_task, 9);
 
 /**
  * ClearTaskRequest names the task to close.
@@ -262,7 +301,7 @@ export type ClearTaskRequest = Message<"cairn.v1.ClearTaskRequest"> & {
  * Use `create(ClearTaskRequestSchema)` to create a new message.
  */
 export const ClearTaskRequestSchema: GenMessage<ClearTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 8);
+  messageDesc(file_cairn_v1_task, 10);
 
 /**
  * ClearTaskResponse is empty.
@@ -277,7 +316,7 @@ export type ClearTaskResponse = Message<"cairn.v1.ClearTaskResponse"> & {
  * Use `create(ClearTaskResponseSchema)` to create a new message.
  */
 export const ClearTaskResponseSchema: GenMessage<ClearTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 9);
+  messageDesc(file_cairn_v1_task, 11);
 
 /**
  * ResumeTaskRequest names a task from history.
@@ -303,7 +342,7 @@ export type ResumeTaskRequest = Message<"cairn.v1.ResumeTaskRequest"> & {
  * Use `create(ResumeTaskRequestSchema)` to create a new message.
  */
 export const ResumeTaskRequestSchema: GenMessage<ResumeTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 10);
+  messageDesc(file_cairn_v1_task, 12);
 
 /**
  * ResumeTaskResponse is empty; the resume ask arrives on the subscription.
@@ -318,7 +357,7 @@ export type ResumeTaskResponse = Message<"cairn.v1.ResumeTaskResponse"> & {
  * Use `create(ResumeTaskResponseSchema)` to create a new message.
  */
 export const ResumeTaskResponseSchema: GenMessage<ResumeTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 11);
+  messageDesc(file_cairn_v1_task, 13);
 
 /**
  * ListTasksRequest filters and orders history.
@@ -354,7 +393,7 @@ export type ListTasksRequest = Message<"cairn.v1.ListTasksRequest"> & {
  * Use `create(ListTasksRequestSchema)` to create a new message.
  */
 export const ListTasksRequestSchema: GenMessage<ListTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 12);
+  messageDesc(file_cairn_v1_task, 14);
 
 /**
  * ListTasksResponse is the history list.
@@ -378,7 +417,7 @@ export type ListTasksResponse = Message<"cairn.v1.ListTasksResponse"> & {
  * Use `create(ListTasksResponseSchema)` to create a new message.
  */
 export const ListTasksResponseSchema: GenMessage<ListTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 13);
+  messageDesc(file_cairn_v1_task, 15);
 
 /**
  * TaskSummary is one history entry.
@@ -457,7 +496,7 @@ export type TaskSummary = Message<"cairn.v1.TaskSummary"> & {
  * Use `create(TaskSummarySchema)` to create a new message.
  */
 export const TaskSummarySchema: GenMessage<TaskSummary> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 14);
+  messageDesc(file_cairn_v1_task, 16);
 
 /**
  * DeleteTasksRequest deletes tasks.
@@ -481,7 +520,7 @@ export type DeleteTasksRequest = Message<"cairn.v1.DeleteTasksRequest"> & {
  * Use `create(DeleteTasksRequestSchema)` to create a new message.
  */
 export const DeleteTasksRequestSchema: GenMessage<DeleteTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 15);
+  messageDesc(file_cairn_v1_task, 17);
 
 /**
  * DeleteTasksResponse is empty.
@@ -496,7 +535,7 @@ export type DeleteTasksResponse = Message<"cairn.v1.DeleteTasksResponse"> & {
  * Use `create(DeleteTasksResponseSchema)` to create a new message.
  */
 export const DeleteTasksResponseSchema: GenMessage<DeleteTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 16);
+  messageDesc(file_cairn_v1_task, 18);
 
 /**
  * ExportTaskRequest names a task.
@@ -515,7 +554,7 @@ export type ExportTaskRequest = Message<"cairn.v1.ExportTaskRequest"> & {
  * Use `create(ExportTaskRequestSchema)` to create a new message.
  */
 export const ExportTaskRequestSchema: GenMessage<ExportTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 17);
+  messageDesc(file_cairn_v1_task, 19);
 
 /**
  * ExportTaskResponse is the task as markdown.
@@ -539,7 +578,7 @@ export type ExportTaskResponse = Message<"cairn.v1.ExportTaskResponse"> & {
  * Use `create(ExportTaskResponseSchema)` to create a new message.
  */
 export const ExportTaskResponseSchema: GenMessage<ExportTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 18);
+  messageDesc(file_cairn_v1_task, 20);
 
 /**
  * SetFavoriteRequest marks a task.
@@ -563,7 +602,7 @@ export type SetFavoriteRequest = Message<"cairn.v1.SetFavoriteRequest"> & {
  * Use `create(SetFavoriteRequestSchema)` to create a new message.
  */
 export const SetFavoriteRequestSchema: GenMessage<SetFavoriteRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 19);
+  messageDesc(file_cairn_v1_task, 21);
 
 /**
  * SetFavoriteResponse is empty.
@@ -578,7 +617,7 @@ export type SetFavoriteResponse = Message<"cairn.v1.SetFavoriteResponse"> & {
  * Use `create(SetFavoriteResponseSchema)` to create a new message.
  */
 export const SetFavoriteResponseSchema: GenMessage<SetFavoriteResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 20);
+  messageDesc(file_cairn_v1_task, 22);
 
 /**
  * UpdateFocusChainRequest carries the user's edited todo list.
@@ -602,7 +641,7 @@ export type UpdateFocusChainRequest = Message<"cairn.v1.UpdateFocusChainRequest"
  * Use `create(UpdateFocusChainRequestSchema)` to create a new message.
  */
 export const UpdateFocusChainRequestSchema: GenMessage<UpdateFocusChainRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 21);
+  messageDesc(file_cairn_v1_task, 23);
 
 /**
  * UpdateFocusChainResponse is empty.
@@ -617,7 +656,7 @@ export type UpdateFocusChainResponse = Message<"cairn.v1.UpdateFocusChainRespons
  * Use `create(UpdateFocusChainResponseSchema)` to create a new message.
  */
 export const UpdateFocusChainResponseSchema: GenMessage<UpdateFocusChainResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 22);
+  messageDesc(file_cairn_v1_task, 24);
 
 /**
  * SubscribeRequest names the task to watch.
@@ -650,7 +689,7 @@ export type SubscribeRequest = Message<"cairn.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 23);
+  messageDesc(file_cairn_v1_task, 25);
 
 /**
  * SubscribeResponse is one event of a task subscription. Snapshot comes first; then
@@ -708,7 +747,7 @@ export type SubscribeResponse = Message<"cairn.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 24);
+  messageDesc(file_cairn_v1_task, 26);
 
 /**
  * MessageFinalized marks a streaming message complete; its text is what the deltas built.
@@ -727,7 +766,7 @@ export type MessageFinalized = Message<"cairn.v1.MessageFinalized"> & {
  * Use `create(MessageFinalizedSchema)` to create a new message.
  */
 export const MessageFinalizedSchema: GenMessage<MessageFinalized> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 25);
+  messageDesc(file_cairn_v1_task, 27);
 
 /**
  * Snapshot is the task as it is now.
@@ -758,7 +797,7 @@ export type Snapshot = Message<"cairn.v1.Snapshot"> & {
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 26);
+  messageDesc(file_cairn_v1_task, 28);
 
 /**
  * MessageAdded appends a message.
@@ -777,7 +816,7 @@ export type MessageAdded = Message<"cairn.v1.MessageAdded"> & {
  * Use `create(MessageAddedSchema)` to create a new message.
  */
 export const MessageAddedSchema: GenMessage<MessageAdded> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 27);
+  messageDesc(file_cairn_v1_task, 29);
 
 /**
  * TextAppended extends the text of a streaming message.
@@ -801,7 +840,7 @@ export type TextAppended = Message<"cairn.v1.TextAppended"> & {
  * Use `create(TextAppendedSchema)` to create a new message.
  */
 export const TextAppendedSchema: GenMessage<TextAppended> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 28);
+  messageDesc(file_cairn_v1_task, 30);
 
 /**
  * MessageUpdated replaces a message (finalised, or its payload changed).
@@ -820,7 +859,7 @@ export type MessageUpdated = Message<"cairn.v1.MessageUpdated"> & {
  * Use `create(MessageUpdatedSchema)` to create a new message.
  */
 export const MessageUpdatedSchema: GenMessage<MessageUpdated> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 29);
+  messageDesc(file_cairn_v1_task, 31);
 
 /**
  * TaskState is the task's header state.
@@ -904,6 +943,25 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
    * @generated from field: int32 message_count = 15;
    */
   messageCount: number;
+
+  /**
+   * Model requests made so far, and the limits (0: none) they and cost count against.
+   *
+   * @generated from field: int32 requests = 16;
+   */
+  requests: number;
+
+  /**
+   * @generated from field: cairn.v1.TaskLimits limits = 17;
+   */
+  limits?: TaskLimits | undefined;
+
+  /**
+   * False when the model's prices are unknown: a cost limit counts only reported costs.
+   *
+   * @generated from field: bool prices_known = 18;
+   */
+  pricesKnown: boolean;
 };
 
 /**
@@ -911,7 +969,7 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
  * Use `create(TaskStateSchema)` to create a new message.
  */
 export const TaskStateSchema: GenMessage<TaskState> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 30);
+  messageDesc(file_cairn_v1_task, 32);
 
 /**
  * AskResponse is the user's kind of answer.
@@ -1148,6 +1206,17 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof UpdateFocusChainRequestSchema;
     output: typeof UpdateFocusChainResponseSchema;
+  },
+  /**
+   * SetTaskLimits replaces one task's request and cost limits (the header's control); a task
+   * stopped at a limit goes on once its question is answered.
+   *
+   * @generated from rpc cairn.v1.TaskService.SetTaskLimits
+   */
+  setTaskLimits: {
+    methodKind: "unary";
+    input: typeof SetTaskLimitsRequestSchema;
+    output: typeof SetTaskLimitsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_task, 0);

@@ -43,6 +43,12 @@ const (
 	AskKind_ASK_KIND_NEW_TASK                      AskKind = 14
 	AskKind_ASK_KIND_CONDENSE                      AskKind = 15
 	AskKind_ASK_KIND_REPORT_BUG                    AskKind = 16
+	// The task reached its request or cost limit: approve continues (the limit grows by its
+	// size again), reject stops the task.
+	AskKind_ASK_KIND_TASK_LIMIT_REACHED AskKind = 17
+	// The model made the same tool call a third time in a row; it was not run. Approve (or a
+	// message with guidance) continues, reject stops the task.
+	AskKind_ASK_KIND_REPEATED_TOOL_CALL AskKind = 18
 )
 
 // Enum value maps for AskKind.
@@ -65,6 +71,8 @@ var (
 		14: "ASK_KIND_NEW_TASK",
 		15: "ASK_KIND_CONDENSE",
 		16: "ASK_KIND_REPORT_BUG",
+		17: "ASK_KIND_TASK_LIMIT_REACHED",
+		18: "ASK_KIND_REPEATED_TOOL_CALL",
 	}
 	AskKind_value = map[string]int32{
 		"ASK_KIND_UNSPECIFIED":                   0,
@@ -84,6 +92,8 @@ var (
 		"ASK_KIND_NEW_TASK":                      14,
 		"ASK_KIND_CONDENSE":                      15,
 		"ASK_KIND_REPORT_BUG":                    16,
+		"ASK_KIND_TASK_LIMIT_REACHED":            17,
+		"ASK_KIND_REPEATED_TOOL_CALL":            18,
 	}
 )
 
@@ -660,8 +670,11 @@ type ToolPayload struct {
 	Regex            string `protobuf:"bytes,5,opt,name=regex,proto3" json:"regex,omitempty"`
 	FilePattern      string `protobuf:"bytes,6,opt,name=file_pattern,json=filePattern,proto3" json:"file_pattern,omitempty"`
 	OutsideWorkspace bool   `protobuf:"varint,7,opt,name=outside_workspace,json=outsideWorkspace,proto3" json:"outside_workspace,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Why the file is protected (a write that always asks unless YOLO or the protected
+	// category allows it); empty for ordinary files.
+	ProtectedReason string `protobuf:"bytes,8,opt,name=protected_reason,json=protectedReason,proto3" json:"protected_reason,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ToolPayload) Reset() {
@@ -743,13 +756,22 @@ func (x *ToolPayload) GetOutsideWorkspace() bool {
 	return false
 }
 
+func (x *ToolPayload) GetProtectedReason() string {
+	if x != nil {
+		return x.ProtectedReason
+	}
+	return ""
+}
+
 // CommandPayload is the command a command row shows.
 type CommandPayload struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	Command          string                 `protobuf:"bytes,1,opt,name=command,proto3" json:"command,omitempty"`
 	RequiresApproval bool                   `protobuf:"varint,2,opt,name=requires_approval,json=requiresApproval,proto3" json:"requires_approval,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The protected file the command writes and why ("path: reason"); empty when none.
+	ProtectedReason string `protobuf:"bytes,3,opt,name=protected_reason,json=protectedReason,proto3" json:"protected_reason,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CommandPayload) Reset() {
@@ -794,6 +816,13 @@ func (x *CommandPayload) GetRequiresApproval() bool {
 		return x.RequiresApproval
 	}
 	return false
+}
+
+func (x *CommandPayload) GetProtectedReason() string {
+	if x != nil {
+		return x.ProtectedReason
+	}
+	return ""
 }
 
 // CommandOutputPayload is the output of a running or finished command.
@@ -1487,7 +1516,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"checkpoint\x127\n" +
 	"\bprogress\x18\x15 \x01(\v2\x19.cairn.v1.ProgressPayloadH\x01R\bprogressB\x06\n" +
 	"\x04kindB\t\n" +
-	"\apayload\"\xec\x01\n" +
+	"\apayload\"\x97\x02\n" +
 	"\vToolPayload\x125\n" +
 	"\toperation\x18\x01 \x01(\x0e2\x17.cairn.v1.ToolOperationR\toperation\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
@@ -1495,10 +1524,12 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x04diff\x18\x04 \x01(\tR\x04diff\x12\x14\n" +
 	"\x05regex\x18\x05 \x01(\tR\x05regex\x12!\n" +
 	"\ffile_pattern\x18\x06 \x01(\tR\vfilePattern\x12+\n" +
-	"\x11outside_workspace\x18\a \x01(\bR\x10outsideWorkspace\"W\n" +
+	"\x11outside_workspace\x18\a \x01(\bR\x10outsideWorkspace\x12)\n" +
+	"\x10protected_reason\x18\b \x01(\tR\x0fprotectedReason\"\x82\x01\n" +
 	"\x0eCommandPayload\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x12+\n" +
-	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\"x\n" +
+	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\x12)\n" +
+	"\x10protected_reason\x18\x03 \x01(\tR\x0fprotectedReason\"x\n" +
 	"\x14CommandOutputPayload\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12 \n" +
 	"\texit_code\x18\x02 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12\x18\n" +
@@ -1553,7 +1584,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x11CheckpointPayload\x12\x12\n" +
 	"\x04hash\x18\x01 \x01(\tR\x04hash\"-\n" +
 	"\x0fProgressPayload\x12\x1a\n" +
-	"\bmarkdown\x18\x01 \x01(\tR\bmarkdown*\xf3\x03\n" +
+	"\bmarkdown\x18\x01 \x01(\tR\bmarkdown*\xb5\x04\n" +
 	"\aAskKind\x12\x18\n" +
 	"\x14ASK_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11ASK_KIND_FOLLOWUP\x10\x01\x12\x1e\n" +
@@ -1572,7 +1603,9 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x17ASK_KIND_USE_MCP_SERVER\x10\r\x12\x15\n" +
 	"\x11ASK_KIND_NEW_TASK\x10\x0e\x12\x15\n" +
 	"\x11ASK_KIND_CONDENSE\x10\x0f\x12\x17\n" +
-	"\x13ASK_KIND_REPORT_BUG\x10\x10*\xad\x06\n" +
+	"\x13ASK_KIND_REPORT_BUG\x10\x10\x12\x1f\n" +
+	"\x1bASK_KIND_TASK_LIMIT_REACHED\x10\x11\x12\x1f\n" +
+	"\x1bASK_KIND_REPEATED_TOOL_CALL\x10\x12*\xad\x06\n" +
 	"\aSayKind\x12\x18\n" +
 	"\x14SAY_KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSAY_KIND_TASK\x10\x01\x12\x12\n" +

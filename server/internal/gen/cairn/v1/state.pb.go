@@ -223,8 +223,10 @@ type AutoApprove struct {
 	Yolo             bool                   `protobuf:"varint,11,opt,name=yolo,proto3" json:"yolo,omitempty"`
 	CommandDenyList  []string               `protobuf:"bytes,12,rep,name=command_deny_list,json=commandDenyList,proto3" json:"command_deny_list,omitempty"`
 	CommandAllowList []string               `protobuf:"bytes,13,rep,name=command_allow_list,json=commandAllowList,proto3" json:"command_allow_list,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Also approve writes to protected files (.git/, .vscode/, rule and ignore files, …).
+	Protected     bool `protobuf:"varint,14,opt,name=protected,proto3" json:"protected,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AutoApprove) Reset() {
@@ -348,6 +350,67 @@ func (x *AutoApprove) GetCommandAllowList() []string {
 	return nil
 }
 
+func (x *AutoApprove) GetProtected() bool {
+	if x != nil {
+		return x.Protected
+	}
+	return false
+}
+
+// TaskLimits cap one task's model requests and cost (0: no limit).
+type TaskLimits struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	MaxRequests int32                  `protobuf:"varint,1,opt,name=max_requests,json=maxRequests,proto3" json:"max_requests,omitempty"`
+	// USD.
+	MaxCost       float64 `protobuf:"fixed64,2,opt,name=max_cost,json=maxCost,proto3" json:"max_cost,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskLimits) Reset() {
+	*x = TaskLimits{}
+	mi := &file_cairn_v1_state_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskLimits) ProtoMessage() {}
+
+func (x *TaskLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskLimits.ProtoReflect.Descriptor instead.
+func (*TaskLimits) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TaskLimits) GetMaxRequests() int32 {
+	if x != nil {
+		return x.MaxRequests
+	}
+	return 0
+}
+
+func (x *TaskLimits) GetMaxCost() float64 {
+	if x != nil {
+		return x.MaxCost
+	}
+	return 0
+}
+
 // Settings are the daemon-wide preferences.
 type Settings struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
@@ -366,13 +429,15 @@ type Settings struct {
 	BrowserEnabled      bool                   `protobuf:"varint,13,opt,name=browser_enabled,json=browserEnabled,proto3" json:"browser_enabled,omitempty"`
 	ReadFileLineLimit   int32                  `protobuf:"varint,14,opt,name=read_file_line_limit,json=readFileLineLimit,proto3" json:"read_file_line_limit,omitempty"`
 	RuleToggles         map[string]bool        `protobuf:"bytes,15,rep,name=rule_toggles,json=ruleToggles,proto3" json:"rule_toggles,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The limits new tasks start with.
+	TaskLimits    *TaskLimits `protobuf:"bytes,16,opt,name=task_limits,json=taskLimits,proto3" json:"task_limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Settings) Reset() {
 	*x = Settings{}
-	mi := &file_cairn_v1_state_proto_msgTypes[2]
+	mi := &file_cairn_v1_state_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -384,7 +449,7 @@ func (x *Settings) String() string {
 func (*Settings) ProtoMessage() {}
 
 func (x *Settings) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[2]
+	mi := &file_cairn_v1_state_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -397,7 +462,7 @@ func (x *Settings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Settings.ProtoReflect.Descriptor instead.
 func (*Settings) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Settings) GetApi() *ApiConfig {
@@ -505,6 +570,13 @@ func (x *Settings) GetRuleToggles() map[string]bool {
 	return nil
 }
 
+func (x *Settings) GetTaskLimits() *TaskLimits {
+	if x != nil {
+		return x.TaskLimits
+	}
+	return nil
+}
+
 // GetStateRequest is empty.
 type GetStateRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -514,7 +586,7 @@ type GetStateRequest struct {
 
 func (x *GetStateRequest) Reset() {
 	*x = GetStateRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[3]
+	mi := &file_cairn_v1_state_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +598,7 @@ func (x *GetStateRequest) String() string {
 func (*GetStateRequest) ProtoMessage() {}
 
 func (x *GetStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[3]
+	mi := &file_cairn_v1_state_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +611,7 @@ func (x *GetStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateRequest.ProtoReflect.Descriptor instead.
 func (*GetStateRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{4}
 }
 
 // GetStateResponse is the daemon's state.
@@ -554,7 +626,7 @@ type GetStateResponse struct {
 
 func (x *GetStateResponse) Reset() {
 	*x = GetStateResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[4]
+	mi := &file_cairn_v1_state_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -566,7 +638,7 @@ func (x *GetStateResponse) String() string {
 func (*GetStateResponse) ProtoMessage() {}
 
 func (x *GetStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[4]
+	mi := &file_cairn_v1_state_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -579,7 +651,7 @@ func (x *GetStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateResponse.ProtoReflect.Descriptor instead.
 func (*GetStateResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetStateResponse) GetSettings() *Settings {
@@ -613,7 +685,7 @@ type UpdateSettingsRequest struct {
 
 func (x *UpdateSettingsRequest) Reset() {
 	*x = UpdateSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[5]
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +697,7 @@ func (x *UpdateSettingsRequest) String() string {
 func (*UpdateSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[5]
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +710,7 @@ func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *UpdateSettingsRequest) GetSettings() *Settings {
@@ -658,7 +730,7 @@ type UpdateSettingsResponse struct {
 
 func (x *UpdateSettingsResponse) Reset() {
 	*x = UpdateSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +742,7 @@ func (x *UpdateSettingsResponse) String() string {
 func (*UpdateSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +755,7 @@ func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *UpdateSettingsResponse) GetSettings() *Settings {
@@ -704,7 +776,7 @@ type SetModeRequest struct {
 
 func (x *SetModeRequest) Reset() {
 	*x = SetModeRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -716,7 +788,7 @@ func (x *SetModeRequest) String() string {
 func (*SetModeRequest) ProtoMessage() {}
 
 func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -729,7 +801,7 @@ func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeRequest.ProtoReflect.Descriptor instead.
 func (*SetModeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SetModeRequest) GetTaskId() string {
@@ -755,7 +827,7 @@ type SetModeResponse struct {
 
 func (x *SetModeResponse) Reset() {
 	*x = SetModeResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -767,7 +839,7 @@ func (x *SetModeResponse) String() string {
 func (*SetModeResponse) ProtoMessage() {}
 
 func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -780,7 +852,7 @@ func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeResponse.ProtoReflect.Descriptor instead.
 func (*SetModeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 // UpdateAutoApproveRequest carries the new policy.
@@ -793,7 +865,7 @@ type UpdateAutoApproveRequest struct {
 
 func (x *UpdateAutoApproveRequest) Reset() {
 	*x = UpdateAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +877,7 @@ func (x *UpdateAutoApproveRequest) String() string {
 func (*UpdateAutoApproveRequest) ProtoMessage() {}
 
 func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +890,7 @@ func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdateAutoApproveRequest) GetAutoApprove() *AutoApprove {
@@ -837,7 +909,7 @@ type UpdateAutoApproveResponse struct {
 
 func (x *UpdateAutoApproveResponse) Reset() {
 	*x = UpdateAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -849,7 +921,7 @@ func (x *UpdateAutoApproveResponse) String() string {
 func (*UpdateAutoApproveResponse) ProtoMessage() {}
 
 func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -862,7 +934,7 @@ func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 // ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -876,7 +948,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -888,7 +960,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -901,7 +973,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListModelsRequest) GetBaseUrl() string {
@@ -928,7 +1000,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -940,7 +1012,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -953,7 +1025,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListModelsResponse) GetModels() []string {
@@ -986,7 +1058,7 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x0fsupports_images\x18\f \x01(\bR\x0esupportsImages\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc6\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe4\x03\n" +
 	"\vAutoApprove\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x1d\n" +
 	"\n" +
@@ -1003,7 +1075,12 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	" \x01(\x05R\vmaxRequests\x12\x12\n" +
 	"\x04yolo\x18\v \x01(\bR\x04yolo\x12*\n" +
 	"\x11command_deny_list\x18\f \x03(\tR\x0fcommandDenyList\x12,\n" +
-	"\x12command_allow_list\x18\r \x03(\tR\x10commandAllowList\"\x96\x06\n" +
+	"\x12command_allow_list\x18\r \x03(\tR\x10commandAllowList\x12\x1c\n" +
+	"\tprotected\x18\x0e \x01(\bR\tprotected\"J\n" +
+	"\n" +
+	"TaskLimits\x12!\n" +
+	"\fmax_requests\x18\x01 \x01(\x05R\vmaxRequests\x12\x19\n" +
+	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xcd\x06\n" +
 	"\bSettings\x12%\n" +
 	"\x03api\x18\x01 \x01(\v2\x13.cairn.v1.ApiConfigR\x03api\x128\n" +
 	"\fauto_approve\x18\x02 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12#\n" +
@@ -1020,7 +1097,9 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x15auto_condense_percent\x18\f \x01(\x05R\x13autoCondensePercent\x12'\n" +
 	"\x0fbrowser_enabled\x18\r \x01(\bR\x0ebrowserEnabled\x12/\n" +
 	"\x14read_file_line_limit\x18\x0e \x01(\x05R\x11readFileLineLimit\x12F\n" +
-	"\frule_toggles\x18\x0f \x03(\v2#.cairn.v1.Settings.RuleTogglesEntryR\vruleToggles\x1a>\n" +
+	"\frule_toggles\x18\x0f \x03(\v2#.cairn.v1.Settings.RuleTogglesEntryR\vruleToggles\x125\n" +
+	"\vtask_limits\x18\x10 \x01(\v2\x14.cairn.v1.TaskLimitsR\n" +
+	"taskLimits\x1a>\n" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01\"\x11\n" +
@@ -1070,50 +1149,52 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_cairn_v1_state_proto_goTypes = []any{
 	(Mode)(0),                         // 0: cairn.v1.Mode
 	(*ApiConfig)(nil),                 // 1: cairn.v1.ApiConfig
 	(*AutoApprove)(nil),               // 2: cairn.v1.AutoApprove
-	(*Settings)(nil),                  // 3: cairn.v1.Settings
-	(*GetStateRequest)(nil),           // 4: cairn.v1.GetStateRequest
-	(*GetStateResponse)(nil),          // 5: cairn.v1.GetStateResponse
-	(*UpdateSettingsRequest)(nil),     // 6: cairn.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil),    // 7: cairn.v1.UpdateSettingsResponse
-	(*SetModeRequest)(nil),            // 8: cairn.v1.SetModeRequest
-	(*SetModeResponse)(nil),           // 9: cairn.v1.SetModeResponse
-	(*UpdateAutoApproveRequest)(nil),  // 10: cairn.v1.UpdateAutoApproveRequest
-	(*UpdateAutoApproveResponse)(nil), // 11: cairn.v1.UpdateAutoApproveResponse
-	(*ListModelsRequest)(nil),         // 12: cairn.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),        // 13: cairn.v1.ListModelsResponse
-	nil,                               // 14: cairn.v1.ApiConfig.HeadersEntry
-	nil,                               // 15: cairn.v1.Settings.RuleTogglesEntry
+	(*TaskLimits)(nil),                // 3: cairn.v1.TaskLimits
+	(*Settings)(nil),                  // 4: cairn.v1.Settings
+	(*GetStateRequest)(nil),           // 5: cairn.v1.GetStateRequest
+	(*GetStateResponse)(nil),          // 6: cairn.v1.GetStateResponse
+	(*UpdateSettingsRequest)(nil),     // 7: cairn.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),    // 8: cairn.v1.UpdateSettingsResponse
+	(*SetModeRequest)(nil),            // 9: cairn.v1.SetModeRequest
+	(*SetModeResponse)(nil),           // 10: cairn.v1.SetModeResponse
+	(*UpdateAutoApproveRequest)(nil),  // 11: cairn.v1.UpdateAutoApproveRequest
+	(*UpdateAutoApproveResponse)(nil), // 12: cairn.v1.UpdateAutoApproveResponse
+	(*ListModelsRequest)(nil),         // 13: cairn.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),        // 14: cairn.v1.ListModelsResponse
+	nil,                               // 15: cairn.v1.ApiConfig.HeadersEntry
+	nil,                               // 16: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	14, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	15, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
 	1,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
 	2,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	15, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
-	3,  // 4: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
-	3,  // 5: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
-	3,  // 6: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
-	0,  // 7: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
-	2,  // 8: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	4,  // 9: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
-	6,  // 10: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
-	8,  // 11: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
-	10, // 12: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
-	12, // 13: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	5,  // 14: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	7,  // 15: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	9,  // 16: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	11, // 17: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	13, // 18: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	16, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	3,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
+	4,  // 5: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
+	4,  // 6: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
+	4,  // 7: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
+	0,  // 8: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
+	2,  // 9: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	5,  // 10: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
+	7,  // 11: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
+	9,  // 12: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
+	11, // 13: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
+	13, // 14: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
+	6,  // 15: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	8,  // 16: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	10, // 17: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	12, // 18: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	14, // 19: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	15, // [15:20] is the sub-list for method output_type
+	10, // [10:15] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_state_proto_init() }
@@ -1127,7 +1208,7 @@ func file_cairn_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

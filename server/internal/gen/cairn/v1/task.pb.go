@@ -192,6 +192,96 @@ func (TaskStatus) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
 }
 
+// SetTaskLimitsRequest sets a task's limits.
+type SetTaskLimitsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Limits        *TaskLimits            `protobuf:"bytes,2,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetTaskLimitsRequest) Reset() {
+	*x = SetTaskLimitsRequest{}
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetTaskLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetTaskLimitsRequest) ProtoMessage() {}
+
+func (x *SetTaskLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetTaskLimitsRequest.ProtoReflect.Descriptor instead.
+func (*SetTaskLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *SetTaskLimitsRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *SetTaskLimitsRequest) GetLimits() *TaskLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// SetTaskLimitsResponse is empty.
+type SetTaskLimitsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetTaskLimitsResponse) Reset() {
+	*x = SetTaskLimitsResponse{}
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetTaskLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetTaskLimitsResponse) ProtoMessage() {}
+
+func (x *SetTaskLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetTaskLimitsResponse.ProtoReflect.Descriptor instead.
+func (*SetTaskLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+}
+
 // NewTaskRequest starts a task in a workspace.
 type NewTaskRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -211,7 +301,7 @@ type NewTaskRequest struct {
 
 func (x *NewTaskRequest) Reset() {
 	*x = NewTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -223,7 +313,7 @@ func (x *NewTaskRequest) String() string {
 func (*NewTaskRequest) ProtoMessage() {}
 
 func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -236,7 +326,7 @@ func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskRequest.ProtoReflect.Descriptor instead.
 func (*NewTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *NewTaskRequest) GetText() string {
@@ -291,7 +381,7 @@ type NewTaskResponse struct {
 
 func (x *NewTaskResponse) Reset() {
 	*x = NewTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -303,7 +393,7 @@ func (x *NewTaskResponse) String() string {
 func (*NewTaskResponse) ProtoMessage() {}
 
 func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -316,7 +406,7 @@ func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskResponse.ProtoReflect.Descriptor instead.
 func (*NewTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *NewTaskResponse) GetTaskId() string {
@@ -346,7 +436,7 @@ type AnswerAskRequest struct {
 
 func (x *AnswerAskRequest) Reset() {
 	*x = AnswerAskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -358,7 +448,7 @@ func (x *AnswerAskRequest) String() string {
 func (*AnswerAskRequest) ProtoMessage() {}
 
 func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -371,7 +461,7 @@ func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskRequest.ProtoReflect.Descriptor instead.
 func (*AnswerAskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AnswerAskRequest) GetTaskId() string {
@@ -432,7 +522,7 @@ type AnswerAskResponse struct {
 
 func (x *AnswerAskResponse) Reset() {
 	*x = AnswerAskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -444,7 +534,7 @@ func (x *AnswerAskResponse) String() string {
 func (*AnswerAskResponse) ProtoMessage() {}
 
 func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -457,7 +547,7 @@ func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskResponse.ProtoReflect.Descriptor instead.
 func (*AnswerAskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
 }
 
 // SendMessageRequest carries user text for a task.
@@ -475,7 +565,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -487,7 +577,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -500,7 +590,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SendMessageRequest) GetTaskId() string {
@@ -547,7 +637,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +649,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +662,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
 }
 
 // CancelTaskRequest names the task to cancel.
@@ -585,7 +675,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -597,7 +687,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -610,7 +700,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -629,7 +719,7 @@ type CancelTaskResponse struct {
 
 func (x *CancelTaskResponse) Reset() {
 	*x = CancelTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -641,7 +731,7 @@ func (x *CancelTaskResponse) String() string {
 func (*CancelTaskResponse) ProtoMessage() {}
 
 func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -654,7 +744,7 @@ func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskResponse.ProtoReflect.Descriptor instead.
 func (*CancelTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
 }
 
 // ClearTaskRequest names the task to close.
@@ -667,7 +757,7 @@ type ClearTaskRequest struct {
 
 func (x *ClearTaskRequest) Reset() {
 	*x = ClearTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -679,7 +769,7 @@ func (x *ClearTaskRequest) String() string {
 func (*ClearTaskRequest) ProtoMessage() {}
 
 func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -692,7 +782,7 @@ func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskRequest.ProtoReflect.Descriptor instead.
 func (*ClearTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ClearTaskRequest) GetTaskId() string {
@@ -711,7 +801,7 @@ type ClearTaskResponse struct {
 
 func (x *ClearTaskResponse) Reset() {
 	*x = ClearTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -723,7 +813,7 @@ func (x *ClearTaskResponse) String() string {
 func (*ClearTaskResponse) ProtoMessage() {}
 
 func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -736,7 +826,7 @@ func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskResponse.ProtoReflect.Descriptor instead.
 func (*ClearTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
 }
 
 // ResumeTaskRequest names a task from history.
@@ -751,7 +841,7 @@ type ResumeTaskRequest struct {
 
 func (x *ResumeTaskRequest) Reset() {
 	*x = ResumeTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +853,7 @@ func (x *ResumeTaskRequest) String() string {
 func (*ResumeTaskRequest) ProtoMessage() {}
 
 func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +866,7 @@ func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
 func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ResumeTaskRequest) GetTaskId() string {
@@ -802,7 +892,7 @@ type ResumeTaskResponse struct {
 
 func (x *ResumeTaskResponse) Reset() {
 	*x = ResumeTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +904,7 @@ func (x *ResumeTaskResponse) String() string {
 func (*ResumeTaskResponse) ProtoMessage() {}
 
 func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +917,7 @@ func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
 func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
 }
 
 // ListTasksRequest filters and orders history.
@@ -844,7 +934,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -856,7 +946,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -869,7 +959,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListTasksRequest) GetSearch() string {
@@ -911,7 +1001,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -923,7 +1013,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -936,7 +1026,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListTasksResponse) GetTasks() []*TaskSummary {
@@ -975,7 +1065,7 @@ type TaskSummary struct {
 
 func (x *TaskSummary) Reset() {
 	*x = TaskSummary{}
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +1077,7 @@ func (x *TaskSummary) String() string {
 func (*TaskSummary) ProtoMessage() {}
 
 func (x *TaskSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +1090,7 @@ func (x *TaskSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskSummary.ProtoReflect.Descriptor instead.
 func (*TaskSummary) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TaskSummary) GetTaskId() string {
@@ -1105,7 +1195,7 @@ type DeleteTasksRequest struct {
 
 func (x *DeleteTasksRequest) Reset() {
 	*x = DeleteTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1117,7 +1207,7 @@ func (x *DeleteTasksRequest) String() string {
 func (*DeleteTasksRequest) ProtoMessage() {}
 
 func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1130,7 +1220,7 @@ func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteTasksRequest) GetTaskIds() []string {
@@ -1156,7 +1246,7 @@ type DeleteTasksResponse struct {
 
 func (x *DeleteTasksResponse) Reset() {
 	*x = DeleteTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1168,7 +1258,7 @@ func (x *DeleteTasksResponse) String() string {
 func (*DeleteTasksResponse) ProtoMessage() {}
 
 func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1181,7 +1271,7 @@ func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
 }
 
 // ExportTaskRequest names a task.
@@ -1194,7 +1284,7 @@ type ExportTaskRequest struct {
 
 func (x *ExportTaskRequest) Reset() {
 	*x = ExportTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1206,7 +1296,7 @@ func (x *ExportTaskRequest) String() string {
 func (*ExportTaskRequest) ProtoMessage() {}
 
 func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1219,7 +1309,7 @@ func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskRequest.ProtoReflect.Descriptor instead.
 func (*ExportTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ExportTaskRequest) GetTaskId() string {
@@ -1240,7 +1330,7 @@ type ExportTaskResponse struct {
 
 func (x *ExportTaskResponse) Reset() {
 	*x = ExportTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1342,7 @@ func (x *ExportTaskResponse) String() string {
 func (*ExportTaskResponse) ProtoMessage() {}
 
 func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1355,7 @@ func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskResponse.ProtoReflect.Descriptor instead.
 func (*ExportTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExportTaskResponse) GetMarkdown() string {
@@ -1293,7 +1383,7 @@ type SetFavoriteRequest struct {
 
 func (x *SetFavoriteRequest) Reset() {
 	*x = SetFavoriteRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1305,7 +1395,7 @@ func (x *SetFavoriteRequest) String() string {
 func (*SetFavoriteRequest) ProtoMessage() {}
 
 func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1318,7 +1408,7 @@ func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteRequest.ProtoReflect.Descriptor instead.
 func (*SetFavoriteRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SetFavoriteRequest) GetTaskId() string {
@@ -1344,7 +1434,7 @@ type SetFavoriteResponse struct {
 
 func (x *SetFavoriteResponse) Reset() {
 	*x = SetFavoriteResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1356,7 +1446,7 @@ func (x *SetFavoriteResponse) String() string {
 func (*SetFavoriteResponse) ProtoMessage() {}
 
 func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1369,7 +1459,7 @@ func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteResponse.ProtoReflect.Descriptor instead.
 func (*SetFavoriteResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
 }
 
 // UpdateFocusChainRequest carries the user's edited todo list.
@@ -1383,7 +1473,7 @@ type UpdateFocusChainRequest struct {
 
 func (x *UpdateFocusChainRequest) Reset() {
 	*x = UpdateFocusChainRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1395,7 +1485,7 @@ func (x *UpdateFocusChainRequest) String() string {
 func (*UpdateFocusChainRequest) ProtoMessage() {}
 
 func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1408,7 +1498,7 @@ func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UpdateFocusChainRequest) GetTaskId() string {
@@ -1434,7 +1524,7 @@ type UpdateFocusChainResponse struct {
 
 func (x *UpdateFocusChainResponse) Reset() {
 	*x = UpdateFocusChainResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1536,7 @@ func (x *UpdateFocusChainResponse) String() string {
 func (*UpdateFocusChainResponse) ProtoMessage() {}
 
 func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1549,7 @@ func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainResponse.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
 }
 
 // SubscribeRequest names the task to watch.
@@ -1476,7 +1566,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1488,7 +1578,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1501,7 +1591,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SubscribeRequest) GetTaskId() string {
@@ -1546,7 +1636,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1558,7 +1648,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1571,7 +1661,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SubscribeResponse) GetEvent() isSubscribeResponse_Event {
@@ -1685,7 +1775,7 @@ type MessageFinalized struct {
 
 func (x *MessageFinalized) Reset() {
 	*x = MessageFinalized{}
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1697,7 +1787,7 @@ func (x *MessageFinalized) String() string {
 func (*MessageFinalized) ProtoMessage() {}
 
 func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1710,7 +1800,7 @@ func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageFinalized.ProtoReflect.Descriptor instead.
 func (*MessageFinalized) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MessageFinalized) GetIndex() int32 {
@@ -1733,7 +1823,7 @@ type Snapshot struct {
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1745,7 +1835,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1758,7 +1848,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Snapshot) GetState() *TaskState {
@@ -1792,7 +1882,7 @@ type MessageAdded struct {
 
 func (x *MessageAdded) Reset() {
 	*x = MessageAdded{}
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1804,7 +1894,7 @@ func (x *MessageAdded) String() string {
 func (*MessageAdded) ProtoMessage() {}
 
 func (x *MessageAdded) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1817,7 +1907,7 @@ func (x *MessageAdded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAdded.ProtoReflect.Descriptor instead.
 func (*MessageAdded) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MessageAdded) GetMessage() *Message {
@@ -1838,7 +1928,7 @@ type TextAppended struct {
 
 func (x *TextAppended) Reset() {
 	*x = TextAppended{}
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1850,7 +1940,7 @@ func (x *TextAppended) String() string {
 func (*TextAppended) ProtoMessage() {}
 
 func (x *TextAppended) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1863,7 +1953,7 @@ func (x *TextAppended) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppended.ProtoReflect.Descriptor instead.
 func (*TextAppended) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TextAppended) GetIndex() int32 {
@@ -1890,7 +1980,7 @@ type MessageUpdated struct {
 
 func (x *MessageUpdated) Reset() {
 	*x = MessageUpdated{}
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1902,7 +1992,7 @@ func (x *MessageUpdated) String() string {
 func (*MessageUpdated) ProtoMessage() {}
 
 func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1915,7 +2005,7 @@ func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageUpdated.ProtoReflect.Descriptor instead.
 func (*MessageUpdated) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *MessageUpdated) GetMessage() *Message {
@@ -1941,16 +2031,21 @@ type TaskState struct {
 	ContextWindow int64                  `protobuf:"varint,11,opt,name=context_window,json=contextWindow,proto3" json:"context_window,omitempty"`
 	FocusChain    string                 `protobuf:"bytes,12,opt,name=focus_chain,json=focusChain,proto3" json:"focus_chain,omitempty"`
 	// Index of the open ask, -1 when none.
-	OpenAskIndex  int32  `protobuf:"varint,13,opt,name=open_ask_index,json=openAskIndex,proto3" json:"open_ask_index,omitempty"`
-	Model         string `protobuf:"bytes,14,opt,name=model,proto3" json:"model,omitempty"`
-	MessageCount  int32  `protobuf:"varint,15,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
+	OpenAskIndex int32  `protobuf:"varint,13,opt,name=open_ask_index,json=openAskIndex,proto3" json:"open_ask_index,omitempty"`
+	Model        string `protobuf:"bytes,14,opt,name=model,proto3" json:"model,omitempty"`
+	MessageCount int32  `protobuf:"varint,15,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
+	// Model requests made so far, and the limits (0: none) they and cost count against.
+	Requests int32       `protobuf:"varint,16,opt,name=requests,proto3" json:"requests,omitempty"`
+	Limits   *TaskLimits `protobuf:"bytes,17,opt,name=limits,proto3" json:"limits,omitempty"`
+	// False when the model's prices are unknown: a cost limit counts only reported costs.
+	PricesKnown   bool `protobuf:"varint,18,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskState) Reset() {
 	*x = TaskState{}
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2057,7 @@ func (x *TaskState) String() string {
 func (*TaskState) ProtoMessage() {}
 
 func (x *TaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2070,7 @@ func (x *TaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskState.ProtoReflect.Descriptor instead.
 func (*TaskState) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *TaskState) GetTaskId() string {
@@ -2083,11 +2178,36 @@ func (x *TaskState) GetMessageCount() int32 {
 	return 0
 }
 
+func (x *TaskState) GetRequests() int32 {
+	if x != nil {
+		return x.Requests
+	}
+	return 0
+}
+
+func (x *TaskState) GetLimits() *TaskLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+func (x *TaskState) GetPricesKnown() bool {
+	if x != nil {
+		return x.PricesKnown
+	}
+	return false
+}
+
 var File_cairn_v1_task_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\"\xb8\x01\n" +
+	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\"]\n" +
+	"\x14SetTaskLimitsRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
+	"\x06limits\x18\x02 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\"\x17\n" +
+	"\x15SetTaskLimitsResponse\"\xb8\x01\n" +
 	"\x0eNewTaskRequest\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
 	"\x06images\x18\x02 \x03(\tR\x06images\x12\x14\n" +
@@ -2192,7 +2312,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x14\n" +
 	"\x05delta\x18\x02 \x01(\tR\x05delta\"=\n" +
 	"\x0eMessageUpdated\x12+\n" +
-	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xf0\x03\n" +
+	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xdd\x04\n" +
 	"\tTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.cairn.v1.TaskStatusR\x06status\x12\"\n" +
@@ -2212,7 +2332,10 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"focusChain\x12$\n" +
 	"\x0eopen_ask_index\x18\r \x01(\x05R\fopenAskIndex\x12\x14\n" +
 	"\x05model\x18\x0e \x01(\tR\x05model\x12#\n" +
-	"\rmessage_count\x18\x0f \x01(\x05R\fmessageCount*x\n" +
+	"\rmessage_count\x18\x0f \x01(\x05R\fmessageCount\x12\x1a\n" +
+	"\brequests\x18\x10 \x01(\x05R\brequests\x12,\n" +
+	"\x06limits\x18\x11 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\x12!\n" +
+	"\fprices_known\x18\x12 \x01(\bR\vpricesKnown*x\n" +
 	"\vAskResponse\x12\x1c\n" +
 	"\x18ASK_RESPONSE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ASK_RESPONSE_APPROVE\x10\x01\x12\x17\n" +
@@ -2232,7 +2355,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x15TASK_STATUS_COMPLETED\x10\x03\x12\x19\n" +
 	"\x15TASK_STATUS_CANCELLED\x10\x04\x12\x16\n" +
 	"\x12TASK_STATUS_FAILED\x10\x05\x12\x14\n" +
-	"\x10TASK_STATUS_IDLE\x10\x062\xb9\x06\n" +
+	"\x10TASK_STATUS_IDLE\x10\x062\x8b\a\n" +
 	"\vTaskService\x12>\n" +
 	"\aNewTask\x12\x18.cairn.v1.NewTaskRequest\x1a\x19.cairn.v1.NewTaskResponse\x12D\n" +
 	"\tAnswerAsk\x12\x1a.cairn.v1.AnswerAskRequest\x1a\x1b.cairn.v1.AnswerAskResponse\x12J\n" +
@@ -2247,7 +2370,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\n" +
 	"ExportTask\x12\x1b.cairn.v1.ExportTaskRequest\x1a\x1c.cairn.v1.ExportTaskResponse\x12J\n" +
 	"\vSetFavorite\x12\x1c.cairn.v1.SetFavoriteRequest\x1a\x1d.cairn.v1.SetFavoriteResponse\x12Y\n" +
-	"\x10UpdateFocusChain\x12!.cairn.v1.UpdateFocusChainRequest\x1a\".cairn.v1.UpdateFocusChainResponse2S\n" +
+	"\x10UpdateFocusChain\x12!.cairn.v1.UpdateFocusChainRequest\x1a\".cairn.v1.UpdateFocusChainResponse\x12P\n" +
+	"\rSetTaskLimits\x12\x1e.cairn.v1.SetTaskLimitsRequest\x1a\x1f.cairn.v1.SetTaskLimitsResponse2S\n" +
 	"\tUiService\x12F\n" +
 	"\tSubscribe\x12\x1a.cairn.v1.SubscribeRequest\x1a\x1b.cairn.v1.SubscribeResponse0\x01B?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
@@ -2264,91 +2388,98 @@ func file_cairn_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_cairn_v1_task_proto_goTypes = []any{
 	(AskResponse)(0),                 // 0: cairn.v1.AskResponse
 	(TaskSort)(0),                    // 1: cairn.v1.TaskSort
 	(TaskStatus)(0),                  // 2: cairn.v1.TaskStatus
-	(*NewTaskRequest)(nil),           // 3: cairn.v1.NewTaskRequest
-	(*NewTaskResponse)(nil),          // 4: cairn.v1.NewTaskResponse
-	(*AnswerAskRequest)(nil),         // 5: cairn.v1.AnswerAskRequest
-	(*AnswerAskResponse)(nil),        // 6: cairn.v1.AnswerAskResponse
-	(*SendMessageRequest)(nil),       // 7: cairn.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),      // 8: cairn.v1.SendMessageResponse
-	(*CancelTaskRequest)(nil),        // 9: cairn.v1.CancelTaskRequest
-	(*CancelTaskResponse)(nil),       // 10: cairn.v1.CancelTaskResponse
-	(*ClearTaskRequest)(nil),         // 11: cairn.v1.ClearTaskRequest
-	(*ClearTaskResponse)(nil),        // 12: cairn.v1.ClearTaskResponse
-	(*ResumeTaskRequest)(nil),        // 13: cairn.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),       // 14: cairn.v1.ResumeTaskResponse
-	(*ListTasksRequest)(nil),         // 15: cairn.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),        // 16: cairn.v1.ListTasksResponse
-	(*TaskSummary)(nil),              // 17: cairn.v1.TaskSummary
-	(*DeleteTasksRequest)(nil),       // 18: cairn.v1.DeleteTasksRequest
-	(*DeleteTasksResponse)(nil),      // 19: cairn.v1.DeleteTasksResponse
-	(*ExportTaskRequest)(nil),        // 20: cairn.v1.ExportTaskRequest
-	(*ExportTaskResponse)(nil),       // 21: cairn.v1.ExportTaskResponse
-	(*SetFavoriteRequest)(nil),       // 22: cairn.v1.SetFavoriteRequest
-	(*SetFavoriteResponse)(nil),      // 23: cairn.v1.SetFavoriteResponse
-	(*UpdateFocusChainRequest)(nil),  // 24: cairn.v1.UpdateFocusChainRequest
-	(*UpdateFocusChainResponse)(nil), // 25: cairn.v1.UpdateFocusChainResponse
-	(*SubscribeRequest)(nil),         // 26: cairn.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),        // 27: cairn.v1.SubscribeResponse
-	(*MessageFinalized)(nil),         // 28: cairn.v1.MessageFinalized
-	(*Snapshot)(nil),                 // 29: cairn.v1.Snapshot
-	(*MessageAdded)(nil),             // 30: cairn.v1.MessageAdded
-	(*TextAppended)(nil),             // 31: cairn.v1.TextAppended
-	(*MessageUpdated)(nil),           // 32: cairn.v1.MessageUpdated
-	(*TaskState)(nil),                // 33: cairn.v1.TaskState
-	(Mode)(0),                        // 34: cairn.v1.Mode
-	(*Message)(nil),                  // 35: cairn.v1.Message
+	(*SetTaskLimitsRequest)(nil),     // 3: cairn.v1.SetTaskLimitsRequest
+	(*SetTaskLimitsResponse)(nil),    // 4: cairn.v1.SetTaskLimitsResponse
+	(*NewTaskRequest)(nil),           // 5: cairn.v1.NewTaskRequest
+	(*NewTaskResponse)(nil),          // 6: cairn.v1.NewTaskResponse
+	(*AnswerAskRequest)(nil),         // 7: cairn.v1.AnswerAskRequest
+	(*AnswerAskResponse)(nil),        // 8: cairn.v1.AnswerAskResponse
+	(*SendMessageRequest)(nil),       // 9: cairn.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),      // 10: cairn.v1.SendMessageResponse
+	(*CancelTaskRequest)(nil),        // 11: cairn.v1.CancelTaskRequest
+	(*CancelTaskResponse)(nil),       // 12: cairn.v1.CancelTaskResponse
+	(*ClearTaskRequest)(nil),         // 13: cairn.v1.ClearTaskRequest
+	(*ClearTaskResponse)(nil),        // 14: cairn.v1.ClearTaskResponse
+	(*ResumeTaskRequest)(nil),        // 15: cairn.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),       // 16: cairn.v1.ResumeTaskResponse
+	(*ListTasksRequest)(nil),         // 17: cairn.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),        // 18: cairn.v1.ListTasksResponse
+	(*TaskSummary)(nil),              // 19: cairn.v1.TaskSummary
+	(*DeleteTasksRequest)(nil),       // 20: cairn.v1.DeleteTasksRequest
+	(*DeleteTasksResponse)(nil),      // 21: cairn.v1.DeleteTasksResponse
+	(*ExportTaskRequest)(nil),        // 22: cairn.v1.ExportTaskRequest
+	(*ExportTaskResponse)(nil),       // 23: cairn.v1.ExportTaskResponse
+	(*SetFavoriteRequest)(nil),       // 24: cairn.v1.SetFavoriteRequest
+	(*SetFavoriteResponse)(nil),      // 25: cairn.v1.SetFavoriteResponse
+	(*UpdateFocusChainRequest)(nil),  // 26: cairn.v1.UpdateFocusChainRequest
+	(*UpdateFocusChainResponse)(nil), // 27: cairn.v1.UpdateFocusChainResponse
+	(*SubscribeRequest)(nil),         // 28: cairn.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),        // 29: cairn.v1.SubscribeResponse
+	(*MessageFinalized)(nil),         // 30: cairn.v1.MessageFinalized
+	(*Snapshot)(nil),                 // 31: cairn.v1.Snapshot
+	(*MessageAdded)(nil),             // 32: cairn.v1.MessageAdded
+	(*TextAppended)(nil),             // 33: cairn.v1.TextAppended
+	(*MessageUpdated)(nil),           // 34: cairn.v1.MessageUpdated
+	(*TaskState)(nil),                // 35: cairn.v1.TaskState
+	(*TaskLimits)(nil),               // 36: cairn.v1.TaskLimits
+	(Mode)(0),                        // 37: cairn.v1.Mode
+	(*Message)(nil),                  // 38: cairn.v1.Message
 }
 var file_cairn_v1_task_proto_depIdxs = []int32{
-	34, // 0: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
-	0,  // 1: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
-	1,  // 2: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
-	17, // 3: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
-	29, // 4: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
-	30, // 5: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
-	31, // 6: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
-	32, // 7: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
-	33, // 8: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
-	28, // 9: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
-	33, // 10: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
-	35, // 11: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
-	35, // 12: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
-	35, // 13: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
-	2,  // 14: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
-	34, // 15: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
-	3,  // 16: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
-	5,  // 17: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
-	7,  // 18: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
-	9,  // 19: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
-	11, // 20: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
-	13, // 21: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
-	15, // 22: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
-	18, // 23: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
-	20, // 24: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
-	22, // 25: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
-	24, // 26: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
-	26, // 27: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
-	4,  // 28: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
-	6,  // 29: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
-	8,  // 30: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
-	10, // 31: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
-	12, // 32: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
-	14, // 33: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
-	16, // 34: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
-	19, // 35: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
-	21, // 36: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
-	23, // 37: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
-	25, // 38: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
-	27, // 39: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
-	28, // [28:40] is the sub-list for method output_type
-	16, // [16:28] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	36, // 0: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
+	37, // 1: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
+	0,  // 2: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
+	1,  // 3: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
+	19, // 4: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
+	31, // 5: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
+	32, // 6: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
+	33, // 7: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
+	34, // 8: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
+	35, // 9: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
+	30, // 10: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
+	35, // 11: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
+	38, // 12: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
+	38, // 13: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
+	38, // 14: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
+	2,  // 15: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
+	37, // 16: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
+	36, // 17: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
+	5,  // 18: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
+	7,  // 19: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
+	9,  // 20: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
+	11, // 21: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
+	13, // 22: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
+	15, // 23: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
+	17, // 24: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
+	20, // 25: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
+	22, // 26: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
+	24, // 27: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
+	26, // 28: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
+	3,  // 29: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
+	28, // 30: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
+	6,  // 31: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
+	8,  // 32: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
+	10, // 33: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
+	12, // 34: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
+	14, // 35: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
+	16, // 36: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
+	18, // 37: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
+	21, // 38: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
+	23, // 39: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
+	25, // 40: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
+	27, // 41: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
+	4,  // 42: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
+	29, // 43: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
+	31, // [31:44] is the sub-list for method output_type
+	18, // [18:31] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_task_proto_init() }
@@ -2358,8 +2489,8 @@ func file_cairn_v1_task_proto_init() {
 	}
 	file_cairn_v1_message_proto_init()
 	file_cairn_v1_state_proto_init()
-	file_cairn_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[24].OneofWrappers = []any{
+	file_cairn_v1_task_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[26].OneofWrappers = []any{
 		(*SubscribeResponse_Snapshot)(nil),
 		(*SubscribeResponse_MessageAdded)(nil),
 		(*SubscribeResponse_TextAppended)(nil),
@@ -2373,7 +2504,7 @@ func file_cairn_v1_task_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_task_proto_rawDesc), len(file_cairn_v1_task_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

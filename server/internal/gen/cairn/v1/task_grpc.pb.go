@@ -30,6 +30,7 @@ const (
 	TaskService_ExportTask_FullMethodName       = "/cairn.v1.TaskService/ExportTask"
 	TaskService_SetFavorite_FullMethodName      = "/cairn.v1.TaskService/SetFavorite"
 	TaskService_UpdateFocusChain_FullMethodName = "/cairn.v1.TaskService/UpdateFocusChain"
+	TaskService_SetTaskLimits_FullMethodName    = "/cairn.v1.TaskService/SetTaskLimits"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -61,6 +62,9 @@ type TaskServiceClient interface {
 	SetFavorite(ctx context.Context, in *SetFavoriteRequest, opts ...grpc.CallOption) (*SetFavoriteResponse, error)
 	// UpdateFocusChain replaces the task's todo list with the user's edit.
 	UpdateFocusChain(ctx context.Context, in *UpdateFocusChainRequest, opts ...grpc.CallOption) (*UpdateFocusChainResponse, error)
+	// SetTaskLimits replaces one task's request and cost limits (the header's control); a task
+	// stopped at a limit goes on once its question is answered.
+	SetTaskLimits(ctx context.Context, in *SetTaskLimitsRequest, opts ...grpc.CallOption) (*SetTaskLimitsResponse, error)
 }
 
 type taskServiceClient struct {
@@ -181,6 +185,16 @@ func (c *taskServiceClient) UpdateFocusChain(ctx context.Context, in *UpdateFocu
 	return out, nil
 }
 
+func (c *taskServiceClient) SetTaskLimits(ctx context.Context, in *SetTaskLimitsRequest, opts ...grpc.CallOption) (*SetTaskLimitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetTaskLimitsResponse)
+	err := c.cc.Invoke(ctx, TaskService_SetTaskLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -210,6 +224,9 @@ type TaskServiceServer interface {
 	SetFavorite(context.Context, *SetFavoriteRequest) (*SetFavoriteResponse, error)
 	// UpdateFocusChain replaces the task's todo list with the user's edit.
 	UpdateFocusChain(context.Context, *UpdateFocusChainRequest) (*UpdateFocusChainResponse, error)
+	// SetTaskLimits replaces one task's request and cost limits (the header's control); a task
+	// stopped at a limit goes on once its question is answered.
+	SetTaskLimits(context.Context, *SetTaskLimitsRequest) (*SetTaskLimitsResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -252,6 +269,9 @@ func (UnimplementedTaskServiceServer) SetFavorite(context.Context, *SetFavoriteR
 }
 func (UnimplementedTaskServiceServer) UpdateFocusChain(context.Context, *UpdateFocusChainRequest) (*UpdateFocusChainResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateFocusChain not implemented")
+}
+func (UnimplementedTaskServiceServer) SetTaskLimits(context.Context, *SetTaskLimitsRequest) (*SetTaskLimitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetTaskLimits not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -472,6 +492,24 @@ func _TaskService_UpdateFocusChain_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_SetTaskLimits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetTaskLimitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).SetTaskLimits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_SetTaskLimits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).SetTaskLimits(ctx, req.(*SetTaskLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -522,6 +560,10 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateFocusChain",
 			Handler:    _TaskService_UpdateFocusChain_Handler,
+		},
+		{
+			MethodName: "SetTaskLimits",
+			Handler:    _TaskService_SetTaskLimits_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

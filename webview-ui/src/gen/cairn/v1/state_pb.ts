@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi5gIKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIqQCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCSKTBAoIU2V0dGluZ3MSIAoDYXBpGAEgASgLMhMuY2Fpcm4udjEuQXBpQ29uZmlnEisKDGF1dG9fYXBwcm92ZRgCIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlEhUKDW1pc3Rha2VfbGltaXQYAyABKAUSGQoRb3V0cHV0X2xpbmVfbGltaXQYBCABKAUSGwoTZm9jdXNfY2hhaW5fZW5hYmxlZBgFIAEoCBIcChRmb2N1c19jaGFpbl9pbnRlcnZhbBgGIAEoBRIbChNjaGVja3BvaW50c19lbmFibGVkGAcgASgIEhoKEnByZWZlcnJlZF9sYW5ndWFnZRgIIAEoCRIbChNjdXN0b21faW5zdHJ1Y3Rpb25zGAkgASgJEhkKEWZ1bGxfZWRpdF9yZXN1bHRzGAogASgIEhUKDWF1dG9fY29uZGVuc2UYCyABKAgSHQoVYXV0b19jb25kZW5zZV9wZXJjZW50GAwgASgFEhcKD2Jyb3dzZXJfZW5hYmxlZBgNIAEoCBIcChRyZWFkX2ZpbGVfbGluZV9saW1pdBgOIAEoBRI5CgxydWxlX3RvZ2dsZXMYDyADKAsyIy5jYWlybi52MS5TZXR0aW5ncy5SdWxlVG9nZ2xlc0VudHJ5GjIKEFJ1bGVUb2dnbGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgIOgI4ASIRCg9HZXRTdGF0ZVJlcXVlc3QiWwoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkiPQoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPgoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj8KDlNldE1vZGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHAoEbW9kZRgCIAEoDjIOLmNhaXJuLnYxLk1vZGUiEQoPU2V0TW9kZVJlc3BvbnNlIkcKGFVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBIrCgxhdXRvX2FwcHJvdmUYASABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZSIbChlVcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlIjYKEUxpc3RNb2RlbHNSZXF1ZXN0EhAKCGJhc2VfdXJsGAEgASgJEg8KB2FwaV9rZXkYAiABKAkiJAoSTGlzdE1vZGVsc1Jlc3BvbnNlEg4KBm1vZGVscxgBIAMoCSo5CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABIMCghNT0RFX0FDVBABEg0KCU1PREVfUExBThACMo0DCgxTdGF0ZVNlcnZpY2USQQoIR2V0U3RhdGUSGS5jYWlybi52MS5HZXRTdGF0ZVJlcXVlc3QaGi5jYWlybi52MS5HZXRTdGF0ZVJlc3BvbnNlElMKDlVwZGF0ZVNldHRpbmdzEh8uY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GiAuY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRI+CgdTZXRNb2RlEhguY2Fpcm4udjEuU2V0TW9kZVJlcXVlc3QaGS5jYWlybi52MS5TZXRNb2RlUmVzcG9uc2USXAoRVXBkYXRlQXV0b0FwcHJvdmUSIi5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QaIy5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlEkcKCkxpc3RNb2RlbHMSGy5jYWlybi52MS5MaXN0TW9kZWxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi5gIKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrcCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCRIRCglwcm90ZWN0ZWQYDiABKAgiNAoKVGFza0xpbWl0cxIUCgxtYXhfcmVxdWVzdHMYASABKAUSEAoIbWF4X2Nvc3QYAiABKAEivgQKCFNldHRpbmdzEiAKA2FwaRgBIAEoCzITLmNhaXJuLnYxLkFwaUNvbmZpZxIrCgxhdXRvX2FwcHJvdmUYAiABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIVCg1taXN0YWtlX2xpbWl0GAMgASgFEhkKEW91dHB1dF9saW5lX2xpbWl0GAQgASgFEhsKE2ZvY3VzX2NoYWluX2VuYWJsZWQYBSABKAgSHAoUZm9jdXNfY2hhaW5faW50ZXJ2YWwYBiABKAUSGwoTY2hlY2twb2ludHNfZW5hYmxlZBgHIAEoCBIaChJwcmVmZXJyZWRfbGFuZ3VhZ2UYCCABKAkSGwoTY3VzdG9tX2luc3RydWN0aW9ucxgJIAEoCRIZChFmdWxsX2VkaXRfcmVzdWx0cxgKIAEoCBIVCg1hdXRvX2NvbmRlbnNlGAsgASgIEh0KFWF1dG9fY29uZGVuc2VfcGVyY2VudBgMIAEoBRIXCg9icm93c2VyX2VuYWJsZWQYDSABKAgSHAoUcmVhZF9maWxlX2xpbmVfbGltaXQYDiABKAUSOQoMcnVsZV90b2dnbGVzGA8gAygLMiMuY2Fpcm4udjEuU2V0dGluZ3MuUnVsZVRvZ2dsZXNFbnRyeRIpCgt0YXNrX2xpbWl0cxgQIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMaMgoQUnVsZVRvZ2dsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAg6AjgBIhEKD0dldFN0YXRlUmVxdWVzdCJbChBHZXRTdGF0ZVJlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MSDwoHdmVyc2lvbhgCIAEoCRIQCghkYXRhX2RpchgDIAEoCSI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiNgoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCSIkChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJKjkKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEgwKCE1PREVfQUNUEAESDQoJTU9ERV9QTEFOEAIyjQMKDFN0YXRlU2VydmljZRJBCghHZXRTdGF0ZRIZLmNhaXJuLnYxLkdldFN0YXRlUmVxdWVzdBoaLmNhaXJuLnYxLkdldFN0YXRlUmVzcG9uc2USUwoOVXBkYXRlU2V0dGluZ3MSHy5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaIC5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEj4KB1NldE1vZGUSGC5jYWlybi52MS5TZXRNb2RlUmVxdWVzdBoZLmNhaXJuLnYxLlNldE1vZGVSZXNwb25zZRJcChFVcGRhdGVBdXRvQXBwcm92ZRIiLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBojLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2USRwoKTGlzdE1vZGVscxIbLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GhwuY2Fpcm4udjEuTGlzdE1vZGVsc1Jlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
 
 /**
  * ApiConfig is the model endpoint.
@@ -162,6 +162,13 @@ export type AutoApprove = Message<"cairn.v1.AutoApprove"> & {
    * @generated from field: repeated string command_allow_list = 13;
    */
   commandAllowList: string[];
+
+  /**
+   * Also approve writes to protected files (.git/, .vscode/, rule and ignore files, …).
+   *
+   * @generated from field: bool protected = 14;
+   */
+  protected: boolean;
 };
 
 /**
@@ -170,6 +177,32 @@ export type AutoApprove = Message<"cairn.v1.AutoApprove"> & {
  */
 export const AutoApproveSchema: GenMessage<AutoApprove> = /*@__PURE__*/
   messageDesc(file_cairn_v1_state, 1);
+
+/**
+ * TaskLimits cap one task's model requests and cost (0: no limit).
+ *
+ * @generated from message cairn.v1.TaskLimits
+ */
+export type TaskLimits = Message<"cairn.v1.TaskLimits"> & {
+  /**
+   * @generated from field: int32 max_requests = 1;
+   */
+  maxRequests: number;
+
+  /**
+   * USD.
+   *
+   * @generated from field: double max_cost = 2;
+   */
+  maxCost: number;
+};
+
+/**
+ * Describes the message cairn.v1.TaskLimits.
+ * Use `create(TaskLimitsSchema)` to create a new message.
+ */
+export const TaskLimitsSchema: GenMessage<TaskLimits> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 2);
 
 /**
  * Settings are the daemon-wide preferences.
@@ -251,6 +284,13 @@ export type Settings = Message<"cairn.v1.Settings"> & {
    * @generated from field: map<string, bool> rule_toggles = 15;
    */
   ruleToggles: { [key: string]: boolean };
+
+  /**
+   * The limits new tasks start with.
+   *
+   * @generated from field: cairn.v1.TaskLimits task_limits = 16;
+   */
+  taskLimits?: TaskLimits | undefined;
 };
 
 /**
@@ -258,7 +298,7 @@ export type Settings = Message<"cairn.v1.Settings"> & {
  * Use `create(SettingsSchema)` to create a new message.
  */
 export const SettingsSchema: GenMessage<Settings> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 2);
+  messageDesc(file_cairn_v1_state, 3);
 
 /**
  * GetStateRequest is empty.
@@ -273,7 +313,7 @@ export type GetStateRequest = Message<"cairn.v1.GetStateRequest"> & {
  * Use `create(GetStateRequestSchema)` to create a new message.
  */
 export const GetStateRequestSchema: GenMessage<GetStateRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 3);
+  messageDesc(file_cairn_v1_state, 4);
 
 /**
  * GetStateResponse is the daemon's state.
@@ -302,7 +342,7 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
  * Use `create(GetStateResponseSchema)` to create a new message.
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 4);
+  messageDesc(file_cairn_v1_state, 5);
 
 /**
  * UpdateSettingsRequest carries the new settings.
@@ -321,7 +361,7 @@ export type UpdateSettingsRequest = Message<"cairn.v1.UpdateSettingsRequest"> & 
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 5);
+  messageDesc(file_cairn_v1_state, 6);
 
 /**
  * UpdateSettingsResponse is the stored settings.
@@ -340,7 +380,7 @@ export type UpdateSettingsResponse = Message<"cairn.v1.UpdateSettingsResponse"> 
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 6);
+  messageDesc(file_cairn_v1_state, 7);
 
 /**
  * SetModeRequest switches a task's mode.
@@ -364,7 +404,7 @@ export type SetModeRequest = Message<"cairn.v1.SetModeRequest"> & {
  * Use `create(SetModeRequestSchema)` to create a new message.
  */
 export const SetModeRequestSchema: GenMessage<SetModeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 7);
+  messageDesc(file_cairn_v1_state, 8);
 
 /**
  * SetModeResponse is empty.
@@ -379,7 +419,7 @@ export type SetModeResponse = Message<"cairn.v1.SetModeResponse"> & {
  * Use `create(SetModeResponseSchema)` to create a new message.
  */
 export const SetModeResponseSchema: GenMessage<SetModeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 8);
+  messageDesc(file_cairn_v1_state, 9);
 
 /**
  * UpdateAutoApproveRequest carries the new policy.
@@ -398,7 +438,7 @@ export type UpdateAutoApproveRequest = Message<"cairn.v1.UpdateAutoApproveReques
  * Use `create(UpdateAutoApproveRequestSchema)` to create a new message.
  */
 export const UpdateAutoApproveRequestSchema: GenMessage<UpdateAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 9);
+  messageDesc(file_cairn_v1_state, 10);
 
 /**
  * UpdateAutoApproveResponse is empty.
@@ -413,7 +453,7 @@ export type UpdateAutoApproveResponse = Message<"cairn.v1.UpdateAutoApproveRespo
  * Use `create(UpdateAutoApproveResponseSchema)` to create a new message.
  */
 export const UpdateAutoApproveResponseSchema: GenMessage<UpdateAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 10);
+  messageDesc(file_cairn_v1_state, 11);
 
 /**
  * ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -437,7 +477,7 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 11);
+  messageDesc(file_cairn_v1_state, 12);
 
 /**
  * ListModelsResponse lists model ids.
@@ -456,7 +496,7 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 12);
+  messageDesc(file_cairn_v1_state, 13);
 
 /**
  * Mode is ACT (default) or PLAN.

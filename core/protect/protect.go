@@ -1,0 +1,103 @@
+// Package protect is the one list of workspace files that the agent may never change without
+// the user's say-so, whatever the auto-approval policy allows for ordinary files: files that
+// git, the editor or Cairn itself later read as code or as instructions. A write to one of
+// them is approved only by YOLO or by the separate "protected" auto-approve category.
+//
+// Paths are workspace-relative and slash-separated; an entry matches at any depth (a nested
+// repository's .git is as dangerous as the top one). Callers resolve symlinks first and check
+// both the path as given and the path it resolves to.
+package protect
+
+import (
+	"path"
+	"strings"
+)
+
+// Reasons say, in words for the user, why a file is protected.
+const (
+	ReasonGit      = "git runs its hooks and reads its config from here"
+	ReasonHooks    = "rules and hooks for Cairn and other agents; hooks run as code"
+	ReasonEditor   = "the editor runs tasks and applies settings from here"
+	ReasonIgnore   = "it decides which files Cairn may read"
+	ReasonAgentDoc = "agents follow the instructions in this file"
+)
+
+// Entry is one item of the list.
+type Entry struct {
+	// Pattern is how the entry reads in documentation: "dir/**" for a folder and everything
+	// in it, a bare name for a single file (or a folder of that name).
+	Pattern string
+	Reason  string
+
+	// parts are the path components that must appear consecutively.
+	parts []string
+}
+
+// List is every protected entry, in the order the README shows them.
+var List = []Entry{
+	dir(".git", ReasonGit),
+	dir(".clinerules", ReasonHooks),
+	dir(".cairnrules", ReasonHooks),
+	dir(".cairn", ReasonHooks),
+	dir(".cursor/rules", ReasonHooks),
+	dir(".claude", ReasonHooks),
+	dir(".vscode", ReasonEditor),
+	file(".clineignore", ReasonIgnore),
+	file(".cairnignore", ReasonIgnore),
+	file("AGENTS.md", ReasonAgentDoc),
+	file(".cursorrules", ReasonAgentDoc),
+	file(".windsurfrules", ReasonAgentDoc),
+}
+
+func dir(p, reason string) Entry {
+	return Entry{Pattern: p + "/**", Reason: reason, parts: strings.Split(p, "/")}
+}
+
+func file(p, reason string) Entry {
+	return Entry{Pattern: p, Reason: reason, parts: []string{p}}
+}
+
+// Reason returns why rel is protected, or "" when it is an ordinary path. rel is relative to
+// a workspace root, slash-separated; "." and ".." segments are cleaned first. Names compare
+// without regard to case, because case-insensitive file systems open .GIT/config as
+// .git/config.
+func Reason(rel string) string {
+	rel = path.Clean(strings.ReplaceAll(rel, `\`, "/"))
+	parts := strings.Split(strings.TrimPrefix(rel, "/"), "/")
+	for _, e := range List {
+		if containsRun(parts, e.parts) {
+			return e.Reason
+		}
+	}
+	return ""
+}
+
+// containsRun reports whether want appears as consecutive components of parts.
+func containsRun(parts, want []string) bool {
+	for i := 0; i+len(want) <= len(parts); i++ {
+		match := true
+		for j, w := range want {
+			if !strings.EqualFold(parts[i+j], w) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// Holds says why the folder dir (a slash-separated path) is protected as a whole when it
+// directly holds a protected entry, for commands that act on everything in a folder (rm -r,
+// chmod -R): removing "sub" removes "sub/.git". exists tells whether a path exists.
+func Holds(dir string, exists func(p string) bool) string {
+	dir = path.Clean(strings.ReplaceAll(dir, `\`, "/"))
+	for _, e := range List {
+		if exists(path.Join(dir, path.Join(e.parts...))) {
+			return e.Reason
+		}
+	}
+	return ""
+}

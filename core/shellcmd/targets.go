@@ -1,0 +1,354 @@
+package shellcmd
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Target is a file that a line would create, change or remove.
+type Target struct {
+	Operand
+	// Tree is set when the command acts on everything below the path when it is a folder
+	// (rm -r, chmod -R, chown -R): removing "sub" removes "sub/.git" too.
+	Tree bool
+}
+
+// Targets lists the files the line writes: redirection targets, and the operands of the
+// common commands that create, change or remove files — tee; the destination of cp, mv,
+// install and ln (and the file each source becomes inside a destination folder); chmod,
+// chown and chgrp; rm, rmdir, unlink, touch, mkdir, truncate and shred; dd of=; sed -i and
+// perl -i; and git config, which writes .git/config whatever the key.
+//
+// It is a best effort, like Reads: a word only known at run time is left out, and programs
+// that write files their own way (a Python script, make, npm) are not seen.
+func (s *Script) Targets() []Target {
+	out := make([]Target, 0, len(s.writes))
+	for _, o := range s.writes {
+		out = append(out, Target{Operand: o})
+	}
+	for _, c := range s.Commands {
+		if c.Wrapper || len(c.Words) == 0 {
+			continue
+		}
+		for _, t := range commandTargets(c.Name(), c.Words[1:]) {
+			t.Dir = joinDir(c.Dir, t.Dir)
+			out = append(out, t)
+		}
+	}
+	kept := out[:0]
+	for _, t := range out {
+		if !t.Path.Dynamic && t.Path.Text != "" && t.Path.Text != "-" {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// joinDir places a directory that a command chose itself (git -C) under the line's directory.
+func joinDir(base, d string) string {
+	switch {
+	case d == "":
+		return base
+	case path.IsAbs(d) || base == "":
+		return d
+	}
+	return path.Join(base, d)
+}
+
+// argSpec says which options of a writing command take a separate value.
+type argSpec struct {
+	values map[string]bool
+}
+
+// split separates options from operands. It returns the operands and, for each option
+// that takes a value, its value (the last one given).
+func (a argSpec) split(args []Word) (ops []Word, opts map[string]Word, flags []string) {
+	opts = map[string]Word{}
+	ended := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case ended || args[i].Dynamic || len(t) < 2 || t[0] != '-':
+			ops = append(ops, args[i])
+		case t == "--":
+			ended = true
+		default:
+			name, value, inline := strings.Cut(t, "=")
+			if !inline && len(t) > 2 && t[1] != '-' && a.values[t[:2]] {
+				name, value, inline = t[:2], t[2:], true // -tDIR
+			}
+			flags = append(flags, name)
+			if !a.values[name] {
+				continue
+			}
+			if inline {
+				opts[name] = Word{Text: value, Glob: args[i].Glob}
+			} else if i+1 < len(args) {
+				i++
+				opts[name] = args[i]
+			}
+		}
+	}
+	return ops, opts, flags
+}
+
+func hasFlag(flags []string, names ...string) bool {
+	for _, f := range flags {
+		for _, n := range names {
+			if f == n || len(n) == 2 && n[0] == '-' && len(f) > 2 && f[0] == '-' && f[1] != '-' &&
+				strings.IndexByte(f[1:], n[1]) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	copySpec = argSpec{values: set("-t", "--target-directory", "-S", "--suffix")}
+	instSpec = argSpec{values: set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group")}
+	teeSpec  = argSpec{values: set("--output-error")}
+	modeSpec = argSpec{values: set("--reference")}
+	// plainSpecs are the value-taking options of commands whose every operand is written.
+	plainSpecs = map[string]argSpec{
+		"rm": {}, "rmdir": {}, "unlink": {},
+		"touch":    {values: set("-d", "--date", "-t", "-r", "--reference")},
+		"mkdir":    {values: set("-m", "--mode", "--context")},
+		"truncate": {values: set("-s", "--size", "-r", "--reference")},
+		"shred":    {values: set("-n", "--iterations", "-s", "--size", "--random-source")},
+	}
+)
+
+// commandTargets returns what one simple command writes; Dir is set only when the command
+// changes directory itself (git -C).
+func commandTargets(name string, args []Word) []Target {
+	ops := func(ws []Word, tree bool) []Target {
+		out := make([]Target, 0, len(ws))
+		for _, w := range ws {
+			out = append(out, Target{Operand: Operand{Path: w}, Tree: tree})
+		}
+		return out
+	}
+	switch name {
+	case "tee":
+		o, _, _ := teeSpec.split(args)
+		return ops(o, false)
+	case "cp", "mv", "install", "ln":
+		spec := copySpec
+		if name == "install" {
+			spec = instSpec
+		}
+		o, opts, flags := spec.split(args)
+		if name == "install" && hasFlag(flags, "-d", "--directory") {
+			return ops(o, false)
+		}
+		return destinations(o, opts, flags, name == "ln")
+	case "chmod", "chown", "chgrp":
+		o, opts, flags := modeSpec.split(modeWords(name, args))
+		if _, ok := opts["--reference"]; !ok && len(o) > 0 {
+			o = o[1:] // the mode or owner
+		}
+		return ops(o, hasFlag(flags, "-R", "--recursive"))
+	case "rm", "rmdir", "unlink", "touch", "mkdir", "truncate", "shred":
+		o, _, flags := plainSpecs[name].split(args)
+		return ops(o, name == "rm" && hasFlag(flags, "-r", "-R", "--recursive"))
+	case "dd":
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a.Text, "of="); ok {
+				return ops([]Word{{Text: v, Dynamic: a.Dynamic, Glob: a.Glob}}, false)
+			}
+		}
+	case "sed":
+		if !sedInPlace(args) {
+			return nil
+		}
+		return ops(sedRead.operands(args), false)
+	case "perl":
+		files, ok := perlInPlace(args)
+		if !ok {
+			return nil
+		}
+		return ops(files, false)
+	case "git":
+		return gitTargets(args)
+	}
+	return nil
+}
+
+// destinations are where cp, mv, install and ln put things: the destination itself and, when
+// it is a folder, the entry each source becomes in it.
+func destinations(ops []Word, opts map[string]Word, flags []string, link bool) []Target {
+	var dest Word
+	srcs := ops
+	if d, ok := opts["-t"]; ok {
+		dest = d
+	} else if d, ok := opts["--target-directory"]; ok {
+		dest = d
+	} else {
+		switch {
+		case len(ops) == 0:
+			return nil
+		case len(ops) == 1 && link:
+			// `ln -s TARGET` makes a link named after TARGET in the current folder.
+			return []Target{{Operand: Operand{Path: Word{Text: path.Base(ops[0].Text), Dynamic: ops[0].Dynamic}}}}
+		case len(ops) == 1:
+			return nil
+		}
+		dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	out := []Target{{Operand: Operand{Path: dest}}}
+	if hasFlag(flags, "-T", "--no-target-directory") {
+		return out
+	}
+	for _, s := range srcs {
+		if s.Dynamic || dest.Dynamic {
+			continue
+		}
+		base := path.Base(strings.TrimRight(s.Text, "/"))
+		if base == "/" || base == "." || base == ".." {
+			continue
+		}
+		out = append(out, Target{Operand: Operand{Path: Word{Text: path.Join(dest.Text, base), Glob: dest.Glob || s.Glob}}})
+	}
+	return out
+}
+
+// modeWords marks chmod's symbolic modes that begin with "-" (chmod -x file) as operands by
+// putting "--" before them, so the mode is not read as an option.
+func modeWords(name string, args []Word) []Word {
+	if name != "chmod" {
+		return args
+	}
+	for i, a := range args {
+		t := a.Text
+		if len(t) > 1 && t[0] == '-' && strings.Trim(t[1:], "rwxXstugoa+-=,01234567") == "" && t != "-R" {
+			out := append(append(append([]Word(nil), args[:i]...), Word{Text: "--"}), args[i:]...)
+			return out
+		}
+	}
+	return args
+}
+
+// sedInPlace reports whether sed edits its files in place (-i, -i.bak, --in-place, -ni).
+func sedInPlace(args []Word) bool {
+	for _, a := range args {
+		t := a.Text
+		switch {
+		case t == "--":
+			return false
+		case strings.HasPrefix(t, "--in-place"):
+			return true
+		case len(t) > 1 && t[0] == '-' && t[1] != '-':
+			for _, c := range t[1:] {
+				if c == 'i' {
+					return true
+				}
+				if c == 'e' || c == 'f' || c == 'l' {
+					break // the rest is the option's value
+				}
+			}
+		}
+	}
+	return false
+}
+
+// perlInPlace reports whether perl edits files in place (-i, -pi, -i.bak) and which files.
+func perlInPlace(args []Word) ([]Word, bool) {
+	inPlace, code := false, false
+	var files []Word
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		if len(t) < 2 || t[0] != '-' || args[i].Dynamic {
+			files = append(files, args[i:]...)
+			break
+		}
+		if t == "--" {
+			files = append(files, args[i+1:]...)
+			break
+		}
+	flags:
+		for j := 1; j < len(t); j++ {
+			switch t[j] {
+			case 'i':
+				inPlace = true
+				break flags // the rest is the backup suffix
+			case 'e', 'E':
+				code = true
+				if j == len(t)-1 {
+					i++ // the code is the next word
+				}
+				break flags
+			case 'I', 'M', 'm', 'x', 'C', 'd', 'D':
+				break flags // the rest (or nothing) is the option's value
+			}
+		}
+	}
+	if !inPlace {
+		return nil, false
+	}
+	if !code && len(files) > 0 {
+		files = files[1:] // the program file
+	}
+	return files, true
+}
+
+// gitTargets reports .git/config for git config in a writing form: any key written, unset
+// or renamed there changes what git runs (core.hooksPath, core.fsmonitor, aliases, …).
+func gitTargets(args []Word) []Target {
+	dir := ""
+	for i := 0; i+1 < len(args); i++ {
+		if args[i].Text == "-C" {
+			if args[i+1].Dynamic {
+				return nil
+			}
+			dir = joinDir(dir, args[i+1].Text)
+			i++
+		} else if !strings.HasPrefix(args[i].Text, "-") {
+			break
+		}
+	}
+	rest := gitArgs(args)
+	if len(rest) == 0 || rest[0].Text != "config" {
+		return nil
+	}
+	sub := rest[1:]
+	if hasAny(sub, "-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool") ||
+		len(sub) > 0 && (sub[0].Text == "get" || sub[0].Text == "list") {
+		return nil
+	}
+	return []Target{{Operand: Operand{Path: Word{Text: ".git/config"}, Dir: dir}}}
+}
+
+// FirstTarget returns the first file the line would write (see Targets) for which match
+// returns a non-empty reason, with globs expanded against the disk; root is the folder the
+// line starts in. For a Tree target, contains is asked about the folder as a whole.
+func (s *Script) FirstTarget(root string, match func(abs string) string, contains func(abs string) string) (string, string) {
+	for _, t := range s.Targets() {
+		for _, abs := range t.candidates(root) {
+			if why := match(abs); why != "" {
+				return abs, why
+			}
+			if t.Tree && contains != nil {
+				if why := contains(abs); why != "" {
+					return abs, why
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// candidates is the absolute path of an operand, or the files its glob matches on disk
+// (and the pattern itself, so a glob that matches nothing yet is still judged by its text).
+func (o Operand) candidates(root string) []string {
+	p := absPath(root, o)
+	if !o.Path.Glob {
+		return []string{p}
+	}
+	matches, err := filepath.Glob(p)
+	if err != nil {
+		return []string{p}
+	}
+	return append(matches, p)
+}

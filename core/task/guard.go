@@ -1,0 +1,233 @@
+package task
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/parse"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// Guard rails the loop applies on its own, whatever the model does: per-task limits on
+// requests and cost, checked before every request, and the loop stop, which refuses the same
+// tool call a third time in a row. Both stop the task with a question; continuing lets the
+// user's words reach the model.
+
+// repeatLimit is how many identical tool calls in a row make the loop stop; the last of them
+// is not run.
+const repeatLimit = 3
+
+//go:embed repeated.md
+var repeatedNote string
+
+// Limits returns the task's request and cost limits (0: none).
+func (t *Task) Limits() config.TaskLimits {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.limits
+}
+
+// SetLimits replaces the task's limits (the task header's control). A task stopped at a
+// limit goes on when its question is answered.
+func (t *Task) SetLimits(l config.TaskLimits) error {
+	if l.MaxRequests < 0 || l.MaxCost < 0 || math.IsNaN(l.MaxCost) || math.IsInf(l.MaxCost, 0) {
+		return fmt.Errorf("%w: limits must be zero (none) or positive", ErrBadRequest)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.limits = l
+	t.publishStateLocked()
+	return nil
+}
+
+// pricesKnown reports whether the model's requests can be priced (the model table or the
+// settings' prices); without prices a cost limit counts only what the provider reports.
+func (t *Task) pricesKnown() bool {
+	i := t.deps.ModelInfo
+	return i.InputPrice > 0 || i.OutputPrice > 0
+}
+
+// noteUnpricedLimit tells the user at the start of a task when its cost limit cannot be
+// enforced from prices: it is never silently ignored.
+func (t *Task) noteUnpricedLimit() {
+	t.mu.Lock()
+	limit := t.limits.MaxCost
+	t.mu.Unlock()
+	if limit <= 0 || t.pricesKnown() {
+		return
+	}
+	model := "this model"
+	if t.deps.Model != "" {
+		model = t.deps.Model
+	}
+	t.say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
+		"Only costs the provider reports count toward it; set api.inputPrice and api.outputPrice (USD per million tokens) to price every request.",
+		limit, model), nil, false)
+}
+
+// overLimitLocked says, in words for the user, which limit the next request would go past;
+// "" when none.
+func (t *Task) overLimitLocked() string {
+	l := t.limits
+	switch {
+	case l.MaxRequests > 0 && t.requests >= l.MaxRequests:
+		return fmt.Sprintf("This task has made %d model requests, its limit of %d.", t.requests, l.MaxRequests)
+	case l.MaxCost > 0 && t.meta.Cost >= l.MaxCost:
+		return fmt.Sprintf("This task has cost $%.4f, at or over its limit of $%.2f.", t.meta.Cost, l.MaxCost)
+	}
+	return ""
+}
+
+// checkLimits runs before each model request. At a limit it asks: continue (the limit that
+// was reached grows by its own size again, unless the user already raised it), or stop. It
+// returns the user's words for the model, or the ending when the task stops.
+func (t *Task) checkLimits(ctx context.Context) (string, ending) {
+	t.mu.Lock()
+	why := t.overLimitLocked()
+	t.mu.Unlock()
+	if why == "" {
+		return "", 0
+	}
+	ans, err := t.ask(ctx, msg.AskTaskLimitReached, why+" Continue, raise the limit, or stop the task.", nil)
+	if err != nil {
+		return "", endCancelled
+	}
+	if !ans.Approved && ans.Text == "" {
+		return "", endFailed
+	}
+	base := t.settings().TaskLimits
+	t.mu.Lock()
+	if l := &t.limits; l.MaxRequests > 0 && t.requests >= l.MaxRequests {
+		l.MaxRequests = t.requests + step(base.MaxRequests, l.MaxRequests)
+	}
+	if l := &t.limits; l.MaxCost > 0 && t.meta.Cost >= l.MaxCost {
+		l.MaxCost = t.meta.Cost + stepF(base.MaxCost, l.MaxCost)
+	}
+	t.publishStateLocked()
+	t.mu.Unlock()
+	if ans.Text != "" {
+		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+	}
+	return ans.Text, 0
+}
+
+// step is how far continuing moves a limit: the size set in the settings, else the limit's
+// own size.
+func step(setting, current int) int {
+	if setting > 0 {
+		return setting
+	}
+	return current
+}
+
+func stepF(setting, current float64) float64 {
+	if setting > 0 {
+		return setting
+	}
+	return current
+}
+
+// countRequest counts a model request toward the task's request limit.
+func (t *Task) countRequest() {
+	t.mu.Lock()
+	t.requests++
+	t.publishStateLocked()
+	t.mu.Unlock()
+}
+
+// countRequests counts the requests recorded in a task's messages (a task loaded from
+// history keeps what it already made).
+func countRequests(ms []msg.Message) int {
+	n := 0
+	for _, m := range ms {
+		if m.Type == msg.Say && m.Kind == msg.SayAPIReqStarted {
+			n++
+		}
+	}
+	return n
+}
+
+// repeatState follows identical tool calls in a row.
+type repeatState struct {
+	key   string
+	count int
+}
+
+// callKey identifies a call by its tool and parameters; the todo list it carries is not part
+// of what the call does.
+func callKey(b parse.Block) string {
+	keys := make([]string, 0, len(b.Params))
+	for k := range b.Params {
+		if k != tools.TaskProgressParam {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var s strings.Builder
+	s.WriteString(b.Name)
+	for _, k := range keys {
+		fmt.Fprintf(&s, "\x00%s\x00%s", k, b.Params[k])
+	}
+	return s.String()
+}
+
+// repeating counts b and reports whether it is the same call a repeatLimit-th time in a row.
+func (t *Task) repeating(b parse.Block) bool {
+	key := callKey(b)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.repeat.key != key {
+		t.repeat = repeatState{key: key}
+	}
+	t.repeat.count++
+	return t.repeat.count >= repeatLimit
+}
+
+// forgetRepeats starts the count over. Calls the mistake limit counts (a missing parameter,
+// an unknown tool, an edit that failed) start it over as well: one event, one counter.
+func (t *Task) forgetRepeats() {
+	t.mu.Lock()
+	t.repeat = repeatState{}
+	t.mu.Unlock()
+}
+
+// stopRepeating handles a call made a third time in a row: it is not run, the task asks the
+// user, and continuing starts the count over and passes the user's words to the model.
+func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
+	t.discardPreviews(ctx)
+	what := b.Name
+	if tool, ok := t.deps.Registry.Get(b.Name); ok {
+		spec := tool.Spec()
+		if arg := strings.TrimSpace(b.Params[spec.ArgParam]); spec.ArgParam != "" && arg != "" {
+			if len(arg) > 120 {
+				arg = strings.ToValidUTF8(arg[:120], "") + "…"
+			}
+			what += " " + arg
+		}
+	}
+	ans, err := t.ask(ctx, msg.AskRepeatedToolCall, fmt.Sprintf("Cairn is repeating itself: it made the same call (%s) %d times in a row. "+
+		"The last one was not run. Continue with guidance, or stop the task.", what, repeatLimit), nil)
+	if err != nil {
+		return nil, endCancelled
+	}
+	if !ans.Approved && ans.Text == "" {
+		return nil, endFailed
+	}
+	t.forgetRepeats()
+	header := "[" + b.Name + "] Result:"
+	if tool, ok := t.deps.Registry.Get(b.Name); ok {
+		header = resultHeader(tool.Spec(), tools.Call{Name: b.Name, Params: b.Params})
+	}
+	res := tools.Result{Text: strings.TrimSpace(repeatedNote), UserFeedback: ans.Text}
+	if ans.Text != "" {
+		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+	}
+	return t.toolContent(header, res), 0
+}
