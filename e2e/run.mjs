@@ -22,6 +22,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { guardrails } from "./steps/guardrails.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -405,6 +406,10 @@ async function main() {
     await answer.press("Enter");
     await viewB.getByText("Done in window B: the greeting is hello.").first().waitFor({ timeout: 30_000 });
     await screenshot(pageB, "window-b-done");
+    // 14b. Guard rails, in window B (the step replaces the fake model's script, so it comes after
+    // every check of the earlier requests).
+    await guardrails({ page: pageB, view: viewB, input: viewB.getByRole("textbox", { name: "Message Cairn" }), workspace: workspaceB,
+      fakeRoot, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();
