@@ -24,8 +24,8 @@ func (t *Task) scratchDir() string {
 	if err != nil {
 		return ""
 	}
-	if real, err := filepath.EvalSymlinks(base); err == nil {
-		base = real
+	if resolved, err := filepath.EvalSymlinks(base); err == nil {
+		base = resolved
 	}
 	return filepath.Join(base, scratchName)
 }

@@ -33,7 +33,7 @@ func ProtectedReason(files Files, path string) string {
 
 // ProtectedInside says why removing or changing the whole folder abs needs approval: it holds a
 // protected entry directly (rm -r sub removes sub/.git).
-func ProtectedInside(files Files, abs string) string {
+func ProtectedInside(_ Files, abs string) string {
 	return protect.Holds(filepath.ToSlash(abs), func(p string) bool {
 		_, err := os.Lstat(filepath.FromSlash(p))
 		return err == nil

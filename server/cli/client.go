@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -67,8 +68,7 @@ func attach(ctx context.Context, dataDir string) (*client, error) {
 		return nil, err
 	}
 	if _, err := c.state.GetState(ctx, &cairnv1.GetStateRequest{}); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("the daemon in %s does not answer: %s: %w", server.HandshakePath(dataDir), statusText(err), server.ErrNoDaemon)
+		return nil, errors.Join(fmt.Errorf("the daemon in %s does not answer: %s: %w", server.HandshakePath(dataDir), statusText(err), server.ErrNoDaemon), c.Close())
 	}
 	return c, nil
 }

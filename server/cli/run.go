@@ -36,17 +36,17 @@ func run(ctx context.Context, args []string, stdio IO) int {
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if text == "" {
-		fmt.Fprintln(stdio.Err, "cairn run: a task is required, e.g. cairn run \"add a README\"")
+		stdio.errf("cairn run: a task is required, e.g. cairn run \"add a README\"\n")
 		return exitUsage
 	}
 	if *mode != "act" && *mode != "plan" {
-		fmt.Fprintln(stdio.Err, "cairn run: --mode must be act or plan")
+		stdio.errf("cairn run: --mode must be act or plan\n")
 		return exitUsage
 	}
 	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
 		root, err := filepath.Abs(*dir)
 		if err != nil {
-			fmt.Fprintf(stdio.Err, "cairn run: %v\n", err)
+			stdio.errf("cairn run: %v\n", err)
 			return exitUsage
 		}
 		m := cairnv1.Mode_MODE_ACT
@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
 			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m})
 		if err != nil {
-			fmt.Fprintf(stdio.Err, "cairn run: %v\n", statusText(err))
+			stdio.errf("cairn run: %v\n", statusText(err))
 			return exitFailure
 		}
 		p := &printer{io: stdio, c: c, taskID: resp.GetTaskId(), json: *jsonOut, yolo: sf.yolo}
@@ -78,13 +78,13 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stdio.Err, "cairn resume: one task id is required (see cairn history)")
+		stdio.errf("cairn resume: one task id is required (see cairn history)\n")
 		return exitUsage
 	}
 	id := fs.Arg(0)
 	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
 		if _, err := c.tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: id}); err != nil {
-			fmt.Fprintf(stdio.Err, "cairn resume: %v\n", statusText(err))
+			stdio.errf("cairn resume: %v\n", statusText(err))
 			return exitFailure
 		}
 		p := &printer{io: stdio, c: c, taskID: id, json: *jsonOut, yolo: sf.yolo, resuming: true}
@@ -98,27 +98,31 @@ func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsF
 	if connect {
 		c, err := attach(ctx, dataDir(dataFlag))
 		if err != nil {
-			fmt.Fprintf(stdio.Err, "cairn: --connect: %v\n", err)
+			stdio.errf("cairn: --connect: %v\n", err)
 			return exitFailure
 		}
-		defer c.Close()
+		defer closeClient(stdio, c)
 		return fn(c)
 	}
 	settings, err := sf.settings()
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		stdio.errf("cairn: %v\n", err)
 		return exitUsage
 	}
 	if settings.API.BaseURL == "" {
-		fmt.Fprintln(stdio.Err, "cairn: no model endpoint: set --base-url/--api-key or CAIRN_BASE_URL/CAIRN_API_KEY")
+		stdio.errf("cairn: no model endpoint: set --base-url/--api-key or CAIRN_BASE_URL/CAIRN_API_KEY\n")
 		return exitUsage
 	}
 	tmp, err := os.MkdirTemp("", "cairn-run-")
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		stdio.errf("cairn: %v\n", err)
 		return exitFailure
 	}
-	defer os.RemoveAll(tmp)
+	defer func() {
+		if err := os.RemoveAll(tmp); err != nil {
+			stdio.errf("cairn: removing %s: %v\n", tmp, err)
+		}
+	}()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("CAIRN_DEBUG") != "" {
 		log = logger(stdio.Err)
@@ -128,18 +132,26 @@ func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsF
 	d, err := server.Start(dctx, server.Config{DataDir: dataDir(dataFlag), Socket: filepath.Join(tmp, "daemon.sock"),
 		TokenFile: filepath.Join(tmp, "daemon.token"), Version: Version, Settings: &settings, Logger: log})
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		stdio.errf("cairn: %v\n", err)
 		return exitFailure
 	}
 	defer d.Stop()
 	hs := d.Handshake()
 	c, err := dial(hs.Address, hs.TokenFile)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
+		stdio.errf("cairn: %v\n", err)
 		return exitFailure
 	}
-	defer c.Close()
+	defer closeClient(stdio, c)
 	return fn(c)
+}
+
+// closeClient ends the connection to the daemon; the run's outcome is already decided, so a
+// failure is only reported.
+func closeClient(stdio IO, c *client) {
+	if err := c.Close(); err != nil {
+		stdio.errf("cairn: closing the connection: %v\n", err)
+	}
 }
 
 // printer follows a task's subscription, prints it, and answers asks: on a terminal by asking
@@ -161,9 +173,30 @@ type printer struct {
 	denials int
 	in      *bufio.Reader
 	lastNL  bool
+	// outErr is the first failed write to Out: the transcript is incomplete, so the run fails.
+	outErr error
 }
 
+// follow prints the task until it ends and returns the exit code.
 func (p *printer) follow(ctx context.Context) int {
+	code := p.followEvents(ctx)
+	if p.outErr != nil {
+		p.io.errf("cairn: writing the output: %v\n", p.outErr)
+		if code == exitOK {
+			code = exitFailure
+		}
+	}
+	return code
+}
+
+// write prints to Out, keeping the first failure.
+func (p *printer) write(s string) {
+	if _, err := io.WriteString(p.io.Out, s); err != nil && p.outErr == nil {
+		p.outErr = err
+	}
+}
+
+func (p *printer) followEvents(ctx context.Context) int {
 	p.msgs = map[int32]*cairnv1.Message{}
 	p.shown = map[int32]string{}
 	p.in = bufio.NewReader(p.io.In)
@@ -172,7 +205,7 @@ func (p *printer) follow(ctx context.Context) int {
 	defer cancel()
 	stream, err := p.c.ui.Subscribe(sctx, &cairnv1.SubscribeRequest{TaskId: p.taskID})
 	if err != nil {
-		fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
+		p.io.errf("cairn: %v\n", statusText(err))
 		return exitFailure
 	}
 	for {
@@ -180,15 +213,19 @@ func (p *printer) follow(ctx context.Context) int {
 		if err != nil {
 			if ctx.Err() != nil {
 				p.cancelTask()
-				fmt.Fprintf(p.io.Err, "\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
+				p.io.errf("\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
 				return exitFailure
 			}
-			fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
+			p.io.errf("cairn: %v\n", statusText(err))
 			return exitFailure
 		}
 		if p.json {
-			b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(ev)
-			fmt.Fprintf(p.io.Out, "%s\n", b)
+			b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(ev)
+			if err != nil {
+				p.io.errf("cairn: encoding an event: %v\n", err)
+				return exitFailure
+			}
+			p.write(string(b) + "\n")
 		}
 		var added []*cairnv1.Message
 		switch e := ev.Event.(type) {
@@ -260,7 +297,7 @@ func (p *printer) out(format string, args ...any) {
 	if s == "" {
 		return
 	}
-	fmt.Fprint(p.io.Out, s)
+	p.write(s)
 	p.lastNL = strings.HasSuffix(s, "\n")
 }
 
@@ -294,17 +331,17 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 	case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR, cairnv1.SayKind_SAY_KIND_IGNORE_ERROR:
 		p.endLine()
 		if !p.json {
-			fmt.Fprintf(p.io.Err, "error: %s\n", m.GetText())
+			p.io.errf("error: %s\n", m.GetText())
 		}
 	case cairnv1.SayKind_SAY_KIND_ERROR_RETRY:
 		if !p.json {
 			r := m.GetRetry()
-			fmt.Fprintf(p.io.Err, "request failed (%s); retry %d/%d in %ds\n", r.GetError(), r.GetAttempt(), r.GetMaxAttempts(), r.GetDelaySeconds())
+			p.io.errf("request failed (%s); retry %d/%d in %ds\n", r.GetError(), r.GetAttempt(), r.GetMaxAttempts(), r.GetDelaySeconds())
 		}
 	case cairnv1.SayKind_SAY_KIND_INFO:
 		p.endLine()
 		if !p.json {
-			fmt.Fprintf(p.io.Err, "note: %s\n", m.GetText())
+			p.io.errf("note: %s\n", m.GetText())
 		}
 	case cairnv1.SayKind_SAY_KIND_USER_FEEDBACK:
 		p.endLine()
@@ -368,7 +405,7 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 	reply := func(r cairnv1.AskResponse, text string) {
 		_, err := p.c.tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: p.taskID, Response: r, Text: text, MessageIndex: proto.Int32(m.GetIndex())})
 		if err != nil && !p.json {
-			fmt.Fprintf(p.io.Err, "cairn: %v\n", statusText(err))
+			p.io.errf("cairn: %v\n", statusText(err))
 		}
 	}
 	p.endLine()
@@ -379,7 +416,7 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 		if !p.io.TTY {
 			p.denials++
 			if !p.json {
-				fmt.Fprintf(p.io.Err, "denied: %s — %s\n", what, p.denialHint(m, flagName))
+				p.io.errf("denied: %s — %s\n", what, p.denialHint(m, flagName))
 			}
 			if p.denials >= 3 {
 				p.cancelTask()
@@ -415,7 +452,7 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 		}
 		if !p.io.TTY {
 			if p.json {
-				fmt.Fprintf(p.io.Err, "%s\n", q)
+				p.io.errf("%s\n", q)
 			}
 			p.cancelTask()
 			return exitNeedsUser, true
@@ -447,7 +484,7 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 		}
 	case cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED:
 		if !p.json {
-			fmt.Fprintf(p.io.Err, "cairn: %s\n", strings.TrimSpace(m.GetText()))
+			p.io.errf("cairn: %s\n", strings.TrimSpace(m.GetText()))
 		}
 		if !p.io.TTY {
 			p.cancelTask()
@@ -462,7 +499,7 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 	case cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL:
 		// A guard rail stopped the task: without a terminal nobody can decide to go on.
 		if !p.json || !p.io.TTY {
-			fmt.Fprintf(p.io.Err, "cairn: %s\n", strings.TrimSpace(m.GetText()))
+			p.io.errf("cairn: %s\n", strings.TrimSpace(m.GetText()))
 		}
 		if !p.io.TTY {
 			p.cancelTask()
@@ -559,7 +596,7 @@ func optionIndex(s string, n int) int {
 }
 
 func (p *printer) readLine(prompt string) string {
-	fmt.Fprint(p.io.Err, prompt)
+	p.io.errf("%s", prompt)
 	line, err := p.in.ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return ""

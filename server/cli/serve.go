@@ -33,11 +33,11 @@ func serve(ctx context.Context, args []string, stdio IO) int {
 		return code
 	}
 	if *socket != "" && *listen != "" {
-		fmt.Fprintln(stdio.Err, "cairn serve: --socket and --listen are exclusive")
+		stdio.errf("cairn serve: --socket and --listen are exclusive\n")
 		return exitUsage
 	}
 	if *idle < 0 {
-		fmt.Fprintln(stdio.Err, "cairn serve: --idle-exit must not be negative")
+		stdio.errf("cairn serve: --idle-exit must not be negative\n")
 		return exitUsage
 	}
 	log := logger(stdio.Err)
@@ -51,11 +51,11 @@ func serve(ctx context.Context, args []string, stdio IO) int {
 		TokenFile: *tokenFile, Version: Version, Logger: log, HandshakeFile: server.HandshakePath(data),
 		IdleExit: *idle, Executable: exe})
 	if errors.Is(err, server.ErrDaemonRunning) {
-		fmt.Fprintf(stdio.Err, "cairn serve: %v (its handshake: %s)\n", err, server.HandshakePath(data))
+		stdio.errf("cairn serve: %v (its handshake: %s)\n", err, server.HandshakePath(data))
 		return exitDaemonRunning
 	}
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn serve: %v\n", err)
+		stdio.errf("cairn serve: %v\n", err)
 		return exitFailure
 	}
 	if err := d.PrintHandshake(stdio.Out); err != nil {

@@ -37,7 +37,7 @@ func readLines(ctx context.Context, abs, rel string, rng lineRange, limit int) (
 	case err != nil:
 		return tools.Result{}, fmt.Errorf("readfile: open %s: %w", rel, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only: closing it cannot lose data
 
 	start, end := max(rng.start, 1), rng.end
 	truncated := false

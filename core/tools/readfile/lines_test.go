@@ -22,9 +22,13 @@ func TestRangeOfAFileTooLargeToLoad(t *testing.T) {
 	}
 	w := bufio.NewWriter(f)
 	for i := 1; i <= lines; i++ {
-		fmt.Fprintf(w, "%07d\n", i)
+		if _, err := fmt.Fprintf(w, "%07d\n", i); err != nil {
+			t.Fatal(err)
+		}
 	}
-	fmt.Fprint(w, "tail") // an unfinished last line
+	if _, err := w.WriteString("tail"); err != nil { // an unfinished last line
+		t.Fatal(err)
+	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}

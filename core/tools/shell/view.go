@@ -115,12 +115,14 @@ func (v *view) trim() {
 	cut := 0
 	if over := len(v.tail) - v.tailBytes; over > 0 {
 		cut = over
-		if v.tail[cut-1] == '\n' {
-			// The cut falls at the start of a line.
-		} else if i := bytes.IndexByte(v.tail[cut:], '\n'); i >= 0 && cut+i+1 < len(v.tail) {
-			cut += i + 1 // start the tail at a line
-		} else {
-			cut = runeStart(v.tail, cut) // the last line alone is too long: keep its end
+		// A cut at the start of a line stays; otherwise the tail starts at the next line, or,
+		// when the last line alone is too long, keeps that line's end.
+		if v.tail[cut-1] != '\n' {
+			if i := bytes.IndexByte(v.tail[cut:], '\n'); i >= 0 && cut+i+1 < len(v.tail) {
+				cut += i + 1
+			} else {
+				cut = runeStart(v.tail, cut)
+			}
 		}
 	}
 	// Keep at most tailLines lines, an unfinished last line counting as one.
