@@ -79,8 +79,8 @@ func TestTasksUseTheHub(t *testing.T) {
 	for in, want := range map[string]string{
 		"/mcp:everything:simple-prompt":                         "This is a simple prompt without arguments.",
 		"/mcp:everything:args-prompt city=Lyon\nand a question": "What's weather in Lyon?\n\nand a question",
-		"/mcp:nowhere:x":                                        "could not be loaded",
-		"plain text":                                            "plain text",
+		"/mcp:nowhere:x": "could not be loaded",
+		"plain text":     "plain text",
 	} {
 		if got := d.Turns.ExpandUser(context.Background(), in); !strings.Contains(got, want) {
 			t.Errorf("%q expanded to %q", in, got)

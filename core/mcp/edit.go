@@ -128,3 +128,19 @@ func (h *Hub) Import(path string) (added, skipped []string, err error) {
 	})
 	return added, skipped, err
 }
+
+// EnsureSettingsFile creates an empty settings file when there is none, so the editor can
+// open it.
+func (h *Hub) EnsureSettingsFile() error {
+	if h.opts.SettingsPath == "" {
+		return fmt.Errorf("%w: no settings file", ErrBadSettings)
+	}
+	if _, err := os.Stat(h.opts.SettingsPath); err == nil {
+		return nil
+	}
+	d, err := readDoc(h.opts.SettingsPath)
+	if err != nil {
+		return err
+	}
+	return d.write(h.opts.SettingsPath)
+}
