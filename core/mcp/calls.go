@@ -99,7 +99,12 @@ func (h *Hub) CheckArguments(server, tool string, args json.RawMessage) error {
 	if err := sch.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return fmt.Errorf("%w: %s", ErrBadArguments, strings.TrimSpace(ve.Error()))
+			// The first line names the validator and the schema's internal URL: not for the model.
+			msg := strings.TrimSpace(ve.Error())
+			if first, rest, ok := strings.Cut(msg, "\n"); ok && strings.HasPrefix(first, "jsonschema") {
+				msg = strings.TrimSpace(rest)
+			}
+			return fmt.Errorf("%w: %s", ErrBadArguments, msg)
 		}
 		return fmt.Errorf("%w: %w", ErrBadArguments, err)
 	}
@@ -321,4 +326,37 @@ func resourceContent(rc mcp.ResourceContents) Content {
 		return c
 	}
 	return Content{Type: ContentText, Text: "[a resource of an unknown kind]"}
+}
+
+// WaitReady waits while a server is connecting (just after the daemon started, or after a
+// restart), bounded by ctx and the server's timeout, so that a call the model makes early is
+// not refused for a connection that is a moment away. It returns nil once the server is
+// connected, else the reason it is not (ErrNotConnected, ErrUnknownServer).
+func (h *Hub) WaitReady(ctx context.Context, server string) error {
+	c, err := h.conn(server)
+	if err != nil {
+		return err
+	}
+	changes, cancel := h.Subscribe()
+	defer cancel()
+	ctx, stop := context.WithTimeout(ctx, c.timeout())
+	defer stop()
+	for {
+		c.mu.Lock()
+		connecting := c.status == StatusConnecting && c.sess == nil
+		c.mu.Unlock()
+		if !connecting {
+			_, err := c.session()
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			_, err := c.session()
+			return err
+		case _, ok := <-changes:
+			if !ok {
+				return ErrClosed
+			}
+		}
+	}
 }

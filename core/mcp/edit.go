@@ -100,33 +100,49 @@ func (h *Hub) AddRemote(name, url, typ string) error {
 }
 
 // Import copies the servers of another settings file in Cline's schema (such as Cline's
-// cline_mcp_settings.json) into the hub's settings. Servers whose name is taken are skipped.
-// It returns the names added and the names skipped.
+// cline_mcp_settings.json) into the hub's settings and applies them. Servers whose name is
+// taken are skipped. It returns the names added and the names skipped.
 func (h *Hub) Import(path string) (added, skipped []string, err error) {
-	if _, err := os.Stat(path); err != nil {
+	if h.opts.SettingsPath == "" {
+		return nil, nil, fmt.Errorf("%w: no settings file", ErrBadSettings)
+	}
+	if added, skipped, err = ImportSettings(h.opts.SettingsPath, path); err != nil {
+		return nil, nil, err
+	}
+	return added, skipped, h.Reload()
+}
+
+// ImportSettings copies the servers of the file src into the settings file dst without a
+// hub (the CLI). Names already in dst are skipped; dst keeps everything else it has.
+func ImportSettings(dst, src string) (added, skipped []string, err error) {
+	if _, err := os.Stat(src); err != nil {
 		return nil, nil, fmt.Errorf("mcp: import: %w", err)
 	}
-	src, err := readDoc(path)
+	from, err := readDoc(src)
 	if err != nil {
-		return nil, nil, fmt.Errorf("mcp: import %s: %w", filepath.Base(path), err)
+		return nil, nil, fmt.Errorf("mcp: import %s: %w", filepath.Base(src), err)
 	}
-	err = h.edit(func(d *settingsDoc) error {
-		names := make([]string, 0, len(src.servers))
-		for n := range src.servers {
-			names = append(names, n)
+	to, err := readDoc(dst)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, 0, len(from.servers))
+	for n := range from.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if _, taken := to.servers[n]; taken {
+			skipped = append(skipped, n)
+			continue
 		}
-		sort.Strings(names)
-		for _, n := range names {
-			if _, taken := d.servers[n]; taken {
-				skipped = append(skipped, n)
-				continue
-			}
-			d.servers[n] = src.servers[n]
-			added = append(added, n)
-		}
-		return nil
-	})
-	return added, skipped, err
+		to.servers[n] = from.servers[n]
+		added = append(added, n)
+	}
+	if len(added) == 0 {
+		return added, skipped, nil
+	}
+	return added, skipped, to.write(dst)
 }
 
 // EnsureSettingsFile creates an empty settings file when there is none, so the editor can

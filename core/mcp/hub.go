@@ -37,51 +37,59 @@ const (
 
 // Tool is a tool a server offers.
 type Tool struct {
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// InputSchema is the tool's JSON Schema as the server sent it.
-	InputSchema string
+	InputSchema string `json:"inputSchema"`
 	// AutoApprove is set when the tool is on the server's autoApprove list.
-	AutoApprove bool
+	AutoApprove bool `json:"autoApprove"`
 }
 
 // Resource is a fixed resource a server offers.
 type Resource struct {
-	URI, Name, Description, MIMEType string
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
 }
 
 // Template is a parameterised resource (RFC 6570 URI template).
 type Template struct {
-	URITemplate, Name, Description, MIMEType string
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
 }
 
 // Prompt is a prompt template a server offers.
 type Prompt struct {
-	Name, Description string
-	Arguments         []PromptArgument
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
 }
 
 // PromptArgument is one argument of a prompt.
 type PromptArgument struct {
-	Name, Description string
-	Required          bool
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
 }
 
 // Server is a snapshot of one configured server.
 type Server struct {
-	Name   string
-	Config ServerConfig
-	Status Status
+	Name   string       `json:"name"`
+	Config ServerConfig `json:"config"`
+	Status Status       `json:"status"`
 	// Error is the last failure (bad entry, failed start, crash, timeout); "" when none.
-	Error string
+	Error string `json:"error,omitempty"`
 	// Stderr is the end of what a stdio server wrote to stderr.
-	Stderr string
+	Stderr string `json:"stderr,omitempty"`
 	// Instructions is what the server asked clients to tell the model.
-	Instructions string
-	Tools        []Tool
-	Resources    []Resource
-	Templates    []Template
-	Prompts      []Prompt
+	Instructions string     `json:"instructions,omitempty"`
+	Tools        []Tool     `json:"tools"`
+	Resources    []Resource `json:"resources"`
+	Templates    []Template `json:"resourceTemplates"`
+	Prompts      []Prompt   `json:"prompts"`
 }
 
 // Options configure a hub.

@@ -70,6 +70,16 @@ func TestServerThatNeverStarts(t *testing.T) {
 		"silent": map[string]any{"command": "sh", "args": []string{"-c", "cat >/dev/null"}, "timeout": 1},
 		"t":      testServerEntry(),
 	})
+	// A call made while the servers are still starting waits for its server, not longer.
+	if err := h.WaitReady(context.Background(), "t"); err != nil {
+		t.Fatalf("wait for t: %v", err)
+	}
+	if err := h.WaitReady(context.Background(), "silent"); !errors.Is(err, ErrNotConnected) {
+		t.Fatalf("wait for silent: %v", err)
+	}
+	if err := h.WaitReady(context.Background(), "nope"); !errors.Is(err, ErrUnknownServer) {
+		t.Fatalf("wait for nope: %v", err)
+	}
 	ss := waitState(t, h, "silent timed out and t connected", func(ss []Server) bool {
 		return strings.Contains(find(ss, "silent").Error, "did not answer within 1 s") && find(ss, "t").Status == StatusConnected
 	})
@@ -208,5 +218,18 @@ func TestExpandEnv(t *testing.T) {
 		if got := expandEnv(in); got != want {
 			t.Errorf("%q → %q, want %q", in, got, want)
 		}
+	}
+}
+
+// An edit of the file by someone else applies without a restart.
+func TestWatchedFile(t *testing.T) {
+	h, path := startHub(t, map[string]any{"a": map[string]any{"command": "x", "disabled": true}})
+	writeSettings(t, path, map[string]any{
+		"a": map[string]any{"command": "x", "disabled": true},
+		"b": map[string]any{"command": "y", "disabled": true, "autoApprove": []string{"t"}},
+	})
+	waitState(t, h, "b added by the watcher", func(ss []Server) bool { return find(ss, "b").Status == StatusDisabled })
+	if !h.ToolAutoApproved("b", "t") {
+		t.Error("b's autoApprove list was not read")
 	}
 }

@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -29,6 +32,10 @@ func (h *Hub) watch() error {
 	name := filepath.Clean(h.opts.SettingsPath)
 	go func() {
 		defer h.bg.Done()
+		// A save is often several events (truncate, write, rename): reload once they settle.
+		settle := time.NewTimer(time.Hour)
+		settle.Stop()
+		defer settle.Stop()
 		for {
 			select {
 			case ev, ok := <-w.Events:
@@ -37,6 +44,11 @@ func (h *Hub) watch() error {
 				}
 				if filepath.Clean(ev.Name) != name || ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename|fsnotify.Remove) == 0 {
 					continue
+				}
+				settle.Reset(settleDelay)
+			case <-settle.C:
+				if h.midWrite() {
+					continue // the write that emptied it will send another event
 				}
 				if err := h.Reload(); err != nil {
 					h.opts.Logger.Warn("mcp: settings changed", "err", err)
@@ -50,4 +62,15 @@ func (h *Hub) watch() error {
 		}
 	}()
 	return nil
+}
+
+// settleDelay is how long the settings file must be quiet before a reload.
+const settleDelay = 100 * time.Millisecond
+
+// midWrite reports a settings file that exists but is empty: an editor caught between
+// truncating and writing it. An empty file is never taken as "remove every server" from the
+// watcher; deleting the file or emptying mcpServers does that.
+func (h *Hub) midWrite() bool {
+	b, err := os.ReadFile(h.opts.SettingsPath)
+	return err == nil && len(bytes.TrimSpace(b)) == 0
 }

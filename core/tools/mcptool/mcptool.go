@@ -40,6 +40,8 @@ type Hub interface {
 	// CheckArguments validates arguments against a tool's input schema; it returns errors
 	// matching mcp.ErrUnknownServer, ErrNotConnected, ErrUnknownTool or ErrBadArguments.
 	CheckArguments(server, tool string, args json.RawMessage) error
+	// WaitReady waits while the server is still connecting (bounded by its timeout).
+	WaitReady(ctx context.Context, server string) error
 	// ToolAutoApproved reports whether the tool is on its server's autoApprove list.
 	ToolAutoApproved(server, tool string) bool
 	CallTool(ctx context.Context, server, tool string, args json.RawMessage, progress func(mcp.Progress)) (mcp.CallResult, error)
@@ -90,6 +92,9 @@ func (u *useTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (too
 	args, bad := parseArguments(tool, argText)
 	if bad != nil {
 		return *bad, nil
+	}
+	if err := u.hub.WaitReady(ctx, server); err != nil {
+		return hubError(u.hub, server, tool, err), nil
 	}
 	if err := u.hub.CheckArguments(server, tool, args); err != nil {
 		return hubError(u.hub, server, tool, err), nil
@@ -150,8 +155,8 @@ func (a *accessResource) Run(ctx context.Context, env *tools.Env, call tools.Cal
 	if !ok || uri == "" {
 		return tools.MissingParam(AccessResource, "uri"), nil
 	}
-	if r := knownServer(a.hub, server); r != nil {
-		return *r, nil
+	if err := a.hub.WaitReady(ctx, server); err != nil {
+		return hubError(a.hub, server, "", err), nil
 	}
 	// Reading is what MCP servers are for: the MCP auto-approve category alone allows it.
 	ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskUseMCPServer, Category: tools.CategoryMCP,
@@ -216,17 +221,6 @@ func parseArguments(tool, text string) (json.RawMessage, *tools.Result) {
 		return nil, &r
 	}
 	return json.RawMessage(text), nil
-}
-
-// knownServer returns an error result when no server of that name is configured.
-func knownServer(hub Hub, server string) *tools.Result {
-	for _, s := range hub.Servers() {
-		if s.Name == server {
-			return nil
-		}
-	}
-	r := hubError(hub, server, "", fmt.Errorf("%w: %q", mcp.ErrUnknownServer, server))
-	return &r
 }
 
 // hubError turns the hub's errors into results the model can act on.

@@ -42,6 +42,16 @@ func (f *fakeHub) CheckArguments(server, tool string, args json.RawMessage) erro
 	return nil
 }
 
+func (f *fakeHub) WaitReady(_ context.Context, server string) error {
+	switch server {
+	case "srv":
+		return nil
+	case "offline":
+		return fmt.Errorf("%w: %q is disconnected: exit status 1", mcp.ErrNotConnected, server)
+	}
+	return fmt.Errorf("%w: %q", mcp.ErrUnknownServer, server)
+}
+
 func (f *fakeHub) ToolAutoApproved(server, tool string) bool { return f.auto }
 
 func (f *fakeHub) CallTool(_ context.Context, server, tool string, args json.RawMessage, progress func(mcp.Progress)) (mcp.CallResult, error) {
@@ -192,7 +202,7 @@ func TestAccessMCPResource(t *testing.T) {
 		{"empty", map[string]string{"server_name": "srv", "uri": "demo://x"}, fakeHub{}, tools.Answer{Approved: true}, "resource is empty", false},
 		{"missing uri", map[string]string{"server_name": "srv"}, fakeHub{}, tools.Answer{}, "'uri'", true},
 		{"unknown server", map[string]string{"server_name": "x", "uri": "demo://x"}, fakeHub{}, tools.Answer{}, `no MCP server named "x"`, true},
-		{"not connected", map[string]string{"server_name": "offline", "uri": "demo://x"}, fakeHub{}, tools.Answer{Approved: true}, "cannot be used right now (connecting)", true},
+		{"not connected", map[string]string{"server_name": "offline", "uri": "demo://x"}, fakeHub{}, tools.Answer{Approved: true}, "cannot be used right now (disconnected: exit status 1)", true},
 		{"read fails", map[string]string{"server_name": "srv", "uri": "demo://x"}, fakeHub{callErr: errors.New("resource not found")}, tools.Answer{Approved: true}, "resource not found", true},
 	}
 	for _, tt := range tests {
