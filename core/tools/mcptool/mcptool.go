@@ -109,13 +109,15 @@ func (u *useTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (too
 	if !ans.Approved {
 		return tools.Result{Rejected: true, Text: message("denied"), UserFeedback: ans.Text}, nil
 	}
-	var progressed atomic.Bool
+	// Progress updates one row in place; the last one is kept when the call ends.
+	var lastProgress atomic.Pointer[string]
 	res, err := u.hub.CallTool(ctx, server, tool, args, func(p mcp.Progress) {
-		progressed.Store(true)
-		env.UI.Say(ctx, msg.SayMCPNotification, progressText(p), &msg.MCP{Server: server, Tool: tool}, true)
+		text := progressText(p)
+		lastProgress.Store(&text)
+		env.UI.Say(ctx, msg.SayMCPNotification, text, &msg.MCP{Server: server, Tool: tool}, true)
 	})
-	if progressed.Load() {
-		env.UI.Say(ctx, msg.SayMCPNotification, "", &msg.MCP{Server: server, Tool: tool}, false)
+	if last := lastProgress.Load(); last != nil {
+		env.UI.Say(ctx, msg.SayMCPNotification, *last, &msg.MCP{Server: server, Tool: tool}, false)
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { screen, within } from "@testing-library/react";
 import { McpServerStatus, McpService } from "../gen/cairn/v1/state_pb";
 import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
+import { say, SayKind, snapshot } from "../test/fixtures";
 import { flushAsync, renderApp } from "../test/renderApp";
 
 const everything = {
@@ -103,5 +104,20 @@ describe("MCP view", () => {
     await user.type(screen.getByRole("textbox", { name: /message/i }), "/mcp");
     await flushAsync();
     expect(await screen.findByText("/mcp:everything:simple-prompt")).toBeTruthy();
+  });
+
+  it("names the tool of an auto-approved call and shows its progress", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(
+      snapshot([
+        say(0, SayKind.TASK, { text: "t" }),
+        say(1, SayKind.MCP_SERVER_REQUEST_STARTED, { payload: { case: "mcp", value: { serverName: "everything", toolName: "echo" } } }),
+        say(2, SayKind.MCP_NOTIFICATION, { text: "2/2 step 2", payload: { case: "mcp", value: { serverName: "everything", toolName: "echo" } } }),
+        say(3, SayKind.MCP_SERVER_REQUEST_STARTED, { payload: { case: "mcp", value: { serverName: "everything", uri: "demo://x" } } }),
+      ]),
+    );
+    expect(screen.getByText("Using echo on everything")).toBeTruthy();
+    expect(screen.getByText("2/2 step 2")).toBeTruthy();
+    expect(screen.getByText("Reading demo://x on everything")).toBeTruthy();
   });
 });
