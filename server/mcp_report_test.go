@@ -66,7 +66,7 @@ func TestMCPHandshakeReport(t *testing.T) {
 		}
 		return took
 	}
-	const runs = 15
+	const runs = 31
 	var none, five []time.Duration
 	for i := range runs {
 		none = append(none, start(i, false))
