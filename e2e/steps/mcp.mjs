@@ -73,8 +73,8 @@ export async function mcpStep({ page, view, input, repo, userData, fakeRoot, req
   const before = (await requests()).length;
   const post = await fetch(`${fakeRoot}/_script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(mcpScript()) });
   if (!post.ok) fail(`POST /_script: ${post.status}`);
-  await view.getByRole("button", { name: "Done" }).first().click();
-  await view.getByRole("button", { name: "New Task" }).click();
+  await view.getByRole("button", { name: "Done", exact: true }).first().click();
+  await view.getByRole("button", { name: "New Task", exact: true }).click();
   await input.waitFor();
   await view.getByRole("button", { name: "Auto-approve settings" }).click();
   const mcpBox = view.getByRole("checkbox", { name: "Use MCP servers" });
@@ -85,7 +85,7 @@ export async function mcpStep({ page, view, input, repo, userData, fakeRoot, req
   // 4. First call: asked, with server, tool and arguments.
   await input.fill("Echo something through the everything MCP server.");
   await input.press("Enter");
-  const approve = view.getByRole("button", { name: "Approve" }).first();
+  const approve = view.getByRole("button", { name: "Approve", exact: true }).first();
   await approve.waitFor({ timeout: 30_000 });
   await view.getByText("asked first").first().waitFor({ timeout: 10_000 });
   await screenshot(page, "mcp-ask");
@@ -100,13 +100,13 @@ export async function mcpStep({ page, view, input, repo, userData, fakeRoot, req
   const settings = JSON.parse(fs.readFileSync(settingsFile, "utf8"));
   if (!settings.mcpServers.everything.autoApprove?.includes("echo")) fail(`echo is not on the autoApprove list: ${JSON.stringify(settings)}`);
   await screenshot(page, "mcp-auto-approve");
-  await view.getByRole("button", { name: "Done" }).first().click();
-  await view.getByRole("button", { name: "New Task" }).click();
+  await view.getByRole("button", { name: "Done", exact: true }).first().click();
+  await view.getByRole("button", { name: "New Task", exact: true }).click();
   await input.waitFor();
   await input.fill("Echo again through the everything MCP server.");
   await input.press("Enter");
   await view.getByText("MCP echo answered again.").first().waitFor({ timeout: 30_000 });
-  if (await view.getByRole("button", { name: "Approve" }).count()) fail("the auto-approved echo call was asked");
+  if (await view.getByRole("button", { name: "Approve", exact: true }).count()) fail("the auto-approved echo call was asked");
   await screenshot(page, "mcp-auto-approved");
 
   const errors = await (await fetch(`${fakeRoot}/_errors`)).json();

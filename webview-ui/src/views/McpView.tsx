@@ -110,7 +110,7 @@ function ServerCard({ server: s, ctrl, act }: { server: McpServer; ctrl: Control
           <span className={`codicon codicon-chevron-${open ? "down" : "right"}`} aria-hidden />
         </button>
         <span className={`mcp-dot ${status}`} role="img" aria-label={status} title={status} />
-        <span className="mcp-name">{s.name}</span>
+        <span className="mcp-name" title={s.name}>{s.name}</span>
         <span className="muted small mcp-status">{status}</span>
         <span className="mcp-actions">
           <button className="icon-button" aria-label={`Restart ${s.name}`} title="Restart" disabled={s.disabled} onClick={() => act(() => c.unary(McpService.method.restartMcpServer, { name: s.name }))}>
@@ -148,7 +148,12 @@ function ServerCard({ server: s, ctrl, act }: { server: McpServer; ctrl: Control
               <pre>{s.stderr}</pre>
             </details>
           )}
-          {s.instructions && <p className="small mcp-instructions">{s.instructions}</p>}
+          {s.instructions && (
+            <details className="mcp-instructions">
+              <summary className="small">Instructions</summary>
+              <p className="small">{s.instructions}</p>
+            </details>
+          )}
           {s.tools.length > 0 && (
             <>
               <div className="section-title">Tools</div>
