@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/workspace"
@@ -22,6 +23,7 @@ type composer struct {
 	settings *config.Holder
 	hosts    *hostbridge.Registry
 	agent    agent.Config
+	mcp      *mcp.Hub
 	logger   *slog.Logger
 
 	// mu guards indexes.

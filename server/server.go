@@ -32,6 +32,7 @@ import (
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/openai"
+	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
@@ -62,6 +63,9 @@ type Config struct {
 	Settings *config.Settings
 	Logger   *slog.Logger
 }
+
+// MCPSettingsFile is the MCP settings file in the data dir (spec §10).
+const MCPSettingsFile = "mcp_settings.json"
 
 // Handshake is the one JSON line printed when the daemon is ready.
 type Handshake struct {
@@ -140,7 +144,14 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		return nil, errors.Join(err, lis.Close())
 	}
 	hosts := hostbridge.NewRegistry(cfg.Version)
-	comp := &composer{settings: settings, hosts: hosts, agent: agent.DefaultConfig(cfg.DataDir, cfg.Logger),
+	// The one MCP hub of the daemon: Start reads mcp_settings.json and returns; servers
+	// connect in the background, so neither the handshake nor a new task waits for them.
+	hub := mcp.New(mcp.Options{SettingsPath: filepath.Join(cfg.DataDir, MCPSettingsFile), ClientVersion: cfg.Version,
+		Logger: cfg.Logger.With("component", "mcp")})
+	hub.Start()
+	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
+	agentCfg.MCP = hub
+	comp := &composer{settings: settings, hosts: hosts, agent: agentCfg, mcp: hub,
 		logger: cfg.Logger, indexes: map[string]*workspace.Index{}}
 	tasks := task.NewManager(st, agent.New(comp, comp.agent).Deps)
 	hosts.OnDiffDecision = func(owner *hostbridge.Ref, approved bool) {
@@ -166,6 +177,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		GlobalWorkflowsDir:     comp.agent.GlobalWorkflowsDir,
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
+		MCP:                    hub,
 	})
 	// watchCtx ends the executable watch when the daemon stops.
 	watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -189,6 +201,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cairnv1.RegisterWorkspaceServiceServer(g, svc)
 	cairnv1.RegisterHostBridgeServiceServer(g, svc)
 	cairnv1.RegisterCheckpointServiceServer(g, svc)
+	cairnv1.RegisterMcpServiceServer(g, svc)
 
 	d.grpc = g
 	go func() {
@@ -288,6 +301,11 @@ func (d *Daemon) stop() {
 		d.grpc.Stop()
 	}
 	d.comp.closeIndexes()
+	mctx, mcancel := context.WithTimeout(context.Background(), 8*time.Second)
+	if err := d.comp.mcp.Close(mctx); err != nil {
+		d.cfg.Logger.Warn("stopping MCP servers", "err", err)
+	}
+	mcancel()
 	if d.sockPath != "" {
 		if err := removeOwnSocket(d.sockPath, d.sockInfo); err != nil {
 			d.cfg.Logger.Warn("removing the socket", "err", err)

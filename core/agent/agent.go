@@ -16,6 +16,7 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/envdetails"
 	"github.com/cairnhq/cairn/core/host/direct"
+	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
@@ -42,6 +43,8 @@ type Config struct {
 	GlobalRulesDir     string
 	GlobalWorkflowsDir string
 	Logger             *slog.Logger
+	// MCP is the daemon's one MCP hub, shared by every task (nil: no MCP servers).
+	MCP *mcp.Hub
 }
 
 // DefaultConfig returns the global folders in the user's home (Documents/Cairn/…).
@@ -106,7 +109,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	}
 	terminals := shell.NewRegistry()
 	info := ModelInfo(s)
-	reg := Tools(terminals)
+	reg := Tools(terminals, a.cfg.MCP)
 	t := &turns{
 		a: a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
 		recent: envdetails.NewTracker(),

@@ -30,12 +30,12 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 	return prompt.Build(prompt.Input{Specs: reg.Specs(), Mode: mode, System: sys, Cwd: sys.Cwd,
 		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
 		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),
-		SupportsImages: info.SupportsImages})
+		SupportsImages: info.SupportsImages, MCPServers: mcpServers(cfg.MCP)})
 }
 
 // SystemPrompt is the exact prompt a task in root would get (`cairn debug prompt`).
 func SystemPrompt(root, mode, ide string, s config.Settings, cfg Config) string {
-	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, Tools(shell.NewRegistry()), mode, systemInfo(ide, root), s,
+	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, Tools(shell.NewRegistry(), cfg.MCP), mode, systemInfo(ide, root), s,
 		ModelInfo(s), cfg)
 }
 

@@ -6,19 +6,22 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/openai"
+	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/codedefs"
 	"github.com/cairnhq/cairn/core/tools/edit"
 	"github.com/cairnhq/cairn/core/tools/interact"
 	"github.com/cairnhq/cairn/core/tools/listfiles"
+	"github.com/cairnhq/cairn/core/tools/mcptool"
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
 )
 
 // Tools returns a fresh tool registry for one task (edit tools keep per-task streaming state;
-// terminals are the task's running commands).
-func Tools(terminals *shell.Registry) *tools.Registry {
+// terminals are the task's running commands). The MCP tools are offered when the daemon's hub
+// has at least one server configured (spec §4: no MCP, no MCP tools or section).
+func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
 	r := tools.NewRegistry(
 		shell.New(terminals),
 		readfile.New(),
@@ -28,6 +31,11 @@ func Tools(terminals *shell.Registry) *tools.Registry {
 		listfiles.New(),
 		codedefs.New(),
 	)
+	if hub != nil && len(hub.Servers()) > 0 {
+		for _, t := range mcptool.All(hub) {
+			r.Add(t)
+		}
+	}
 	for _, t := range interact.All() {
 		r.Add(t)
 	}

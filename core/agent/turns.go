@@ -62,6 +62,9 @@ func (t *turns) ExpandUser(ctx context.Context, text string) string {
 	if err != nil {
 		t.a.cfg.Logger.Warn("agent: reading workflows", "err", err)
 	}
+	if expanded, ok := ExpandMCPPrompt(ctx, t.a.cfg.MCP, text); ok {
+		text = expanded
+	}
 	return ExpandUser(ctx, d, wfs, text).Text
 }
 

@@ -70,6 +70,8 @@ type MCPServer struct {
 	Tools             []MCPTool
 	ResourceTemplates []MCPResourceTemplate
 	Resources         []MCPResource
+	// Instructions is what the server asked clients to tell the model ("" when none).
+	Instructions string
 }
 
 // MCPTool is a tool an MCP server offers.

@@ -80,8 +80,9 @@ func baseInput() Input {
 func testServers() []MCPServer {
 	return []MCPServer{
 		{
-			Name:   "weather",
-			Status: StatusConnected,
+			Name:         "weather",
+			Status:       StatusConnected,
+			Instructions: "Cities are English names.\nAsk for at most 7 days.",
 			Tools: []MCPTool{
 				{
 					Name:        "get_forecast",

@@ -69,6 +69,8 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return history(ctx, rest, io)
 	case "resume":
 		return resume(ctx, rest, io)
+	case "mcp":
+		return mcpCommand(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -105,6 +107,7 @@ const usageText = `usage:
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version
+  cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL [JSON]
 environment: CAIRN_BASE_URL, CAIRN_API_KEY (else OPENAI_API_KEY), CAIRN_MODEL, CAIRN_DATA_DIR
 `
 

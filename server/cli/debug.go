@@ -71,10 +71,11 @@ func debugParse(args []string, stdio IO) int {
 }
 
 // debugPrompt prints the exact system prompt for DIR.
-func debugPrompt(_ context.Context, args []string, stdio IO) int {
+func debugPrompt(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("debug prompt", stdio)
 	dir := fs.String("C", ".", "workspace directory")
 	mode := fs.String("mode", "act", "act or plan")
+	dataFlag := fs.String("data-dir", "", "data directory (for its MCP servers)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -93,5 +94,14 @@ func debugPrompt(_ context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn debug prompt: %v\n", err)
 		return exitUsage
 	}
-	return stdio.emit(agent.SystemPrompt(root, *mode, "Cairn CLI", s, agent.DefaultConfig("", nil)) + "\n")
+	cfg := agent.DefaultConfig("", nil)
+	// The MCP servers of the data dir, as a task started now would see them once they have
+	// connected (the prompt lists only connected servers).
+	hub := mcpHub(*dataFlag)
+	defer closeHub(hub, stdio)
+	wctx, cancel := context.WithTimeout(ctx, maxTimeout(hub))
+	defer cancel()
+	settle(wctx, hub)
+	cfg.MCP = hub
+	return stdio.emit(agent.SystemPrompt(root, *mode, "Cairn CLI", s, cfg) + "\n")
 }

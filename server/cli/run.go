@@ -349,7 +349,25 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 	case cairnv1.SayKind_SAY_KIND_TASK_PROGRESS:
 		p.endLine()
 		p.out("%s\n", m.GetText())
+	case cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED:
+		p.endLine()
+		p.out("%s\n", mcpLine(m.GetMcp()))
+	case cairnv1.SayKind_SAY_KIND_MCP_SERVER_RESPONSE:
+		p.endLine()
+		p.out("%s\n", indentLines(m.GetText(), "  "))
 	}
+}
+
+// mcpLine shows an MCP call: "mcp everything/echo {...}" or "mcp everything read demo://x".
+func mcpLine(m *cairnv1.McpPayload) string {
+	if m.GetToolName() != "" {
+		return "mcp " + m.GetServerName() + "/" + m.GetToolName() + " " + m.GetArguments()
+	}
+	return "mcp " + m.GetServerName() + " read " + m.GetUri()
+}
+
+func indentLines(s, pad string) string {
+	return pad + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pad)
 }
 
 func (p *printer) showDelta(m *cairnv1.Message, delta string) {
@@ -558,6 +576,10 @@ func (p *printer) denialHint(m *cairnv1.Message, flagName string) string {
 	}
 	if p.yolo {
 		return "this needs approval even with --yolo; approve it by running cairn at a terminal"
+	}
+	if t := m.GetMcp().GetToolName(); t != "" {
+		return "not auto-approved; run with --auto-approve mcp and add \"" + t + "\" to the server's autoApprove list in " +
+			mcpSettingsFile + " (or use --yolo) to allow it"
 	}
 	return "not auto-approved; run with --auto-approve " + flagName + " (or --yolo) to allow it"
 }

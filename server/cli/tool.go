@@ -53,7 +53,7 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn tool: %v\n", err)
 		return exitUsage
 	}
-	reg := agent.Tools(shell.NewRegistry())
+	reg := agent.Tools(shell.NewRegistry(), nil)
 	t, ok := reg.Get(call.Name)
 	if !ok {
 		stdio.errf("cairn tool: %s cannot run outside a task\n", call.Name)

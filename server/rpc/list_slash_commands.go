@@ -5,6 +5,7 @@ import (
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/rules"
 )
 
@@ -18,7 +19,8 @@ var builtinCommands = []*cairnv1.SlashCommand{
 	{Name: "deep-planning", Description: "Investigate thoroughly and write a plan before coding"},
 }
 
-// ListSlashCommands lists built-in commands and the enabled workflows.
+// ListSlashCommands lists built-in commands, the enabled workflows and the prompts of the
+// connected MCP servers (as mcp:server:prompt).
 func (s *Services) ListSlashCommands(_ context.Context, req *cairnv1.ListSlashCommandsRequest) (*cairnv1.ListSlashCommandsResponse, error) {
 	out := &cairnv1.ListSlashCommandsResponse{Commands: append([]*cairnv1.SlashCommand(nil), builtinCommands...)}
 	if root := req.GetWorkspaceRoot(); root != "" {
@@ -29,6 +31,20 @@ func (s *Services) ListSlashCommands(_ context.Context, req *cairnv1.ListSlashCo
 		for _, w := range wfs {
 			if w.Enabled {
 				out.Commands = append(out.Commands, &cairnv1.SlashCommand{Name: w.Name, Description: "Workflow", Workflow: true})
+			}
+		}
+	}
+	if s.b.MCP != nil {
+		for _, srv := range s.b.MCP.Servers() {
+			if srv.Status != mcp.StatusConnected {
+				continue
+			}
+			for _, p := range srv.Prompts {
+				desc := p.Description
+				if desc == "" {
+					desc = "MCP prompt of " + srv.Name
+				}
+				out.Commands = append(out.Commands, &cairnv1.SlashCommand{Name: "mcp:" + srv.Name + ":" + p.Name, Description: desc})
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cairnhq/cairn/core/checkpoint"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/workspace"
@@ -38,6 +39,8 @@ type Backend struct {
 	CheckpointDiff func(ctx context.Context, workspace []string, from, to string) (root string, files []checkpoint.FileDiff, err error)
 	// CheckpointRestoreFiles puts a task's workspace files back to a checkpoint.
 	CheckpointRestoreFiles func(ctx context.Context, workspace []string, hash string) error
+	// MCP is the daemon's MCP hub.
+	MCP *mcp.Hub
 }
 
 // Services implements every cairn.v1 service.
@@ -48,6 +51,7 @@ type Services struct {
 	cairnv1.UnimplementedWorkspaceServiceServer
 	cairnv1.UnimplementedHostBridgeServiceServer
 	cairnv1.UnimplementedCheckpointServiceServer
+	cairnv1.UnimplementedMcpServiceServer
 	b *Backend
 }
 
@@ -88,6 +92,12 @@ func toStatus(err error) error {
 		return status.Error(codes.NotFound, "task not found")
 	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy),
 		errors.Is(err, task.ErrClosed):
+		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, mcp.ErrUnknownServer), errors.Is(err, mcp.ErrUnknownTool):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, mcp.ErrBadSettings), errors.Is(err, mcp.ErrBadName), errors.Is(err, mcp.ErrBadArguments):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, mcp.ErrNotConnected), errors.Is(err, mcp.ErrClosed):
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, task.ErrBadRequest):
 		return status.Error(codes.InvalidArgument, err.Error())

@@ -36,6 +36,7 @@ type Env struct {
 	State     cairnv1.StateServiceClient
 	Files     cairnv1.WorkspaceServiceClient
 	Bridge    cairnv1.HostBridgeServiceClient
+	MCP       cairnv1.McpServiceClient
 	Token     string
 
 	closeConn sync.Once // Conn is closed once, by CloseConn
@@ -107,7 +108,7 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	e := &Env{T: t, Daemon: d, LLM: llm, DataDir: dataDir, Workspace: ws, Conn: conn, Token: token,
 		Tasks: cairnv1.NewTaskServiceClient(conn), UI: cairnv1.NewUiServiceClient(conn),
 		State: cairnv1.NewStateServiceClient(conn), Files: cairnv1.NewWorkspaceServiceClient(conn),
-		Bridge: cairnv1.NewHostBridgeServiceClient(conn)}
+		Bridge: cairnv1.NewHostBridgeServiceClient(conn), MCP: cairnv1.NewMcpServiceClient(conn)}
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {

@@ -60,7 +60,7 @@ export function App({ ctrl }: { ctrl: Controller }) {
         <ChatView ctrl={ctrl} hidden={view !== "chat" || welcome} />
         {view === "history" && <HistoryView ctrl={ctrl} onDone={done} />}
         {view === "settings" && <SettingsView ctrl={ctrl} onDone={done} />}
-        {view === "mcp" && <McpView onDone={done} />}
+        {view === "mcp" && <McpView ctrl={ctrl} onDone={done} />}
       </div>
     </ControllerContext.Provider>
   );

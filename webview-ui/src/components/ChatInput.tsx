@@ -127,7 +127,7 @@ export function ChatInput({
       list.sort((a, b) => Number(!a.name.replace(/^\//, "").startsWith(q)) - Number(!b.name.replace(/^\//, "").startsWith(q)));
       return list.map((c) => {
         const name = c.name.startsWith("/") ? c.name : `/${c.name}`;
-        return { id: `s-${name}`, label: name, detail: c.description || (c.workflow ? "workflow" : ""), icon: c.workflow ? "notebook" : "symbol-event", insert: name };
+        return { id: `s-${name}`, label: name, detail: c.description || (c.workflow ? "workflow" : ""), icon: c.workflow ? "notebook" : c.name.startsWith("mcp:") ? "server" : "symbol-event", insert: name };
       });
     }
     const q = tok.query.toLowerCase();

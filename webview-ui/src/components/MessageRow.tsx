@@ -285,6 +285,14 @@ function base64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
+/** mcpStarted names an auto-approved MCP call: the tool or resource and its server. */
+function mcpStarted(m: Message): string {
+  const p = m.payload.case === "mcp" ? m.payload.value : undefined;
+  if (p?.toolName) return `Using ${p.toolName} on ${p.serverName}`;
+  if (p?.uri) return `Reading ${p.uri} on ${p.serverName}`;
+  return "MCP request started…";
+}
+
 function McpRow({ m, asking, response }: { m: Message; asking: boolean; response: boolean }) {
   const p = m.payload.case === "mcp" ? m.payload.value : undefined;
   if (response) {
@@ -481,7 +489,7 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
     case SayKind.BROWSER_ACTION_RESULT:
       return <BrowserRow m={m} />;
     case SayKind.MCP_SERVER_REQUEST_STARTED:
-      return <Info icon="server" text="MCP request started…" />;
+      return <Info icon="server" text={mcpStarted(m)} />;
     case SayKind.MCP_SERVER_RESPONSE:
       return <McpRow m={m} asking={false} response />;
     case SayKind.MCP_NOTIFICATION:

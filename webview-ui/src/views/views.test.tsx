@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { TaskService, TaskSort, TaskStatus, UiService } from "../gen/cairn/v1/task_pb";
 import { clone, create } from "@bufbuild/protobuf";
-import { ApiConfigSchema, SettingsSchema, StateService } from "../gen/cairn/v1/state_pb";
+import { ApiConfigSchema, McpService, SettingsSchema, StateService } from "../gen/cairn/v1/state_pb";
 import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
 import { ToolOperation } from "../gen/cairn/v1/message_pb";
 import { FakeClient } from "../rpc/fake";
@@ -276,8 +276,10 @@ describe("settings and MCP", () => {
   });
 
   it("MCP view shows the empty state", async () => {
-    const { user } = await renderApp();
+    const { user, fake } = await renderApp();
     await user.click(screen.getByRole("button", { name: "MCP Servers" }));
+    fake.lastStream(McpService.method.watchMcpServers).push({ settingsPath: "/data/mcp_settings.json" });
+    await flushAsync();
     expect(screen.getByText("No MCP servers configured")).toBeTruthy();
   });
 

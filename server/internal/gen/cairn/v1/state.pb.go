@@ -71,6 +71,62 @@ func (Mode) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_v1_state_proto_rawDescGZIP(), []int{0}
 }
 
+// McpServerStatus is a server's connection state.
+type McpServerStatus int32
+
+const (
+	McpServerStatus_MCP_SERVER_STATUS_UNSPECIFIED  McpServerStatus = 0
+	McpServerStatus_MCP_SERVER_STATUS_CONNECTING   McpServerStatus = 1
+	McpServerStatus_MCP_SERVER_STATUS_CONNECTED    McpServerStatus = 2
+	McpServerStatus_MCP_SERVER_STATUS_DISCONNECTED McpServerStatus = 3
+	McpServerStatus_MCP_SERVER_STATUS_DISABLED     McpServerStatus = 4
+)
+
+// Enum value maps for McpServerStatus.
+var (
+	McpServerStatus_name = map[int32]string{
+		0: "MCP_SERVER_STATUS_UNSPECIFIED",
+		1: "MCP_SERVER_STATUS_CONNECTING",
+		2: "MCP_SERVER_STATUS_CONNECTED",
+		3: "MCP_SERVER_STATUS_DISCONNECTED",
+		4: "MCP_SERVER_STATUS_DISABLED",
+	}
+	McpServerStatus_value = map[string]int32{
+		"MCP_SERVER_STATUS_UNSPECIFIED":  0,
+		"MCP_SERVER_STATUS_CONNECTING":   1,
+		"MCP_SERVER_STATUS_CONNECTED":    2,
+		"MCP_SERVER_STATUS_DISCONNECTED": 3,
+		"MCP_SERVER_STATUS_DISABLED":     4,
+	}
+)
+
+func (x McpServerStatus) Enum() *McpServerStatus {
+	p := new(McpServerStatus)
+	*p = x
+	return p
+}
+
+func (x McpServerStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (McpServerStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_cairn_v1_state_proto_enumTypes[1].Descriptor()
+}
+
+func (McpServerStatus) Type() protoreflect.EnumType {
+	return &file_cairn_v1_state_proto_enumTypes[1]
+}
+
+func (x McpServerStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use McpServerStatus.Descriptor instead.
+func (McpServerStatus) EnumDescriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{1}
+}
+
 // ApiConfig is the model endpoint.
 type ApiConfig struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -1035,6 +1091,1419 @@ func (x *ListModelsResponse) GetModels() []string {
 	return nil
 }
 
+// McpTool is a tool a server offers.
+type McpTool struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// JSON Schema of the input.
+	InputSchema string `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
+	// On the server's autoApprove list.
+	AutoApprove   bool `protobuf:"varint,4,opt,name=auto_approve,json=autoApprove,proto3" json:"auto_approve,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *McpTool) Reset() {
+	*x = McpTool{}
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *McpTool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*McpTool) ProtoMessage() {}
+
+func (x *McpTool) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use McpTool.ProtoReflect.Descriptor instead.
+func (*McpTool) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *McpTool) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *McpTool) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *McpTool) GetInputSchema() string {
+	if x != nil {
+		return x.InputSchema
+	}
+	return ""
+}
+
+func (x *McpTool) GetAutoApprove() bool {
+	if x != nil {
+		return x.AutoApprove
+	}
+	return false
+}
+
+// McpResource is a fixed resource.
+type McpResource struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uri           string                 `protobuf:"bytes,1,opt,name=uri,proto3" json:"uri,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Description   string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	MimeType      string                 `protobuf:"bytes,4,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *McpResource) Reset() {
+	*x = McpResource{}
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *McpResource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*McpResource) ProtoMessage() {}
+
+func (x *McpResource) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use McpResource.ProtoReflect.Descriptor instead.
+func (*McpResource) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *McpResource) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+func (x *McpResource) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *McpResource) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *McpResource) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+// McpResourceTemplate is a parameterised resource.
+type McpResourceTemplate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UriTemplate   string                 `protobuf:"bytes,1,opt,name=uri_template,json=uriTemplate,proto3" json:"uri_template,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Description   string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	MimeType      string                 `protobuf:"bytes,4,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *McpResourceTemplate) Reset() {
+	*x = McpResourceTemplate{}
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *McpResourceTemplate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*McpResourceTemplate) ProtoMessage() {}
+
+func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use McpResourceTemplate.ProtoReflect.Descriptor instead.
+func (*McpResourceTemplate) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *McpResourceTemplate) GetUriTemplate() string {
+	if x != nil {
+		return x.UriTemplate
+	}
+	return ""
+}
+
+func (x *McpResourceTemplate) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *McpResourceTemplate) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *McpResourceTemplate) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+// McpPromptArgument is one argument of a prompt.
+type McpPromptArgument struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description   string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	Required      bool                   `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *McpPromptArgument) Reset() {
+	*x = McpPromptArgument{}
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *McpPromptArgument) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*McpPromptArgument) ProtoMessage() {}
+
+func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use McpPromptArgument.ProtoReflect.Descriptor instead.
+func (*McpPromptArgument) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *McpPromptArgument) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *McpPromptArgument) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *McpPromptArgument) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+// McpPrompt is a prompt template (the / menu offers it as /mcp:server:prompt).
+type McpPrompt struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description   string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	Arguments     []*McpPromptArgument   `protobuf:"bytes,3,rep,name=arguments,proto3" json:"arguments,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *McpPrompt) Reset() {
+	*x = McpPrompt{}
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *McpPrompt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*McpPrompt) ProtoMessage() {}
+
+func (x *McpPrompt) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use McpPrompt.ProtoReflect.Descriptor instead.
+func (*McpPrompt) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *McpPrompt) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *McpPrompt) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *McpPrompt) GetArguments() []*McpPromptArgument {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+// McpServer is one configured server.
+type McpServer struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Status McpServerStatus        `protobuf:"varint,2,opt,name=status,proto3,enum=cairn.v1.McpServerStatus" json:"status,omitempty"`
+	// The last failure: a bad entry, a failed start, a crash, a timeout.
+	Error string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// The end of a stdio server's stderr.
+	Stderr string `protobuf:"bytes,4,opt,name=stderr,proto3" json:"stderr,omitempty"`
+	// "stdio", "sse" or "streamableHttp".
+	Transport string `protobuf:"bytes,5,opt,name=transport,proto3" json:"transport,omitempty"`
+	// The command line (stdio) or URL.
+	Target            string                 `protobuf:"bytes,6,opt,name=target,proto3" json:"target,omitempty"`
+	TimeoutSeconds    int32                  `protobuf:"varint,7,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
+	Disabled          bool                   `protobuf:"varint,8,opt,name=disabled,proto3" json:"disabled,omitempty"`
+	Instructions      string                 `protobuf:"bytes,9,opt,name=instructions,proto3" json:"instructions,omitempty"`
+	Tools             []*McpTool             `protobuf:"bytes,10,rep,name=tools,proto3" json:"tools,omitempty"`
+	Resources         []*McpResource         `protobuf:"bytes,11,rep,name=resources,proto3" json:"resources,omitempty"`
+	ResourceTemplates []*McpResourceTemplate `protobuf:"bytes,12,rep,name=resource_templates,json=resourceTemplates,proto3" json:"resource_templates,omitempty"`
+	Prompts           []*McpPrompt           `protobuf:"bytes,13,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *McpServer) Reset() {
+	*x = McpServer{}
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *McpServer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*McpServer) ProtoMessage() {}
+
+func (x *McpServer) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
+func (*McpServer) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *McpServer) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *McpServer) GetStatus() McpServerStatus {
+	if x != nil {
+		return x.Status
+	}
+	return McpServerStatus_MCP_SERVER_STATUS_UNSPECIFIED
+}
+
+func (x *McpServer) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *McpServer) GetStderr() string {
+	if x != nil {
+		return x.Stderr
+	}
+	return ""
+}
+
+func (x *McpServer) GetTransport() string {
+	if x != nil {
+		return x.Transport
+	}
+	return ""
+}
+
+func (x *McpServer) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+func (x *McpServer) GetTimeoutSeconds() int32 {
+	if x != nil {
+		return x.TimeoutSeconds
+	}
+	return 0
+}
+
+func (x *McpServer) GetDisabled() bool {
+	if x != nil {
+		return x.Disabled
+	}
+	return false
+}
+
+func (x *McpServer) GetInstructions() string {
+	if x != nil {
+		return x.Instructions
+	}
+	return ""
+}
+
+func (x *McpServer) GetTools() []*McpTool {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *McpServer) GetResources() []*McpResource {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
+func (x *McpServer) GetResourceTemplates() []*McpResourceTemplate {
+	if x != nil {
+		return x.ResourceTemplates
+	}
+	return nil
+}
+
+func (x *McpServer) GetPrompts() []*McpPrompt {
+	if x != nil {
+		return x.Prompts
+	}
+	return nil
+}
+
+// ListMcpServersRequest has no fields.
+type ListMcpServersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMcpServersRequest) Reset() {
+	*x = ListMcpServersRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMcpServersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMcpServersRequest) ProtoMessage() {}
+
+func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMcpServersRequest.ProtoReflect.Descriptor instead.
+func (*ListMcpServersRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
+}
+
+// ListMcpServersResponse is the hub's state.
+type ListMcpServersResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Servers []*McpServer           `protobuf:"bytes,1,rep,name=servers,proto3" json:"servers,omitempty"`
+	// Path of mcp_settings.json.
+	SettingsPath string `protobuf:"bytes,2,opt,name=settings_path,json=settingsPath,proto3" json:"settings_path,omitempty"`
+	// Why the settings file could not be read as a whole ("" when it could).
+	SettingsError string `protobuf:"bytes,3,opt,name=settings_error,json=settingsError,proto3" json:"settings_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMcpServersResponse) Reset() {
+	*x = ListMcpServersResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMcpServersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMcpServersResponse) ProtoMessage() {}
+
+func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMcpServersResponse.ProtoReflect.Descriptor instead.
+func (*ListMcpServersResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ListMcpServersResponse) GetServers() []*McpServer {
+	if x != nil {
+		return x.Servers
+	}
+	return nil
+}
+
+func (x *ListMcpServersResponse) GetSettingsPath() string {
+	if x != nil {
+		return x.SettingsPath
+	}
+	return ""
+}
+
+func (x *ListMcpServersResponse) GetSettingsError() string {
+	if x != nil {
+		return x.SettingsError
+	}
+	return ""
+}
+
+// WatchMcpServersRequest has no fields.
+type WatchMcpServersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchMcpServersRequest) Reset() {
+	*x = WatchMcpServersRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchMcpServersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchMcpServersRequest) ProtoMessage() {}
+
+func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchMcpServersRequest.ProtoReflect.Descriptor instead.
+func (*WatchMcpServersRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
+}
+
+// WatchMcpServersResponse is the hub's state after a change.
+type WatchMcpServersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Servers       []*McpServer           `protobuf:"bytes,1,rep,name=servers,proto3" json:"servers,omitempty"`
+	SettingsPath  string                 `protobuf:"bytes,2,opt,name=settings_path,json=settingsPath,proto3" json:"settings_path,omitempty"`
+	SettingsError string                 `protobuf:"bytes,3,opt,name=settings_error,json=settingsError,proto3" json:"settings_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchMcpServersResponse) Reset() {
+	*x = WatchMcpServersResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchMcpServersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchMcpServersResponse) ProtoMessage() {}
+
+func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchMcpServersResponse.ProtoReflect.Descriptor instead.
+func (*WatchMcpServersResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *WatchMcpServersResponse) GetServers() []*McpServer {
+	if x != nil {
+		return x.Servers
+	}
+	return nil
+}
+
+func (x *WatchMcpServersResponse) GetSettingsPath() string {
+	if x != nil {
+		return x.SettingsPath
+	}
+	return ""
+}
+
+func (x *WatchMcpServersResponse) GetSettingsError() string {
+	if x != nil {
+		return x.SettingsError
+	}
+	return ""
+}
+
+// RestartMcpServerRequest names the server.
+type RestartMcpServerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestartMcpServerRequest) Reset() {
+	*x = RestartMcpServerRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestartMcpServerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestartMcpServerRequest) ProtoMessage() {}
+
+func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestartMcpServerRequest.ProtoReflect.Descriptor instead.
+func (*RestartMcpServerRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *RestartMcpServerRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// RestartMcpServerResponse is empty.
+type RestartMcpServerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestartMcpServerResponse) Reset() {
+	*x = RestartMcpServerResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestartMcpServerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestartMcpServerResponse) ProtoMessage() {}
+
+func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestartMcpServerResponse.ProtoReflect.Descriptor instead.
+func (*RestartMcpServerResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
+}
+
+// ToggleMcpServerRequest names the server and its new state.
+type ToggleMcpServerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Disabled      bool                   `protobuf:"varint,2,opt,name=disabled,proto3" json:"disabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToggleMcpServerRequest) Reset() {
+	*x = ToggleMcpServerRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToggleMcpServerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToggleMcpServerRequest) ProtoMessage() {}
+
+func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToggleMcpServerRequest.ProtoReflect.Descriptor instead.
+func (*ToggleMcpServerRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ToggleMcpServerRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToggleMcpServerRequest) GetDisabled() bool {
+	if x != nil {
+		return x.Disabled
+	}
+	return false
+}
+
+// ToggleMcpServerResponse is empty.
+type ToggleMcpServerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToggleMcpServerResponse) Reset() {
+	*x = ToggleMcpServerResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToggleMcpServerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToggleMcpServerResponse) ProtoMessage() {}
+
+func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToggleMcpServerResponse.ProtoReflect.Descriptor instead.
+func (*ToggleMcpServerResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
+}
+
+// DeleteMcpServerRequest names the server.
+type DeleteMcpServerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteMcpServerRequest) Reset() {
+	*x = DeleteMcpServerRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteMcpServerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteMcpServerRequest) ProtoMessage() {}
+
+func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteMcpServerRequest.ProtoReflect.Descriptor instead.
+func (*DeleteMcpServerRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *DeleteMcpServerRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// DeleteMcpServerResponse is empty.
+type DeleteMcpServerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteMcpServerResponse) Reset() {
+	*x = DeleteMcpServerResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteMcpServerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteMcpServerResponse) ProtoMessage() {}
+
+func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteMcpServerResponse.ProtoReflect.Descriptor instead.
+func (*DeleteMcpServerResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
+}
+
+// SetMcpServerTimeoutRequest names the server and the timeout.
+type SetMcpServerTimeoutRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	TimeoutSeconds int32                  `protobuf:"varint,2,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SetMcpServerTimeoutRequest) Reset() {
+	*x = SetMcpServerTimeoutRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMcpServerTimeoutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMcpServerTimeoutRequest) ProtoMessage() {}
+
+func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMcpServerTimeoutRequest.ProtoReflect.Descriptor instead.
+func (*SetMcpServerTimeoutRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *SetMcpServerTimeoutRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SetMcpServerTimeoutRequest) GetTimeoutSeconds() int32 {
+	if x != nil {
+		return x.TimeoutSeconds
+	}
+	return 0
+}
+
+// SetMcpServerTimeoutResponse is empty.
+type SetMcpServerTimeoutResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetMcpServerTimeoutResponse) Reset() {
+	*x = SetMcpServerTimeoutResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMcpServerTimeoutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMcpServerTimeoutResponse) ProtoMessage() {}
+
+func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMcpServerTimeoutResponse.ProtoReflect.Descriptor instead.
+func (*SetMcpServerTimeoutResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
+}
+
+// SetMcpToolAutoApproveRequest names the tool.
+type SetMcpToolAutoApproveRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Server        string                 `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	Tool          string                 `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
+	AutoApprove   bool                   `protobuf:"varint,3,opt,name=auto_approve,json=autoApprove,proto3" json:"auto_approve,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetMcpToolAutoApproveRequest) Reset() {
+	*x = SetMcpToolAutoApproveRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMcpToolAutoApproveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMcpToolAutoApproveRequest) ProtoMessage() {}
+
+func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMcpToolAutoApproveRequest.ProtoReflect.Descriptor instead.
+func (*SetMcpToolAutoApproveRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *SetMcpToolAutoApproveRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *SetMcpToolAutoApproveRequest) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *SetMcpToolAutoApproveRequest) GetAutoApprove() bool {
+	if x != nil {
+		return x.AutoApprove
+	}
+	return false
+}
+
+// SetMcpToolAutoApproveResponse is empty.
+type SetMcpToolAutoApproveResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetMcpToolAutoApproveResponse) Reset() {
+	*x = SetMcpToolAutoApproveResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMcpToolAutoApproveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMcpToolAutoApproveResponse) ProtoMessage() {}
+
+func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMcpToolAutoApproveResponse.ProtoReflect.Descriptor instead.
+func (*SetMcpToolAutoApproveResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
+}
+
+// AddRemoteMcpServerRequest describes the server.
+type AddRemoteMcpServerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Url   string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// "sse" or "streamableHttp" (default).
+	Transport     string `protobuf:"bytes,3,opt,name=transport,proto3" json:"transport,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddRemoteMcpServerRequest) Reset() {
+	*x = AddRemoteMcpServerRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddRemoteMcpServerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddRemoteMcpServerRequest) ProtoMessage() {}
+
+func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddRemoteMcpServerRequest.ProtoReflect.Descriptor instead.
+func (*AddRemoteMcpServerRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *AddRemoteMcpServerRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AddRemoteMcpServerRequest) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *AddRemoteMcpServerRequest) GetTransport() string {
+	if x != nil {
+		return x.Transport
+	}
+	return ""
+}
+
+// AddRemoteMcpServerResponse is empty.
+type AddRemoteMcpServerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddRemoteMcpServerResponse) Reset() {
+	*x = AddRemoteMcpServerResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddRemoteMcpServerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddRemoteMcpServerResponse) ProtoMessage() {}
+
+func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddRemoteMcpServerResponse.ProtoReflect.Descriptor instead.
+func (*AddRemoteMcpServerResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
+}
+
+// ImportMcpSettingsRequest names the file to import.
+type ImportMcpSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute path of the file.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportMcpSettingsRequest) Reset() {
+	*x = ImportMcpSettingsRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportMcpSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportMcpSettingsRequest) ProtoMessage() {}
+
+func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportMcpSettingsRequest.ProtoReflect.Descriptor instead.
+func (*ImportMcpSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ImportMcpSettingsRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+// ImportMcpSettingsResponse says what was added.
+type ImportMcpSettingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Added []string               `protobuf:"bytes,1,rep,name=added,proto3" json:"added,omitempty"`
+	// Names already configured, left as they were.
+	Skipped       []string `protobuf:"bytes,2,rep,name=skipped,proto3" json:"skipped,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportMcpSettingsResponse) Reset() {
+	*x = ImportMcpSettingsResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportMcpSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportMcpSettingsResponse) ProtoMessage() {}
+
+func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportMcpSettingsResponse.ProtoReflect.Descriptor instead.
+func (*ImportMcpSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ImportMcpSettingsResponse) GetAdded() []string {
+	if x != nil {
+		return x.Added
+	}
+	return nil
+}
+
+func (x *ImportMcpSettingsResponse) GetSkipped() []string {
+	if x != nil {
+		return x.Skipped
+	}
+	return nil
+}
+
+// OpenMcpSettingsRequest names the editor.
+type OpenMcpSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	HostId        string                 `protobuf:"bytes,1,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenMcpSettingsRequest) Reset() {
+	*x = OpenMcpSettingsRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenMcpSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenMcpSettingsRequest) ProtoMessage() {}
+
+func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenMcpSettingsRequest.ProtoReflect.Descriptor instead.
+func (*OpenMcpSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *OpenMcpSettingsRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
+	}
+	return ""
+}
+
+// OpenMcpSettingsResponse gives the path (the caller opens it itself when no editor can).
+type OpenMcpSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Opened        bool                   `protobuf:"varint,2,opt,name=opened,proto3" json:"opened,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenMcpSettingsResponse) Reset() {
+	*x = OpenMcpSettingsResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenMcpSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenMcpSettingsResponse) ProtoMessage() {}
+
+func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenMcpSettingsResponse.ProtoReflect.Descriptor instead.
+func (*OpenMcpSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *OpenMcpSettingsResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *OpenMcpSettingsResponse) GetOpened() bool {
+	if x != nil {
+		return x.Opened
+	}
+	return false
+}
+
 var File_cairn_v1_state_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_state_proto_rawDesc = "" +
@@ -1123,18 +2592,118 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\",\n" +
 	"\x12ListModelsResponse\x12\x16\n" +
-	"\x06models\x18\x01 \x03(\tR\x06models*9\n" +
+	"\x06models\x18\x01 \x03(\tR\x06models\"\x85\x01\n" +
+	"\aMcpTool\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
+	"\finput_schema\x18\x03 \x01(\tR\vinputSchema\x12!\n" +
+	"\fauto_approve\x18\x04 \x01(\bR\vautoApprove\"r\n" +
+	"\vMcpResource\x12\x10\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1b\n" +
+	"\tmime_type\x18\x04 \x01(\tR\bmimeType\"\x8b\x01\n" +
+	"\x13McpResourceTemplate\x12!\n" +
+	"\furi_template\x18\x01 \x01(\tR\vuriTemplate\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1b\n" +
+	"\tmime_type\x18\x04 \x01(\tR\bmimeType\"e\n" +
+	"\x11McpPromptArgument\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1a\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\"|\n" +
+	"\tMcpPrompt\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x129\n" +
+	"\targuments\x18\x03 \x03(\v2\x1b.cairn.v1.McpPromptArgumentR\targuments\"\xfa\x03\n" +
+	"\tMcpServer\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x121\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x19.cairn.v1.McpServerStatusR\x06status\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12\x16\n" +
+	"\x06stderr\x18\x04 \x01(\tR\x06stderr\x12\x1c\n" +
+	"\ttransport\x18\x05 \x01(\tR\ttransport\x12\x16\n" +
+	"\x06target\x18\x06 \x01(\tR\x06target\x12'\n" +
+	"\x0ftimeout_seconds\x18\a \x01(\x05R\x0etimeoutSeconds\x12\x1a\n" +
+	"\bdisabled\x18\b \x01(\bR\bdisabled\x12\"\n" +
+	"\finstructions\x18\t \x01(\tR\finstructions\x12'\n" +
+	"\x05tools\x18\n" +
+	" \x03(\v2\x11.cairn.v1.McpToolR\x05tools\x123\n" +
+	"\tresources\x18\v \x03(\v2\x15.cairn.v1.McpResourceR\tresources\x12L\n" +
+	"\x12resource_templates\x18\f \x03(\v2\x1d.cairn.v1.McpResourceTemplateR\x11resourceTemplates\x12-\n" +
+	"\aprompts\x18\r \x03(\v2\x13.cairn.v1.McpPromptR\aprompts\"\x17\n" +
+	"\x15ListMcpServersRequest\"\x93\x01\n" +
+	"\x16ListMcpServersResponse\x12-\n" +
+	"\aservers\x18\x01 \x03(\v2\x13.cairn.v1.McpServerR\aservers\x12#\n" +
+	"\rsettings_path\x18\x02 \x01(\tR\fsettingsPath\x12%\n" +
+	"\x0esettings_error\x18\x03 \x01(\tR\rsettingsError\"\x18\n" +
+	"\x16WatchMcpServersRequest\"\x94\x01\n" +
+	"\x17WatchMcpServersResponse\x12-\n" +
+	"\aservers\x18\x01 \x03(\v2\x13.cairn.v1.McpServerR\aservers\x12#\n" +
+	"\rsettings_path\x18\x02 \x01(\tR\fsettingsPath\x12%\n" +
+	"\x0esettings_error\x18\x03 \x01(\tR\rsettingsError\"-\n" +
+	"\x17RestartMcpServerRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\x1a\n" +
+	"\x18RestartMcpServerResponse\"H\n" +
+	"\x16ToggleMcpServerRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\bdisabled\x18\x02 \x01(\bR\bdisabled\"\x19\n" +
+	"\x17ToggleMcpServerResponse\",\n" +
+	"\x16DeleteMcpServerRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\x19\n" +
+	"\x17DeleteMcpServerResponse\"Y\n" +
+	"\x1aSetMcpServerTimeoutRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12'\n" +
+	"\x0ftimeout_seconds\x18\x02 \x01(\x05R\x0etimeoutSeconds\"\x1d\n" +
+	"\x1bSetMcpServerTimeoutResponse\"m\n" +
+	"\x1cSetMcpToolAutoApproveRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x12\n" +
+	"\x04tool\x18\x02 \x01(\tR\x04tool\x12!\n" +
+	"\fauto_approve\x18\x03 \x01(\bR\vautoApprove\"\x1f\n" +
+	"\x1dSetMcpToolAutoApproveResponse\"_\n" +
+	"\x19AddRemoteMcpServerRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1c\n" +
+	"\ttransport\x18\x03 \x01(\tR\ttransport\"\x1c\n" +
+	"\x1aAddRemoteMcpServerResponse\".\n" +
+	"\x18ImportMcpSettingsRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\"K\n" +
+	"\x19ImportMcpSettingsResponse\x12\x14\n" +
+	"\x05added\x18\x01 \x03(\tR\x05added\x12\x18\n" +
+	"\askipped\x18\x02 \x03(\tR\askipped\"1\n" +
+	"\x16OpenMcpSettingsRequest\x12\x17\n" +
+	"\ahost_id\x18\x01 \x01(\tR\x06hostId\"E\n" +
+	"\x17OpenMcpSettingsResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
+	"\x06opened\x18\x02 \x01(\bR\x06opened*9\n" +
 	"\x04Mode\x12\x14\n" +
 	"\x10MODE_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bMODE_ACT\x10\x01\x12\r\n" +
-	"\tMODE_PLAN\x10\x022\x8d\x03\n" +
+	"\tMODE_PLAN\x10\x02*\xbb\x01\n" +
+	"\x0fMcpServerStatus\x12!\n" +
+	"\x1dMCP_SERVER_STATUS_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cMCP_SERVER_STATUS_CONNECTING\x10\x01\x12\x1f\n" +
+	"\x1bMCP_SERVER_STATUS_CONNECTED\x10\x02\x12\"\n" +
+	"\x1eMCP_SERVER_STATUS_DISCONNECTED\x10\x03\x12\x1e\n" +
+	"\x1aMCP_SERVER_STATUS_DISABLED\x10\x042\x8d\x03\n" +
 	"\fStateService\x12A\n" +
 	"\bGetState\x12\x19.cairn.v1.GetStateRequest\x1a\x1a.cairn.v1.GetStateResponse\x12S\n" +
 	"\x0eUpdateSettings\x12\x1f.cairn.v1.UpdateSettingsRequest\x1a .cairn.v1.UpdateSettingsResponse\x12>\n" +
 	"\aSetMode\x12\x18.cairn.v1.SetModeRequest\x1a\x19.cairn.v1.SetModeResponse\x12\\\n" +
 	"\x11UpdateAutoApprove\x12\".cairn.v1.UpdateAutoApproveRequest\x1a#.cairn.v1.UpdateAutoApproveResponse\x12G\n" +
 	"\n" +
-	"ListModels\x12\x1b.cairn.v1.ListModelsRequest\x1a\x1c.cairn.v1.ListModelsResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"ListModels\x12\x1b.cairn.v1.ListModelsRequest\x1a\x1c.cairn.v1.ListModelsResponse2\xab\a\n" +
+	"\n" +
+	"McpService\x12S\n" +
+	"\x0eListMcpServers\x12\x1f.cairn.v1.ListMcpServersRequest\x1a .cairn.v1.ListMcpServersResponse\x12X\n" +
+	"\x0fWatchMcpServers\x12 .cairn.v1.WatchMcpServersRequest\x1a!.cairn.v1.WatchMcpServersResponse0\x01\x12Y\n" +
+	"\x10RestartMcpServer\x12!.cairn.v1.RestartMcpServerRequest\x1a\".cairn.v1.RestartMcpServerResponse\x12V\n" +
+	"\x0fToggleMcpServer\x12 .cairn.v1.ToggleMcpServerRequest\x1a!.cairn.v1.ToggleMcpServerResponse\x12V\n" +
+	"\x0fDeleteMcpServer\x12 .cairn.v1.DeleteMcpServerRequest\x1a!.cairn.v1.DeleteMcpServerResponse\x12b\n" +
+	"\x13SetMcpServerTimeout\x12$.cairn.v1.SetMcpServerTimeoutRequest\x1a%.cairn.v1.SetMcpServerTimeoutResponse\x12h\n" +
+	"\x15SetMcpToolAutoApprove\x12&.cairn.v1.SetMcpToolAutoApproveRequest\x1a'.cairn.v1.SetMcpToolAutoApproveResponse\x12_\n" +
+	"\x12AddRemoteMcpServer\x12#.cairn.v1.AddRemoteMcpServerRequest\x1a$.cairn.v1.AddRemoteMcpServerResponse\x12\\\n" +
+	"\x11ImportMcpSettings\x12\".cairn.v1.ImportMcpSettingsRequest\x1a#.cairn.v1.ImportMcpSettingsResponse\x12V\n" +
+	"\x0fOpenMcpSettings\x12 .cairn.v1.OpenMcpSettingsRequest\x1a!.cairn.v1.OpenMcpSettingsResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_state_proto_rawDescOnce sync.Once
@@ -1148,53 +2717,108 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 	return file_cairn_v1_state_proto_rawDescData
 }
 
-var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_cairn_v1_state_proto_goTypes = []any{
-	(Mode)(0),                         // 0: cairn.v1.Mode
-	(*ApiConfig)(nil),                 // 1: cairn.v1.ApiConfig
-	(*AutoApprove)(nil),               // 2: cairn.v1.AutoApprove
-	(*TaskLimits)(nil),                // 3: cairn.v1.TaskLimits
-	(*Settings)(nil),                  // 4: cairn.v1.Settings
-	(*GetStateRequest)(nil),           // 5: cairn.v1.GetStateRequest
-	(*GetStateResponse)(nil),          // 6: cairn.v1.GetStateResponse
-	(*UpdateSettingsRequest)(nil),     // 7: cairn.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil),    // 8: cairn.v1.UpdateSettingsResponse
-	(*SetModeRequest)(nil),            // 9: cairn.v1.SetModeRequest
-	(*SetModeResponse)(nil),           // 10: cairn.v1.SetModeResponse
-	(*UpdateAutoApproveRequest)(nil),  // 11: cairn.v1.UpdateAutoApproveRequest
-	(*UpdateAutoApproveResponse)(nil), // 12: cairn.v1.UpdateAutoApproveResponse
-	(*ListModelsRequest)(nil),         // 13: cairn.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),        // 14: cairn.v1.ListModelsResponse
-	nil,                               // 15: cairn.v1.ApiConfig.HeadersEntry
-	nil,                               // 16: cairn.v1.Settings.RuleTogglesEntry
+	(Mode)(0),                             // 0: cairn.v1.Mode
+	(McpServerStatus)(0),                  // 1: cairn.v1.McpServerStatus
+	(*ApiConfig)(nil),                     // 2: cairn.v1.ApiConfig
+	(*AutoApprove)(nil),                   // 3: cairn.v1.AutoApprove
+	(*TaskLimits)(nil),                    // 4: cairn.v1.TaskLimits
+	(*Settings)(nil),                      // 5: cairn.v1.Settings
+	(*GetStateRequest)(nil),               // 6: cairn.v1.GetStateRequest
+	(*GetStateResponse)(nil),              // 7: cairn.v1.GetStateResponse
+	(*UpdateSettingsRequest)(nil),         // 8: cairn.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),        // 9: cairn.v1.UpdateSettingsResponse
+	(*SetModeRequest)(nil),                // 10: cairn.v1.SetModeRequest
+	(*SetModeResponse)(nil),               // 11: cairn.v1.SetModeResponse
+	(*UpdateAutoApproveRequest)(nil),      // 12: cairn.v1.UpdateAutoApproveRequest
+	(*UpdateAutoApproveResponse)(nil),     // 13: cairn.v1.UpdateAutoApproveResponse
+	(*ListModelsRequest)(nil),             // 14: cairn.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),            // 15: cairn.v1.ListModelsResponse
+	(*McpTool)(nil),                       // 16: cairn.v1.McpTool
+	(*McpResource)(nil),                   // 17: cairn.v1.McpResource
+	(*McpResourceTemplate)(nil),           // 18: cairn.v1.McpResourceTemplate
+	(*McpPromptArgument)(nil),             // 19: cairn.v1.McpPromptArgument
+	(*McpPrompt)(nil),                     // 20: cairn.v1.McpPrompt
+	(*McpServer)(nil),                     // 21: cairn.v1.McpServer
+	(*ListMcpServersRequest)(nil),         // 22: cairn.v1.ListMcpServersRequest
+	(*ListMcpServersResponse)(nil),        // 23: cairn.v1.ListMcpServersResponse
+	(*WatchMcpServersRequest)(nil),        // 24: cairn.v1.WatchMcpServersRequest
+	(*WatchMcpServersResponse)(nil),       // 25: cairn.v1.WatchMcpServersResponse
+	(*RestartMcpServerRequest)(nil),       // 26: cairn.v1.RestartMcpServerRequest
+	(*RestartMcpServerResponse)(nil),      // 27: cairn.v1.RestartMcpServerResponse
+	(*ToggleMcpServerRequest)(nil),        // 28: cairn.v1.ToggleMcpServerRequest
+	(*ToggleMcpServerResponse)(nil),       // 29: cairn.v1.ToggleMcpServerResponse
+	(*DeleteMcpServerRequest)(nil),        // 30: cairn.v1.DeleteMcpServerRequest
+	(*DeleteMcpServerResponse)(nil),       // 31: cairn.v1.DeleteMcpServerResponse
+	(*SetMcpServerTimeoutRequest)(nil),    // 32: cairn.v1.SetMcpServerTimeoutRequest
+	(*SetMcpServerTimeoutResponse)(nil),   // 33: cairn.v1.SetMcpServerTimeoutResponse
+	(*SetMcpToolAutoApproveRequest)(nil),  // 34: cairn.v1.SetMcpToolAutoApproveRequest
+	(*SetMcpToolAutoApproveResponse)(nil), // 35: cairn.v1.SetMcpToolAutoApproveResponse
+	(*AddRemoteMcpServerRequest)(nil),     // 36: cairn.v1.AddRemoteMcpServerRequest
+	(*AddRemoteMcpServerResponse)(nil),    // 37: cairn.v1.AddRemoteMcpServerResponse
+	(*ImportMcpSettingsRequest)(nil),      // 38: cairn.v1.ImportMcpSettingsRequest
+	(*ImportMcpSettingsResponse)(nil),     // 39: cairn.v1.ImportMcpSettingsResponse
+	(*OpenMcpSettingsRequest)(nil),        // 40: cairn.v1.OpenMcpSettingsRequest
+	(*OpenMcpSettingsResponse)(nil),       // 41: cairn.v1.OpenMcpSettingsResponse
+	nil,                                   // 42: cairn.v1.ApiConfig.HeadersEntry
+	nil,                                   // 43: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	15, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
-	1,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
-	2,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	16, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
-	3,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
-	4,  // 5: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
-	4,  // 6: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
-	4,  // 7: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
+	42, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	2,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
+	3,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
+	43, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	4,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
+	5,  // 5: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
+	5,  // 6: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
+	5,  // 7: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
 	0,  // 8: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
-	2,  // 9: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	5,  // 10: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
-	7,  // 11: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
-	9,  // 12: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
-	11, // 13: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
-	13, // 14: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	6,  // 15: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	8,  // 16: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	10, // 17: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	12, // 18: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	14, // 19: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	15, // [15:20] is the sub-list for method output_type
-	10, // [10:15] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	3,  // 9: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	19, // 10: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
+	1,  // 11: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
+	16, // 12: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
+	17, // 13: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
+	18, // 14: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
+	20, // 15: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
+	21, // 16: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	21, // 17: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	6,  // 18: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
+	8,  // 19: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
+	10, // 20: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
+	12, // 21: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
+	14, // 22: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
+	22, // 23: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
+	24, // 24: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
+	26, // 25: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
+	28, // 26: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
+	30, // 27: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
+	32, // 28: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
+	34, // 29: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
+	36, // 30: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
+	38, // 31: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
+	40, // 32: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
+	7,  // 33: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	9,  // 34: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	11, // 35: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	13, // 36: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	15, // 37: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	23, // 38: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
+	25, // 39: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
+	27, // 40: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
+	29, // 41: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
+	31, // 42: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
+	33, // 43: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
+	35, // 44: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
+	37, // 45: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
+	39, // 46: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
+	41, // 47: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
+	33, // [33:48] is the sub-list for method output_type
+	18, // [18:33] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_state_proto_init() }
@@ -1207,10 +2831,10 @@ func file_cairn_v1_state_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   16,
+			NumEnums:      2,
+			NumMessages:   42,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_cairn_v1_state_proto_goTypes,
 		DependencyIndexes: file_cairn_v1_state_proto_depIdxs,

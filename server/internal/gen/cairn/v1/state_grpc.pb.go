@@ -285,3 +285,479 @@ var StateService_ServiceDesc = grpc.ServiceDesc{
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "cairn/v1/state.proto",
 }
+
+const (
+	McpService_ListMcpServers_FullMethodName        = "/cairn.v1.McpService/ListMcpServers"
+	McpService_WatchMcpServers_FullMethodName       = "/cairn.v1.McpService/WatchMcpServers"
+	McpService_RestartMcpServer_FullMethodName      = "/cairn.v1.McpService/RestartMcpServer"
+	McpService_ToggleMcpServer_FullMethodName       = "/cairn.v1.McpService/ToggleMcpServer"
+	McpService_DeleteMcpServer_FullMethodName       = "/cairn.v1.McpService/DeleteMcpServer"
+	McpService_SetMcpServerTimeout_FullMethodName   = "/cairn.v1.McpService/SetMcpServerTimeout"
+	McpService_SetMcpToolAutoApprove_FullMethodName = "/cairn.v1.McpService/SetMcpToolAutoApprove"
+	McpService_AddRemoteMcpServer_FullMethodName    = "/cairn.v1.McpService/AddRemoteMcpServer"
+	McpService_ImportMcpSettings_FullMethodName     = "/cairn.v1.McpService/ImportMcpSettings"
+	McpService_OpenMcpSettings_FullMethodName       = "/cairn.v1.McpService/OpenMcpSettings"
+)
+
+// McpServiceClient is the client API for McpService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// McpService shows and manages the daemon's MCP servers (spec §10). It lives in this file so
+// that the editor's relay, which knows the services of the existing files, carries it as is.
+type McpServiceClient interface {
+	// ListMcpServers returns every configured server with its status and lists.
+	ListMcpServers(ctx context.Context, in *ListMcpServersRequest, opts ...grpc.CallOption) (*ListMcpServersResponse, error)
+	// WatchMcpServers sends the servers now and again after every change (coalesced: a slow
+	// reader gets the latest state, never a stale one).
+	WatchMcpServers(ctx context.Context, in *WatchMcpServersRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchMcpServersResponse], error)
+	// RestartMcpServer reconnects a server now.
+	RestartMcpServer(ctx context.Context, in *RestartMcpServerRequest, opts ...grpc.CallOption) (*RestartMcpServerResponse, error)
+	// ToggleMcpServer enables or disables a server.
+	ToggleMcpServer(ctx context.Context, in *ToggleMcpServerRequest, opts ...grpc.CallOption) (*ToggleMcpServerResponse, error)
+	// DeleteMcpServer removes a server from the settings.
+	DeleteMcpServer(ctx context.Context, in *DeleteMcpServerRequest, opts ...grpc.CallOption) (*DeleteMcpServerResponse, error)
+	// SetMcpServerTimeout sets a server's timeout in seconds (min 1).
+	SetMcpServerTimeout(ctx context.Context, in *SetMcpServerTimeoutRequest, opts ...grpc.CallOption) (*SetMcpServerTimeoutResponse, error)
+	// SetMcpToolAutoApprove adds a tool to its server's autoApprove list or removes it.
+	SetMcpToolAutoApprove(ctx context.Context, in *SetMcpToolAutoApproveRequest, opts ...grpc.CallOption) (*SetMcpToolAutoApproveResponse, error)
+	// AddRemoteMcpServer adds an SSE or Streamable HTTP server.
+	AddRemoteMcpServer(ctx context.Context, in *AddRemoteMcpServerRequest, opts ...grpc.CallOption) (*AddRemoteMcpServerResponse, error)
+	// ImportMcpSettings copies the servers of a file in Cline's schema (cline_mcp_settings.json).
+	ImportMcpSettings(ctx context.Context, in *ImportMcpSettingsRequest, opts ...grpc.CallOption) (*ImportMcpSettingsResponse, error)
+	// OpenMcpSettings opens mcp_settings.json in the editor with that host id.
+	OpenMcpSettings(ctx context.Context, in *OpenMcpSettingsRequest, opts ...grpc.CallOption) (*OpenMcpSettingsResponse, error)
+}
+
+type mcpServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewMcpServiceClient(cc grpc.ClientConnInterface) McpServiceClient {
+	return &mcpServiceClient{cc}
+}
+
+func (c *mcpServiceClient) ListMcpServers(ctx context.Context, in *ListMcpServersRequest, opts ...grpc.CallOption) (*ListMcpServersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMcpServersResponse)
+	err := c.cc.Invoke(ctx, McpService_ListMcpServers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) WatchMcpServers(ctx context.Context, in *WatchMcpServersRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchMcpServersResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &McpService_ServiceDesc.Streams[0], McpService_WatchMcpServers_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchMcpServersRequest, WatchMcpServersResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type McpService_WatchMcpServersClient = grpc.ServerStreamingClient[WatchMcpServersResponse]
+
+func (c *mcpServiceClient) RestartMcpServer(ctx context.Context, in *RestartMcpServerRequest, opts ...grpc.CallOption) (*RestartMcpServerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RestartMcpServerResponse)
+	err := c.cc.Invoke(ctx, McpService_RestartMcpServer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) ToggleMcpServer(ctx context.Context, in *ToggleMcpServerRequest, opts ...grpc.CallOption) (*ToggleMcpServerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToggleMcpServerResponse)
+	err := c.cc.Invoke(ctx, McpService_ToggleMcpServer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) DeleteMcpServer(ctx context.Context, in *DeleteMcpServerRequest, opts ...grpc.CallOption) (*DeleteMcpServerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteMcpServerResponse)
+	err := c.cc.Invoke(ctx, McpService_DeleteMcpServer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) SetMcpServerTimeout(ctx context.Context, in *SetMcpServerTimeoutRequest, opts ...grpc.CallOption) (*SetMcpServerTimeoutResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetMcpServerTimeoutResponse)
+	err := c.cc.Invoke(ctx, McpService_SetMcpServerTimeout_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) SetMcpToolAutoApprove(ctx context.Context, in *SetMcpToolAutoApproveRequest, opts ...grpc.CallOption) (*SetMcpToolAutoApproveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetMcpToolAutoApproveResponse)
+	err := c.cc.Invoke(ctx, McpService_SetMcpToolAutoApprove_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) AddRemoteMcpServer(ctx context.Context, in *AddRemoteMcpServerRequest, opts ...grpc.CallOption) (*AddRemoteMcpServerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddRemoteMcpServerResponse)
+	err := c.cc.Invoke(ctx, McpService_AddRemoteMcpServer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) ImportMcpSettings(ctx context.Context, in *ImportMcpSettingsRequest, opts ...grpc.CallOption) (*ImportMcpSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ImportMcpSettingsResponse)
+	err := c.cc.Invoke(ctx, McpService_ImportMcpSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mcpServiceClient) OpenMcpSettings(ctx context.Context, in *OpenMcpSettingsRequest, opts ...grpc.CallOption) (*OpenMcpSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OpenMcpSettingsResponse)
+	err := c.cc.Invoke(ctx, McpService_OpenMcpSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// McpServiceServer is the server API for McpService service.
+// All implementations must embed UnimplementedMcpServiceServer
+// for forward compatibility.
+//
+// McpService shows and manages the daemon's MCP servers (spec §10). It lives in this file so
+// that the editor's relay, which knows the services of the existing files, carries it as is.
+type McpServiceServer interface {
+	// ListMcpServers returns every configured server with its status and lists.
+	ListMcpServers(context.Context, *ListMcpServersRequest) (*ListMcpServersResponse, error)
+	// WatchMcpServers sends the servers now and again after every change (coalesced: a slow
+	// reader gets the latest state, never a stale one).
+	WatchMcpServers(*WatchMcpServersRequest, grpc.ServerStreamingServer[WatchMcpServersResponse]) error
+	// RestartMcpServer reconnects a server now.
+	RestartMcpServer(context.Context, *RestartMcpServerRequest) (*RestartMcpServerResponse, error)
+	// ToggleMcpServer enables or disables a server.
+	ToggleMcpServer(context.Context, *ToggleMcpServerRequest) (*ToggleMcpServerResponse, error)
+	// DeleteMcpServer removes a server from the settings.
+	DeleteMcpServer(context.Context, *DeleteMcpServerRequest) (*DeleteMcpServerResponse, error)
+	// SetMcpServerTimeout sets a server's timeout in seconds (min 1).
+	SetMcpServerTimeout(context.Context, *SetMcpServerTimeoutRequest) (*SetMcpServerTimeoutResponse, error)
+	// SetMcpToolAutoApprove adds a tool to its server's autoApprove list or removes it.
+	SetMcpToolAutoApprove(context.Context, *SetMcpToolAutoApproveRequest) (*SetMcpToolAutoApproveResponse, error)
+	// AddRemoteMcpServer adds an SSE or Streamable HTTP server.
+	AddRemoteMcpServer(context.Context, *AddRemoteMcpServerRequest) (*AddRemoteMcpServerResponse, error)
+	// ImportMcpSettings copies the servers of a file in Cline's schema (cline_mcp_settings.json).
+	ImportMcpSettings(context.Context, *ImportMcpSettingsRequest) (*ImportMcpSettingsResponse, error)
+	// OpenMcpSettings opens mcp_settings.json in the editor with that host id.
+	OpenMcpSettings(context.Context, *OpenMcpSettingsRequest) (*OpenMcpSettingsResponse, error)
+	mustEmbedUnimplementedMcpServiceServer()
+}
+
+// UnimplementedMcpServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedMcpServiceServer struct{}
+
+func (UnimplementedMcpServiceServer) ListMcpServers(context.Context, *ListMcpServersRequest) (*ListMcpServersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMcpServers not implemented")
+}
+func (UnimplementedMcpServiceServer) WatchMcpServers(*WatchMcpServersRequest, grpc.ServerStreamingServer[WatchMcpServersResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchMcpServers not implemented")
+}
+func (UnimplementedMcpServiceServer) RestartMcpServer(context.Context, *RestartMcpServerRequest) (*RestartMcpServerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RestartMcpServer not implemented")
+}
+func (UnimplementedMcpServiceServer) ToggleMcpServer(context.Context, *ToggleMcpServerRequest) (*ToggleMcpServerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ToggleMcpServer not implemented")
+}
+func (UnimplementedMcpServiceServer) DeleteMcpServer(context.Context, *DeleteMcpServerRequest) (*DeleteMcpServerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteMcpServer not implemented")
+}
+func (UnimplementedMcpServiceServer) SetMcpServerTimeout(context.Context, *SetMcpServerTimeoutRequest) (*SetMcpServerTimeoutResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetMcpServerTimeout not implemented")
+}
+func (UnimplementedMcpServiceServer) SetMcpToolAutoApprove(context.Context, *SetMcpToolAutoApproveRequest) (*SetMcpToolAutoApproveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetMcpToolAutoApprove not implemented")
+}
+func (UnimplementedMcpServiceServer) AddRemoteMcpServer(context.Context, *AddRemoteMcpServerRequest) (*AddRemoteMcpServerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddRemoteMcpServer not implemented")
+}
+func (UnimplementedMcpServiceServer) ImportMcpSettings(context.Context, *ImportMcpSettingsRequest) (*ImportMcpSettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ImportMcpSettings not implemented")
+}
+func (UnimplementedMcpServiceServer) OpenMcpSettings(context.Context, *OpenMcpSettingsRequest) (*OpenMcpSettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method OpenMcpSettings not implemented")
+}
+func (UnimplementedMcpServiceServer) mustEmbedUnimplementedMcpServiceServer() {}
+func (UnimplementedMcpServiceServer) testEmbeddedByValue()                    {}
+
+// UnsafeMcpServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to McpServiceServer will
+// result in compilation errors.
+type UnsafeMcpServiceServer interface {
+	mustEmbedUnimplementedMcpServiceServer()
+}
+
+func RegisterMcpServiceServer(s grpc.ServiceRegistrar, srv McpServiceServer) {
+	// If the following call panics, it indicates UnimplementedMcpServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&McpService_ServiceDesc, srv)
+}
+
+func _McpService_ListMcpServers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMcpServersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).ListMcpServers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_ListMcpServers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).ListMcpServers(ctx, req.(*ListMcpServersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_WatchMcpServers_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchMcpServersRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(McpServiceServer).WatchMcpServers(m, &grpc.GenericServerStream[WatchMcpServersRequest, WatchMcpServersResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type McpService_WatchMcpServersServer = grpc.ServerStreamingServer[WatchMcpServersResponse]
+
+func _McpService_RestartMcpServer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RestartMcpServerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).RestartMcpServer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_RestartMcpServer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).RestartMcpServer(ctx, req.(*RestartMcpServerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_ToggleMcpServer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToggleMcpServerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).ToggleMcpServer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_ToggleMcpServer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).ToggleMcpServer(ctx, req.(*ToggleMcpServerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_DeleteMcpServer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteMcpServerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).DeleteMcpServer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_DeleteMcpServer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).DeleteMcpServer(ctx, req.(*DeleteMcpServerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_SetMcpServerTimeout_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetMcpServerTimeoutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).SetMcpServerTimeout(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_SetMcpServerTimeout_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).SetMcpServerTimeout(ctx, req.(*SetMcpServerTimeoutRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_SetMcpToolAutoApprove_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetMcpToolAutoApproveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).SetMcpToolAutoApprove(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_SetMcpToolAutoApprove_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).SetMcpToolAutoApprove(ctx, req.(*SetMcpToolAutoApproveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_AddRemoteMcpServer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddRemoteMcpServerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).AddRemoteMcpServer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_AddRemoteMcpServer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).AddRemoteMcpServer(ctx, req.(*AddRemoteMcpServerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_ImportMcpSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ImportMcpSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).ImportMcpSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_ImportMcpSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).ImportMcpSettings(ctx, req.(*ImportMcpSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _McpService_OpenMcpSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OpenMcpSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(McpServiceServer).OpenMcpSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: McpService_OpenMcpSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(McpServiceServer).OpenMcpSettings(ctx, req.(*OpenMcpSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// McpService_ServiceDesc is the grpc.ServiceDesc for McpService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var McpService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "cairn.v1.McpService",
+	HandlerType: (*McpServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListMcpServers",
+			Handler:    _McpService_ListMcpServers_Handler,
+		},
+		{
+			MethodName: "RestartMcpServer",
+			Handler:    _McpService_RestartMcpServer_Handler,
+		},
+		{
+			MethodName: "ToggleMcpServer",
+			Handler:    _McpService_ToggleMcpServer_Handler,
+		},
+		{
+			MethodName: "DeleteMcpServer",
+			Handler:    _McpService_DeleteMcpServer_Handler,
+		},
+		{
+			MethodName: "SetMcpServerTimeout",
+			Handler:    _McpService_SetMcpServerTimeout_Handler,
+		},
+		{
+			MethodName: "SetMcpToolAutoApprove",
+			Handler:    _McpService_SetMcpToolAutoApprove_Handler,
+		},
+		{
+			MethodName: "AddRemoteMcpServer",
+			Handler:    _McpService_AddRemoteMcpServer_Handler,
+		},
+		{
+			MethodName: "ImportMcpSettings",
+			Handler:    _McpService_ImportMcpSettings_Handler,
+		},
+		{
+			MethodName: "OpenMcpSettings",
+			Handler:    _McpService_OpenMcpSettings_Handler,
+		},
+	},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchMcpServers",
+			Handler:       _McpService_WatchMcpServers_Handler,
+			ServerStreams: true,
+		},
+	},
+	Metadata: "cairn/v1/state.proto",
+}

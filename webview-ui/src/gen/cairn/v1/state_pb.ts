@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi5gIKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrcCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCRIRCglwcm90ZWN0ZWQYDiABKAgiNAoKVGFza0xpbWl0cxIUCgxtYXhfcmVxdWVzdHMYASABKAUSEAoIbWF4X2Nvc3QYAiABKAEivgQKCFNldHRpbmdzEiAKA2FwaRgBIAEoCzITLmNhaXJuLnYxLkFwaUNvbmZpZxIrCgxhdXRvX2FwcHJvdmUYAiABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIVCg1taXN0YWtlX2xpbWl0GAMgASgFEhkKEW91dHB1dF9saW5lX2xpbWl0GAQgASgFEhsKE2ZvY3VzX2NoYWluX2VuYWJsZWQYBSABKAgSHAoUZm9jdXNfY2hhaW5faW50ZXJ2YWwYBiABKAUSGwoTY2hlY2twb2ludHNfZW5hYmxlZBgHIAEoCBIaChJwcmVmZXJyZWRfbGFuZ3VhZ2UYCCABKAkSGwoTY3VzdG9tX2luc3RydWN0aW9ucxgJIAEoCRIZChFmdWxsX2VkaXRfcmVzdWx0cxgKIAEoCBIVCg1hdXRvX2NvbmRlbnNlGAsgASgIEh0KFWF1dG9fY29uZGVuc2VfcGVyY2VudBgMIAEoBRIXCg9icm93c2VyX2VuYWJsZWQYDSABKAgSHAoUcmVhZF9maWxlX2xpbmVfbGltaXQYDiABKAUSOQoMcnVsZV90b2dnbGVzGA8gAygLMiMuY2Fpcm4udjEuU2V0dGluZ3MuUnVsZVRvZ2dsZXNFbnRyeRIpCgt0YXNrX2xpbWl0cxgQIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMaMgoQUnVsZVRvZ2dsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAg6AjgBIhEKD0dldFN0YXRlUmVxdWVzdCJbChBHZXRTdGF0ZVJlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MSDwoHdmVyc2lvbhgCIAEoCRIQCghkYXRhX2RpchgDIAEoCSI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiNgoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCSIkChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJKjkKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEgwKCE1PREVfQUNUEAESDQoJTU9ERV9QTEFOEAIyjQMKDFN0YXRlU2VydmljZRJBCghHZXRTdGF0ZRIZLmNhaXJuLnYxLkdldFN0YXRlUmVxdWVzdBoaLmNhaXJuLnYxLkdldFN0YXRlUmVzcG9uc2USUwoOVXBkYXRlU2V0dGluZ3MSHy5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaIC5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEj4KB1NldE1vZGUSGC5jYWlybi52MS5TZXRNb2RlUmVxdWVzdBoZLmNhaXJuLnYxLlNldE1vZGVSZXNwb25zZRJcChFVcGRhdGVBdXRvQXBwcm92ZRIiLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBojLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2USRwoKTGlzdE1vZGVscxIbLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GhwuY2Fpcm4udjEuTGlzdE1vZGVsc1Jlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi5gIKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrcCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCRIRCglwcm90ZWN0ZWQYDiABKAgiNAoKVGFza0xpbWl0cxIUCgxtYXhfcmVxdWVzdHMYASABKAUSEAoIbWF4X2Nvc3QYAiABKAEivgQKCFNldHRpbmdzEiAKA2FwaRgBIAEoCzITLmNhaXJuLnYxLkFwaUNvbmZpZxIrCgxhdXRvX2FwcHJvdmUYAiABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIVCg1taXN0YWtlX2xpbWl0GAMgASgFEhkKEW91dHB1dF9saW5lX2xpbWl0GAQgASgFEhsKE2ZvY3VzX2NoYWluX2VuYWJsZWQYBSABKAgSHAoUZm9jdXNfY2hhaW5faW50ZXJ2YWwYBiABKAUSGwoTY2hlY2twb2ludHNfZW5hYmxlZBgHIAEoCBIaChJwcmVmZXJyZWRfbGFuZ3VhZ2UYCCABKAkSGwoTY3VzdG9tX2luc3RydWN0aW9ucxgJIAEoCRIZChFmdWxsX2VkaXRfcmVzdWx0cxgKIAEoCBIVCg1hdXRvX2NvbmRlbnNlGAsgASgIEh0KFWF1dG9fY29uZGVuc2VfcGVyY2VudBgMIAEoBRIXCg9icm93c2VyX2VuYWJsZWQYDSABKAgSHAoUcmVhZF9maWxlX2xpbmVfbGltaXQYDiABKAUSOQoMcnVsZV90b2dnbGVzGA8gAygLMiMuY2Fpcm4udjEuU2V0dGluZ3MuUnVsZVRvZ2dsZXNFbnRyeRIpCgt0YXNrX2xpbWl0cxgQIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMaMgoQUnVsZVRvZ2dsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAg6AjgBIhEKD0dldFN0YXRlUmVxdWVzdCJbChBHZXRTdGF0ZVJlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MSDwoHdmVyc2lvbhgCIAEoCRIQCghkYXRhX2RpchgDIAEoCSI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiNgoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCSIkChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJIlgKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIUCgxpbnB1dF9zY2hlbWEYAyABKAkSFAoMYXV0b19hcHByb3ZlGAQgASgIIlAKC01jcFJlc291cmNlEgsKA3VyaRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJhChNNY3BSZXNvdXJjZVRlbXBsYXRlEhQKDHVyaV90ZW1wbGF0ZRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJIChFNY3BQcm9tcHRBcmd1bWVudBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCHJlcXVpcmVkGAMgASgIIl4KCU1jcFByb21wdBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi4KCWFyZ3VtZW50cxgDIAMoCzIbLmNhaXJuLnYxLk1jcFByb21wdEFyZ3VtZW50IvQCCglNY3BTZXJ2ZXISDAoEbmFtZRgBIAEoCRIpCgZzdGF0dXMYAiABKA4yGS5jYWlybi52MS5NY3BTZXJ2ZXJTdGF0dXMSDQoFZXJyb3IYAyABKAkSDgoGc3RkZXJyGAQgASgJEhEKCXRyYW5zcG9ydBgFIAEoCRIOCgZ0YXJnZXQYBiABKAkSFwoPdGltZW91dF9zZWNvbmRzGAcgASgFEhAKCGRpc2FibGVkGAggASgIEhQKDGluc3RydWN0aW9ucxgJIAEoCRIgCgV0b29scxgKIAMoCzIRLmNhaXJuLnYxLk1jcFRvb2wSKAoJcmVzb3VyY2VzGAsgAygLMhUuY2Fpcm4udjEuTWNwUmVzb3VyY2USOQoScmVzb3VyY2VfdGVtcGxhdGVzGAwgAygLMh0uY2Fpcm4udjEuTWNwUmVzb3VyY2VUZW1wbGF0ZRIkCgdwcm9tcHRzGA0gAygLMhMuY2Fpcm4udjEuTWNwUHJvbXB0IhcKFUxpc3RNY3BTZXJ2ZXJzUmVxdWVzdCJtChZMaXN0TWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSIYChZXYXRjaE1jcFNlcnZlcnNSZXF1ZXN0Im4KF1dhdGNoTWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSInChdSZXN0YXJ0TWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhoKGFJlc3RhcnRNY3BTZXJ2ZXJSZXNwb25zZSI4ChZUb2dnbGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIZGlzYWJsZWQYAiABKAgiGQoXVG9nZ2xlTWNwU2VydmVyUmVzcG9uc2UiJgoWRGVsZXRlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhkKF0RlbGV0ZU1jcFNlcnZlclJlc3BvbnNlIkMKGlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0EgwKBG5hbWUYASABKAkSFwoPdGltZW91dF9zZWNvbmRzGAIgASgFIh0KG1NldE1jcFNlcnZlclRpbWVvdXRSZXNwb25zZSJSChxTZXRNY3BUb29sQXV0b0FwcHJvdmVSZXF1ZXN0Eg4KBnNlcnZlchgBIAEoCRIMCgR0b29sGAIgASgJEhQKDGF1dG9fYXBwcm92ZRgDIAEoCCIfCh1TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZSJJChlBZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJEhEKCXRyYW5zcG9ydBgDIAEoCSIcChpBZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZSIoChhJbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QSDAoEcGF0aBgBIAEoCSI7ChlJbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlEg0KBWFkZGVkGAEgAygJEg8KB3NraXBwZWQYAiADKAkiKQoWT3Blbk1jcFNldHRpbmdzUmVxdWVzdBIPCgdob3N0X2lkGAEgASgJIjcKF09wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlEgwKBHBhdGgYASABKAkSDgoGb3BlbmVkGAIgASgIKjkKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEgwKCE1PREVfQUNUEAESDQoJTU9ERV9QTEFOEAIquwEKD01jcFNlcnZlclN0YXR1cxIhCh1NQ1BfU0VSVkVSX1NUQVRVU19VTlNQRUNJRklFRBAAEiAKHE1DUF9TRVJWRVJfU1RBVFVTX0NPTk5FQ1RJTkcQARIfChtNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNURUQQAhIiCh5NQ1BfU0VSVkVSX1NUQVRVU19ESVNDT05ORUNURUQQAxIeChpNQ1BfU0VSVkVSX1NUQVRVU19ESVNBQkxFRBAEMo0DCgxTdGF0ZVNlcnZpY2USQQoIR2V0U3RhdGUSGS5jYWlybi52MS5HZXRTdGF0ZVJlcXVlc3QaGi5jYWlybi52MS5HZXRTdGF0ZVJlc3BvbnNlElMKDlVwZGF0ZVNldHRpbmdzEh8uY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GiAuY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRI+CgdTZXRNb2RlEhguY2Fpcm4udjEuU2V0TW9kZVJlcXVlc3QaGS5jYWlybi52MS5TZXRNb2RlUmVzcG9uc2USXAoRVXBkYXRlQXV0b0FwcHJvdmUSIi5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QaIy5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlEkcKCkxpc3RNb2RlbHMSGy5jYWlybi52MS5MaXN0TW9kZWxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXNwb25zZTKrBwoKTWNwU2VydmljZRJTCg5MaXN0TWNwU2VydmVycxIfLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVxdWVzdBogLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USWAoPV2F0Y2hNY3BTZXJ2ZXJzEiAuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVxdWVzdBohLmNhaXJuLnYxLldhdGNoTWNwU2VydmVyc1Jlc3BvbnNlMAESWQoQUmVzdGFydE1jcFNlcnZlchIhLmNhaXJuLnYxLlJlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0GiIuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlElYKD1RvZ2dsZU1jcFNlcnZlchIgLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5Ub2dnbGVNY3BTZXJ2ZXJSZXNwb25zZRJWCg9EZWxldGVNY3BTZXJ2ZXISIC5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0GiEuY2Fpcm4udjEuRGVsZXRlTWNwU2VydmVyUmVzcG9uc2USYgoTU2V0TWNwU2VydmVyVGltZW91dBIkLmNhaXJuLnYxLlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0GiUuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlEmgKFVNldE1jcFRvb2xBdXRvQXBwcm92ZRImLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QaJy5jYWlybi52MS5TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZRJfChJBZGRSZW1vdGVNY3BTZXJ2ZXISIy5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0GiQuY2Fpcm4udjEuQWRkUmVtb3RlTWNwU2VydmVyUmVzcG9uc2USXAoRSW1wb3J0TWNwU2V0dGluZ3MSIi5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QaIy5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlElYKD09wZW5NY3BTZXR0aW5ncxIgLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1JlcXVlc3QaIS5jYWlybi52MS5PcGVuTWNwU2V0dGluZ3NSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
 
 /**
  * ApiConfig is the model endpoint.
@@ -499,6 +499,675 @@ export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PUR
   messageDesc(file_cairn_v1_state, 13);
 
 /**
+ * McpTool is a tool a server offers.
+ *
+ * @generated from message cairn.v1.McpTool
+ */
+export type McpTool = Message<"cairn.v1.McpTool"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * JSON Schema of the input.
+   *
+   * @generated from field: string input_schema = 3;
+   */
+  inputSchema: string;
+
+  /**
+   * On the server's autoApprove list.
+   *
+   * @generated from field: bool auto_approve = 4;
+   */
+  autoApprove: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.McpTool.
+ * Use `create(McpToolSchema)` to create a new message.
+ */
+export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 14);
+
+/**
+ * McpResource is a fixed resource.
+ *
+ * @generated from message cairn.v1.McpResource
+ */
+export type McpResource = Message<"cairn.v1.McpResource"> & {
+  /**
+   * @generated from field: string uri = 1;
+   */
+  uri: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string mime_type = 4;
+   */
+  mimeType: string;
+};
+
+/**
+ * Describes the message cairn.v1.McpResource.
+ * Use `create(McpResourceSchema)` to create a new message.
+ */
+export const McpResourceSchema: GenMessage<McpResource> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 15);
+
+/**
+ * McpResourceTemplate is a parameterised resource.
+ *
+ * @generated from message cairn.v1.McpResourceTemplate
+ */
+export type McpResourceTemplate = Message<"cairn.v1.McpResourceTemplate"> & {
+  /**
+   * @generated from field: string uri_template = 1;
+   */
+  uriTemplate: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string mime_type = 4;
+   */
+  mimeType: string;
+};
+
+/**
+ * Describes the message cairn.v1.McpResourceTemplate.
+ * Use `create(McpResourceTemplateSchema)` to create a new message.
+ */
+export const McpResourceTemplateSchema: GenMessage<McpResourceTemplate> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 16);
+
+/**
+ * McpPromptArgument is one argument of a prompt.
+ *
+ * @generated from message cairn.v1.McpPromptArgument
+ */
+export type McpPromptArgument = Message<"cairn.v1.McpPromptArgument"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * @generated from field: bool required = 3;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.McpPromptArgument.
+ * Use `create(McpPromptArgumentSchema)` to create a new message.
+ */
+export const McpPromptArgumentSchema: GenMessage<McpPromptArgument> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 17);
+
+/**
+ * McpPrompt is a prompt template (the / menu offers it as /mcp:server:prompt).
+ *
+ * @generated from message cairn.v1.McpPrompt
+ */
+export type McpPrompt = Message<"cairn.v1.McpPrompt"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * @generated from field: repeated cairn.v1.McpPromptArgument arguments = 3;
+   */
+  arguments: McpPromptArgument[];
+};
+
+/**
+ * Describes the message cairn.v1.McpPrompt.
+ * Use `create(McpPromptSchema)` to create a new message.
+ */
+export const McpPromptSchema: GenMessage<McpPrompt> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 18);
+
+/**
+ * McpServer is one configured server.
+ *
+ * @generated from message cairn.v1.McpServer
+ */
+export type McpServer = Message<"cairn.v1.McpServer"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: cairn.v1.McpServerStatus status = 2;
+   */
+  status: McpServerStatus;
+
+  /**
+   * The last failure: a bad entry, a failed start, a crash, a timeout.
+   *
+   * @generated from field: string error = 3;
+   */
+  error: string;
+
+  /**
+   * The end of a stdio server's stderr.
+   *
+   * @generated from field: string stderr = 4;
+   */
+  stderr: string;
+
+  /**
+   * "stdio", "sse" or "streamableHttp".
+   *
+   * @generated from field: string transport = 5;
+   */
+  transport: string;
+
+  /**
+   * The command line (stdio) or URL.
+   *
+   * @generated from field: string target = 6;
+   */
+  target: string;
+
+  /**
+   * @generated from field: int32 timeout_seconds = 7;
+   */
+  timeoutSeconds: number;
+
+  /**
+   * @generated from field: bool disabled = 8;
+   */
+  disabled: boolean;
+
+  /**
+   * @generated from field: string instructions = 9;
+   */
+  instructions: string;
+
+  /**
+   * @generated from field: repeated cairn.v1.McpTool tools = 10;
+   */
+  tools: McpTool[];
+
+  /**
+   * @generated from field: repeated cairn.v1.McpResource resources = 11;
+   */
+  resources: McpResource[];
+
+  /**
+   * @generated from field: repeated cairn.v1.McpResourceTemplate resource_templates = 12;
+   */
+  resourceTemplates: McpResourceTemplate[];
+
+  /**
+   * @generated from field: repeated cairn.v1.McpPrompt prompts = 13;
+   */
+  prompts: McpPrompt[];
+};
+
+/**
+ * Describes the message cairn.v1.McpServer.
+ * Use `create(McpServerSchema)` to create a new message.
+ */
+export const McpServerSchema: GenMessage<McpServer> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 19);
+
+/**
+ * ListMcpServersRequest has no fields.
+ *
+ * @generated from message cairn.v1.ListMcpServersRequest
+ */
+export type ListMcpServersRequest = Message<"cairn.v1.ListMcpServersRequest"> & {
+};
+
+/**
+ * Describes the message cairn.v1.ListMcpServersRequest.
+ * Use `create(ListMcpServersRequestSchema)` to create a new message.
+ */
+export const ListMcpServersRequestSchema: GenMessage<ListMcpServersRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 20);
+
+/**
+ * ListMcpServersResponse is the hub's state.
+ *
+ * @generated from message cairn.v1.ListMcpServersResponse
+ */
+export type ListMcpServersResponse = Message<"cairn.v1.ListMcpServersResponse"> & {
+  /**
+   * @generated from field: repeated cairn.v1.McpServer servers = 1;
+   */
+  servers: McpServer[];
+
+  /**
+   * Path of mcp_settings.json.
+   *
+   * @generated from field: string settings_path = 2;
+   */
+  settingsPath: string;
+
+  /**
+   * Why the settings file could not be read as a whole ("" when it could).
+   *
+   * @generated from field: string settings_error = 3;
+   */
+  settingsError: string;
+};
+
+/**
+ * Describes the message cairn.v1.ListMcpServersResponse.
+ * Use `create(ListMcpServersResponseSchema)` to create a new message.
+ */
+export const ListMcpServersResponseSchema: GenMessage<ListMcpServersResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 21);
+
+/**
+ * WatchMcpServersRequest has no fields.
+ *
+ * @generated from message cairn.v1.WatchMcpServersRequest
+ */
+export type WatchMcpServersRequest = Message<"cairn.v1.WatchMcpServersRequest"> & {
+};
+
+/**
+ * Describes the message cairn.v1.WatchMcpServersRequest.
+ * Use `create(WatchMcpServersRequestSchema)` to create a new message.
+ */
+export const WatchMcpServersRequestSchema: GenMessage<WatchMcpServersRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 22);
+
+/**
+ * WatchMcpServersResponse is the hub's state after a change.
+ *
+ * @generated from message cairn.v1.WatchMcpServersResponse
+ */
+export type WatchMcpServersResponse = Message<"cairn.v1.WatchMcpServersResponse"> & {
+  /**
+   * @generated from field: repeated cairn.v1.McpServer servers = 1;
+   */
+  servers: McpServer[];
+
+  /**
+   * @generated from field: string settings_path = 2;
+   */
+  settingsPath: string;
+
+  /**
+   * @generated from field: string settings_error = 3;
+   */
+  settingsError: string;
+};
+
+/**
+ * Describes the message cairn.v1.WatchMcpServersResponse.
+ * Use `create(WatchMcpServersResponseSchema)` to create a new message.
+ */
+export const WatchMcpServersResponseSchema: GenMessage<WatchMcpServersResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 23);
+
+/**
+ * RestartMcpServerRequest names the server.
+ *
+ * @generated from message cairn.v1.RestartMcpServerRequest
+ */
+export type RestartMcpServerRequest = Message<"cairn.v1.RestartMcpServerRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message cairn.v1.RestartMcpServerRequest.
+ * Use `create(RestartMcpServerRequestSchema)` to create a new message.
+ */
+export const RestartMcpServerRequestSchema: GenMessage<RestartMcpServerRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 24);
+
+/**
+ * RestartMcpServerResponse is empty.
+ *
+ * @generated from message cairn.v1.RestartMcpServerResponse
+ */
+export type RestartMcpServerResponse = Message<"cairn.v1.RestartMcpServerResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.RestartMcpServerResponse.
+ * Use `create(RestartMcpServerResponseSchema)` to create a new message.
+ */
+export const RestartMcpServerResponseSchema: GenMessage<RestartMcpServerResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 25);
+
+/**
+ * ToggleMcpServerRequest names the server and its new state.
+ *
+ * @generated from message cairn.v1.ToggleMcpServerRequest
+ */
+export type ToggleMcpServerRequest = Message<"cairn.v1.ToggleMcpServerRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool disabled = 2;
+   */
+  disabled: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.ToggleMcpServerRequest.
+ * Use `create(ToggleMcpServerRequestSchema)` to create a new message.
+ */
+export const ToggleMcpServerRequestSchema: GenMessage<ToggleMcpServerRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 26);
+
+/**
+ * ToggleMcpServerResponse is empty.
+ *
+ * @generated from message cairn.v1.ToggleMcpServerResponse
+ */
+export type ToggleMcpServerResponse = Message<"cairn.v1.ToggleMcpServerResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.ToggleMcpServerResponse.
+ * Use `create(ToggleMcpServerResponseSchema)` to create a new message.
+ */
+export const ToggleMcpServerResponseSchema: GenMessage<ToggleMcpServerResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 27);
+
+/**
+ * DeleteMcpServerRequest names the server.
+ *
+ * @generated from message cairn.v1.DeleteMcpServerRequest
+ */
+export type DeleteMcpServerRequest = Message<"cairn.v1.DeleteMcpServerRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message cairn.v1.DeleteMcpServerRequest.
+ * Use `create(DeleteMcpServerRequestSchema)` to create a new message.
+ */
+export const DeleteMcpServerRequestSchema: GenMessage<DeleteMcpServerRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 28);
+
+/**
+ * DeleteMcpServerResponse is empty.
+ *
+ * @generated from message cairn.v1.DeleteMcpServerResponse
+ */
+export type DeleteMcpServerResponse = Message<"cairn.v1.DeleteMcpServerResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.DeleteMcpServerResponse.
+ * Use `create(DeleteMcpServerResponseSchema)` to create a new message.
+ */
+export const DeleteMcpServerResponseSchema: GenMessage<DeleteMcpServerResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 29);
+
+/**
+ * SetMcpServerTimeoutRequest names the server and the timeout.
+ *
+ * @generated from message cairn.v1.SetMcpServerTimeoutRequest
+ */
+export type SetMcpServerTimeoutRequest = Message<"cairn.v1.SetMcpServerTimeoutRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int32 timeout_seconds = 2;
+   */
+  timeoutSeconds: number;
+};
+
+/**
+ * Describes the message cairn.v1.SetMcpServerTimeoutRequest.
+ * Use `create(SetMcpServerTimeoutRequestSchema)` to create a new message.
+ */
+export const SetMcpServerTimeoutRequestSchema: GenMessage<SetMcpServerTimeoutRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 30);
+
+/**
+ * SetMcpServerTimeoutResponse is empty.
+ *
+ * @generated from message cairn.v1.SetMcpServerTimeoutResponse
+ */
+export type SetMcpServerTimeoutResponse = Message<"cairn.v1.SetMcpServerTimeoutResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.SetMcpServerTimeoutResponse.
+ * Use `create(SetMcpServerTimeoutResponseSchema)` to create a new message.
+ */
+export const SetMcpServerTimeoutResponseSchema: GenMessage<SetMcpServerTimeoutResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 31);
+
+/**
+ * SetMcpToolAutoApproveRequest names the tool.
+ *
+ * @generated from message cairn.v1.SetMcpToolAutoApproveRequest
+ */
+export type SetMcpToolAutoApproveRequest = Message<"cairn.v1.SetMcpToolAutoApproveRequest"> & {
+  /**
+   * @generated from field: string server = 1;
+   */
+  server: string;
+
+  /**
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: bool auto_approve = 3;
+   */
+  autoApprove: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.SetMcpToolAutoApproveRequest.
+ * Use `create(SetMcpToolAutoApproveRequestSchema)` to create a new message.
+ */
+export const SetMcpToolAutoApproveRequestSchema: GenMessage<SetMcpToolAutoApproveRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 32);
+
+/**
+ * SetMcpToolAutoApproveResponse is empty.
+ *
+ * @generated from message cairn.v1.SetMcpToolAutoApproveResponse
+ */
+export type SetMcpToolAutoApproveResponse = Message<"cairn.v1.SetMcpToolAutoApproveResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.SetMcpToolAutoApproveResponse.
+ * Use `create(SetMcpToolAutoApproveResponseSchema)` to create a new message.
+ */
+export const SetMcpToolAutoApproveResponseSchema: GenMessage<SetMcpToolAutoApproveResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 33);
+
+/**
+ * AddRemoteMcpServerRequest describes the server.
+ *
+ * @generated from message cairn.v1.AddRemoteMcpServerRequest
+ */
+export type AddRemoteMcpServerRequest = Message<"cairn.v1.AddRemoteMcpServerRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * "sse" or "streamableHttp" (default).
+   *
+   * @generated from field: string transport = 3;
+   */
+  transport: string;
+};
+
+/**
+ * Describes the message cairn.v1.AddRemoteMcpServerRequest.
+ * Use `create(AddRemoteMcpServerRequestSchema)` to create a new message.
+ */
+export const AddRemoteMcpServerRequestSchema: GenMessage<AddRemoteMcpServerRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 34);
+
+/**
+ * AddRemoteMcpServerResponse is empty.
+ *
+ * @generated from message cairn.v1.AddRemoteMcpServerResponse
+ */
+export type AddRemoteMcpServerResponse = Message<"cairn.v1.AddRemoteMcpServerResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.AddRemoteMcpServerResponse.
+ * Use `create(AddRemoteMcpServerResponseSchema)` to create a new message.
+ */
+export const AddRemoteMcpServerResponseSchema: GenMessage<AddRemoteMcpServerResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 35);
+
+/**
+ * ImportMcpSettingsRequest names the file to import.
+ *
+ * @generated from message cairn.v1.ImportMcpSettingsRequest
+ */
+export type ImportMcpSettingsRequest = Message<"cairn.v1.ImportMcpSettingsRequest"> & {
+  /**
+   * Absolute path of the file.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message cairn.v1.ImportMcpSettingsRequest.
+ * Use `create(ImportMcpSettingsRequestSchema)` to create a new message.
+ */
+export const ImportMcpSettingsRequestSchema: GenMessage<ImportMcpSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 36);
+
+/**
+ * ImportMcpSettingsResponse says what was added.
+ *
+ * @generated from message cairn.v1.ImportMcpSettingsResponse
+ */
+export type ImportMcpSettingsResponse = Message<"cairn.v1.ImportMcpSettingsResponse"> & {
+  /**
+   * @generated from field: repeated string added = 1;
+   */
+  added: string[];
+
+  /**
+   * Names already configured, left as they were.
+   *
+   * @generated from field: repeated string skipped = 2;
+   */
+  skipped: string[];
+};
+
+/**
+ * Describes the message cairn.v1.ImportMcpSettingsResponse.
+ * Use `create(ImportMcpSettingsResponseSchema)` to create a new message.
+ */
+export const ImportMcpSettingsResponseSchema: GenMessage<ImportMcpSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 37);
+
+/**
+ * OpenMcpSettingsRequest names the editor.
+ *
+ * @generated from message cairn.v1.OpenMcpSettingsRequest
+ */
+export type OpenMcpSettingsRequest = Message<"cairn.v1.OpenMcpSettingsRequest"> & {
+  /**
+   * @generated from field: string host_id = 1;
+   */
+  hostId: string;
+};
+
+/**
+ * Describes the message cairn.v1.OpenMcpSettingsRequest.
+ * Use `create(OpenMcpSettingsRequestSchema)` to create a new message.
+ */
+export const OpenMcpSettingsRequestSchema: GenMessage<OpenMcpSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 38);
+
+/**
+ * OpenMcpSettingsResponse gives the path (the caller opens it itself when no editor can).
+ *
+ * @generated from message cairn.v1.OpenMcpSettingsResponse
+ */
+export type OpenMcpSettingsResponse = Message<"cairn.v1.OpenMcpSettingsResponse"> & {
+  /**
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * @generated from field: bool opened = 2;
+   */
+  opened: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.OpenMcpSettingsResponse.
+ * Use `create(OpenMcpSettingsResponseSchema)` to create a new message.
+ */
+export const OpenMcpSettingsResponseSchema: GenMessage<OpenMcpSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 39);
+
+/**
  * Mode is ACT (default) or PLAN.
  *
  * @generated from enum cairn.v1.Mode
@@ -525,6 +1194,44 @@ export enum Mode {
  */
 export const ModeSchema: GenEnum<Mode> = /*@__PURE__*/
   enumDesc(file_cairn_v1_state, 0);
+
+/**
+ * McpServerStatus is a server's connection state.
+ *
+ * @generated from enum cairn.v1.McpServerStatus
+ */
+export enum McpServerStatus {
+  /**
+   * @generated from enum value: MCP_SERVER_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: MCP_SERVER_STATUS_CONNECTING = 1;
+   */
+  CONNECTING = 1,
+
+  /**
+   * @generated from enum value: MCP_SERVER_STATUS_CONNECTED = 2;
+   */
+  CONNECTED = 2,
+
+  /**
+   * @generated from enum value: MCP_SERVER_STATUS_DISCONNECTED = 3;
+   */
+  DISCONNECTED = 3,
+
+  /**
+   * @generated from enum value: MCP_SERVER_STATUS_DISABLED = 4;
+   */
+  DISABLED = 4,
+}
+
+/**
+ * Describes the enum cairn.v1.McpServerStatus.
+ */
+export const McpServerStatusSchema: GenEnum<McpServerStatus> = /*@__PURE__*/
+  enumDesc(file_cairn_v1_state, 1);
 
 /**
  * StateService reads and changes daemon-wide settings and a task's mode.
@@ -584,4 +1291,115 @@ export const StateService: GenService<{
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_state, 0);
+
+/**
+ * McpService shows and manages the daemon's MCP servers (spec §10). It lives in this file so
+ * that the editor's relay, which knows the services of the existing files, carries it as is.
+ *
+ * @generated from service cairn.v1.McpService
+ */
+export const McpService: GenService<{
+  /**
+   * ListMcpServers returns every configured server with its status and lists.
+   *
+   * @generated from rpc cairn.v1.McpService.ListMcpServers
+   */
+  listMcpServers: {
+    methodKind: "unary";
+    input: typeof ListMcpServersRequestSchema;
+    output: typeof ListMcpServersResponseSchema;
+  },
+  /**
+   * WatchMcpServers sends the servers now and again after every change (coalesced: a slow
+   * reader gets the latest state, never a stale one).
+   *
+   * @generated from rpc cairn.v1.McpService.WatchMcpServers
+   */
+  watchMcpServers: {
+    methodKind: "server_streaming";
+    input: typeof WatchMcpServersRequestSchema;
+    output: typeof WatchMcpServersResponseSchema;
+  },
+  /**
+   * RestartMcpServer reconnects a server now.
+   *
+   * @generated from rpc cairn.v1.McpService.RestartMcpServer
+   */
+  restartMcpServer: {
+    methodKind: "unary";
+    input: typeof RestartMcpServerRequestSchema;
+    output: typeof RestartMcpServerResponseSchema;
+  },
+  /**
+   * ToggleMcpServer enables or disables a server.
+   *
+   * @generated from rpc cairn.v1.McpService.ToggleMcpServer
+   */
+  toggleMcpServer: {
+    methodKind: "unary";
+    input: typeof ToggleMcpServerRequestSchema;
+    output: typeof ToggleMcpServerResponseSchema;
+  },
+  /**
+   * DeleteMcpServer removes a server from the settings.
+   *
+   * @generated from rpc cairn.v1.McpService.DeleteMcpServer
+   */
+  deleteMcpServer: {
+    methodKind: "unary";
+    input: typeof DeleteMcpServerRequestSchema;
+    output: typeof DeleteMcpServerResponseSchema;
+  },
+  /**
+   * SetMcpServerTimeout sets a server's timeout in seconds (min 1).
+   *
+   * @generated from rpc cairn.v1.McpService.SetMcpServerTimeout
+   */
+  setMcpServerTimeout: {
+    methodKind: "unary";
+    input: typeof SetMcpServerTimeoutRequestSchema;
+    output: typeof SetMcpServerTimeoutResponseSchema;
+  },
+  /**
+   * SetMcpToolAutoApprove adds a tool to its server's autoApprove list or removes it.
+   *
+   * @generated from rpc cairn.v1.McpService.SetMcpToolAutoApprove
+   */
+  setMcpToolAutoApprove: {
+    methodKind: "unary";
+    input: typeof SetMcpToolAutoApproveRequestSchema;
+    output: typeof SetMcpToolAutoApproveResponseSchema;
+  },
+  /**
+   * AddRemoteMcpServer adds an SSE or Streamable HTTP server.
+   *
+   * @generated from rpc cairn.v1.McpService.AddRemoteMcpServer
+   */
+  addRemoteMcpServer: {
+    methodKind: "unary";
+    input: typeof AddRemoteMcpServerRequestSchema;
+    output: typeof AddRemoteMcpServerResponseSchema;
+  },
+  /**
+   * ImportMcpSettings copies the servers of a file in Cline's schema (cline_mcp_settings.json).
+   *
+   * @generated from rpc cairn.v1.McpService.ImportMcpSettings
+   */
+  importMcpSettings: {
+    methodKind: "unary";
+    input: typeof ImportMcpSettingsRequestSchema;
+    output: typeof ImportMcpSettingsResponseSchema;
+  },
+  /**
+   * OpenMcpSettings opens mcp_settings.json in the editor with that host id.
+   *
+   * @generated from rpc cairn.v1.McpService.OpenMcpSettings
+   */
+  openMcpSettings: {
+    methodKind: "unary";
+    input: typeof OpenMcpSettingsRequestSchema;
+    output: typeof OpenMcpSettingsResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_cairn_v1_state, 1);
 

@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// How long a stdio server gets to exit after its stdin closes, then after SIGTERM.
+const (
+	exitGrace = 2 * time.Second
+	termGrace = 3 * time.Second
+)
+
+// dial opens the transport of one server and starts its client. ctx is the conn's lifetime:
+// long-lived streams (SSE, the Streamable HTTP listener) live as long as it.
+func dial(ctx context.Context, cfg ServerConfig, stderr *tail) (*session, error) {
+	s := newSession()
+	switch cfg.transport() {
+	case TypeStdio:
+		return s, dialStdio(ctx, s, cfg, stderr)
+	case TypeSSE:
+		cl, err := client.NewSSEMCPClient(cfg.URL, client.WithHeaders(expandMap(cfg.Headers)))
+		if err != nil {
+			return nil, fmt.Errorf("sse client: %w", err)
+		}
+		cl.OnConnectionLost(func(err error) { s.markLost(fmt.Errorf("the SSE stream ended: %w", err)) })
+		s.client, s.closeFn = cl, cl.Close
+	case TypeStreamableHTTP:
+		cl, err := client.NewStreamableHttpClient(cfg.URL, transport.WithHTTPHeaders(expandMap(cfg.Headers)),
+			transport.WithContinuousListening())
+		if err != nil {
+			return nil, fmt.Errorf("streamable HTTP client: %w", err)
+		}
+		s.client, s.closeFn = cl, cl.Close
+	default:
+		return nil, fmt.Errorf("%w: unknown type %q", ErrBadSettings, cfg.Type)
+	}
+	if err := s.client.Start(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("connecting to %s: %w", cfg.URL, err), s.close())
+	}
+	return s, nil
+}
+
+// dialStdio starts the server's process itself (rather than through mcp-go's stdio
+// transport) so that the hub sees it exit, keeps its stderr, sets its folder, and stops its
+// whole process group.
+func dialStdio(ctx context.Context, s *session, cfg ServerConfig, stderr *tail) error {
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir = cfg.Cwd
+	cmd.Env = append(os.Environ(), envList(expandMap(cfg.Env))...)
+	cmd.Stderr = stderr
+	setProcessGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("stdin pipe: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("stdout pipe: %w", err)
+	}
+	stderr.Reset()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", cfg.Command, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		err := cmd.Wait()
+		if err == nil {
+			s.markLost(errors.New("the server exited"))
+			return
+		}
+		s.markLost(fmt.Errorf("the server exited: %w", err))
+	}()
+	cl := client.NewClient(transport.NewIO(stdout, stdin, nil))
+	s.client = cl
+	s.closeFn = func() error {
+		cerr := cl.Close() // closes stdin: a well-behaved server exits
+		if waitFor(exited, exitGrace) {
+			return cerr
+		}
+		signalGroup(cmd, false)
+		if waitFor(exited, termGrace) {
+			return cerr
+		}
+		signalGroup(cmd, true)
+		<-exited
+		return cerr
+	}
+	if err := cl.Start(ctx); err != nil {
+		return errors.Join(fmt.Errorf("starting the client: %w", err), s.close())
+	}
+	return nil
+}
+
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,179 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// TestMain turns the test binary into a small MCP server over stdio when asked: it offers a
+// tool that adds a tool (list_changed), one that answers, and one that crashes.
+func TestMain(m *testing.M) {
+	if os.Getenv("CAIRN_MCP_TEST_SERVER") == "1" {
+		serveTestServer()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func serveTestServer() {
+	s := server.NewMCPServer("cairn-test", "1.0.0", server.WithToolCapabilities(true),
+		server.WithInstructions("Use add_tool before late_tool."))
+	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Adds late_tool.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(mcp.NewTool("late_tool", mcp.WithDescription("Added later.")),
+				func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return mcp.NewToolResultText("late"), nil
+				})
+			return mcp.NewToolResultText("added"), nil
+		})
+	s.AddTool(mcp.NewTool("steps", mcp.WithDescription("Answers.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("done"), nil
+		})
+	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("Exits.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "test server: crashing on purpose")
+			os.Exit(3)
+			return nil, nil
+		})
+	if err := server.ServeStdio(s); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// testServerEntry runs this test binary as an MCP server.
+func testServerEntry() map[string]any {
+	return map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"},
+		"env": map[string]string{"CAIRN_MCP_TEST_SERVER": "1"}}
+}
+
+// npmBin returns a server installed by the root package.json (npm ci), or skips.
+func npmBin(t *testing.T, name string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "node_modules", ".bin", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is not installed: run `npm ci` in the repository root (%v)", name, err)
+	}
+	return p
+}
+
+func writeSettings(t *testing.T, path string, servers map[string]any) {
+	t.Helper()
+	b, err := json.MarshalIndent(map[string]any{"mcpServers": servers}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startHub starts a hub over a settings file with fast retries.
+func startHub(t *testing.T, servers map[string]any) (*Hub, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mcp_settings.json")
+	if servers != nil {
+		writeSettings(t, path, servers)
+	}
+	h := New(Options{SettingsPath: path, ClientVersion: "test", RetryBase: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond})
+	h.Start()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return h, path
+}
+
+// waitFor waits for the hub to reach a state (on change signals, not on time); the test's
+// own deadline bounds it.
+func waitState(t *testing.T, h *Hub, what string, ok func([]Server) bool) []Server {
+	t.Helper()
+	ch, cancel := h.Subscribe()
+	defer cancel()
+	deadline := time.NewTimer(90 * time.Second)
+	defer deadline.Stop()
+	for {
+		s := h.Servers()
+		if ok(s) {
+			return s
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("waiting for %s; servers: %s", what, describe(s))
+		}
+	}
+}
+
+func describe(ss []Server) string {
+	var b strings.Builder
+	for _, s := range ss {
+		fmt.Fprintf(&b, "\n  %s: %s %q tools=%d stderr=%q", s.Name, s.Status, s.Error, len(s.Tools), s.Stderr)
+	}
+	return b.String()
+}
+
+func find(ss []Server, name string) Server {
+	for _, s := range ss {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Server{}
+}
+
+func status(name string, want Status) func([]Server) bool {
+	return func(ss []Server) bool { return find(ss, name).Status == want }
+}
+
+func hasTool(s Server, name string) bool {
+	for _, t := range s.Tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}
+
+// startProcess runs a server as a plain child process for the test's lifetime.
+func startProcess(t *testing.T, bin string, args []string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cmd.Process.Kill(); err != nil {
+			t.Log(err)
+		}
+		_ = cmd.Wait() // killed: the exit status is expected to be an error
+	})
+}

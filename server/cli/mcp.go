@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cairnhq/cairn/core/mcp"
+)
+
+// mcpSettingsFile is the MCP settings file in the data dir (spec §10).
+const mcpSettingsFile = "mcp_settings.json"
+
+// mcpCommand runs `cairn mcp list|import|call`. It reads the data dir's mcp_settings.json and
+// talks to the servers itself.
+func mcpCommand(ctx context.Context, args []string, stdio IO) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stdio.Err, "usage: cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL JSON")
+		return exitUsage
+	}
+	switch args[0] {
+	case "list":
+		return mcpList(ctx, args[1:], stdio)
+	case "import":
+		return mcpImport(args[1:], stdio)
+	case "call":
+		return mcpCall(ctx, args[1:], stdio)
+	}
+	fmt.Fprintf(stdio.Err, "cairn mcp: unknown command %q (list, import, call)\n", args[0])
+	return exitUsage
+}
+
+// mcpHub starts a hub over the data dir's settings, for one command.
+func mcpHub(dataFlag string) *mcp.Hub {
+	h := mcp.New(mcp.Options{SettingsPath: filepath.Join(dataDir(dataFlag), mcpSettingsFile), ClientVersion: Version, NoWatch: true})
+	h.Start()
+	return h
+}
+
+// settle waits until no server is still connecting, or until ctx ends; the servers' own
+// timeouts bound the wait.
+func settle(ctx context.Context, h *mcp.Hub) {
+	changes, cancel := h.Subscribe()
+	defer cancel()
+	for {
+		busy := false
+		for _, s := range h.Servers() {
+			if s.Status == mcp.StatusConnecting {
+				busy = true
+			}
+		}
+		if !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		}
+	}
+}
+
+func closeHub(h *mcp.Hub, stdio IO) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.Close(ctx); err != nil {
+		fmt.Fprintf(stdio.Err, "cairn mcp: %v\n", err)
+	}
+}
+
+// maxTimeout is the longest server timeout plus a margin: how long list and call may wait.
+func maxTimeout(h *mcp.Hub) time.Duration {
+	longest := mcp.DefaultTimeout
+	for _, s := range h.Servers() {
+		longest = max(longest, s.Config.Timeout)
+	}
+	return time.Duration(longest+2) * time.Second
+}
+
+func mcpList(ctx context.Context, args []string, stdio IO) int {
+	fs := newFlags("mcp list", stdio)
+	asJSON := fs.Bool("json", false, "print JSON")
+	dataFlag := fs.String("data-dir", "", "data directory")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	h := mcpHub(*dataFlag)
+	defer closeHub(h, stdio)
+	wctx, cancel := context.WithTimeout(ctx, maxTimeout(h))
+	defer cancel()
+	settle(wctx, h)
+	servers := h.Servers()
+	if *asJSON {
+		enc := json.NewEncoder(stdio.Out)
+		enc.SetIndent("", "  ")
+		out := struct {
+			SettingsPath  string       `json:"settingsPath"`
+			SettingsError string       `json:"settingsError,omitempty"`
+			Servers       []mcp.Server `json:"servers"`
+		}{h.SettingsPath(), h.SettingsError(), servers}
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stdio.Err, "cairn mcp list: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	if e := h.SettingsError(); e != "" {
+		fmt.Fprintf(stdio.Err, "cairn mcp list: %s\n", e)
+	}
+	if len(servers) == 0 {
+		fmt.Fprintf(stdio.Out, "No MCP servers configured (%s).\n", h.SettingsPath())
+		return exitOK
+	}
+	w := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tSTATUS\tTOOLS\tRESOURCES\tTEMPLATES\tPROMPTS\tERROR")
+	for _, s := range servers {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Status, len(s.Tools), len(s.Resources), len(s.Templates),
+			len(s.Prompts), firstLine(s.Error))
+	}
+	if err := w.Flush(); err != nil {
+		return exitFailure
+	}
+	for _, s := range servers {
+		if len(s.Tools) == 0 {
+			continue
+		}
+		fmt.Fprintf(stdio.Out, "\n%s tools:\n", s.Name)
+		for _, t := range s.Tools {
+			auto := ""
+			if t.AutoApprove {
+				auto = " [auto-approve]"
+			}
+			fmt.Fprintf(stdio.Out, "  %s%s — %s\n", t.Name, auto, firstLine(t.Description))
+		}
+	}
+	return exitOK
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func mcpImport(args []string, stdio IO) int {
+	fs := newFlags("mcp import", stdio)
+	dataFlag := fs.String("data-dir", "", "data directory")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stdio.Err, "usage: cairn mcp import FILE")
+		return exitUsage
+	}
+	dir := dataDir(*dataFlag)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		fmt.Fprintf(stdio.Err, "cairn mcp import: %v\n", err)
+		return exitFailure
+	}
+	added, skipped, err := mcp.ImportSettings(filepath.Join(dir, mcpSettingsFile), fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn mcp import: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdio.Out, "Imported %d server(s)%s.\n", len(added), listSuffix(added))
+	if len(skipped) > 0 {
+		fmt.Fprintf(stdio.Out, "Skipped %d already configured: %s.\n", len(skipped), strings.Join(skipped, ", "))
+	}
+	return exitOK
+}
+
+func listSuffix(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(names, ", ")
+}
+
+func mcpCall(ctx context.Context, args []string, stdio IO) int {
+	fs := newFlags("mcp call", stdio)
+	dataFlag := fs.String("data-dir", "", "data directory")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() < 2 || fs.NArg() > 3 {
+		fmt.Fprintln(stdio.Err, "usage: cairn mcp call SERVER TOOL [JSON]")
+		return exitUsage
+	}
+	server, tool, raw := fs.Arg(0), fs.Arg(1), "{}"
+	if fs.NArg() == 3 {
+		raw = fs.Arg(2)
+	}
+	h := mcpHub(*dataFlag)
+	defer closeHub(h, stdio)
+	if err := h.WaitReady(ctx, server); err != nil {
+		fmt.Fprintf(stdio.Err, "cairn mcp call: %v\n", err)
+		return exitFailure
+	}
+	args2 := json.RawMessage(raw)
+	if err := h.CheckArguments(server, tool, args2); err != nil {
+		fmt.Fprintf(stdio.Err, "cairn mcp call: %v\n", err)
+		if errors.Is(err, mcp.ErrBadArguments) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	res, err := h.CallTool(ctx, server, tool, args2, func(p mcp.Progress) {
+		fmt.Fprintf(stdio.Err, "progress %g/%g %s\n", p.Progress, p.Total, p.Message)
+	})
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cairn mcp call: %v\n", err)
+		return exitFailure
+	}
+	for _, c := range res.Content {
+		switch {
+		case c.Type == mcp.ContentText || (c.Type == mcp.ContentResource && c.Data == nil):
+			fmt.Fprintln(stdio.Out, c.Text)
+		case c.Type == mcp.ContentResourceLink:
+			fmt.Fprintf(stdio.Out, "[resource link %s %s]\n", c.Name, c.URI)
+		default:
+			fmt.Fprintf(stdio.Out, "[%s %s, %d bytes]\n", c.Type, c.MIMEType, len(c.Data))
+		}
+	}
+	if res.Structured != "" {
+		fmt.Fprintln(stdio.Out, res.Structured)
+	}
+	if res.IsError {
+		return exitFailure
+	}
+	return exitOK
+}
