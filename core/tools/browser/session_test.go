@@ -9,11 +9,11 @@ import (
 
 // step is one action of a scenario and what its result must show.
 type step struct {
-	do       func(ctx context.Context, s *Session) (Shot, error)
-	console  []string // substrings that must appear among the console lines
-	urlEnds  string
-	mouse    string // when set, the reported mouse position
-	greenAt  [2]int // when set, the pixel there must be green (the click page's change)
+	do      func(ctx context.Context, s *Session) (Shot, error)
+	console []string // substrings that must appear among the console lines
+	urlEnds string
+	mouse   string // when set, the reported mouse position
+	greenAt [2]int // when set, the pixel there must be green (the click page's change)
 }
 
 func launch(u string) func(context.Context, *Session) (Shot, error) {
