@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -176,5 +177,31 @@ func TestSessionErrors(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestRenderAndConnection(t *testing.T) {
+	needBrowser(t)
+	srv := testSite(t)
+	dir := isolate(t)
+	ctx := context.Background()
+	html, err := Renderer{}.Render(ctx, srv.URL+"/app.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html, "<h1>Built by script</h1>") {
+		t.Errorf("rendered HTML lacks the script's heading: %.300s", html)
+	}
+	if err := TestConnection(ctx, Options{}); err != nil {
+		t.Errorf("local browser: %v", err)
+	}
+	if err := TestConnection(ctx, Options{RemoteURL: srv.URL}); err == nil {
+		t.Error("a web server passed for a DevTools endpoint")
+	}
+	if err := TestConnection(ctx, Options{ExecPath: "/nonexistent/chrome"}); !errors.Is(err, ErrNoBrowser) {
+		t.Errorf("missing browser: %v, want ErrNoBrowser", err)
+	}
+	if n := chromiumUsing(t, dir); n != 0 {
+		t.Errorf("%d Chromium processes left", n)
 	}
 }
