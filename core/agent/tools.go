@@ -7,6 +7,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/openai"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/browser"
 	"github.com/cairnhq/cairn/core/tools/codedefs"
 	"github.com/cairnhq/cairn/core/tools/edit"
 	"github.com/cairnhq/cairn/core/tools/interact"
@@ -14,11 +15,19 @@ import (
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/tools/webfetch"
 )
 
 // Tools returns a fresh tool registry for one task (edit tools keep per-task streaming state;
-// terminals are the task's running commands).
+// terminals are the task's running commands), without browser_action.
 func Tools(terminals *shell.Registry) *tools.Registry {
+	return taskTools(terminals, nil, nil)
+}
+
+// taskTools is Tools plus browser_action over session when it is not nil; then every other
+// tool refuses to run while the session is open. web_fetch renders pages built by scripts
+// with render (nil: it does not).
+func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer) *tools.Registry {
 	r := tools.NewRegistry(
 		shell.New(terminals),
 		readfile.New(),
@@ -27,9 +36,16 @@ func Tools(terminals *shell.Registry) *tools.Registry {
 		search.New(),
 		listfiles.New(),
 		codedefs.New(),
+		webfetch.New(webfetch.Fetcher{}, render),
 	)
+	if session != nil {
+		r.Add(browser.New(session))
+	}
 	for _, t := range interact.All() {
 		r.Add(t)
+	}
+	if session != nil {
+		return guard(r, session)
 	}
 	return r
 }
@@ -52,6 +68,10 @@ func ModelInfo(s config.Settings) llm.ModelInfo {
 	if s.API.MaxOutputTokens > 0 {
 		m := int(s.API.MaxOutputTokens)
 		o.MaxOutput = &m
+	}
+	if s.API.SupportsImages {
+		images := true
+		o.SupportsImages = &images
 	}
 	if s.API.InputPrice > 0 {
 		o.InputPrice = &s.API.InputPrice
