@@ -122,6 +122,10 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 // act runs one action and turns its shot into the result and the chat row.
 func (t *Tool) act(ctx context.Context, env *tools.Env, do func(ctx context.Context) (Shot, error)) (tools.Result, error) {
 	shot, err := do(ctx)
+	if ctx.Err() != nil {
+		// Cancelled mid-action: the task stops, and so does its browser.
+		return tools.Result{}, errors.Join(ctx.Err(), t.session.Close())
+	}
 	switch {
 	case errors.Is(err, ErrNotOpen):
 		return tools.Errorf("%s", messages.Format("not-open")), nil
