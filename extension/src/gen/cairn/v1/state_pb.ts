@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi5gIKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIqQCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCSKTBAoIU2V0dGluZ3MSIAoDYXBpGAEgASgLMhMuY2Fpcm4udjEuQXBpQ29uZmlnEisKDGF1dG9fYXBwcm92ZRgCIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlEhUKDW1pc3Rha2VfbGltaXQYAyABKAUSGQoRb3V0cHV0X2xpbmVfbGltaXQYBCABKAUSGwoTZm9jdXNfY2hhaW5fZW5hYmxlZBgFIAEoCBIcChRmb2N1c19jaGFpbl9pbnRlcnZhbBgGIAEoBRIbChNjaGVja3BvaW50c19lbmFibGVkGAcgASgIEhoKEnByZWZlcnJlZF9sYW5ndWFnZRgIIAEoCRIbChNjdXN0b21faW5zdHJ1Y3Rpb25zGAkgASgJEhkKEWZ1bGxfZWRpdF9yZXN1bHRzGAogASgIEhUKDWF1dG9fY29uZGVuc2UYCyABKAgSHQoVYXV0b19jb25kZW5zZV9wZXJjZW50GAwgASgFEhcKD2Jyb3dzZXJfZW5hYmxlZBgNIAEoCBIcChRyZWFkX2ZpbGVfbGluZV9saW1pdBgOIAEoBRI5CgxydWxlX3RvZ2dsZXMYDyADKAsyIy5jYWlybi52MS5TZXR0aW5ncy5SdWxlVG9nZ2xlc0VudHJ5GjIKEFJ1bGVUb2dnbGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgIOgI4ASIRCg9HZXRTdGF0ZVJlcXVlc3QiWwoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkiPQoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPgoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj8KDlNldE1vZGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHAoEbW9kZRgCIAEoDjIOLmNhaXJuLnYxLk1vZGUiEQoPU2V0TW9kZVJlc3BvbnNlIkcKGFVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBIrCgxhdXRvX2FwcHJvdmUYASABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZSIbChlVcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlIjYKEUxpc3RNb2RlbHNSZXF1ZXN0EhAKCGJhc2VfdXJsGAEgASgJEg8KB2FwaV9rZXkYAiABKAkiJAoSTGlzdE1vZGVsc1Jlc3BvbnNlEg4KBm1vZGVscxgBIAMoCSo5CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABIMCghNT0RFX0FDVBABEg0KCU1PREVfUExBThACMo0DCgxTdGF0ZVNlcnZpY2USQQoIR2V0U3RhdGUSGS5jYWlybi52MS5HZXRTdGF0ZVJlcXVlc3QaGi5jYWlybi52MS5HZXRTdGF0ZVJlc3BvbnNlElMKDlVwZGF0ZVNldHRpbmdzEh8uY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GiAuY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRI+CgdTZXRNb2RlEhguY2Fpcm4udjEuU2V0TW9kZVJlcXVlc3QaGS5jYWlybi52MS5TZXRNb2RlUmVzcG9uc2USXAoRVXBkYXRlQXV0b0FwcHJvdmUSIi5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QaIy5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlEkcKCkxpc3RNb2RlbHMSGy5jYWlybi52MS5MaXN0TW9kZWxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi5gIKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIqQCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCSLfBAoIU2V0dGluZ3MSIAoDYXBpGAEgASgLMhMuY2Fpcm4udjEuQXBpQ29uZmlnEisKDGF1dG9fYXBwcm92ZRgCIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlEhUKDW1pc3Rha2VfbGltaXQYAyABKAUSGQoRb3V0cHV0X2xpbmVfbGltaXQYBCABKAUSGwoTZm9jdXNfY2hhaW5fZW5hYmxlZBgFIAEoCBIcChRmb2N1c19jaGFpbl9pbnRlcnZhbBgGIAEoBRIbChNjaGVja3BvaW50c19lbmFibGVkGAcgASgIEhoKEnByZWZlcnJlZF9sYW5ndWFnZRgIIAEoCRIbChNjdXN0b21faW5zdHJ1Y3Rpb25zGAkgASgJEhkKEWZ1bGxfZWRpdF9yZXN1bHRzGAogASgIEhUKDWF1dG9fY29uZGVuc2UYCyABKAgSHQoVYXV0b19jb25kZW5zZV9wZXJjZW50GAwgASgFEhcKD2Jyb3dzZXJfZW5hYmxlZBgNIAEoCBIcChRyZWFkX2ZpbGVfbGluZV9saW1pdBgOIAEoBRI5CgxydWxlX3RvZ2dsZXMYDyADKAsyIy5jYWlybi52MS5TZXR0aW5ncy5SdWxlVG9nZ2xlc0VudHJ5EhgKEGJyb3dzZXJfdmlld3BvcnQYECABKAkSGgoSYnJvd3Nlcl9yZW1vdGVfdXJsGBEgASgJEhQKDGJyb3dzZXJfcGF0aBgSIAEoCRoyChBSdWxlVG9nZ2xlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCDoCOAEiEQoPR2V0U3RhdGVSZXF1ZXN0IlsKEEdldFN0YXRlUmVzcG9uc2USJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncxIPCgd2ZXJzaW9uGAIgASgJEhAKCGRhdGFfZGlyGAMgASgJIj0KFVVwZGF0ZVNldHRpbmdzUmVxdWVzdBIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj4KFlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI/Cg5TZXRNb2RlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhwKBG1vZGUYAiABKA4yDi5jYWlybi52MS5Nb2RlIhEKD1NldE1vZGVSZXNwb25zZSJHChhVcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QSKwoMYXV0b19hcHByb3ZlGAEgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUiGwoZVXBkYXRlQXV0b0FwcHJvdmVSZXNwb25zZSI2ChFMaXN0TW9kZWxzUmVxdWVzdBIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJIiQKEkxpc3RNb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkiSAocVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBISCgpyZW1vdGVfdXJsGAEgASgJEhQKDGJyb3dzZXJfcGF0aBgCIAEoCSI6Ch1UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZRIKCgJvaxgBIAEoCBINCgVlcnJvchgCIAEoCSo5CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABIMCghNT0RFX0FDVBABEg0KCU1PREVfUExBThACMvcDCgxTdGF0ZVNlcnZpY2USQQoIR2V0U3RhdGUSGS5jYWlybi52MS5HZXRTdGF0ZVJlcXVlc3QaGi5jYWlybi52MS5HZXRTdGF0ZVJlc3BvbnNlElMKDlVwZGF0ZVNldHRpbmdzEh8uY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GiAuY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRI+CgdTZXRNb2RlEhguY2Fpcm4udjEuU2V0TW9kZVJlcXVlc3QaGS5jYWlybi52MS5TZXRNb2RlUmVzcG9uc2USXAoRVXBkYXRlQXV0b0FwcHJvdmUSIi5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QaIy5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlEkcKCkxpc3RNb2RlbHMSGy5jYWlybi52MS5MaXN0TW9kZWxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXNwb25zZRJoChVUZXN0QnJvd3NlckNvbm5lY3Rpb24SJi5jYWlybi52MS5UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXF1ZXN0GicuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z");
 
 /**
  * ApiConfig is the model endpoint.
@@ -251,6 +251,27 @@ export type Settings = Message<"cairn.v1.Settings"> & {
    * @generated from field: map<string, bool> rule_toggles = 15;
    */
   ruleToggles: { [key: string]: boolean };
+
+  /**
+   * browser_viewport is browser_action's viewport, "WIDTHxHEIGHT" (one of the offered sizes).
+   *
+   * @generated from field: string browser_viewport = 16;
+   */
+  browserViewport: string;
+
+  /**
+   * browser_remote_url is the DevTools address of a browser to drive instead of starting one.
+   *
+   * @generated from field: string browser_remote_url = 17;
+   */
+  browserRemoteUrl: string;
+
+  /**
+   * browser_path is the Chromium, Chrome or Edge to run (empty: looked for).
+   *
+   * @generated from field: string browser_path = 18;
+   */
+  browserPath: string;
 };
 
 /**
@@ -459,6 +480,54 @@ export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PUR
   messageDesc(file_cairn_v1_state, 12);
 
 /**
+ * TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
+ *
+ * @generated from message cairn.v1.TestBrowserConnectionRequest
+ */
+export type TestBrowserConnectionRequest = Message<"cairn.v1.TestBrowserConnectionRequest"> & {
+  /**
+   * @generated from field: string remote_url = 1;
+   */
+  remoteUrl: string;
+
+  /**
+   * @generated from field: string browser_path = 2;
+   */
+  browserPath: string;
+};
+
+/**
+ * Describes the message cairn.v1.TestBrowserConnectionRequest.
+ * Use `create(TestBrowserConnectionRequestSchema)` to create a new message.
+ */
+export const TestBrowserConnectionRequestSchema: GenMessage<TestBrowserConnectionRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 13);
+
+/**
+ * TestBrowserConnectionResponse says whether the browser could be driven, and why not.
+ *
+ * @generated from message cairn.v1.TestBrowserConnectionResponse
+ */
+export type TestBrowserConnectionResponse = Message<"cairn.v1.TestBrowserConnectionResponse"> & {
+  /**
+   * @generated from field: bool ok = 1;
+   */
+  ok: boolean;
+
+  /**
+   * @generated from field: string error = 2;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message cairn.v1.TestBrowserConnectionResponse.
+ * Use `create(TestBrowserConnectionResponseSchema)` to create a new message.
+ */
+export const TestBrowserConnectionResponseSchema: GenMessage<TestBrowserConnectionResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 14);
+
+/**
  * Mode is ACT (default) or PLAN.
  *
  * @generated from enum cairn.v1.Mode
@@ -541,6 +610,17 @@ export const StateService: GenService<{
     methodKind: "unary";
     input: typeof ListModelsRequestSchema;
     output: typeof ListModelsResponseSchema;
+  },
+  /**
+   * TestBrowserConnection starts (or attaches to) the browser the given browser settings name
+   * and closes it again: the settings' "test connection" button.
+   *
+   * @generated from rpc cairn.v1.StateService.TestBrowserConnection
+   */
+  testBrowserConnection: {
+    methodKind: "unary";
+    input: typeof TestBrowserConnectionRequestSchema;
+    output: typeof TestBrowserConnectionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_state, 0);

@@ -366,8 +366,14 @@ type Settings struct {
 	BrowserEnabled      bool                   `protobuf:"varint,13,opt,name=browser_enabled,json=browserEnabled,proto3" json:"browser_enabled,omitempty"`
 	ReadFileLineLimit   int32                  `protobuf:"varint,14,opt,name=read_file_line_limit,json=readFileLineLimit,proto3" json:"read_file_line_limit,omitempty"`
 	RuleToggles         map[string]bool        `protobuf:"bytes,15,rep,name=rule_toggles,json=ruleToggles,proto3" json:"rule_toggles,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// browser_viewport is browser_action's viewport, "WIDTHxHEIGHT" (one of the offered sizes).
+	BrowserViewport string `protobuf:"bytes,16,opt,name=browser_viewport,json=browserViewport,proto3" json:"browser_viewport,omitempty"`
+	// browser_remote_url is the DevTools address of a browser to drive instead of starting one.
+	BrowserRemoteUrl string `protobuf:"bytes,17,opt,name=browser_remote_url,json=browserRemoteUrl,proto3" json:"browser_remote_url,omitempty"`
+	// browser_path is the Chromium, Chrome or Edge to run (empty: looked for).
+	BrowserPath   string `protobuf:"bytes,18,opt,name=browser_path,json=browserPath,proto3" json:"browser_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Settings) Reset() {
@@ -503,6 +509,27 @@ func (x *Settings) GetRuleToggles() map[string]bool {
 		return x.RuleToggles
 	}
 	return nil
+}
+
+func (x *Settings) GetBrowserViewport() string {
+	if x != nil {
+		return x.BrowserViewport
+	}
+	return ""
+}
+
+func (x *Settings) GetBrowserRemoteUrl() string {
+	if x != nil {
+		return x.BrowserRemoteUrl
+	}
+	return ""
+}
+
+func (x *Settings) GetBrowserPath() string {
+	if x != nil {
+		return x.BrowserPath
+	}
+	return ""
 }
 
 // GetStateRequest is empty.
@@ -963,6 +990,112 @@ func (x *ListModelsResponse) GetModels() []string {
 	return nil
 }
 
+// TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
+type TestBrowserConnectionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RemoteUrl     string                 `protobuf:"bytes,1,opt,name=remote_url,json=remoteUrl,proto3" json:"remote_url,omitempty"`
+	BrowserPath   string                 `protobuf:"bytes,2,opt,name=browser_path,json=browserPath,proto3" json:"browser_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestBrowserConnectionRequest) Reset() {
+	*x = TestBrowserConnectionRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestBrowserConnectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestBrowserConnectionRequest) ProtoMessage() {}
+
+func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestBrowserConnectionRequest.ProtoReflect.Descriptor instead.
+func (*TestBrowserConnectionRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *TestBrowserConnectionRequest) GetRemoteUrl() string {
+	if x != nil {
+		return x.RemoteUrl
+	}
+	return ""
+}
+
+func (x *TestBrowserConnectionRequest) GetBrowserPath() string {
+	if x != nil {
+		return x.BrowserPath
+	}
+	return ""
+}
+
+// TestBrowserConnectionResponse says whether the browser could be driven, and why not.
+type TestBrowserConnectionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ok            bool                   `protobuf:"varint,1,opt,name=ok,proto3" json:"ok,omitempty"`
+	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestBrowserConnectionResponse) Reset() {
+	*x = TestBrowserConnectionResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestBrowserConnectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestBrowserConnectionResponse) ProtoMessage() {}
+
+func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestBrowserConnectionResponse.ProtoReflect.Descriptor instead.
+func (*TestBrowserConnectionResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *TestBrowserConnectionResponse) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *TestBrowserConnectionResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_cairn_v1_state_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_state_proto_rawDesc = "" +
@@ -1003,7 +1136,7 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	" \x01(\x05R\vmaxRequests\x12\x12\n" +
 	"\x04yolo\x18\v \x01(\bR\x04yolo\x12*\n" +
 	"\x11command_deny_list\x18\f \x03(\tR\x0fcommandDenyList\x12,\n" +
-	"\x12command_allow_list\x18\r \x03(\tR\x10commandAllowList\"\x96\x06\n" +
+	"\x12command_allow_list\x18\r \x03(\tR\x10commandAllowList\"\x92\a\n" +
 	"\bSettings\x12%\n" +
 	"\x03api\x18\x01 \x01(\v2\x13.cairn.v1.ApiConfigR\x03api\x128\n" +
 	"\fauto_approve\x18\x02 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12#\n" +
@@ -1020,7 +1153,10 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x15auto_condense_percent\x18\f \x01(\x05R\x13autoCondensePercent\x12'\n" +
 	"\x0fbrowser_enabled\x18\r \x01(\bR\x0ebrowserEnabled\x12/\n" +
 	"\x14read_file_line_limit\x18\x0e \x01(\x05R\x11readFileLineLimit\x12F\n" +
-	"\frule_toggles\x18\x0f \x03(\v2#.cairn.v1.Settings.RuleTogglesEntryR\vruleToggles\x1a>\n" +
+	"\frule_toggles\x18\x0f \x03(\v2#.cairn.v1.Settings.RuleTogglesEntryR\vruleToggles\x12)\n" +
+	"\x10browser_viewport\x18\x10 \x01(\tR\x0fbrowserViewport\x12,\n" +
+	"\x12browser_remote_url\x18\x11 \x01(\tR\x10browserRemoteUrl\x12!\n" +
+	"\fbrowser_path\x18\x12 \x01(\tR\vbrowserPath\x1a>\n" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01\"\x11\n" +
@@ -1044,18 +1180,26 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\",\n" +
 	"\x12ListModelsResponse\x12\x16\n" +
-	"\x06models\x18\x01 \x03(\tR\x06models*9\n" +
+	"\x06models\x18\x01 \x03(\tR\x06models\"`\n" +
+	"\x1cTestBrowserConnectionRequest\x12\x1d\n" +
+	"\n" +
+	"remote_url\x18\x01 \x01(\tR\tremoteUrl\x12!\n" +
+	"\fbrowser_path\x18\x02 \x01(\tR\vbrowserPath\"E\n" +
+	"\x1dTestBrowserConnectionResponse\x12\x0e\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error*9\n" +
 	"\x04Mode\x12\x14\n" +
 	"\x10MODE_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bMODE_ACT\x10\x01\x12\r\n" +
-	"\tMODE_PLAN\x10\x022\x8d\x03\n" +
+	"\tMODE_PLAN\x10\x022\xf7\x03\n" +
 	"\fStateService\x12A\n" +
 	"\bGetState\x12\x19.cairn.v1.GetStateRequest\x1a\x1a.cairn.v1.GetStateResponse\x12S\n" +
 	"\x0eUpdateSettings\x12\x1f.cairn.v1.UpdateSettingsRequest\x1a .cairn.v1.UpdateSettingsResponse\x12>\n" +
 	"\aSetMode\x12\x18.cairn.v1.SetModeRequest\x1a\x19.cairn.v1.SetModeResponse\x12\\\n" +
 	"\x11UpdateAutoApprove\x12\".cairn.v1.UpdateAutoApproveRequest\x1a#.cairn.v1.UpdateAutoApproveResponse\x12G\n" +
 	"\n" +
-	"ListModels\x12\x1b.cairn.v1.ListModelsRequest\x1a\x1c.cairn.v1.ListModelsResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"ListModels\x12\x1b.cairn.v1.ListModelsRequest\x1a\x1c.cairn.v1.ListModelsResponse\x12h\n" +
+	"\x15TestBrowserConnection\x12&.cairn.v1.TestBrowserConnectionRequest\x1a'.cairn.v1.TestBrowserConnectionResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_state_proto_rawDescOnce sync.Once
@@ -1070,30 +1214,32 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_cairn_v1_state_proto_goTypes = []any{
-	(Mode)(0),                         // 0: cairn.v1.Mode
-	(*ApiConfig)(nil),                 // 1: cairn.v1.ApiConfig
-	(*AutoApprove)(nil),               // 2: cairn.v1.AutoApprove
-	(*Settings)(nil),                  // 3: cairn.v1.Settings
-	(*GetStateRequest)(nil),           // 4: cairn.v1.GetStateRequest
-	(*GetStateResponse)(nil),          // 5: cairn.v1.GetStateResponse
-	(*UpdateSettingsRequest)(nil),     // 6: cairn.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil),    // 7: cairn.v1.UpdateSettingsResponse
-	(*SetModeRequest)(nil),            // 8: cairn.v1.SetModeRequest
-	(*SetModeResponse)(nil),           // 9: cairn.v1.SetModeResponse
-	(*UpdateAutoApproveRequest)(nil),  // 10: cairn.v1.UpdateAutoApproveRequest
-	(*UpdateAutoApproveResponse)(nil), // 11: cairn.v1.UpdateAutoApproveResponse
-	(*ListModelsRequest)(nil),         // 12: cairn.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),        // 13: cairn.v1.ListModelsResponse
-	nil,                               // 14: cairn.v1.ApiConfig.HeadersEntry
-	nil,                               // 15: cairn.v1.Settings.RuleTogglesEntry
+	(Mode)(0),                             // 0: cairn.v1.Mode
+	(*ApiConfig)(nil),                     // 1: cairn.v1.ApiConfig
+	(*AutoApprove)(nil),                   // 2: cairn.v1.AutoApprove
+	(*Settings)(nil),                      // 3: cairn.v1.Settings
+	(*GetStateRequest)(nil),               // 4: cairn.v1.GetStateRequest
+	(*GetStateResponse)(nil),              // 5: cairn.v1.GetStateResponse
+	(*UpdateSettingsRequest)(nil),         // 6: cairn.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),        // 7: cairn.v1.UpdateSettingsResponse
+	(*SetModeRequest)(nil),                // 8: cairn.v1.SetModeRequest
+	(*SetModeResponse)(nil),               // 9: cairn.v1.SetModeResponse
+	(*UpdateAutoApproveRequest)(nil),      // 10: cairn.v1.UpdateAutoApproveRequest
+	(*UpdateAutoApproveResponse)(nil),     // 11: cairn.v1.UpdateAutoApproveResponse
+	(*ListModelsRequest)(nil),             // 12: cairn.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),            // 13: cairn.v1.ListModelsResponse
+	(*TestBrowserConnectionRequest)(nil),  // 14: cairn.v1.TestBrowserConnectionRequest
+	(*TestBrowserConnectionResponse)(nil), // 15: cairn.v1.TestBrowserConnectionResponse
+	nil,                                   // 16: cairn.v1.ApiConfig.HeadersEntry
+	nil,                                   // 17: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	14, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	16, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
 	1,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
 	2,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	15, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	17, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
 	3,  // 4: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
 	3,  // 5: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
 	3,  // 6: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
@@ -1104,13 +1250,15 @@ var file_cairn_v1_state_proto_depIdxs = []int32{
 	8,  // 11: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
 	10, // 12: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
 	12, // 13: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	5,  // 14: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	7,  // 15: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	9,  // 16: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	11, // 17: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	13, // 18: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
+	14, // 14: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
+	5,  // 15: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	7,  // 16: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	9,  // 17: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	11, // 18: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	13, // 19: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	15, // 20: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
+	15, // [15:21] is the sub-list for method output_type
+	9,  // [9:15] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -1127,7 +1275,7 @@ func file_cairn_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
