@@ -44,13 +44,13 @@ export async function browserStep({ page, view, input, workspace, fakeRoot, requ
   const before = daemonChromium();
 
   // 1. Switch the browser tool on in the settings view.
-  await view.getByRole("button", { name: "Settings" }).click();
+  await view.getByRole("button", { name: "Settings", exact: true }).click();
   const settings = view.getByRole("region", { name: "Settings" });
   const box = settings.getByRole("checkbox", { name: /Browser tool/ });
   if (!(await box.isChecked())) await box.click();
   await settings.getByRole("button", { name: "Test connection" }).click();
   await settings.getByText("Connected").waitFor({ timeout: 30_000 });
-  await settings.getByRole("button", { name: "Save" }).click();
+  await settings.getByRole("button", { name: "Save", exact: true }).click();
   await input.waitFor({ timeout: 30_000 });
 
   // 2. The model's script: launch, click, close, finish.
@@ -65,7 +65,7 @@ export async function browserStep({ page, view, input, workspace, fakeRoot, requ
   const first = (await requests()).length;
 
   // 3. A new task; approve the launch (its ask shows the URL).
-  await view.getByRole("button", { name: "New Task" }).click();
+  await view.getByRole("button", { name: "New Task", exact: true }).click();
   await input.fill("Check the counter page in the browser.");
   await input.press("Enter");
   const session = view.getByLabel("Browser session").first();

@@ -98,7 +98,7 @@ describe("BrowserSession row", () => {
       }),
     );
     const row = screen.getByLabelText("Browser session");
-    expect(within(row).getByText("Cairn wants to open a page in the browser")).toBeTruthy();
+    expect(within(row).getByText("Cairn wants to open this page in the browser:")).toBeTruthy();
     expect(within(row).getByText(url)).toBeTruthy();
     expect(within(row).queryByAltText("Browser screenshot")).toBeNull();
     await push(added(say(2, SayKind.BROWSER_ACTION_RESULT, { payload: { case: "browser", value: { screenshotPng: png(900, 600, 7), currentUrl: url, logs: "[log] ready" } } })));

@@ -51,12 +51,16 @@ export function BrowserSession({ store, pos, asking }: { store: TaskStore; pos: 
     <div className={`browser-session${asking ? " pending" : ""}`} aria-label="Browser session">
       <div className="row-header">
         <span className="codicon codicon-globe" aria-hidden />
-        <span className="row-title">{asking ? "Cairn wants to open a page in the browser" : closed ? "Browser session (closed)" : "Browser session"}</span>
-        {launchURL && <span className="path">{launchURL}</span>}
+        <span className="row-title">{asking ? "Cairn wants to open this page in the browser:" : closed ? "Browser session (closed)" : "Browser session"}</span>
       </div>
+      {launchURL && !step && (
+        <div className="browser-url" aria-label="Launch URL" title={launchURL}>
+          {launchURL}
+        </div>
+      )}
       {step && (
         <div className="browser-view">
-          <div className="browser-url" aria-label="Page URL">
+          <div className="browser-url" aria-label="Page URL" title={step.url}>
             {step.url}
           </div>
           <Screenshot step={step} onClick={() => setEnlarged(true)} />
