@@ -44,7 +44,11 @@ func TestBrowserOffered(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer d.Turns.Close()
+			defer func() {
+				if err := d.Turns.Close(); err != nil {
+					t.Error(err)
+				}
+			}()
 			_, has := d.Registry.Get(browser.Name)
 			sys := d.Turns.SystemPrompt(task.ModeAct)
 			inPrompt := strings.Contains(sys, "## browser_action")
@@ -93,7 +97,11 @@ func TestBrowserSessionIsExclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() {
+		if err := os.RemoveAll(tmp); err != nil {
+			t.Error(err)
+		}
+	}()
 	t.Setenv("TMPDIR", tmp)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`<html><body><script>console.log("page up")</script></body></html>`))

@@ -86,7 +86,7 @@ func TestNoOrphanChromium(t *testing.T) {
 			t.Logf("%d Chromium processes while the session was open, 0 after %s", running, sig)
 		})
 	}
-	if after := chromiumAll(t); after > before {
-		t.Errorf("Chromium processes on the machine: %d before, %d after", before, after)
-	}
+	// Other programs on the machine may start or end a Chromium meanwhile, so the machine-wide
+	// figure is reported, not asserted; the assertions above count this test's own profiles.
+	t.Logf("Chromium processes on the machine: %d before, %d after", before, chromiumAll(t))
 }

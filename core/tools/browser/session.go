@@ -255,8 +255,8 @@ func (s *Session) startLocked(ctx context.Context) error {
 		}
 	case <-ctx.Done():
 		stop()
-		<-started
-		return ctx.Err()
+		// The start fails too now (its context was cancelled); both are reported.
+		return errors.Join(ctx.Err(), <-started)
 	}
 	s.tab, s.stop = tab, stop
 	return nil

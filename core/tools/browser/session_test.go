@@ -119,7 +119,7 @@ func TestConsoleSincePreviousAction(t *testing.T) {
 	isolate(t)
 	ctx := context.Background()
 	s := NewSession(Options{})
-	defer s.Close()
+	defer closeSession(t, s)
 	first, err := s.Launch(ctx, srv.URL+"/click.html")
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestSessionErrors(t *testing.T) {
 	isolate(t)
 	ctx := context.Background()
 	s := NewSession(Options{Width: 640, Height: 480})
-	defer s.Close()
+	defer closeSession(t, s)
 	if _, err := s.Click(ctx, 1, 1); !errors.Is(err, ErrNotOpen) {
 		t.Errorf("click before launch: %v, want ErrNotOpen", err)
 	}
@@ -203,5 +203,12 @@ func TestRenderAndConnection(t *testing.T) {
 	}
 	if n := chromiumUsing(t, dir); n != 0 {
 		t.Errorf("%d Chromium processes left", n)
+	}
+}
+
+func closeSession(t *testing.T, s *Session) {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Error(err)
 	}
 }

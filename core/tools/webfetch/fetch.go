@@ -83,7 +83,7 @@ func (f Fetcher) Fetch(ctx context.Context, raw string) (Page, error) {
 	if err != nil {
 		return Page{}, fmt.Errorf("webfetch: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // a read-only body: closing cannot lose data
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return Page{}, &StatusError{Status: resp.Status}
 	}
@@ -142,10 +142,10 @@ func NeedsScript(p Page, markdown string) bool {
 	return p.IsHTML() && strings.TrimSpace(markdown) == ""
 }
 
-// Cut shortens text to at most max characters and reports whether it did.
-func Cut(text string, max int) (string, bool) {
-	if utf8.RuneCountInString(text) <= max {
+// Cut shortens text to at most limit characters and reports whether it did.
+func Cut(text string, limit int) (string, bool) {
+	if utf8.RuneCountInString(text) <= limit {
 		return text, false
 	}
-	return string([]rune(text)[:max]), true
+	return string([]rune(text)[:limit]), true
 }
