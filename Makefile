@@ -59,6 +59,7 @@ lint: $(NPM_STAMP) check-imports
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/internal/gen/')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool golangci-lint run ./...
 	npx buf lint
 	npm run -w webview-ui typecheck
 	npm run -w extension typecheck

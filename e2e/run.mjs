@@ -5,6 +5,9 @@
 // task, watches the text stream, edits Cairn's proposal in VS Code's diff editor, saves it from
 // the editor title, checks the file and the next model request, runs a command in the Cairn
 // terminal, kills the daemon mid-task and resumes the task after the extension restarted it.
+// Then a second window (another workspace) attaches to the same daemon; each window runs a
+// task, the first window is closed while the second's task waits, the second completes, and
+// once both are closed the daemon ends itself (a 3 s idle grace here; the default is 60 s).
 //
 //   node e2e/run.mjs            (after `npm run package -w extension`, which needs bin/cairn)
 //   HEADFUL=1 / KEEP=1          keep the browser visible / keep the temp dirs
@@ -99,13 +102,38 @@ function daemonPids(root) {
   return pids;
 }
 
+/** extensionHosts lists the extension host processes under code-server (one per open window). */
+function extensionHosts(rootPid) {
+  const parent = new Map();
+  const argv = new Map();
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      argv.set(Number(d), fs.readFileSync(`/proc/${d}/cmdline`, "utf8"));
+    } catch {
+      /* gone */
+    }
+  }
+  const under = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === rootPid) return true;
+    return false;
+  };
+  return [...argv].filter(([pid, a]) => a.includes("extensionHost") && under(pid)).map(([pid]) => pid);
+}
+
 async function main() {
   fs.rmSync(shots, { recursive: true, force: true });
   fs.mkdirSync(shots, { recursive: true });
   if (!fs.existsSync(vsix)) fail(`${vsix} is missing: build it first (go build -o bin/cairn ./server/cmd/cairn && npm run build -w webview-ui && npm run package -w extension)`);
 
   // 1. code-server (installed once under .cache/code-server).
-  const installer = path.join(repo, "..", "shared", "scripts", "install-code-server.sh");
+  // The shared scripts sit beside the checkout (or beside its parent, for a worktree under wt/).
+  const installer = [path.join(repo, "..", "shared"), path.join(repo, "..", "..", "shared")]
+    .map((d) => path.join(d, "scripts", "install-code-server.sh"))
+    .find((f) => fs.existsSync(f));
+  if (!installer) fail("scripts/install-code-server.sh not found in ../shared or ../../shared");
   log("installing code-server (once) …");
   const launcher = execFileSync("bash", [installer, path.join(repo, ".cache", "code-server")], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
     .trim()
@@ -114,6 +142,9 @@ async function main() {
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-e2e-"));
   const workspace = path.join(tmp, "workspace");
+  const workspaceB = path.join(tmp, "workspace-b");
+  fs.mkdirSync(workspaceB, { recursive: true });
+  fs.writeFileSync(path.join(workspaceB, "greeting.txt"), "hi\n");
   const userData = path.join(tmp, "user-data");
   const extDir = path.join(tmp, "extensions");
   fs.mkdirSync(workspace, { recursive: true });
@@ -140,6 +171,8 @@ async function main() {
         "editor.wordBasedSuggestions": "off",
         "terminal.integrated.defaultProfile.linux": "bash",
         "cairn.rpcTrace": true,
+        // A short idle grace so the test sees the shared daemon leave after the last window.
+        "cairn.daemonArgs": ["--idle-exit", "3s"],
         // This machine starts shells slowly (a terminal can take 10 s to show its prompt).
         "cairn.terminalShellIntegrationTimeout": Number(process.env.SI_TIMEOUT ?? 30000),
       },
@@ -176,6 +209,10 @@ async function main() {
   });
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const page = await context.newPage();
+  // The page a failure screenshot is taken of (window B once A is closed).
+  let shown = page;
+  // The second window, once open: a failure screenshots it too.
+  let second = null;
   page.on("pageerror", (e) => log("page error:", e.message));
   try {
     await page.goto(url);
@@ -296,16 +333,100 @@ async function main() {
     await quickInput.waitFor({ state: "hidden" });
     await view.locator("body.vscode-dark").waitFor({ timeout: 30_000 });
     await chatUiShots(page, view, input, "dark");
+
+    // 13. A second window on another workspace attaches to the same daemon.
+    const [sharedPid] = await poll("one daemon", () => {
+      const p = daemonPids(userData);
+      return p.length === 1 && p;
+    });
+    const pageB = await context.newPage();
+    second = pageB;
+    pageB.on("pageerror", (e) => log("page B error:", e.message));
+    await pageB.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspaceB)}`);
+    await pageB.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    const cairnIconB = pageB.locator('.activitybar .action-item a[aria-label^="Cairn"]').first();
+    await cairnIconB.waitFor({ timeout: 60_000 });
+    await cairnIconB.click();
+    const viewB = pageB.frameLocator('iframe.webview[src*="cairnhq.cairn"]').frameLocator("#active-frame");
+    // The daemon's settings are shared: no welcome view in the second window.
+    const inputB = viewB.getByRole("textbox", { name: "Message Cairn" });
+    await inputB.waitFor({ timeout: 60_000 });
+    const pidsB = daemonPids(userData);
+    if (pidsB.length !== 1 || pidsB[0] !== sharedPid) fail(`the second window should use daemon ${sharedPid}, found ${JSON.stringify(pidsB)}`);
+    log(`window B attached to daemon pid ${sharedPid}`);
+
+    // A task in each window: B's asks a question and waits; A's completes.
+    await inputB.fill("Please greet from window B in greeting.txt.");
+    await inputB.press("Enter");
+    await viewB.getByText("Which greeting should window B use?").first().waitFor({ timeout: 30_000 });
+    await screenshot(pageB, "window-b-question");
+    await page.bringToFront();
+    await view.getByRole("button", { name: "New Task", exact: true }).click();
+    await input.fill("Now a task in window A, please.");
+    await input.press("Enter");
+    await view.getByText("Done in window A.").first().waitFor({ timeout: 30_000 });
+    await screenshot(page, "window-a-done");
+
+    // 13b. PLAN mode never touches the disk or the editor: the model streams a write_to_file of
+    // a new file in new folders; no diff tab opens, nothing is created, and the chat shows the
+    // call as refused.
+    await view.getByRole("button", { name: "New Task", exact: true }).click();
+    await view.getByRole("radio", { name: "Plan" }).click();
+    await input.fill("Please plan the greeting file, do not write it yet.");
+    await input.press("Enter");
+    const planTab = page.locator('.tab[aria-label*="plan-new.txt"]');
+    let planTabSeen = false;
+    await poll(
+      "the plan answer (watching for a diff tab meanwhile)",
+      async () => {
+        if ((await planTab.count()) > 0) planTabSeen = true;
+        return view.getByText("Here is my plan").first().isVisible();
+      },
+      30_000,
+      50,
+    );
+    if (planTabSeen || (await planTab.count()) > 0) fail("PLAN mode opened a diff tab for the refused write");
+    if (fs.existsSync(path.join(workspace, "plan"))) fail("PLAN mode created plan/ on disk");
+    await view.getByText("Refused in PLAN mode: write_to_file plan/drafts/plan-new.txt").first().waitFor({ timeout: 10_000 });
+    await screenshot(page, "plan-refused");
+    log("PLAN mode: no diff tab, nothing on disk, a refused row");
+
+    // 14. Close window A (its extension host ends, and with it A's connection to the daemon); B
+    // keeps the daemon and finishes its task.
+    const hosts = extensionHosts(cs.child.pid);
+    if (hosts.length !== 2) fail(`expected two extension hosts (two windows), found ${JSON.stringify(hosts)}`);
+    await page.close({ runBeforeUnload: true });
+    await poll("window A's extension host to exit", () => extensionHosts(cs.child.pid).length === 1, 60_000, 250);
+    shown = pageB;
+    log("window A closed");
+    await pageB.bringToFront();
+    const answer = viewB.getByRole("textbox", { name: "Message Cairn" });
+    await answer.fill("Say hello from B.");
+    await answer.press("Enter");
+    await viewB.getByText("Done in window B: the greeting is hello.").first().waitFor({ timeout: 30_000 });
+    await screenshot(pageB, "window-b-done");
+    const pidsAfter = daemonPids(userData);
+    if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
+    const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();
+    if (errorsB?.length) fail(`the fake model's expectations failed:\n${errorsB.join("\n")}`);
+    log(`both windows' tasks passed on daemon ${sharedPid} (${(await requests()).length} model requests)`);
+
+    // 15. Close window B too: with no window left the daemon ends itself after its idle grace.
+    const closedAt = Date.now();
+    await pageB.close({ runBeforeUnload: true });
+    await poll("the daemon to exit after the last window closed", () => daemonPids(userData).length === 0, 120_000, 250);
+    log(`the daemon exited ${((Date.now() - closedAt) / 1000).toFixed(1)} s after the last window closed`);
+    if (fs.existsSync(path.join(userData, "User", "globalStorage", "cairnhq.cairn", "daemon.json"))) fail("the daemon left its handshake file behind");
     log("PASS");
   } catch (e) {
-    await screenshot(page, "failure").catch(() => undefined);
+    await screenshot(shown, "failure").catch(() => undefined);
+    if (second && second !== shown) await screenshot(second, "failure-second-window").catch(() => undefined);
     const extLog = findExtensionLog(userData);
     if (extLog) log(`extension log (${extLog}):\n${fs.readFileSync(extLog, "utf8").split("\n").slice(-40).join("\n")}`);
     throw e;
   } finally {
     await browser.close().catch(() => undefined);
     for (const pid of daemonPids(userData)) process.kill(pid, "SIGTERM");
-    void cs;
     if (!process.env.KEEP) fs.rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
   }

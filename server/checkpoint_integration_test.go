@@ -131,7 +131,7 @@ func gitIn(t *testing.T, dir string, args ...string) {
 func dirHash(t *testing.T, dir string) string {
 	t.Helper()
 	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

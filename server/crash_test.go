@@ -24,9 +24,8 @@ import (
 
 // daemonProc is `cairn serve` running as a real process, so it can be killed with SIGKILL.
 type daemonProc struct {
-	cmd  *exec.Cmd
-	env  *servertest.Env
-	conn interface{ Close() error }
+	cmd *exec.Cmd
+	env *servertest.Env // its Conn is the client connection, closed by env.CloseConn
 }
 
 func buildCairn(t *testing.T) string {
@@ -71,9 +70,10 @@ func startDaemon(t *testing.T, bin, dataDir, socket string) *daemonProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
-	return &daemonProc{cmd: cmd, conn: conn, env: &servertest.Env{T: t, Conn: conn,
+	d := &daemonProc{cmd: cmd, env: &servertest.Env{T: t, Conn: conn,
 		Tasks: cairnv1.NewTaskServiceClient(conn), UI: cairnv1.NewUiServiceClient(conn)}}
+	t.Cleanup(d.env.CloseConn)
+	return d
 }
 
 func (d *daemonProc) kill(t *testing.T) {
@@ -82,7 +82,7 @@ func (d *daemonProc) kill(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = d.cmd.Wait()
-	d.conn.Close()
+	d.env.CloseConn()
 }
 
 // crashScript streams text, reads a file, rewrites it, runs a short command and completes:
@@ -111,11 +111,15 @@ func TestCrashKill9(t *testing.T) {
 	}
 	kills, workers := 50, 2
 	if s := os.Getenv("CAIRN_CRASH_KILLS"); s != "" {
-		fmt.Sscan(s, &kills)
+		if _, err := fmt.Sscan(s, &kills); err != nil {
+			t.Fatalf("CAIRN_CRASH_KILLS=%q: %v", s, err)
+		}
 	}
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("CAIRN_CRASH_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			t.Fatalf("CAIRN_CRASH_SEED=%q: %v", s, err)
+		}
 	}
 	t.Logf("seed %d (CAIRN_CRASH_SEED reproduces a run)", seed)
 	start := time.Now()
@@ -175,7 +179,11 @@ func crashWorker(t *testing.T, bin string, seed uint64, kills int) crashStats {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.RemoveAll(sockDir) })
+		t.Cleanup(func() {
+			if err := os.RemoveAll(sockDir); err != nil {
+				t.Error(err)
+			}
+		})
 		socket := filepath.Join(sockDir, "d.sock")
 		target := filepath.Join(ws, "target.txt")
 		if err := os.WriteFile(target, []byte(before), 0o644); err != nil {
@@ -363,7 +371,7 @@ func tornRecords(t *testing.T, dir string) int {
 	if err != nil {
 		t.Fatalf("the killed task does not open (its metadata must never be torn): %v", err)
 	}
-	l.Log.Close()
+	mustClose(t, l.Log)
 	return l.Dropped
 }
 
@@ -421,7 +429,7 @@ func TestResumeAfterRestart(t *testing.T) {
 			t.Fatalf("diff views opened: %d", opened)
 		}
 		e.Daemon.Stop() // the editor stays connected while the daemon stops
-		e.Conn.Close()
+		e.CloseConn()
 		if _, saved, reverted := host.Counts(); saved != 0 || reverted != 1 {
 			t.Fatalf("on stop: saved=%d reverted=%d, want the open diff reverted", saved, reverted)
 		}

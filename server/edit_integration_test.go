@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,14 @@ func sameFile(t *testing.T, path, content string, mode os.FileMode) {
 	}
 	if !bytes.Equal(got, []byte(content)) || st.Mode().Perm() != mode {
 		t.Fatalf("%s = %q mode %v; want %q mode %v", path, got, st.Mode().Perm(), content, mode)
+	}
+}
+
+// mustClose closes c and fails the test when that reports an error.
+func mustClose(t testing.TB, c io.Closer) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v", err)
 	}
 }
 

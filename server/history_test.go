@@ -56,7 +56,7 @@ func seedHistory(t *testing.T, dataDir string, tasks []seeded) {
 				t.Fatal(err)
 			}
 		}
-		l.Close()
+		mustClose(t, l)
 	}
 }
 
@@ -255,7 +255,7 @@ func TestHistoryOpenReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l.Close()
+	mustClose(t, l)
 	e := servertest.Start(t, llmtest.Script{}, servertest.Options{DataDir: dataDir, Workspace: ws})
 	ctx := context.Background()
 

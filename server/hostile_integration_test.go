@@ -29,11 +29,11 @@ func TestNonUTF8FileNameThroughTheTools(t *testing.T) {
 			Expect: &llmtest.Expect{LastUserContains: []string{"[read_file for '" + shown + "'] Result:", "first line\n", "au lait"}}},
 		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"[replace_in_file for '" + shown + "'] Result:", "successfully saved"}}},
 	}}, servertest.Options{Settings: func(s *config.Settings) { s.AutoApprove.EditFiles = true }})
-	real := filepath.Join(e.Workspace, "d\xe9p", "caf\xe9.txt")
-	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+	onDisk := filepath.Join(e.Workspace, "d\xe9p", "caf\xe9.txt")
+	if err := os.MkdirAll(filepath.Dir(onDisk), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(real, []byte("first line\ncaf\xe9 au lait\n"), 0o644); err != nil {
+	if err := os.WriteFile(onDisk, []byte("first line\ncaf\xe9 au lait\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	id := e.NewTask("look at the caf\uFFFD files", "", act)
@@ -44,7 +44,7 @@ func TestNonUTF8FileNameThroughTheTools(t *testing.T) {
 	llmOK(t, e)
 
 	// The edit landed in the real file; its Latin-1 byte on the untouched line is kept.
-	sameFile(t, real, "second line\ncaf\xe9 au lait\n", 0o644)
+	sameFile(t, onDisk, "second line\ncaf\xe9 au lait\n", 0o644)
 	var paths []string
 	for _, m := range w.Messages() {
 		if p := m.GetTool().GetPath(); p != "" {

@@ -235,7 +235,7 @@ func TestUnauthenticated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer conn.Close()
+			defer mustClose(t, conn)
 			_, err = cairnv1.NewStateServiceClient(conn).GetState(context.Background(), &cairnv1.GetStateRequest{})
 			if status.Code(err) != codes.Unauthenticated {
 				t.Fatalf("GetState err = %v, want Unauthenticated", err)
@@ -304,7 +304,7 @@ func TestDeltasAreLinear(t *testing.T) {
 	script := func() llmtest.Script {
 		return llmtest.Script{Turns: []llmtest.Turn{{Text: answer, ChunkSize: 20}, {Text: complete}}}
 	}
-	measure := func(t *testing.T, e *servertest.Env, id string, resume bool) (textBytes, total int) {
+	measure := func(e *servertest.Env, id string, resume bool) (textBytes, total int) {
 		w := e.Watch(id)
 		if resume {
 			w.UntilAsk(cairnv1.AskKind_ASK_KIND_RESUME_TASK)
@@ -334,7 +334,7 @@ func TestDeltasAreLinear(t *testing.T) {
 	}
 
 	e := servertest.Start(t, script(), servertest.Options{})
-	fresh, freshTotal := measure(t, e, e.NewTask("fresh", "", act), false)
+	fresh, freshTotal := measure(e, e.NewTask("fresh", "", act), false)
 	t.Logf("fresh task: %d bytes of text events for a %d-byte answer (%.2f×); %d bytes of events in all", fresh, len(answer),
 		float64(fresh)/float64(len(answer)), freshTotal)
 	if fresh > 2*len(answer) {
@@ -362,12 +362,12 @@ func TestDeltasAreLinear(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	log.Close()
+	mustClose(t, log)
 	e2 := servertest.Start(t, script(), servertest.Options{DataDir: dataDir, Workspace: ws})
 	if _, err := e2.Tasks.ResumeTask(context.Background(), &cairnv1.ResumeTaskRequest{TaskId: "long-task"}); err != nil {
 		t.Fatal(err)
 	}
-	long, _ := measure(t, e2, "long-task", true)
+	long, _ := measure(e2, "long-task", true)
 	t.Logf("task with 2,000 messages: %d bytes of text events (fresh: %d)", long, fresh)
 	if diff := long - fresh; diff > fresh/10 || diff < -fresh/10 {
 		t.Fatalf("text events differ: %d bytes with 2,000 earlier messages vs %d fresh", long, fresh)

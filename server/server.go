@@ -1,23 +1,23 @@
 // Package server is the daemon's composition root: it builds core's task manager with its
 // dependencies, listens on a private Unix socket (or loopback TCP when asked), checks a bearer
-// token on every call, prints the handshake line, and stops gracefully.
+// token on every call, prints the handshake line (and, for a shared daemon, writes it to a
+// handshake file other clients find it by), ends itself when idle or upgraded, and stops
+// gracefully.
 package server
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -44,8 +44,20 @@ type Config struct {
 	DataDir   string
 	Socket    string // default DataDir/daemon.sock
 	Listen    string // 127.0.0.1:PORT instead of a socket
-	TokenFile string // default beside the socket
+	TokenFile string // default beside the socket; a fresh token is written at every start
 	Version   string
+	// HandshakeFile, when set, receives the handshake (0600, atomically) once the daemon serves
+	// and is removed when it stops: a daemon shared by several clients sets it.
+	HandshakeFile string
+	// IdleExit, when positive, stops the daemon that long after its last client left.
+	IdleExit time.Duration
+	// Executable, when set, is watched (inotify on Linux, else a stat every ExecutablePoll,
+	// default 250 ms): once it is replaced or removed the daemon stops.
+	Executable     string
+	ExecutablePoll time.Duration
+	// WindowGrace is how long a window's tasks wait for its editor to reconnect before they are
+	// cancelled (default 15 s): a closed window does not leave its tasks running unseen.
+	WindowGrace time.Duration
 	// Settings, when set, replaces the settings file's (the CLI passes flags and environment).
 	Settings *config.Settings
 	Logger   *slog.Logger
@@ -57,6 +69,9 @@ type Handshake struct {
 	TokenFile string `json:"token_file"`
 	PID       int    `json:"pid"`
 	Version   string `json:"version"`
+	// Executable is the daemon's binary when it watches it for upgrades: a client bundling
+	// another (newer) binary can tell that this daemon is not its own.
+	Executable string `json:"executable,omitempty"`
 }
 
 // Daemon is a running server.
@@ -68,6 +83,14 @@ type Daemon struct {
 	comp     *composer
 	shake    Handshake
 	sockPath string
+	sockInfo os.FileInfo // the socket file this daemon bound
+	// shakeInfo is the handshake file this daemon wrote; set once before serving clients.
+	shakeInfo os.FileInfo
+	life      *lifetime
+	stopWatch context.CancelFunc
+
+	stopOnce sync.Once
+	done     chan struct{}
 }
 
 // Start builds the daemon and starts serving. Stop it with Stop (or by cancelling ctx).
@@ -85,6 +108,12 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	var sockInfo os.FileInfo
+	if sockPath != "" {
+		if sockInfo, err = ownSocket(sockPath); err != nil {
+			return nil, errors.Join(err, lis.Close())
+		}
+	}
 	tokenFile := cfg.TokenFile
 	if tokenFile == "" {
 		dir := cfg.DataDir
@@ -93,10 +122,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		}
 		tokenFile = filepath.Join(dir, "daemon.token")
 	}
-	token, err := loadOrCreateToken(tokenFile)
+	token, err := createToken(tokenFile)
 	if err != nil {
-		lis.Close()
-		return nil, err
+		return nil, errors.Join(err, lis.Close())
 	}
 
 	var settings *config.Holder
@@ -109,8 +137,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	st, err := store.Open(cfg.DataDir)
 	if err != nil {
-		lis.Close()
-		return nil, err
+		return nil, errors.Join(err, lis.Close())
 	}
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	comp := &composer{settings: settings, hosts: hosts, agent: agent.DefaultConfig(cfg.DataDir, cfg.Logger),
@@ -128,6 +155,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			}
 		}
 	}
+	hosts.OnGone = func(id string) { stopOrphans(tasks, hosts, id, cfg.WindowGrace, cfg.Logger) }
 	svc := rpc.New(&rpc.Backend{
 		Tasks: tasks, Settings: settings, Hosts: hosts, Version: cfg.Version, DataDir: cfg.DataDir,
 		Index: comp.index,
@@ -139,10 +167,22 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 	})
-	auth := authenticator{token: []byte(token)}
+	// watchCtx ends the executable watch when the daemon stops.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, stopWatch: stopWatch, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
+		done: make(chan struct{}),
+		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
+			Executable: cfg.Executable}}
+	if cfg.IdleExit > 0 {
+		d.life = newLifetime(cfg.IdleExit, func() {
+			cfg.Logger.Info("no client for the idle grace; exiting", "grace", cfg.IdleExit)
+			d.Stop()
+		})
+	}
+	auth := authenticator{token: []byte(token), life: d.life}
 	g := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.unary, recoverUnary(cfg.Logger)),
 		grpc.ChainStreamInterceptor(auth.stream, recoverStream(cfg.Logger)),
-		grpc.MaxRecvMsgSize(rpc.MaxMessageBytes), grpc.MaxSendMsgSize(rpc.MaxMessageBytes))
+		grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes))
 	cairnv1.RegisterTaskServiceServer(g, svc)
 	cairnv1.RegisterUiServiceServer(g, svc)
 	cairnv1.RegisterStateServiceServer(g, svc)
@@ -150,19 +190,56 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cairnv1.RegisterHostBridgeServiceServer(g, svc)
 	cairnv1.RegisterCheckpointServiceServer(g, svc)
 
-	d := &Daemon{cfg: cfg, grpc: g, lis: lis, tasks: tasks, comp: comp, sockPath: sockPath,
-		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version}}
+	d.grpc = g
 	go func() {
 		if err := g.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 			cfg.Logger.Error("serve", "err", err)
 		}
 	}()
-	go func() {
-		<-ctx.Done()
+	if err := d.startLifetime(watchCtx); err != nil {
 		d.Stop()
+		return nil, err
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			d.Stop()
+		case <-d.done:
+		}
 	}()
 	return d, nil
 }
+
+// startLifetime writes the handshake file and starts the idle timer and the executable watch.
+func (d *Daemon) startLifetime(ctx context.Context) error {
+	if d.cfg.HandshakeFile != "" {
+		fi, err := writeHandshakeFile(d.cfg.HandshakeFile, d.shake)
+		if err != nil {
+			return err
+		}
+		d.shakeInfo = fi
+	}
+	if d.life != nil {
+		d.life.start()
+	}
+	if d.cfg.Executable != "" {
+		poll := d.cfg.ExecutablePoll
+		if poll <= 0 {
+			poll = 250 * time.Millisecond
+		}
+		err := watchExecutable(ctx, d.cfg.Executable, poll, func() {
+			d.cfg.Logger.Info("the daemon's executable was replaced or removed; exiting", "path", d.cfg.Executable)
+			d.Stop()
+		})
+		if err != nil {
+			return fmt.Errorf("server: watching the executable: %w", err)
+		}
+	}
+	return nil
+}
+
+// Done is closed once the daemon has stopped, whether asked to or by itself (idle, upgraded).
+func (d *Daemon) Done() <-chan struct{} { return d.done }
 
 // Handshake returns what the daemon prints when ready.
 func (d *Daemon) Handshake() Handshake { return d.shake }
@@ -180,8 +257,22 @@ func (d *Daemon) PrintHandshake(w io.Writer) error {
 	return err
 }
 
-// Stop stops accepting calls, ends streams, stops every task and removes the socket.
+// Stop stops accepting calls, ends streams, stops every task and removes the socket and the
+// handshake file. It may be called more than once and from several goroutines.
 func (d *Daemon) Stop() {
+	d.stopOnce.Do(d.stop)
+	<-d.done
+}
+
+func (d *Daemon) stop() {
+	defer close(d.done)
+	if d.shakeInfo != nil {
+		// First, so no new client finds a daemon that is going away.
+		if err := removeHandshakeFile(d.cfg.HandshakeFile, d.shakeInfo, d.shake); err != nil {
+			d.cfg.Logger.Warn("removing the handshake file", "err", err)
+		}
+	}
+	d.stopWatch()
 	// Tasks stop first (their streams end with them); a stuck one does not hold the daemon.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -198,7 +289,9 @@ func (d *Daemon) Stop() {
 	}
 	d.comp.closeIndexes()
 	if d.sockPath != "" {
-		_ = os.Remove(d.sockPath)
+		if err := removeOwnSocket(d.sockPath, d.sockInfo); err != nil {
+			d.cfg.Logger.Warn("removing the socket", "err", err)
+		}
 	}
 }
 
@@ -229,48 +322,116 @@ func listen(cfg Config) (net.Listener, string, string, error) {
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return nil, "", "", fmt.Errorf("server: %w", err)
 	}
-	// A socket left by a crashed daemon is removed; a live one is not stolen.
-	if c, err := net.DialTimeout("unix", sock, 200*time.Millisecond); err == nil {
-		c.Close()
-		return nil, "", "", fmt.Errorf("server: another daemon is listening on %s", sock)
-	}
-	_ = os.Remove(sock)
-	old := umask(0o177)
-	lis, err := net.Listen("unix", sock)
-	umask(old)
+	lis, err := bindSocket(sock)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("server: %w", err)
-	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		lis.Close()
-		return nil, "", "", fmt.Errorf("server: %w", err)
+		return nil, "", "", err
 	}
 	return lis, "unix://" + sock, sock, nil
 }
 
-// loadOrCreateToken reads the spawner's token, or creates one (0600).
-func loadOrCreateToken(path string) (string, error) {
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
-		return strings.TrimSpace(string(b)), nil
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("server: token: %w", err)
+// bindSocket binds the Unix socket; the socket file is the lock that makes one daemon win when
+// several start at once. A socket file nobody answers on (its daemon was killed) is removed; a
+// live one is never stolen. Starters hold a lock file from the check to the bind, so one cannot
+// remove or replace a socket another has just bound.
+func bindSocket(sock string) (net.Listener, error) {
+	unlock, err := lockFile(sock + ".lock")
+	if err != nil {
+		return nil, err
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+	defer unlock()
+	if _, err := os.Lstat(sock); err == nil {
+		if daemonAnswers(sock) {
+			return nil, fmt.Errorf("server: %w on %s", ErrDaemonRunning, sock)
+		}
+		if err := os.Remove(sock); err != nil {
+			return nil, fmt.Errorf("server: removing a stale socket: %w", err)
+		}
 	}
-	tok := hex.EncodeToString(b[:])
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
-	}
-	return tok, os.Chmod(path, 0o600)
+	return bindPrivate(sock)
 }
 
-// authenticator checks `authorization: Bearer <token>` on every call.
-type authenticator struct{ token []byte }
+// bindPrivate binds the socket in a fresh 0700 directory beside sock, makes it 0600 and only
+// then renames it to sock, so it is never reachable with wider permissions. (Setting the umask
+// instead would change it for the whole process, and a command forked meanwhile would
+// inherit it.) The caller holds the starters' lock and has made sure sock does not exist.
+func bindPrivate(sock string) (_ net.Listener, err error) {
+	dir, err := os.MkdirTemp(filepath.Dir(sock), ".b")
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(dir); rerr != nil && err == nil {
+			err = fmt.Errorf("server: %w", rerr)
+		}
+	}()
+	tmp := filepath.Join(dir, "s")
+	lis, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	lis.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
+	}
+	if err := os.Rename(tmp, sock); err != nil {
+		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
+	}
+	return lis, nil
+}
+
+// ownSocket records which socket file this daemon bound. The daemon, not the listener (which
+// does not unlink its path on close), removes it when stopping, and only while the path is still
+// that file: by then it may belong to the next daemon.
+func ownSocket(sock string) (os.FileInfo, error) {
+	fi, err := os.Lstat(sock)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	return fi, nil
+}
+
+// removeOwnSocket removes sock if it is still the socket file bound (described by mine), under
+// the starters' lock so no new daemon binds in between.
+func removeOwnSocket(sock string, mine os.FileInfo) error {
+	unlock, err := lockFile(sock + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	now, err := os.Lstat(sock)
+	if err != nil || !sameFile(now, mine) {
+		return nil
+	}
+	if err := os.Remove(sock); err != nil {
+		return fmt.Errorf("server: removing the socket: %w", err)
+	}
+	return nil
+}
+
+// daemonAnswers reports whether a server answers on sock. Connecting is not proof: for a moment
+// after a daemon was SIGKILLed, a child it was starting can still hold the listening socket,
+// which then accepts connections into its backlog that nobody serves. A gRPC server sends its
+// HTTP/2 settings as soon as it accepts, so a live daemon says something at once.
+func daemonAnswers(sock string) bool {
+	c, err := net.DialTimeout("unix", sock, time.Second)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = c.Close() }() // a probe: it carried nothing
+	if err := c.SetReadDeadline(time.Now().Add(2 * time.Second)); err != nil {
+		return false
+	}
+	var b [1]byte
+	n, err := c.Read(b[:])
+	return n == 1 && err == nil
+}
+
+// authenticator checks `authorization: Bearer <token>` on every call; an authenticated call or
+// stream counts as a client of the daemon's lifetime (when it has one) while it lasts.
+type authenticator struct {
+	token []byte
+	life  *lifetime
+}
 
 func (a authenticator) check(ctx context.Context) error {
 	md, _ := metadata.FromIncomingContext(ctx)
@@ -286,12 +447,20 @@ func (a authenticator) unary(ctx context.Context, req any, _ *grpc.UnaryServerIn
 	if err := a.check(ctx); err != nil {
 		return nil, err
 	}
+	if a.life != nil {
+		a.life.enter()
+		defer a.life.leave()
+	}
 	return h(ctx, req)
 }
 
 func (a authenticator) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	if err := a.check(ss.Context()); err != nil {
 		return err
+	}
+	if a.life != nil {
+		a.life.enter()
+		defer a.life.leave()
 	}
 	return h(srv, ss)
 }

@@ -366,8 +366,7 @@ func appendFile(path, content string) error {
 		return fmt.Errorf("checkpoints: %w", err)
 	}
 	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return fmt.Errorf("checkpoints: %w", err)
+		return errors.Join(fmt.Errorf("checkpoints: %w", err), f.Close())
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("checkpoints: %w", err)

@@ -163,7 +163,7 @@ func TestIgnoreRulesAndLargeFiles(t *testing.T) {
 		if err := f.Truncate(size); err != nil {
 			t.Fatal(err)
 		}
-		f.Close()
+		mustClose(t, f)
 	}
 	sparse("at-limit.dat", DefaultMaxFileSize)
 	sparse("over-limit.dat", DefaultMaxFileSize+1)
@@ -236,7 +236,7 @@ func TestRefusesProtectedFolders(t *testing.T) {
 				t.Fatalf("New(%s) error = %v, want %v", tt.dir, err, tt.want)
 			}
 			if tt.want == nil {
-				m.Close()
+				mustClose(t, m)
 				return
 			}
 			if m != nil {
@@ -282,7 +282,7 @@ func TestFirstCheckpointTimeoutDisables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m2.Close()
+	defer mustClose(t, m2)
 	h := commit(t, m2)
 	if got := trackedIn(t, m2, h); !reflect.DeepEqual(got, []string{"a.txt"}) {
 		t.Fatalf("second Manager's checkpoint holds %q", got)
@@ -327,13 +327,13 @@ func TestLaterManagerSeesCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	c1 := commit(t, m1)
-	m1.Close()
+	mustClose(t, m1)
 	writeFiles(t, ws, map[string]string{"a.txt": "changed\n"})
 	m2, err := New(ctx, data, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m2.Close()
+	defer mustClose(t, m2)
 	if m2.Dir() != m1.Dir() {
 		t.Fatalf("second Manager uses %s, first %s", m2.Dir(), m1.Dir())
 	}

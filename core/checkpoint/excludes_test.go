@@ -68,7 +68,7 @@ func TestDataDirInsideWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
+	defer mustClose(t, m)
 	h := commit(t, m)
 	if got := trackedIn(t, m, h); !reflect.DeepEqual(got, []string{"a.txt"}) {
 		t.Fatalf("checkpoint holds %q", got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -62,7 +63,7 @@ func treeHash(t testing.TB, dir string) string {
 	t.Helper()
 	h := sha256.New()
 	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -121,8 +122,16 @@ func newManager(t *testing.T, ws string, opts ...Option) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = m.Close() })
+	t.Cleanup(func() { mustClose(t, m) })
 	return m
+}
+
+// mustClose closes c and fails the test when that reports an error.
+func mustClose(t testing.TB, c io.Closer) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
 }
 
 func commit(t *testing.T, m *Manager) string {

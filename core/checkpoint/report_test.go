@@ -66,7 +66,7 @@ func TestCheckpointReport(t *testing.T) {
 		m, err = New(ctx, t.TempDir(), ws, WithFirstTimeout(0)) // measured whole; checked below
 		return err
 	})
-	defer m.Close()
+	defer mustClose(t, m)
 	first := timeIt("first Commit (limit 15 s)", func() (err error) { c1, err = m.Commit(ctx, "first"); return err })
 	timeIt("Commit with nothing changed", func() (err error) { _, err = m.Commit(ctx, "same"); return err })
 	for i := 0; i < 10; i++ {

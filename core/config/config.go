@@ -52,6 +52,7 @@ type Settings struct {
 	AutoApprove         AutoApprove `json:"autoApprove"`
 	MistakeLimit        int         `json:"mistakeLimit"`
 	OutputLineLimit     int         `json:"outputLineLimit"`
+	OutputByteLimit     int         `json:"outputByteLimit,omitempty"`
 	ReadFileLineLimit   int         `json:"readFileLineLimit"`
 	FocusChainEnabled   bool        `json:"focusChainEnabled"`
 	FocusChainInterval  int         `json:"focusChainInterval"`

@@ -10,17 +10,17 @@ import (
 type Level uint8
 
 const (
-	// Exact: the SEARCH lines appear verbatim at or after the previous block's match.
+	// Exact means the SEARCH lines appear verbatim at or after the previous block's match.
 	Exact Level = iota + 1
-	// Trimmed: they appear at or after it once each line's surrounding whitespace is ignored.
+	// Trimmed means they appear there once each line's surrounding whitespace is ignored.
 	Trimmed
-	// ExactAnywhere: the only verbatim occurrence lies before the previous block's match.
+	// ExactAnywhere means the only verbatim occurrence lies before the previous block's match.
 	ExactAnywhere
-	// TrimmedAnywhere: as ExactAnywhere, ignoring surrounding whitespace.
+	// TrimmedAnywhere is ExactAnywhere with surrounding whitespace ignored.
 	TrimmedAnywhere
-	// Anchor: the only region of the same length whose first and last lines match (trimmed).
+	// Anchor means the only region of the same length whose first and last lines match (trimmed).
 	Anchor
-	// WholeFile: an empty SEARCH that replaces the whole file (or fills an empty one).
+	// WholeFile is an empty SEARCH that replaces the whole file (or fills an empty one).
 	WholeFile
 )
 

@@ -34,7 +34,6 @@ func newFile(original []byte) *file {
 		f.starts = append(f.starts, off)
 		i := bytes.IndexByte(d[off:], '\n')
 		if i < 0 {
-			off = len(d)
 			break
 		}
 		if i > 0 && d[off+i-1] == '\r' {

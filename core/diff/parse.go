@@ -108,9 +108,7 @@ type parser struct {
 // diff reads as LF).
 func (p *parser) feed(raw string) (event, *ApplyError) {
 	p.line++
-	if strings.HasSuffix(raw, "\r") {
-		raw = raw[:len(raw)-1]
-	}
+	raw = strings.TrimSuffix(raw, "\r")
 	m := classify(raw)
 	if m == broken {
 		return evNone, formatError(ErrMalformedMarker, p.blockNo(), p.line, raw, "broken")

@@ -253,9 +253,10 @@ func stampOf(p string, hash bool) stamp {
 	if err != nil {
 		return st
 	}
-	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	_, err = io.Copy(h, f)
+	_ = f.Close() // opened read-only: a failed close loses nothing
+	if err != nil {
 		return st
 	}
 	h.Sum(st.sum[:0])

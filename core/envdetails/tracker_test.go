@@ -8,14 +8,25 @@ import (
 	"testing"
 )
 
+// newTracker returns a Tracker that is closed when the test ends; a failed Close fails it.
+func newTracker(tb testing.TB) *Tracker {
+	tb.Helper()
+	tr := NewTracker()
+	tb.Cleanup(func() {
+		if err := tr.Close(); err != nil {
+			tb.Errorf("Tracker.Close: %v", err)
+		}
+	})
+	return tr
+}
+
 // TestTrackerReportsOthersChangesOnce follows one task: the agent reads a file and edits
 // another, someone else changes the first, the agent changes the second itself.
 func TestTrackerReportsOthersChangesOnce(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"read.go": "v1\n", "edited.go": "v1\n", "untracked.go": "v1\n"})
 	read, edited := filepath.Join(dir, "read.go"), filepath.Join(dir, "edited.go")
-	tr := NewTracker()
-	defer tr.Close()
+	tr := newTracker(t)
 	tr.Files([]string{read}, nil)
 	tr.Files([]string{edited}, []string{edited})
 	if tr.w == nil {
@@ -108,8 +119,7 @@ func TestTrackerPollsWithoutWatcher(t *testing.T) {
 
 func TestTrackerIgnoresFoldersAndRelativePaths(t *testing.T) {
 	dir := t.TempDir()
-	tr := NewTracker()
-	defer tr.Close()
+	tr := newTracker(t)
 	tr.Files([]string{dir, "relative.go"}, nil)
 	if len(tr.files) != 0 || tr.w != nil {
 		t.Errorf("tracked %v (watcher %v), want nothing and no watcher", tr.files, tr.w)
@@ -134,8 +144,7 @@ func BenchmarkTakeUnchanged(b *testing.B) {
 		}
 		paths = append(paths, p)
 	}
-	tr := NewTracker()
-	defer tr.Close()
+	tr := newTracker(b)
 	tr.Files(paths, nil)
 	for b.Loop() {
 		if got := tr.Take(); got != nil {

@@ -52,7 +52,11 @@ func TestIdleTimeoutIgnoresConsumerTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
 	if _, err := s.Recv(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -24,9 +25,15 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv("TIKTOKEN_CACHE_DIR", dir) // an empty cache: nothing to fall back on
+	// An empty cache: nothing to fall back on.
+	if err := os.Setenv("TIKTOKEN_CACHE_DIR", dir); err != nil {
+		panic(err)
+	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "removing the tokenizer cache: %v\n", err)
+		code = 1
+	}
 	os.Exit(code)
 }
 

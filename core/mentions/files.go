@@ -133,23 +133,23 @@ func (d Deps) folder(abs, p string) string {
 
 // child renders one file of a folder mention, spending budget.
 func (d Deps) child(abs, p string, budget *int64) string {
-	real, inside, err := d.Files.Resolve(abs)
+	resolved, inside, err := d.Files.Resolve(abs)
 	switch {
 	case err != nil:
 		return tag("file_content", "path", p, render("read-error", textData{Path: p, Err: errText(err)}))
 	case !inside:
 		return tag("file_content", "path", p, render("outside", textData{Path: p}))
-	case d.Files.Ignored(real):
+	case d.Files.Ignored(resolved):
 		return tag("file_content", "path", p, render("ignored", textData{Path: p}))
 	}
-	fi, err := os.Stat(real)
+	fi, err := os.Stat(resolved)
 	if err != nil {
 		return tag("file_content", "path", p, render("read-error", textData{Path: p, Err: errText(err)}))
 	}
 	if *budget <= 0 {
 		return tag("file_content", "path", p, render("folder-limit", textData{}))
 	}
-	text, err := readText(real, fi.Size())
+	text, err := readText(resolved, fi.Size())
 	if err != nil {
 		return tag("file_content", "path", p, readError(p, err))
 	}
@@ -188,8 +188,8 @@ func readText(abs string, size int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	_ = f.Close() // opened read-only: a failed close loses nothing
 	if err != nil {
 		return "", err
 	}

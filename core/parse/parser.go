@@ -98,7 +98,10 @@ func (p *Parser) Feed(chunk string) {
 	}
 	p.buf.WriteString(chunk)
 	s := p.buf.String()
-	for p.pos < len(s) && p.step(s) {
+	for p.pos < len(s) {
+		if !p.step(s) {
+			break
+		}
 	}
 }
 

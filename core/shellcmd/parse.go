@@ -403,7 +403,8 @@ func (w *walker) shell(fr *frame, args []Word) (bool, error) {
 					return false, nil
 				}
 				script := args[i+1]
-				if !script.Literal() && !(script.Glob && !script.Dynamic) {
+				staticGlob := script.Glob && !script.Dynamic
+				if !script.Literal() && !staticGlob {
 					w.s.Opaque = append(w.s.Opaque, "a shell runs a script that is only known when it runs")
 					return false, nil
 				}

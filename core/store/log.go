@@ -40,8 +40,7 @@ func openLog(dir string, next int) (*Log, error) {
 	}
 	a, err := open(apiFile)
 	if err != nil {
-		m.Close()
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, errors.Join(fmt.Errorf("store: %w", err), m.Close())
 	}
 	return &Log{dir: dir, messages: m, api: a, next: next}, nil
 }
@@ -128,6 +127,10 @@ func (l *Log) writeLocked(f *os.File, line []byte, sync bool) error {
 	return nil
 }
 
+// Dir returns the task's folder. Files the task keeps besides its records (the whole output
+// of long commands) go in folders under it, so deleting the task deletes them too.
+func (l *Log) Dir() string { return l.dir }
+
 // Written returns how many bytes this log appended since it was opened.
 func (l *Log) Written() int64 {
 	l.mu.Lock()
@@ -167,26 +170,30 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: %w", err)
+	err = writeSynced(tmp, data)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
+		// Best effort: a temp file left behind is clutter, never data, and the error that
+		// matters is the one returned.
+		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("store: %w", err)
 	}
 	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync() // best effort: not every file system syncs folders
-		d.Close()
+		_ = d.Sync()  // best effort: not every file system syncs folders
+		_ = d.Close() // opened only to sync it: nothing was written through it
 	}
 	return nil
+}
+
+// writeSynced writes data to f, flushes it to disk and closes f, whatever fails first.
+func writeSynced(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 // A record is one line: 8 hex digits of CRC-32 (IEEE) of the JSON, a space, the JSON, "\n".
@@ -249,7 +256,7 @@ func readRecords(path string, fn func([]byte) error) (int, error) {
 			break
 		}
 	}
-	f.Close()
+	_ = f.Close() // opened read-only: a failed close loses nothing
 	if dropped > 0 {
 		if err := os.Truncate(path, good); err != nil {
 			return dropped, fmt.Errorf("store: cut torn tail: %w", err)

@@ -22,7 +22,7 @@ func fill(tb testing.TB, s *Store, id string, n int) *Log {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	l.Close()
+	mustClose(tb, l)
 	var msgs, api []byte
 	for i := range n {
 		w, err := fromMsg(sample(i, now))
@@ -83,7 +83,7 @@ func TestStoreReport(t *testing.T) {
 	}
 	perMessage := func(n int) int64 {
 		l := fill(t, s, fmt.Sprintf("t%d", n), n)
-		defer l.Close()
+		defer mustClose(t, l)
 		before := l.Written()
 		m := sample(0, time.Now()) // the same message at both sizes
 		m.Index = n
@@ -101,7 +101,7 @@ func TestStoreReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := time.Since(start)
-	loaded.Log.Close()
+	mustClose(t, loaded.Log)
 	start = time.Now()
 	list, err := s.List()
 	if err != nil {
@@ -118,14 +118,14 @@ func BenchmarkLoad10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fill(b, s, "t", 10_000).Close()
+	mustClose(b, fill(b, s, "t", 10_000))
 	b.ResetTimer()
 	for b.Loop() {
 		l, err := s.Load("t")
 		if err != nil || len(l.Messages) != 10_000 {
 			b.Fatal(err)
 		}
-		l.Log.Close()
+		mustClose(b, l.Log)
 	}
 }
 
@@ -137,7 +137,7 @@ func BenchmarkAppendMessage(b *testing.B) {
 				b.Fatal(err)
 			}
 			l := fill(b, s, "t", n)
-			defer l.Close()
+			defer mustClose(b, l)
 			now := time.Now()
 			before := l.Written()
 			b.ResetTimer()

@@ -109,8 +109,7 @@ func (s *Store) Create(meta Meta) (*Log, error) {
 		return nil, err
 	}
 	if err := l.SaveMeta(meta); err != nil {
-		l.Close()
-		return nil, err
+		return nil, errors.Join(err, l.Close())
 	}
 	return l, nil
 }

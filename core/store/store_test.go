@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,14 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 )
+
+// mustClose closes c and fails the test when that reports an error.
+func mustClose(tb testing.TB, c io.Closer) {
+	tb.Helper()
+	if err := c.Close(); err != nil {
+		tb.Errorf("close: %v", err)
+	}
+}
 
 func TestAppendReloadAndTornTail(t *testing.T) {
 	s, err := Open(t.TempDir())
@@ -42,12 +51,12 @@ func TestAppendReloadAndTornTail(t *testing.T) {
 		must(err)
 		_, err = f.WriteString(`0000abcd {"i":3,"y":"say"`)
 		must(err)
-		f.Close()
+		must(f.Close())
 	}
 
 	got, err := s.Load("t1")
 	must(err)
-	defer got.Log.Close()
+	defer mustClose(t, got.Log)
 	if len(got.Messages) != 3 || got.Messages[1].Text != "partial done" || got.Messages[1].Partial {
 		t.Fatalf("messages = %+v", got.Messages)
 	}
@@ -115,7 +124,7 @@ func TestDamagedLogs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l.Close()
+			mustClose(t, l)
 			if err := os.WriteFile(filepath.Join(s.dir, "t", messagesFile), []byte(good+c.tail), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +132,7 @@ func TestDamagedLogs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer got.Log.Close()
+			defer mustClose(t, got.Log)
 			if len(got.Messages) != c.wantMsgs || got.Dropped != c.wantDrops {
 				t.Fatalf("messages=%d dropped=%d, want %d and %d", len(got.Messages), got.Dropped, c.wantMsgs, c.wantDrops)
 			}
@@ -135,7 +144,7 @@ func TestDamagedLogs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer again.Log.Close()
+			defer mustClose(t, again.Log)
 			if n := len(again.Messages); n != c.wantMsgs+1 || again.Messages[n-1].Text != "next" || again.Dropped != 0 {
 				t.Fatalf("after append: %d messages, dropped %d", n, again.Dropped)
 			}
@@ -155,7 +164,7 @@ func TestHistoryIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l.Close()
+		mustClose(t, l)
 	}
 	index := filepath.Join(s.dir, indexFile)
 	titles := func(st *Store) (string, ListStats) {
@@ -209,13 +218,15 @@ func TestHistoryIndex(t *testing.T) {
 			t.Fatalf("the saved index is stale: %+v", st)
 		}
 	})
-	for name, damage := range map[string]func(){
-		"missing":       func() { os.Remove(index) },
-		"corrupt":       func() { os.WriteFile(index, []byte(`{"version":1,"tasks":[{"meta":`), 0o600) },
-		"other version": func() { os.WriteFile(index, []byte(`{"version":99,"tasks":[]}`), 0o600) },
+	for name, damage := range map[string]func() error{
+		"missing":       func() error { return os.Remove(index) },
+		"corrupt":       func() error { return os.WriteFile(index, []byte(`{"version":1,"tasks":[{"meta":`), 0o600) },
+		"other version": func() error { return os.WriteFile(index, []byte(`{"version":99,"tasks":[]}`), 0o600) },
 	} {
 		t.Run(name+" index is rebuilt", func(t *testing.T) {
-			damage()
+			if err := damage(); err != nil {
+				t.Fatal(err)
+			}
 			if got, st := titles(fresh()); got != "c=task c a=renamed" || !st.Rebuilt || st.Refreshed != 2 {
 				t.Fatalf("rebuild: %q %+v", got, st)
 			}
@@ -255,12 +266,12 @@ func TestStaleResumeAskCut(t *testing.T) {
 	if err := l.TruncateMessages(1); err != nil {
 		t.Fatal(err)
 	}
-	l.Close()
+	mustClose(t, l)
 	got, err := s.Load("t")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer got.Log.Close()
+	defer mustClose(t, got.Log)
 	if len(got.Messages) != 1 || got.Dropped != 0 {
 		t.Fatalf("messages = %+v, dropped %d", got.Messages, got.Dropped)
 	}

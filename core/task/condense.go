@@ -90,16 +90,16 @@ var answerTags = []string{"answer", "feedback"}
 // question or feedback on a completion can ask to condense.
 func (t *Task) expandAnswers(ctx context.Context, text string) string {
 	for _, tag := range answerTags {
-		open, close := "<"+tag+">\n", "\n</"+tag+">"
-		i := strings.Index(text, open)
+		openTag, closeTag := "<"+tag+">\n", "\n</"+tag+">"
+		i := strings.Index(text, openTag)
 		if i < 0 {
 			continue
 		}
-		j := strings.LastIndex(text, close)
-		if j < i+len(open) {
+		j := strings.LastIndex(text, closeTag)
+		if j < i+len(openTag) {
 			continue
 		}
-		text = text[:i+len(open)] + t.deps.Turns.ExpandUser(ctx, text[i+len(open):j]) + text[j:]
+		text = text[:i+len(openTag)] + t.deps.Turns.ExpandUser(ctx, text[i+len(openTag):j]) + text[j:]
 	}
 	return text
 }

@@ -3,7 +3,6 @@ package task
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -204,9 +203,8 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 		}
 		if attempt < maxAutoRetries && !llm.IsPermanent(err) {
 			delay := time.Duration(2<<attempt) * time.Second
-			t.say(msg.SayErrorRetry, "", &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
-				DelaySec: int(delay / time.Second), Error: userError(err)}, false)
-			if t.deps.Sleep(ctx, delay) != nil {
+			if t.backoff(ctx, &msg.Retry{Attempt: attempt + 1, MaxAttempt: maxAutoRetries,
+				DelaySec: int(delay / time.Second), Error: userError(err)}, delay) != nil {
 				return reply{}, ctx.Err()
 			}
 			continue
@@ -248,10 +246,15 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	stream, err := t.deps.Provider.Stream(reqCtx, llm.Request{Model: t.deps.Model, System: system, Messages: history,
 		MaxTokens: t.deps.ModelInfo.MaxOutput})
 	if err != nil {
-		t.finishRequest(reqIdx, llm.Usage{}, err, ctx)
+		t.finishRequest(ctx, reqIdx, llm.Usage{}, err)
 		return reply{}, err
 	}
-	defer stream.Close()
+	defer func() {
+		// The stream is read to its end or cut short; a failure to release it loses nothing.
+		if err := stream.Close(); err != nil {
+			t.logger().Debug("task: closing the model stream", "task", t.id, "err", err)
+		}
+	}()
 
 	p := parse.New(t.parseGrammar())
 	pr := presenter{t: t}
@@ -314,7 +317,7 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		t.finishPartials()
 		text := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
 		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}})
-		t.finishRequest(reqIdx, usage, context.Canceled, ctx)
+		t.finishRequest(ctx, reqIdx, usage, context.Canceled)
 		return reply{}, ctx.Err()
 	}
 	if streamErr == nil && !received {
@@ -325,7 +328,7 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		// partial call opened is undone first.
 		t.discardPreviews(ctx)
 		t.finishPartials()
-		t.finishRequest(reqIdx, usage, streamErr, ctx)
+		t.finishRequest(ctx, reqIdx, usage, streamErr)
 		return reply{}, streamErr
 	}
 	r := replyOf(blocks, toolDone, p.MoreTools(), finish)
@@ -334,7 +337,7 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	}
 	pr.show(ctx, blocks)
 	t.finishPartials()
-	t.finishRequest(reqIdx, usage, nil, ctx)
+	t.finishRequest(ctx, reqIdx, usage, nil)
 	if r.cut != nil {
 		t.say(msg.SayError, cutOffRow(r), nil, false)
 	}
@@ -363,7 +366,7 @@ func (t *Task) parseGrammar() parse.Grammar {
 }
 
 // finishRequest records a request's usage and cost on its api_req_started row and the task.
-func (t *Task) finishRequest(idx int, u llm.Usage, err error, ctx context.Context) {
+func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err error) {
 	cost := llm.Cost(t.deps.ModelInfo, u)
 	payload := &msg.APIRequest{TokensIn: u.InputTokens, TokensOut: u.OutputTokens,
 		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true}
@@ -504,5 +507,3 @@ func parseDataURL(u string) (string, string, bool) {
 	}
 	return mediaType, data, true
 }
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

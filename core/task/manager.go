@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -97,12 +98,12 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	}
 	deps, err := m.deps(ctx, Options{Workspace: loaded.Meta.Workspace, HostID: hostID, Mode: loaded.Meta.Mode})
 	if err != nil {
-		loaded.Log.Close()
-		return nil, err
+		return nil, errors.Join(err, loaded.Log.Close())
 	}
 	t := newTask(loaded.Meta, deps, loaded.Log)
 	t.mu.Lock()
 	t.messages = loaded.Messages
+	boundOutputRows(t.messages, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
 	t.api = loaded.API
 	t.status = StatusIdle
 	t.settleInterruptedLocked()

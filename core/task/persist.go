@@ -24,6 +24,8 @@ type journal interface {
 	TruncateAPI(n int) error
 	SaveMeta(m store.Meta) error
 	Close() error
+	// Dir is the task's folder, where the scratch folder lives (scratch.go).
+	Dir() string
 }
 
 // saved tracks what is missing on disk after a failure (all fields guarded by Task.mu).
@@ -170,13 +172,6 @@ func (t *Task) repairLocked() error {
 	t.saved.reset()
 	t.lastPersist = map[int]time.Time{}
 	return nil
-}
-
-// saveError returns the unrepaired persistence failure, if any.
-func (t *Task) saveError() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.saved.err
 }
 
 // pauseUntilSaved holds the loop while the task cannot be saved: it shows the error, asks to

@@ -232,13 +232,16 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 // env builds the tool environment for this task.
 func (t *Task) env() *tools.Env {
 	s := t.settings()
+	scratch := t.scratchDir()
 	return &tools.Env{
-		Files: t.deps.Files,
-		Host:  t.deps.Host,
-		UI:    taskUI{t},
-		Mode:  t.Mode(),
+		Files:   t.deps.Files,
+		Host:    t.deps.Host,
+		UI:      taskUI{t},
+		Mode:    t.Mode(),
+		Scratch: scratch,
 		Settings: tools.Settings{
 			OutputLineLimit:   s.OutputLineLimit,
+			OutputByteLimit:   s.OutputByteLimit,
 			ReadFileLineLimit: s.ReadFileLineLimit,
 			FullEditResults:   s.FullEditResults,
 			SupportsImages:    t.deps.ModelInfo.SupportsImages,
@@ -261,10 +264,10 @@ func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, 
 	t := u.t
 	policy := t.settings().AutoApprove
 	if autoApproved(policy, req) {
-		max := policy.MaxRequests
+		limit := policy.MaxRequests
 		t.mu.Lock()
 		t.autoApproved++
-		over := max > 0 && t.autoApproved > max && !policy.YOLO
+		over := limit > 0 && t.autoApproved > limit && !policy.YOLO
 		t.mu.Unlock()
 		if over {
 			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,

@@ -35,11 +35,12 @@ type rig struct {
 	llm   *llmtest.Server
 	mgr   *Manager
 	st    *store.Store
+	root  string // the workspace
 	extra []tools.Tool
 	// settings edits the task settings.
 	settings func(*config.Settings)
-	// wrap, when set, wraps each new task's log (fault injection).
-	wrap func(journal) journal
+	// sleep, when set, is the tasks' clock for backoff waits (default: no wait).
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
@@ -51,6 +52,7 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 	}
 	r.st = st
 	root := t.TempDir()
+	r.root = root
 	r.mgr = NewManager(st, func(context.Context, Options) (Deps, error) {
 		ws, err := workspace.New(root)
 		if err != nil {
@@ -64,9 +66,13 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		if r.settings != nil {
 			r.settings(&s)
 		}
+		sleep := r.sleep
+		if sleep == nil {
+			sleep = func(context.Context, time.Duration) error { return nil }
+		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
 			Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: func(context.Context, time.Duration) error { return nil }}, nil
+			Sleep: sleep}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r
@@ -244,9 +250,8 @@ func (panicTool) Spec() tools.Spec {
 }
 
 func (panicTool) Run(context.Context, *tools.Env, tools.Call) (tools.Result, error) {
-	var m map[string]int
-	m["boom"]++ // a nil-map write: a real runtime panic
-	return tools.Result{}, nil
+	var items []string
+	return tools.Result{Text: items[len(items)]}, nil // an index out of range: a real runtime panic
 }
 
 // A panic in a tool fails that call only: the task goes on (the model hears of the failure),
@@ -399,7 +404,11 @@ func TestFullDiskPausesAndLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer loaded.Log.Close()
+	t.Cleanup(func() {
+		if err := loaded.Log.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	if len(loaded.Messages) != len(want) {
 		t.Fatalf("saved %d messages, shown %d", len(loaded.Messages), len(want))
 	}

@@ -196,7 +196,8 @@ type Task struct {
 	requestsSince int // requests since the focus chain was last updated
 	progressEdit  bool
 	planToAct     bool
-	restoring     bool // a checkpoint restore is in progress (restore.go)
+	restoring     bool       // a checkpoint restore is in progress (restore.go)
+	retrying      *retryWait // the backoff wait before a retry, nil when none (backoff.go)
 }
 
 type pendingAsk struct {
@@ -450,12 +451,17 @@ func (t *Task) awaitAnswer(ctx context.Context, pa *pendingAsk) (tools.Answer, e
 	}
 }
 
-// Answer answers the open ask. index < 0 answers whatever ask is open.
+// Answer answers the open ask. index < 0 answers whatever ask is open. With no ask open, an
+// approval cuts a backoff wait short (backoff.go).
 func (t *Task) Answer(index int, ans tools.Answer) error {
 	t.mu.Lock()
 	pa := t.openAsk
 	if pa == nil {
+		retried := t.retryNowLocked(index, ans.Approved)
 		t.mu.Unlock()
+		if retried {
+			return nil
+		}
 		return ErrNoOpenAsk
 	}
 	if index >= 0 && index != pa.index {

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
 )
@@ -15,12 +17,28 @@ type Env struct {
 	Settings Settings
 	// Mode is "act" or "plan".
 	Mode string
+	// Scratch is a folder the task owns, outside the workspace, where tools keep files the
+	// model may read back (the whole output of a long command); read_file treats it as part
+	// of the workspace. "" when the task has none: tools then keep nothing there.
+	Scratch string
+}
+
+// InScratch reports whether abs (absolute, cleaned, as Files.Resolve returns it) lies in the
+// task's scratch folder.
+func (e *Env) InScratch(abs string) bool {
+	if e.Scratch == "" {
+		return false
+	}
+	rel, err := filepath.Rel(e.Scratch, abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // Settings are the task settings tools read.
 type Settings struct {
 	// OutputLineLimit caps command output sent to the model (head and tail kept). Default 500.
 	OutputLineLimit int
+	// OutputByteLimit caps the bytes of that output the same way. Default 50 000.
+	OutputByteLimit int
 	// ReadFileLineLimit: files longer than this return the first part with a note. Default 2000.
 	ReadFileLineLimit int
 	// FullEditResults always returns the whole file after an edit (spec §9).

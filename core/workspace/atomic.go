@@ -41,8 +41,10 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			// err already says what failed. The half-written temp file is dropped on a best-effort
+			// basis: it never held the only copy of anything, and the index sweeps leftovers.
+			_ = tmp.Close() // may be closed already
+			_ = os.Remove(tmp.Name())
 		}
 	}()
 	if _, err = tmp.Write(data); err != nil {
@@ -68,7 +70,7 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	// Make the rename itself durable; a failure here cannot undo the write, so it is ignored.
 	if d, derr := os.Open(dir); derr == nil {
 		_ = d.Sync()
-		d.Close()
+		closeReadOnly(d)
 	}
 	return nil
 }

@@ -76,7 +76,12 @@ func TestWriteFileAtomicReadOnlyDir(t *testing.T) {
 	if err := os.Chmod(dir, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	t.Cleanup(func() {
+		// Writable again, or t.TempDir cannot remove it.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Error(err)
+		}
+	})
 	if err := WriteFileAtomic(p, []byte("new")); err == nil {
 		t.Fatal("write into a read-only folder succeeded")
 	}

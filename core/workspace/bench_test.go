@@ -8,8 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -24,7 +24,10 @@ func benchTree(b *testing.B) string {
 	if _, err := os.Stat(done); err == nil {
 		return dir
 	}
-	os.RemoveAll(dir)
+	// A run that stopped half-way left a partial tree: start it over.
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
 	writeTree(b, dir, map[string]string{
 		".gitignore": "generated/\n*.tmp\n", "generated/x.go": "", "node_modules/m/index.js": "",
 	})
@@ -50,10 +53,21 @@ func benchTree(b *testing.B) string {
 	return dir
 }
 
+// goSource is $(go env GOROOT)/src of the go command running the benchmark (go test puts
+// it first in PATH).
+func goSource(b *testing.B) string {
+	b.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
+}
+
 // BenchmarkListing is spec P4: an ignore-aware walk of every file (the listing primitive)
 // and a full index build, next to `rg --files` on the same tree in the same run.
 func BenchmarkListing(b *testing.B) {
-	trees := map[string]string{"tree100k": benchTree(b), "gosrc": filepath.Join(runtime.GOROOT(), "src")}
+	trees := map[string]string{"tree100k": benchTree(b), "gosrc": goSource(b)}
 	for _, name := range []string{"tree100k", "gosrc"} {
 		dir := trees[name]
 		ws := newWS(b, dir)
@@ -81,7 +95,7 @@ func BenchmarkListing(b *testing.B) {
 					b.Fatal(err)
 				}
 				n = ix.Len()
-				ix.Close()
+				mustClose(b, ix)
 			}
 			report(b, dir, n, cpu0)
 		})
@@ -143,7 +157,7 @@ func BenchmarkQuery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ix.Close()
+	defer mustClose(b, ix)
 	ix.Query("warm", 1) // the first query after a change builds the sorted snapshot
 	for _, q := range []string{"file042", "p3m7handler", "pkg9/mod9/part9/file099Handler.go", "zzz", "e"} {
 		b.Run(q, func(b *testing.B) {

@@ -72,7 +72,7 @@ func TestIndexEntriesAsSlowPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	defer mustClose(t, ix)
 	flat := ix.snapshot()
 	// Per root: Main.go lib/ lib/Util.go lib/deep/ lib/deep/x.txt UPPER/ lower/ lower/a.
 	if len(flat) != 16 {

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,14 @@ import (
 
 // linkPrefix marks a tree entry as a symlink to the rest of the value.
 const linkPrefix = "->"
+
+// mustClose closes c and fails the test when that reports an error.
+func mustClose(tb testing.TB, c io.Closer) {
+	tb.Helper()
+	if err := c.Close(); err != nil {
+		tb.Errorf("close: %v", err)
+	}
+}
 
 // writeTree creates files under root: a key ending in "/" is a folder, a value starting with
 // "->" a symlink.

@@ -173,8 +173,8 @@ func (u *userIgnore) current() *userRules {
 	return u.cur
 }
 
-func (r *userRules) stale() bool {
-	for p, s := range r.stamps {
+func (u *userRules) stale() bool {
+	for p, s := range u.stamps {
 		if stampOf(p) != s {
 			return true
 		}

@@ -3,6 +3,7 @@ package workspace
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,8 +61,7 @@ func NewIndex(ctx context.Context, ws *Workspace) (*Index, error) {
 		ix.watcher = w
 	}
 	if err := ix.scanRoots(ctx); err != nil {
-		ix.Close()
-		return nil, err
+		return nil, errors.Join(err, ix.Close())
 	}
 	if ix.watcher != nil {
 		ix.stopped.Add(1)

@@ -69,7 +69,7 @@ func TestIndexQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	defer mustClose(t, ix)
 	got := rels(ix.Query("index", 3))
 	// Both are file-name prefix matches; the shorter path wins the tie.
 	want := []string{"docs/index.md", "core/workspace/index.go"}
@@ -94,7 +94,7 @@ func TestIndexFollowsChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	defer mustClose(t, ix)
 	if ix.watcher == nil {
 		t.Skip("no fsnotify watcher on this system")
 	}

@@ -36,11 +36,11 @@ func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	}
 	st, err = f.Stat()
 	if err != nil {
-		f.Close()
+		closeReadOnly(f)
 		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
 	}
 	if !st.Mode().IsRegular() {
-		f.Close()
+		closeReadOnly(f)
 		return nil, nil, notRegular(path, st.Mode())
 	}
 	return f, st, nil
@@ -54,7 +54,7 @@ func ReadRegular(ctx context.Context, path string, limit int64) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer closeReadOnly(f)
 	if st.Size() > limit {
 		return nil, fmt.Errorf("read %s (%d bytes): %w", path, st.Size(), ErrTooLarge)
 	}
@@ -81,6 +81,10 @@ func ReadRegular(ctx context.Context, path string, limit int64) ([]byte, error) 
 		}
 	}
 }
+
+// closeReadOnly closes a file or folder that was only read from. Its error is dropped on
+// purpose: nothing was written through it, so a failed close cannot lose data.
+func closeReadOnly(f *os.File) { _ = f.Close() }
 
 // notRegular names the kind of file in the error, so a tool can tell the model what it met.
 func notRegular(path string, m fs.FileMode) error {

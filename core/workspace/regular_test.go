@@ -37,7 +37,7 @@ func unixSocket(t *testing.T, dir string) string {
 	if err != nil {
 		t.Skipf("unix socket: %v", err)
 	}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() { mustClose(t, l) })
 	return p
 }
 
@@ -89,10 +89,10 @@ func TestReadRegularRefusesHostileFiles(t *testing.T) {
 			}
 			err = returnsWithin(ctx, t, func() error {
 				f, _, err := OpenRegular(p)
-				if err == nil {
-					f.Close()
+				if err != nil {
+					return err
 				}
-				return err
+				return f.Close() // nil unless Close failed: either way not ErrNotRegular, so it fails below
 			})
 			if !errors.Is(err, ErrNotRegular) {
 				t.Errorf("OpenRegular: err = %v, want ErrNotRegular", err)
@@ -168,10 +168,12 @@ func TestWalkSurvivesHostileIgnoreFiles(t *testing.T) {
 	ws := newWS(t, root)
 	ctx := deadlineCtx(t)
 	var got []string
-	returnsWithin(ctx, t, func() error {
+	if err := returnsWithin(ctx, t, func() error {
 		got = visible(t, ws, root, ListOptions)
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	want := []string{"a.txt", "sub/", "sub/.gitignore", "sub/b.txt"} // the ignore file itself is always hidden
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("visible = %q, want %q", got, want)

@@ -53,15 +53,15 @@ func TestResolveMapsReplacedBytesBack(t *testing.T) {
 
 func TestNewMapsReplacedRoot(t *testing.T) {
 	base := t.TempDir()
-	real := filepath.Join(base, "proj\xe9")
-	if err := os.Mkdir(real, 0o755); err != nil {
+	onDisk := filepath.Join(base, "proj\xe9")
+	if err := os.Mkdir(onDisk, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := New(filepath.Join(base, "proj\uFFFD"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws.Root() != real {
-		t.Errorf("root = %q, want %q", ws.Root(), real)
+	if ws.Root() != onDisk {
+		t.Errorf("root = %q, want %q", ws.Root(), onDisk)
 	}
 }

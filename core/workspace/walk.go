@@ -109,7 +109,7 @@ func (w *walker) readDir(f *Filter) error {
 	}
 	// Unsorted: callers that need an order sort what they keep, which is cheaper.
 	entries, _ := d.ReadDir(-1)
-	d.Close()
+	closeReadOnly(d)
 	if w.sweep {
 		entries = sweepTemps(f.dir, entries, w.now)
 	}

@@ -42,18 +42,18 @@ func New(roots ...string) (*Workspace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workspace root %q: %w", r, err)
 		}
-		real, err := filepath.EvalSymlinks(abs)
+		resolved, err := filepath.EvalSymlinks(abs)
 		if err != nil {
 			return nil, fmt.Errorf("workspace root %q: %w", r, err)
 		}
-		st, err := os.Stat(real)
+		st, err := os.Stat(resolved)
 		if err != nil {
 			return nil, fmt.Errorf("workspace root %q: %w", r, err)
 		}
 		if !st.IsDir() {
 			return nil, fmt.Errorf("workspace root %q: %w", r, ErrNotDir)
 		}
-		ws.roots = append(ws.roots, &Root{Path: real, Name: filepath.Base(real), user: newUserIgnore(real)})
+		ws.roots = append(ws.roots, &Root{Path: resolved, Name: filepath.Base(resolved), user: newUserIgnore(resolved)})
 	}
 	return ws, nil
 }
@@ -100,9 +100,9 @@ func (ws *Workspace) Rel(abs string) string {
 	r := ws.rootOf(abs)
 	if r == nil {
 		// The caller may hold an unresolved path through a symlinked folder.
-		if real := evalExisting(abs); real != abs {
-			if r = ws.rootOf(real); r != nil {
-				abs = real
+		if resolved := evalExisting(abs); resolved != abs {
+			if r = ws.rootOf(resolved); r != nil {
+				abs = resolved
 			}
 		}
 	}
@@ -178,12 +178,12 @@ func evalDepth(p string, depth int) string {
 	var tail []string
 	cur := p
 	for {
-		real, err := filepath.EvalSymlinks(cur)
+		resolved, err := filepath.EvalSymlinks(cur)
 		if err == nil {
 			for i := len(tail) - 1; i >= 0; i-- {
-				real = filepath.Join(real, tail[i])
+				resolved = filepath.Join(resolved, tail[i])
 			}
-			return real
+			return resolved
 		}
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return p

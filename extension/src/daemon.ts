@@ -1,12 +1,15 @@
-// Daemon ties the supervisor to a live connection: on each handshake it reads the token,
-// builds the transport, opens the host bridge and re-sends the API key; on a crash it drops
-// them. The relay waits on transport() while the daemon (re)starts.
+// Daemon ties the supervisor to a live connection: once the shared daemon is found or started
+// it reads the token, builds this window's transport, opens this window's host bridge and
+// re-sends the API key; when the daemon is lost it drops them. The relay waits on transport()
+// while the daemon (re)starts. Stopping disconnects this window only.
 
 import * as fs from "node:fs/promises";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { connectDaemon, traceInterceptor, type DaemonConnection } from "./rpc/transport";
-import { Supervisor, type Spawner, type SupervisorState } from "./supervisor/supervisor";
+import { Supervisor, type Locator, type Spawner, type SupervisorState } from "./supervisor/supervisor";
+import { fileLocator, newerBinary } from "./supervisor/spawn";
+import type { Handshake } from "./supervisor/handshake";
 import { HostBridge, type EventOneof } from "./host/bridge";
 import type { Handlers } from "./host/dispatcher";
 import type { Hello } from "./gen/cairn/host/v1/host_pb";
@@ -17,6 +20,12 @@ export interface DaemonOptions {
   command: string;
   args: string[];
   spawner: Spawner;
+  /** handshakeFile is where the daemon of this data dir says where it listens. */
+  handshakeFile: string;
+  /** locator replaces the handshake-file locator (tests). */
+  locator?: Locator;
+  /** supersedes replaces the default (a daemon running an older binary file than command is replaced). */
+  supersedes?(found: Handshake): boolean;
   log(line: string): void;
   trace(line: string): void;
   traceEnabled(): boolean;
@@ -38,6 +47,8 @@ export class Daemon {
   constructor(private readonly opts: DaemonOptions) {
     this.supervisor = new Supervisor({
       spawner: opts.spawner,
+      locator: opts.locator ?? fileLocator({ handshakeFile: opts.handshakeFile, probe, log: opts.log }),
+      supersedes: opts.supersedes ?? newerBinary(opts.command),
       command: opts.command,
       args: opts.args,
       log: opts.log,
@@ -126,15 +137,9 @@ export class Daemon {
         if (!err || gen !== this.generation) return;
         this.opts.log(`[host] bridge closed: ${err.message}`);
         this.bridge = undefined;
-        // The daemon may still be alive (e.g. it restarted the stream): reopen while it is.
-        setTimeout(() => {
-          if (gen === this.generation && this.conn === conn && !this.bridge) {
-            this.openBridge(gen).then(
-              () => this.opts.onStatus("ready", { hostId: this.hostId }),
-              (e) => this.opts.log(`[host] reopening the bridge failed: ${(e as Error).message}`),
-            );
-          }
-        }, 500);
+        // The daemon died or dropped us: the supervisor looks for it again (another window may
+        // already have restarted it) or starts a new one.
+        this.supervisor.lost(`the connection to the daemon was lost (${err.message})`);
       },
     });
     this.opts.log(`[host] bridge open, host id ${this.bridge.hostId}`);
@@ -158,5 +163,15 @@ export class Daemon {
     this.bridge = undefined;
     this.conn?.close();
     this.conn = undefined;
+  }
+}
+
+/** probe proves a daemon found through the handshake file answers with its token. */
+async function probe(hs: Handshake, token: string): Promise<void> {
+  const conn = connectDaemon(hs.address, token);
+  try {
+    await createClient(StateService, conn.transport).getState({}, { timeoutMs: 3000 });
+  } finally {
+    conn.close();
   }
 }

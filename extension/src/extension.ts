@@ -2,11 +2,12 @@
 // webview relay (house rule 14: nothing more).
 
 import * as vscode from "vscode";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Daemon } from "./daemon";
-import { nodeSpawner } from "./supervisor/spawn";
+import { detachedSpawner } from "./supervisor/spawn";
 import { cairnRegistry } from "./rpc/registry";
 import { WebviewHost } from "./webview/host";
 import { VirtualDocs, DIFF_SCHEME } from "./host/virtualDocs";
@@ -105,19 +106,24 @@ export function activate(ctx: vscode.ExtensionContext): void {
 
   const dataDir = ctx.globalStorageUri.fsPath;
   fs.mkdirSync(dataDir, { recursive: true });
-  const args = ["serve", "--data-dir", dataDir, "--stdin-lifeline"];
-  // Unix socket paths are limited to ~104 bytes; a long storage path gets a socket in tmp.
+  // One daemon serves every window: the first starts it, the others find it through the
+  // handshake file. It ends itself a while after the last window left (--idle-exit).
+  const args = ["serve", "--data-dir", dataDir];
+  // Unix socket paths are limited to ~104 bytes; a long storage path gets a socket in tmp, named
+  // after the data dir so every window picks the same one (the bind decides who serves).
   if (process.platform !== "win32" && path.join(dataDir, "daemon.sock").length > 100) {
-    args.push("--socket", path.join(os.tmpdir(), `cairn-${process.pid}.sock`));
+    const id = crypto.createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
+    args.push("--socket", path.join(os.tmpdir(), `cairn-${id}.sock`));
   }
   args.push(...config().get<string[]>("daemonArgs", []));
   const command = daemonPath(ctx);
-  log.appendLine(`[extension] daemon: ${command} ${args.join(" ")}`);
+  log.appendLine(`[extension] daemon: ${command} ${args.join(" ")} (its log: ${path.join(dataDir, "daemon.log")})`);
 
   daemon = new Daemon({
     command,
     args,
-    spawner: nodeSpawner,
+    spawner: detachedSpawner(path.join(dataDir, "daemon.log")),
+    handshakeFile: path.join(dataDir, "daemon.json"),
     log: (l) => log.appendLine(l),
     trace: (l) => rpcLog.appendLine(`${new Date().toISOString()} ${l}`),
     traceEnabled: () => config().get<boolean>("rpcTrace", false),

@@ -1,7 +1,8 @@
 // Hand-written fakes shared by the tests.
 
 import { PassThrough } from "node:stream";
-import type { Clock, Spawned, Spawner } from "../src/supervisor/supervisor";
+import type { Clock, Locator, Spawned, Spawner } from "../src/supervisor/supervisor";
+import type { Handshake } from "../src/supervisor/handshake";
 
 /** FakeClock runs timers when advanced. */
 export class FakeClock implements Clock {
@@ -36,16 +37,44 @@ export class FakeClock implements Clock {
   }
 }
 
+/**
+ * FakeWorld stands for the machine: at most one live daemon, found by its locator the way the
+ * handshake file finds the real one.
+ */
+export class FakeWorld implements Locator {
+  live: Handshake | undefined;
+  finds = 0;
+  terminated: number[] = [];
+  procs: FakeProcess[] = [];
+  async find(): Promise<Handshake | undefined> {
+    this.finds++;
+    return this.live;
+  }
+  async terminate(pid: number): Promise<void> {
+    this.terminated.push(pid);
+    this.procs.find((p) => p.pid === pid)?.exit(0);
+    if (this.live?.pid === pid) this.live = undefined;
+  }
+  /** daemon makes a daemon started elsewhere (another window) live. */
+  daemon(pid: number): Handshake {
+    this.live = { address: "unix:///tmp/x.sock", token_file: "/tmp/x.token", pid, version: "test" };
+    return this.live;
+  }
+}
+
 export class FakeProcess implements Spawned {
   static seq = 100;
   readonly pid = ++FakeProcess.seq;
-  readonly stdout = new PassThrough();
   readonly stderr = new PassThrough();
   readonly signals: string[] = [];
   private exitCb: ((code: number | null, signal: string | null, error?: Error) => void) | undefined;
   exited = false;
 
-  constructor(readonly command: string, readonly args: string[]) {}
+  constructor(
+    readonly command: string,
+    readonly args: string[],
+    private readonly world: FakeWorld,
+  ) {}
 
   kill(signal: NodeJS.Signals): void {
     this.signals.push(signal);
@@ -55,25 +84,35 @@ export class FakeProcess implements Spawned {
   onExit(cb: (code: number | null, signal: string | null, error?: Error) => void): void {
     this.exitCb = cb;
   }
+  /** handshake: the daemon serves and wrote its handshake file. */
   handshake(): void {
-    this.stdout.write(JSON.stringify({ address: "unix:///tmp/x.sock", token_file: "/tmp/x.token", pid: this.pid, version: "test" }) + "\n");
+    this.world.daemon(this.pid);
   }
   exit(code: number | null, signal: string | null = null): void {
     if (this.exited) return;
     this.exited = true;
+    if (this.world.live?.pid === this.pid) this.world.live = undefined;
     this.exitCb?.(code, signal);
   }
 }
 
-export function fakeSpawner(): Spawner & { procs: FakeProcess[] } {
-  const procs: FakeProcess[] = [];
+export function fakeSpawner(world: FakeWorld): Spawner & { procs: FakeProcess[] } {
   const spawn: Spawner = (command, args) => {
-    const p = new FakeProcess(command, args);
-    procs.push(p);
+    const p = new FakeProcess(command, args, world);
+    world.procs.push(p);
     return p;
   };
-  return Object.assign(spawn, { procs });
+  return Object.assign(spawn, { procs: world.procs });
 }
 
 /** tick lets stream "data" events and promise callbacks run. */
 export const tick = () => new Promise((r) => setImmediate(r));
+
+/** settle runs pending promise callbacks, advancing the clock by stepMs between rounds. */
+export async function settle(clock: FakeClock, rounds = 5, stepMs = 0): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await tick();
+    clock.advance(stepMs);
+  }
+  await tick();
+}

@@ -1,24 +1,34 @@
 import { describe, expect, it } from "vitest";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { newerBinary } from "../src/supervisor/spawn";
 import { RestartPolicy } from "../src/supervisor/policy";
-import { Supervisor, type SupervisorState } from "../src/supervisor/supervisor";
+import { Supervisor, exitDaemonRunning, type SupervisorState } from "../src/supervisor/supervisor";
 import { parseHandshake, socketPath, LineSplitter } from "../src/supervisor/handshake";
-import { FakeClock, fakeSpawner, tick } from "./fakes";
+import { FakeClock, FakeWorld, fakeSpawner, settle, tick } from "./fakes";
 
 function setup(maxCrashes = 5) {
   const clock = new FakeClock();
-  const spawner = fakeSpawner();
+  const world = new FakeWorld();
+  const spawner = fakeSpawner(world);
   const states: SupervisorState[] = [];
   const logs: string[] = [];
   const sup = new Supervisor({
     spawner,
+    locator: world,
     command: "/bin/cairn",
     args: ["serve", "--data-dir", "/d"],
     clock,
+    pollMs: 100,
+    handshakeTimeoutMs: 10_000,
     policy: new RestartPolicy({ maxCrashes, baseDelayMs: 250, maxDelayMs: 8000, stableAfterMs: 300_000 }),
     log: (l) => logs.push(l),
     onState: (s) => states.push(s),
   });
-  return { clock, spawner, states, logs, sup, kinds: () => states.map((s) => s.kind) };
+  // run lets the supervisor's async steps run, with the clock moving by one poll per round.
+  const run = (rounds = 3) => settle(clock, rounds, 100);
+  return { clock, world, spawner, states, logs, sup, run, kinds: () => states.map((s) => s.kind) };
 }
 
 describe("RestartPolicy", () => {
@@ -70,89 +80,227 @@ describe("handshake", () => {
 });
 
 describe("Supervisor", () => {
-  it("spawns serve and becomes ready on the handshake", async () => {
-    const { sup, spawner, states, kinds } = setup();
+  it("attaches to a running daemon without starting one", async () => {
+    const { sup, world, spawner, states, run } = setup();
+    world.daemon(7);
     sup.start();
-    expect(spawner.procs).toHaveLength(1);
-    expect(spawner.procs[0].args).toEqual(["serve", "--data-dir", "/d"]);
-    spawner.procs[0].handshake();
-    await tick();
-    expect(kinds()).toEqual(["starting", "ready"]);
-    const last = states.at(-1)!;
-    expect(last.kind === "ready" && last.handshake.token_file).toBe("/tmp/x.token");
+    await run();
+    expect(spawner.procs).toHaveLength(0);
+    expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: false, handshake: { pid: 7 } });
+    expect(sup.pid).toBe(7);
   });
 
-  it("restarts after a crash with backoff, then gives up at the fifth crash", async () => {
-    const { sup, spawner, clock, kinds, states } = setup();
+  it("starts the daemon when none runs and is ready once it is found", async () => {
+    const { sup, spawner, kinds, states, run } = setup();
     sup.start();
+    await run();
+    expect(spawner.procs).toHaveLength(1);
+    expect(spawner.procs[0].args).toEqual(["serve", "--data-dir", "/d"]);
+    expect(kinds()).toEqual(["starting"]);
     spawner.procs[0].handshake();
-    await tick();
+    await run();
+    expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: true, handshake: { pid: spawner.procs[0].pid } });
+  });
+
+  it("loses the bind race and attaches to the window that won", async () => {
+    const { sup, world, spawner, states, run } = setup();
+    sup.start();
+    await run();
+    spawner.procs[0].exit(exitDaemonRunning);
+    await run();
+    expect(states.at(-1)!.kind).toBe("starting");
+    world.daemon(999);
+    await run();
+    expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: false, handshake: { pid: 999 } });
+    expect(spawner.procs).toHaveLength(1);
+  });
+
+  it("two windows starting at once end on one daemon", async () => {
+    const a = setup();
+    const b = setup();
+    // One machine: b sees a's world.
+    const world = a.world;
+    const bSup = new Supervisor({
+      spawner: fakeSpawner(world),
+      locator: world,
+      command: "/bin/cairn",
+      args: [],
+      clock: a.clock,
+      pollMs: 100,
+      log: () => {},
+      onState: (s) => b.states.push(s),
+    });
+    a.sup.start();
+    bSup.start();
+    await a.run();
+    expect(world.procs).toHaveLength(2);
+    // The bind decides: the first serves, the second exits.
+    world.procs[0].handshake();
+    world.procs[1].exit(exitDaemonRunning);
+    await a.run();
+    expect(a.states.at(-1)).toMatchObject({ kind: "ready", handshake: { pid: world.procs[0].pid } });
+    expect(b.states.at(-1)).toMatchObject({ kind: "ready", handshake: { pid: world.procs[0].pid } });
+  });
+
+  it("restarts after a loss, up to the policy's limit", async () => {
+    const { sup, spawner, clock, kinds, states, run } = setup();
+    sup.start();
+    await run();
+    spawner.procs[0].handshake();
+    await run();
     for (let i = 0; i < 4; i++) {
       spawner.procs[i].exit(2);
-      expect(states.at(-1)!.kind).toBe("restarting");
+      expect(states.at(-1)).toMatchObject({ kind: "restarting", crash: i + 1 });
       const delay = (states.at(-1) as { delayMs: number }).delayMs;
       expect(delay).toBe(250 * 2 ** i);
-      clock.advance(delay - 1);
-      expect(spawner.procs).toHaveLength(i + 1);
-      clock.advance(1);
+      clock.advance(delay);
+      await run();
       expect(spawner.procs).toHaveLength(i + 2);
       spawner.procs[i + 1].handshake();
-      await tick();
+      await run();
+      expect(states.at(-1)!.kind).toBe("ready");
     }
     spawner.procs[4].exit(2);
     expect(states.at(-1)!.kind).toBe("failed");
     clock.advance(60_000);
+    await run();
     expect(spawner.procs).toHaveLength(5);
     expect(kinds().filter((k) => k === "ready")).toHaveLength(5);
   });
 
-  it("treats a missing handshake as a crash", async () => {
-    const { sup, spawner, clock, states, logs } = setup();
+  it("a lost connection finds the daemon another window restarted", async () => {
+    const { sup, world, spawner, states, clock, run } = setup();
+    world.daemon(7);
     sup.start();
-    clock.advance(10_000);
+    await run();
+    world.daemon(8);
+    sup.lost("the connection to the daemon was lost");
+    expect(states.at(-1)).toMatchObject({ kind: "restarting", delayMs: 250 });
+    clock.advance(250);
+    await run();
+    expect(states.at(-1)).toMatchObject({ kind: "ready", handshake: { pid: 8 } });
+    expect(spawner.procs).toHaveLength(0);
+  });
+
+  it("an upgraded window replaces a daemon running an older binary", async () => {
+    const clock = new FakeClock();
+    const world = new FakeWorld();
+    const spawner = fakeSpawner(world);
+    const states: SupervisorState[] = [];
+    world.daemon(7);
+    const sup = new Supervisor({
+      spawner,
+      locator: world,
+      command: "/ext-0.2/bin/cairn",
+      args: [],
+      clock,
+      pollMs: 100,
+      supersedes: (found) => found.pid === 7,
+      log: () => {},
+      onState: (s) => states.push(s),
+    });
+    sup.start();
+    await settle(clock, 3, 100);
+    expect(world.terminated).toEqual([7]);
+    expect(spawner.procs).toHaveLength(1);
+    spawner.procs[0].handshake();
+    await settle(clock, 3, 100);
+    expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: true, handshake: { pid: spawner.procs[0].pid } });
+  });
+
+  it("a start failure is a crash", async () => {
+    const { sup, spawner, states, run } = setup();
+    sup.start();
+    await run();
+    spawner.procs[0].exit(1);
+    await run();
+    expect(states.at(-1)).toMatchObject({ kind: "restarting", reason: expect.stringMatching(/failed to start \(exit code 1\)/) });
+  });
+
+  it("treats a missing handshake as a crash", async () => {
+    const { sup, spawner, states, logs, run } = setup();
+    sup.start();
+    await run(101);
     expect(spawner.procs[0].signals).toEqual(["SIGKILL"]);
-    expect(states.at(-1)).toMatchObject({ kind: "restarting", reason: expect.stringMatching(/failed to start/) });
+    expect(states.find((s) => s.kind === "restarting")).toMatchObject({ reason: expect.stringMatching(/failed to start/) });
     expect(logs.join("\n")).toMatch(/no handshake within 10000 ms/);
   });
 
   it("restart() after giving up starts again with a fresh count", async () => {
-    const { sup, spawner, states } = setup(1);
+    const { sup, spawner, states, run } = setup(1);
     sup.start();
+    await run();
     spawner.procs[0].exit(1);
+    await run();
     expect(states.at(-1)!.kind).toBe("failed");
     await sup.restart();
+    await run();
     expect(spawner.procs).toHaveLength(2);
     expect(states.at(-1)!.kind).toBe("starting");
   });
 
-  it("stop sends SIGTERM and does not restart", async () => {
-    const { sup, spawner, clock, states } = setup();
+  it("restart() stops the shared daemon and starts a fresh one", async () => {
+    const { sup, world, spawner, states, run } = setup();
+    world.daemon(7);
     sup.start();
+    await run();
+    await sup.restart();
+    expect(world.terminated).toEqual([7]);
+    await run();
+    expect(spawner.procs).toHaveLength(1);
     spawner.procs[0].handshake();
-    await tick();
+    await run();
+    expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: true });
+  });
+
+  it("stop leaves the daemon running for the other windows", async () => {
+    const { sup, world, spawner, clock, states, run } = setup();
+    sup.start();
+    await run();
+    spawner.procs[0].handshake();
+    await run();
     await sup.stop();
-    expect(spawner.procs[0].signals).toEqual(["SIGTERM"]);
+    expect(spawner.procs[0].signals).toEqual([]);
+    expect(world.live?.pid).toBe(spawner.procs[0].pid);
+    expect(states.at(-1)!.kind).toBe("stopped");
+    // Its later exit (idle) is no concern of a stopped window.
+    spawner.procs[0].exit(0);
     clock.advance(60_000);
+    await run();
     expect(spawner.procs).toHaveLength(1);
     expect(states.at(-1)!.kind).toBe("stopped");
   });
 
-  it("stop escalates to SIGKILL when SIGTERM is ignored", async () => {
-    const { sup, spawner, clock } = setup();
+  it("logs a piped stderr line by line", async () => {
+    const { sup, spawner, logs, run } = setup();
     sup.start();
-    spawner.procs[0].dieOnTerm = false;
-    const stopped = sup.stop();
-    clock.advance(3000);
-    await stopped;
-    expect(spawner.procs[0].signals).toEqual(["SIGTERM", "SIGKILL"]);
-  });
-
-  it("logs stderr line by line", async () => {
-    const { sup, spawner, logs } = setup();
-    sup.start();
+    await run();
     spawner.procs[0].stderr.write("level=INFO msg=a\nlevel=INFO ");
     spawner.procs[0].stderr.write("msg=b\n");
     await tick();
     expect(logs).toEqual(["level=INFO msg=a", "level=INFO msg=b"]);
   });
+});
+
+describe("newerBinary", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-bin-"));
+  const older = path.join(dir, "old-cairn");
+  const newer = path.join(dir, "new-cairn");
+  fs.writeFileSync(older, "v1");
+  fs.writeFileSync(newer, "v2");
+  fs.utimesSync(older, new Date(1_000_000), new Date(1_000_000));
+  fs.utimesSync(newer, new Date(2_000_000), new Date(2_000_000));
+  const hs = (executable?: string) => ({ address: "unix:///x", token_file: "/x", pid: 1, version: "v", executable });
+  const cases: Array<{ name: string; ours: string; theirs?: string; want: boolean }> = [
+    { name: "our binary is newer: replace", ours: newer, theirs: older, want: true },
+    { name: "our binary is older: attach", ours: older, theirs: newer, want: false },
+    { name: "the same binary: attach", ours: newer, theirs: newer, want: false },
+    { name: "the daemon names no binary: attach", ours: newer, want: false },
+    { name: "their binary is gone: attach (it exits by itself)", ours: newer, theirs: path.join(dir, "missing"), want: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(newerBinary(c.ours)(hs(c.theirs))).toBe(c.want);
+    });
+  }
 });

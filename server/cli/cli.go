@@ -51,7 +51,7 @@ func Main(args []string) int {
 // Run dispatches a command.
 func Run(ctx context.Context, args []string, io IO) int {
 	if len(args) < 1 {
-		usage(io.Err)
+		io.errf("%s", usageText)
 		return exitUsage
 	}
 	cmd, rest := args[0], args[1:]
@@ -69,29 +69,42 @@ func Run(ctx context.Context, args []string, io IO) int {
 	case "resume":
 		return resume(ctx, rest, io)
 	case "version", "--version", "-v":
-		fmt.Fprintf(io.Out, "cairn %s\n", Version)
-		return exitOK
+		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
-		usage(io.Out)
-		return exitOK
+		return io.emit(usageText)
 	}
-	fmt.Fprintf(io.Err, "cairn: unknown command %q\n\n", cmd)
-	usage(io.Err)
+	io.errf("cairn: unknown command %q\n\n%s", cmd, usageText)
 	return exitUsage
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `usage:
+// errf writes a diagnostic to Err. Its write error is dropped on purpose: Err is where
+// failures are reported, so a failure to write there has nowhere left to go.
+func (s IO) errf(format string, args ...any) {
+	_, _ = fmt.Fprintf(s.Err, format, args...)
+}
+
+// emit writes a command's result to Out and returns exitOK. When the write fails (a closed
+// pipe, a full disk behind a redirect) the result is lost: that is reported on Err and the
+// command fails.
+func (s IO) emit(text string) int {
+	if _, err := io.WriteString(s.Out, text); err != nil {
+		s.errf("cairn: writing the output: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+const usageText = `usage:
   cairn serve [--socket PATH | --listen 127.0.0.1:PORT] [--data-dir DIR] [--token-file F]
+              [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
-            [--auto-approve read,edit,command,browser,mcp] [--yolo] [--json] TASK...
+            [--auto-approve read,edit,command,browser,mcp] [--yolo] [--json] [--connect] TASK...
   cairn tool [-C DIR] [--yes]        stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version
 environment: CAIRN_BASE_URL, CAIRN_API_KEY (else OPENAI_API_KEY), CAIRN_MODEL, CAIRN_DATA_DIR
-`)
-}
+`
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 

@@ -11,7 +11,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
-	"github.com/cairnhq/cairn/server/rpc"
+
+	"github.com/cairnhq/cairn/server"
 )
 
 // bearer sends the daemon's token with every call. The socket is local and private, so no
@@ -44,7 +45,7 @@ func dial(address, tokenFile string) (*client, error) {
 	}
 	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(bearer(strings.TrimSpace(string(tok)))),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(rpc.MaxMessageBytes), grpc.MaxCallSendMsgSize(rpc.MaxMessageBytes)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(server.MaxMessageBytes), grpc.MaxCallSendMsgSize(server.MaxMessageBytes)))
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +54,24 @@ func dial(address, tokenFile string) (*client, error) {
 }
 
 func (c *client) Close() error { return c.conn.Close() }
+
+// attach connects to the daemon already serving dataDir, found through its handshake file, and
+// proves it with an authenticated call (the pid in the file may have been reused).
+func attach(ctx context.Context, dataDir string) (*client, error) {
+	hs, err := server.FindDaemon(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dial(hs.Address, hs.TokenFile)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.state.GetState(ctx, &cairnv1.GetStateRequest{}); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("the daemon in %s does not answer: %s: %w", server.HandshakePath(dataDir), statusText(err), server.ErrNoDaemon)
+	}
+	return c, nil
+}
 
 // statusText shows a gRPC error as its message, without the transport's prefix.
 func statusText(err error) string {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"path/filepath"
 
@@ -15,7 +14,7 @@ import (
 
 func debug(ctx context.Context, args []string, stdio IO) int {
 	if len(args) < 1 {
-		fmt.Fprintln(stdio.Err, "cairn debug: parse | prompt | mentions")
+		stdio.errf("cairn debug: parse | prompt | mentions\n")
 		return exitUsage
 	}
 	switch args[0] {
@@ -26,7 +25,7 @@ func debug(ctx context.Context, args []string, stdio IO) int {
 	case "mentions":
 		return debugMentions(ctx, args[1:], stdio)
 	}
-	fmt.Fprintf(stdio.Err, "cairn debug: unknown subcommand %q\n", args[0])
+	stdio.errf("cairn debug: unknown subcommand %q\n", args[0])
 	return exitUsage
 }
 
@@ -40,14 +39,14 @@ func debugParse(args []string, stdio IO) int {
 	}
 	in, err := io.ReadAll(stdio.In)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug parse: %v\n", err)
+		stdio.errf("cairn debug parse: %v\n", err)
 		return exitFailure
 	}
 	p := parse.New(parse.DefaultGrammar())
 	if *chunked {
 		var chunks []string
 		if err := json.Unmarshal(in, &chunks); err != nil {
-			fmt.Fprintf(stdio.Err, "cairn debug parse: --chunks wants a JSON array of strings: %v\n", err)
+			stdio.errf("cairn debug parse: --chunks wants a JSON array of strings: %v\n", err)
 			return exitUsage
 		}
 		for _, c := range chunks {
@@ -65,11 +64,10 @@ func debugParse(args []string, stdio IO) int {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(blocks); err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug parse: %v\n", err)
+		stdio.errf("cairn debug parse: %v\n", err)
 		return exitFailure
 	}
-	_, _ = stdio.Out.Write(buf.Bytes())
-	return exitOK
+	return stdio.emit(buf.String())
 }
 
 // debugPrompt prints the exact system prompt for DIR.
@@ -81,20 +79,19 @@ func debugPrompt(_ context.Context, args []string, stdio IO) int {
 		return code
 	}
 	if *mode != "act" && *mode != "plan" {
-		fmt.Fprintln(stdio.Err, "cairn debug prompt: --mode must be act or plan")
+		stdio.errf("cairn debug prompt: --mode must be act or plan\n")
 		return exitUsage
 	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug prompt: %v\n", err)
+		stdio.errf("cairn debug prompt: %v\n", err)
 		return exitUsage
 	}
 	var sf settingsFlags
 	s, err := sf.settings()
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug prompt: %v\n", err)
+		stdio.errf("cairn debug prompt: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintln(stdio.Out, agent.SystemPrompt(root, *mode, "Cairn CLI", s, agent.DefaultConfig("", nil)))
-	return exitOK
+	return stdio.emit(agent.SystemPrompt(root, *mode, "Cairn CLI", s, agent.DefaultConfig("", nil)) + "\n")
 }

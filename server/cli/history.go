@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/cairnhq/cairn/core/store"
@@ -19,12 +21,12 @@ func history(_ context.Context, args []string, stdio IO) int {
 	}
 	st, err := store.Open(dataDir(*dataFlag))
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn history: %v\n", err)
+		stdio.errf("cairn history: %v\n", err)
 		return exitFailure
 	}
 	metas, err := st.List()
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn history: %v\n", err)
+		stdio.errf("cairn history: %v\n", err)
 		return exitFailure
 	}
 	if *asJSON {
@@ -39,16 +41,28 @@ func history(_ context.Context, args []string, stdio IO) int {
 		enc := json.NewEncoder(stdio.Out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rows); err != nil {
+			stdio.errf("cairn history: %v\n", err)
 			return exitFailure
 		}
 		return exitOK
 	}
-	w := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tUPDATED\tTOKENS\tCOST\tTITLE")
+	// The table is laid out in memory and written once, so a failed write is seen.
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	rows := []string{"ID\tUPDATED\tTOKENS\tCOST\tTITLE\n"}
 	for _, m := range metas {
-		fmt.Fprintf(w, "%s\t%s\t%d\t$%.4f\t%s\n", m.ID, m.Updated.Local().Format("2006-01-02 15:04"),
-			m.TokensIn+m.TokensOut, m.Cost, m.Title)
+		rows = append(rows, fmt.Sprintf("%s\t%s\t%d\t$%.4f\t%s\n", m.ID, m.Updated.Local().Format("2006-01-02 15:04"),
+			m.TokensIn+m.TokensOut, m.Cost, m.Title))
 	}
-	_ = w.Flush()
-	return exitOK
+	for _, r := range rows {
+		if _, err := io.WriteString(w, r); err != nil {
+			stdio.errf("cairn history: %v\n", err)
+			return exitFailure
+		}
+	}
+	if err := w.Flush(); err != nil {
+		stdio.errf("cairn history: %v\n", err)
+		return exitFailure
+	}
+	return stdio.emit(b.String())
 }

@@ -42,7 +42,9 @@ func seedTasks(t *testing.T, dataDir, ws string, titles ...string) []string {
 				t.Fatal(err)
 			}
 		}
-		l.Close()
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
 		ids = append(ids, id)
 	}
 	return ids
@@ -155,7 +157,11 @@ func TestResumeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer loaded.Log.Close()
+	defer func() {
+		if err := loaded.Log.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	var kinds []string
 	for _, m := range loaded.Messages {
 		kinds = append(kinds, string(m.Type)+":"+string(m.Kind))

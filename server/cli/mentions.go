@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"path/filepath"
 
@@ -33,17 +32,17 @@ func debugMentions(ctx context.Context, args []string, stdio IO) int {
 	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug mentions: %v\n", err)
+		stdio.errf("cairn debug mentions: %v\n", err)
 		return exitUsage
 	}
 	ws, err := workspace.New(root)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug mentions: %v\n", err)
+		stdio.errf("cairn debug mentions: %v\n", err)
 		return exitUsage
 	}
 	in, err := io.ReadAll(stdio.In)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug mentions: %v\n", err)
+		stdio.errf("cairn debug mentions: %v\n", err)
 		return exitFailure
 	}
 	// Workflow toggles come from the config file; an unreadable one leaves every workflow on.
@@ -62,9 +61,8 @@ func debugMentions(ctx context.Context, args []string, stdio IO) int {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
-		fmt.Fprintf(stdio.Err, "cairn debug mentions: %v\n", err)
+		stdio.errf("cairn debug mentions: %v\n", err)
 		return exitFailure
 	}
-	_, _ = stdio.Out.Write(buf.Bytes())
-	return exitOK
+	return stdio.emit(buf.String())
 }

@@ -28,6 +28,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 	mode := fs.String("mode", "act", "act or plan")
 	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
 	dataFlag := fs.String("data-dir", "", "data directory")
+	connect := fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
 	var sf settingsFlags
 	sf.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -42,7 +43,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		fmt.Fprintln(stdio.Err, "cairn run: --mode must be act or plan")
 		return exitUsage
 	}
-	return withDaemon(ctx, *dataFlag, sf, stdio, func(c *client) int {
+	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
 		root, err := filepath.Abs(*dir)
 		if err != nil {
 			fmt.Fprintf(stdio.Err, "cairn run: %v\n", err)
@@ -70,6 +71,7 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("resume", stdio)
 	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
 	dataFlag := fs.String("data-dir", "", "data directory")
+	connect := fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
 	var sf settingsFlags
 	sf.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -80,7 +82,7 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 		return exitUsage
 	}
 	id := fs.Arg(0)
-	return withDaemon(ctx, *dataFlag, sf, stdio, func(c *client) int {
+	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
 		if _, err := c.tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: id}); err != nil {
 			fmt.Fprintf(stdio.Err, "cairn resume: %v\n", statusText(err))
 			return exitFailure
@@ -90,8 +92,18 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 	})
 }
 
-// withDaemon starts a private daemon on a temporary socket, connects, and runs fn.
-func withDaemon(ctx context.Context, dataFlag string, sf settingsFlags, stdio IO, fn func(*client) int) int {
+// withDaemon starts a private daemon on a temporary socket, connects, and runs fn; with connect
+// it attaches to the daemon already serving the data dir instead (the one the editor uses).
+func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsFlags, stdio IO, fn func(*client) int) int {
+	if connect {
+		c, err := attach(ctx, dataDir(dataFlag))
+		if err != nil {
+			fmt.Fprintf(stdio.Err, "cairn: --connect: %v\n", err)
+			return exitFailure
+		}
+		defer c.Close()
+		return fn(c)
+	}
 	settings, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stdio.Err, "cairn: %v\n", err)
@@ -141,7 +153,11 @@ type printer struct {
 	yolo     bool
 	resuming bool
 
-	msgs    map[int32]*cairnv1.Message
+	msgs map[int32]*cairnv1.Message
+	// shown is the command output printed per row: a long output's row is replaced by a
+	// bounded view rather than extended, and its final version is printed from where it
+	// departs from what the terminal already shows.
+	shown   map[int32]string
 	denials int
 	in      *bufio.Reader
 	lastNL  bool
@@ -149,6 +165,7 @@ type printer struct {
 
 func (p *printer) follow(ctx context.Context) int {
 	p.msgs = map[int32]*cairnv1.Message{}
+	p.shown = map[int32]string{}
 	p.in = bufio.NewReader(p.io.In)
 	p.lastNL = true
 	sctx, cancel := context.WithCancel(ctx)
@@ -204,7 +221,11 @@ func (p *printer) follow(ctx context.Context) int {
 			m := e.MessageUpdated.GetMessage()
 			old := p.msgs[m.GetIndex()]
 			p.msgs[m.GetIndex()] = m
-			if old != nil && strings.HasPrefix(m.GetText(), old.GetText()) {
+			switch {
+			case old == nil:
+			case m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
+				p.showOutput(m)
+			case strings.HasPrefix(m.GetText(), old.GetText()):
 				p.showDelta(m, m.GetText()[len(old.GetText()):])
 			}
 			if !m.GetPartial() && old != nil && old.GetPartial() {
@@ -261,6 +282,7 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 		p.out("$ %s\n", m.GetCommand().GetCommand())
 	case cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
 		p.out("%s", m.GetText())
+		p.shown[m.GetIndex()] = m.GetText()
 	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
 		p.endLine()
 		p.out("\n✓ %s\n", m.GetText())
@@ -298,9 +320,34 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 
 func (p *printer) showDelta(m *cairnv1.Message, delta string) {
 	switch m.GetSay() {
-	case cairnv1.SayKind_SAY_KIND_TEXT, cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
+	case cairnv1.SayKind_SAY_KIND_TEXT:
 		p.out("%s", delta)
+	case cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
+		p.out("%s", delta)
+		p.shown[m.GetIndex()] += delta
 	}
+}
+
+// showOutput prints a new version of a command output row: what was added when it extends
+// what the terminal shows; else, once the row is final, the final version from the start of
+// the first line that differs (a long output's row is replaced by its bounded view).
+func (p *printer) showOutput(m *cairnv1.Message) {
+	shown, text := p.shown[m.GetIndex()], m.GetText()
+	if strings.HasPrefix(text, shown) {
+		p.showDelta(m, text[len(shown):])
+		return
+	}
+	if m.GetPartial() {
+		return
+	}
+	same := 0
+	for same < len(shown) && same < len(text) && shown[same] == text[same] {
+		same++
+	}
+	from := strings.LastIndexByte(text[:same], '\n') + 1
+	p.endLine()
+	p.out("%s", text[from:])
+	p.shown[m.GetIndex()] = text
 }
 
 func toolLine(t *cairnv1.ToolPayload) string {

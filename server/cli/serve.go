@@ -2,20 +2,33 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/cairnhq/cairn/server"
 )
 
-// serve runs the daemon until a signal.
+// exitDaemonRunning is serve's exit code when another daemon already serves the socket: the
+// spawner then connects to that one through the handshake file.
+const exitDaemonRunning = 4
+
+// defaultIdleExit is how long a daemon waits for a new client after the last one left.
+const defaultIdleExit = 60 * time.Second
+
+// serve runs the daemon until a signal, until no client has used it for the idle grace, or
+// until its executable is replaced.
 func serve(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("serve", stdio)
 	socket := fs.String("socket", "", "Unix socket path (default DATA_DIR/daemon.sock)")
 	listen := fs.String("listen", "", "listen on 127.0.0.1:PORT instead of a socket")
 	dir := fs.String("data-dir", "", "data directory")
-	tokenFile := fs.String("token-file", "", "bearer token file (created 0600 when missing)")
-	lifeline := fs.Bool("stdin-lifeline", false, "exit when stdin closes (for a spawning editor: the daemon ends with it)")
+	tokenFile := fs.String("token-file", "", "bearer token file (a fresh token is written, 0600, at every start)")
+	idle := fs.Duration("idle-exit", defaultIdleExit, "exit this long after the last client left (0: never)")
+	lifeline := fs.Bool("stdin-lifeline", false, "also exit when stdin closes (for a spawner the daemon should end with)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -23,15 +36,31 @@ func serve(ctx context.Context, args []string, stdio IO) int {
 		fmt.Fprintln(stdio.Err, "cairn serve: --socket and --listen are exclusive")
 		return exitUsage
 	}
-	d, err := server.Start(ctx, server.Config{DataDir: dataDir(*dir), Socket: *socket, Listen: *listen,
-		TokenFile: *tokenFile, Version: Version, Logger: logger(stdio.Err)})
+	if *idle < 0 {
+		fmt.Fprintln(stdio.Err, "cairn serve: --idle-exit must not be negative")
+		return exitUsage
+	}
+	log := logger(stdio.Err)
+	data := dataDir(*dir)
+	exe, err := executable()
+	if err != nil {
+		// Not fatal: the daemon then only misses upgrades.
+		log.Warn("cannot watch the executable for upgrades", "err", err)
+	}
+	d, err := server.Start(ctx, server.Config{DataDir: data, Socket: *socket, Listen: *listen,
+		TokenFile: *tokenFile, Version: Version, Logger: log, HandshakeFile: server.HandshakePath(data),
+		IdleExit: *idle, Executable: exe})
+	if errors.Is(err, server.ErrDaemonRunning) {
+		fmt.Fprintf(stdio.Err, "cairn serve: %v (its handshake: %s)\n", err, server.HandshakePath(data))
+		return exitDaemonRunning
+	}
 	if err != nil {
 		fmt.Fprintf(stdio.Err, "cairn serve: %v\n", err)
 		return exitFailure
 	}
 	if err := d.PrintHandshake(stdio.Out); err != nil {
-		d.Stop()
-		return exitFailure
+		// A spawner that went away before reading it does not stop a shared daemon.
+		log.Warn("printing the handshake", "err", err)
 	}
 	if *lifeline {
 		// The spawner keeps our stdin open; if it dies, even by SIGKILL, the pipe closes.
@@ -43,7 +72,23 @@ func serve(ctx context.Context, args []string, stdio IO) int {
 		}()
 		ctx = lctx
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-d.Done():
+	}
 	d.Stop()
 	return exitOK
+}
+
+// executable is the running binary's path with symlinks resolved: the file an upgrade replaces.
+func executable() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("executable: %w", err)
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("executable: %w", err)
+	}
+	return r, nil
 }

@@ -29,7 +29,7 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 	}
 	in, err := io.ReadAll(stdio.In)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn tool: %v\n", err)
+		stdio.errf("cairn tool: %v\n", err)
 		return exitFailure
 	}
 	var call *parse.Block
@@ -40,37 +40,37 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 		}
 	}
 	if call == nil {
-		fmt.Fprintln(stdio.Err, "cairn tool: no tool call found in the message")
+		stdio.errf("cairn tool: no tool call found in the message\n")
 		return exitUsage
 	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn tool: %v\n", err)
+		stdio.errf("cairn tool: %v\n", err)
 		return exitUsage
 	}
 	ws, err := workspace.New(root)
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn tool: %v\n", err)
+		stdio.errf("cairn tool: %v\n", err)
 		return exitUsage
 	}
 	reg := agent.Tools(shell.NewRegistry())
 	t, ok := reg.Get(call.Name)
 	if !ok {
-		fmt.Fprintf(stdio.Err, "cairn tool: %s cannot run outside a task\n", call.Name)
+		stdio.errf("cairn tool: %s cannot run outside a task\n", call.Name)
 		return exitUsage
 	}
 	c := tools.Call{Name: call.Name, Params: call.Params, Partial: call.Partial}
 	if call.Partial {
-		fmt.Fprintln(stdio.Err, "cairn tool: the tool call is incomplete (no closing tag)")
+		stdio.errf("cairn tool: the tool call is incomplete (no closing tag)\n")
 		return exitUsage
 	}
 	s := config.Default()
-	env := &tools.Env{Files: ws, Host: direct.New("", []string{root}), UI: &cliUI{yes: *yes, err: stdio.Err}, Mode: task.ModeAct,
+	env := &tools.Env{Files: ws, Host: direct.New("", []string{root}), UI: &cliUI{yes: *yes, stdio: stdio}, Mode: task.ModeAct,
 		Settings: tools.Settings{OutputLineLimit: s.OutputLineLimit, ReadFileLineLimit: s.ReadFileLineLimit}}
 	spec := t.Spec()
 	for _, p := range spec.Params {
 		if v, ok := c.Params[p.Name]; p.Required && (!ok || v == "" && p.Name != "content") {
-			fmt.Fprintln(stdio.Out, task.ResultText(spec, c, tools.Result{IsError: true, Text: "Missing value for required parameter '" + p.Name + "'."}))
+			stdio.emit(task.ResultText(spec, c, tools.Result{IsError: true, Text: "Missing value for required parameter '" + p.Name + "'."}) + "\n")
 			return exitFailure
 		}
 	}
@@ -78,7 +78,9 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 	if err != nil {
 		res = tools.Result{IsError: true, Text: err.Error()}
 	}
-	fmt.Fprintln(stdio.Out, task.ResultText(spec, c, res))
+	if code := stdio.emit(task.ResultText(spec, c, res) + "\n"); code != exitOK {
+		return code
+	}
 	if res.IsError || res.Rejected {
 		return exitFailure
 	}
@@ -87,13 +89,13 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 
 // cliUI approves everything with --yes and nothing without; questions cannot be answered.
 type cliUI struct {
-	yes bool
-	err io.Writer
+	yes   bool
+	stdio IO
 }
 
-func (u *cliUI) Approve(_ context.Context, req tools.Approval) (tools.Answer, error) {
+func (u *cliUI) Approve(context.Context, tools.Approval) (tools.Answer, error) {
 	if !u.yes {
-		fmt.Fprintln(u.err, "cairn tool: not approved (use --yes)")
+		u.stdio.errf("cairn tool: not approved (use --yes)\n")
 	}
 	return tools.Answer{Approved: u.yes}, nil
 }
@@ -107,6 +109,6 @@ func (u *cliUI) Ask(_ context.Context, kind msg.Kind, text string, _ msg.Payload
 
 func (u *cliUI) Say(_ context.Context, kind msg.Kind, text string, _ msg.Payload, partial bool) {
 	if !partial && (kind == msg.SayError || kind == msg.SayIgnoreError || kind == msg.SayDiffError) {
-		fmt.Fprintf(u.err, "%s: %s\n", kind, text)
+		u.stdio.errf("%s: %s\n", kind, text)
 	}
 }

@@ -39,6 +39,9 @@ type Registry struct {
 	// was opened through owner and whose proposal is complete (its approval may be open). It
 	// is called on the host's receiving goroutine: it must not block on that host.
 	OnDiffDecision func(owner *Ref, approved bool)
+	// OnGone is called when the last connection of the host with stable id id ended (the
+	// window closed, or its bridge dropped: it may reconnect). It must not block.
+	OnGone func(id string)
 
 	// mu guards hosts and sessions.
 	mu sync.Mutex
@@ -108,11 +111,15 @@ func (r *Registry) Serve(stream Stream) error {
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
-		if r.hosts[h.id] == h {
+		gone := r.hosts[h.id] == h
+		if gone {
 			delete(r.hosts, h.id)
 		}
 		r.mu.Unlock()
 		h.close()
+		if gone && r.OnGone != nil {
+			r.OnGone(h.id)
+		}
 	}()
 	if err := h.send(&cairnv1.ConnectResponse{Message: &cairnv1.ConnectResponse_Welcome{
 		Welcome: &hostv1.Welcome{HostId: h.id, DaemonVersion: r.version, ConnectionId: h.conn}}}); err != nil {

@@ -11,7 +11,8 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// AnswerAsk answers the task's open ask.
+// AnswerAsk answers the task's open ask. Approving an error_retry row while the task waits to
+// retry a failed request ("Retry now") ends the wait instead.
 func (s *Services) AnswerAsk(ctx context.Context, req *cairnv1.AnswerAskRequest) (*cairnv1.AnswerAskResponse, error) {
 	t, err := s.taskOn(ctx, req.GetTaskId(), req.GetHostId())
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 )
 
 // SetFavorite marks a task.
-func (s *Services) SetFavorite(ctx context.Context, req *cairnv1.SetFavoriteRequest) (*cairnv1.SetFavoriteResponse, error) {
+func (s *Services) SetFavorite(_ context.Context, req *cairnv1.SetFavoriteRequest) (*cairnv1.SetFavoriteResponse, error) {
 	if err := s.b.Tasks.SetFavorite(req.GetTaskId(), req.GetFavorite()); err != nil {
 		return nil, toStatus(err)
 	}

@@ -37,6 +37,8 @@ type Env struct {
 	Files     cairnv1.WorkspaceServiceClient
 	Bridge    cairnv1.HostBridgeServiceClient
 	Token     string
+
+	closeConn sync.Once // Conn is closed once, by CloseConn
 }
 
 // Options tune the daemon.
@@ -47,6 +49,8 @@ type Options struct {
 	DataDir string
 	// Workspace reuses a workspace folder.
 	Workspace string
+	// WindowGrace is how long a closed window's tasks wait for it (0: the daemon's default).
+	WindowGrace time.Duration
 }
 
 // Start runs a daemon playing script.
@@ -78,10 +82,14 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	t.Cleanup(func() {
+		if err := os.RemoveAll(sockDir); err != nil {
+			t.Error(err)
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := server.Start(ctx, server.Config{DataDir: dataDir, Socket: filepath.Join(sockDir, "d.sock"),
-		TokenFile: filepath.Join(sockDir, "token"), Version: "test", Settings: &s})
+		TokenFile: filepath.Join(sockDir, "token"), Version: "test", Settings: &s, WindowGrace: opts.WindowGrace})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -103,7 +111,7 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			conn.Close()
+			e.CloseConn()
 			d.Stop()
 			cancel()
 		})
@@ -114,8 +122,18 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 
 // Stop stops the daemon now (restart tests start another on the same data dir).
 func (e *Env) Stop() {
-	e.Conn.Close()
+	e.CloseConn()
 	e.Daemon.Stop()
+}
+
+// CloseConn closes the client connection; calls after the first do nothing (the test's
+// cleanup closes it too). A failure fails the test.
+func (e *Env) CloseConn() {
+	e.closeConn.Do(func() {
+		if err := e.Conn.Close(); err != nil {
+			e.T.Errorf("closing the client connection: %v", err)
+		}
+	})
 }
 
 type bearer string

@@ -147,7 +147,7 @@ func waitGone(t *testing.T, pid int) {
 }
 
 // startWithPID runs command, which must print a PID as its first line, and returns it.
-func startWithPID(t *testing.T, ctx context.Context, term *Terminal, command string) (tools.Process, *bufio.Reader, int) {
+func startWithPID(ctx context.Context, t *testing.T, term *Terminal, command string) (tools.Process, *bufio.Reader, int) {
 	t.Helper()
 	p, err := term.Run(ctx, tools.CommandRequest{Command: command, Cwd: t.TempDir()})
 	if err != nil {
@@ -169,7 +169,7 @@ func TestCancelKillsWholeGroup(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(testCtx(t))
-			p, rest, child := startWithPID(t, ctx, newTestTerminal(m.noPTY), "sleep 100 & echo $!; wait")
+			p, rest, child := startWithPID(ctx, t, newTestTerminal(m.noPTY), "sleep 100 & echo $!; wait")
 			cancel()
 			if _, err := io.ReadAll(rest); err != nil {
 				t.Fatalf("drain: %v", err)
@@ -187,7 +187,7 @@ func TestKillEscalatesToSIGKILL(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			ctx := testCtx(t)
-			p, rest, child := startWithPID(t, ctx, newTestTerminal(m.noPTY), `trap "" TERM; sleep 100 & echo $!; wait`)
+			p, rest, child := startWithPID(ctx, t, newTestTerminal(m.noPTY), `trap "" TERM; sleep 100 & echo $!; wait`)
 			if err := p.Kill(); err != nil {
 				t.Fatalf("Kill: %v", err)
 			}
@@ -212,7 +212,7 @@ func TestOrphanDoesNotHoldOutputOpen(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			ctx := testCtx(t)
-			p, rest, child := startWithPID(t, ctx, newTestTerminal(m.noPTY), `(trap "" HUP; exec sleep 100) & echo $!; echo bye`)
+			p, rest, child := startWithPID(ctx, t, newTestTerminal(m.noPTY), `(trap "" HUP; exec sleep 100) & echo $!; echo bye`)
 			t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 			out, err := io.ReadAll(rest)
 			if err != nil || normalise(string(out)) != "bye\n" {
@@ -243,7 +243,11 @@ func TestWaitHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Kill()
+	defer func() {
+		if err := p.Kill(); err != nil {
+			t.Errorf("Kill: %v", err)
+		}
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := p.Wait(ctx); !errors.Is(err, context.Canceled) {

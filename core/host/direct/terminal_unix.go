@@ -207,9 +207,13 @@ func (p *process) wait(cmd *exec.Cmd, out *os.File) {
 
 // read copies the command's output into the pipe until EOF (pipes), EIO (a PTY whose last
 // slave closed), or, once the shell exited, drainIdle without new bytes.
+//
+// The master side of a PTY is closed only after the shell was reaped. A command that the shell
+// execs (bash runs `touch m1` in its own process) closes its last slave descriptor while it
+// exits, before its parent can collect the status; EIO arrives in that window, and closing the
+// master then hangs up the terminal while the session leader is still there to be sent
+// SIGHUP: one `touch` in a few dozen ended "killed by SIGHUP" (129) although it exited 0.
 func (p *process) read(f *os.File) {
-	defer p.out.close()
-	defer f.Close()
 	buf := make([]byte, 32*1024)
 	for {
 		n, err := f.Read(buf)
@@ -223,7 +227,12 @@ func (p *process) read(f *os.File) {
 		}
 		if err != nil {
 			// EOF, EIO or the post-exit deadline: in every case all that was written is in.
-			return
+			break
 		}
 	}
+	p.out.close()
+	// A command that closed its output but runs on (a daemon) keeps its terminal until it
+	// ends or is killed, as it would in the user's terminal.
+	<-p.exited
+	_ = f.Close() // read-only; nothing is lost if closing fails
 }

@@ -36,7 +36,7 @@ func TestServeFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	mustClose(t, resp.Body)
 	hung := make(chan result, 1)
 	go func() { hung <- collect(context.Background(), p, request("hang")) }()
 	for len(requestLog(t, root)) < 3 { // wait until the hanging request has arrived
@@ -57,7 +57,7 @@ func requestLog(t *testing.T, root string) []llmtest.Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer mustClose(t, resp.Body)
 	var reqs []llmtest.Request
 	if err := json.NewDecoder(resp.Body).Decode(&reqs); err != nil {
 		t.Fatal(err)

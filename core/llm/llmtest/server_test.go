@@ -37,6 +37,14 @@ type result struct {
 	err       error // nil when the stream ended with io.EOF
 }
 
+// mustClose closes c and fails the test when that reports an error.
+func mustClose(t testing.TB, c io.Closer) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
 func collect(ctx context.Context, p llm.Provider, req llm.Request) (r result) {
 	var text strings.Builder
 	defer func() { r.text = text.String() }()
@@ -45,7 +53,11 @@ func collect(ctx context.Context, p llm.Provider, req llm.Request) (r result) {
 		r.err = err
 		return r
 	}
-	defer s.Close()
+	defer func() {
+		if err := s.Close(); err != nil && r.err == nil {
+			r.err = err
+		}
+	}()
 	for {
 		c, err := s.Recv()
 		if errors.Is(err, io.EOF) {
@@ -317,7 +329,7 @@ func TestModelsAndControlEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	mustClose(t, resp.Body)
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("POST /_script = %s", resp.Status)
 	}
@@ -328,7 +340,7 @@ func TestModelsAndControlEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer mustClose(t, resp.Body)
 	var reqs []llmtest.Request
 	if err := json.NewDecoder(resp.Body).Decode(&reqs); err != nil {
 		t.Fatal(err)
@@ -340,7 +352,7 @@ func TestModelsAndControlEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp2.Body.Close()
+	mustClose(t, resp2.Body)
 	if resp2.StatusCode != http.StatusBadRequest {
 		t.Errorf("POST /_script with a typo = %s, want 400", resp2.Status)
 	}

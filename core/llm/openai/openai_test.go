@@ -61,7 +61,11 @@ func TestProviderDialects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer s.Close()
+			defer func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			}()
 			var text, reasoning string
 			var usage *llm.Usage
 			for {

@@ -389,7 +389,7 @@ func closedLog(t *testing.T, s Store) {
 
 func concurrent(t *testing.T, s Store) {
 	var wg sync.WaitGroup
-	errs := make(chan error, 8)
+	errs := make(chan error, 16) // room for a failed step and a failed Close per writer
 	for w := range 8 {
 		wg.Add(1)
 		go func() {
@@ -400,7 +400,11 @@ func concurrent(t *testing.T, s Store) {
 				errs <- err
 				return
 			}
-			defer l.Close()
+			defer func() {
+				if err := l.Close(); err != nil {
+					errs <- err
+				}
+			}()
 			for i := range 50 {
 				if err := l.AppendMessage(msg.Message{Index: i, Time: epoch, Type: msg.Say, Kind: msg.SayText, Text: id}, i%10 == 0); err != nil {
 					errs <- err

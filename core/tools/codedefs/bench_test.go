@@ -14,7 +14,7 @@ func BenchmarkParseGo(b *testing.B) {
 	}
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		if _, err := Parse("server.go", src); err != nil {
+		if _, err := Parse(b.Context(), "server.go", src); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ package codedefs
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"path/filepath"
@@ -127,8 +128,8 @@ func Extensions() []string {
 }
 
 // Parse returns the definitions in src, in source order, one per name. The language comes
-// from path's extension; an unknown one is ErrUnsupported.
-func Parse(path string, src []byte) ([]Definition, error) {
+// from path's extension; an unknown one is ErrUnsupported. Cancelling ctx stops the parse.
+func Parse(ctx context.Context, path string, src []byte) ([]Definition, error) {
 	l, ok := byExtension[strings.ToLower(filepath.Ext(path))]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, filepath.Ext(path))
@@ -141,9 +142,9 @@ func Parse(path string, src []byte) ([]Definition, error) {
 	parser := sitter.NewParser()
 	defer parser.Close()
 	parser.SetLanguage(lang)
-	tree := parser.Parse(nil, src)
-	if tree == nil {
-		return nil, fmt.Errorf("codedefs: parse %s: %w", path, ErrParse)
+	tree, err := parser.ParseCtx(ctx, nil, src)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrParse, path, err)
 	}
 	defer tree.Close()
 

@@ -28,7 +28,7 @@ func TestParseGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defs, err := Parse(name, src)
+			defs, err := Parse(t.Context(), name, src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func compareGolden(t *testing.T, path, got string) {
 }
 
 func TestParseUnsupported(t *testing.T) {
-	_, err := Parse("notes.txt", []byte("hello"))
+	_, err := Parse(t.Context(), "notes.txt", []byte("hello"))
 	if !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("err = %v, want ErrUnsupported", err)
 	}
@@ -82,7 +82,7 @@ func TestParseUnsupported(t *testing.T) {
 // TestParseBrokenSource checks that a syntax error does not hide the definitions that parse.
 func TestParseBrokenSource(t *testing.T) {
 	src := []byte("package p\n\nfunc Good() {}\n\nfunc Broken( {\n\nfunc Later() int { return 1 }\n")
-	defs, err := Parse("x.go", src)
+	defs, err := Parse(t.Context(), "x.go", src)
 	if err != nil {
 		t.Fatal(err)
 	}

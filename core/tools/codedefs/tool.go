@@ -152,7 +152,7 @@ func Folder(ctx context.Context, dir string, names []string) (string, error) {
 		if err != nil {
 			continue
 		}
-		defs, err := Parse(name, src)
+		defs, err := Parse(ctx, name, src)
 		if err != nil {
 			return "", err
 		}

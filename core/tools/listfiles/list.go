@@ -103,8 +103,8 @@ func isRootOrHome(dir string) bool {
 	if err != nil {
 		return false
 	}
-	if real, err := filepath.EvalSymlinks(home); err == nil {
-		home = real
+	if resolved, err := filepath.EvalSymlinks(home); err == nil {
+		home = resolved
 	}
 	return dir == filepath.Clean(home)
 }

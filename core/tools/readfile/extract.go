@@ -55,11 +55,19 @@ func DOCXText(data []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: docx: %w", ErrDocument, err)
 	}
-	defer f.Close()
+	text, err := wordParagraphs(f)
+	_ = f.Close() // an entry of an in-memory zip, only read from: closing it loses nothing
+	if err != nil {
+		return "", fmt.Errorf("%w: docx: %w", ErrDocument, err)
+	}
+	return text, nil
+}
 
+// wordParagraphs reads WordprocessingML and returns its text, one paragraph per line.
+func wordParagraphs(r io.Reader) (string, error) {
 	const wordML = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 	var b strings.Builder
-	dec := xml.NewDecoder(f)
+	dec := xml.NewDecoder(r)
 	inText := false
 	for {
 		tok, err := dec.Token()
@@ -67,7 +75,7 @@ func DOCXText(data []byte) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", fmt.Errorf("%w: docx: %w", ErrDocument, err)
+			return "", err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:

@@ -27,7 +27,11 @@ func hostileRoot(t *testing.T) string {
 	if err != nil {
 		t.Skipf("unix socket: %v", err)
 	}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("closing the socket: %v", err)
+		}
+	})
 	return root
 }
 

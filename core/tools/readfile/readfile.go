@@ -82,7 +82,10 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Errorf("%s", err.Error()), nil
 	}
 	rel := env.Files.Rel(abs)
-	if env.Files.Ignored(abs) {
+	// The task's own files (a saved command output) count as the workspace's.
+	scratch := env.InScratch(abs)
+	inside = inside || scratch
+	if !scratch && env.Files.Ignored(abs) {
 		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
 		return tools.Errorf("%s", message("ignored", rel)), nil
 	}
@@ -97,7 +100,7 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Errorf("%s", message("is_dir", rel)), nil
 	case !info.Mode().IsRegular():
 		return tools.Errorf("%s", message("not_regular", rel, workspace.FileKind(info.Mode()))), nil
-	case info.Size() > MaxBytes:
+	case info.Size() > MaxBytes && !ranged(strings.ToLower(filepath.Ext(abs)), rng):
 		return tools.Errorf("%s", message("too_large", rel, humanSize(info.Size()), humanSize(MaxBytes))), nil
 	}
 	ext := strings.ToLower(filepath.Ext(abs))
@@ -124,7 +127,12 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Result{Rejected: true, Text: message("denied"), UserFeedback: ans.Text}, nil
 	}
 
-	res, err := read(ctx, abs, rel, ext, rng, lineLimit(env.Settings))
+	var res tools.Result
+	if info.Size() > MaxBytes {
+		res, err = readLines(ctx, abs, rel, rng, lineLimit(env.Settings))
+	} else {
+		res, err = read(ctx, abs, rel, ext, rng, lineLimit(env.Settings))
+	}
 	if err != nil {
 		return tools.Result{}, err
 	}

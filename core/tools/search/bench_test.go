@@ -6,8 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,7 +18,7 @@ import (
 // work is the same; rg runs with --no-require-git because we apply .gitignore files outside
 // git repositories too.
 func BenchmarkSearchGoSource(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := goSource(b)
 	if _, err := os.Stat(src); err != nil {
 		b.Skip("GOROOT/src not found")
 	}
@@ -50,6 +50,17 @@ func BenchmarkSearchGoSource(b *testing.B) {
 			}
 		})
 	}
+}
+
+// goSource is $(go env GOROOT)/src of the go command running the benchmark (go test puts
+// it first in PATH).
+func goSource(b *testing.B) string {
+	b.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
 }
 
 // cpuTime is this process's user+system CPU time in ms. On a shared machine wall time swings

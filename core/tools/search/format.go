@@ -12,11 +12,11 @@ func (r Results) Format(rel func(abs string) string) string {
 	var b strings.Builder
 	switch {
 	case r.More:
-		b.WriteString(fmt.Sprintf(moreText, r.Total))
+		fmt.Fprintf(&b, moreText, r.Total)
 	case r.Total == 1:
-		b.WriteString(fmt.Sprintf(foundText, "1 result"))
+		fmt.Fprintf(&b, foundText, "1 result")
 	default:
-		b.WriteString(fmt.Sprintf(foundText, fmt.Sprintf("%d results", r.Total)))
+		fmt.Fprintf(&b, foundText, fmt.Sprintf("%d results", r.Total))
 	}
 	b.WriteString("\n\n")
 	var block strings.Builder

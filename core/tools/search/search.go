@@ -214,7 +214,13 @@ func readInto(path string, buf []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer syscall.Close(fd)
+	buf, err = readFD(fd, buf)
+	_ = syscall.Close(fd) // opened read-only: a failed close loses nothing
+	return buf, err
+}
+
+// readFD reads the open file fd to its end into buf, as readInto describes.
+func readFD(fd int, buf []byte) ([]byte, error) {
 	if cap(buf) < minBuf {
 		buf = make([]byte, 0, minBuf)
 	}

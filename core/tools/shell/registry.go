@@ -41,6 +41,11 @@ func NewRegistry() *Registry { return &Registry{} }
 // Track starts collecting p's output and registers it under cmd. The registry reads
 // p.Output() from now on; callers read through the returned Tracked.
 func (r *Registry) Track(cmd string, p tools.Process) *Tracked {
+	return r.track(cmd, p, Limits{})
+}
+
+// track is Track with the view's caps and the folder for the whole output.
+func (r *Registry) track(cmd string, p tools.Process, lim Limits) *Tracked {
 	t := &Tracked{
 		command: cmd,
 		proc:    p,
@@ -48,6 +53,8 @@ func (r *Registry) Track(cmd string, p tools.Process) *Tracked {
 		changed: make(chan struct{}),
 		done:    make(chan struct{}),
 		code:    -1,
+		view:    newView(lim.Lines, lim.Bytes),
+		full:    fullOutput{dir: lim.Dir},
 	}
 	r.mu.Lock()
 	r.items = append(r.items, t)
@@ -85,11 +92,11 @@ func (r *Registry) Busy() bool {
 	return busy
 }
 
-// WaitIdle returns once no running command printed anything for quietPeriod, after max, or
-// when ctx ends, whichever is first. Environment details call it so a build that is still
+// WaitIdle returns once no running command printed anything for quietPeriod, after limit,
+// or when ctx ends, whichever is first. Environment details call it so a build that is still
 // printing gets a moment to finish before the model looks at it.
-func (r *Registry) WaitIdle(ctx context.Context, max time.Duration) {
-	deadline := time.Now().Add(max)
+func (r *Registry) WaitIdle(ctx context.Context, limit time.Duration) {
+	deadline := time.Now().Add(limit)
 	for {
 		last, busy := r.lastActivity()
 		if !busy {
@@ -173,6 +180,10 @@ type Tracked struct {
 	changed  chan struct{}
 	finished bool
 	code     int
+	// view is the bounded picture of everything printed since the start; full keeps all of
+	// it once view has to leave something out.
+	view *view
+	full fullOutput
 }
 
 // Command returns the command line.
@@ -218,6 +229,30 @@ func (t *Tracked) ExitCode() int {
 	return t.code
 }
 
+// View returns the bounded picture of all output so far: its first and last lines, with a
+// note in between counting what was left out and naming the file that holds all of it.
+func (t *Tracked) View() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.view.render(t.omitted)
+}
+
+// Size returns how many bytes of output arrived so far.
+func (t *Tracked) Size() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.view.total
+}
+
+// omitted renders the note standing for the cut part of the view. t.mu is held.
+func (t *Tracked) omitted(lines int, size int64) string {
+	d := omittedData{Lines: lines, From: t.view.headNL + 1, Size: humanSize(size), Path: t.full.path}
+	if t.full.err != nil {
+		d.Failed = t.full.err.Error()
+	}
+	return render("omitted", d)
+}
+
 // Kill stops the command's process group.
 func (t *Tracked) Kill() error {
 	if err := t.proc.Kill(); err != nil {
@@ -248,6 +283,9 @@ func (t *Tracked) pump() {
 		}
 	}
 	t.add(c.flush())
+	t.mu.Lock()
+	t.full.close()
+	t.mu.Unlock()
 	// The output has ended, so the exit is imminent; nothing can cancel this goroutine's work
 	// and the process contract bounds the wait.
 	code, err := t.proc.Wait(context.Background())
@@ -269,6 +307,8 @@ func (t *Tracked) add(s string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.view.write([]byte(s))
+	t.full.write([]byte(s), t.view.elided())
 	t.pending = append(t.pending, s...)
 	if over := len(t.pending) - maxPending; over > 0 {
 		cut := over

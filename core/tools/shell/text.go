@@ -2,6 +2,7 @@ package shell
 
 import (
 	"embed"
+	"fmt"
 	"strings"
 	"text/template"
 )
@@ -39,4 +40,26 @@ type outputData struct {
 // With lets a block choose its own wording for the output section.
 func (d resultData) With(lead, none string) outputData {
 	return outputData{Lead: lead, None: none, Output: d.Output}
+}
+
+// omittedData feeds the "omitted" block: the note standing for the middle of a long output.
+type omittedData struct {
+	Lines  int    // lines left out
+	From   int    // the first of them (1-based line number in the whole output)
+	Size   string // their size, for people
+	Path   string // the file holding the whole output, "" when none
+	Failed string // why the whole output could not be saved, "" when it was or none was wanted
+}
+
+// humanSize writes n bytes the way people read sizes.
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -105,7 +105,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("execute_command: start: %w", err)
 	}
-	f := &follower{env: env, tracked: t.reg.Track(command, proc), feedback: ans.Text}
+	lim := Limits{Lines: env.Settings.OutputLineLimit, Bytes: env.Settings.OutputByteLimit, Dir: env.Scratch}
+	f := &follower{env: env, tracked: t.reg.track(command, proc, lim), feedback: ans.Text}
 	res, err := f.follow(ctx, time.Duration(timeout)*time.Second)
 	if f.tracked.Finished() {
 		t.reg.forget(f.tracked)
@@ -139,12 +140,13 @@ func readsIgnored(files tools.Files, command string) (string, bool) {
 	return files.Rel(abs), true
 }
 
-// follower streams one command's output to the chat and builds the result.
+// follower streams one command's output to the chat and builds the result. The chat row and
+// the result show the tracked command's bounded view, never the whole output: a command that
+// prints gigabytes leaves a row of the same size as one that prints a page.
 type follower struct {
 	env      *tools.Env
 	tracked  *Tracked
-	out      strings.Builder // all output taken so far
-	sent     int             // bytes of out already said to the chat
+	sent     int64 // output bytes already said to the chat
 	feedback string
 }
 
@@ -191,10 +193,14 @@ func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Res
 	why := endExited
 	for {
 		changed := f.tracked.Changed()
+		// The view holds the output; taking it only marks it seen, so environment details
+		// do not report it again.
 		text, done := f.tracked.Take()
 		if text != "" {
-			f.out.WriteString(text)
-			if f.out.Len()-f.sent >= flushBytes {
+			// While the row only grows, clients get appended text and a few KB is worth a
+			// send; once the view elides, each update replaces the row, so only the timer
+			// sends.
+			if f.tracked.Size() < int64(f.byteLimit()) && f.tracked.Size()-f.sent >= flushBytes {
 				f.say(ctx, true)
 				flush.Stop()
 				flushC = nil
@@ -263,34 +269,38 @@ func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Res
 
 // detach ends following while the command keeps running; the registry keeps its output.
 func (f *follower) detach(ctx context.Context) tools.Result {
-	f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), &msg.CommandOutput{Output: f.out.String(), Running: true}, false)
-	f.sent = f.out.Len()
+	out := f.tracked.View()
+	f.env.UI.Say(ctx, msg.SayCommandOutput, out, &msg.CommandOutput{Output: out, Running: true}, false)
+	f.sent = f.tracked.Size()
 	return tools.Result{Text: render("result.running", resultData{Output: f.modelOutput()}), UserFeedback: f.feedback}
 }
 
+// say updates the streaming row with the view so far (the loop sends clients only the
+// appended part while the row just grows); the payload comes with the final say.
 func (f *follower) say(ctx context.Context, partial bool) {
-	if f.out.Len() == f.sent {
+	size := f.tracked.Size()
+	if size == f.sent {
 		return
 	}
-	// While streaming, the row's text is the whole output so far (the loop sends clients only
-	// the appended part); the payload comes with the final say.
-	if partial {
-		f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), nil, true)
-	} else {
-		f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), &msg.CommandOutput{Output: f.out.String(), Running: true}, false)
-	}
-	f.sent = f.out.Len()
+	f.env.UI.Say(ctx, msg.SayCommandOutput, f.tracked.View(), nil, partial)
+	f.sent = size
 }
 
 func (f *follower) sayFinal(ctx context.Context, code int) {
-	f.env.UI.Say(ctx, msg.SayCommandOutput, f.out.String(), &msg.CommandOutput{Output: f.out.String(), ExitCode: &code}, false)
-	f.sent = f.out.Len()
+	out := f.tracked.View()
+	f.env.UI.Say(ctx, msg.SayCommandOutput, out, &msg.CommandOutput{Output: out, ExitCode: &code}, false)
+	f.sent = f.tracked.Size()
 }
 
-func (f *follower) unsent() string { return f.out.String()[f.sent:] }
+func (f *follower) byteLimit() int {
+	if n := f.env.Settings.OutputByteLimit; n > 0 {
+		return n
+	}
+	return DefaultByteLimit
+}
 
 func (f *follower) modelOutput() string {
-	return Truncate(strings.TrimRight(f.out.String(), " \t\n"), f.env.Settings.OutputLineLimit)
+	return strings.TrimRight(f.tracked.View(), " \t\n")
 }
 
 func (f *follower) addFeedback(text string) {

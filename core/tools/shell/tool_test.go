@@ -150,8 +150,13 @@ func checkSays(t *testing.T, ui *fakeUI) {
 		if s.kind != msg.SayCommandOutput || s.partial != (i < len(ui.says)-1) {
 			t.Errorf("say %d: kind %s partial %v", i, s.kind, s.partial)
 		}
-		if !strings.HasPrefix(s.text, prev) {
-			t.Errorf("say %d does not extend the previous text (%d → %d bytes)", i, len(prev), len(s.text))
+		// The row grows in place until the view starts leaving lines out; then each say
+		// replaces it, and it never outgrows the cap.
+		if !strings.HasPrefix(s.text, prev) && !strings.Contains(s.text, " omitted") {
+			t.Errorf("say %d neither extends the previous text nor elides (%d → %d bytes)", i, len(prev), len(s.text))
+		}
+		if len(s.text) > DefaultByteLimit+1000 {
+			t.Errorf("say %d has %d bytes", i, len(s.text))
 		}
 		prev = s.text
 	}
@@ -228,14 +233,69 @@ func TestBigOutputKeepsHeadAndTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Without a scratch folder nothing is saved, and the note says only what was cut.
 	want := "Command executed.\nExit code: 0\nOutput:\n" + numbered(250) +
-		"\n[... 99500 lines omitted ...]\n" + strings.TrimPrefix(numbered(100000), numbered(99750)+"\n")
+		"\n[... 99500 lines (572.8 KB) omitted ...]\n" + strings.TrimPrefix(numbered(100000), numbered(99750)+"\n")
 	if res.Text != want {
 		t.Errorf("result has %d lines, starts %q, ends %q", strings.Count(res.Text, "\n"), res.Text[:60], res.Text[len(res.Text)-60:])
 	}
 	checkSays(t, ui)
-	if got := ui.says[len(ui.says)-1].payload.(*msg.CommandOutput).Output; got != numbered(100000)+"\n" {
-		t.Errorf("the chat got %d bytes of output, want all of it", len(got))
+	if got := ui.says[len(ui.says)-1].payload.(*msg.CommandOutput).Output; got != strings.TrimPrefix(want, "Command executed.\nExit code: 0\nOutput:\n")+"\n" {
+		t.Errorf("the chat's final row (%d bytes) is not the model's view", len(got))
+	}
+}
+
+// Output past the caps is saved whole in the scratch folder, the model is told where, and
+// neither the rows nor the result grow with it.
+func TestHugeOutputIsSavedWhole(t *testing.T) {
+	cases := []struct {
+		name, command string
+		want          func() string // the whole output
+	}{
+		{"many lines", "seq 1 6500000", func() string { return numbered(6500000) + "\n" }},
+		{"one long line", "head -c 3000000 /dev/zero | tr '\\0' a", func() string { return strings.Repeat("a", 3000000) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ui := &fakeUI{approve: tools.Answer{Approved: true}}
+			env := newEnv(t, ui)
+			env.Scratch = filepath.Join(t.TempDir(), "output")
+			res, err := New(NewRegistry()).Run(testCtx(t), env, call("command", c.command, "requires_approval", "false"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSays(t, ui)
+			if len(res.Text) > DefaultByteLimit+1000 {
+				t.Errorf("result has %d bytes", len(res.Text))
+			}
+			files, err := filepath.Glob(filepath.Join(env.Scratch, "command-*.log"))
+			if err != nil || len(files) != 1 {
+				t.Fatalf("saved files %v, %v", files, err)
+			}
+			if !strings.Contains(res.Text, "The whole output is saved in "+files[0]+":") {
+				t.Errorf("the result does not name %s:\n%.400s", files[0], res.Text)
+			}
+			got, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := c.want(); string(got) != want {
+				t.Errorf("saved %d bytes, want %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// Small output is not saved anywhere.
+func TestSmallOutputIsNotSaved(t *testing.T) {
+	ui := &fakeUI{approve: tools.Answer{Approved: true}}
+	env := newEnv(t, ui)
+	env.Scratch = filepath.Join(t.TempDir(), "output")
+	if _, err := New(NewRegistry()).Run(testCtx(t), env, call("command", "seq 1 100", "requires_approval", "false")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(env.Scratch); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("scratch folder: %v, want it never made", err)
 	}
 }
 

@@ -1,38 +1,27 @@
 package shell
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // DefaultLineLimit caps command output sent to the model when the setting is 0 (spec §8).
 const DefaultLineLimit = 500
 
-// omittedNote marks where Truncate cut lines out.
+// omittedNote marks where Truncate (and the registry's backlog cap) cut lines out.
 const omittedNote = "[... %d lines omitted ...]"
 
-// Truncate keeps the first and last lines of text so that at most limit lines remain, with a
-// note counting the lines cut in between. The head shows how a command started, the tail how
-// it ended (errors, summaries), which is what the model usually needs. limit <= 0 means
-// DefaultLineLimit.
+// Truncate keeps the first and last lines of text so that at most limit lines (and about
+// DefaultByteLimit bytes) remain, with a note counting the lines cut in between. The head
+// shows how a command started, the tail how it ended (errors, summaries), which is what the
+// model usually needs. limit <= 0 means DefaultLineLimit.
 func Truncate(text string, limit int) string {
-	if limit <= 0 {
-		limit = DefaultLineLimit
-	}
-	lines := strings.Count(text, "\n") + 1
-	if lines <= limit {
-		return text
-	}
-	head := limit / 2
-	tail := limit - head
-	headEnd := 0 // index of the newline ending the head
-	for range head {
-		headEnd += strings.IndexByte(text[headEnd:], '\n') + 1
-	}
-	tailStart := len(text)
-	for range tail {
-		tailStart = strings.LastIndexByte(text[:tailStart], '\n')
-	}
-	note := fmt.Sprintf(omittedNote, lines-limit)
-	return text[:headEnd] + note + text[tailStart:]
+	v := newView(limit, 0)
+	v.write([]byte(text))
+	return v.render(func(lines int, _ int64) string { return fmt.Sprintf(omittedNote, lines) })
+}
+
+// Bound is Truncate with a byte cap as well (<= 0: DefaultByteLimit), for output kept before
+// it was bounded as it arrived.
+func Bound(text string, lines, bytes int) string {
+	v := newView(lines, bytes)
+	v.write([]byte(text))
+	return v.render(func(n int, size int64) string { return render("omitted", omittedData{Lines: n, Size: humanSize(size)}) })
 }

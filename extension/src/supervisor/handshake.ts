@@ -6,6 +6,8 @@ export interface Handshake {
   token_file: string;
   pid: number;
   version: string;
+  /** The daemon's binary, when it watches it for upgrades. */
+  executable?: string;
 }
 
 /** parseHandshake validates one stdout line; it throws with a readable reason. */
@@ -20,7 +22,9 @@ export function parseHandshake(line: string): Handshake {
   if (typeof h?.address !== "string" || typeof h.token_file !== "string") {
     throw new Error(`the daemon's handshake lacks address or token_file: ${line.slice(0, 200)}`);
   }
-  return { address: h.address, token_file: h.token_file, pid: Number(h.pid ?? 0), version: String(h.version ?? "") };
+  const hs: Handshake = { address: h.address, token_file: h.token_file, pid: Number(h.pid ?? 0), version: String(h.version ?? "") };
+  if (typeof h.executable === "string" && h.executable) hs.executable = h.executable;
+  return hs;
 }
 
 /** socketPath turns "unix:///path" (or "unix:/path") into a path; other addresses are returned as host:port. */

@@ -1,15 +1,22 @@
-// Supervisor runs `cairn serve`, waits for its handshake, and restarts it after a crash.
-// It knows nothing about VS Code: the process spawner, clock and sinks are injected, so the
-// restart behaviour is unit-tested with a fake spawner.
+// Supervisor finds or starts the shared `cairn serve` daemon and restarts it after it is lost.
+// One daemon serves every window on a data dir: a window first looks for a live one through
+// the handshake file the daemon writes, and only starts one (detached, so it outlives this
+// window) when there is none. When several windows start one at once the socket bind decides:
+// the losers exit with exitDaemonRunning and their windows attach to the winner.
+// It knows nothing about VS Code: the spawner, the locator and the clock are injected, so the
+// behaviour is unit-tested with fakes.
 
-import { LineSplitter, parseHandshake, type Handshake } from "./handshake";
+import { LineSplitter, type Handshake } from "./handshake";
 import { RestartPolicy } from "./policy";
+
+/** exitDaemonRunning is `cairn serve`'s exit code when another daemon already serves the socket. */
+export const exitDaemonRunning = 4;
 
 /** Spawned is the part of a child process the supervisor uses. */
 export interface Spawned {
   readonly pid: number | undefined;
-  readonly stdout: NodeJS.ReadableStream;
-  readonly stderr: NodeJS.ReadableStream;
+  /** stderr, when the spawner pipes it (a detached daemon writes to a log file instead). */
+  readonly stderr?: NodeJS.ReadableStream;
   kill(signal: NodeJS.Signals): void;
   /** onExit is called once, when the process has exited (or failed to start). */
   onExit(cb: (code: number | null, signal: string | null, error?: Error) => void): void;
@@ -18,9 +25,19 @@ export interface Spawned {
 /** Spawner starts a process; it must not throw for a missing binary but report it via onExit. */
 export type Spawner = (command: string, args: string[]) => Spawned;
 
+/**
+ * Locator finds the running daemon: find resolves to its handshake once it is proven live (its
+ * pid exists and an authenticated call succeeded), else to undefined. It never rejects.
+ */
+export interface Locator {
+  find(): Promise<Handshake | undefined>;
+  /** terminate asks the daemon with this pid to stop and resolves once it is gone. */
+  terminate(pid: number): Promise<void>;
+}
+
 export type SupervisorState =
   | { kind: "starting" }
-  | { kind: "ready"; handshake: Handshake }
+  | { kind: "ready"; handshake: Handshake; spawned: boolean }
   | { kind: "restarting"; reason: string; delayMs: number; crash: number }
   | { kind: "failed"; reason: string }
   | { kind: "stopped" };
@@ -39,22 +56,31 @@ export const realClock: Clock = {
 
 export interface SupervisorOptions {
   spawner: Spawner;
+  locator: Locator;
   command: string;
   args: string[];
+  /** How long a spawned daemon may take until the locator finds it. */
   handshakeTimeoutMs?: number;
-  /** Grace period between SIGTERM and SIGKILL on stop. */
-  stopTimeoutMs?: number;
+  /** How often the locator is asked while a spawned daemon starts. */
+  pollMs?: number;
+  /**
+   * supersedes says whether this window's binary should replace a running daemon (it is a
+   * newer build than the daemon's). Windows agree on which binary is newer, so two versions
+   * never take turns replacing each other.
+   */
+  supersedes?(found: Handshake): boolean;
   policy?: RestartPolicy;
   clock?: Clock;
-  /** log receives the daemon's stderr and the supervisor's own notes, line by line. */
+  /** log receives the daemon's stderr (when piped) and the supervisor's own notes, line by line. */
   log(line: string): void;
   onState(state: SupervisorState): void;
 }
 
 /**
- * Supervisor owns at most one daemon process at a time. States: starting → ready; on an
- * unexpected exit → restarting (after the policy's delay) → starting …; after too many crashes
- * → failed (until restart() is called); stop() → stopped.
+ * Supervisor states: starting → ready (attached to a running daemon, or one it spawned); when
+ * the daemon is lost (it exited, or the connection to it failed) → restarting (after the
+ * policy's delay) → starting …; after too many losses → failed (until restart()); stop() →
+ * stopped, which leaves the daemon running for the other windows: it ends itself once idle.
  */
 export class Supervisor {
   private proc: Spawned | undefined;
@@ -64,7 +90,8 @@ export class Supervisor {
   private state: SupervisorState = { kind: "stopped" };
   private readonly policy: RestartPolicy;
   private readonly clock: Clock;
-  private exitWaiters: Array<() => void> = [];
+  /** attempt increases whenever a launch is superseded (stop, loss, restart): stale async steps check it. */
+  private attempt = 0;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.policy = opts.policy ?? new RestartPolicy();
@@ -75,115 +102,149 @@ export class Supervisor {
     return this.state;
   }
 
+  /** pid is the daemon's process id while ready (whoever started it). */
   get pid(): number | undefined {
-    return this.proc?.pid;
+    return this.state.kind === "ready" ? this.state.handshake.pid : undefined;
   }
 
-  /** start launches the daemon (no-op while one is running). */
+  /** start finds or launches the daemon (no-op while starting or ready). */
   start(): void {
     this.stopping = false;
-    if (this.proc) return;
-    this.launch();
+    if (this.state.kind === "starting" || this.state.kind === "ready") return;
+    void this.launch();
   }
 
-  /** restart forgets past crashes and starts a fresh daemon (the "Restart" action). */
+  /**
+   * restart forgets past losses, stops the running daemon (every window reconnects to the
+   * next one) and starts a fresh one (the "Restart" action).
+   */
   async restart(): Promise<void> {
     this.policy.reset();
-    await this.stop();
-    this.start();
+    const pid = this.pid;
+    this.supersede();
+    if (pid) {
+      this.opts.log(`[supervisor] stopping the daemon (pid ${pid}) to restart it`);
+      await this.opts.locator.terminate(pid);
+    }
+    this.stopping = false;
+    void this.launch();
   }
 
-  /** abandon kills a daemon that cannot be used (e.g. it refuses connections); the exit is
-   * handled as a crash, so the restart policy applies. */
+  /** lost reports that the daemon can no longer be used; the restart policy applies. */
+  lost(reason: string): void {
+    if (this.stopping || this.state.kind !== "ready") return;
+    this.supersede();
+    this.opts.log(`[supervisor] ${reason}`);
+    this.onLoss(reason);
+  }
+
+  /** abandon is lost() for a daemon this window could not talk to after it was found. */
   abandon(reason: string): void {
-    if (!this.proc) return;
-    this.opts.log(`[supervisor] abandoning the daemon: ${reason}`);
-    this.proc.kill("SIGKILL");
+    this.lost(`abandoning the daemon: ${reason}`);
   }
 
-  /** stop sends SIGTERM, then SIGKILL after the grace period, and resolves once it exited. */
+  /** stop disconnects this window; the shared daemon keeps serving the others. */
   stop(): Promise<void> {
     this.stopping = true;
-    this.cancelTimer();
-    const p = this.proc;
-    if (!p) {
-      this.setState({ kind: "stopped" });
-      return Promise.resolve();
-    }
-    const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
-    p.kill("SIGTERM");
-    const kill = this.clock.setTimeout(() => {
-      if (this.proc === p) p.kill("SIGKILL");
-    }, this.opts.stopTimeoutMs ?? 3000);
-    return exited.then(() => this.clock.clearTimeout(kill));
+    this.supersede();
+    this.setState({ kind: "stopped" });
+    return Promise.resolve();
   }
 
-  private launch(): void {
+  private supersede(): void {
+    this.attempt++;
+    this.cancelTimer();
+    this.proc = undefined;
+  }
+
+  private async launch(): Promise<void> {
+    const attempt = ++this.attempt;
+    const current = () => attempt === this.attempt && !this.stopping;
     this.setState({ kind: "starting" });
+    this.startedAt = this.clock.now();
+    let found = await this.opts.locator.find();
+    if (!current()) return;
+    if (found && this.opts.supersedes?.(found)) {
+      this.opts.log(`[supervisor] the running daemon (pid ${found.pid}, ${found.executable}) is older than ${this.opts.command}; replacing it`);
+      await this.opts.locator.terminate(found.pid);
+      if (!current()) return;
+      found = undefined;
+    }
+    if (found) {
+      this.opts.log(`[supervisor] attached to the running daemon ${found.version} (pid ${found.pid}) at ${found.address}`);
+      this.setState({ kind: "ready", handshake: found, spawned: false });
+      return;
+    }
+
     const p = this.opts.spawner(this.opts.command, this.opts.args);
     this.proc = p;
-    this.startedAt = this.clock.now();
-    let ready = false;
-    let exited = false;
-    const stdoutLines = new LineSplitter();
+    let exit: { code: number | null; how: string } | undefined;
     const stderrLines = new LineSplitter();
-
-    const handshakeTimer = this.clock.setTimeout(() => {
-      if (ready || exited) return;
-      this.opts.log(`[supervisor] no handshake within ${this.opts.handshakeTimeoutMs ?? 10_000} ms; killing the daemon`);
-      p.kill("SIGKILL");
-    }, this.opts.handshakeTimeoutMs ?? 10_000);
-
-    p.stdout.on("data", (chunk: Buffer | string) => {
-      for (const line of stdoutLines.push(chunk.toString())) {
-        if (ready || !line.trim()) {
-          if (line.trim()) this.opts.log(line);
-          continue;
-        }
-        try {
-          const hs = parseHandshake(line);
-          ready = true;
-          this.clock.clearTimeout(handshakeTimer);
-          this.opts.log(`[supervisor] daemon ${hs.version} ready (pid ${hs.pid}) at ${hs.address}`);
-          if (this.proc === p && !this.stopping) this.setState({ kind: "ready", handshake: hs });
-        } catch (e) {
-          this.opts.log(`[supervisor] ${(e as Error).message}`);
-        }
-      }
-    });
-    p.stderr.on("data", (chunk: Buffer | string) => {
+    p.stderr?.on("data", (chunk: Buffer | string) => {
       for (const line of stderrLines.push(chunk.toString())) this.opts.log(line);
     });
-
     p.onExit((code, signal, error) => {
-      if (exited) return;
-      exited = true;
-      this.clock.clearTimeout(handshakeTimer);
       for (const line of stderrLines.flush()) this.opts.log(line);
-      if (this.proc !== p) return;
-      this.proc = undefined;
-      const waiters = this.exitWaiters;
-      this.exitWaiters = [];
-      waiters.forEach((w) => w());
-      const how = error ? error.message : signal ? `signal ${signal}` : `exit code ${code}`;
-      if (this.stopping) {
-        this.opts.log(`[supervisor] daemon stopped (${how})`);
-        this.setState({ kind: "stopped" });
-        return;
+      exit = { code, how: error ? error.message : signal ? `signal ${signal}` : `exit code ${code}` };
+      // A daemon we started and were using went away.
+      if (this.proc === p && this.state.kind === "ready" && this.state.handshake.pid === p.pid) {
+        this.lost(`the daemon exited (${exit.how})`);
       }
-      const reason = ready ? `the daemon exited (${how})` : `the daemon failed to start (${how})`;
-      this.opts.log(`[supervisor] ${reason}`);
-      const decision = this.policy.onCrash(this.clock.now() - this.startedAt);
-      if (decision.action === "giveUp") {
-        this.setState({ kind: "failed", reason: `${reason}; it crashed ${decision.crash} times in a row` });
-        return;
-      }
-      this.setState({ kind: "restarting", reason, delayMs: decision.delayMs, crash: decision.crash });
-      this.timer = this.clock.setTimeout(() => {
-        this.timer = undefined;
-        if (!this.stopping && !this.proc) this.launch();
-      }, decision.delayMs);
     });
+
+    const timeoutMs = this.opts.handshakeTimeoutMs ?? 10_000;
+    const deadline = this.clock.now() + timeoutMs;
+    for (;;) {
+      await this.sleep(this.opts.pollMs ?? 100);
+      if (!current()) return;
+      const hs = await this.opts.locator.find();
+      if (!current()) return;
+      if (hs) {
+        const spawned = hs.pid === p.pid;
+        this.opts.log(
+          spawned
+            ? `[supervisor] daemon ${hs.version} ready (pid ${hs.pid}) at ${hs.address}`
+            : `[supervisor] another window started the daemon first; attached to pid ${hs.pid} at ${hs.address}`,
+        );
+        if (!spawned) this.proc = undefined;
+        this.setState({ kind: "ready", handshake: hs, spawned });
+        return;
+      }
+      // A loser of the bind race exits at once; the winner's handshake follows: keep looking.
+      if (exit && exit.code !== exitDaemonRunning) {
+        this.proc = undefined;
+        this.supersede();
+        const reason = `the daemon failed to start (${exit.how})`;
+        this.opts.log(`[supervisor] ${reason}`);
+        this.onLoss(reason);
+        return;
+      }
+      if (this.clock.now() >= deadline) {
+        this.opts.log(`[supervisor] no handshake within ${timeoutMs} ms; killing the daemon`);
+        p.kill("SIGKILL");
+        this.supersede();
+        this.onLoss("the daemon failed to start (no handshake)");
+        return;
+      }
+    }
+  }
+
+  /** onLoss applies the restart policy after the daemon was lost or failed to start. */
+  private onLoss(reason: string): void {
+    const decision = this.policy.onCrash(this.clock.now() - this.startedAt);
+    if (decision.action === "giveUp") {
+      this.setState({ kind: "failed", reason: `${reason}; it failed ${decision.crash} times in a row` });
+      return;
+    }
+    this.setState({ kind: "restarting", reason, delayMs: decision.delayMs, crash: decision.crash });
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      if (!this.stopping) void this.launch();
+    }, decision.delayMs);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
   }
 
   private cancelTimer(): void {

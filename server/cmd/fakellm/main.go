@@ -36,7 +36,7 @@ func run(scriptPath, addr string) error {
 			return err
 		}
 		script, err = llmtest.LoadScript(f)
-		f.Close()
+		_ = f.Close() // opened read-only: a failed close loses nothing
 		if err != nil {
 			return err
 		}

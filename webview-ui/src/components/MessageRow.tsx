@@ -1,7 +1,8 @@
 // MessageRow renders one chat message. It subscribes to its own row in the TaskStore, so a
 // streamed delta re-renders only the row it belongs to.
 
-import { memo, useCallback, useState, useSyncExternalStore, type ReactNode } from "react";
+import { memo, useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { AskKind, SayKind, ToolOperation, type Message, type ToolPayload } from "../gen/cairn/v1/message_pb";
 import { useRow, type TaskStore } from "../state/taskStore";
 import { useController } from "../state/context";
@@ -442,15 +443,8 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
       return <ErrorRow m={m} title="The edit could not be applied" />;
     case SayKind.IGNORE_ERROR:
       return <ErrorRow m={m} title="Access blocked by the ignore file" />;
-    case SayKind.ERROR_RETRY: {
-      const r = m.payload.case === "retry" ? m.payload.value : undefined;
-      return (
-        <div className="error-row">
-          <Header icon="sync" title={r ? `Retrying (attempt ${r.attempt}/${r.maxAttempts}) in ${r.delaySeconds}s` : "Retrying"} tone="warn" />
-          {(r?.error || m.text) && <div className="error-text">{r?.error || m.text}</div>}
-        </div>
-      );
-    }
+    case SayKind.ERROR_RETRY:
+      return <RetryRow m={m} />;
     case SayKind.API_REQ_STARTED:
       return <ApiRequestRow m={m} />;
     case SayKind.API_REQ_RETRIED:
@@ -512,4 +506,53 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
     default:
       return <Markdown text={m.text} streaming={m.partial} />;
   }
+}
+
+/** secondsLeft is the whole seconds until dueMs, rounded up (0 once it has passed). */
+function secondsLeft(dueMs: number): number {
+  return Math.max(0, Math.ceil((dueMs - Date.now()) / 1000));
+}
+
+/**
+ * RetryRow is the wait before a failed request is retried. The countdown runs here, from the
+ * row's time and the announced delay (the daemon sends no ticks); "Retry now" asks the daemon
+ * to end the wait at once by approving this row.
+ */
+function RetryRow({ m }: { m: Message }) {
+  const ctrl = useController();
+  const r = m.payload.case === "retry" ? m.payload.value : undefined;
+  const due = r && m.time ? timestampMs(m.time) + r.delaySeconds * 1000 : 0;
+  const [left, setLeft] = useState(() => (due ? secondsLeft(due) : 0));
+  const [cut, setCut] = useState(false);
+  const counting = left > 0 && !cut;
+  useEffect(() => {
+    if (!due || !counting) return;
+    const id = setInterval(() => setLeft(secondsLeft(due)), 250);
+    return () => clearInterval(id);
+  }, [due, counting]);
+  const attempt = r ? ` (attempt ${r.attempt}/${r.maxAttempts})` : "";
+  let title = "Retrying";
+  if (r && !due) title = `Retrying${attempt} in ${r.delaySeconds}s`;
+  else if (counting) title = `Retrying in ${left}s${attempt}`;
+  else if (cut) title = `Retrying now${attempt}`;
+  else if (r) title = `Retried after ${r.delaySeconds}s${attempt}`;
+  return (
+    <div className="error-row">
+      <Header icon="sync" title={<span aria-live="polite">{title}</span>} tone="warn">
+        {counting && (
+          <button
+            className="small-button"
+            title="Retry the request without waiting"
+            onClick={() => {
+              setCut(true);
+              void ctrl.retryNow(m.index);
+            }}
+          >
+            Retry now
+          </button>
+        )}
+      </Header>
+      {(r?.error || m.text) && <div className="error-text">{r?.error || m.text}</div>}
+    </div>
+  );
 }

@@ -195,6 +195,17 @@ export class Controller {
     }
   }
 
+  /** retryNow ends the wait before the retry of a failed request (the error_retry row at messageIndex). */
+  async retryNow(messageIndex: number): Promise<void> {
+    const { taskId, hostId } = this.app.get();
+    if (!taskId) return;
+    try {
+      await this.client.unary(TaskService.method.answerAsk, { taskId, response: AskResponse.APPROVE, messageIndex, hostId });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
   async cancel(): Promise<void> {
     const taskId = this.app.get().taskId;
     if (!taskId) return;

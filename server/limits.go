@@ -1,4 +1,4 @@
-package rpc
+package server
 
 // MaxMessageBytes is the largest gRPC message the daemon and its clients send or receive.
 // grpc-go's default receive limit, 4 MB, is smaller than one real message: a write_to_file of

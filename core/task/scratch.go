@@ -1,0 +1,31 @@
+package task
+
+import "path/filepath"
+
+// The scratch folder. Tools keep files there that the model may read back later, such as the
+// whole output of a command whose output was cut for the chat. It lives in the task's folder of
+// the store (so it survives a restart and goes away with the task), outside the workspace;
+// tools learn it from tools.Env.Scratch, and read_file reads it like a workspace file.
+
+// scratchName is the folder under the task's folder.
+const scratchName = "output"
+
+// scratchDir returns the task's scratch folder, or "" when the task is not stored.
+func (t *Task) scratchDir() string {
+	t.mu.Lock()
+	log := t.log
+	t.mu.Unlock()
+	if log == nil || log.Dir() == "" {
+		return ""
+	}
+	// The model is given absolute paths, and paths the workspace resolves come back with
+	// symlinks evaluated; so must the folder be.
+	base, err := filepath.Abs(log.Dir())
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(base); err == nil {
+		base = real
+	}
+	return filepath.Join(base, scratchName)
+}

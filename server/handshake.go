@@ -1,0 +1,108 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// HandshakeFileName is the file in the data dir through which later clients (other windows,
+// `cairn run --connect`) find the running daemon.
+const HandshakeFileName = "daemon.json"
+
+// HandshakePath returns the handshake file of a data dir.
+func HandshakePath(dataDir string) string { return filepath.Join(dataDir, HandshakeFileName) }
+
+// writeHandshakeFile writes h atomically (a temporary file renamed over the old one), 0600, so
+// a reader never sees half a file. It is not synced: after a power loss the daemon is gone
+// anyway, and an empty or stale file only means "no daemon" to a reader.
+// It returns the file's identity, which removeHandshakeFile checks.
+func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("server: handshake file: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".daemon-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("server: handshake file: %w", err)
+	}
+	tmp := f.Name()
+	fail := func(err error) (os.FileInfo, error) {
+		err = errors.Join(err, f.Close(), os.Remove(tmp))
+		return nil, fmt.Errorf("server: handshake file: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		return fail(err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fail(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("server: handshake file: %w", errors.Join(err, os.Remove(tmp)))
+	}
+	return fi, nil
+}
+
+// ReadHandshakeFile reads a handshake file.
+func ReadHandshakeFile(path string) (Handshake, error) {
+	var h Handshake
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return h, fmt.Errorf("server: handshake file: %w", err)
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return h, fmt.Errorf("server: handshake file %s: %w", path, err)
+	}
+	if h.Address == "" || h.TokenFile == "" {
+		return h, fmt.Errorf("server: handshake file %s lacks address or token_file", path)
+	}
+	return h, nil
+}
+
+// FindDaemon returns the handshake of the daemon serving dataDir when its process is alive, or
+// ErrNoDaemon. The caller still has to prove it with an authenticated call: a pid can be reused.
+func FindDaemon(dataDir string) (Handshake, error) {
+	h, err := ReadHandshakeFile(HandshakePath(dataDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return h, fmt.Errorf("server: %w for %s", ErrNoDaemon, dataDir)
+	}
+	if err != nil {
+		return h, err
+	}
+	if !processAlive(h.PID) {
+		return h, fmt.Errorf("server: %w for %s (pid %d is gone)", ErrNoDaemon, dataDir, h.PID)
+	}
+	return h, nil
+}
+
+// removeHandshakeFile removes path if it is still the file this daemon wrote (mine, saying
+// want): a later daemon may have replaced it.
+func removeHandshakeFile(path string, mine os.FileInfo, want Handshake) error {
+	now, err := os.Lstat(path)
+	if err != nil || !sameFile(now, mine) {
+		return nil
+	}
+	if got, err := ReadHandshakeFile(path); err != nil || got != want {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("server: handshake file: %w", err)
+	}
+	return nil
+}
+
+// sameFile reports whether two stats are of one file. The inode alone is not enough: the next
+// daemon's file can get the inode number of one just removed; its modification time differs.
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime())
+}
