@@ -109,12 +109,14 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	}
 	terminals := shell.NewRegistry()
 	info := ModelInfo(s)
-	reg := Tools(terminals, a.cfg.MCP)
+	session := browserSession(s, info)
+	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP)
 	t := &turns{
 		a: a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
-		recent: envdetails.NewTracker(),
-		sys:    systemInfo(ide, ws.Root()),
-		fit:    &window.State{Dedup: s.DedupFileContents},
+		browser: session,
+		recent:  envdetails.NewTracker(),
+		sys:     systemInfo(ide, ws.Root()),
+		fit:     &window.State{Dedup: s.DedupFileContents},
 	}
 	if s.CheckpointsEnabled && a.cfg.DataDir != "" {
 		t.checkpoints = &checkpoints{dataDir: a.cfg.DataDir, root: ws.Root()}

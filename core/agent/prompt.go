@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,7 +28,9 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 			enabled = append(enabled, r)
 		}
 	}
+	w, h := s.BrowserSize()
 	return prompt.Build(prompt.Input{Specs: reg.Specs(), Mode: mode, System: sys, Cwd: sys.Cwd,
+		BrowserViewport:   fmt.Sprintf("%dx%d", w, h),
 		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
 		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),
 		SupportsImages: info.SupportsImages, MCPServers: mcpServers(cfg.MCP)})
@@ -35,8 +38,9 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 
 // SystemPrompt is the exact prompt a task in root would get (`cairn debug prompt`).
 func SystemPrompt(root, mode, ide string, s config.Settings, cfg Config) string {
-	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, Tools(shell.NewRegistry(), cfg.MCP), mode, systemInfo(ide, root), s,
-		ModelInfo(s), cfg)
+	info := ModelInfo(s)
+	reg := taskTools(shell.NewRegistry(), browserSession(s, info), webRenderer(s), cfg.MCP)
+	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, reg, mode, systemInfo(ide, root), s, info, cfg)
 }
 
 func systemInfo(ide, root string) prompt.SystemInfo {

@@ -8,6 +8,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm/openai"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/browser"
 	"github.com/cairnhq/cairn/core/tools/codedefs"
 	"github.com/cairnhq/cairn/core/tools/edit"
 	"github.com/cairnhq/cairn/core/tools/interact"
@@ -16,12 +17,21 @@ import (
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/tools/webfetch"
 )
 
 // Tools returns a fresh tool registry for one task (edit tools keep per-task streaming state;
-// terminals are the task's running commands). The MCP tools are offered when the daemon's hub
-// has at least one server configured (spec §4: no MCP, no MCP tools or section).
+// terminals are the task's running commands), without browser_action. The MCP tools are
+// offered when the daemon's hub has at least one server configured (spec §4: no MCP, no MCP
+// tools or section).
 func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
+	return taskTools(terminals, nil, nil, hub)
+}
+
+// taskTools is Tools plus browser_action over session when it is not nil; then every other
+// tool refuses to run while the session is open. web_fetch renders pages built by scripts
+// with render (nil: it does not).
+func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub) *tools.Registry {
 	r := tools.NewRegistry(
 		shell.New(terminals),
 		readfile.New(),
@@ -30,14 +40,21 @@ func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
 		search.New(),
 		listfiles.New(),
 		codedefs.New(),
+		webfetch.New(webfetch.Fetcher{}, render),
 	)
 	if hub != nil && len(hub.Servers()) > 0 {
 		for _, t := range mcptool.All(hub) {
 			r.Add(t)
 		}
 	}
+	if session != nil {
+		r.Add(browser.New(session))
+	}
 	for _, t := range interact.All() {
 		r.Add(t)
+	}
+	if session != nil {
+		return guard(r, session)
 	}
 	return r
 }
@@ -60,6 +77,10 @@ func ModelInfo(s config.Settings) llm.ModelInfo {
 	if s.API.MaxOutputTokens > 0 {
 		m := int(s.API.MaxOutputTokens)
 		o.MaxOutput = &m
+	}
+	if s.API.SupportsImages {
+		images := true
+		o.SupportsImages = &images
 	}
 	if s.API.InputPrice > 0 {
 		o.InputPrice = &s.API.InputPrice

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/browser"
 	"github.com/cairnhq/cairn/core/tools/shell"
 	"github.com/cairnhq/cairn/core/window"
 	"github.com/cairnhq/cairn/core/workspace"
@@ -33,6 +34,8 @@ type turns struct {
 	// goroutine).
 	fit         *window.State
 	checkpoints *checkpoints // nil: off
+	// browser is the task's browser session (nil: browser_action is not offered).
+	browser *browser.Session
 }
 
 var _ task.Turns = (*turns)(nil)
@@ -51,7 +54,8 @@ func (t *turns) EnvDetails(ctx context.Context, r task.EnvRequest) string {
 // message (toggles and files change while a task runs); diagnostics come from the editor when
 // one is connected; @terminal shows the output of the task's commands not reported yet.
 func (t *turns) ExpandUser(ctx context.Context, text string) string {
-	d := mentions.Deps{Files: t.ws, Terminal: registryTerminal(t.terminals)}
+	d := mentions.Deps{Files: t.ws, Terminal: registryTerminal(t.terminals),
+		Render: webRenderer(t.a.env.Settings())}
 	if t.editor != nil {
 		ed := t.editor
 		d.Diagnostics = mentions.DiagnosticsFunc(func(ctx context.Context) ([]tools.Diagnostic, error) {
@@ -83,14 +87,17 @@ func (t *turns) Checkpoint(ctx context.Context) (string, error) {
 
 func (t *turns) ToolRan(_ context.Context, read, changed []string) { t.recent.Files(read, changed) }
 
-// Close ends the commands left running ("proceed while running"), the file watcher and the
-// checkpoint repository.
+// Close ends the commands left running ("proceed while running"), the browser, the file
+// watcher and the checkpoint repository.
 func (t *turns) Close() error {
-	var cerr error
+	var cerr, berr error
 	if t.checkpoints != nil {
 		cerr = t.checkpoints.close()
 	}
-	if err := joinErrs(t.recent.Close(), t.terminals.KillAll(), cerr); err != nil {
+	if t.browser != nil {
+		berr = t.browser.Close()
+	}
+	if err := joinErrs(t.recent.Close(), t.terminals.KillAll(), cerr, berr); err != nil {
 		return fmt.Errorf("agent: closing the task: %w", err)
 	}
 	return nil

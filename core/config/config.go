@@ -59,27 +59,49 @@ type TaskLimits struct {
 
 // Settings are everything the user can set.
 type Settings struct {
-	API                 API             `json:"api"`
-	AutoApprove         AutoApprove     `json:"autoApprove"`
-	MistakeLimit        int             `json:"mistakeLimit"`
-	TaskLimits          TaskLimits      `json:"taskLimits"`
-	OutputLineLimit     int             `json:"outputLineLimit"`
-	OutputByteLimit     int             `json:"outputByteLimit,omitempty"`
-	ReadFileLineLimit   int             `json:"readFileLineLimit"`
-	FocusChainEnabled   bool            `json:"focusChainEnabled"`
-	FocusChainInterval  int             `json:"focusChainInterval"`
-	CheckpointsEnabled  bool            `json:"checkpointsEnabled"`
-	PreferredLanguage   string          `json:"preferredLanguage,omitempty"`
-	CustomInstructions  string          `json:"customInstructions,omitempty"`
-	FullEditResults     bool            `json:"fullEditResults"`
-	DedupFileContents   bool            `json:"dedupFileContents"`
-	AutoCondense        bool            `json:"autoCondense"`
-	AutoCondensePercent int             `json:"autoCondensePercent"`
-	BrowserEnabled      bool            `json:"browserEnabled"`
-	RuleToggles         map[string]bool `json:"ruleToggles,omitempty"`
+	API                 API         `json:"api"`
+	AutoApprove         AutoApprove `json:"autoApprove"`
+	MistakeLimit        int         `json:"mistakeLimit"`
+	TaskLimits          TaskLimits  `json:"taskLimits"`
+	OutputLineLimit     int         `json:"outputLineLimit"`
+	OutputByteLimit     int         `json:"outputByteLimit,omitempty"`
+	ReadFileLineLimit   int         `json:"readFileLineLimit"`
+	FocusChainEnabled   bool        `json:"focusChainEnabled"`
+	FocusChainInterval  int         `json:"focusChainInterval"`
+	CheckpointsEnabled  bool        `json:"checkpointsEnabled"`
+	PreferredLanguage   string      `json:"preferredLanguage,omitempty"`
+	CustomInstructions  string      `json:"customInstructions,omitempty"`
+	FullEditResults     bool        `json:"fullEditResults"`
+	DedupFileContents   bool        `json:"dedupFileContents"`
+	AutoCondense        bool        `json:"autoCondense"`
+	AutoCondensePercent int         `json:"autoCondensePercent"`
+	BrowserEnabled      bool        `json:"browserEnabled"`
+	// BrowserViewport is browser_action's viewport, one of BrowserViewports ("": the first).
+	BrowserViewport string `json:"browserViewport,omitempty"`
+	// BrowserRemoteURL, when set, drives a browser that already runs with remote debugging
+	// (its DevTools address, e.g. http://localhost:9222) instead of starting one.
+	BrowserRemoteURL string `json:"browserRemoteUrl,omitempty"`
+	// BrowserPath is the Chromium, Chrome or Edge to run ("": looked for in the usual places).
+	BrowserPath string          `json:"browserPath,omitempty"`
+	RuleToggles map[string]bool `json:"ruleToggles,omitempty"`
 	// SecretEnv names more environment variables to keep from commands, on top of
 	// DefaultSecretEnv (company tokens and the like).
 	SecretEnv []string `json:"secretEnv,omitempty"`
+}
+
+// BrowserViewports are the viewport sizes the browser setting offers, the default first.
+var BrowserViewports = []string{"900x600", "1280x800", "768x1024", "375x667"}
+
+// BrowserSize returns the browser viewport; an unknown setting gives the default.
+func (s Settings) BrowserSize() (width, height int) {
+	v := s.BrowserViewport
+	if !slices.Contains(BrowserViewports, v) {
+		v = BrowserViewports[0]
+	}
+	if _, err := fmt.Sscanf(v, "%dx%d", &width, &height); err != nil {
+		return 900, 600
+	}
+	return width, height
 }
 
 // DefaultDenyList is the command deny list (spec §2.2): a command with a part that matches an

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/webfetch"
 )
 
 // Files is the workspace as mentions see it. *workspace.Workspace implements it.
@@ -58,6 +59,9 @@ type Deps struct {
 	// (0: DefaultURLTimeout).
 	HTTPClient *http.Client
 	URLTimeout time.Duration
+	// Render shows a page its scripts build (HTML with no text) in a browser; nil: such a page
+	// is shown as the fetch returned it.
+	Render webfetch.Renderer
 }
 
 // DefaultURLTimeout bounds a URL fetch: long enough for a slow documentation site, short

@@ -158,3 +158,36 @@ func TestCapLines(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// rendererFunc adapts a function to webfetch.Renderer.
+type rendererFunc func(ctx context.Context, url string) (string, error)
+
+func (f rendererFunc) Render(ctx context.Context, url string) (string, error) { return f(ctx, url) }
+
+// TestURLNeedsScript: HTML with no text is rendered in the browser; a page with text is not.
+func TestURLNeedsScript(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/app" {
+			_, _ = w.Write([]byte(`<div id="root"></div><script src="/app.js"></script>`))
+			return
+		}
+		_, _ = w.Write([]byte(`<p>static text</p>`))
+	}))
+	defer srv.Close()
+	var rendered []string
+	d := Deps{HTTPClient: srv.Client(), Render: rendererFunc(func(_ context.Context, u string) (string, error) {
+		rendered = append(rendered, u)
+		return "<h1>Built by script</h1>", nil
+	})}
+	got, _, err := Expand(context.Background(), d, "@"+srv.URL+"/app and @"+srv.URL+"/static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "# Built by script") || !strings.Contains(got, "static text") {
+		t.Errorf("expansion lacks the rendered or the static page:\n%s", got)
+	}
+	if len(rendered) != 1 || rendered[0] != srv.URL+"/app" {
+		t.Errorf("rendered %v, want only the script page", rendered)
+	}
+}

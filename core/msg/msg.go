@@ -181,6 +181,9 @@ type Browser struct {
 	Screenshot []byte // png
 	Logs       string
 	CurrentURL string
+	// Mouse is the mouse position after the action, "x,y" in viewport pixels ("" before any
+	// click).
+	Mouse string
 }
 
 // MCP is the payload of use_mcp_server asks and MCP says.

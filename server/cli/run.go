@@ -355,6 +355,19 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 	case cairnv1.SayKind_SAY_KIND_MCP_SERVER_RESPONSE:
 		p.endLine()
 		p.out("%s\n", indentLines(m.GetText(), "  "))
+	case cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_LAUNCH, cairnv1.SayKind_SAY_KIND_BROWSER_ACTION:
+		b := m.GetBrowser()
+		p.endLine()
+		p.out("browser: %s\n", strings.Join(strings.Fields(strings.Join([]string{b.GetAction(), b.GetUrl(), b.GetCoordinate(), b.GetText()}, " ")), " "))
+	case cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_RESULT:
+		b := m.GetBrowser()
+		p.endLine()
+		p.out("  screenshot %d bytes, %s, mouse %s\n", len(b.GetScreenshotPng()), b.GetCurrentUrl(), b.GetMousePosition())
+		for _, l := range strings.Split(b.GetLogs(), "\n") {
+			if l != "" {
+				p.out("  console %s\n", l)
+			}
+		}
 	}
 }
 

@@ -90,7 +90,8 @@ func toMessage(m msg.Message) *cairnv1.Message {
 		out.Payload = &cairnv1.Message_NewTask{NewTask: &cairnv1.NewTaskPayload{Context: clean(p.Context)}}
 	case *msg.Browser:
 		out.Payload = &cairnv1.Message_Browser{Browser: &cairnv1.BrowserPayload{Action: clean(p.Action), Url: clean(p.URL), Coordinate: clean(p.Coordinate),
-			Text: clean(p.Text), ScreenshotPng: p.Screenshot, Logs: clean(p.Logs), CurrentUrl: clean(p.CurrentURL)}}
+			Text: clean(p.Text), ScreenshotPng: p.Screenshot, Logs: clean(p.Logs), CurrentUrl: clean(p.CurrentURL),
+			MousePosition: clean(p.Mouse)}}
 	case *msg.MCP:
 		out.Payload = &cairnv1.Message_Mcp{Mcp: &cairnv1.McpPayload{ServerName: clean(p.Server), ToolName: clean(p.Tool), Uri: clean(p.URI),
 			Arguments: clean(p.Arguments), Response: clean(p.Response)}}
@@ -160,6 +161,7 @@ func toSettings(s config.Settings) *cairnv1.Settings {
 		PreferredLanguage: clean(s.PreferredLanguage), CustomInstructions: clean(s.CustomInstructions), FullEditResults: s.FullEditResults,
 		AutoCondense: s.AutoCondense, AutoCondensePercent: int32(s.AutoCondensePercent), BrowserEnabled: s.BrowserEnabled,
 		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: cleanKeys(s.RuleToggles), TaskLimits: toLimits(s.TaskLimits),
+		BrowserViewport: clean(s.BrowserViewport), BrowserRemoteUrl: clean(s.BrowserRemoteURL), BrowserPath: clean(s.BrowserPath),
 	}
 }
 
@@ -214,6 +216,9 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 	s.FullEditResults = in.GetFullEditResults()
 	s.AutoCondense = in.GetAutoCondense()
 	s.BrowserEnabled = in.GetBrowserEnabled()
+	s.BrowserViewport = in.GetBrowserViewport()
+	s.BrowserRemoteURL = in.GetBrowserRemoteUrl()
+	s.BrowserPath = in.GetBrowserPath()
 	if in.GetRuleToggles() != nil {
 		s.RuleToggles = in.GetRuleToggles()
 	}

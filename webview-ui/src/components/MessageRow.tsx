@@ -8,7 +8,9 @@ import { useRow, type TaskStore } from "../state/taskStore";
 import { useController } from "../state/context";
 import { RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
 import { isEditTool } from "../util/askButtons";
-import { formatCost } from "../util/format";
+import { base64, formatCost } from "../util/format";
+import { isLaunch, sessionStart } from "../util/browserSession";
+import { BrowserSession } from "./BrowserSession";
 import { parseChecklist } from "../util/focusChain";
 import { Markdown, Thinking } from "./Markdown";
 import { CopyButton } from "./CopyButton";
@@ -22,12 +24,26 @@ function useIsOpenAsk(store: TaskStore, index: number): boolean {
 export const MessageRow = memo(function MessageRow({ store, pos }: { store: TaskStore; pos: number }) {
   const { message } = useRow(store, pos);
   if (!message) return <div className="row row-empty" />;
+  // A browser session is one row: its launch renders all of it, its later rows nothing.
+  if (isLaunch(message)) {
+    return (
+      <div className="row" data-index={message.index} data-kind={kindName(message)}>
+        <LaunchRow store={store} pos={pos} index={message.index} />
+      </div>
+    );
+  }
+  if (sessionStart(store.messages, pos) >= 0) return <div className="row row-spacer" data-index={message.index} />;
   return (
     <div className="row" data-index={message.index} data-kind={kindName(message)}>
       <RowBody store={store} m={message} />
     </div>
   );
 });
+
+function LaunchRow({ store, pos, index }: { store: TaskStore; pos: number; index: number }) {
+  const open = useIsOpenAsk(store, index);
+  return <BrowserSession store={store} pos={pos} asking={open} />;
+}
 
 export function kindName(m: Message): string {
   if (m.kind.case === "ask") return `ask:${AskKind[m.kind.value] ?? m.kind.value}`.toLowerCase();

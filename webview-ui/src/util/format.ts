@@ -21,3 +21,10 @@ export function formatDate(ms: number | bigint): string {
   const d = new Date(Number(ms));
   return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
+
+/** base64 encodes bytes (screenshots) for a data: URL. */
+export function base64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}

@@ -9,6 +9,9 @@ import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 import { AutoApproveEditor } from "../components/AutoApproveBar";
 
+/** browserViewports are the sizes the daemon offers (core/config.BrowserViewports), default first. */
+const browserViewports = ["900x600", "1280x800", "768x1024", "375x667"];
+
 export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): void }) {
   const stored = useApp(ctrl.app, (s) => s.settings);
   const root = useApp(ctrl.app, (s) => s.workspaceRoots[0] ?? "");
@@ -16,6 +19,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
   const [models, setModels] = useState<string[]>([]);
   const [rules, setRules] = useState<RuleEntry[]>([]);
   const [saved, setSaved] = useState<string>();
+  const [browserTest, setBrowserTest] = useState<string>();
 
   useEffect(() => {
     if (stored) setDraft(clone(SettingsSchema, stored));
@@ -149,10 +153,6 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
             />
             % of the context window
           </label>
-          <label className="check">
-            <input type="checkbox" checked={draft.browserEnabled} onChange={(e) => set({ browserEnabled: e.target.checked })} />
-            Browser tool
-          </label>
           <label className="field-inline">
             Mistake limit
             <input type="number" min={1} max={20} value={draft.mistakeLimit} onChange={(e) => set({ mistakeLimit: num(e.target.value, 1, 20) })} />
@@ -178,6 +178,57 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
               onChange={(e) => set({ taskLimits: create(TaskLimitsSchema, { maxRequests: draft.taskLimits?.maxRequests ?? 0, maxCost: Math.max(0, Number(e.target.value) || 0) }) })}
             />
           </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>Browser</legend>
+          <label className="check">
+            <input type="checkbox" checked={draft.browserEnabled} onChange={(e) => set({ browserEnabled: e.target.checked })} />
+            Browser tool (for models that see images)
+          </label>
+          <label className="field-inline">
+            Viewport
+            <select value={draft.browserViewport || browserViewports[0]} onChange={(e) => set({ browserViewport: e.target.value })}>
+              {browserViewports.map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
+            Browser executable (empty: Chromium, Chrome or Edge found on this machine)
+            <input value={draft.browserPath} placeholder="/usr/bin/chromium" onChange={(e) => set({ browserPath: e.target.value })} />
+          </label>
+          <label className="field">
+            Remote browser (DevTools address of a browser started with --remote-debugging-port)
+            <input value={draft.browserRemoteUrl} placeholder="http://localhost:9222" onChange={(e) => set({ browserRemoteUrl: e.target.value })} />
+          </label>
+          <div className="field-inline">
+            <button
+              className="button"
+              disabled={browserTest === "testing"}
+              onClick={async () => {
+                setBrowserTest("testing");
+                try {
+                  const r = await ctrl.client.unary(StateService.method.testBrowserConnection, {
+                    remoteUrl: draft.browserRemoteUrl,
+                    browserPath: draft.browserPath,
+                  });
+                  setBrowserTest(r.ok ? "Connected" : `Failed: ${r.error}`);
+                } catch (e) {
+                  setBrowserTest(`Failed: ${String(e)}`);
+                }
+              }}
+            >
+              Test connection
+            </button>
+            {browserTest && (
+              <span role="status" aria-label="Browser connection">
+                {browserTest === "testing" ? "Testing…" : browserTest}
+              </span>
+            )}
+          </div>
         </fieldset>
 
         <fieldset>

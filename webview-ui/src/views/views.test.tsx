@@ -275,6 +275,34 @@ describe("settings and MCP", () => {
     expect(s.api?.model).toBe("gpt-4o");
   });
 
+  it("edits the browser settings and tests the connection", async () => {
+    const fake = new FakeClient();
+    fake.on(StateService.method.getState, () => ({ settings: configuredSettings }));
+    fake.on(StateService.method.listModels, () => ({ models: [] }));
+    fake.on(TaskService.method.listTasks, () => ({ tasks: [] }));
+    fake.on(WorkspaceService.method.listRules, () => ({ rules: [] }));
+    fake.on(StateService.method.updateSettings, (req) => ({ settings: req.settings }));
+    fake.on(StateService.method.testBrowserConnection, (req) =>
+      req.remoteUrl === "http://localhost:9222" ? { ok: false, error: "connection refused" } : { ok: true },
+    );
+    const { user } = await renderApp({ fake });
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const view = screen.getByRole("region", { name: "Settings" });
+    await user.click(within(view).getByRole("checkbox", { name: /Browser tool/ }));
+    await user.selectOptions(within(view).getByRole("combobox", { name: "Viewport" }), "1280x800");
+    await user.click(within(view).getByRole("button", { name: "Test connection" }));
+    expect(await within(view).findByText("Connected")).toBeTruthy();
+    await user.type(within(view).getByRole("textbox", { name: /Remote browser/ }), "http://localhost:9222");
+    await user.click(within(view).getByRole("button", { name: "Test connection" }));
+    expect(await within(view).findByText("Failed: connection refused")).toBeTruthy();
+    expect(fake.callsTo(StateService.method.testBrowserConnection)).toMatchObject([{ remoteUrl: "" }, { remoteUrl: "http://localhost:9222" }]);
+    await user.click(within(view).getByRole("button", { name: "Save" }));
+    const s = fake.callsTo(StateService.method.updateSettings)[0]!.settings!;
+    expect(s.browserEnabled).toBe(true);
+    expect(s.browserViewport).toBe("1280x800");
+    expect(s.browserRemoteUrl).toBe("http://localhost:9222");
+  });
+
   it("MCP view shows the empty state", async () => {
     const { user, fake } = await renderApp();
     await user.click(screen.getByRole("button", { name: "MCP Servers" }));

@@ -1233,6 +1233,8 @@ type BrowserPayload struct {
 	ScreenshotPng []byte                 `protobuf:"bytes,5,opt,name=screenshot_png,json=screenshotPng,proto3" json:"screenshot_png,omitempty"`
 	Logs          string                 `protobuf:"bytes,6,opt,name=logs,proto3" json:"logs,omitempty"`
 	CurrentUrl    string                 `protobuf:"bytes,7,opt,name=current_url,json=currentUrl,proto3" json:"current_url,omitempty"`
+	// mouse_position is "x,y" in viewport pixels after the action (empty before any click).
+	MousePosition string `protobuf:"bytes,8,opt,name=mouse_position,json=mousePosition,proto3" json:"mouse_position,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1312,6 +1314,13 @@ func (x *BrowserPayload) GetLogs() string {
 func (x *BrowserPayload) GetCurrentUrl() string {
 	if x != nil {
 		return x.CurrentUrl
+	}
+	return ""
+}
+
+func (x *BrowserPayload) GetMousePosition() string {
+	if x != nil {
+		return x.MousePosition
 	}
 	return ""
 }
@@ -1561,7 +1570,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\rdelay_seconds\x18\x03 \x01(\x05R\fdelaySeconds\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\"*\n" +
 	"\x0eNewTaskPayload\x12\x18\n" +
-	"\acontext\x18\x01 \x01(\tR\acontext\"\xca\x01\n" +
+	"\acontext\x18\x01 \x01(\tR\acontext\"\xf1\x01\n" +
 	"\x0eBrowserPayload\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1e\n" +
@@ -1572,7 +1581,8 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x0escreenshot_png\x18\x05 \x01(\fR\rscreenshotPng\x12\x12\n" +
 	"\x04logs\x18\x06 \x01(\tR\x04logs\x12\x1f\n" +
 	"\vcurrent_url\x18\a \x01(\tR\n" +
-	"currentUrl\"\x96\x01\n" +
+	"currentUrl\x12%\n" +
+	"\x0emouse_position\x18\b \x01(\tR\rmousePosition\"\x96\x01\n" +
 	"\n" +
 	"McpPayload\x12\x1f\n" +
 	"\vserver_name\x18\x01 \x01(\tR\n" +

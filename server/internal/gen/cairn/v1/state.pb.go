@@ -486,7 +486,13 @@ type Settings struct {
 	ReadFileLineLimit   int32                  `protobuf:"varint,14,opt,name=read_file_line_limit,json=readFileLineLimit,proto3" json:"read_file_line_limit,omitempty"`
 	RuleToggles         map[string]bool        `protobuf:"bytes,15,rep,name=rule_toggles,json=ruleToggles,proto3" json:"rule_toggles,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// The limits new tasks start with.
-	TaskLimits    *TaskLimits `protobuf:"bytes,16,opt,name=task_limits,json=taskLimits,proto3" json:"task_limits,omitempty"`
+	TaskLimits *TaskLimits `protobuf:"bytes,16,opt,name=task_limits,json=taskLimits,proto3" json:"task_limits,omitempty"`
+	// browser_viewport is browser_action's viewport, "WIDTHxHEIGHT" (one of the offered sizes).
+	BrowserViewport string `protobuf:"bytes,17,opt,name=browser_viewport,json=browserViewport,proto3" json:"browser_viewport,omitempty"`
+	// browser_remote_url is the DevTools address of a browser to drive instead of starting one.
+	BrowserRemoteUrl string `protobuf:"bytes,18,opt,name=browser_remote_url,json=browserRemoteUrl,proto3" json:"browser_remote_url,omitempty"`
+	// browser_path is the Chromium, Chrome or Edge to run (empty: looked for).
+	BrowserPath   string `protobuf:"bytes,19,opt,name=browser_path,json=browserPath,proto3" json:"browser_path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -631,6 +637,27 @@ func (x *Settings) GetTaskLimits() *TaskLimits {
 		return x.TaskLimits
 	}
 	return nil
+}
+
+func (x *Settings) GetBrowserViewport() string {
+	if x != nil {
+		return x.BrowserViewport
+	}
+	return ""
+}
+
+func (x *Settings) GetBrowserRemoteUrl() string {
+	if x != nil {
+		return x.BrowserRemoteUrl
+	}
+	return ""
+}
+
+func (x *Settings) GetBrowserPath() string {
+	if x != nil {
+		return x.BrowserPath
+	}
+	return ""
 }
 
 // GetStateRequest is empty.
@@ -2504,6 +2531,112 @@ func (x *OpenMcpSettingsResponse) GetOpened() bool {
 	return false
 }
 
+// TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
+type TestBrowserConnectionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RemoteUrl     string                 `protobuf:"bytes,1,opt,name=remote_url,json=remoteUrl,proto3" json:"remote_url,omitempty"`
+	BrowserPath   string                 `protobuf:"bytes,2,opt,name=browser_path,json=browserPath,proto3" json:"browser_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestBrowserConnectionRequest) Reset() {
+	*x = TestBrowserConnectionRequest{}
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestBrowserConnectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestBrowserConnectionRequest) ProtoMessage() {}
+
+func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestBrowserConnectionRequest.ProtoReflect.Descriptor instead.
+func (*TestBrowserConnectionRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *TestBrowserConnectionRequest) GetRemoteUrl() string {
+	if x != nil {
+		return x.RemoteUrl
+	}
+	return ""
+}
+
+func (x *TestBrowserConnectionRequest) GetBrowserPath() string {
+	if x != nil {
+		return x.BrowserPath
+	}
+	return ""
+}
+
+// TestBrowserConnectionResponse says whether the browser could be driven, and why not.
+type TestBrowserConnectionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ok            bool                   `protobuf:"varint,1,opt,name=ok,proto3" json:"ok,omitempty"`
+	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestBrowserConnectionResponse) Reset() {
+	*x = TestBrowserConnectionResponse{}
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestBrowserConnectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestBrowserConnectionResponse) ProtoMessage() {}
+
+func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestBrowserConnectionResponse.ProtoReflect.Descriptor instead.
+func (*TestBrowserConnectionResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *TestBrowserConnectionResponse) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *TestBrowserConnectionResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_cairn_v1_state_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_state_proto_rawDesc = "" +
@@ -2549,7 +2682,7 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"TaskLimits\x12!\n" +
 	"\fmax_requests\x18\x01 \x01(\x05R\vmaxRequests\x12\x19\n" +
-	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xcd\x06\n" +
+	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xc9\a\n" +
 	"\bSettings\x12%\n" +
 	"\x03api\x18\x01 \x01(\v2\x13.cairn.v1.ApiConfigR\x03api\x128\n" +
 	"\fauto_approve\x18\x02 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12#\n" +
@@ -2568,7 +2701,10 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x14read_file_line_limit\x18\x0e \x01(\x05R\x11readFileLineLimit\x12F\n" +
 	"\frule_toggles\x18\x0f \x03(\v2#.cairn.v1.Settings.RuleTogglesEntryR\vruleToggles\x125\n" +
 	"\vtask_limits\x18\x10 \x01(\v2\x14.cairn.v1.TaskLimitsR\n" +
-	"taskLimits\x1a>\n" +
+	"taskLimits\x12)\n" +
+	"\x10browser_viewport\x18\x11 \x01(\tR\x0fbrowserViewport\x12,\n" +
+	"\x12browser_remote_url\x18\x12 \x01(\tR\x10browserRemoteUrl\x12!\n" +
+	"\fbrowser_path\x18\x13 \x01(\tR\vbrowserPath\x1a>\n" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01\"\x11\n" +
@@ -2674,7 +2810,14 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\ahost_id\x18\x01 \x01(\tR\x06hostId\"E\n" +
 	"\x17OpenMcpSettingsResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
-	"\x06opened\x18\x02 \x01(\bR\x06opened*9\n" +
+	"\x06opened\x18\x02 \x01(\bR\x06opened\"`\n" +
+	"\x1cTestBrowserConnectionRequest\x12\x1d\n" +
+	"\n" +
+	"remote_url\x18\x01 \x01(\tR\tremoteUrl\x12!\n" +
+	"\fbrowser_path\x18\x02 \x01(\tR\vbrowserPath\"E\n" +
+	"\x1dTestBrowserConnectionResponse\x12\x0e\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error*9\n" +
 	"\x04Mode\x12\x14\n" +
 	"\x10MODE_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bMODE_ACT\x10\x01\x12\r\n" +
@@ -2684,14 +2827,15 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x1cMCP_SERVER_STATUS_CONNECTING\x10\x01\x12\x1f\n" +
 	"\x1bMCP_SERVER_STATUS_CONNECTED\x10\x02\x12\"\n" +
 	"\x1eMCP_SERVER_STATUS_DISCONNECTED\x10\x03\x12\x1e\n" +
-	"\x1aMCP_SERVER_STATUS_DISABLED\x10\x042\x8d\x03\n" +
+	"\x1aMCP_SERVER_STATUS_DISABLED\x10\x042\xf7\x03\n" +
 	"\fStateService\x12A\n" +
 	"\bGetState\x12\x19.cairn.v1.GetStateRequest\x1a\x1a.cairn.v1.GetStateResponse\x12S\n" +
 	"\x0eUpdateSettings\x12\x1f.cairn.v1.UpdateSettingsRequest\x1a .cairn.v1.UpdateSettingsResponse\x12>\n" +
 	"\aSetMode\x12\x18.cairn.v1.SetModeRequest\x1a\x19.cairn.v1.SetModeResponse\x12\\\n" +
 	"\x11UpdateAutoApprove\x12\".cairn.v1.UpdateAutoApproveRequest\x1a#.cairn.v1.UpdateAutoApproveResponse\x12G\n" +
 	"\n" +
-	"ListModels\x12\x1b.cairn.v1.ListModelsRequest\x1a\x1c.cairn.v1.ListModelsResponse2\xab\a\n" +
+	"ListModels\x12\x1b.cairn.v1.ListModelsRequest\x1a\x1c.cairn.v1.ListModelsResponse\x12h\n" +
+	"\x15TestBrowserConnection\x12&.cairn.v1.TestBrowserConnectionRequest\x1a'.cairn.v1.TestBrowserConnectionResponse2\xab\a\n" +
 	"\n" +
 	"McpService\x12S\n" +
 	"\x0eListMcpServers\x12\x1f.cairn.v1.ListMcpServersRequest\x1a .cairn.v1.ListMcpServersResponse\x12X\n" +
@@ -2718,7 +2862,7 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_cairn_v1_state_proto_goTypes = []any{
 	(Mode)(0),                             // 0: cairn.v1.Mode
 	(McpServerStatus)(0),                  // 1: cairn.v1.McpServerStatus
@@ -2762,14 +2906,16 @@ var file_cairn_v1_state_proto_goTypes = []any{
 	(*ImportMcpSettingsResponse)(nil),     // 39: cairn.v1.ImportMcpSettingsResponse
 	(*OpenMcpSettingsRequest)(nil),        // 40: cairn.v1.OpenMcpSettingsRequest
 	(*OpenMcpSettingsResponse)(nil),       // 41: cairn.v1.OpenMcpSettingsResponse
-	nil,                                   // 42: cairn.v1.ApiConfig.HeadersEntry
-	nil,                                   // 43: cairn.v1.Settings.RuleTogglesEntry
+	(*TestBrowserConnectionRequest)(nil),  // 42: cairn.v1.TestBrowserConnectionRequest
+	(*TestBrowserConnectionResponse)(nil), // 43: cairn.v1.TestBrowserConnectionResponse
+	nil,                                   // 44: cairn.v1.ApiConfig.HeadersEntry
+	nil,                                   // 45: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	42, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	44, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
 	2,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
 	3,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	43, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	45, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
 	4,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
 	5,  // 5: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
 	5,  // 6: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
@@ -2789,33 +2935,35 @@ var file_cairn_v1_state_proto_depIdxs = []int32{
 	10, // 20: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
 	12, // 21: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
 	14, // 22: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	22, // 23: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
-	24, // 24: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
-	26, // 25: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
-	28, // 26: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
-	30, // 27: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
-	32, // 28: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
-	34, // 29: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
-	36, // 30: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
-	38, // 31: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
-	40, // 32: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
-	7,  // 33: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	9,  // 34: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	11, // 35: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	13, // 36: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	15, // 37: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	23, // 38: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
-	25, // 39: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
-	27, // 40: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
-	29, // 41: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
-	31, // 42: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
-	33, // 43: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
-	35, // 44: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
-	37, // 45: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
-	39, // 46: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
-	41, // 47: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
-	33, // [33:48] is the sub-list for method output_type
-	18, // [18:33] is the sub-list for method input_type
+	42, // 23: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
+	22, // 24: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
+	24, // 25: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
+	26, // 26: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
+	28, // 27: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
+	30, // 28: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
+	32, // 29: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
+	34, // 30: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
+	36, // 31: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
+	38, // 32: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
+	40, // 33: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
+	7,  // 34: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	9,  // 35: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	11, // 36: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	13, // 37: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	15, // 38: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	43, // 39: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
+	23, // 40: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
+	25, // 41: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
+	27, // 42: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
+	29, // 43: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
+	31, // 44: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
+	33, // 45: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
+	35, // 46: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
+	37, // 47: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
+	39, // 48: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
+	41, // 49: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
+	34, // [34:50] is the sub-list for method output_type
+	18, // [18:34] is the sub-list for method input_type
 	18, // [18:18] is the sub-list for extension type_name
 	18, // [18:18] is the sub-list for extension extendee
 	0,  // [0:18] is the sub-list for field type_name
@@ -2832,7 +2980,7 @@ func file_cairn_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   42,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

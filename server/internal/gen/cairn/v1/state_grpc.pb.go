@@ -19,11 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	StateService_GetState_FullMethodName          = "/cairn.v1.StateService/GetState"
-	StateService_UpdateSettings_FullMethodName    = "/cairn.v1.StateService/UpdateSettings"
-	StateService_SetMode_FullMethodName           = "/cairn.v1.StateService/SetMode"
-	StateService_UpdateAutoApprove_FullMethodName = "/cairn.v1.StateService/UpdateAutoApprove"
-	StateService_ListModels_FullMethodName        = "/cairn.v1.StateService/ListModels"
+	StateService_GetState_FullMethodName              = "/cairn.v1.StateService/GetState"
+	StateService_UpdateSettings_FullMethodName        = "/cairn.v1.StateService/UpdateSettings"
+	StateService_SetMode_FullMethodName               = "/cairn.v1.StateService/SetMode"
+	StateService_UpdateAutoApprove_FullMethodName     = "/cairn.v1.StateService/UpdateAutoApprove"
+	StateService_ListModels_FullMethodName            = "/cairn.v1.StateService/ListModels"
+	StateService_TestBrowserConnection_FullMethodName = "/cairn.v1.StateService/TestBrowserConnection"
 )
 
 // StateServiceClient is the client API for StateService service.
@@ -42,6 +43,9 @@ type StateServiceClient interface {
 	UpdateAutoApprove(ctx context.Context, in *UpdateAutoApproveRequest, opts ...grpc.CallOption) (*UpdateAutoApproveResponse, error)
 	// ListModels asks the configured (or given) endpoint for its models.
 	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
+	// TestBrowserConnection starts (or attaches to) the browser the given browser settings name
+	// and closes it again: the settings' "test connection" button.
+	TestBrowserConnection(ctx context.Context, in *TestBrowserConnectionRequest, opts ...grpc.CallOption) (*TestBrowserConnectionResponse, error)
 }
 
 type stateServiceClient struct {
@@ -102,6 +106,16 @@ func (c *stateServiceClient) ListModels(ctx context.Context, in *ListModelsReque
 	return out, nil
 }
 
+func (c *stateServiceClient) TestBrowserConnection(ctx context.Context, in *TestBrowserConnectionRequest, opts ...grpc.CallOption) (*TestBrowserConnectionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TestBrowserConnectionResponse)
+	err := c.cc.Invoke(ctx, StateService_TestBrowserConnection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StateServiceServer is the server API for StateService service.
 // All implementations must embed UnimplementedStateServiceServer
 // for forward compatibility.
@@ -118,6 +132,9 @@ type StateServiceServer interface {
 	UpdateAutoApprove(context.Context, *UpdateAutoApproveRequest) (*UpdateAutoApproveResponse, error)
 	// ListModels asks the configured (or given) endpoint for its models.
 	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
+	// TestBrowserConnection starts (or attaches to) the browser the given browser settings name
+	// and closes it again: the settings' "test connection" button.
+	TestBrowserConnection(context.Context, *TestBrowserConnectionRequest) (*TestBrowserConnectionResponse, error)
 	mustEmbedUnimplementedStateServiceServer()
 }
 
@@ -142,6 +159,9 @@ func (UnimplementedStateServiceServer) UpdateAutoApprove(context.Context, *Updat
 }
 func (UnimplementedStateServiceServer) ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListModels not implemented")
+}
+func (UnimplementedStateServiceServer) TestBrowserConnection(context.Context, *TestBrowserConnectionRequest) (*TestBrowserConnectionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method TestBrowserConnection not implemented")
 }
 func (UnimplementedStateServiceServer) mustEmbedUnimplementedStateServiceServer() {}
 func (UnimplementedStateServiceServer) testEmbeddedByValue()                      {}
@@ -254,6 +274,24 @@ func _StateService_ListModels_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StateService_TestBrowserConnection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TestBrowserConnectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StateServiceServer).TestBrowserConnection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StateService_TestBrowserConnection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StateServiceServer).TestBrowserConnection(ctx, req.(*TestBrowserConnectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StateService_ServiceDesc is the grpc.ServiceDesc for StateService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -280,6 +318,10 @@ var StateService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListModels",
 			Handler:    _StateService_ListModels_Handler,
+		},
+		{
+			MethodName: "TestBrowserConnection",
+			Handler:    _StateService_TestBrowserConnection_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

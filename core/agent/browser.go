@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/browser"
+	"github.com/cairnhq/cairn/core/tools/webfetch"
+)
+
+// browserOptions are the browser settings as the browser package takes them.
+func browserOptions(s config.Settings) browser.Options {
+	w, h := s.BrowserSize()
+	return browser.Options{ExecPath: s.BrowserPath, RemoteURL: s.BrowserRemoteURL, Width: w, Height: h}
+}
+
+// webRenderer renders pages built by scripts for web_fetch and @url mentions, in a browser of
+// their own; nil when the browser setting is off.
+func webRenderer(s config.Settings) webfetch.Renderer {
+	if !s.BrowserEnabled {
+		return nil
+	}
+	return browser.Renderer{Options: browserOptions(s)}
+}
+
+// browserSession returns the task's browser session, or nil when browser_action is not
+// offered: the setting is off or the model cannot see the screenshots. Nothing starts until
+// the model launches a page.
+func browserSession(s config.Settings, info llm.ModelInfo) *browser.Session {
+	if !s.BrowserEnabled || !info.SupportsImages {
+		return nil
+	}
+	return browser.NewSession(browserOptions(s))
+}
+
+// exclusive wraps every tool but browser_action: while the task's browser session is open the
+// model must close it before using anything else, so the call is refused with a note saying
+// so.
+type exclusive struct {
+	tools.Tool
+	session *browser.Session
+}
+
+func (e exclusive) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+	if e.session.Open() {
+		return tools.Errorf("%s", browser.OpenSessionText(call.Name)), nil
+	}
+	return e.Tool.Run(ctx, env, call)
+}
+
+// exclusivePreview is exclusive for a tool that previews its call while it streams: no diff
+// view opens while the browser is open.
+type exclusivePreview struct {
+	exclusive
+	pv tools.Previewer
+}
+
+func (e exclusivePreview) Preview(ctx context.Context, env *tools.Env, call tools.Call) error {
+	if e.session.Open() {
+		return nil
+	}
+	return e.pv.Preview(ctx, env, call)
+}
+
+func (e exclusivePreview) Discard(ctx context.Context) {
+	if d, ok := e.pv.(tools.Discarder); ok {
+		d.Discard(ctx)
+	}
+}
+
+// guard makes every tool of reg but browser_action refuse to run while session is open.
+func guard(reg *tools.Registry, session *browser.Session) *tools.Registry {
+	out := tools.NewRegistry()
+	for _, spec := range reg.Specs() {
+		t, _ := reg.Get(spec.Name)
+		switch pv, ok := t.(tools.Previewer); {
+		case spec.Name == browser.Name:
+			out.Add(t)
+		case ok:
+			out.Add(exclusivePreview{exclusive: exclusive{Tool: t, session: session}, pv: pv})
+		default:
+			out.Add(exclusive{Tool: t, session: session})
+		}
+	}
+	return out
+}

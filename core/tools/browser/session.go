@@ -1,0 +1,339 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// Defaults of a session.
+const (
+	DefaultWidth  = 900
+	DefaultHeight = 600
+	// DefaultSettle is the longest wait for a page to settle after an action.
+	DefaultSettle = 3 * time.Second
+	// DefaultLoad is the longest wait for a launched page's load event.
+	DefaultLoad = 10 * time.Second
+	// DefaultQuiet is how long the network must be idle for a page to count as settled.
+	DefaultQuiet = 300 * time.Millisecond
+	// closeTimeout bounds a graceful close; after it the browser is killed.
+	closeTimeout = 5 * time.Second
+	// maxConsoleLines caps the console lines kept between two actions.
+	maxConsoleLines = 200
+	// maxConsoleLine caps one console line.
+	maxConsoleLine = 1000
+)
+
+// Options configure a session. The zero value runs the machine's Chromium at 900×600.
+type Options struct {
+	// ExecPath is the browser to run; "" looks for Chromium, Chrome or Edge (Find).
+	ExecPath string
+	// RemoteURL is the DevTools address of a browser that already runs (ws://… or
+	// http://host:port); when set nothing is started and Close only closes the tab.
+	RemoteURL string
+	// Width and Height are the viewport in CSS pixels (0: 900×600).
+	Width, Height int
+	// Settle, Load and Quiet override DefaultSettle, DefaultLoad and DefaultQuiet.
+	Settle, Load, Quiet time.Duration
+}
+
+func (o Options) size() (int, int) {
+	if o.Width <= 0 || o.Height <= 0 {
+		return DefaultWidth, DefaultHeight
+	}
+	return o.Width, o.Height
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// Shot is what an action leaves: the viewport as PNG, the console lines written since the
+// previous action, the page's URL and the mouse position ("x,y", "" before any click).
+type Shot struct {
+	PNG     []byte
+	Console []string
+	URL     string
+	Mouse   string
+}
+
+// Session is one task's browser: started by Launch, kept between actions, ended by Close.
+// Its methods are safe for concurrent use; actions run one at a time.
+type Session struct {
+	opts Options
+
+	// act serialises actions and guards the fields up to ev.
+	act sync.Mutex
+	// tab is chromedp's handle of the open tab. chromedp keeps the browser in a context, so
+	// the session holds one: it is a handle for the browser's lifetime, never a caller's
+	// request context (each action derives from it a context bound to the caller's).
+	tab context.Context
+	// stop closes the tab and ends the browser process (nil while closed).
+	stop  context.CancelFunc
+	mouse string
+
+	// ev guards what the event listener records; the listener runs on chromedp's reader
+	// goroutine and holds it only for an append or a map update.
+	ev       sync.Mutex
+	console  []string
+	dropped  int
+	inflight map[network.RequestID]struct{}
+	lastNet  time.Time
+}
+
+// NewSession returns a closed session.
+func NewSession(opts Options) *Session {
+	return &Session{opts: opts}
+}
+
+// Open reports whether a browser is running for this session.
+func (s *Session) Open() bool {
+	s.act.Lock()
+	defer s.act.Unlock()
+	return s.stop != nil
+}
+
+// Viewport returns the session's viewport size.
+func (s *Session) Viewport() (width, height int) { return s.opts.size() }
+
+// Launch starts the browser (closing one left open) and opens u. It returns once the page
+// has loaded and settled, or the load and settle limits passed. A page that cannot be
+// reached returns an error wrapping ErrNavigate; the session stays open.
+func (s *Session) Launch(ctx context.Context, u string) (Shot, error) {
+	s.act.Lock()
+	defer s.act.Unlock()
+	if s.stop != nil {
+		if err := s.closeLocked(); err != nil {
+			return Shot{}, err
+		}
+	}
+	if err := s.startLocked(ctx); err != nil {
+		return Shot{}, err
+	}
+	s.mouse = ""
+	load := orDefault(s.opts.Load, DefaultLoad)
+	return s.actLocked(ctx, func(c context.Context) error {
+		lc, cancel := context.WithTimeout(c, load)
+		defer cancel()
+		err := chromedp.Do(lc, chromedp.Navigate(u))
+		var le *chromedp.LoadError
+		switch {
+		case errors.As(err, &le):
+			return fmt.Errorf("%w: %s", ErrNavigate, le.ErrorText)
+		case err != nil && lc.Err() != nil && c.Err() == nil:
+			return nil // slower than the load limit: show what is there
+		}
+		return err
+	})
+}
+
+// Click presses and releases the left button at x,y (CSS pixels of the viewport).
+func (s *Session) Click(ctx context.Context, x, y int) (Shot, error) {
+	s.act.Lock()
+	defer s.act.Unlock()
+	if s.stop == nil {
+		return Shot{}, ErrNotOpen
+	}
+	s.mouse = fmt.Sprintf("%d,%d", x, y)
+	return s.actLocked(ctx, func(c context.Context) error {
+		return chromedp.Do(c, chromedp.MouseClickXY(float64(x), float64(y)))
+	})
+}
+
+// Type sends text as key presses to the focused element.
+func (s *Session) Type(ctx context.Context, text string) (Shot, error) {
+	s.act.Lock()
+	defer s.act.Unlock()
+	if s.stop == nil {
+		return Shot{}, ErrNotOpen
+	}
+	return s.actLocked(ctx, func(c context.Context) error {
+		return chromedp.Do(c, chromedp.KeyEvent(text))
+	})
+}
+
+// Scroll moves the page one viewport height down (or up).
+func (s *Session) Scroll(ctx context.Context, down bool) (Shot, error) {
+	s.act.Lock()
+	defer s.act.Unlock()
+	if s.stop == nil {
+		return Shot{}, ErrNotOpen
+	}
+	_, h := s.opts.size()
+	if !down {
+		h = -h
+	}
+	return s.actLocked(ctx, func(c context.Context) error {
+		return chromedp.Do(c, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("window.scrollBy(0, %d)", h)))
+	})
+}
+
+// Close ends the browser (a remote browser only loses its tab). Closing a closed session
+// does nothing.
+func (s *Session) Close() error {
+	s.act.Lock()
+	defer s.act.Unlock()
+	return s.closeLocked()
+}
+
+func (s *Session) closeLocked() error {
+	if s.stop == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.tab, closeTimeout)
+	err := chromedp.Cancel(ctx)
+	cancel()
+	s.stop() // kills what a graceful close left, and waits for the process
+	s.tab, s.stop, s.mouse = nil, nil, ""
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("browser: closing: %w", err)
+	}
+	return nil
+}
+
+// startLocked starts a browser and opens a blank tab of the session's size. A caller whose
+// ctx ends while the browser starts gets ctx's error and no browser is left running.
+func (s *Session) startLocked(ctx context.Context) error {
+	w, h := s.opts.size()
+	var (
+		alloc       context.Context
+		cancelAlloc context.CancelFunc
+	)
+	if s.opts.RemoteURL != "" {
+		alloc, cancelAlloc = remote.NewAllocator(context.WithoutCancel(ctx), s.opts.RemoteURL)
+	} else {
+		path, err := Find(s.opts.ExecPath)
+		if err != nil {
+			return err
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path),
+			chromedp.WindowSize(w, h),
+			chromedp.Flag("hide-scrollbars", true),
+			chromedp.Flag("mute-audio", true),
+		)
+		if os.Geteuid() == 0 {
+			opts = append(opts, chromedp.NoSandbox) // Chromium refuses its sandbox as root
+		}
+		alloc, cancelAlloc = chromedp.NewExecAllocator(context.WithoutCancel(ctx), opts...)
+	}
+	tab, cancelTab := chromedp.NewContext(alloc)
+	stop := func() { cancelTab(); cancelAlloc() }
+
+	s.ev.Lock()
+	s.console, s.dropped, s.inflight, s.lastNet = nil, 0, map[network.RequestID]struct{}{}, time.Now()
+	s.ev.Unlock()
+
+	started := make(chan error, 1)
+	go func() {
+		err := chromedp.Do(tab, chromedp.EmulateViewport(int64(w), int64(h)))
+		if err == nil {
+			err = chromedp.Listen(tab, s.record)
+		}
+		if err == nil && s.opts.RemoteURL == "" {
+			_, err = chromedp.CallBrowser(tab, cdpbrowser.SetDownloadBehavior,
+				cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny})
+		}
+		started <- err
+	}()
+	select {
+	case err := <-started:
+		if err != nil {
+			stop()
+			return fmt.Errorf("browser: starting: %w", err)
+		}
+	case <-ctx.Done():
+		stop()
+		// The start fails too now (its context was cancelled); both are reported.
+		return errors.Join(ctx.Err(), <-started)
+	}
+	s.tab, s.stop = tab, stop
+	return nil
+}
+
+// actLocked runs do bound to ctx, waits for the page to settle and captures the result.
+func (s *Session) actLocked(ctx context.Context, do func(c context.Context) error) (Shot, error) {
+	c, cancel := context.WithCancel(s.tab)
+	defer context.AfterFunc(ctx, cancel)()
+	defer cancel()
+	if err := do(c); err != nil {
+		if ctx.Err() != nil {
+			return Shot{}, ctx.Err()
+		}
+		return Shot{}, err
+	}
+	s.settle(c)
+	png, err := chromedp.Run(c, chromedp.CaptureScreenshot())
+	if err != nil {
+		return Shot{}, s.actionErr(ctx, fmt.Errorf("browser: screenshot: %w", err))
+	}
+	u, err := chromedp.Run(c, chromedp.Location())
+	if err != nil {
+		return Shot{}, s.actionErr(ctx, fmt.Errorf("browser: reading the URL: %w", err))
+	}
+	return Shot{PNG: png, Console: s.takeConsole(), URL: u, Mouse: s.mouse}, nil
+}
+
+func (s *Session) actionErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// settle waits until the document has loaded and the network has been idle for the quiet
+// period, or the settle limit passed, whichever comes first.
+func (s *Session) settle(c context.Context) {
+	deadline := time.Now().Add(orDefault(s.opts.Settle, DefaultSettle))
+	quiet := orDefault(s.opts.Quiet, DefaultQuiet)
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pc, cancel := context.WithDeadline(c, deadline)
+		state, err := chromedp.Run(pc, chromedp.Evaluate[string]("document.readyState"))
+		cancel()
+		if err == nil && state == "complete" && s.idleFor() >= quiet {
+			return
+		}
+		if !time.Now().Before(deadline) {
+			return
+		}
+		select {
+		case <-c.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// idleFor is how long no request has been in flight (0 while one is).
+func (s *Session) idleFor() time.Duration {
+	s.ev.Lock()
+	defer s.ev.Unlock()
+	if len(s.inflight) > 0 {
+		return 0
+	}
+	return time.Since(s.lastNet)
+}
+
+func (s *Session) takeConsole() []string {
+	s.ev.Lock()
+	defer s.ev.Unlock()
+	out := s.console
+	if s.dropped > 0 {
+		out = append(out, fmt.Sprintf("[cairn] %d more console lines were dropped", s.dropped))
+	}
+	s.console, s.dropped = nil, 0
+	return out
+}

@@ -1,0 +1,198 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/tools"
+)
+
+// Actions of browser_action.
+const (
+	ActionLaunch     = "launch"
+	ActionClick      = "click"
+	ActionType       = "type"
+	ActionScrollDown = "scroll_down"
+	ActionScrollUp   = "scroll_up"
+	ActionClose      = "close"
+)
+
+// Tool is browser_action over one task's session.
+type Tool struct {
+	session *Session
+}
+
+// New returns browser_action driving s.
+func New(s *Session) *Tool { return &Tool{session: s} }
+
+func viewport(w, h int) string { return fmt.Sprintf("%dx%d", w, h) }
+
+// Spec implements tools.Tool.
+func (t *Tool) Spec() tools.Spec {
+	w, h := t.session.Viewport()
+	return tools.Spec{
+		Name:        Name,
+		Description: description(w, h),
+		Params: []tools.Param{
+			{Name: "action", Required: true, Description: messages.Format("param-action"), Usage: "Action to perform (e.g., launch, click, type, scroll_down, scroll_up, close)"},
+			{Name: "url", Description: messages.Format("param-url"), Usage: "URL to launch the browser at (optional)"},
+			{Name: "coordinate", Description: messages.Format("param-coordinate", viewport(w, h)), Usage: "x,y coordinates (optional)"},
+			{Name: "text", Description: messages.Format("param-text"), Usage: "Text to type (optional)"},
+		},
+		Category: tools.CategoryBrowser,
+		ArgParam: "action",
+	}
+}
+
+// Run implements tools.Tool.
+func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+	action, _ := call.Param("action")
+	action = strings.TrimSpace(action)
+	p := &msg.Browser{Action: action}
+	var do func(ctx context.Context) (Shot, error)
+	switch action {
+	case "":
+		return tools.MissingParam(Name, "action"), nil
+	case ActionLaunch:
+		raw, _ := call.Param("url")
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			return tools.MissingParam(Name, "url"), nil
+		}
+		target, bad := checkURL(env.Files, raw)
+		if bad != "" {
+			return tools.Errorf("%s", bad), nil
+		}
+		p.URL = raw
+		ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskBrowserActionLaunch, Category: tools.CategoryBrowser,
+			Text: raw, Payload: &msg.Browser{Action: action, URL: raw}})
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("browser_action launch: approval: %w", err)
+		}
+		if !ans.Approved {
+			return tools.Result{Text: messages.Format("denied"), Rejected: true, UserFeedback: ans.Text}, nil
+		}
+		res, err := t.act(ctx, env, func(ctx context.Context) (Shot, error) { return t.session.Launch(ctx, target) })
+		res.UserFeedback = ans.Text
+		return res, err
+	case ActionClick:
+		c, _ := call.Param("coordinate")
+		c = strings.TrimSpace(c)
+		if c == "" {
+			return tools.MissingParam(Name, "coordinate"), nil
+		}
+		w, h := t.session.Viewport()
+		x, y, ok := parseCoordinate(c, w, h)
+		if !ok {
+			return tools.Errorf("%s", messages.Format("bad-coordinate", c, w, h)), nil
+		}
+		p.Coordinate = c
+		do = func(ctx context.Context) (Shot, error) { return t.session.Click(ctx, x, y) }
+	case ActionType:
+		text, ok := call.Param("text")
+		if !ok || text == "" {
+			return tools.MissingParam(Name, "text"), nil
+		}
+		p.Text = text
+		do = func(ctx context.Context) (Shot, error) { return t.session.Type(ctx, text) }
+	case ActionScrollDown, ActionScrollUp:
+		down := action == ActionScrollDown
+		do = func(ctx context.Context) (Shot, error) { return t.session.Scroll(ctx, down) }
+	case ActionClose:
+		env.UI.Say(ctx, msg.SayBrowserAction, "", p, false)
+		if err := t.session.Close(); err != nil {
+			return tools.Result{}, fmt.Errorf("browser_action close: %w", err)
+		}
+		return tools.Result{Text: messages.Format("closed")}, nil
+	default:
+		return tools.Errorf("%s", messages.Format("unknown-action", action)), nil
+	}
+	if !t.session.Open() {
+		return tools.Errorf("%s", messages.Format("not-open")), nil
+	}
+	env.UI.Say(ctx, msg.SayBrowserAction, "", p, false)
+	return t.act(ctx, env, do)
+}
+
+// act runs one action and turns its shot into the result and the chat row.
+func (t *Tool) act(ctx context.Context, env *tools.Env, do func(ctx context.Context) (Shot, error)) (tools.Result, error) {
+	shot, err := do(ctx)
+	if ctx.Err() != nil {
+		// Cancelled mid-action: the task stops, and so does its browser.
+		return tools.Result{}, errors.Join(ctx.Err(), t.session.Close())
+	}
+	switch {
+	case errors.Is(err, ErrNotOpen):
+		return tools.Errorf("%s", messages.Format("not-open")), nil
+	case errors.Is(err, ErrNavigate):
+		return tools.Errorf("%s", messages.Format("navigate-failed", strings.TrimPrefix(err.Error(), ErrNavigate.Error()+": "))), nil
+	case errors.Is(err, ErrNoBrowser):
+		return tools.Errorf("%s", messages.Format("no-browser", err.Error())), nil
+	case err != nil:
+		return tools.Result{}, fmt.Errorf("browser_action: %w", err)
+	}
+	logs := strings.Join(shot.Console, "\n")
+	env.UI.Say(ctx, msg.SayBrowserActionResult, "", &msg.Browser{Screenshot: shot.PNG, Logs: logs,
+		CurrentURL: shot.URL, Mouse: shot.Mouse}, false)
+	if logs == "" {
+		logs = messages.Format("no-console")
+	}
+	mouse := shot.Mouse
+	if mouse == "" {
+		mouse = messages.Format("no-mouse")
+	}
+	if !env.Settings.SupportsImages {
+		return tools.Result{Text: messages.Format("result-no-image", logs, shot.URL, mouse)}, nil
+	}
+	return tools.Result{Text: messages.Format("result", logs, shot.URL, mouse),
+		Images: []tools.Image{{MediaType: "image/png", Data: shot.PNG}}}, nil
+}
+
+// parseCoordinate reads "x,y" inside a w×h viewport.
+func parseCoordinate(c string, w, h int) (x, y int, ok bool) {
+	xs, ys, found := strings.Cut(c, ",")
+	if !found {
+		return 0, 0, false
+	}
+	x, errX := strconv.Atoi(strings.TrimSpace(xs))
+	y, errY := strconv.Atoi(strings.TrimSpace(ys))
+	if errX != nil || errY != nil || x < 0 || y < 0 || x >= w || y >= h {
+		return 0, 0, false
+	}
+	return x, y, true
+}
+
+// checkURL returns the URL to open, or the model-facing reason it may not be opened: only
+// http and https, and file URLs inside the workspace (not blocked by the ignore file). An
+// address without a scheme ("localhost:3000") is taken as http.
+func checkURL(files tools.Files, raw string) (target, bad string) {
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return "", messages.Format("bad-url", raw)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		if u.Host == "" {
+			return "", messages.Format("bad-url", raw)
+		}
+		return u.String(), ""
+	case "file":
+		if files == nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+			return "", messages.Format("bad-url", raw)
+		}
+		abs, inside, err := files.Resolve(u.Path)
+		if err != nil || !inside || files.Ignored(abs) {
+			return "", messages.Format("outside", u.Path)
+		}
+		return (&url.URL{Scheme: "file", Path: abs, RawQuery: u.RawQuery, Fragment: u.Fragment}).String(), ""
+	}
+	return "", messages.Format("bad-url", raw)
+}
