@@ -295,12 +295,6 @@ function BrowserRow({ m }: { m: Message }) {
   );
 }
 
-function base64(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
 /** mcpStarted names an auto-approved MCP call: the tool or resource and its server. */
 function mcpStarted(m: Message): string {
   const p = m.payload.case === "mcp" ? m.payload.value : undefined;
