@@ -22,7 +22,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { browserStep } from "./steps/browser.mjs";
 import { guardrails } from "./steps/guardrails.mjs";
+import { mcpStep } from "./steps/mcp.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -213,7 +215,7 @@ async function main() {
   // The page a failure screenshot is taken of (window B once A is closed).
   let shown = page;
   // The second window, once open: a failure screenshots it too.
-  let second = null;
+  let otherPage = null;
   page.on("pageerror", (e) => log("page error:", e.message));
   try {
     await page.goto(url);
@@ -341,7 +343,7 @@ async function main() {
       return p.length === 1 && p;
     });
     const pageB = await context.newPage();
-    second = pageB;
+    otherPage = pageB;
     pageB.on("pageerror", (e) => log("page B error:", e.message));
     await pageB.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspaceB)}`);
     await pageB.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
@@ -408,8 +410,11 @@ async function main() {
     await screenshot(pageB, "window-b-done");
     // 14b. Guard rails, in window B (the step replaces the fake model's script, so it comes after
     // every check of the earlier requests).
-    await guardrails({ page: pageB, view: viewB, input: viewB.getByRole("textbox", { name: "Message Cairn" }), workspace: workspaceB,
-      fakeRoot, screenshot, poll, log, fail });
+    const inputB2 = viewB.getByRole("textbox", { name: "Message Cairn" });
+    await guardrails({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
+    // 14c. MCP and 14d. the browser, each with its own fake-model script.
+    await mcpStep({ page: pageB, view: viewB, input: inputB2, repo, userData, fakeRoot, requests, poll, screenshot, log, fail, daemonPids });
+    await browserStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();
@@ -425,7 +430,7 @@ async function main() {
     log("PASS");
   } catch (e) {
     await screenshot(shown, "failure").catch(() => undefined);
-    if (second && second !== shown) await screenshot(second, "failure-second-window").catch(() => undefined);
+    if (otherPage && otherPage !== shown) await screenshot(otherPage, "failure-second-window").catch(() => undefined);
     const extLog = findExtensionLog(userData);
     if (extLog) log(`extension log (${extLog}):\n${fs.readFileSync(extLog, "utf8").split("\n").slice(-40).join("\n")}`);
     throw e;
