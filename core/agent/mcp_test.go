@@ -60,7 +60,11 @@ func TestTasksUseTheHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Turns.Close()
+	defer func() {
+		if err := d.Turns.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	for _, name := range []string{"use_mcp_tool", "access_mcp_resource", "load_mcp_documentation"} {
 		if _, ok := d.Registry.Get(name); !ok {
 			t.Errorf("%s is not offered", name)
@@ -95,7 +99,11 @@ func TestNoHubNoMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Turns.Close()
+	defer func() {
+		if err := d.Turns.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if _, ok := d.Registry.Get("use_mcp_tool"); ok {
 		t.Error("MCP tools offered without servers")
 	}

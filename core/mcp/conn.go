@@ -150,7 +150,7 @@ func (c *conn) run() {
 			c.sess = s
 			c.mu.Unlock()
 			c.setStatus(StatusConnected, nil)
-			err, kicked = c.serve(ctx, s)
+			kicked, err = c.serve(ctx, s)
 			c.mu.Lock()
 			c.sess = nil
 			c.mu.Unlock()
@@ -183,15 +183,15 @@ func (c *conn) run() {
 
 // serve waits while a session is up, refreshing lists when the server says they changed. It
 // returns why the session ended, and whether a restart was asked for.
-func (c *conn) serve(ctx context.Context, s *session) (error, bool) {
+func (c *conn) serve(ctx context.Context, s *session) (bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, false
+			return false, nil
 		case <-c.kick:
-			return nil, true
+			return true, nil
 		case <-s.lost:
-			return s.lostErr(), false
+			return false, s.lostErr()
 		case what := <-s.refresh:
 			rctx, cancel := context.WithTimeout(ctx, c.timeout())
 			err := c.list(rctx, s, what)

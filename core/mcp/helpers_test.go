@@ -31,7 +31,7 @@ func serveTestServer() {
 	s := server.NewMCPServer("cairn-test", "1.0.0", server.WithToolCapabilities(true),
 		server.WithInstructions("Use add_tool before late_tool."))
 	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Adds late_tool.")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			s.AddTool(mcp.NewTool("late_tool", mcp.WithDescription("Added later.")),
 				func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					return mcp.NewToolResultText("late"), nil
@@ -158,8 +158,11 @@ func freePort(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return port
 }
 
 // startProcess runs a server as a plain child process for the test's lifetime.

@@ -13,7 +13,7 @@ type tail struct {
 	buf []byte
 }
 
-func newTail(max int) *tail { return &tail{max: max} }
+func newTail(limit int) *tail { return &tail{max: limit} }
 
 // Write implements io.Writer; it never fails.
 func (t *tail) Write(p []byte) (int, error) {

@@ -21,7 +21,7 @@ const mcpSettingsFile = "mcp_settings.json"
 // talks to the servers itself.
 func mcpCommand(ctx context.Context, args []string, stdio IO) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stdio.Err, "usage: cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL JSON")
+		stdio.errf("usage: cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL JSON\n")
 		return exitUsage
 	}
 	switch args[0] {
@@ -32,7 +32,7 @@ func mcpCommand(ctx context.Context, args []string, stdio IO) int {
 	case "call":
 		return mcpCall(ctx, args[1:], stdio)
 	}
-	fmt.Fprintf(stdio.Err, "cairn mcp: unknown command %q (list, import, call)\n", args[0])
+	stdio.errf("cairn mcp: unknown command %q (list, import, call)\n", args[0])
 	return exitUsage
 }
 
@@ -70,7 +70,7 @@ func closeHub(h *mcp.Hub, stdio IO) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := h.Close(ctx); err != nil {
-		fmt.Fprintf(stdio.Err, "cairn mcp: %v\n", err)
+		stdio.errf("cairn mcp: %v\n", err)
 	}
 }
 
@@ -105,22 +105,23 @@ func mcpList(ctx context.Context, args []string, stdio IO) int {
 			Servers       []mcp.Server `json:"servers"`
 		}{h.SettingsPath(), h.SettingsError(), servers}
 		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stdio.Err, "cairn mcp list: %v\n", err)
+			stdio.errf("cairn mcp list: %v\n", err)
 			return exitFailure
 		}
 		return exitOK
 	}
 	if e := h.SettingsError(); e != "" {
-		fmt.Fprintf(stdio.Err, "cairn mcp list: %s\n", e)
+		stdio.errf("cairn mcp list: %s\n", e)
 	}
 	if len(servers) == 0 {
-		fmt.Fprintf(stdio.Out, "No MCP servers configured (%s).\n", h.SettingsPath())
-		return exitOK
+		return stdio.emit(fmt.Sprintf("No MCP servers configured (%s).\n", h.SettingsPath()))
 	}
-	w := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tSTATUS\tTOOLS\tRESOURCES\tTEMPLATES\tPROMPTS\tERROR")
+	var out strings.Builder
+	w := tabwriter.NewWriter(&out, 0, 4, 2, ' ', 0)
+	// w writes into memory; Flush reports the only error it can have.
+	_, _ = fmt.Fprintln(w, "NAME\tSTATUS\tTOOLS\tRESOURCES\tTEMPLATES\tPROMPTS\tERROR")
 	for _, s := range servers {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Status, len(s.Tools), len(s.Resources), len(s.Templates),
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Status, len(s.Tools), len(s.Resources), len(s.Templates),
 			len(s.Prompts), firstLine(s.Error))
 	}
 	if err := w.Flush(); err != nil {
@@ -130,16 +131,16 @@ func mcpList(ctx context.Context, args []string, stdio IO) int {
 		if len(s.Tools) == 0 {
 			continue
 		}
-		fmt.Fprintf(stdio.Out, "\n%s tools:\n", s.Name)
+		fmt.Fprintf(&out, "\n%s tools:\n", s.Name)
 		for _, t := range s.Tools {
 			auto := ""
 			if t.AutoApprove {
 				auto = " [auto-approve]"
 			}
-			fmt.Fprintf(stdio.Out, "  %s%s — %s\n", t.Name, auto, firstLine(t.Description))
+			fmt.Fprintf(&out, "  %s%s — %s\n", t.Name, auto, firstLine(t.Description))
 		}
 	}
-	return exitOK
+	return stdio.emit(out.String())
 }
 
 func firstLine(s string) string {
@@ -154,24 +155,24 @@ func mcpImport(args []string, stdio IO) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stdio.Err, "usage: cairn mcp import FILE")
+		stdio.errf("usage: cairn mcp import FILE\n")
 		return exitUsage
 	}
 	dir := dataDir(*dataFlag)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		fmt.Fprintf(stdio.Err, "cairn mcp import: %v\n", err)
+		stdio.errf("cairn mcp import: %v\n", err)
 		return exitFailure
 	}
 	added, skipped, err := mcp.ImportSettings(filepath.Join(dir, mcpSettingsFile), fs.Arg(0))
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn mcp import: %v\n", err)
+		stdio.errf("cairn mcp import: %v\n", err)
 		return exitFailure
 	}
-	fmt.Fprintf(stdio.Out, "Imported %d server(s)%s.\n", len(added), listSuffix(added))
+	out := fmt.Sprintf("Imported %d server(s)%s.\n", len(added), listSuffix(added))
 	if len(skipped) > 0 {
-		fmt.Fprintf(stdio.Out, "Skipped %d already configured: %s.\n", len(skipped), strings.Join(skipped, ", "))
+		out += fmt.Sprintf("Skipped %d already configured: %s.\n", len(skipped), strings.Join(skipped, ", "))
 	}
-	return exitOK
+	return stdio.emit(out)
 }
 
 func listSuffix(names []string) string {
@@ -188,7 +189,7 @@ func mcpCall(ctx context.Context, args []string, stdio IO) int {
 		return code
 	}
 	if fs.NArg() < 2 || fs.NArg() > 3 {
-		fmt.Fprintln(stdio.Err, "usage: cairn mcp call SERVER TOOL [JSON]")
+		stdio.errf("usage: cairn mcp call SERVER TOOL [JSON]\n")
 		return exitUsage
 	}
 	server, tool, raw := fs.Arg(0), fs.Arg(1), "{}"
@@ -198,38 +199,39 @@ func mcpCall(ctx context.Context, args []string, stdio IO) int {
 	h := mcpHub(*dataFlag)
 	defer closeHub(h, stdio)
 	if err := h.WaitReady(ctx, server); err != nil {
-		fmt.Fprintf(stdio.Err, "cairn mcp call: %v\n", err)
+		stdio.errf("cairn mcp call: %v\n", err)
 		return exitFailure
 	}
 	args2 := json.RawMessage(raw)
 	if err := h.CheckArguments(server, tool, args2); err != nil {
-		fmt.Fprintf(stdio.Err, "cairn mcp call: %v\n", err)
+		stdio.errf("cairn mcp call: %v\n", err)
 		if errors.Is(err, mcp.ErrBadArguments) {
 			return exitUsage
 		}
 		return exitFailure
 	}
 	res, err := h.CallTool(ctx, server, tool, args2, func(p mcp.Progress) {
-		fmt.Fprintf(stdio.Err, "progress %g/%g %s\n", p.Progress, p.Total, p.Message)
+		stdio.errf("progress %g/%g %s\n", p.Progress, p.Total, p.Message)
 	})
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "cairn mcp call: %v\n", err)
+		stdio.errf("cairn mcp call: %v\n", err)
 		return exitFailure
 	}
+	var out strings.Builder
 	for _, c := range res.Content {
 		switch {
 		case c.Type == mcp.ContentText || (c.Type == mcp.ContentResource && c.Data == nil):
-			fmt.Fprintln(stdio.Out, c.Text)
+			out.WriteString(c.Text + "\n")
 		case c.Type == mcp.ContentResourceLink:
-			fmt.Fprintf(stdio.Out, "[resource link %s %s]\n", c.Name, c.URI)
+			fmt.Fprintf(&out, "[resource link %s %s]\n", c.Name, c.URI)
 		default:
-			fmt.Fprintf(stdio.Out, "[%s %s, %d bytes]\n", c.Type, c.MIMEType, len(c.Data))
+			fmt.Fprintf(&out, "[%s %s, %d bytes]\n", c.Type, c.MIMEType, len(c.Data))
 		}
 	}
 	if res.Structured != "" {
-		fmt.Fprintln(stdio.Out, res.Structured)
+		out.WriteString(res.Structured + "\n")
 	}
-	if res.IsError {
+	if code := stdio.emit(out.String()); code != exitOK || res.IsError {
 		return exitFailure
 	}
 	return exitOK

@@ -52,7 +52,7 @@ func (f *fakeHub) WaitReady(_ context.Context, server string) error {
 	return fmt.Errorf("%w: %q", mcp.ErrUnknownServer, server)
 }
 
-func (f *fakeHub) ToolAutoApproved(server, tool string) bool { return f.auto }
+func (f *fakeHub) ToolAutoApproved(_, _ string) bool { return f.auto }
 
 func (f *fakeHub) CallTool(_ context.Context, server, tool string, args json.RawMessage, progress func(mcp.Progress)) (mcp.CallResult, error) {
 	f.calls = append(f.calls, server+"/"+tool+" "+string(args))

@@ -39,7 +39,11 @@ func TestMCPRoundTripReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer direct.Close()
+	defer func() {
+		if err := direct.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	init := gomcp.InitializeRequest{}
 	init.Params.ProtocolVersion = gomcp.LATEST_LEGACY_PROTOCOL_VERSION
 	init.Params.ClientInfo = gomcp.Implementation{Name: "bench", Version: "1"}
