@@ -107,12 +107,19 @@ func load(ctx context.Context, abs string) ([]byte, bool, error) {
 	if info.Size() > maxFileSize {
 		return nil, false, errors.New("the file is larger than 20 MB")
 	}
-	// The save would replace a read-only file through a rename: refuse before anything opens.
-	if workspace.CheckWritable(abs, info) != nil {
-		return nil, false, fmt.Errorf("it is read-only (mode %s); leave it alone, or ask the user to make it writable first", info.Mode().Perm())
-	}
 	b, err := workspace.ReadRegular(ctx, abs, maxFileSize)
 	return b, false, err
+}
+
+// readOnly returns the mode of an existing file that may not be written ("" and 0 when it may,
+// or does not exist). The atomic save would replace such a file through a rename, which needs
+// only the folder's permission: it is saved only once the user approved making it writable.
+func readOnly(abs string) (fs.FileMode, bool) {
+	info, err := os.Stat(abs)
+	if err != nil || !info.Mode().IsRegular() || workspace.CheckWritable(abs, info) == nil {
+		return 0, false
+	}
+	return info.Mode().Perm(), true
 }
 
 // diagnostics asks the editor for abs's diagnostics; ok is false when the editor could not say.
@@ -152,6 +159,9 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 		// may create a new file as the view opens): Run opens the view then.
 		abs, inside, err := env.Files.Resolve(path)
 		if err != nil || !inside || env.Files.Ignored(abs) || tools.ProtectedReason(env.Files, path) != "" {
+			return nil
+		}
+		if _, ro := readOnly(abs); ro {
 			return nil
 		}
 		orig, isNew, err := load(ctx, abs)
@@ -283,6 +293,15 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 
 	protected := tools.ProtectedReason(env.Files, path)
+	// A read-only file is asked about (never auto-approved); approving makes it writable.
+	roMode, ro := readOnly(abs)
+	if ro {
+		why := render("read-only-reason", msgData{Reason: roMode.String()})
+		if protected != "" {
+			why = protected + "; " + why
+		}
+		protected = why
+	}
 	payload := &msg.Tool{Op: msg.OpEditedExistingFile, Path: rel, Outside: !inside, Protected: protected,
 		Diff: Unified(rel, modelText(string(orig)), modelText(string(proposed)), 3)}
 	if isNew {
@@ -298,8 +317,16 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if !ans.Approved {
 		return tools.Result{Rejected: true, Text: render("rejected", msgData{Path: rel}), UserFeedback: ans.Text}, nil
 	}
+	if ro {
+		if err := os.Chmod(abs, roMode|0o200); err != nil {
+			return tools.Result{}, fmt.Errorf("edit: make %s writable: %w", rel, err)
+		}
+	}
 	final, err := session.Save(ctx)
 	if err != nil {
+		if ro {
+			err = errors.Join(err, os.Chmod(abs, roMode)) // put the mode back: nothing was saved
+		}
 		return tools.Result{}, fmt.Errorf("edit: save %s: %w", rel, err)
 	}
 	saved = true
@@ -310,7 +337,11 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 			o.problems = newErrors(abs, before, after)
 		}
 	}
-	return tools.Result{Text: resultText(o), Changed: []string{abs}, Read: []string{abs}, UserFeedback: ans.Text}, nil
+	text := resultText(o)
+	if ro {
+		text = render("made-writable", msgData{Path: rel, Reason: (roMode | 0o200).String()}) + "\n\n" + text
+	}
+	return tools.Result{Text: text, Changed: []string{abs}, Read: []string{abs}, UserFeedback: ans.Text}, nil
 }
 
 func errorResult(key string, d msgData) tools.Result {

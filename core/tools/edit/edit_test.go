@@ -525,32 +525,46 @@ func TestMessagesRender(t *testing.T) {
 	}
 }
 
-// TestReadOnlyFileRefused: the atomic rename only needs the folder's permission, so a 0444 file
-// would be replaced; the edit must refuse it instead (judged by the mode bits, so also as root).
-func TestReadOnlyFileRefused(t *testing.T) {
+// TestReadOnlyFileAsks: the atomic rename only needs the folder's permission, so a 0444 file
+// would be replaced silently. The edit is asked about with the reason (never auto-approved: the
+// reason travels as a protected write); a rejection leaves the file and its mode alone, an
+// approval makes it writable for its owner and saves (judged by the mode bits, so also as root).
+func TestReadOnlyFileAsks(t *testing.T) {
 	for _, tool := range []*Tool{NewReplace(), NewWrite()} {
-		t.Run(tool.Spec().Name, func(t *testing.T) {
-			f := newFixture(t, map[string]string{"main.go": small})
-			if err := os.Chmod(f.path("main.go"), 0o444); err != nil {
-				t.Fatal(err)
-			}
-			before := f.snap("main.go")
-			call := replaceCall("main.go", block("\tprintln(\"hi\")\n", "\tprintln(\"bye\")\n"))
-			if tool.whole {
-				call = writeCall("main.go", "package other\n")
-			}
-			res, err := tool.Run(context.Background(), f.env, call)
-			if err != nil || !res.IsError || !strings.Contains(res.Text, "cannot be edited: it is read-only (mode -r--r--r--)") {
-				t.Fatalf("Run = %+v, %v", res, err)
-			}
-			f.unchanged("main.go", before)
-			st, err := os.Stat(f.path("main.go"))
-			if err != nil || st.Mode().Perm() != 0o444 {
-				t.Errorf("mode after the refused edit: %v, %v", st.Mode().Perm(), err)
-			}
-			if len(f.ui.approvals) != 0 || len(f.host.opened()) != 0 {
-				t.Errorf("a refused edit asked %d times and opened %d diff views", len(f.ui.approvals), len(f.host.opened()))
-			}
-		})
+		for _, approve := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s approved=%v", tool.Spec().Name, approve), func(t *testing.T) {
+				f := newFixture(t, map[string]string{"main.go": small})
+				f.ui.answer = tools.Answer{Approved: approve}
+				if err := os.Chmod(f.path("main.go"), 0o444); err != nil {
+					t.Fatal(err)
+				}
+				before := f.snap("main.go")
+				call := replaceCall("main.go", block("\tprintln(\"hi\")\n", "\tprintln(\"bye\")\n"))
+				if tool.whole {
+					call = writeCall("main.go", "package other\n")
+				}
+				res, err := tool.Run(context.Background(), f.env, call)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(f.ui.approvals) != 1 || !strings.Contains(f.ui.approvals[0].Protected, "read-only file (mode -r--r--r--)") {
+					t.Fatalf("approvals: %+v", f.ui.approvals)
+				}
+				st, err := os.Stat(f.path("main.go"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !approve {
+					f.unchanged("main.go", before)
+					if st.Mode().Perm() != 0o444 || !res.Rejected {
+						t.Errorf("rejected: mode %v, result %+v", st.Mode().Perm(), res)
+					}
+					return
+				}
+				if st.Mode().Perm() != 0o644 || res.IsError || !strings.Contains(res.Text, "was read-only; the user approved making it writable") {
+					t.Errorf("approved: mode %v, result %+v", st.Mode().Perm(), res)
+				}
+			})
+		}
 	}
 }
