@@ -1,9 +1,14 @@
 // MessageList is the virtualized chat list. Only visible rows are mounted; each row subscribes
 // to its own message, so the list itself re-renders only when messages are added.
+//
+// It follows the bottom while the user has not scrolled up: new rows, a last row that grows
+// (streamed text, command output) and a viewport that shrinks (the ask buttons appear) all keep
+// the end in view. Once the user scrolls up it stays put and offers "Jump to latest".
 
-import { forwardRef, useEffect, useRef, type HTMLAttributes } from "react";
+import { forwardRef, useCallback, useEffect, useRef, useState, type HTMLAttributes } from "react";
 import { Virtuoso, type VirtuosoHandle } from "react-virtuoso";
 import { useMessageCount, type TaskStore } from "../state/taskStore";
+import { BottomFollower } from "../util/followBottom";
 import { MessageRow } from "./MessageRow";
 
 const List = forwardRef<HTMLDivElement, HTMLAttributes<HTMLDivElement>>(function List(props, ref) {
@@ -21,34 +26,84 @@ const components = { List, Item };
 export function MessageList({ store }: { store: TaskStore }) {
   const count = useMessageCount(store);
   const ref = useRef<VirtuosoHandle>(null);
+  const follower = useRef(new BottomFollower()).current;
+  const [scroller, setScroller] = useState<HTMLElement | null>(null);
+  const [away, setAway] = useState(false);
   const epoch = store.epoch;
+
+  const toEnd = useCallback(() => {
+    ref.current?.scrollToIndex({ index: "LAST", align: "end" });
+    // A last row taller than the viewport: scrollToIndex aligns its end, and scrolling the
+    // scroller to its full height covers rows still being measured.
+    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+  }, [scroller]);
+
   // A snapshot (task opened, resumed, re-subscribed) starts at the end of the conversation.
   // Rows measure themselves after the first pass, so scroll again on the next frames.
   useEffect(() => {
     if (count === 0) return;
-    const toEnd = () => ref.current?.scrollToIndex({ index: "LAST", align: "end" });
+    follower.jump();
+    setAway(false);
     toEnd();
-    const a = requestAnimationFrame(() => {
-      toEnd();
-      b = requestAnimationFrame(toEnd);
-    });
+    // Unless the user has scrolled away meanwhile.
+    const again = () => follower.following && toEnd();
     let b = 0;
+    const a = requestAnimationFrame(() => {
+      again();
+      b = requestAnimationFrame(again);
+    });
     return () => {
       cancelAnimationFrame(a);
       cancelAnimationFrame(b);
     };
     // Only when a new snapshot arrives, not on every added message.
   }, [epoch, count > 0]);
+
+  // The user's scrolling decides whether to follow; a resized viewport keeps the end in view.
+  useEffect(() => {
+    if (!scroller) return;
+    const onScroll = () => setAway(!follower.onScroll(scroller));
+    scroller.addEventListener("scroll", onScroll, { passive: true });
+    const ro = new ResizeObserver(() => {
+      if (follower.following) toEnd();
+    });
+    ro.observe(scroller);
+    return () => {
+      scroller.removeEventListener("scroll", onScroll);
+      ro.disconnect();
+    };
+  }, [scroller, follower, toEnd]);
+
+  const grown = useCallback(() => {
+    if (follower.following) toEnd();
+  }, [follower, toEnd]);
+
   return (
-    <Virtuoso
-      ref={ref}
-      className="message-list"
-      totalCount={count}
-      components={components}
-      followOutput={(atBottom) => (atBottom ? "auto" : false)}
-      increaseViewportBy={{ top: 400, bottom: 400 }}
-      computeItemKey={(i) => `${store.firstIndex + i}`}
-      itemContent={(i) => <MessageRow store={store} pos={i} />}
-    />
+    <div className="message-list-wrap">
+      <Virtuoso
+        ref={ref}
+        scrollerRef={(el) => setScroller(el instanceof HTMLElement ? el : null)}
+        className="message-list"
+        totalCount={count}
+        components={components}
+        followOutput={() => (follower.following ? "auto" : false)}
+        totalListHeightChanged={grown}
+        increaseViewportBy={{ top: 400, bottom: 400 }}
+        computeItemKey={(i) => `${store.firstIndex + i}`}
+        itemContent={(i) => <MessageRow store={store} pos={i} />}
+      />
+      {away && (
+        <button
+          className="button secondary jump-latest"
+          onClick={() => {
+            follower.jump();
+            setAway(false);
+            toEnd();
+          }}
+        >
+          <span className="codicon codicon-arrow-down" aria-hidden /> Jump to latest
+        </button>
+      )}
+    </div>
   );
 }
