@@ -61,8 +61,13 @@ function Header({ icon, title, children, tone }: { icon: string; title: ReactNod
   );
 }
 
+/**
+ * Collapsible follows initiallyOpen until the user toggles it: a row often renders before the
+ * state that makes it an open ask arrives, and a pending edit's diff must open then too.
+ */
 function Collapsible({ label, children, initiallyOpen = false }: { label: string; children: ReactNode; initiallyOpen?: boolean }) {
-  const [open, setOpen] = useState(initiallyOpen);
+  const [chosen, setOpen] = useState<boolean | undefined>(undefined);
+  const open = chosen ?? initiallyOpen;
   return (
     <div className="collapsible">
       <button className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -201,7 +206,8 @@ function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
   return (
     <div className={`command-row${asking ? " pending" : ""}`}>
       <Header icon="terminal" title={asking ? "Cairn wants to execute this command:" : "Command"}>
-        {c?.requiresApproval && <span className="badge warn">requires approval</span>}
+        {/* Once the command ran, whether it needed approval no longer matters. */}
+        {asking && c?.requiresApproval && <span className="badge warn">requires approval</span>}
         {c?.protectedReason && <span className="badge warn">protected</span>}
       </Header>
       {c?.protectedReason && <ProtectedNote reason={c.protectedReason} />}
@@ -253,18 +259,46 @@ function ApiRequestRow({ m }: { m: Message }) {
   );
 }
 
-function FollowupRow({ m, plan }: { m: Message; plan: boolean }) {
+/**
+ * answerAfter is the option the user chose for the question at pos: the payload's own record,
+ * else the next user reply (user_feedback) when its text is one of the options.
+ */
+export function answerAfter(messages: readonly (Message | undefined)[], pos: number): string {
+  const q = messages[pos];
+  const f = q?.payload.case === "followup" ? q.payload.value : undefined;
+  if (!f || f.options.length === 0) return "";
+  if (f.selected) return f.selected;
+  for (let i = pos + 1; i < messages.length; i++) {
+    const m = messages[i];
+    if (!m) continue;
+    if (m.kind.case === "ask") return "";
+    if (m.kind.case === "say" && m.kind.value === SayKind.USER_FEEDBACK) {
+      const text = m.text.trim();
+      return f.options.find((o) => o.trim() === text) ?? "";
+    }
+  }
+  return "";
+}
+
+function FollowupRow({ store, m, plan, asking }: { store: TaskStore; m: Message; plan: boolean; asking: boolean }) {
   const f = m.payload.case === "followup" ? m.payload.value : undefined;
   const q = f?.question || m.text;
+  const pos = m.index - store.firstIndex;
+  // The reply is a later row: re-render when it arrives (only when the answer changes).
+  const chosen = useSyncExternalStore(store.subscribeList, () => answerAfter(store.messages, pos));
+  // While the question is open its options are the ask bar's buttons; shown once, not here.
+  const showOptions = !asking && f && f.options.length > 0;
   return (
     <div className="followup-row">
       <Header icon={plan ? "lightbulb" : "question"} title={plan ? "Plan" : "Cairn has a question:"} />
       <Markdown text={q} streaming={m.partial} />
-      {f && f.options.length > 0 && (
-        <ul className="options-preview">
+      {showOptions && (
+        <ul className="answered-options" aria-label="Options">
           {f.options.map((o) => (
-            <li key={o} className={o === f.selected ? "selected" : ""}>
-              {o}
+            <li key={o} className={o === chosen ? "chosen" : ""} aria-current={o === chosen ? "true" : undefined}>
+              <span className={`codicon codicon-${o === chosen ? "pass-filled" : "circle-large-outline"}`} aria-hidden />
+              <span>{o}</span>
+              {o === chosen && <span className="badge">your answer</span>}
             </li>
           ))}
         </ul>
@@ -340,23 +374,31 @@ function CheckpointRow({ m }: { m: Message }) {
     setChoosing(false);
     void ctrl.restoreCheckpoint(m.index, kind);
   };
+  // One line at the narrowest sidebar: the label gives way (ellipsis), the buttons never wrap.
+  // Restore is a disclosure toggle, drawn unlike the choices it opens on the line below.
   return (
     <div className="checkpoint-row">
-      <span className="codicon codicon-bookmark" aria-hidden />
-      <span className="muted">Checkpoint {hash.slice(0, 7)}</span>
-      <span className="checkpoint-line" />
-      <button className="small-button" title="Show the changes since this checkpoint" onClick={() => void ctrl.compareCheckpoint(m.index)}>
-        Compare
-      </button>
-      <button className="small-button" aria-expanded={choosing} onClick={() => setChoosing((c) => !c)}>
-        Restore
-      </button>
+      <div className="checkpoint-head">
+        <span className="codicon codicon-bookmark" aria-hidden />
+        <span className="checkpoint-label muted" title={`Checkpoint ${hash}`}>
+          Checkpoint {hash.slice(0, 7)}
+        </span>
+        <span className="checkpoint-line" />
+        <button className="small-button" title="Show the changes since this checkpoint" onClick={() => void ctrl.compareCheckpoint(m.index)}>
+          Compare
+        </button>
+        <button className="checkpoint-toggle" aria-expanded={choosing} onClick={() => setChoosing((c) => !c)}>
+          Restore
+          <span className={`codicon codicon-chevron-${choosing ? "up" : "down"}`} aria-hidden />
+        </button>
+      </div>
       {choosing && (
-        <span role="group" aria-label="Restore checkpoint" className="checkpoint-choices">
+        <div role="group" aria-label="Restore checkpoint" className="checkpoint-choices">
+          <span className="muted">Restore:</span>
           <button className="small-button" onClick={() => restore(RestoreKind.FILES)}>Files</button>
           <button className="small-button" onClick={() => restore(RestoreKind.TASK)}>Task</button>
           <button className="small-button" onClick={() => restore(RestoreKind.BOTH)}>Files &amp; task</button>
-        </span>
+        </div>
       )}
     </div>
   );
@@ -391,15 +433,15 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
   if (m.kind.case === "ask") {
     switch (m.kind.value) {
       case AskKind.FOLLOWUP:
-        return <FollowupRow m={m} plan={false} />;
+        return <FollowupRow store={store} m={m} plan={false} asking={open} />;
       case AskKind.PLAN_MODE_RESPOND:
-        return <FollowupRow m={m} plan />;
+        return <FollowupRow store={store} m={m} plan asking={open} />;
       case AskKind.COMMAND:
         return <CommandRow m={m} asking={open} />;
       case AskKind.COMMAND_OUTPUT:
         // The output itself streams in the command_output say row; this ask only offers
         // "Proceed While Running" while it is open, and is withdrawn when the command ends.
-        return open ? <Info icon="loading" text="The command is still running." /> : <div className="row-spacer" />;
+        return open ? <Info icon="loading codicon-modifier-spin" text="The command is still running." /> : <div className="row-spacer" />;
       case AskKind.TOOL:
         return <ToolRow m={m} asking={open} />;
       case AskKind.COMPLETION_RESULT:

@@ -19,6 +19,7 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
   const items = parseChecklist(s.focusChain);
   const done = items.filter((i) => i.done).length;
   const title = s.title || "Task";
+  const costText = costLabel(s);
 
   return (
     <section className="task-header" aria-label="Task">
@@ -27,8 +28,8 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
           <span className={`codicon codicon-chevron-${expanded ? "down" : "right"}`} aria-hidden />
           <span className={expanded ? "task-text expanded" : "task-text"}>{title}</span>
         </button>
-        <span className="badge cost" aria-label="Cost">
-          {formatCost(s.cost)}
+        <span className="badge cost" aria-label="Cost" title={costText === UNKNOWN_PRICE ? "The model's prices are unknown" : undefined}>
+          {costText}
         </span>
       </div>
       <div className="task-stats">
@@ -107,6 +108,17 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
       )}
     </section>
   );
+}
+
+const UNKNOWN_PRICE = "price unknown";
+
+/**
+ * costLabel is the task's cost, or "price unknown" when tokens were used, the model's prices are
+ * unknown and the provider reported no cost: "$0.0000" would claim the work was free.
+ */
+function costLabel(s: { cost: number; pricesKnown: boolean; tokensIn: bigint; tokensOut: bigint }): string {
+  if (s.cost === 0 && !s.pricesKnown && s.tokensIn + s.tokensOut > 0n) return UNKNOWN_PRICE;
+  return formatCost(s.cost);
 }
 
 /** TaskLimitsRow shows requests and cost against the task's limits, and edits the limits. */

@@ -94,7 +94,12 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
               <span className="muted small">
                 ↑{formatTokens(t.tokensIn)} ↓{formatTokens(t.tokensOut)}
                 {t.cacheReads > 0n ? ` · cache ${formatTokens(t.cacheReads)}` : ""} · {formatCost(t.cost)} · {formatBytes(t.sizeBytes)}
-                {t.model ? ` · ${t.model}` : ""}
+                {t.model && (
+                  <>
+                    {" · "}
+                    <span className="history-model">{t.model}</span>
+                  </>
+                )}
               </span>
             </button>
             <div className="history-actions">
