@@ -118,7 +118,25 @@ type Tool struct {
 	Outside     bool // the path is outside every workspace root
 	// Protected says why the file is protected (core/protect), for an edit that always asks.
 	Protected string `json:",omitempty"`
+	// Outcome is how the approved or rejected action ended; empty while it is undecided and
+	// for tools that do not report one (reads, listings).
+	Outcome Outcome `json:",omitempty"`
 }
+
+// Outcome is how an edit shown in a tool row ended, recorded on the row once it is known.
+type Outcome string
+
+// Edit outcomes.
+const (
+	// OutcomeSaved: the proposal was saved as the model wrote it.
+	OutcomeSaved Outcome = "saved"
+	// OutcomeSavedWithChanges: saved after the user or the editor's formatter changed it.
+	OutcomeSavedWithChanges Outcome = "saved_with_changes"
+	// OutcomeRejected: the user rejected the proposal; the file was left alone.
+	OutcomeRejected Outcome = "rejected"
+	// OutcomeFailed: approved, but the save failed; the file was left alone.
+	OutcomeFailed Outcome = "failed"
+)
 
 // Command is the payload of command asks/says.
 type Command struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
@@ -239,7 +240,7 @@ func (t *Task) env() *tools.Env {
 	return &tools.Env{
 		Files:   t.deps.Files,
 		Host:    t.deps.Host,
-		UI:      taskUI{t},
+		UI:      &taskUI{t: t, row: -1},
 		Mode:    t.Mode(),
 		Scratch: scratch,
 		Settings: tools.Settings{
@@ -252,8 +253,15 @@ func (t *Task) env() *tools.Env {
 	}
 }
 
-// taskUI is the tools.UI of a task.
-type taskUI struct{ t *Task }
+// taskUI is the tools.UI of a task. A fresh one serves each tool call (env), so the row it
+// remembers is that call's approval row.
+type taskUI struct {
+	t *Task
+
+	// mu guards row.
+	mu  sync.Mutex
+	row int // index of the row the last Approve posted for the action; -1: none
+}
 
 var askToSay = map[msg.Kind]msg.Kind{
 	msg.AskTool:                msg.SayTool,
@@ -263,8 +271,9 @@ var askToSay = map[msg.Kind]msg.Kind{
 }
 
 // Approve applies the auto-approval policy, else asks.
-func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
+func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
 	t := u.t
+	u.setRow(-1)
 	policy := t.settings().AutoApprove
 	if autoApproved(policy, req) {
 		limit := policy.MaxRequests
@@ -289,10 +298,14 @@ func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, 
 		if say == "" {
 			say = msg.SayTool
 		}
-		t.say(say, req.Text, req.Payload, false)
+		u.setRow(t.say(say, req.Text, req.Payload, false))
 		return tools.Answer{Approved: true, Auto: true}, nil
 	}
-	ans, err := t.ask(ctx, req.Ask, req.Text, req.Payload)
+	t.mu.Lock()
+	pa := t.postAskLocked(req.Ask, req.Text, req.Payload)
+	t.mu.Unlock()
+	u.setRow(pa.index)
+	ans, err := t.awaitAnswer(ctx, pa)
 	if err != nil {
 		return ans, err
 	}
@@ -302,12 +315,36 @@ func (u taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, 
 	return ans, nil
 }
 
+func (u *taskUI) setRow(i int) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.row = i
+}
+
+// RecordOutcome sets the outcome on the tool payload of the last approval's row. The payload
+// is copied, never changed in place: earlier events and snapshots share it.
+func (u *taskUI) RecordOutcome(_ context.Context, o msg.Outcome) {
+	u.mu.Lock()
+	row := u.row
+	u.mu.Unlock()
+	if row < 0 {
+		return
+	}
+	u.t.updateMessage(row, func(m *msg.Message) {
+		if p, ok := m.Payload.(*msg.Tool); ok {
+			c := *p
+			c.Outcome = o
+			m.Payload = &c
+		}
+	})
+}
+
 // Ask posts an ask and waits.
-func (u taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
+func (u *taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
 	return u.t.ask(ctx, kind, text, payload)
 }
 
 // Say posts a say.
-func (u taskUI) Say(_ context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
+func (u *taskUI) Say(_ context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
 	u.t.say(kind, text, payload, partial)
 }

@@ -74,6 +74,23 @@ type UI interface {
 	Say(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool)
 }
 
+// OutcomeRecorder is implemented by a UI that can show how an approved (or rejected) action
+// ended on the chat row its last Approve posted. It is optional: a UI without rows to update
+// (the CLI, test fakes) need not implement it. Use RecordOutcome.
+type OutcomeRecorder interface {
+	// RecordOutcome sets the outcome on the row of the last Approve through this UI; it does
+	// nothing when that Approve posted no row of the action (the user declined to continue
+	// past the auto-approval limit) or none was made.
+	RecordOutcome(ctx context.Context, o msg.Outcome)
+}
+
+// RecordOutcome records o through ui when ui supports it.
+func RecordOutcome(ctx context.Context, ui UI, o msg.Outcome) {
+	if r, ok := ui.(OutcomeRecorder); ok {
+		r.RecordOutcome(ctx, o)
+	}
+}
+
 // Approval describes an action waiting for the user.
 type Approval struct {
 	Ask      msg.Kind // tool, command, browser_action_launch, use_mcp_server

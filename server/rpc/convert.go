@@ -51,6 +51,11 @@ var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{
 	msg.OpSummarizeTask: cairnv1.ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK,
 }
 
+var toolOutcomes = map[msg.Outcome]cairnv1.ToolOutcome{
+	msg.OutcomeSaved: cairnv1.ToolOutcome_TOOL_OUTCOME_SAVED, msg.OutcomeSavedWithChanges: cairnv1.ToolOutcome_TOOL_OUTCOME_SAVED_WITH_CHANGES,
+	msg.OutcomeRejected: cairnv1.ToolOutcome_TOOL_OUTCOME_REJECTED, msg.OutcomeFailed: cairnv1.ToolOutcome_TOOL_OUTCOME_FAILED,
+}
+
 // toMessage maps a core message to the wire.
 func toMessage(m msg.Message) *cairnv1.Message {
 	out := &cairnv1.Message{Index: int32(m.Index), Time: timestamppb.New(m.Time), Text: clean(m.Text), Partial: m.Partial,
@@ -64,7 +69,7 @@ func toMessage(m msg.Message) *cairnv1.Message {
 	case *msg.Tool:
 		out.Payload = &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: toolOps[p.Op], Path: clean(p.Path), Content: clean(p.Content),
 			Diff: clean(p.Diff), Regex: clean(p.Regex), FilePattern: clean(p.FilePattern), OutsideWorkspace: p.Outside,
-			ProtectedReason: clean(p.Protected)}}
+			ProtectedReason: clean(p.Protected), Outcome: toolOutcomes[p.Outcome]}}
 	case *msg.Command:
 		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: clean(p.Command), RequiresApproval: p.RequiresApproval,
 			ProtectedReason: clean(p.Protected)}}

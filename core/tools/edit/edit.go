@@ -315,10 +315,12 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Result{}, err
 	}
 	if !ans.Approved {
+		tools.RecordOutcome(ctx, env.UI, msg.OutcomeRejected)
 		return tools.Result{Rejected: true, Text: render("rejected", msgData{Path: rel}), UserFeedback: ans.Text}, nil
 	}
 	if ro {
 		if err := os.Chmod(abs, roMode|0o200); err != nil {
+			tools.RecordOutcome(ctx, env.UI, msg.OutcomeFailed)
 			return tools.Result{}, fmt.Errorf("edit: make %s writable: %w", rel, err)
 		}
 	}
@@ -327,9 +329,15 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		if ro {
 			err = errors.Join(err, os.Chmod(abs, roMode)) // put the mode back: nothing was saved
 		}
+		tools.RecordOutcome(ctx, env.UI, msg.OutcomeFailed)
 		return tools.Result{}, fmt.Errorf("edit: save %s: %w", rel, err)
 	}
 	saved = true
+	if modelText(final) == modelText(string(proposed)) {
+		tools.RecordOutcome(ctx, env.UI, msg.OutcomeSaved)
+	} else {
+		tools.RecordOutcome(ctx, env.UI, msg.OutcomeSavedWithChanges)
+	}
 	o := outcome{rel: rel, orig: string(orig), proposed: string(proposed), final: final, isNew: isNew,
 		full: env.Settings.FullEditResults, edits: edits}
 	if diagsOK {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -567,4 +568,57 @@ func TestReadOnlyFileAsks(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The approval's row learns how the edit ended: exactly one outcome per approved or rejected
+// edit, none for an edit refused before it was shown.
+func TestOutcomeRecorded(t *testing.T) {
+	cases := []struct {
+		name     string
+		approved bool
+		onSave   func(f *fixture) func(string) string
+		wantErr  bool
+		want     []msg.Outcome
+	}{
+		{name: "saved", approved: true, want: []msg.Outcome{msg.OutcomeSaved}},
+		{name: "user changed the proposal", approved: true,
+			onSave: func(*fixture) func(string) string {
+				return func(s string) string { return strings.Replace(s, "hello", "hello, user", 1) }
+			},
+			want: []msg.Outcome{msg.OutcomeSavedWithChanges}},
+		{name: "rejected", want: []msg.Outcome{msg.OutcomeRejected}},
+		{name: "save failed", approved: true, wantErr: true,
+			onSave: func(f *fixture) func(string) string {
+				return func(s string) string {
+					if err := os.RemoveAll(f.path("pkg")); err != nil {
+						t.Error(err)
+					}
+					return s
+				}
+			},
+			want: []msg.Outcome{msg.OutcomeFailed}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, map[string]string{"pkg/main.go": small})
+			f.ui.answer = tools.Answer{Approved: c.approved}
+			if c.onSave != nil {
+				f.host.onSave = c.onSave(f)
+			}
+			_, err := NewReplace().Run(context.Background(), f.env, replaceCall("pkg/main.go", block("\tprintln(\"hi\")\n", "\tprintln(\"hello\")\n")))
+			if (err != nil) != c.wantErr {
+				t.Fatalf("Run error = %v, want error %v", err, c.wantErr)
+			}
+			if !slices.Equal(f.ui.outcomes, c.want) {
+				t.Fatalf("outcomes = %v, want %v", f.ui.outcomes, c.want)
+			}
+		})
+	}
+	t.Run("refused before approval", func(t *testing.T) {
+		f := newFixture(t, map[string]string{"main.go": small})
+		res, err := NewReplace().Run(context.Background(), f.env, replaceCall("main.go", block("absent\n", "x\n")))
+		if err != nil || !res.IsError || len(f.ui.outcomes) != 0 {
+			t.Fatalf("Run = %+v, %v; outcomes %v", res, err, f.ui.outcomes)
+		}
+	})
 }

@@ -183,6 +183,13 @@ type fakeUI struct {
 	mu        sync.Mutex
 	approvals []tools.Approval
 	says      []msg.Kind
+	outcomes  []msg.Outcome
+}
+
+func (u *fakeUI) RecordOutcome(_ context.Context, o msg.Outcome) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.outcomes = append(u.outcomes, o)
 }
 
 func (u *fakeUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {

@@ -320,6 +320,67 @@ func (ToolOperation) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_v1_message_proto_rawDescGZIP(), []int{2}
 }
 
+// ToolOutcome is how an edit shown in a tool row ended.
+type ToolOutcome int32
+
+const (
+	// Undecided yet, or a tool that reports no outcome.
+	ToolOutcome_TOOL_OUTCOME_UNSPECIFIED ToolOutcome = 0
+	// Saved as proposed.
+	ToolOutcome_TOOL_OUTCOME_SAVED ToolOutcome = 1
+	// Saved after the user or the editor's formatter changed the proposal.
+	ToolOutcome_TOOL_OUTCOME_SAVED_WITH_CHANGES ToolOutcome = 2
+	// Rejected by the user; the file was left alone.
+	ToolOutcome_TOOL_OUTCOME_REJECTED ToolOutcome = 3
+	// Approved, but saving failed; the file was left alone.
+	ToolOutcome_TOOL_OUTCOME_FAILED ToolOutcome = 4
+)
+
+// Enum value maps for ToolOutcome.
+var (
+	ToolOutcome_name = map[int32]string{
+		0: "TOOL_OUTCOME_UNSPECIFIED",
+		1: "TOOL_OUTCOME_SAVED",
+		2: "TOOL_OUTCOME_SAVED_WITH_CHANGES",
+		3: "TOOL_OUTCOME_REJECTED",
+		4: "TOOL_OUTCOME_FAILED",
+	}
+	ToolOutcome_value = map[string]int32{
+		"TOOL_OUTCOME_UNSPECIFIED":        0,
+		"TOOL_OUTCOME_SAVED":              1,
+		"TOOL_OUTCOME_SAVED_WITH_CHANGES": 2,
+		"TOOL_OUTCOME_REJECTED":           3,
+		"TOOL_OUTCOME_FAILED":             4,
+	}
+)
+
+func (x ToolOutcome) Enum() *ToolOutcome {
+	p := new(ToolOutcome)
+	*p = x
+	return p
+}
+
+func (x ToolOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ToolOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_cairn_v1_message_proto_enumTypes[3].Descriptor()
+}
+
+func (ToolOutcome) Type() protoreflect.EnumType {
+	return &file_cairn_v1_message_proto_enumTypes[3]
+}
+
+func (x ToolOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ToolOutcome.Descriptor instead.
+func (ToolOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{3}
+}
+
 // Message is one row of a task's chat.
 type Message struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -673,8 +734,10 @@ type ToolPayload struct {
 	// Why the file is protected (a write that always asks unless YOLO or the protected
 	// category allows it); empty for ordinary files.
 	ProtectedReason string `protobuf:"bytes,8,opt,name=protected_reason,json=protectedReason,proto3" json:"protected_reason,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// How the edit ended, once known.
+	Outcome       ToolOutcome `protobuf:"varint,9,opt,name=outcome,proto3,enum=cairn.v1.ToolOutcome" json:"outcome,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolPayload) Reset() {
@@ -761,6 +824,13 @@ func (x *ToolPayload) GetProtectedReason() string {
 		return x.ProtectedReason
 	}
 	return ""
+}
+
+func (x *ToolPayload) GetOutcome() ToolOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return ToolOutcome_TOOL_OUTCOME_UNSPECIFIED
 }
 
 // CommandPayload is the command a command row shows.
@@ -1525,7 +1595,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"checkpoint\x127\n" +
 	"\bprogress\x18\x15 \x01(\v2\x19.cairn.v1.ProgressPayloadH\x01R\bprogressB\x06\n" +
 	"\x04kindB\t\n" +
-	"\apayload\"\x97\x02\n" +
+	"\apayload\"\xc8\x02\n" +
 	"\vToolPayload\x125\n" +
 	"\toperation\x18\x01 \x01(\x0e2\x17.cairn.v1.ToolOperationR\toperation\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
@@ -1534,7 +1604,8 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x05regex\x18\x05 \x01(\tR\x05regex\x12!\n" +
 	"\ffile_pattern\x18\x06 \x01(\tR\vfilePattern\x12+\n" +
 	"\x11outside_workspace\x18\a \x01(\bR\x10outsideWorkspace\x12)\n" +
-	"\x10protected_reason\x18\b \x01(\tR\x0fprotectedReason\"\x82\x01\n" +
+	"\x10protected_reason\x18\b \x01(\tR\x0fprotectedReason\x12/\n" +
+	"\aoutcome\x18\t \x01(\x0e2\x15.cairn.v1.ToolOutcomeR\aoutcome\"\x82\x01\n" +
 	"\x0eCommandPayload\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x12+\n" +
 	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\x12)\n" +
@@ -1656,7 +1727,13 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"#TOOL_OPERATION_EDITED_EXISTING_FILE\x10\x06\x12#\n" +
 	"\x1fTOOL_OPERATION_NEW_FILE_CREATED\x10\a\x12\x1c\n" +
 	"\x18TOOL_OPERATION_WEB_FETCH\x10\b\x12!\n" +
-	"\x1dTOOL_OPERATION_SUMMARIZE_TASK\x10\tB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"\x1dTOOL_OPERATION_SUMMARIZE_TASK\x10\t*\x9c\x01\n" +
+	"\vToolOutcome\x12\x1c\n" +
+	"\x18TOOL_OUTCOME_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12TOOL_OUTCOME_SAVED\x10\x01\x12#\n" +
+	"\x1fTOOL_OUTCOME_SAVED_WITH_CHANGES\x10\x02\x12\x19\n" +
+	"\x15TOOL_OUTCOME_REJECTED\x10\x03\x12\x17\n" +
+	"\x13TOOL_OUTCOME_FAILED\x10\x04B?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_message_proto_rawDescOnce sync.Once
@@ -1670,49 +1747,51 @@ func file_cairn_v1_message_proto_rawDescGZIP() []byte {
 	return file_cairn_v1_message_proto_rawDescData
 }
 
-var file_cairn_v1_message_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_cairn_v1_message_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_cairn_v1_message_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_cairn_v1_message_proto_goTypes = []any{
 	(AskKind)(0),                  // 0: cairn.v1.AskKind
 	(SayKind)(0),                  // 1: cairn.v1.SayKind
 	(ToolOperation)(0),            // 2: cairn.v1.ToolOperation
-	(*Message)(nil),               // 3: cairn.v1.Message
-	(*ToolPayload)(nil),           // 4: cairn.v1.ToolPayload
-	(*CommandPayload)(nil),        // 5: cairn.v1.CommandPayload
-	(*CommandOutputPayload)(nil),  // 6: cairn.v1.CommandOutputPayload
-	(*FollowupPayload)(nil),       // 7: cairn.v1.FollowupPayload
-	(*CompletionPayload)(nil),     // 8: cairn.v1.CompletionPayload
-	(*ApiRequestPayload)(nil),     // 9: cairn.v1.ApiRequestPayload
-	(*RetryPayload)(nil),          // 10: cairn.v1.RetryPayload
-	(*NewTaskPayload)(nil),        // 11: cairn.v1.NewTaskPayload
-	(*BrowserPayload)(nil),        // 12: cairn.v1.BrowserPayload
-	(*McpPayload)(nil),            // 13: cairn.v1.McpPayload
-	(*CheckpointPayload)(nil),     // 14: cairn.v1.CheckpointPayload
-	(*ProgressPayload)(nil),       // 15: cairn.v1.ProgressPayload
-	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(ToolOutcome)(0),              // 3: cairn.v1.ToolOutcome
+	(*Message)(nil),               // 4: cairn.v1.Message
+	(*ToolPayload)(nil),           // 5: cairn.v1.ToolPayload
+	(*CommandPayload)(nil),        // 6: cairn.v1.CommandPayload
+	(*CommandOutputPayload)(nil),  // 7: cairn.v1.CommandOutputPayload
+	(*FollowupPayload)(nil),       // 8: cairn.v1.FollowupPayload
+	(*CompletionPayload)(nil),     // 9: cairn.v1.CompletionPayload
+	(*ApiRequestPayload)(nil),     // 10: cairn.v1.ApiRequestPayload
+	(*RetryPayload)(nil),          // 11: cairn.v1.RetryPayload
+	(*NewTaskPayload)(nil),        // 12: cairn.v1.NewTaskPayload
+	(*BrowserPayload)(nil),        // 13: cairn.v1.BrowserPayload
+	(*McpPayload)(nil),            // 14: cairn.v1.McpPayload
+	(*CheckpointPayload)(nil),     // 15: cairn.v1.CheckpointPayload
+	(*ProgressPayload)(nil),       // 16: cairn.v1.ProgressPayload
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
 }
 var file_cairn_v1_message_proto_depIdxs = []int32{
-	16, // 0: cairn.v1.Message.time:type_name -> google.protobuf.Timestamp
+	17, // 0: cairn.v1.Message.time:type_name -> google.protobuf.Timestamp
 	0,  // 1: cairn.v1.Message.ask:type_name -> cairn.v1.AskKind
 	1,  // 2: cairn.v1.Message.say:type_name -> cairn.v1.SayKind
-	4,  // 3: cairn.v1.Message.tool:type_name -> cairn.v1.ToolPayload
-	5,  // 4: cairn.v1.Message.command:type_name -> cairn.v1.CommandPayload
-	6,  // 5: cairn.v1.Message.command_output:type_name -> cairn.v1.CommandOutputPayload
-	7,  // 6: cairn.v1.Message.followup:type_name -> cairn.v1.FollowupPayload
-	8,  // 7: cairn.v1.Message.completion:type_name -> cairn.v1.CompletionPayload
-	9,  // 8: cairn.v1.Message.api_request:type_name -> cairn.v1.ApiRequestPayload
-	10, // 9: cairn.v1.Message.retry:type_name -> cairn.v1.RetryPayload
-	11, // 10: cairn.v1.Message.new_task:type_name -> cairn.v1.NewTaskPayload
-	12, // 11: cairn.v1.Message.browser:type_name -> cairn.v1.BrowserPayload
-	13, // 12: cairn.v1.Message.mcp:type_name -> cairn.v1.McpPayload
-	14, // 13: cairn.v1.Message.checkpoint:type_name -> cairn.v1.CheckpointPayload
-	15, // 14: cairn.v1.Message.progress:type_name -> cairn.v1.ProgressPayload
+	5,  // 3: cairn.v1.Message.tool:type_name -> cairn.v1.ToolPayload
+	6,  // 4: cairn.v1.Message.command:type_name -> cairn.v1.CommandPayload
+	7,  // 5: cairn.v1.Message.command_output:type_name -> cairn.v1.CommandOutputPayload
+	8,  // 6: cairn.v1.Message.followup:type_name -> cairn.v1.FollowupPayload
+	9,  // 7: cairn.v1.Message.completion:type_name -> cairn.v1.CompletionPayload
+	10, // 8: cairn.v1.Message.api_request:type_name -> cairn.v1.ApiRequestPayload
+	11, // 9: cairn.v1.Message.retry:type_name -> cairn.v1.RetryPayload
+	12, // 10: cairn.v1.Message.new_task:type_name -> cairn.v1.NewTaskPayload
+	13, // 11: cairn.v1.Message.browser:type_name -> cairn.v1.BrowserPayload
+	14, // 12: cairn.v1.Message.mcp:type_name -> cairn.v1.McpPayload
+	15, // 13: cairn.v1.Message.checkpoint:type_name -> cairn.v1.CheckpointPayload
+	16, // 14: cairn.v1.Message.progress:type_name -> cairn.v1.ProgressPayload
 	2,  // 15: cairn.v1.ToolPayload.operation:type_name -> cairn.v1.ToolOperation
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	3,  // 16: cairn.v1.ToolPayload.outcome:type_name -> cairn.v1.ToolOutcome
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_message_proto_init() }
@@ -1742,7 +1821,7 @@ func file_cairn_v1_message_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_message_proto_rawDesc), len(file_cairn_v1_message_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
