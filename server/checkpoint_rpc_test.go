@@ -127,10 +127,11 @@ func TestRestoreCheckpointRPC(t *testing.T) {
 		kind         cairnv1.RestoreKind
 		wantA, wantB string // file contents afterwards
 		cut          bool   // the conversation goes back to the row
+		said         string // the row that confirms the restore, before the hash
 	}{
-		{"files", cairnv1.RestoreKind_RESTORE_KIND_FILES, "one\n", "<none>", false},
-		{"task", cairnv1.RestoreKind_RESTORE_KIND_TASK, "one\n", "two\n", true},
-		{"both", cairnv1.RestoreKind_RESTORE_KIND_BOTH, "one\n", "<none>", true},
+		{"files", cairnv1.RestoreKind_RESTORE_KIND_FILES, "one\n", "<none>", false, "Restored the files to checkpoint "},
+		{"task", cairnv1.RestoreKind_RESTORE_KIND_TASK, "one\n", "two\n", true, "Restored the task to checkpoint "},
+		{"both", cairnv1.RestoreKind_RESTORE_KIND_BOTH, "one\n", "<none>", true, "Restored the files and the task to checkpoint "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,29 +160,38 @@ func TestRestoreCheckpointRPC(t *testing.T) {
 				t.Fatalf("the old subscription did not reset:\nold %v\nnew %v", kinds(w.Messages()), kinds(msgs))
 			}
 			deleted := servertest.Find(msgs, cairnv1.SayKind_SAY_KIND_DELETED_API_REQS)
+			// The chat confirms the restore in one info row just before the resume question.
+			short := rows[1].GetCheckpoint().GetHash()[:7]
+			if info := msgs[ask.GetIndex()-1]; info.GetSay() != cairnv1.SayKind_SAY_KIND_INFO || info.GetText() != tt.said+short+"." &&
+				!strings.HasPrefix(info.GetText(), tt.said+short+";") {
+				t.Fatalf("no confirmation row before the resume question: %v", info)
+			}
 			if !tt.cut {
-				if len(msgs) != before+1 || len(deleted) != 0 || int(ask.GetIndex()) != before {
+				if len(msgs) != before+2 || len(deleted) != 0 || int(ask.GetIndex()) != before+1 {
 					t.Fatalf("files-only restore changed the conversation: %v", kinds(msgs))
 				}
 				// Again while the resume question is open: it is withdrawn and asked afresh.
 				var prev *cairnv1.Message
-				w.Until("the resume row", func(msgs []*cairnv1.Message, _ *cairnv1.TaskState) bool { prev = msgs[before]; return true })
+				w.Until("the resume row", func(msgs []*cairnv1.Message, _ *cairnv1.TaskState) bool { prev = msgs[before+1]; return true })
 				if _, err := checkpoints(e).RestoreCheckpoint(context.Background(), &cairnv1.RestoreCheckpointRequest{
 					TaskId: id, MessageIndex: proto.Int32(rows[0].GetIndex()), Kind: tt.kind}); err != nil {
 					t.Fatal(err)
 				}
+				// The withdrawn question gives way to a second confirmation, then a fresh question.
 				w.Until("a fresh resume question", func(msgs []*cairnv1.Message, st *cairnv1.TaskState) bool {
-					return len(msgs) == before+1 && msgs[before] != nil && msgs[before] != prev && msgs[before].GetAsk() == cairnv1.AskKind_ASK_KIND_RESUME_TASK &&
-						int(st.GetOpenAskIndex()) == before && int(st.GetMessageCount()) == before+1
+					return len(msgs) == before+3 && msgs[before+2] != nil && msgs[before+2] != prev &&
+						msgs[before+1].GetSay() == cairnv1.SayKind_SAY_KIND_INFO && msgs[before+2].GetAsk() == cairnv1.AskKind_ASK_KIND_RESUME_TASK &&
+						int(st.GetOpenAskIndex()) == before+2 && int(st.GetMessageCount()) == before+3
 				})
 				if got := readOr(t, filepath.Join(e.Workspace, "a.txt")); got != "orig\n" {
 					t.Fatalf("a.txt = %q after restoring the first checkpoint", got)
 				}
 				return
 			}
-			// Rows up to the checkpoint, the removed requests' summary, the resume question.
-			if len(msgs) != row+3 || msgs[row].GetSay() != cairnv1.SayKind_SAY_KIND_CHECKPOINT_CREATED ||
-				len(deleted) != 1 || int(deleted[0].GetIndex()) != row+1 || int(ask.GetIndex()) != row+2 {
+			// Rows up to the checkpoint, the removed requests' summary, the confirmation, the
+			// resume question.
+			if len(msgs) != row+4 || msgs[row].GetSay() != cairnv1.SayKind_SAY_KIND_CHECKPOINT_CREATED ||
+				len(deleted) != 1 || int(deleted[0].GetIndex()) != row+1 || int(ask.GetIndex()) != row+3 {
 				t.Fatalf("after a task restore to row %d: %v", row, kinds(msgs))
 			}
 			if deleted[0].GetApiRequest().GetTokensIn() <= 0 {

@@ -111,8 +111,27 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 	default:
 		t.dropOpenResumeLocked()
 	}
+	if ferr == nil {
+		t.addMessageLocked(msg.Message{Type: msg.Say, Kind: msg.SayInfo, Text: restoredRow(kind, cp.Hash)})
+	}
 	t.mu.Unlock()
 	return ferr
+}
+
+// restoredRow is the chat row that confirms a restore.
+func restoredRow(kind RestoreKind, hash string) string {
+	short := hash
+	if len(short) > 7 {
+		short = short[:7]
+	}
+	switch kind {
+	case RestoreFiles:
+		return "Restored the files to checkpoint " + short + "."
+	case RestoreTask:
+		return "Restored the task to checkpoint " + short + "; the files were left as they are."
+	default:
+		return "Restored the files and the task to checkpoint " + short + "."
+	}
 }
 
 // dropOpenResumeLocked removes an unanswered resume question left as the last row (a fresh
