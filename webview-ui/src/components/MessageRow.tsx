@@ -3,7 +3,7 @@
 
 import { memo, useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { AskKind, SayKind, ToolOperation, type Message, type ToolPayload } from "../gen/cairn/v1/message_pb";
+import { AskKind, SayKind, ToolOperation, ToolOutcome, type Message, type ToolPayload } from "../gen/cairn/v1/message_pb";
 import { useRow, type TaskStore } from "../state/taskStore";
 import { useController } from "../state/context";
 import { RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
@@ -122,7 +122,38 @@ function DiffView({ diff }: { diff: string }) {
   );
 }
 
-function toolTitle(t: ToolPayload, asking: boolean): { icon: string; title: string } {
+/**
+ * editOutcome is the title of an edit row once the daemon recorded how the edit ended; undefined
+ * while it is undecided, and for rows saved before outcomes were recorded.
+ */
+function editOutcome(t: ToolPayload): { icon: string; title: string; tone: string } | undefined {
+  const created = t.operation === ToolOperation.NEW_FILE_CREATED;
+  if (!created && t.operation !== ToolOperation.EDITED_EXISTING_FILE) return undefined;
+  switch (t.outcome) {
+    case ToolOutcome.SAVED:
+      return { icon: "check", title: created ? "Cairn created this file" : "Cairn edited this file", tone: "success" };
+    case ToolOutcome.SAVED_WITH_CHANGES:
+      return {
+        icon: "check",
+        title: created ? "Cairn created this file, saved with your changes" : "Cairn edited this file, saved with your changes",
+        tone: "success",
+      };
+    case ToolOutcome.REJECTED:
+      return { icon: "close", title: created ? "You rejected this new file" : "You rejected this edit", tone: "muted" };
+    case ToolOutcome.FAILED:
+      return {
+        icon: "error",
+        title: created ? "Creating this file failed; nothing was written" : "Saving this edit failed; the file is unchanged",
+        tone: "error",
+      };
+    default:
+      return undefined;
+  }
+}
+
+function toolTitle(t: ToolPayload, asking: boolean): { icon: string; title: string; tone?: string } {
+  const outcome = asking ? undefined : editOutcome(t);
+  if (outcome) return outcome;
   const want = (s: string) => (asking ? `Cairn wants to ${s}` : `Cairn ${past(s)}`);
   switch (t.operation) {
     case ToolOperation.READ_FILE:
@@ -164,12 +195,12 @@ function past(s: string): string {
 function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
   const t = m.payload.case === "tool" ? m.payload.value : undefined;
   if (!t) return <Markdown text={m.text} streaming={m.partial} />;
-  const { icon, title } = toolTitle(t, asking);
+  const { icon, title, tone } = toolTitle(t, asking);
   const edit = isEditTool(m);
   const body = t.diff || t.content;
   return (
     <div className={`tool-row${asking ? " pending" : ""}`}>
-      <Header icon={icon} title={title}>
+      <Header icon={icon} title={title} tone={tone}>
         {t.outsideWorkspace && <span className="badge warn">outside workspace</span>}
         {t.protectedReason && <span className="badge warn">protected</span>}
       </Header>

@@ -9,9 +9,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { StateService } from "../gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "../gen/cairn/v1/task_pb";
-import { ToolOperation, type Message } from "../gen/cairn/v1/message_pb";
+import { ToolOperation, ToolOutcome, type Message } from "../gen/cairn/v1/message_pb";
 import { FakeClient } from "../rpc/fake";
-import { added, ask, AskKind, say, SayKind, snapshot, stateChanged } from "../test/fixtures";
+import { added, ask, AskKind, say, SayKind, snapshot, stateChanged, updated } from "../test/fixtures";
 import { configuredSettings, renderApp } from "../test/renderApp";
 import { answerAfter } from "./MessageRow";
 
@@ -120,6 +120,38 @@ describe("pending edit", () => {
     await push(stateChanged({ status: TaskStatus.WAITING, openAskIndex: 1 }));
     expect(screen.getByRole("button", { name: "Diff" }).getAttribute("aria-expanded")).toBe("true");
     expect(screen.getByLabelText("Diff").querySelector(".diff-add")?.textContent).toBe("+new");
+  });
+});
+
+describe("an edit's outcome", () => {
+  const edited = ToolOperation.EDITED_EXISTING_FILE;
+  const created = ToolOperation.NEW_FILE_CREATED;
+  const cases = [
+    { name: "saved", op: edited, outcome: ToolOutcome.SAVED, title: "Cairn edited this file", icon: "check" },
+    { name: "saved with changes", op: edited, outcome: ToolOutcome.SAVED_WITH_CHANGES, title: "Cairn edited this file, saved with your changes", icon: "check" },
+    { name: "rejected", op: edited, outcome: ToolOutcome.REJECTED, title: "You rejected this edit", icon: "close" },
+    { name: "failed", op: edited, outcome: ToolOutcome.FAILED, title: "Saving this edit failed; the file is unchanged", icon: "error" },
+    { name: "new file saved", op: created, outcome: ToolOutcome.SAVED, title: "Cairn created this file", icon: "check" },
+    { name: "new file rejected", op: created, outcome: ToolOutcome.REJECTED, title: "You rejected this new file", icon: "close" },
+    { name: "new file failed", op: created, outcome: ToolOutcome.FAILED, title: "Creating this file failed; nothing was written", icon: "error" },
+    { name: "not recorded (an older task)", op: edited, outcome: ToolOutcome.UNSPECIFIED, title: "Cairn edited this file", icon: "edit" },
+  ];
+  it.each(cases)("$name: the row reads $title", async ({ op, outcome, title, icon }) => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(snapshot([task, ask(1, AskKind.TOOL, { payload: { case: "tool", value: { operation: op, path: "a.ts", diff: "-a\n+b", outcome } } })]));
+    const header = screen.getByText(title).closest(".row-header");
+    expect(header?.querySelector(`.codicon-${icon}`)).toBeTruthy();
+  });
+
+  it("the pending ask turns into its outcome when the daemon records it", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const row = (outcome: ToolOutcome) =>
+      ask(1, AskKind.TOOL, { payload: { case: "tool", value: { operation: edited, path: "a.ts", diff: "-a\n+b", outcome } } });
+    await push(snapshot([task, row(ToolOutcome.UNSPECIFIED)], { status: TaskStatus.WAITING, openAskIndex: 1 }));
+    expect(screen.getByText("Cairn wants to edit this file")).toBeTruthy();
+    await push(stateChanged({ status: TaskStatus.RUNNING }), updated(row(ToolOutcome.REJECTED)));
+    expect(screen.queryByText("Cairn wants to edit this file")).toBeNull();
+    expect(screen.getByText("You rejected this edit").closest(".row-header")?.className).toContain("muted");
   });
 });
 
