@@ -334,9 +334,25 @@ func (u *taskUI) RecordOutcome(_ context.Context, o msg.Outcome) {
 		if p, ok := m.Payload.(*msg.Tool); ok {
 			c := *p
 			c.Outcome = o
+			// The row is written again with its outcome: a large proposal is kept whole once
+			// (in the approval's record) and shortened here, so a file's content is not stored
+			// twice.
+			c.Content = shortened(c.Content)
+			c.Diff = shortened(c.Diff)
 			m.Payload = &c
 		}
 	})
+}
+
+// outcomeRowLimit is how much of a proposal's content or diff the outcome's copy of the row keeps.
+const outcomeRowLimit = 64 << 10
+
+// shortened cuts s to outcomeRowLimit bytes (on a rune boundary) with a note.
+func shortened(s string) string {
+	if len(s) <= outcomeRowLimit {
+		return s
+	}
+	return strings.ToValidUTF8(s[:outcomeRowLimit], "") + fmt.Sprintf("\n[… %d more bytes not repeated here]\n", len(s)-outcomeRowLimit)
 }
 
 // Ask posts an ask and waits.
