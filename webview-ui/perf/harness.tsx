@@ -32,7 +32,18 @@ const settings = {
   preferredLanguage: "English",
 };
 
-const fake = new FakeClient();
+// The extension posts the editor context once the webview says it is ready (extension
+// webview/host.ts), not at page load: the controller subscribes to host events in start(), which
+// App calls from an effect after the first render, and it opens the persisted task only once the
+// context has named the window's editor. Emitting it right after render() loses it.
+class HarnessClient extends FakeClient {
+  override ready(): void {
+    super.ready();
+    setTimeout(() => this.emitHost({ type: "host", event: "context", workspaceRoots: ["/home/dev/cairn"], hostId: "host-1", clientId: "webview-1" }), 0);
+  }
+}
+
+const fake = new HarnessClient();
 fake.on(StateService.method.getState, () => ({ settings: scene === "welcome" ? { autoApprove: settings.autoApprove } : settings, version: "0.1.0" }));
 fake.on(StateService.method.listModels, () => ({ models: ["gpt-4o", "gpt-4o-mini", "o3-mini"] }));
 fake.on(StateService.method.updateSettings, (r) => ({ settings: r.settings }));
@@ -75,7 +86,6 @@ if (["chat", "command", "perf", "stream"].includes(scene)) fake.persisted = { ta
 
 const ctrl = new Controller(fake);
 createRoot(document.getElementById("root")!).render(<App ctrl={ctrl} />);
-fake.emitHost({ type: "host", event: "context", workspaceRoots: ["/home/dev/cairn"], hostId: "host-1", clientId: "webview-1" });
 
 function push(ev: SubscribeResponse) {
   fake.lastStream(UiService.method.subscribe).push(ev);
@@ -136,7 +146,7 @@ const focusChain = "- [x] Read src/cart.ts\n- [x] Add taxRate parameter\n- [ ] U
 
 async function setupScene() {
   await afterPaint();
-  if (fake.persisted.taskId) await waitFor(() => fake.streams.length > 0);
+  if (fake.persisted.taskId) await waitFor(() => fake.streams.length > 0, 10_000, "the persisted task was never opened");
   if (scene === "chat") {
     push(snapshot(chatMessages(), { status: TaskStatus.WAITING, openAskIndex: 7, title: "Add tax support to total() in src/cart.ts and update the tests", tokensIn: 26_400n, tokensOut: 1_250n, cacheReads: 8_000n, cacheWrites: 12_000n, cost: 0.031, contextTokens: 27_650n, contextWindow: 128_000n, focusChain, model: "gpt-4o" }));
   } else if (scene === "command") {
@@ -148,7 +158,8 @@ async function setupScene() {
   }
   document.body.dataset.ready = "1";
 }
-void setupScene();
+// A failed setup shows up among the page errors that perf.mjs and screenshots.mjs print.
+setupScene().catch((err: unknown) => console.error(`harness setup (scene ${scene}): ${String(err)}`));
 
 // ---- performance helpers --------------------------------------------------
 
@@ -166,10 +177,10 @@ function bigTaskJson(n: number): unknown {
   return toJson(SubscribeResponseSchema, snapshot(msgs, { status: TaskStatus.RUNNING, title: "A long task", contextTokens: 90_000n, contextWindow: 128_000n }));
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 60_000) {
+async function waitFor(check: () => boolean, timeoutMs = 60_000, what = "condition") {
   const t0 = performance.now();
   while (!check()) {
-    if (performance.now() - t0 > timeoutMs) throw new Error("timeout");
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timeout after ${timeoutMs} ms: ${what}`);
     await nextFrame();
   }
 }

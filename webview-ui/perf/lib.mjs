@@ -54,3 +54,14 @@ export async function launch() {
     },
   };
 }
+
+/** waitReady waits for the harness to set body[data-ready]; on a timeout it names the page errors
+ * collected so far, so a harness that never gets ready says why. */
+export async function waitReady(page, errors, timeout = 30_000) {
+  try {
+    await page.waitForFunction(() => document.body.dataset.ready === "1", undefined, { timeout });
+  } catch (err) {
+    const seen = errors.length ? `page errors so far:\n${errors.join("\n")}` : "no page errors so far";
+    throw new Error(`harness not ready after ${timeout} ms (${seen})`, { cause: err });
+  }
+}

@@ -3,7 +3,7 @@
 //   2. a scripted scroll through it: long tasks and frame times
 //   3. 10,000 streamed chunks appended to the last message: JS heap stays flat
 // Prints the numbers; exits 1 when a target is missed.
-import { serve, launch } from "./lib.mjs";
+import { serve, launch, waitReady } from "./lib.mjs";
 
 const server = await serve();
 const browser = await launch();
@@ -14,7 +14,7 @@ try {
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => m.type() === "error" && !m.location()?.url?.endsWith("favicon.ico") && errors.push(`${m.text()} ${m.location()?.url ?? ""}`));
   await page.goto(`${server.url}?scene=perf&theme=dark`);
-  await page.waitForFunction(() => document.body.dataset.ready === "1");
+  await waitReady(page, errors);
   const cdp = await browser.context.newCDPSession(page);
   await cdp.send("Performance.enable");
   const heap = async () => {

@@ -3,7 +3,7 @@
 // settings and welcome. Output: <repo>/test-results/webview/<scene>-<theme>.png
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { serve, launch } from "./lib.mjs";
+import { serve, launch, waitReady } from "./lib.mjs";
 
 const out = join(import.meta.dirname, "..", "..", "test-results", "webview");
 await mkdir(out, { recursive: true });
@@ -17,7 +17,7 @@ try {
       page.on("pageerror", (e) => errors.push(`${scene}/${theme}: ${e}`));
       page.on("console", (m) => m.type() === "error" && !m.location()?.url?.endsWith("favicon.ico") && errors.push(`${scene}/${theme}: ${m.text()} ${m.location()?.url ?? ""}`));
       await page.goto(`${server.url}?scene=${scene}&theme=${theme}`);
-      await page.waitForFunction(() => document.body.dataset.ready === "1");
+      await waitReady(page, errors);
       if (scene === "chat") await page.getByRole("button", { name: "Save" }).waitFor();
       if (scene === "command") await page.getByRole("button", { name: "Proceed While Running" }).waitFor();
       if (scene === "atmenu") {
