@@ -144,7 +144,7 @@ function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
         {maxRequests > 0 ? ` / ${maxRequests}` : ""} {s.requests === 1 && maxRequests <= 1 ? "request" : "requests"}
       </span>
       <span title="Cost against the task's limit" aria-label="Cost limit">
-        {formatCost(s.cost)}
+        {costLabel(s)}
         {maxCost > 0 ? ` / ${formatCost(maxCost)}` : " (no cost limit)"}
       </span>
       {maxCost > 0 && !s.pricesKnown && (

@@ -184,6 +184,8 @@ describe("task cost", () => {
       const { push } = await renderApp({ taskId: "t1" });
       await push(snapshot([task], c.state));
       expect(screen.getByLabelText("Cost").textContent).toBe(c.want);
+      // The limits line says the same, never "$0.0000" for an unknown price.
+      expect(screen.getByLabelText("Cost limit").textContent).toBe(`${c.want} (no cost limit)`);
     });
   }
 });
