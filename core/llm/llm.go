@@ -33,6 +33,10 @@ type ContentType string
 const (
 	ContentText  ContentType = "text"
 	ContentImage ContentType = "image"
+	// ContentToolResult answers a native tool call: ToolCallID names the call, Text is the
+	// result. It only appears in user messages, which stand for the tool's turn; adapters send
+	// it in their own form (OpenAI: a role "tool" message).
+	ContentToolResult ContentType = "tool_result"
 )
 
 // Content is one block of a message.
@@ -43,15 +47,27 @@ type Content struct {
 	// payload without a data-URL prefix; adapters build whatever their wire format needs.
 	ImageMediaType string
 	ImageData      string
+	// ToolCallID is set on ContentToolResult blocks.
+	ToolCallID string `json:",omitempty"`
 }
 
 // Text is a convenience constructor for a text block.
 func Text(s string) Content { return Content{Type: ContentText, Text: s} }
 
-// Message is one turn of the conversation.
+// ToolResult is a convenience constructor for a native tool call's result.
+func ToolResult(callID, text string) Content {
+	return Content{Type: ContentToolResult, ToolCallID: callID, Text: text}
+}
+
+// Message is one turn of the conversation. User and assistant messages alternate; in native
+// tool calling an assistant message carries its ToolCalls and the user message after it
+// carries one ContentToolResult per call.
 type Message struct {
 	Role    Role
 	Content []Content
+	// ToolCalls are the assistant's native tool calls, in the order the model made them.
+	// Old stored histories have none (the field is omitted when empty).
+	ToolCalls []ToolCall `json:",omitempty"`
 }
 
 // Request is one call to the model.
@@ -62,6 +78,10 @@ type Request struct {
 	MaxTokens int // 0 lets the provider choose
 	// Temperature is a pointer because 0 is a meaningful value distinct from "provider default".
 	Temperature *float64
+	// Tools are offered for native tool calling; empty means the model calls tools in text.
+	Tools []ToolDef
+	// ReasoningEffort is "low", "medium" or "high" for models that take one; "" sends none.
+	ReasoningEffort string
 }
 
 // Chunk is one piece of a streamed response. Any field may be empty; Usage arrives at most
@@ -69,6 +89,8 @@ type Request struct {
 type Chunk struct {
 	Text      string
 	Reasoning string
+	// ToolCalls are pieces of native tool calls; see ToolCallDelta.
+	ToolCalls []ToolCallDelta
 	Usage     *Usage
 	// FinishReason is why the model stopped, on the chunk that says so: FinishStop,
 	// FinishLength (the output-token limit), or the provider's own word.
@@ -77,8 +99,9 @@ type Chunk struct {
 
 // Finish reasons a provider reports.
 const (
-	FinishStop   = "stop"
-	FinishLength = "length"
+	FinishStop      = "stop"
+	FinishLength    = "length"
+	FinishToolCalls = "tool_calls"
 )
 
 // Usage counts the tokens of one request. The four counts are disjoint, whatever the

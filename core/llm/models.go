@@ -19,7 +19,15 @@ type ModelInfo struct {
 	CacheReadPrice  float64 `json:"cache_read"`
 	CacheWritePrice float64 `json:"cache_write"`
 	SupportsImages  bool    `json:"images"`
+	// ToolFormat is ToolFormatNative for models that should call tools natively; "" or
+	// ToolFormatXML keeps the XML protocol.
+	ToolFormat string `json:"tool_format,omitempty"`
+	// ReasoningEffort is set for models that take a reasoning_effort setting.
+	ReasoningEffort bool `json:"reasoning_effort,omitempty"`
 }
+
+// NativeTools reports whether the model calls tools natively.
+func (m ModelInfo) NativeTools() bool { return m.ToolFormat == ToolFormatNative }
 
 // DefaultContextWindow is assumed for models the table does not know (spec §7).
 const DefaultContextWindow = 128_000
@@ -38,6 +46,8 @@ type ModelInfoOverride struct {
 	CacheReadPrice  *float64 `json:"cache_read,omitempty"`
 	CacheWritePrice *float64 `json:"cache_write,omitempty"`
 	SupportsImages  *bool    `json:"images,omitempty"`
+	// ToolFormat is ToolFormatNative or ToolFormatXML; "" keeps the table's.
+	ToolFormat string `json:"tool_format,omitempty"`
 }
 
 // Apply returns info with the override's set fields replaced.
@@ -60,6 +70,9 @@ func (o ModelInfoOverride) Apply(info ModelInfo) ModelInfo {
 	setF(&info.CacheWritePrice, o.CacheWritePrice)
 	if o.SupportsImages != nil {
 		info.SupportsImages = *o.SupportsImages
+	}
+	if o.ToolFormat != "" {
+		info.ToolFormat = o.ToolFormat
 	}
 	if info.ContextWindow <= 0 {
 		info.ContextWindow = DefaultContextWindow

@@ -114,9 +114,17 @@ func buildRequest(req llm.Request) (goopenai.ChatCompletionRequest, error) {
 		msgs = append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: req.System})
 	}
 	for i, m := range req.Messages {
+		results, m := splitToolResults(m)
+		msgs = append(msgs, results...)
+		if results != nil && len(m.Content) == 0 {
+			continue
+		}
 		cm, err := convertMessage(m)
 		if err != nil {
 			return goopenai.ChatCompletionRequest{}, fmt.Errorf("message %d: %w", i, err)
+		}
+		if m.Role == llm.RoleAssistant && len(m.ToolCalls) > 0 {
+			cm.ToolCalls = wireToolCalls(m.ToolCalls)
 		}
 		msgs = append(msgs, cm)
 	}
@@ -131,6 +139,7 @@ func buildRequest(req llm.Request) (goopenai.ChatCompletionRequest, error) {
 		// go-openai omits a zero temperature; the smallest float32 is zero to every server.
 		creq.Temperature = max(float32(*req.Temperature), math.SmallestNonzeroFloat32)
 	}
+	applyOptions(&creq, req)
 	// Reasoning models (o-series, gpt-5) reject max_tokens and sampling settings; ask
 	// go-openai's own validator rather than keep a second list of model names.
 	if goopenai.NewReasoningValidator().Validate(creq) != nil {
@@ -188,15 +197,17 @@ type stream struct {
 	// finished records a finish_reason: go-openai reports a body that simply ends like one
 	// that ended with [DONE], and only the finish reason tells a truncated answer apart.
 	finished bool
+	calls    callIndexes
 }
 
 // event is one streamed chat-completion chunk, with the provider extensions we read.
 type event struct {
 	Choices []struct {
 		Delta struct {
-			Content          string `json:"content"`
-			ReasoningContent string `json:"reasoning_content"` // DeepSeek, vLLM, LM Studio
-			Reasoning        string `json:"reasoning"`         // OpenRouter, Ollama
+			Content          string          `json:"content"`
+			ReasoningContent string          `json:"reasoning_content"` // DeepSeek, vLLM, LM Studio
+			Reasoning        string          `json:"reasoning"`         // OpenRouter, Ollama
+			ToolCalls        []wireCallDelta `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
@@ -249,6 +260,7 @@ func (s *stream) Recv() (llm.Chunk, error) {
 		for _, ch := range ev.Choices {
 			c.Text += ch.Delta.Content
 			c.Reasoning += ch.Delta.ReasoningContent + ch.Delta.Reasoning
+			c.ToolCalls = append(c.ToolCalls, s.calls.deltas(ch.Delta.ToolCalls)...)
 			if ch.FinishReason != nil && *ch.FinishReason != "" {
 				s.finished = true
 				c.FinishReason = *ch.FinishReason
@@ -258,7 +270,7 @@ func (s *stream) Recv() (llm.Chunk, error) {
 			c.Usage = ev.Usage.toLLM()
 		}
 		// Role-only events carry nothing for the caller.
-		if c.Text != "" || c.Reasoning != "" || c.Usage != nil || c.FinishReason != "" {
+		if c.Text != "" || c.Reasoning != "" || len(c.ToolCalls) > 0 || c.Usage != nil || c.FinishReason != "" {
 			return c, nil
 		}
 	}

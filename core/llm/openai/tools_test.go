@@ -1,0 +1,161 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn/core/llm"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// assembled is what a replayed stream amounts to: the chunks as the adapter returned them and
+// the message they add up to.
+type assembled struct {
+	Chunks    []llm.Chunk
+	Text      string
+	Reasoning string
+	ToolCalls []llm.ToolCall
+	Finish    string
+	Usage     *llm.Usage
+}
+
+func TestToolCallStreams(t *testing.T) {
+	for _, file := range []string{
+		"openai_tool_call_split.sse",
+		"openai_parallel_tool_calls.sse",
+		"openai_tool_call_length.sse",
+		"deepseek_reasoner_tool_call.sse",
+		"deepseek.sse",
+	} {
+		t.Run(file, func(t *testing.T) {
+			p, _ := replay(t, file)
+			s, err := p.Stream(t.Context(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.Text("hi")}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			}()
+			var got assembled
+			var calls llm.ToolCalls
+			for {
+				c, err := s.Recv()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("Recv: %v", err)
+				}
+				got.Chunks = append(got.Chunks, c)
+				got.Text += c.Text
+				got.Reasoning += c.Reasoning
+				for _, d := range c.ToolCalls {
+					calls.Add(d)
+				}
+				if c.FinishReason != "" {
+					got.Finish = c.FinishReason
+				}
+				if c.Usage != nil {
+					got.Usage = c.Usage
+				}
+			}
+			got.ToolCalls = calls.Calls()
+			golden(t, strings.TrimSuffix(file, ".sse")+".golden.json", got)
+		})
+	}
+}
+
+// TestNativeHistoryRequest checks the wire form of a native history: tool calls on the
+// assistant message, one role "tool" message per result right after it, the rest of the user
+// turn after those, reasoning never sent back, tools and reasoning_effort in the request.
+func TestNativeHistoryRequest(t *testing.T) {
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var err error
+		if body, err = io.ReadAll(r.Body); err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	p := New(Config{BaseURL: srv.URL + "/v1", APIKey: "k"})
+	req := llm.Request{
+		Model:           "gpt-5-mini",
+		System:          "sys",
+		ReasoningEffort: "low",
+		Tools: []llm.ToolDef{{Name: "read_file", Description: "Read a file.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"The path."}},"required":["path"]}`)}},
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: []llm.Content{llm.Text("<task>\nread a and b\n</task>")}},
+			{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("Reading both.")}, ToolCalls: []llm.ToolCall{
+				{ID: "call_A1", Name: "read_file", Arguments: `{"path":"a.go"}`},
+				{ID: "call_B2", Name: "read_file", Arguments: `{"path":"b.`},
+			}},
+			{Role: llm.RoleUser, Content: []llm.Content{
+				llm.ToolResult("call_A1", "[read_file for 'a.go'] Result:\npackage a"),
+				llm.ToolResult("call_B2", "not run"),
+				llm.Text("<environment_details>\nnow\n</environment_details>"),
+			}},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_C3", Name: "read_file", Arguments: `{"path":"c.go"}`}}},
+			{Role: llm.RoleUser, Content: []llm.Content{llm.ToolResult("call_C3", "[read_file for 'c.go'] Result:\npackage c")}},
+		},
+	}
+	s, err := p.Stream(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := s.Recv(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(body, []byte("reasoning_content")) {
+		t.Error("the request sends reasoning back")
+	}
+	golden(t, "native_request.golden.json", v)
+}
+
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := "testdata/" + name
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s", name, got)
+	}
+}
