@@ -31,12 +31,36 @@ func feedback(name string, data any) string {
 
 // NoToolsUsed is the reply to a response that contained no tool call: it restates the call
 // format and the ways to move on (attempt_completion, ask_followup_question).
-func NoToolsUsed() string { return feedback("no_tools", nil) }
+func NoToolsUsed() string { return feedback("no_tools", struct{ Native bool }{}) }
+
+// NoToolsUsedNative is NoToolsUsed for a model that calls tools natively: the reminder
+// points at function calling rather than the XML format.
+func NoToolsUsedNative() string { return feedback("no_tools", struct{ Native bool }{true}) }
+
+// NotRun is the result of a native tool call made after the first one in a response: it was
+// never executed.
+func NotRun() string { return feedback("not_run", nil) }
+
+// NoResult stands in for the result of a native tool call whose result the history lacks (the
+// task stopped after the call, or a condense dropped it), since providers reject a call
+// without one.
+func NoResult() string { return feedback("no_result", nil) }
 
 // MissingParam is the reply to a call that left out a required parameter, with a format
 // reminder. (tools.MissingParam is the short result a tool itself returns.)
 func MissingParam(tool, param string) string {
-	return feedback("missing_param", struct{ Tool, Param string }{tool, param})
+	return feedback("missing_param", struct {
+		Tool, Param string
+		Native      bool
+	}{tool, param, false})
+}
+
+// MissingParamNative is MissingParam for a model that calls tools natively.
+func MissingParamNative(tool, param string) string {
+	return feedback("missing_param", struct {
+		Tool, Param string
+		Native      bool
+	}{tool, param, true})
 }
 
 // TooManyMistakes is sent after the user chose to proceed past the consecutive-mistake limit;

@@ -45,6 +45,9 @@ type Input struct {
 	BrowserViewport string
 	// SupportsImages is set when the model accepts image input.
 	SupportsImages bool
+	// NativeTools is set for a model that calls tools natively: the tools are sent as
+	// function definitions (ToolDefinitions), and the prompt describes no XML format.
+	NativeTools bool
 }
 
 // SystemInfo describes the machine, for SYSTEM INFORMATION.

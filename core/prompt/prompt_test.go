@@ -149,7 +149,15 @@ func promptCases() []promptCase {
 	noBrowser.SupportsImages = false
 	noBrowser.System.IDE = "Cairn CLI"
 
+	native := baseInput()
+	native.NativeTools = true
+
 	return []promptCase{
+		{
+			name: "native", in: native, golden: "native.golden",
+			present: []string{"function-calling interface", "- read_file", "4. Call tools only through function calling", "task_progress argument"},
+			absent:  []string{"# Tool Use Formatting", "<read_file>", "Usage:", "</tool_name>", "<task_progress>", "# Tool Use Examples"},
+		},
 		{
 			name: "act", in: act, golden: "act.golden",
 			present: []string{"You are in ACT MODE now.", "AUTOMATIC TODO LIST MANAGEMENT", "browser_action drives a headless browser (900x600 pixels)", "------- SEARCH\n", "\n=======\n", "\n+++++++ REPLACE"},
@@ -217,6 +225,16 @@ func TestEveryToolAndParamRendered(t *testing.T) {
 	for _, tc := range promptCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Build(tc.in)
+			if tc.in.NativeTools {
+				// The tools' descriptions and parameters travel as function definitions
+				// (TestToolDefinitions); the prompt only names them.
+				for _, s := range tc.in.Specs {
+					if !strings.Contains(got, "\n- "+s.Name+"\n") {
+						t.Errorf("tool %s is not named", s.Name)
+					}
+				}
+				return
+			}
 			for _, s := range tc.in.Specs {
 				for _, want := range []string{"\n## " + s.Name + "\nDescription: ", "\n<" + s.Name + ">\n", "\n</" + s.Name + ">"} {
 					if !strings.Contains(got, want) {
