@@ -41,5 +41,10 @@ func Condensable(history []llm.Message, at int) bool {
 			return true
 		}
 	}
+	for _, call := range history[at-1].ToolCalls {
+		if call.Name == "condense" {
+			return true
+		}
+	}
 	return false
 }

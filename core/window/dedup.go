@@ -74,7 +74,7 @@ func findCopies(msgs []llm.Message) []copyAt {
 			continue
 		}
 		for pi, c := range m.Content {
-			if c.Type != llm.ContentText {
+			if c.Type != llm.ContentText && c.Type != llm.ContentToolResult {
 				continue
 			}
 			out = append(out, copiesIn(mi, pi, c.Text)...)
