@@ -33,7 +33,7 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 		BrowserViewport:   fmt.Sprintf("%dx%d", w, h),
 		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
 		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),
-		SupportsImages: info.SupportsImages, MCPServers: mcpServers(cfg.MCP)})
+		SupportsImages: info.SupportsImages, MCPServers: mcpServers(cfg.MCP), NativeTools: info.NativeTools()})
 }
 
 // SystemPrompt is the exact prompt a task in root would get (`cairn debug prompt`).

@@ -88,5 +88,6 @@ func ModelInfo(s config.Settings) llm.ModelInfo {
 	if s.API.OutputPrice > 0 {
 		o.OutputPrice = &s.API.OutputPrice
 	}
+	o.ToolFormat = s.API.ToolFormat
 	return llm.ResolveModel(s.API.Model, &o)
 }

@@ -27,6 +27,12 @@ type API struct {
 	InputPrice         float64           `json:"inputPrice,omitempty"`
 	OutputPrice        float64           `json:"outputPrice,omitempty"`
 	SupportsImages     bool              `json:"supportsImages,omitempty"`
+	// ToolFormat overrides the model table's tool-calling format: "native" or "xml"; empty
+	// keeps the table's (XML for models it does not know).
+	ToolFormat string `json:"toolFormat,omitempty"`
+	// ReasoningEffort is "low", "medium" or "high", sent to models that take it; empty sends
+	// nothing.
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 }
 
 // AutoApprove is the approval policy of spec §2.2.

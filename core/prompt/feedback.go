@@ -126,6 +126,10 @@ func ElidedParam(n int) string { return feedback("elided", n) }
 // Interrupted marks an assistant message the user cut short.
 func Interrupted() string { return feedback("interrupted", nil) }
 
+// CutCall stands in the history for a native tool call whose arguments were cut off: the
+// call itself is not recorded, since it never ran and has no result.
+func CutCall(tool string) string { return feedback("cut_call", tool) }
+
 // agoText renders elapsed time the way a person would say it.
 func agoText(d time.Duration) string {
 	switch {

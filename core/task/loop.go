@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/window"
 )
 
 // Start runs the first turn of a new task with the user's text, images and attached files.
@@ -163,7 +164,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			}
 			return endFailed
 		}
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(r.text)}})
+		t.appendAPI(r.assistantMessage())
 
 		switch {
 		case r.cut != nil || r.finish == llm.FinishLength && r.tool == nil:
@@ -179,6 +180,9 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			t.mistakes++
 			t.mu.Unlock()
 			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
+			if r.native {
+				content = []llm.Content{llm.Text(prompt.NoToolsUsedNative())}
+			}
 			continue
 		}
 		var next []llm.Content
@@ -190,10 +194,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if end != 0 {
 			return end
 		}
-		if r.extraTools {
-			next = append(next, llm.Text(prompt.MultipleToolsNote()))
-		}
-		content = next
+		content = r.answerCalls(next)
 	}
 }
 
@@ -249,7 +250,8 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	history := t.condensedLocked(append([]llm.Message(nil), t.api...))
 	lastTokens := t.meta.ContextTokens
 	t.mu.Unlock()
-	history = t.deps.Turns.Project(history, lastTokens)
+	// Whatever the projection dropped or moved, every native call goes with its result.
+	history = window.Pair(t.deps.Turns.Project(history, lastTokens))
 	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
 	system := t.deps.Turns.SystemPrompt(mode)
@@ -257,8 +259,8 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	// stream (only read for its usage report) can be cut short without cancelling the task.
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
-	stream, err := t.deps.Provider.Stream(reqCtx, llm.Request{Model: t.deps.Model, System: system, Messages: history,
-		MaxTokens: t.deps.ModelInfo.MaxOutput})
+	native := t.deps.ModelInfo.NativeTools()
+	stream, err := t.deps.Provider.Stream(reqCtx, t.modelRequest(system, history, native))
 	if err != nil {
 		t.finishRequest(ctx, reqIdx, llm.Usage{}, err)
 		return reply{}, err
@@ -270,7 +272,11 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		}
 	}()
 
-	p := parse.New(t.parseGrammar())
+	var p replyReader = xmlReader{parse.New(t.parseGrammar())}
+	nr := &nativeReader{}
+	if native {
+		p = nr
+	}
 	pr := presenter{t: t}
 	var usage llm.Usage
 	finish := ""
@@ -298,18 +304,18 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		if draining {
 			// Read on only to learn whether more tool calls followed (the model is told they
 			// were not run); nothing more is shown.
-			p.Feed(chunk.Text)
+			p.Feed(chunk)
 			continue
 		}
 		if chunk.Reasoning != "" {
 			t.say(msg.SayReasoning, pr.reasoning+chunk.Reasoning, nil, true)
 			pr.reasoning += chunk.Reasoning
 		}
-		if chunk.Text == "" {
+		if chunk.Text == "" && len(chunk.ToolCalls) == 0 {
 			continue
 		}
 		received = true
-		p.Feed(chunk.Text)
+		p.Feed(chunk)
 		pr.show(ctx, p.Blocks())
 		if p.ToolDone() {
 			// Only one tool runs per message: ignore the rest, but wait briefly for the usage
@@ -330,6 +336,9 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		pr.show(ctx, blocks)
 		t.finishPartials()
 		text := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
+		if native {
+			text = nr.interruptedText()
+		}
 		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}})
 		t.finishRequest(ctx, reqIdx, usage, context.Canceled)
 		return reply{}, ctx.Err()
@@ -346,6 +355,9 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		return reply{}, streamErr
 	}
 	r := replyOf(blocks, toolDone, p.MoreTools(), finish)
+	if native {
+		r = nr.reply(finish)
+	}
 	if r.cut != nil {
 		t.discardPreviews(ctx)
 	}
@@ -356,6 +368,20 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		t.say(msg.SayError, cutOffRow(r), nil, false)
 	}
 	return r, nil
+}
+
+// modelRequest builds the request: in native mode the tools travel as function definitions;
+// the reasoning effort setting goes to models that take one.
+func (t *Task) modelRequest(system string, history []llm.Message, native bool) llm.Request {
+	req := llm.Request{Model: t.deps.Model, System: system, Messages: history, MaxTokens: t.deps.ModelInfo.MaxOutput}
+	s := t.settings()
+	if native && t.deps.Registry != nil {
+		req.Tools = prompt.ToolDefinitions(t.deps.Registry.Specs(), s.FocusChainEnabled)
+	}
+	if t.deps.ModelInfo.ReasoningEffort {
+		req.ReasoningEffort = s.API.ReasoningEffort
+	}
+	return req
 }
 
 // drainWait is how long the rest of a stream is read after the tool call, for its usage.

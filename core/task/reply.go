@@ -23,6 +23,10 @@ type reply struct {
 	finish string
 	// extraTools says tool calls followed the first one; they are never run.
 	extraTools bool
+	// native is set when the model called tools natively; calls are then its calls, recorded
+	// on the assistant message (empty when the first one was cut off).
+	native bool
+	calls  []llm.ToolCall
 }
 
 // replyOf settles the blocks of a stream that ended without error. toolDone says the first

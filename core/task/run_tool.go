@@ -37,7 +37,11 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 		if v, ok := call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
 			t.discardPreviews(ctx)
 			t.say(msg.SayError, "Cairn tried to use "+b.Name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
-			return t.mistake(header, "", tools.Result{Text: prompt.MissingParam(b.Name, p.Name), IsError: true}), 0
+			note := prompt.MissingParam(b.Name, p.Name)
+			if t.deps.ModelInfo.NativeTools() {
+				note = prompt.MissingParamNative(b.Name, p.Name)
+			}
+			return t.mistake(header, "", tools.Result{Text: note, IsError: true}), 0
 		}
 	}
 	if t.Mode() == ModePlan && !spec.PlanSafe {

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm"
 )
 
 // Version is set at build time (-ldflags "-X github.com/cairnhq/cairn/server/cli.Version=…").
@@ -160,6 +161,7 @@ func configPath() string {
 // settingsFrom merges the config file, the environment and flags (flags win).
 type settingsFlags struct {
 	model, baseURL, apiKey, autoApprove string
+	toolFormat, reasoningEffort         string
 	yolo                                bool
 	maxRequests                         int
 	maxCost                             float64
@@ -169,6 +171,8 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model id")
 	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL (…/v1)")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key")
+	fs.StringVar(&f.toolFormat, "tool-format", "", "how the model calls tools: native or xml (default: the model table's, xml for unknown models)")
+	fs.StringVar(&f.reasoningEffort, "reasoning-effort", "", "low, medium or high, for models that take a reasoning effort")
 	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,mcp,protected")
 	fs.BoolVar(&f.yolo, "yolo", false, "approve everything (the command deny list still asks)")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
@@ -201,6 +205,20 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	}
 	if f.model != "" {
 		s.API.Model = f.model
+	}
+	switch f.toolFormat {
+	case "":
+	case llm.ToolFormatNative, llm.ToolFormatXML:
+		s.API.ToolFormat = f.toolFormat
+	default:
+		return s, fmt.Errorf("--tool-format must be native or xml, not %q", f.toolFormat)
+	}
+	switch f.reasoningEffort {
+	case "":
+	case "low", "medium", "high":
+		s.API.ReasoningEffort = f.reasoningEffort
+	default:
+		return s, fmt.Errorf("--reasoning-effort must be low, medium or high, not %q", f.reasoningEffort)
 	}
 	if s.API.BaseURL == "" && s.API.APIKey != "" {
 		s.API.BaseURL = "https://api.openai.com/v1"

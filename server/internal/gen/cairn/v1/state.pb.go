@@ -145,6 +145,11 @@ type ApiConfig struct {
 	InputPrice      float64 `protobuf:"fixed64,10,opt,name=input_price,json=inputPrice,proto3" json:"input_price,omitempty"`
 	OutputPrice     float64 `protobuf:"fixed64,11,opt,name=output_price,json=outputPrice,proto3" json:"output_price,omitempty"`
 	SupportsImages  bool    `protobuf:"varint,12,opt,name=supports_images,json=supportsImages,proto3" json:"supports_images,omitempty"`
+	// How the model calls tools: "native" or "xml"; "" keeps the model table's (xml for
+	// unknown models). Numbered apart from the fields above to leave room for provider fields.
+	ToolFormat string `protobuf:"bytes,20,opt,name=tool_format,json=toolFormat,proto3" json:"tool_format,omitempty"`
+	// "low", "medium" or "high" for models that take a reasoning effort; "" sends none.
+	ReasoningEffort string `protobuf:"bytes,21,opt,name=reasoning_effort,json=reasoningEffort,proto3" json:"reasoning_effort,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -261,6 +266,20 @@ func (x *ApiConfig) GetSupportsImages() bool {
 		return x.SupportsImages
 	}
 	return false
+}
+
+func (x *ApiConfig) GetToolFormat() string {
+	if x != nil {
+		return x.ToolFormat
+	}
+	return ""
+}
+
+func (x *ApiConfig) GetReasoningEffort() string {
+	if x != nil {
+		return x.ReasoningEffort
+	}
+	return ""
 }
 
 // AutoApprove is the auto-approval policy (spec §2.2).
@@ -2641,7 +2660,7 @@ var File_cairn_v1_state_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_state_proto_rawDesc = "" +
 	"\n" +
-	"\x14cairn/v1/state.proto\x12\bcairn.v1\"\x8d\x04\n" +
+	"\x14cairn/v1/state.proto\x12\bcairn.v1\"\xd9\x04\n" +
 	"\tApiConfig\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x1e\n" +
@@ -2657,7 +2676,10 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	" \x01(\x01R\n" +
 	"inputPrice\x12!\n" +
 	"\foutput_price\x18\v \x01(\x01R\voutputPrice\x12'\n" +
-	"\x0fsupports_images\x18\f \x01(\bR\x0esupportsImages\x1a:\n" +
+	"\x0fsupports_images\x18\f \x01(\bR\x0esupportsImages\x12\x1f\n" +
+	"\vtool_format\x18\x14 \x01(\tR\n" +
+	"toolFormat\x12)\n" +
+	"\x10reasoning_effort\x18\x15 \x01(\tR\x0freasoningEffort\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe4\x03\n" +
