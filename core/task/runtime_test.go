@@ -41,6 +41,10 @@ type rig struct {
 	settings func(*config.Settings)
 	// sleep, when set, is the tasks' clock for backoff waits (default: no wait).
 	sleep func(ctx context.Context, d time.Duration) error
+	// info is the model's table entry (zero: an unknown model, XML tool calls); turns, when
+	// set, builds each task's turns.
+	info  llm.ModelInfo
+	turns func() Turns
 }
 
 func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
@@ -70,9 +74,13 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		if sleep == nil {
 			sleep = func(context.Context, time.Duration) error { return nil }
 		}
+		var turns Turns
+		if r.turns != nil {
+			turns = r.turns()
+		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
-			Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: sleep}, nil
+			ModelInfo: r.info, Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
+			Sleep: sleep, Turns: turns}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r

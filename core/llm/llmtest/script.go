@@ -31,14 +31,26 @@ type Turn struct {
 	// Usage is reported in the final usage event when the client asked for one (OpenAI's
 	// stream_options.include_usage); nil reports a rough estimate (4 bytes a token).
 	Usage *Usage `json:"usage,omitempty"`
-	// FinishReason ends the stream; "" sends "stop". "length" plays a reply cut off at the
-	// output-token limit.
+	// ToolCalls are native tool calls streamed after Text, each in its own index (parallel
+	// calls when there are several), their arguments split into pieces of ChunkSize bytes.
+	// Arguments are sent as written: an unfinished JSON object plays a call cut off.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// FinishReason ends the stream; "" sends "stop", or "tool_calls" after tool calls.
+	// "length" plays a reply cut off at the output-token limit.
 	FinishReason string `json:"finish_reason,omitempty"`
 	Fault        *Fault `json:"fault,omitempty"`
 	// Times is how many consecutive requests this turn answers; 0 means 1. A 429 turn with
 	// Times 2 fails twice, so the third try (a retry) gets the next turn.
 	Times  int     `json:"times,omitempty"`
 	Expect *Expect `json:"expect,omitempty"`
+}
+
+// ToolCall is one native tool call of a turn (or of a recorded request's assistant message).
+type ToolCall struct {
+	// ID is the call id; "" makes one up from the turn and the call's position.
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // Usage is the wire usage a turn reports.

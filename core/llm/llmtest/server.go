@@ -23,12 +23,16 @@ import (
 
 // Request is one chat request as the fake model received it.
 type Request struct {
-	Model        string          `json:"model"`
-	Messages     []Message       `json:"messages"`
-	MaxTokens    int             `json:"max_tokens,omitempty"`
-	IncludeUsage bool            `json:"include_usage"`
-	Turn         int             `json:"turn"` // index of the turn that answered; -1 for OnEnd
-	Raw          json.RawMessage `json:"raw"`
+	Model        string    `json:"model"`
+	Messages     []Message `json:"messages"`
+	MaxTokens    int       `json:"max_tokens,omitempty"`
+	IncludeUsage bool      `json:"include_usage"`
+	// Tools are the names of the functions offered (native tool calling).
+	Tools []string `json:"tools,omitempty"`
+	// ReasoningEffort is the request's reasoning_effort.
+	ReasoningEffort string          `json:"reasoning_effort,omitempty"`
+	Turn            int             `json:"turn"` // index of the turn that answered; -1 for OnEnd
+	Raw             json.RawMessage `json:"raw"`
 }
 
 // Message is one message of a recorded request, with its text parts joined.
@@ -36,6 +40,10 @@ type Message struct {
 	Role   string   `json:"role"`
 	Text   string   `json:"text"`
 	Images []string `json:"images,omitempty"` // image URLs (data URLs for inline images)
+	// ToolCalls are an assistant message's native calls; ToolCallID is set on a role "tool"
+	// message, the result of that call.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
 // LastUser is the text of the last user message, "" if there is none.

@@ -17,9 +17,23 @@ type wireRequest struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	ReasoningEffort string `json:"reasoning_effort"`
+	Tools           []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
 	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
 	} `json:"messages"`
 }
 
@@ -37,9 +51,17 @@ func decodeRequest(r *http.Request) (Request, error) {
 		MaxTokens:    max(wr.MaxTokens, wr.MaxCompletionTokens),
 		IncludeUsage: wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage,
 		Raw:          raw,
+
+		ReasoningEffort: wr.ReasoningEffort,
+	}
+	for _, t := range wr.Tools {
+		req.Tools = append(req.Tools, t.Function.Name)
 	}
 	for i, m := range wr.Messages {
-		msg := Message{Role: m.Role}
+		msg := Message{Role: m.Role, ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+		}
 		// content is a string, or an array of {type: text|image_url} parts.
 		var text string
 		var parts []struct {
@@ -159,8 +181,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, tur
 		}
 	}
 
+	for i, call := range turn.ToolCalls {
+		if !s.sendToolCall(e, r, i, call, turn, n) {
+			return
+		}
+	}
+
 	finish := turn.FinishReason
-	if finish == "" {
+	switch {
+	case finish != "":
+	case len(turn.ToolCalls) > 0:
+		finish = "tool_calls"
+	default:
 		finish = "stop"
 	}
 	e.chunk(map[string]any{}, finish, nil)
@@ -185,6 +217,28 @@ func (s *Server) sendText(e *sse, r *http.Request, text string, turn Turn) bool 
 	return true
 }
 
+// sendToolCall streams one tool call as OpenAI does: the first piece carries the index, id,
+// type and name with empty arguments, the following ones the arguments in pieces.
+func (s *Server) sendToolCall(e *sse, r *http.Request, index int, call ToolCall, turn Turn, n int) bool {
+	id := call.ID
+	if id == "" {
+		id = fmt.Sprintf("call_%d_%d", n, index)
+	}
+	if !s.pause(r, time.Duration(turn.Delay)) {
+		return false
+	}
+	e.chunk(map[string]any{"tool_calls": []any{map[string]any{"index": index, "id": id, "type": "function",
+		"function": map[string]any{"name": call.Name, "arguments": ""}}}}, nil, nil)
+	for _, c := range chunks(call.Arguments, turn.ChunkSize) {
+		if !s.pause(r, time.Duration(turn.Delay)) {
+			return false
+		}
+		e.chunk(map[string]any{"tool_calls": []any{map[string]any{"index": index,
+			"function": map[string]any{"arguments": c}}}}, nil, nil)
+	}
+	return true
+}
+
 // usageObject is the wire usage for a turn: the scripted one, or about four bytes a token.
 func usageObject(turn Turn, req Request) map[string]any {
 	u := turn.Usage
@@ -193,7 +247,11 @@ func usageObject(turn Turn, req Request) map[string]any {
 		for _, m := range req.Messages {
 			in += len(m.Text)
 		}
-		u = &Usage{PromptTokens: int64(in+3) / 4, CompletionTokens: int64(len(turn.Text)+len(turn.Reasoning)+3) / 4}
+		out := len(turn.Text) + len(turn.Reasoning)
+		for _, c := range turn.ToolCalls {
+			out += len(c.Name) + len(c.Arguments)
+		}
+		u = &Usage{PromptTokens: int64(in+3) / 4, CompletionTokens: int64(out+3) / 4}
 	}
 	out := map[string]any{
 		"prompt_tokens":         u.PromptTokens,

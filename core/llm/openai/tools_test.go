@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/llm/llmtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -158,4 +159,70 @@ func golden(t *testing.T, name string, v any) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file:\n%s", name, got)
 	}
+}
+
+// TestFakeModelToolCalls plays the fake model's tool-call turns through the adapter: split
+// arguments and parallel calls assemble into the scripted calls, and finish_reason follows.
+func TestFakeModelToolCalls(t *testing.T) {
+	calls := []llmtest.ToolCall{
+		{ID: "call_a", Name: "read_file", Arguments: `{"path":"a.go"}`},
+		{Name: "write_to_file", Arguments: `{"path":"b.go","content":"package b\n"}`},
+	}
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "Two calls.", Reasoning: "Both files.", ToolCalls: calls, ChunkSize: 3},
+		{ToolCalls: calls[:1], FinishReason: "length"},
+	}})
+	p := New(Config{BaseURL: srv.URL(), APIKey: "k"})
+	for i, want := range []struct {
+		calls  []llm.ToolCall
+		finish string
+	}{
+		{[]llm.ToolCall{{ID: "call_a", Name: "read_file", Arguments: `{"path":"a.go"}`},
+			{ID: "call_1_1", Name: "write_to_file", Arguments: `{"path":"b.go","content":"package b\n"}`}}, "tool_calls"},
+		{[]llm.ToolCall{{ID: "call_a", Name: "read_file", Arguments: `{"path":"a.go"}`}}, "length"},
+	} {
+		s, err := p.Stream(t.Context(), llm.Request{Model: "fake", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.Text("go")}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var acc llm.ToolCalls
+		finish, pieces := "", 0
+		for {
+			c, err := s.Recv()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces += len(c.ToolCalls)
+			for _, d := range c.ToolCalls {
+				acc.Add(d)
+			}
+			if c.FinishReason != "" {
+				finish = c.FinishReason
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, wantCalls := marshal(t, acc.Calls()), marshal(t, want.calls); got != wantCalls || finish != want.finish {
+			t.Errorf("turn %d: calls %s finish %q; want %s %q", i, got, finish, wantCalls, want.finish)
+		}
+		if i == 0 && pieces <= len(calls) {
+			t.Errorf("turn %d: arguments came in %d pieces, not split", i, pieces)
+		}
+	}
+	if err := srv.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
