@@ -312,3 +312,43 @@ func TestNativeReaderStreamsParams(t *testing.T) {
 		t.Fatalf("reply %+v", rep)
 	}
 }
+
+// Reasoning is shown (a reasoning row) but never sent back to the model, and the reasoning
+// effort setting reaches models whose table entry takes one, and only those.
+func TestReasoningNotReplayedAndEffortSent(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		takes      bool
+		wantEffort string
+	}{{"model takes effort", true, "high"}, {"model without effort", false, ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := nativeRig(t,
+				llmtest.Turn{Reasoning: "private chain of thought", ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: args(t, "path", "a.txt")}}, ChunkSize: 4},
+				completionCall(t),
+			)
+			r.info.ReasoningEffort = tc.takes
+			r.settings = func(s *config.Settings) {
+				s.AutoApprove.Enabled, s.AutoApprove.YOLO = true, true
+				s.API.ReasoningEffort = "high"
+			}
+			writeFile(t, filepath.Join(r.root, "a.txt"), "alpha\n")
+			tk := r.newTask("read a")
+			waitAsk(t, tk, msg.AskCompletionResult)
+			shown := false
+			for _, m := range tk.Messages() {
+				shown = shown || m.Kind == msg.SayReasoning && m.Text == "private chain of thought"
+			}
+			if !shown {
+				t.Error("the reasoning was not shown")
+			}
+			for _, req := range r.llm.Requests() {
+				if strings.Contains(string(req.Raw), "private chain") || strings.Contains(string(req.Raw), "reasoning_content") {
+					t.Errorf("request %d sends the reasoning back", req.Turn)
+				}
+				if req.ReasoningEffort != tc.wantEffort {
+					t.Errorf("request %d: reasoning_effort %q, want %q", req.Turn, req.ReasoningEffort, tc.wantEffort)
+				}
+			}
+		})
+	}
+}

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, screen } from "@testing-library/react";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { AskResponse, TaskService } from "../gen/cairn/v1/task_pb";
-import { added, say, SayKind, snapshot } from "../test/fixtures";
+import { added, appended, say, SayKind, snapshot, updated } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
 
 // Only the interval clock is faked: the countdown is computed from Date.now, and the tests'
@@ -51,5 +51,26 @@ describe("the wait before a retry", () => {
     await push(snapshot([say(0, SayKind.TASK, { text: "t" }), retryRow(1, Date.now() - 3_600_000, 4)]));
     expect(screen.getByText("Retried after 4s (attempt 2/3)")).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Retry now" })).toBeNull();
+  });
+});
+
+describe("the model's reasoning", () => {
+  it("streams into a folded Thinking row that opens on demand", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(
+      snapshot([say(0, SayKind.TASK, { text: "t" })]),
+      added(say(1, SayKind.REASONING, { text: "Weighing the options", partial: true })),
+      appended(1, " carefully"),
+    );
+    const toggle = screen.getByRole("button", { name: "Thinking…" });
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(screen.queryByText(/Weighing the options/)).toBeNull();
+    await push(updated(say(1, SayKind.REASONING, { text: "Weighing the options carefully", partial: false })));
+    const done = screen.getByRole("button", { name: "Thinking" });
+    expect(done.getAttribute("aria-expanded")).toBe("false");
+    await act(async () => {
+      fireEvent.click(done);
+    });
+    expect(screen.getByText("Weighing the options carefully")).toBeTruthy();
   });
 });
