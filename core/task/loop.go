@@ -394,6 +394,9 @@ func estimateUsage(system string, history []llm.Message, blocks []parse.Block) l
 		for _, c := range m.Content {
 			in += llm.CountTokens(c.Text)
 		}
+		for _, tc := range m.ToolCalls {
+			in += llm.CountTokens(tc.Arguments)
+		}
 	}
 	return llm.Usage{InputTokens: int64(in), OutputTokens: int64(llm.CountTokens(serialize(blocks, true)))}
 }

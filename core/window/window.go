@@ -218,6 +218,9 @@ func chars(msgs []llm.Message) int {
 		for _, c := range m.Content {
 			n += len(c.Text)
 		}
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Name) + len(tc.Arguments)
+		}
 	}
 	return n
 }
@@ -228,6 +231,9 @@ func estimate(msgs []llm.Message) int64 {
 	for _, m := range msgs {
 		for _, c := range m.Content {
 			n += int64(llm.CountTokens(c.Text))
+		}
+		for _, tc := range m.ToolCalls {
+			n += int64(llm.CountTokens(tc.Arguments))
 		}
 	}
 	return n
