@@ -23,11 +23,14 @@ import (
 
 // Request is one chat request as the fake model received it.
 type Request struct {
-	Model        string          `json:"model"`
-	Messages     []Message       `json:"messages"`
-	MaxTokens    int             `json:"max_tokens,omitempty"`
-	IncludeUsage bool            `json:"include_usage"`
-	Turn         int             `json:"turn"` // index of the turn that answered; -1 for OnEnd
+	Model        string    `json:"model"`
+	Messages     []Message `json:"messages"`
+	MaxTokens    int       `json:"max_tokens,omitempty"`
+	IncludeUsage bool      `json:"include_usage"`
+	Turn         int       `json:"turn"` // index of the turn that answered; -1 for OnEnd
+	// PromptTokens and CachedTokens are the estimated usage under Script.PrefixCache.
+	PromptTokens int64           `json:"prompt_tokens,omitempty"`
+	CachedTokens int64           `json:"cached_tokens,omitempty"`
 	Raw          json.RawMessage `json:"raw"`
 }
 
@@ -212,6 +215,9 @@ func (s *Server) next(req Request) (Turn, int, bool) {
 		ok, turn = true, *s.defaultEnd
 	}
 	req.Turn = idx
+	if s.script.PrefixCache {
+		req.PromptTokens, req.CachedTokens = prefixUsage(s.requests, req)
+	}
 	s.requests = append(s.requests, req)
 	return turn, len(s.requests), ok
 }

@@ -165,7 +165,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, tur
 	}
 	e.chunk(map[string]any{}, finish, nil)
 	if req.IncludeUsage {
-		e.chunk(nil, nil, usageObject(turn, req))
+		e.chunk(nil, nil, usageObject(turn, s.recorded(n)))
 	}
 	e.raw("data: [DONE]\n\n")
 }
@@ -194,6 +194,9 @@ func usageObject(turn Turn, req Request) map[string]any {
 			in += len(m.Text)
 		}
 		u = &Usage{PromptTokens: int64(in+3) / 4, CompletionTokens: int64(len(turn.Text)+len(turn.Reasoning)+3) / 4}
+		if req.PromptTokens > 0 {
+			u.PromptTokens, u.CachedTokens = req.PromptTokens, req.CachedTokens
+		}
 	}
 	out := map[string]any{
 		"prompt_tokens":         u.PromptTokens,
