@@ -90,3 +90,17 @@ func ModelInfo(s config.Settings) llm.ModelInfo {
 	}
 	return llm.ResolveModel(s.API.Model, &o)
 }
+
+// planModelInfo resolves the PLAN model: the ACT model's info when it is the same model, else
+// the table's entry with the user's context window (set for the endpoint, which serves both).
+func planModelInfo(s config.Settings, act llm.ModelInfo) llm.ModelInfo {
+	if s.API.PlanModel == "" || s.API.PlanModel == s.API.Model {
+		return act
+	}
+	var o llm.ModelInfoOverride
+	if s.API.ContextWindow > 0 {
+		w := int(s.API.ContextWindow)
+		o.ContextWindow = &w
+	}
+	return llm.ResolveModel(s.API.PlanModel, &o)
+}

@@ -257,8 +257,9 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	// stream (only read for its usage report) can be cut short without cancelling the task.
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
-	stream, err := t.deps.Provider.Stream(reqCtx, llm.Request{Model: t.deps.Model, System: system, Messages: history,
-		MaxTokens: t.deps.ModelInfo.MaxOutput})
+	m := t.modelFor(mode)
+	stream, err := t.deps.Provider.Stream(reqCtx, llm.Request{Model: m.name, System: system, Messages: history,
+		MaxTokens: m.info.MaxOutput})
 	if err != nil {
 		t.finishRequest(ctx, reqIdx, llm.Usage{}, err)
 		return reply{}, err
@@ -381,7 +382,7 @@ func (t *Task) parseGrammar() parse.Grammar {
 
 // finishRequest records a request's usage and cost on its api_req_started row and the task.
 func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err error) {
-	cost := llm.Cost(t.deps.ModelInfo, u)
+	cost := llm.Cost(t.modelFor(t.Mode()).info, u)
 	payload := &msg.APIRequest{TokensIn: u.InputTokens, TokensOut: u.OutputTokens,
 		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true}
 	if err != nil {
