@@ -108,7 +108,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		editor = host.Editor()
 	}
 	terminals := shell.NewRegistry()
-	info := ModelInfo(s)
+	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
 	session := browserSession(s, info)
 	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP)
 	t := &turns{

@@ -27,6 +27,13 @@ type API struct {
 	InputPrice         float64           `json:"inputPrice,omitempty"`
 	OutputPrice        float64           `json:"outputPrice,omitempty"`
 	SupportsImages     bool              `json:"supportsImages,omitempty"`
+	// Preset names the provider (core/llm/presets): its auth, cache breakpoints and model
+	// catalogue. "" is any OpenAI-compatible endpoint at BaseURL.
+	Preset string `json:"preset,omitempty"`
+	// AzureDeployment and AzureAPIVersion complete the Azure OpenAI preset, whose BaseURL is
+	// the resource endpoint.
+	AzureDeployment string `json:"azureDeployment,omitempty"`
+	AzureAPIVersion string `json:"azureApiVersion,omitempty"`
 }
 
 // AutoApprove is the approval policy of spec §2.2.

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi5gIKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrcCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCRIRCglwcm90ZWN0ZWQYDiABKAgiNAoKVGFza0xpbWl0cxIUCgxtYXhfcmVxdWVzdHMYASABKAUSEAoIbWF4X2Nvc3QYAiABKAEiigUKCFNldHRpbmdzEiAKA2FwaRgBIAEoCzITLmNhaXJuLnYxLkFwaUNvbmZpZxIrCgxhdXRvX2FwcHJvdmUYAiABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIVCg1taXN0YWtlX2xpbWl0GAMgASgFEhkKEW91dHB1dF9saW5lX2xpbWl0GAQgASgFEhsKE2ZvY3VzX2NoYWluX2VuYWJsZWQYBSABKAgSHAoUZm9jdXNfY2hhaW5faW50ZXJ2YWwYBiABKAUSGwoTY2hlY2twb2ludHNfZW5hYmxlZBgHIAEoCBIaChJwcmVmZXJyZWRfbGFuZ3VhZ2UYCCABKAkSGwoTY3VzdG9tX2luc3RydWN0aW9ucxgJIAEoCRIZChFmdWxsX2VkaXRfcmVzdWx0cxgKIAEoCBIVCg1hdXRvX2NvbmRlbnNlGAsgASgIEh0KFWF1dG9fY29uZGVuc2VfcGVyY2VudBgMIAEoBRIXCg9icm93c2VyX2VuYWJsZWQYDSABKAgSHAoUcmVhZF9maWxlX2xpbmVfbGltaXQYDiABKAUSOQoMcnVsZV90b2dnbGVzGA8gAygLMiMuY2Fpcm4udjEuU2V0dGluZ3MuUnVsZVRvZ2dsZXNFbnRyeRIpCgt0YXNrX2xpbWl0cxgQIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMSGAoQYnJvd3Nlcl92aWV3cG9ydBgRIAEoCRIaChJicm93c2VyX3JlbW90ZV91cmwYEiABKAkSFAoMYnJvd3Nlcl9wYXRoGBMgASgJGjIKEFJ1bGVUb2dnbGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgIOgI4ASIRCg9HZXRTdGF0ZVJlcXVlc3QiWwoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkiPQoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPgoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj8KDlNldE1vZGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHAoEbW9kZRgCIAEoDjIOLmNhaXJuLnYxLk1vZGUiEQoPU2V0TW9kZVJlc3BvbnNlIkcKGFVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBIrCgxhdXRvX2FwcHJvdmUYASABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZSIbChlVcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlIjYKEUxpc3RNb2RlbHNSZXF1ZXN0EhAKCGJhc2VfdXJsGAEgASgJEg8KB2FwaV9rZXkYAiABKAkiJAoSTGlzdE1vZGVsc1Jlc3BvbnNlEg4KBm1vZGVscxgBIAMoCSJYCgdNY3BUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFAoMaW5wdXRfc2NoZW1hGAMgASgJEhQKDGF1dG9fYXBwcm92ZRgEIAEoCCJQCgtNY3BSZXNvdXJjZRILCgN1cmkYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIRCgltaW1lX3R5cGUYBCABKAkiYQoTTWNwUmVzb3VyY2VUZW1wbGF0ZRIUCgx1cmlfdGVtcGxhdGUYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIRCgltaW1lX3R5cGUYBCABKAkiSAoRTWNwUHJvbXB0QXJndW1lbnQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIQCghyZXF1aXJlZBgDIAEoCCJeCglNY3BQcm9tcHQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIuCglhcmd1bWVudHMYAyADKAsyGy5jYWlybi52MS5NY3BQcm9tcHRBcmd1bWVudCL0AgoJTWNwU2VydmVyEgwKBG5hbWUYASABKAkSKQoGc3RhdHVzGAIgASgOMhkuY2Fpcm4udjEuTWNwU2VydmVyU3RhdHVzEg0KBWVycm9yGAMgASgJEg4KBnN0ZGVychgEIAEoCRIRCgl0cmFuc3BvcnQYBSABKAkSDgoGdGFyZ2V0GAYgASgJEhcKD3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIQCghkaXNhYmxlZBgIIAEoCBIUCgxpbnN0cnVjdGlvbnMYCSABKAkSIAoFdG9vbHMYCiADKAsyES5jYWlybi52MS5NY3BUb29sEigKCXJlc291cmNlcxgLIAMoCzIVLmNhaXJuLnYxLk1jcFJlc291cmNlEjkKEnJlc291cmNlX3RlbXBsYXRlcxgMIAMoCzIdLmNhaXJuLnYxLk1jcFJlc291cmNlVGVtcGxhdGUSJAoHcHJvbXB0cxgNIAMoCzITLmNhaXJuLnYxLk1jcFByb21wdCIXChVMaXN0TWNwU2VydmVyc1JlcXVlc3QibQoWTGlzdE1jcFNlcnZlcnNSZXNwb25zZRIkCgdzZXJ2ZXJzGAEgAygLMhMuY2Fpcm4udjEuTWNwU2VydmVyEhUKDXNldHRpbmdzX3BhdGgYAiABKAkSFgoOc2V0dGluZ3NfZXJyb3IYAyABKAkiGAoWV2F0Y2hNY3BTZXJ2ZXJzUmVxdWVzdCJuChdXYXRjaE1jcFNlcnZlcnNSZXNwb25zZRIkCgdzZXJ2ZXJzGAEgAygLMhMuY2Fpcm4udjEuTWNwU2VydmVyEhUKDXNldHRpbmdzX3BhdGgYAiABKAkSFgoOc2V0dGluZ3NfZXJyb3IYAyABKAkiJwoXUmVzdGFydE1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCSIaChhSZXN0YXJ0TWNwU2VydmVyUmVzcG9uc2UiOAoWVG9nZ2xlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1RvZ2dsZU1jcFNlcnZlclJlc3BvbnNlIiYKFkRlbGV0ZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCSIZChdEZWxldGVNY3BTZXJ2ZXJSZXNwb25zZSJDChpTZXRNY3BTZXJ2ZXJUaW1lb3V0UmVxdWVzdBIMCgRuYW1lGAEgASgJEhcKD3RpbWVvdXRfc2Vjb25kcxgCIAEoBSIdChtTZXRNY3BTZXJ2ZXJUaW1lb3V0UmVzcG9uc2UiUgocU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkSDAoEdG9vbBgCIAEoCRIUCgxhdXRvX2FwcHJvdmUYAyABKAgiHwodU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVzcG9uc2UiSQoZQWRkUmVtb3RlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEgsKA3VybBgCIAEoCRIRCgl0cmFuc3BvcnQYAyABKAkiHAoaQWRkUmVtb3RlTWNwU2VydmVyUmVzcG9uc2UiKAoYSW1wb3J0TWNwU2V0dGluZ3NSZXF1ZXN0EgwKBHBhdGgYASABKAkiOwoZSW1wb3J0TWNwU2V0dGluZ3NSZXNwb25zZRINCgVhZGRlZBgBIAMoCRIPCgdza2lwcGVkGAIgAygJIikKFk9wZW5NY3BTZXR0aW5nc1JlcXVlc3QSDwoHaG9zdF9pZBgBIAEoCSI3ChdPcGVuTWNwU2V0dGluZ3NSZXNwb25zZRIMCgRwYXRoGAEgASgJEg4KBm9wZW5lZBgCIAEoCCJIChxUZXN0QnJvd3NlckNvbm5lY3Rpb25SZXF1ZXN0EhIKCnJlbW90ZV91cmwYASABKAkSFAoMYnJvd3Nlcl9wYXRoGAIgASgJIjoKHVRlc3RCcm93c2VyQ29ubmVjdGlvblJlc3BvbnNlEgoKAm9rGAEgASgIEg0KBWVycm9yGAIgASgJKjkKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEgwKCE1PREVfQUNUEAESDQoJTU9ERV9QTEFOEAIquwEKD01jcFNlcnZlclN0YXR1cxIhCh1NQ1BfU0VSVkVSX1NUQVRVU19VTlNQRUNJRklFRBAAEiAKHE1DUF9TRVJWRVJfU1RBVFVTX0NPTk5FQ1RJTkcQARIfChtNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNURUQQAhIiCh5NQ1BfU0VSVkVSX1NUQVRVU19ESVNDT05ORUNURUQQAxIeChpNQ1BfU0VSVkVSX1NUQVRVU19ESVNBQkxFRBAEMvcDCgxTdGF0ZVNlcnZpY2USQQoIR2V0U3RhdGUSGS5jYWlybi52MS5HZXRTdGF0ZVJlcXVlc3QaGi5jYWlybi52MS5HZXRTdGF0ZVJlc3BvbnNlElMKDlVwZGF0ZVNldHRpbmdzEh8uY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GiAuY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRI+CgdTZXRNb2RlEhguY2Fpcm4udjEuU2V0TW9kZVJlcXVlc3QaGS5jYWlybi52MS5TZXRNb2RlUmVzcG9uc2USXAoRVXBkYXRlQXV0b0FwcHJvdmUSIi5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QaIy5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlEkcKCkxpc3RNb2RlbHMSGy5jYWlybi52MS5MaXN0TW9kZWxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXNwb25zZRJoChVUZXN0QnJvd3NlckNvbm5lY3Rpb24SJi5jYWlybi52MS5UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXF1ZXN0GicuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVzcG9uc2UyqwcKCk1jcFNlcnZpY2USUwoOTGlzdE1jcFNlcnZlcnMSHy5jYWlybi52MS5MaXN0TWNwU2VydmVyc1JlcXVlc3QaIC5jYWlybi52MS5MaXN0TWNwU2VydmVyc1Jlc3BvbnNlElgKD1dhdGNoTWNwU2VydmVycxIgLmNhaXJuLnYxLldhdGNoTWNwU2VydmVyc1JlcXVlc3QaIS5jYWlybi52MS5XYXRjaE1jcFNlcnZlcnNSZXNwb25zZTABElkKEFJlc3RhcnRNY3BTZXJ2ZXISIS5jYWlybi52MS5SZXN0YXJ0TWNwU2VydmVyUmVxdWVzdBoiLmNhaXJuLnYxLlJlc3RhcnRNY3BTZXJ2ZXJSZXNwb25zZRJWCg9Ub2dnbGVNY3BTZXJ2ZXISIC5jYWlybi52MS5Ub2dnbGVNY3BTZXJ2ZXJSZXF1ZXN0GiEuY2Fpcm4udjEuVG9nZ2xlTWNwU2VydmVyUmVzcG9uc2USVgoPRGVsZXRlTWNwU2VydmVyEiAuY2Fpcm4udjEuRGVsZXRlTWNwU2VydmVyUmVxdWVzdBohLmNhaXJuLnYxLkRlbGV0ZU1jcFNlcnZlclJlc3BvbnNlEmIKE1NldE1jcFNlcnZlclRpbWVvdXQSJC5jYWlybi52MS5TZXRNY3BTZXJ2ZXJUaW1lb3V0UmVxdWVzdBolLmNhaXJuLnYxLlNldE1jcFNlcnZlclRpbWVvdXRSZXNwb25zZRJoChVTZXRNY3BUb29sQXV0b0FwcHJvdmUSJi5jYWlybi52MS5TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXF1ZXN0GicuY2Fpcm4udjEuU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVzcG9uc2USXwoSQWRkUmVtb3RlTWNwU2VydmVyEiMuY2Fpcm4udjEuQWRkUmVtb3RlTWNwU2VydmVyUmVxdWVzdBokLmNhaXJuLnYxLkFkZFJlbW90ZU1jcFNlcnZlclJlc3BvbnNlElwKEUltcG9ydE1jcFNldHRpbmdzEiIuY2Fpcm4udjEuSW1wb3J0TWNwU2V0dGluZ3NSZXF1ZXN0GiMuY2Fpcm4udjEuSW1wb3J0TWNwU2V0dGluZ3NSZXNwb25zZRJWCg9PcGVuTWNwU2V0dGluZ3MSIC5jYWlybi52MS5PcGVuTWNwU2V0dGluZ3NSZXF1ZXN0GiEuY2Fpcm4udjEuT3Blbk1jcFNldHRpbmdzUmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEiqwMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEg4KBnByZXNldBgNIAEoCRIYChBhenVyZV9kZXBsb3ltZW50GA4gASgJEhkKEWF6dXJlX2FwaV92ZXJzaW9uGA8gASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrcCCgtBdXRvQXBwcm92ZRIPCgdlbmFibGVkGAEgASgIEhIKCnJlYWRfZmlsZXMYAiABKAgSGgoScmVhZF9maWxlc19vdXRzaWRlGAMgASgIEhIKCmVkaXRfZmlsZXMYBCABKAgSGgoSZWRpdF9maWxlc19vdXRzaWRlGAUgASgIEhUKDXNhZmVfY29tbWFuZHMYBiABKAgSFAoMYWxsX2NvbW1hbmRzGAcgASgIEg8KB2Jyb3dzZXIYCCABKAgSCwoDbWNwGAkgASgIEhQKDG1heF9yZXF1ZXN0cxgKIAEoBRIMCgR5b2xvGAsgASgIEhkKEWNvbW1hbmRfZGVueV9saXN0GAwgAygJEhoKEmNvbW1hbmRfYWxsb3dfbGlzdBgNIAMoCRIRCglwcm90ZWN0ZWQYDiABKAgiNAoKVGFza0xpbWl0cxIUCgxtYXhfcmVxdWVzdHMYASABKAUSEAoIbWF4X2Nvc3QYAiABKAEiigUKCFNldHRpbmdzEiAKA2FwaRgBIAEoCzITLmNhaXJuLnYxLkFwaUNvbmZpZxIrCgxhdXRvX2FwcHJvdmUYAiABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIVCg1taXN0YWtlX2xpbWl0GAMgASgFEhkKEW91dHB1dF9saW5lX2xpbWl0GAQgASgFEhsKE2ZvY3VzX2NoYWluX2VuYWJsZWQYBSABKAgSHAoUZm9jdXNfY2hhaW5faW50ZXJ2YWwYBiABKAUSGwoTY2hlY2twb2ludHNfZW5hYmxlZBgHIAEoCBIaChJwcmVmZXJyZWRfbGFuZ3VhZ2UYCCABKAkSGwoTY3VzdG9tX2luc3RydWN0aW9ucxgJIAEoCRIZChFmdWxsX2VkaXRfcmVzdWx0cxgKIAEoCBIVCg1hdXRvX2NvbmRlbnNlGAsgASgIEh0KFWF1dG9fY29uZGVuc2VfcGVyY2VudBgMIAEoBRIXCg9icm93c2VyX2VuYWJsZWQYDSABKAgSHAoUcmVhZF9maWxlX2xpbmVfbGltaXQYDiABKAUSOQoMcnVsZV90b2dnbGVzGA8gAygLMiMuY2Fpcm4udjEuU2V0dGluZ3MuUnVsZVRvZ2dsZXNFbnRyeRIpCgt0YXNrX2xpbWl0cxgQIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMSGAoQYnJvd3Nlcl92aWV3cG9ydBgRIAEoCRIaChJicm93c2VyX3JlbW90ZV91cmwYEiABKAkSFAoMYnJvd3Nlcl9wYXRoGBMgASgJGjIKEFJ1bGVUb2dnbGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgIOgI4ASIRCg9HZXRTdGF0ZVJlcXVlc3QihgEKEEdldFN0YXRlUmVzcG9uc2USJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncxIPCgd2ZXJzaW9uGAIgASgJEhAKCGRhdGFfZGlyGAMgASgJEikKB3ByZXNldHMYBCADKAsyGC5jYWlybi52MS5Qcm92aWRlclByZXNldCKEAQoOUHJvdmlkZXJQcmVzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghiYXNlX3VybBgDIAEoCRIRCgluZWVkc19rZXkYBCABKAgSFQoNY2FjaGVfY29udHJvbBgFIAEoCBINCgVsb2NhbBgGIAEoCBINCgVhenVyZRgHIAEoCCI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiRgoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCRIOCgZwcmVzZXQYAyABKAkiSwoSTGlzdE1vZGVsc1Jlc3BvbnNlEg4KBm1vZGVscxgBIAMoCRIlCgdlbnRyaWVzGAIgAygLMhQuY2Fpcm4udjEuTW9kZWxFbnRyeSLBAQoKTW9kZWxFbnRyeRIKCgJpZBgBIAEoCRIWCg5jb250ZXh0X3dpbmRvdxgCIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgDIAEoAxITCgtpbnB1dF9wcmljZRgEIAEoARIUCgxvdXRwdXRfcHJpY2UYBSABKAESGAoQY2FjaGVfcmVhZF9wcmljZRgGIAEoARIZChFjYWNoZV93cml0ZV9wcmljZRgHIAEoARIUCgxwcmljZXNfa25vd24YCCABKAgiWAoHTWNwVG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhQKDGlucHV0X3NjaGVtYRgDIAEoCRIUCgxhdXRvX2FwcHJvdmUYBCABKAgiUAoLTWNwUmVzb3VyY2USCwoDdXJpGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJImEKE01jcFJlc291cmNlVGVtcGxhdGUSFAoMdXJpX3RlbXBsYXRlGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJIkgKEU1jcFByb21wdEFyZ3VtZW50EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoIcmVxdWlyZWQYAyABKAgiXgoJTWNwUHJvbXB0EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSLgoJYXJndW1lbnRzGAMgAygLMhsuY2Fpcm4udjEuTWNwUHJvbXB0QXJndW1lbnQi9AIKCU1jcFNlcnZlchIMCgRuYW1lGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmNhaXJuLnYxLk1jcFNlcnZlclN0YXR1cxINCgVlcnJvchgDIAEoCRIOCgZzdGRlcnIYBCABKAkSEQoJdHJhbnNwb3J0GAUgASgJEg4KBnRhcmdldBgGIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYByABKAUSEAoIZGlzYWJsZWQYCCABKAgSFAoMaW5zdHJ1Y3Rpb25zGAkgASgJEiAKBXRvb2xzGAogAygLMhEuY2Fpcm4udjEuTWNwVG9vbBIoCglyZXNvdXJjZXMYCyADKAsyFS5jYWlybi52MS5NY3BSZXNvdXJjZRI5ChJyZXNvdXJjZV90ZW1wbGF0ZXMYDCADKAsyHS5jYWlybi52MS5NY3BSZXNvdXJjZVRlbXBsYXRlEiQKB3Byb21wdHMYDSADKAsyEy5jYWlybi52MS5NY3BQcm9tcHQiFwoVTGlzdE1jcFNlcnZlcnNSZXF1ZXN0Im0KFkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIhgKFldhdGNoTWNwU2VydmVyc1JlcXVlc3QibgoXV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIicKF1Jlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGgoYUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlIjgKFlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIQCghkaXNhYmxlZBgCIAEoCCIZChdUb2dnbGVNY3BTZXJ2ZXJSZXNwb25zZSImChZEZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGQoXRGVsZXRlTWNwU2VydmVyUmVzcG9uc2UiQwoaU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYAiABKAUiHQobU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlIlIKHFNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QSDgoGc2VydmVyGAEgASgJEgwKBHRvb2wYAiABKAkSFAoMYXV0b19hcHByb3ZlGAMgASgIIh8KHVNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlIkkKGUFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRILCgN1cmwYAiABKAkSEQoJdHJhbnNwb3J0GAMgASgJIhwKGkFkZFJlbW90ZU1jcFNlcnZlclJlc3BvbnNlIigKGEltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBIMCgRwYXRoGAEgASgJIjsKGUltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USDQoFYWRkZWQYASADKAkSDwoHc2tpcHBlZBgCIAMoCSIpChZPcGVuTWNwU2V0dGluZ3NSZXF1ZXN0Eg8KB2hvc3RfaWQYASABKAkiNwoXT3Blbk1jcFNldHRpbmdzUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIOCgZvcGVuZWQYAiABKAgiSAocVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBISCgpyZW1vdGVfdXJsGAEgASgJEhQKDGJyb3dzZXJfcGF0aBgCIAEoCSI6Ch1UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZRIKCgJvaxgBIAEoCBINCgVlcnJvchgCIAEoCSo5CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABIMCghNT0RFX0FDVBABEg0KCU1PREVfUExBThACKrsBCg9NY3BTZXJ2ZXJTdGF0dXMSIQodTUNQX1NFUlZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNUSU5HEAESHwobTUNQX1NFUlZFUl9TVEFUVVNfQ09OTkVDVEVEEAISIgoeTUNQX1NFUlZFUl9TVEFUVVNfRElTQ09OTkVDVEVEEAMSHgoaTUNQX1NFUlZFUl9TVEFUVVNfRElTQUJMRUQQBDL3AwoMU3RhdGVTZXJ2aWNlEkEKCEdldFN0YXRlEhkuY2Fpcm4udjEuR2V0U3RhdGVSZXF1ZXN0GhouY2Fpcm4udjEuR2V0U3RhdGVSZXNwb25zZRJTCg5VcGRhdGVTZXR0aW5ncxIfLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVxdWVzdBogLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USPgoHU2V0TW9kZRIYLmNhaXJuLnYxLlNldE1vZGVSZXF1ZXN0GhkuY2Fpcm4udjEuU2V0TW9kZVJlc3BvbnNlElwKEVVwZGF0ZUF1dG9BcHByb3ZlEiIuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0GiMuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXNwb25zZRJHCgpMaXN0TW9kZWxzEhsuY2Fpcm4udjEuTGlzdE1vZGVsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0TW9kZWxzUmVzcG9uc2USaAoVVGVzdEJyb3dzZXJDb25uZWN0aW9uEiYuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBonLmNhaXJuLnYxLlRlc3RCcm93c2VyQ29ubmVjdGlvblJlc3BvbnNlMqsHCgpNY3BTZXJ2aWNlElMKDkxpc3RNY3BTZXJ2ZXJzEh8uY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXF1ZXN0GiAuY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXNwb25zZRJYCg9XYXRjaE1jcFNlcnZlcnMSIC5jYWlybi52MS5XYXRjaE1jcFNlcnZlcnNSZXF1ZXN0GiEuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2UwARJZChBSZXN0YXJ0TWNwU2VydmVyEiEuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlcXVlc3QaIi5jYWlybi52MS5SZXN0YXJ0TWNwU2VydmVyUmVzcG9uc2USVgoPVG9nZ2xlTWNwU2VydmVyEiAuY2Fpcm4udjEuVG9nZ2xlTWNwU2VydmVyUmVxdWVzdBohLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlc3BvbnNlElYKD0RlbGV0ZU1jcFNlcnZlchIgLmNhaXJuLnYxLkRlbGV0ZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXNwb25zZRJiChNTZXRNY3BTZXJ2ZXJUaW1lb3V0EiQuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QaJS5jYWlybi52MS5TZXRNY3BTZXJ2ZXJUaW1lb3V0UmVzcG9uc2USaAoVU2V0TWNwVG9vbEF1dG9BcHByb3ZlEiYuY2Fpcm4udjEuU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVxdWVzdBonLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlEl8KEkFkZFJlbW90ZU1jcFNlcnZlchIjLmNhaXJuLnYxLkFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QaJC5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZRJcChFJbXBvcnRNY3BTZXR0aW5ncxIiLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBojLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USVgoPT3Blbk1jcFNldHRpbmdzEiAuY2Fpcm4udjEuT3Blbk1jcFNldHRpbmdzUmVxdWVzdBohLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
 
 /**
  * ApiConfig is the model endpoint.
@@ -83,6 +83,26 @@ export type ApiConfig = Message<"cairn.v1.ApiConfig"> & {
    * @generated from field: bool supports_images = 12;
    */
   supportsImages: boolean;
+
+  /**
+   * The provider preset's id ("" or unknown: any OpenAI-compatible endpoint at base_url).
+   *
+   * @generated from field: string preset = 13;
+   */
+  preset: string;
+
+  /**
+   * Azure OpenAI only: base_url is the resource endpoint; the deployment to call and the
+   * api-version ("": the model name, and the client's default version).
+   *
+   * @generated from field: string azure_deployment = 14;
+   */
+  azureDeployment: string;
+
+  /**
+   * @generated from field: string azure_api_version = 15;
+   */
+  azureApiVersion: string;
 };
 
 /**
@@ -356,6 +376,13 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
    * @generated from field: string data_dir = 3;
    */
   dataDir: string;
+
+  /**
+   * The provider presets the settings offer, in order.
+   *
+   * @generated from field: repeated cairn.v1.ProviderPreset presets = 4;
+   */
+  presets: ProviderPreset[];
 };
 
 /**
@@ -364,6 +391,65 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
   messageDesc(file_cairn_v1_state, 5);
+
+/**
+ * ProviderPreset is a model provider Cairn knows how to reach.
+ *
+ * @generated from message cairn.v1.ProviderPreset
+ */
+export type ProviderPreset = Message<"cairn.v1.ProviderPreset"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The endpoint the preset fills in; "" means the user gives one.
+   *
+   * @generated from field: string base_url = 3;
+   */
+  baseUrl: string;
+
+  /**
+   * Whether the provider needs an API key.
+   *
+   * @generated from field: bool needs_key = 4;
+   */
+  needsKey: boolean;
+
+  /**
+   * Whether requests carry Anthropic-style cache breakpoints.
+   *
+   * @generated from field: bool cache_control = 5;
+   */
+  cacheControl: boolean;
+
+  /**
+   * Local providers cost nothing.
+   *
+   * @generated from field: bool local = 6;
+   */
+  local: boolean;
+
+  /**
+   * Azure OpenAI: the settings ask for a deployment and an api-version.
+   *
+   * @generated from field: bool azure = 7;
+   */
+  azure: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.ProviderPreset.
+ * Use `create(ProviderPresetSchema)` to create a new message.
+ */
+export const ProviderPresetSchema: GenMessage<ProviderPreset> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 6);
 
 /**
  * UpdateSettingsRequest carries the new settings.
@@ -382,7 +468,7 @@ export type UpdateSettingsRequest = Message<"cairn.v1.UpdateSettingsRequest"> & 
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 6);
+  messageDesc(file_cairn_v1_state, 7);
 
 /**
  * UpdateSettingsResponse is the stored settings.
@@ -401,7 +487,7 @@ export type UpdateSettingsResponse = Message<"cairn.v1.UpdateSettingsResponse"> 
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 7);
+  messageDesc(file_cairn_v1_state, 8);
 
 /**
  * SetModeRequest switches a task's mode.
@@ -425,7 +511,7 @@ export type SetModeRequest = Message<"cairn.v1.SetModeRequest"> & {
  * Use `create(SetModeRequestSchema)` to create a new message.
  */
 export const SetModeRequestSchema: GenMessage<SetModeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 8);
+  messageDesc(file_cairn_v1_state, 9);
 
 /**
  * SetModeResponse is empty.
@@ -440,7 +526,7 @@ export type SetModeResponse = Message<"cairn.v1.SetModeResponse"> & {
  * Use `create(SetModeResponseSchema)` to create a new message.
  */
 export const SetModeResponseSchema: GenMessage<SetModeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 9);
+  messageDesc(file_cairn_v1_state, 10);
 
 /**
  * UpdateAutoApproveRequest carries the new policy.
@@ -459,7 +545,7 @@ export type UpdateAutoApproveRequest = Message<"cairn.v1.UpdateAutoApproveReques
  * Use `create(UpdateAutoApproveRequestSchema)` to create a new message.
  */
 export const UpdateAutoApproveRequestSchema: GenMessage<UpdateAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 10);
+  messageDesc(file_cairn_v1_state, 11);
 
 /**
  * UpdateAutoApproveResponse is empty.
@@ -474,7 +560,7 @@ export type UpdateAutoApproveResponse = Message<"cairn.v1.UpdateAutoApproveRespo
  * Use `create(UpdateAutoApproveResponseSchema)` to create a new message.
  */
 export const UpdateAutoApproveResponseSchema: GenMessage<UpdateAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 11);
+  messageDesc(file_cairn_v1_state, 12);
 
 /**
  * ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -491,6 +577,13 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
    * @generated from field: string api_key = 2;
    */
   apiKey: string;
+
+  /**
+   * The preset whose catalogue to read ("": the configured one).
+   *
+   * @generated from field: string preset = 3;
+   */
+  preset: string;
 };
 
 /**
@@ -498,10 +591,10 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 12);
+  messageDesc(file_cairn_v1_state, 13);
 
 /**
- * ListModelsResponse lists model ids.
+ * ListModelsResponse lists model ids, and what is known about each in entries (same order).
  *
  * @generated from message cairn.v1.ListModelsResponse
  */
@@ -510,6 +603,11 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
    * @generated from field: repeated string models = 1;
    */
   models: string[];
+
+  /**
+   * @generated from field: repeated cairn.v1.ModelEntry entries = 2;
+   */
+  entries: ModelEntry[];
 };
 
 /**
@@ -517,7 +615,64 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 13);
+  messageDesc(file_cairn_v1_state, 14);
+
+/**
+ * ModelEntry is one listed model. Prices are USD per million tokens and mean something only
+ * when prices_known: an unknown price is not a free one.
+ *
+ * @generated from message cairn.v1.ModelEntry
+ */
+export type ModelEntry = Message<"cairn.v1.ModelEntry"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * 0: unknown.
+   *
+   * @generated from field: int64 context_window = 2;
+   */
+  contextWindow: bigint;
+
+  /**
+   * @generated from field: int64 max_output_tokens = 3;
+   */
+  maxOutputTokens: bigint;
+
+  /**
+   * @generated from field: double input_price = 4;
+   */
+  inputPrice: number;
+
+  /**
+   * @generated from field: double output_price = 5;
+   */
+  outputPrice: number;
+
+  /**
+   * @generated from field: double cache_read_price = 6;
+   */
+  cacheReadPrice: number;
+
+  /**
+   * @generated from field: double cache_write_price = 7;
+   */
+  cacheWritePrice: number;
+
+  /**
+   * @generated from field: bool prices_known = 8;
+   */
+  pricesKnown: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.ModelEntry.
+ * Use `create(ModelEntrySchema)` to create a new message.
+ */
+export const ModelEntrySchema: GenMessage<ModelEntry> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 15);
 
 /**
  * McpTool is a tool a server offers.
@@ -555,7 +710,7 @@ export type McpTool = Message<"cairn.v1.McpTool"> & {
  * Use `create(McpToolSchema)` to create a new message.
  */
 export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 14);
+  messageDesc(file_cairn_v1_state, 16);
 
 /**
  * McpResource is a fixed resource.
@@ -589,7 +744,7 @@ export type McpResource = Message<"cairn.v1.McpResource"> & {
  * Use `create(McpResourceSchema)` to create a new message.
  */
 export const McpResourceSchema: GenMessage<McpResource> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 15);
+  messageDesc(file_cairn_v1_state, 17);
 
 /**
  * McpResourceTemplate is a parameterised resource.
@@ -623,7 +778,7 @@ export type McpResourceTemplate = Message<"cairn.v1.McpResourceTemplate"> & {
  * Use `create(McpResourceTemplateSchema)` to create a new message.
  */
 export const McpResourceTemplateSchema: GenMessage<McpResourceTemplate> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 16);
+  messageDesc(file_cairn_v1_state, 18);
 
 /**
  * McpPromptArgument is one argument of a prompt.
@@ -652,7 +807,7 @@ export type McpPromptArgument = Message<"cairn.v1.McpPromptArgument"> & {
  * Use `create(McpPromptArgumentSchema)` to create a new message.
  */
 export const McpPromptArgumentSchema: GenMessage<McpPromptArgument> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 17);
+  messageDesc(file_cairn_v1_state, 19);
 
 /**
  * McpPrompt is a prompt template (the / menu offers it as /mcp:server:prompt).
@@ -681,7 +836,7 @@ export type McpPrompt = Message<"cairn.v1.McpPrompt"> & {
  * Use `create(McpPromptSchema)` to create a new message.
  */
 export const McpPromptSchema: GenMessage<McpPrompt> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 18);
+  messageDesc(file_cairn_v1_state, 20);
 
 /**
  * McpServer is one configured server.
@@ -768,7 +923,7 @@ export type McpServer = Message<"cairn.v1.McpServer"> & {
  * Use `create(McpServerSchema)` to create a new message.
  */
 export const McpServerSchema: GenMessage<McpServer> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 19);
+  messageDesc(file_cairn_v1_state, 21);
 
 /**
  * ListMcpServersRequest has no fields.
@@ -783,7 +938,7 @@ export type ListMcpServersRequest = Message<"cairn.v1.ListMcpServersRequest"> & 
  * Use `create(ListMcpServersRequestSchema)` to create a new message.
  */
 export const ListMcpServersRequestSchema: GenMessage<ListMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 20);
+  messageDesc(file_cairn_v1_state, 22);
 
 /**
  * ListMcpServersResponse is the hub's state.
@@ -816,7 +971,7 @@ export type ListMcpServersResponse = Message<"cairn.v1.ListMcpServersResponse"> 
  * Use `create(ListMcpServersResponseSchema)` to create a new message.
  */
 export const ListMcpServersResponseSchema: GenMessage<ListMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 21);
+  messageDesc(file_cairn_v1_state, 23);
 
 /**
  * WatchMcpServersRequest has no fields.
@@ -831,7 +986,7 @@ export type WatchMcpServersRequest = Message<"cairn.v1.WatchMcpServersRequest"> 
  * Use `create(WatchMcpServersRequestSchema)` to create a new message.
  */
 export const WatchMcpServersRequestSchema: GenMessage<WatchMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 22);
+  messageDesc(file_cairn_v1_state, 24);
 
 /**
  * WatchMcpServersResponse is the hub's state after a change.
@@ -860,7 +1015,7 @@ export type WatchMcpServersResponse = Message<"cairn.v1.WatchMcpServersResponse"
  * Use `create(WatchMcpServersResponseSchema)` to create a new message.
  */
 export const WatchMcpServersResponseSchema: GenMessage<WatchMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 23);
+  messageDesc(file_cairn_v1_state, 25);
 
 /**
  * RestartMcpServerRequest names the server.
@@ -879,7 +1034,7 @@ export type RestartMcpServerRequest = Message<"cairn.v1.RestartMcpServerRequest"
  * Use `create(RestartMcpServerRequestSchema)` to create a new message.
  */
 export const RestartMcpServerRequestSchema: GenMessage<RestartMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 24);
+  messageDesc(file_cairn_v1_state, 26);
 
 /**
  * RestartMcpServerResponse is empty.
@@ -894,7 +1049,7 @@ export type RestartMcpServerResponse = Message<"cairn.v1.RestartMcpServerRespons
  * Use `create(RestartMcpServerResponseSchema)` to create a new message.
  */
 export const RestartMcpServerResponseSchema: GenMessage<RestartMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 25);
+  messageDesc(file_cairn_v1_state, 27);
 
 /**
  * ToggleMcpServerRequest names the server and its new state.
@@ -918,7 +1073,7 @@ export type ToggleMcpServerRequest = Message<"cairn.v1.ToggleMcpServerRequest"> 
  * Use `create(ToggleMcpServerRequestSchema)` to create a new message.
  */
 export const ToggleMcpServerRequestSchema: GenMessage<ToggleMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 26);
+  messageDesc(file_cairn_v1_state, 28);
 
 /**
  * ToggleMcpServerResponse is empty.
@@ -933,7 +1088,7 @@ export type ToggleMcpServerResponse = Message<"cairn.v1.ToggleMcpServerResponse"
  * Use `create(ToggleMcpServerResponseSchema)` to create a new message.
  */
 export const ToggleMcpServerResponseSchema: GenMessage<ToggleMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 27);
+  messageDesc(file_cairn_v1_state, 29);
 
 /**
  * DeleteMcpServerRequest names the server.
@@ -952,7 +1107,7 @@ export type DeleteMcpServerRequest = Message<"cairn.v1.DeleteMcpServerRequest"> 
  * Use `create(DeleteMcpServerRequestSchema)` to create a new message.
  */
 export const DeleteMcpServerRequestSchema: GenMessage<DeleteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 28);
+  messageDesc(file_cairn_v1_state, 30);
 
 /**
  * DeleteMcpServerResponse is empty.
@@ -967,7 +1122,7 @@ export type DeleteMcpServerResponse = Message<"cairn.v1.DeleteMcpServerResponse"
  * Use `create(DeleteMcpServerResponseSchema)` to create a new message.
  */
 export const DeleteMcpServerResponseSchema: GenMessage<DeleteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 29);
+  messageDesc(file_cairn_v1_state, 31);
 
 /**
  * SetMcpServerTimeoutRequest names the server and the timeout.
@@ -991,7 +1146,7 @@ export type SetMcpServerTimeoutRequest = Message<"cairn.v1.SetMcpServerTimeoutRe
  * Use `create(SetMcpServerTimeoutRequestSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutRequestSchema: GenMessage<SetMcpServerTimeoutRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 30);
+  messageDesc(file_cairn_v1_state, 32);
 
 /**
  * SetMcpServerTimeoutResponse is empty.
@@ -1006,7 +1161,7 @@ export type SetMcpServerTimeoutResponse = Message<"cairn.v1.SetMcpServerTimeoutR
  * Use `create(SetMcpServerTimeoutResponseSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutResponseSchema: GenMessage<SetMcpServerTimeoutResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 31);
+  messageDesc(file_cairn_v1_state, 33);
 
 /**
  * SetMcpToolAutoApproveRequest names the tool.
@@ -1035,7 +1190,7 @@ export type SetMcpToolAutoApproveRequest = Message<"cairn.v1.SetMcpToolAutoAppro
  * Use `create(SetMcpToolAutoApproveRequestSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveRequestSchema: GenMessage<SetMcpToolAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 32);
+  messageDesc(file_cairn_v1_state, 34);
 
 /**
  * SetMcpToolAutoApproveResponse is empty.
@@ -1050,7 +1205,7 @@ export type SetMcpToolAutoApproveResponse = Message<"cairn.v1.SetMcpToolAutoAppr
  * Use `create(SetMcpToolAutoApproveResponseSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveResponseSchema: GenMessage<SetMcpToolAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 33);
+  messageDesc(file_cairn_v1_state, 35);
 
 /**
  * AddRemoteMcpServerRequest describes the server.
@@ -1081,7 +1236,7 @@ export type AddRemoteMcpServerRequest = Message<"cairn.v1.AddRemoteMcpServerRequ
  * Use `create(AddRemoteMcpServerRequestSchema)` to create a new message.
  */
 export const AddRemoteMcpServerRequestSchema: GenMessage<AddRemoteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 34);
+  messageDesc(file_cairn_v1_state, 36);
 
 /**
  * AddRemoteMcpServerResponse is empty.
@@ -1096,7 +1251,7 @@ export type AddRemoteMcpServerResponse = Message<"cairn.v1.AddRemoteMcpServerRes
  * Use `create(AddRemoteMcpServerResponseSchema)` to create a new message.
  */
 export const AddRemoteMcpServerResponseSchema: GenMessage<AddRemoteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 35);
+  messageDesc(file_cairn_v1_state, 37);
 
 /**
  * ImportMcpSettingsRequest names the file to import.
@@ -1117,7 +1272,7 @@ export type ImportMcpSettingsRequest = Message<"cairn.v1.ImportMcpSettingsReques
  * Use `create(ImportMcpSettingsRequestSchema)` to create a new message.
  */
 export const ImportMcpSettingsRequestSchema: GenMessage<ImportMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 36);
+  messageDesc(file_cairn_v1_state, 38);
 
 /**
  * ImportMcpSettingsResponse says what was added.
@@ -1143,7 +1298,7 @@ export type ImportMcpSettingsResponse = Message<"cairn.v1.ImportMcpSettingsRespo
  * Use `create(ImportMcpSettingsResponseSchema)` to create a new message.
  */
 export const ImportMcpSettingsResponseSchema: GenMessage<ImportMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 37);
+  messageDesc(file_cairn_v1_state, 39);
 
 /**
  * OpenMcpSettingsRequest names the editor.
@@ -1162,7 +1317,7 @@ export type OpenMcpSettingsRequest = Message<"cairn.v1.OpenMcpSettingsRequest"> 
  * Use `create(OpenMcpSettingsRequestSchema)` to create a new message.
  */
 export const OpenMcpSettingsRequestSchema: GenMessage<OpenMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 38);
+  messageDesc(file_cairn_v1_state, 40);
 
 /**
  * OpenMcpSettingsResponse gives the path (the caller opens it itself when no editor can).
@@ -1186,7 +1341,7 @@ export type OpenMcpSettingsResponse = Message<"cairn.v1.OpenMcpSettingsResponse"
  * Use `create(OpenMcpSettingsResponseSchema)` to create a new message.
  */
 export const OpenMcpSettingsResponseSchema: GenMessage<OpenMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 39);
+  messageDesc(file_cairn_v1_state, 41);
 
 /**
  * TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
@@ -1210,7 +1365,7 @@ export type TestBrowserConnectionRequest = Message<"cairn.v1.TestBrowserConnecti
  * Use `create(TestBrowserConnectionRequestSchema)` to create a new message.
  */
 export const TestBrowserConnectionRequestSchema: GenMessage<TestBrowserConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 40);
+  messageDesc(file_cairn_v1_state, 42);
 
 /**
  * TestBrowserConnectionResponse says whether the browser could be driven, and why not.
@@ -1234,7 +1389,7 @@ export type TestBrowserConnectionResponse = Message<"cairn.v1.TestBrowserConnect
  * Use `create(TestBrowserConnectionResponseSchema)` to create a new message.
  */
 export const TestBrowserConnectionResponseSchema: GenMessage<TestBrowserConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 41);
+  messageDesc(file_cairn_v1_state, 43);
 
 /**
  * Mode is ACT (default) or PLAN.
