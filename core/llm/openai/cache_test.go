@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -143,5 +144,45 @@ func TestAzureRoutesByDeployment(t *testing.T) {
 	}
 	if r.Header.Get("api-key") != "az-key" || r.Header.Get("Authorization") != "" {
 		t.Errorf("auth headers: api-key %q, Authorization %q", r.Header.Get("api-key"), r.Header.Get("Authorization"))
+	}
+}
+
+// TestCacheUsageReplayed: cache reads and writes as LiteLLM reports them for Claude models
+// (the writes at the top level), replayed from a recorded stream; the counts come out
+// disjoint, so the input count is what was neither read from nor written to the cache.
+func TestCacheUsageReplayed(t *testing.T) {
+	p, _ := replay(t, "litellm_cache.sse")
+	s, err := p.Stream(t.Context(), cacheRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	var text string
+	var usage *llm.Usage
+	for {
+		c, err := s.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		text += c.Text
+		if c.Usage != nil {
+			usage = c.Usage
+		}
+	}
+	want := llm.Usage{InputTokens: 800, OutputTokens: 12, CacheReadTokens: 6000, CacheWriteTokens: 2400}
+	if text != "Cached." || usage == nil || !sameUsage(usage, &want) {
+		t.Fatalf("text %q usage %+v", text, usage)
+	}
+	sonnet, _ := llm.LookupModel("claude-sonnet-4-5-20250929")
+	// 800 input at $3, 12 output at $15, 6000 cache reads at $0.30, 2400 cache writes at $3.75.
+	if got, want := llm.Cost(sonnet, *usage), (800*3+12*15+6000*0.3+2400*3.75)/1e6; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("cost %v, want %v", got, want)
 	}
 }
