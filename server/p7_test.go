@@ -19,11 +19,18 @@ import (
 // files sends at least 30% fewer prompt tokens with duplicate file contents removed and
 // compact edit results (the defaults) than with both off. Tokens are counted here with the
 // offline tokenizer over what the fake model received, system prompt included.
+//
+// The fake model runs with a prefix cache (llmtest.Script.PrefixCache): with the defaults, at
+// least p7MinCacheShare of the prompt tokens after request p7CacheFrom are served from it,
+// which takes a prefix that deduplication does not rewrite from one request to the next.
 
 const (
 	p7Requests  = 30
 	p7FileLines = 400
 	p7MinSaving = 0.30
+	// p7CacheFrom is how many requests warm the cache before the cache share is counted.
+	p7CacheFrom     = 3
+	p7MinCacheShare = 0.80
 )
 
 var p7Files = []string{"alpha.go", "beta.go", "gamma.go"}
@@ -64,11 +71,12 @@ func p7Script() (llmtest.Script, map[string]string) {
 			"</path>\n<diff>\n------- SEARCH\n" + search + "=======\n" + replace + "+++++++ REPLACE\n</diff>\n</replace_in_file>"})
 	}
 	turns = append(turns, llmtest.Turn{Text: "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>"})
-	return llmtest.Script{Turns: turns}, files
+	return llmtest.Script{Turns: turns, PrefixCache: true}, files
 }
 
-// p7Run plays the task and returns the prompt tokens of each request.
-func p7Run(t *testing.T, dedup, compact bool) []int {
+// p7Run plays the task and returns the prompt tokens of each request, and the share of the
+// fake's estimated prompt tokens after request p7CacheFrom that its prefix cache served.
+func p7Run(t *testing.T, dedup, compact bool) ([]int, float64) {
 	t.Helper()
 	script, want := p7Script()
 	e := servertest.Start(t, script, servertest.Options{Settings: func(s *config.Settings) {
@@ -96,12 +104,20 @@ func p7Run(t *testing.T, dedup, compact bool) []int {
 	if len(reqs) != p7Requests {
 		t.Fatalf("%d requests, want %d", len(reqs), p7Requests)
 	}
-	// Savings never drop the latest copy: the request after each read carries the whole file.
+	// Savings never drop the latest copy: the request after each read carries the whole
+	// file, or says it is the same as the copy before it (an edit result's final content).
 	for i := 0; i < p7Requests-1; i += 2 {
 		f := p7Files[(i/2)%len(p7Files)]
-		if !strings.Contains(reqs[i+1].LastUser(), "[read_file for '"+f+"'] Result:\n// Package") {
-			t.Fatalf("request %d lacks the read of %s it follows:\n%.300s", i+2, f, reqs[i+1].LastUser())
+		last := reqs[i+1].LastUser()
+		if !strings.Contains(last, "[read_file for '"+f+"'] Result:\n// Package") &&
+			!(dedup && strings.Contains(last, "The content of "+f+" is left out here")) {
+			t.Fatalf("request %d lacks the read of %s it follows:\n%.300s", i+2, f, last)
 		}
+	}
+	var prompt, cached int64
+	for _, r := range reqs[p7CacheFrom:] {
+		prompt += r.PromptTokens
+		cached += r.CachedTokens
 	}
 	counted := map[string]int{} // the same message text recurs in every later request
 	out := make([]int, len(reqs))
@@ -115,7 +131,7 @@ func p7Run(t *testing.T, dedup, compact bool) []int {
 			out[i] += n
 		}
 	}
-	return out
+	return out, float64(cached) / float64(max(prompt, 1))
 }
 
 func sum(xs []int) int {
@@ -129,6 +145,8 @@ func sum(xs []int) int {
 // p7Result is the prompt tokens per request of each configuration.
 type p7Result struct {
 	on, off, dedupOnly, compactOnly []int
+	// cacheOn and cacheOff are the cache shares with both savings on and both off.
+	cacheOn, cacheOff float64
 }
 
 func saving(xs, base []int) float64 { return 1 - float64(sum(xs))/float64(sum(base)) }
@@ -137,8 +155,15 @@ func saving(xs, base []int) float64 { return 1 - float64(sum(xs))/float64(sum(ba
 // target (both on: ≥ 30%) and that each saving contributes: deduplication alone saves ≥ 30%
 // too, so the check fails if deduplication breaks even while compact edit results still work.
 func p7(t *testing.T) p7Result {
-	r := p7Result{on: p7Run(t, true, true), off: p7Run(t, false, false),
-		dedupOnly: p7Run(t, true, false), compactOnly: p7Run(t, false, true)}
+	var r p7Result
+	r.on, r.cacheOn = p7Run(t, true, true)
+	r.off, r.cacheOff = p7Run(t, false, false)
+	r.dedupOnly, _ = p7Run(t, true, false)
+	r.compactOnly, _ = p7Run(t, false, true)
+	if r.cacheOn < p7MinCacheShare {
+		t.Errorf("P7 cache: %.1f%% of the prompt tokens after request %d served from the prefix cache, want ≥ %.0f%%",
+			100*r.cacheOn, p7CacheFrom, 100*p7MinCacheShare)
+	}
 	for _, c := range []struct {
 		name string
 		got  float64
@@ -181,6 +206,8 @@ func TestP7Report(t *testing.T) {
 	fmt.Fprintf(&b, "P7 saving: %.1f%% (target ≥ %.0f%%; anchor, measured in this run: the same task with dedup and compact edit results off); "+
 		"dedup alone %.1f%%, compact edit results alone %.1f%%\n",
 		100*saving(r.on, r.off), 100*p7MinSaving, 100*saving(r.dedupOnly, r.off), 100*saving(r.compactOnly, r.off))
+	fmt.Fprintf(&b, "P7 cache: %.1f%% of prompt tokens after request %d served from the fake's prefix cache with the defaults "+
+		"(target ≥ %.0f%%), %.1f%% with both savings off\n", 100*r.cacheOn, p7CacheFrom, 100*p7MinCacheShare, 100*r.cacheOff)
 	t.Log("\n" + b.String())
 }
 

@@ -31,7 +31,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
-	"github.com/cairnhq/cairn/core/llm/openai"
+	"github.com/cairnhq/cairn/core/llm/presets"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
@@ -170,8 +170,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	svc := rpc.New(&rpc.Backend{
 		Tasks: tasks, Settings: settings, Hosts: hosts, Version: cfg.Version, DataDir: cfg.DataDir,
 		Index: comp.index,
-		Models: func(ctx context.Context, baseURL, apiKey string) ([]string, error) {
-			return openai.New(openai.Config{BaseURL: baseURL, APIKey: apiKey}).Models(ctx)
+		Models: func(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error) {
+			return presets.List(ctx, presets.Lookup(preset), presets.Endpoint{BaseURL: baseURL, APIKey: apiKey, CacheDir: cfg.DataDir})
 		},
 		GlobalRulesDir:         comp.agent.GlobalRulesDir,
 		GlobalWorkflowsDir:     comp.agent.GlobalWorkflowsDir,

@@ -108,7 +108,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		editor = host.Editor()
 	}
 	terminals := shell.NewRegistry()
-	info := ModelInfo(s)
+	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
 	session := browserSession(s, info)
 	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP)
 	t := &turns{
@@ -125,13 +125,17 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		Provider:  NewProvider(s),
 		Model:     s.API.Model,
 		ModelInfo: info,
-		Registry:  reg,
-		Host:      host,
-		Files:     ws,
-		Settings:  s,
-		Turns:     t,
-		HostID:    opts.HostID,
-		Logger:    a.cfg.Logger,
+		// The PLAN model, when it is another one, is priced from the table: the settings'
+		// prices are the ACT model's.
+		PlanModel:     s.API.PlanModel,
+		PlanModelInfo: planModelInfo(s, info),
+		Registry:      reg,
+		Host:          host,
+		Files:         ws,
+		Settings:      s,
+		Turns:         t,
+		HostID:        opts.HostID,
+		Logger:        a.cfg.Logger,
 	}, nil
 }
 

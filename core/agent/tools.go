@@ -6,6 +6,7 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/openai"
+	"github.com/cairnhq/cairn/core/llm/presets"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/browser"
@@ -62,7 +63,7 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 // NewProvider builds the model client for the settings: OpenAI-compatible, with the retry and
 // idle-timeout policy of spec §2.4.
 func NewProvider(s config.Settings) llm.Provider {
-	p := openai.New(openai.Config{BaseURL: s.API.BaseURL, APIKey: s.API.APIKey, Headers: s.API.Headers})
+	p := openai.New(providerConfig(s))
 	idle := time.Duration(s.API.RequestIdleTimeout) * time.Second
 	return llm.WithIdleTimeout(llm.WithRetry(p, llm.DefaultRetryPolicy()), idle)
 }
@@ -90,4 +91,49 @@ func ModelInfo(s config.Settings) llm.ModelInfo {
 	}
 	o.ToolFormat = s.API.ToolFormat
 	return llm.ResolveModel(s.API.Model, &o)
+}
+
+// planModelInfo resolves the PLAN model: the ACT model's info when it is the same model, else
+// the table's entry with the user's context window (set for the endpoint, which serves both).
+func planModelInfo(s config.Settings, act llm.ModelInfo) llm.ModelInfo {
+	if s.API.PlanModel == "" || s.API.PlanModel == s.API.Model {
+		return act
+	}
+	var o llm.ModelInfoOverride
+	if s.API.ContextWindow > 0 {
+		w := int(s.API.ContextWindow)
+		o.ContextWindow = &w
+	}
+	return llm.ResolveModel(s.API.PlanModel, &o)
+}
+
+// providerConfig is the client configuration of the settings' preset: its cache breakpoints,
+// and Azure's deployment routing.
+func providerConfig(s config.Settings) openai.Config {
+	pr := presets.Lookup(s.API.Preset)
+	cfg := openai.Config{BaseURL: s.API.BaseURL, APIKey: s.API.APIKey, Headers: s.API.Headers, CacheControl: pr.CacheControl}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = pr.BaseURL
+	}
+	if pr.Auth == presets.AuthAzure {
+		cfg.Azure = &openai.Azure{Endpoint: s.API.BaseURL, Deployment: s.API.AzureDeployment, APIVersion: s.API.AzureAPIVersion}
+	}
+	return cfg
+}
+
+// catalogueInfo prices an OpenRouter model from the stored catalogue when the table does not
+// know it; the user's overrides still win.
+func catalogueInfo(s config.Settings, dataDir string, info llm.ModelInfo) llm.ModelInfo {
+	if presets.Lookup(s.API.Preset).List != presets.ListOpenRouter || info.InputPrice > 0 || info.OutputPrice > 0 {
+		return info
+	}
+	m, ok := presets.CachedOpenRouterModel(dataDir, s.API.Model)
+	if !ok {
+		return info
+	}
+	out := m.Info()
+	if s.API.ContextWindow > 0 {
+		out.ContextWindow = int(s.API.ContextWindow)
+	}
+	return out
 }

@@ -33,6 +33,13 @@ type API struct {
 	// ReasoningEffort is "low", "medium" or "high", sent to models that take it; empty sends
 	// nothing.
 	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	// Preset names the provider (core/llm/presets): its auth, cache breakpoints and model
+	// catalogue. "" is any OpenAI-compatible endpoint at BaseURL.
+	Preset string `json:"preset,omitempty"`
+	// AzureDeployment and AzureAPIVersion complete the Azure OpenAI preset, whose BaseURL is
+	// the resource endpoint.
+	AzureDeployment string `json:"azureDeployment,omitempty"`
+	AzureAPIVersion string `json:"azureApiVersion,omitempty"`
 }
 
 // AutoApprove is the approval policy of spec §2.2.

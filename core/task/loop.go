@@ -260,7 +260,7 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
 	native := t.deps.ModelInfo.NativeTools()
-	stream, err := t.deps.Provider.Stream(reqCtx, t.modelRequest(system, history, native))
+	stream, err := t.deps.Provider.Stream(reqCtx, t.modelRequest(t.modelFor(mode), system, history, native))
 	if err != nil {
 		t.finishRequest(ctx, reqIdx, llm.Usage{}, err)
 		return reply{}, err
@@ -372,13 +372,13 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 
 // modelRequest builds the request: in native mode the tools travel as function definitions;
 // the reasoning effort setting goes to models that take one.
-func (t *Task) modelRequest(system string, history []llm.Message, native bool) llm.Request {
-	req := llm.Request{Model: t.deps.Model, System: system, Messages: history, MaxTokens: t.deps.ModelInfo.MaxOutput}
+func (t *Task) modelRequest(m model, system string, history []llm.Message, native bool) llm.Request {
+	req := llm.Request{Model: m.name, System: system, Messages: history, MaxTokens: m.info.MaxOutput}
 	s := t.settings()
 	if native && t.deps.Registry != nil {
 		req.Tools = prompt.ToolDefinitions(t.deps.Registry.Specs(), s.FocusChainEnabled)
 	}
-	if t.deps.ModelInfo.ReasoningEffort {
+	if m.info.ReasoningEffort {
 		req.ReasoningEffort = s.API.ReasoningEffort
 	}
 	return req
@@ -410,7 +410,7 @@ func (t *Task) parseGrammar() parse.Grammar {
 
 // finishRequest records a request's usage and cost on its api_req_started row and the task.
 func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err error) {
-	cost := llm.Cost(t.deps.ModelInfo, u)
+	cost := llm.Cost(t.modelFor(t.Mode()).info, u)
 	payload := &msg.APIRequest{TokensIn: u.InputTokens, TokensOut: u.OutputTokens,
 		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true}
 	if err != nil {

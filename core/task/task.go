@@ -110,10 +110,14 @@ type Deps struct {
 	Provider  llm.Provider
 	Model     string
 	ModelInfo llm.ModelInfo
-	Registry  *tools.Registry
-	Host      tools.Host
-	Files     tools.Files
-	Settings  config.Settings
+	// PlanModel, when set, answers the requests made in PLAN mode, with PlanModelInfo
+	// (models.go); Model answers the rest.
+	PlanModel     string
+	PlanModelInfo llm.ModelInfo
+	Registry      *tools.Registry
+	Host          tools.Host
+	Files         tools.Files
+	Settings      config.Settings
 	// Turns builds the parts of each turn that come from the world around the loop (nil: a
 	// bare loop with no prompt, environment details, expansion or checkpoints; tests).
 	Turns Turns
@@ -306,8 +310,8 @@ func (t *Task) stateLocked() State {
 		ID: t.id, Status: t.status, Mode: t.meta.Mode, Title: t.meta.Title,
 		TokensIn: t.meta.TokensIn, TokensOut: t.meta.TokensOut, CacheReads: t.meta.CacheReads,
 		CacheWrites: t.meta.CacheWrites, Cost: t.meta.Cost, ContextTokens: t.meta.ContextTokens,
-		ContextWindow: int64(t.deps.ModelInfo.ContextWindow), FocusChain: t.meta.FocusChain,
-		OpenAsk: open, Model: t.deps.Model, MessageCount: len(t.messages),
+		ContextWindow: int64(t.modelFor(t.meta.Mode).info.ContextWindow), FocusChain: t.meta.FocusChain,
+		OpenAsk: open, Model: t.modelFor(t.meta.Mode).name, MessageCount: len(t.messages),
 		Requests: t.requests, Limits: t.limits, PricesKnown: t.pricesKnown(),
 	}
 }

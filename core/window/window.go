@@ -4,11 +4,13 @@
 // conversation has been dropped, so that the prefix sent to the model stays the same from one
 // request to the next (prompt caching) until the next truncation.
 //
-// Two savings apply. Duplicate file contents (older copies of a file from read_file results,
-// edit results' final content and @-mentions) are replaced by a short note on every request
-// when State.Dedup is set; the latest copy of each file is kept. When the previous request
-// used more than MaxAllowed tokens, the middle of the conversation is truncated, unless
-// deduplicating the turn's new copies already saved at least 30% of the characters.
+// Two savings apply. Duplicate file contents (copies of a file from read_file results, edit
+// results' final content and @-mentions) are replaced by a short note when State.Dedup is set,
+// in a way that keeps the sent prefix byte-stable between truncations (stable.go): a new copy
+// equal to the latest one is noted when it arrives, and superseded older copies are noted only
+// at a settlement. When the previous request used more than MaxAllowed tokens, the middle of
+// the conversation is truncated, unless deduplicating already saves at least 30% of the
+// characters.
 package window
 
 import (
@@ -94,6 +96,10 @@ type State struct {
 	sentChars int
 	// shrink asks the next Project for a quarter truncation (after a context window error).
 	shrink bool
+	// decided is the deduplicated form of each history message (Dedup only), fixed when the
+	// message first appears and remade only at a settlement; src holds the messages they
+	// were made from, to notice a history that changed under them.
+	decided, src []llm.Message
 }
 
 // Removed returns how many messages the current projection leaves out.
@@ -122,6 +128,7 @@ func Project(history []llm.Message, s *State, lastTokens int64, contextWindow in
 	if len(history) < s.seen || headLen+s.removed >= len(history) {
 		// The history was cut back (a restore): start again.
 		s.removed, s.seen, s.sentChars = 0, 0, 0
+		s.decided, s.src = nil, nil
 	}
 	fresh := len(history) > s.seen
 	var baseline int
@@ -130,17 +137,23 @@ func Project(history []llm.Message, s *State, lastTokens int64, contextWindow in
 	}
 	s.seen = len(history)
 
-	out := s.render(history)
+	msgs := s.decide(history)
+	out := s.render(msgs)
 	switch {
 	case s.shrink:
 		s.shrink = false
 		s.extend(history, KeepQuarter)
-		out = s.render(history)
+		s.settle(history)
+		out = s.render(s.decide(history))
 	case fresh:
 		if lastTokens <= 0 && int64(chars(out)) > limit {
 			lastTokens = estimate(out)
 		}
 		if lastTokens < limit {
+			if s.Dedup && staleShare(out) >= restaleShare {
+				s.settle(history)
+				out = s.render(s.decide(history))
+			}
 			break
 		}
 		keep := KeepHalf
@@ -148,19 +161,19 @@ func Project(history []llm.Message, s *State, lastTokens int64, contextWindow in
 			keep = KeepQuarter
 		}
 		if baseline == 0 {
-			baseline = chars(out)
+			baseline = chars(s.render(history))
 		}
 		if s.Dedup && baseline > 0 {
 			saved := 1 - float64(chars(dedup(out)))/float64(baseline)
 			if saved >= minDedupSaving {
+				s.settle(history)
+				out = s.render(s.decide(history))
 				break
 			}
 		}
 		s.extend(history, keep)
-		out = s.render(history)
-	}
-	if s.Dedup {
-		out = dedup(out)
+		s.settle(history)
+		out = s.render(s.decide(history))
 	}
 	s.sentChars = chars(out)
 	return out

@@ -222,7 +222,7 @@ func TestProject(t *testing.T) {
 			notes := 0
 			for _, m := range out {
 				for _, c := range m.Content {
-					notes += strings.Count(c.Text, "An older copy of")
+					notes += strings.Count(c.Text, "left out here") // superseded or unchanged
 				}
 			}
 			if notes != tc.wantNotes {

@@ -151,7 +151,8 @@ func toSummary(m store.Meta) *cairnv1.TaskSummary {
 	}
 	return &cairnv1.TaskSummary{TaskId: clean(m.ID), Title: clean(m.Title), WorkspaceRoot: clean(ws), CreatedUnixMs: m.Created.UnixMilli(),
 		UpdatedUnixMs: m.Updated.UnixMilli(), TokensIn: m.TokensIn, TokensOut: m.TokensOut, CacheWrites: m.CacheWrites,
-		CacheReads: m.CacheReads, Cost: m.Cost, SizeBytes: m.SizeBytes, Favorite: m.Favorite, Model: clean(m.Model)}
+		CacheReads: m.CacheReads, Cost: m.Cost, SizeBytes: m.SizeBytes, Favorite: m.Favorite, Model: clean(m.Model),
+		PricesKnown: pricesKnown(m)}
 }
 
 // toSettings maps settings to the wire, never including the API key.
@@ -161,7 +162,8 @@ func toSettings(s config.Settings) *cairnv1.Settings {
 		Api: &cairnv1.ApiConfig{BaseUrl: clean(s.API.BaseURL), ApiKeySet: s.API.APIKey != "", Model: clean(s.API.Model),
 			PlanModel: clean(s.API.PlanModel), Headers: cleanMap(s.API.Headers), RequestIdleTimeoutSeconds: int32(s.API.RequestIdleTimeout), ContextWindow: s.API.ContextWindow,
 			MaxOutputTokens: s.API.MaxOutputTokens, InputPrice: s.API.InputPrice, OutputPrice: s.API.OutputPrice, SupportsImages: s.API.SupportsImages,
-			ToolFormat: clean(s.API.ToolFormat), ReasoningEffort: clean(s.API.ReasoningEffort)},
+			ToolFormat: clean(s.API.ToolFormat), ReasoningEffort: clean(s.API.ReasoningEffort),
+			Preset: clean(s.API.Preset), AzureDeployment: clean(s.API.AzureDeployment), AzureApiVersion: clean(s.API.AzureAPIVersion)},
 		AutoApprove: toAutoApprove(a), MistakeLimit: int32(s.MistakeLimit), OutputLineLimit: int32(s.OutputLineLimit),
 		FocusChainEnabled: s.FocusChainEnabled, FocusChainInterval: int32(s.FocusChainInterval), CheckpointsEnabled: s.CheckpointsEnabled,
 		PreferredLanguage: clean(s.PreferredLanguage), CustomInstructions: clean(s.CustomInstructions), FullEditResults: s.FullEditResults,
@@ -196,7 +198,9 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 		s.API = config.API{BaseURL: api.GetBaseUrl(), APIKey: key, Model: api.GetModel(), PlanModel: api.GetPlanModel(),
 			Headers: api.GetHeaders(), RequestIdleTimeout: int(api.GetRequestIdleTimeoutSeconds()), ContextWindow: api.GetContextWindow(),
 			MaxOutputTokens: api.GetMaxOutputTokens(), InputPrice: api.GetInputPrice(), OutputPrice: api.GetOutputPrice(),
-			SupportsImages: api.GetSupportsImages(), ToolFormat: api.GetToolFormat(), ReasoningEffort: api.GetReasoningEffort()}
+			SupportsImages: api.GetSupportsImages(), ToolFormat: api.GetToolFormat(), ReasoningEffort: api.GetReasoningEffort(),
+			Preset: api.GetPreset(), AzureDeployment: api.GetAzureDeployment(),
+			AzureAPIVersion: api.GetAzureApiVersion()}
 	}
 	if in.GetAutoApprove() != nil {
 		s.AutoApprove = fromAutoApprove(in.GetAutoApprove())

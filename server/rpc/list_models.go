@@ -6,19 +6,27 @@ import (
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
-// ListModels asks the endpoint for its models.
+// ListModels asks the endpoint for its models, with what its catalogue says about each.
 func (s *Services) ListModels(ctx context.Context, req *cairnv1.ListModelsRequest) (*cairnv1.ListModelsResponse, error) {
 	cur := s.b.Settings.Get()
-	base, key := req.GetBaseUrl(), req.GetApiKey()
+	base, key, preset := req.GetBaseUrl(), req.GetApiKey(), req.GetPreset()
 	if base == "" {
 		base = cur.API.BaseURL
 	}
 	if key == "" {
 		key = cur.API.APIKey
 	}
-	models, err := s.b.Models(ctx, base, key)
+	if preset == "" {
+		preset = cur.API.Preset
+	}
+	models, err := s.b.Models(ctx, preset, base, key)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &cairnv1.ListModelsResponse{Models: models}, nil
+	out := &cairnv1.ListModelsResponse{}
+	for _, m := range models {
+		out.Models = append(out.Models, clean(m.ID))
+		out.Entries = append(out.Entries, toModelEntry(m))
+	}
+	return out, nil
 }

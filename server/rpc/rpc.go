@@ -15,6 +15,7 @@ import (
 	"github.com/cairnhq/cairn/core/checkpoint"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/llm/presets"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
@@ -30,8 +31,8 @@ type Backend struct {
 	DataDir  string
 	// Index returns the file index of a workspace root (built on first use).
 	Index func(ctx context.Context, root string) (*workspace.Index, error)
-	// Models lists the models of an endpoint.
-	Models func(ctx context.Context, baseURL, apiKey string) ([]string, error)
+	// Models lists the models of an endpoint, read the way its preset says.
+	Models func(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error)
 	// GlobalRulesDir and GlobalWorkflowsDir are the user's global rules folders.
 	GlobalRulesDir, GlobalWorkflowsDir string
 	// CheckpointDiff lists the files changed in a task's workspace between checkpoint from and

@@ -17,6 +17,10 @@ type Script struct {
 	// OnEnd answers requests after the last turn. Nil makes them a test failure (recorded
 	// and answered with HTTP 500): a test that sends more requests than it scripted is wrong.
 	OnEnd *Turn `json:"on_end,omitempty"`
+	// PrefixCache makes the estimated usage behave like a provider's prompt cache: the part
+	// of a request's prompt that repeats an earlier request's from the start is reported as
+	// cached_tokens (prefixcache.go). Scripted usage is reported as written.
+	PrefixCache bool `json:"prefix_cache,omitempty"`
 }
 
 // Turn is the answer to one request (or to Times requests in a row).

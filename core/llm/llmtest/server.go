@@ -30,9 +30,12 @@ type Request struct {
 	// Tools are the names of the functions offered (native tool calling).
 	Tools []string `json:"tools,omitempty"`
 	// ReasoningEffort is the request's reasoning_effort.
-	ReasoningEffort string          `json:"reasoning_effort,omitempty"`
-	Turn            int             `json:"turn"` // index of the turn that answered; -1 for OnEnd
-	Raw             json.RawMessage `json:"raw"`
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	Turn            int    `json:"turn"` // index of the turn that answered; -1 for OnEnd
+	// PromptTokens and CachedTokens are the estimated usage under Script.PrefixCache.
+	PromptTokens int64           `json:"prompt_tokens,omitempty"`
+	CachedTokens int64           `json:"cached_tokens,omitempty"`
+	Raw          json.RawMessage `json:"raw"`
 }
 
 // Message is one message of a recorded request, with its text parts joined.
@@ -220,6 +223,9 @@ func (s *Server) next(req Request) (Turn, int, bool) {
 		ok, turn = true, *s.defaultEnd
 	}
 	req.Turn = idx
+	if s.script.PrefixCache {
+		req.PromptTokens, req.CachedTokens = prefixUsage(s.requests, req)
+	}
 	s.requests = append(s.requests, req)
 	return turn, len(s.requests), ok
 }

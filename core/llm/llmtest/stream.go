@@ -197,7 +197,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, tur
 	}
 	e.chunk(map[string]any{}, finish, nil)
 	if req.IncludeUsage {
-		e.chunk(nil, nil, usageObject(turn, req))
+		e.chunk(nil, nil, usageObject(turn, s.recorded(n)))
 	}
 	e.raw("data: [DONE]\n\n")
 }
@@ -252,6 +252,9 @@ func usageObject(turn Turn, req Request) map[string]any {
 			out += len(c.Name) + len(c.Arguments)
 		}
 		u = &Usage{PromptTokens: int64(in+3) / 4, CompletionTokens: int64(out+3) / 4}
+		if req.PromptTokens > 0 {
+			u.PromptTokens, u.CachedTokens = req.PromptTokens, req.CachedTokens
+		}
 	}
 	out := map[string]any{
 		"prompt_tokens":         u.PromptTokens,

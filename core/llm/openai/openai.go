@@ -31,6 +31,11 @@ type Config struct {
 	// HTTPClient is the transport to use; nil means a plain http.Client. Its timeout, if any,
 	// would cut long streams: leave it zero and rely on llm.WithIdleTimeout.
 	HTTPClient *http.Client
+	// CacheControl marks the system prompt and the last user turns with Anthropic-style cache
+	// breakpoints (cache.go), for endpoints that pass them on: OpenRouter, LiteLLM, Anthropic.
+	CacheControl bool
+	// Azure, when set, talks to an Azure OpenAI resource instead of BaseURL (azure.go).
+	Azure *Azure
 }
 
 // Provider talks to one endpoint. It is safe for concurrent use.
@@ -46,11 +51,14 @@ func New(cfg Config) *Provider {
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
+	if cfg.Azure != nil {
+		oc = cfg.Azure.config(cfg.APIKey)
+	}
 	base := cfg.HTTPClient
 	if base == nil {
 		base = &http.Client{}
 	}
-	oc.HTTPClient = &doer{client: base, headers: cfg.Headers}
+	oc.HTTPClient = &doer{client: base, headers: cfg.Headers, cacheControl: cfg.CacheControl}
 	// Providers send keep-alive comments; go-openai counts non-data lines against this limit.
 	oc.EmptyMessagesLimit = 10_000
 	return &Provider{client: goopenai.NewClientWithConfig(oc)}
@@ -59,8 +67,9 @@ func New(cfg Config) *Provider {
 // doer adds the extra headers and remembers the failing response's rate-limit headers, which
 // go-openai drops when it turns the response into an error.
 type doer struct {
-	client  *http.Client
-	headers map[string]string
+	client       *http.Client
+	headers      map[string]string
+	cacheControl bool
 }
 
 type headerSlot struct{ h http.Header }
@@ -70,6 +79,11 @@ type headerSlotKey struct{}
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	for k, v := range d.headers {
 		req.Header.Set(k, v)
+	}
+	if d.cacheControl {
+		if err := addCacheControl(req); err != nil {
+			return nil, err
+		}
 	}
 	resp, err := d.client.Do(req)
 	if err == nil && resp.StatusCode >= 400 {
@@ -223,6 +237,8 @@ type usage struct {
 	} `json:"prompt_tokens_details"`
 	PromptCacheHitTokens *int64   `json:"prompt_cache_hit_tokens"` // DeepSeek
 	Cost                 *float64 `json:"cost"`                    // OpenRouter
+	// Anthropic's OpenAI-compatible endpoint and LiteLLM report cache writes at the top level.
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 }
 
 // toLLM converts to llm.Usage, whose counts are disjoint: OpenAI's prompt_tokens includes the
@@ -235,6 +251,9 @@ func (u *usage) toLLM() *llm.Usage {
 	case u.PromptTokensDetails != nil:
 		out.CacheReadTokens = u.PromptTokensDetails.CachedTokens
 		out.CacheWriteTokens = u.PromptTokensDetails.CacheWriteTokens
+	}
+	if out.CacheWriteTokens == 0 {
+		out.CacheWriteTokens = u.CacheCreationInputTokens
 	}
 	out.InputTokens = max(u.PromptTokens-out.CacheReadTokens-out.CacheWriteTokens, 0)
 	return out

@@ -206,7 +206,7 @@ func TestFakeModelToolCalls(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if got, wantCalls := marshal(t, acc.Calls()), marshal(t, want.calls); got != wantCalls || finish != want.finish {
+		if got, wantCalls := mustJSON(t, acc.Calls()), mustJSON(t, want.calls); got != wantCalls || finish != want.finish {
 			t.Errorf("turn %d: calls %s finish %q; want %s %q", i, got, finish, wantCalls, want.finish)
 		}
 		if i == 0 && pieces <= len(calls) {
@@ -218,7 +218,7 @@ func TestFakeModelToolCalls(t *testing.T) {
 	}
 }
 
-func marshal(t *testing.T, v any) string {
+func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -28,3 +28,17 @@ export function base64(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(s);
 }
+
+/** formatModelPrices is a model's price per million tokens, or "price unknown": never a made-up $0. */
+export function formatModelPrices(m: { pricesKnown: boolean; inputPrice: number; outputPrice: number; cacheReadPrice: number }): string {
+  if (!m.pricesKnown) return "price unknown";
+  if (m.inputPrice === 0 && m.outputPrice === 0) return "free";
+  const cache = m.cacheReadPrice > 0 ? ` · cache $${m.cacheReadPrice}` : "";
+  return `$${m.inputPrice} in · $${m.outputPrice} out${cache} /M`;
+}
+
+/** costOrUnknown is a stored task's cost, or "price unknown" when it could not be priced. */
+export function costOrUnknown(t: { cost: number; pricesKnown: boolean; tokensIn: bigint; tokensOut: bigint }): string {
+  if (t.cost === 0 && !t.pricesKnown && t.tokensIn + t.tokensOut > 0n) return "price unknown";
+  return formatCost(t.cost);
+}

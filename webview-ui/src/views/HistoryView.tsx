@@ -4,7 +4,7 @@
 import { useEffect, useState } from "react";
 import { TaskService, TaskSort, type TaskSummary } from "../gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
-import { formatBytes, formatCost, formatDate, formatTokens } from "../util/format";
+import { costOrUnknown, formatBytes, formatDate, formatTokens } from "../util/format";
 
 export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void }) {
   const [search, setSearch] = useState("");
@@ -93,7 +93,7 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
               <span className="history-title">{t.title}</span>
               <span className="muted small">
                 ↑{formatTokens(t.tokensIn)} ↓{formatTokens(t.tokensOut)}
-                {t.cacheReads > 0n ? ` · cache ${formatTokens(t.cacheReads)}` : ""} · {formatCost(t.cost)} · {formatBytes(t.sizeBytes)}
+                {t.cacheReads > 0n ? ` · cache ${formatTokens(t.cacheReads)}` : ""} · {costOrUnknown(t)} · {formatBytes(t.sizeBytes)}
                 {t.model && (
                   <>
                     {" · "}

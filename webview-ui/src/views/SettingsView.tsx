@@ -3,11 +3,12 @@
 
 import { useEffect, useState } from "react";
 import { clone, create } from "@bufbuild/protobuf";
-import { ApiConfigSchema, SettingsSchema, StateService, TaskLimitsSchema, type Settings } from "../gen/cairn/v1/state_pb";
+import { ApiConfigSchema, SettingsSchema, StateService, TaskLimitsSchema, type ProviderPreset, type Settings } from "../gen/cairn/v1/state_pb";
 import { WorkspaceService, type RuleEntry } from "../gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 import { AutoApproveEditor } from "../components/AutoApproveBar";
+import { ProviderPicker } from "../components/ProviderPicker";
 
 /** browserViewports are the sizes the daemon offers (core/config.BrowserViewports), default first. */
 const browserViewports = ["900x600", "1280x800", "768x1024", "375x667"];
@@ -17,6 +18,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
   const root = useApp(ctrl.app, (s) => s.workspaceRoots[0] ?? "");
   const [draft, setDraft] = useState<Settings>(() => (stored ? clone(SettingsSchema, stored) : create(SettingsSchema)));
   const [models, setModels] = useState<string[]>([]);
+  const [presets, setPresets] = useState<ProviderPreset[]>([]);
   const [rules, setRules] = useState<RuleEntry[]>([]);
   const [saved, setSaved] = useState<string>();
   const [browserTest, setBrowserTest] = useState<string>();
@@ -34,6 +36,10 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
     ctrl.client
       .unary(StateService.method.listModels, {}, { signal: ac.signal })
       .then((r) => setModels(r.models))
+      .catch(() => {});
+    ctrl.client
+      .unary(StateService.method.getState, {}, { signal: ac.signal })
+      .then((r) => setPresets(r.presets))
       .catch(() => {});
     return () => ac.abort();
   }, [ctrl.client, root]);
@@ -75,10 +81,6 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
         <fieldset>
           <legend>API provider</legend>
           <label className="field">
-            Base URL
-            <input value={api.baseUrl} onChange={(e) => setApi({ baseUrl: e.target.value })} placeholder="https://api.openai.com/v1" />
-          </label>
-          <label className="field">
             API key
             <input
               type="password"
@@ -88,6 +90,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
               autoComplete="off"
             />
           </label>
+          <ProviderPicker ctrl={ctrl} api={api} setApi={setApi} presets={presets} />
           <label className="field">
             Act mode model
             <input list="settings-models" value={api.model} onChange={(e) => setApi({ model: e.target.value })} />

@@ -150,6 +150,12 @@ type ApiConfig struct {
 	ToolFormat string `protobuf:"bytes,20,opt,name=tool_format,json=toolFormat,proto3" json:"tool_format,omitempty"`
 	// "low", "medium" or "high" for models that take a reasoning effort; "" sends none.
 	ReasoningEffort string `protobuf:"bytes,21,opt,name=reasoning_effort,json=reasoningEffort,proto3" json:"reasoning_effort,omitempty"`
+	// The provider preset's id ("" or unknown: any OpenAI-compatible endpoint at base_url).
+	Preset string `protobuf:"bytes,13,opt,name=preset,proto3" json:"preset,omitempty"`
+	// Azure OpenAI only: base_url is the resource endpoint; the deployment to call and the
+	// api-version ("": the model name, and the client's default version).
+	AzureDeployment string `protobuf:"bytes,14,opt,name=azure_deployment,json=azureDeployment,proto3" json:"azure_deployment,omitempty"`
+	AzureApiVersion string `protobuf:"bytes,15,opt,name=azure_api_version,json=azureApiVersion,proto3" json:"azure_api_version,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -278,6 +284,27 @@ func (x *ApiConfig) GetToolFormat() string {
 func (x *ApiConfig) GetReasoningEffort() string {
 	if x != nil {
 		return x.ReasoningEffort
+	}
+	return ""
+}
+
+func (x *ApiConfig) GetPreset() string {
+	if x != nil {
+		return x.Preset
+	}
+	return ""
+}
+
+func (x *ApiConfig) GetAzureDeployment() string {
+	if x != nil {
+		return x.AzureDeployment
+	}
+	return ""
+}
+
+func (x *ApiConfig) GetAzureApiVersion() string {
+	if x != nil {
+		return x.AzureApiVersion
 	}
 	return ""
 }
@@ -718,10 +745,12 @@ func (*GetStateRequest) Descriptor() ([]byte, []int) {
 
 // GetStateResponse is the daemon's state.
 type GetStateResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Settings      *Settings              `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
-	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
-	DataDir       string                 `protobuf:"bytes,3,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Settings *Settings              `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
+	Version  string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	DataDir  string                 `protobuf:"bytes,3,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
+	// The provider presets the settings offer, in order.
+	Presets       []*ProviderPreset `protobuf:"bytes,4,rep,name=presets,proto3" json:"presets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -777,6 +806,111 @@ func (x *GetStateResponse) GetDataDir() string {
 	return ""
 }
 
+func (x *GetStateResponse) GetPresets() []*ProviderPreset {
+	if x != nil {
+		return x.Presets
+	}
+	return nil
+}
+
+// ProviderPreset is a model provider Cairn knows how to reach.
+type ProviderPreset struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The endpoint the preset fills in; "" means the user gives one.
+	BaseUrl string `protobuf:"bytes,3,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
+	// Whether the provider needs an API key.
+	NeedsKey bool `protobuf:"varint,4,opt,name=needs_key,json=needsKey,proto3" json:"needs_key,omitempty"`
+	// Whether requests carry Anthropic-style cache breakpoints.
+	CacheControl bool `protobuf:"varint,5,opt,name=cache_control,json=cacheControl,proto3" json:"cache_control,omitempty"`
+	// Local providers cost nothing.
+	Local bool `protobuf:"varint,6,opt,name=local,proto3" json:"local,omitempty"`
+	// Azure OpenAI: the settings ask for a deployment and an api-version.
+	Azure         bool `protobuf:"varint,7,opt,name=azure,proto3" json:"azure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProviderPreset) Reset() {
+	*x = ProviderPreset{}
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderPreset) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderPreset) ProtoMessage() {}
+
+func (x *ProviderPreset) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderPreset.ProtoReflect.Descriptor instead.
+func (*ProviderPreset) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ProviderPreset) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ProviderPreset) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ProviderPreset) GetBaseUrl() string {
+	if x != nil {
+		return x.BaseUrl
+	}
+	return ""
+}
+
+func (x *ProviderPreset) GetNeedsKey() bool {
+	if x != nil {
+		return x.NeedsKey
+	}
+	return false
+}
+
+func (x *ProviderPreset) GetCacheControl() bool {
+	if x != nil {
+		return x.CacheControl
+	}
+	return false
+}
+
+func (x *ProviderPreset) GetLocal() bool {
+	if x != nil {
+		return x.Local
+	}
+	return false
+}
+
+func (x *ProviderPreset) GetAzure() bool {
+	if x != nil {
+		return x.Azure
+	}
+	return false
+}
+
 // UpdateSettingsRequest carries the new settings.
 type UpdateSettingsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -787,7 +921,7 @@ type UpdateSettingsRequest struct {
 
 func (x *UpdateSettingsRequest) Reset() {
 	*x = UpdateSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -799,7 +933,7 @@ func (x *UpdateSettingsRequest) String() string {
 func (*UpdateSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -812,7 +946,7 @@ func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *UpdateSettingsRequest) GetSettings() *Settings {
@@ -832,7 +966,7 @@ type UpdateSettingsResponse struct {
 
 func (x *UpdateSettingsResponse) Reset() {
 	*x = UpdateSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -844,7 +978,7 @@ func (x *UpdateSettingsResponse) String() string {
 func (*UpdateSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -857,7 +991,7 @@ func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *UpdateSettingsResponse) GetSettings() *Settings {
@@ -878,7 +1012,7 @@ type SetModeRequest struct {
 
 func (x *SetModeRequest) Reset() {
 	*x = SetModeRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1024,7 @@ func (x *SetModeRequest) String() string {
 func (*SetModeRequest) ProtoMessage() {}
 
 func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1037,7 @@ func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeRequest.ProtoReflect.Descriptor instead.
 func (*SetModeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SetModeRequest) GetTaskId() string {
@@ -929,7 +1063,7 @@ type SetModeResponse struct {
 
 func (x *SetModeResponse) Reset() {
 	*x = SetModeResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -941,7 +1075,7 @@ func (x *SetModeResponse) String() string {
 func (*SetModeResponse) ProtoMessage() {}
 
 func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -954,7 +1088,7 @@ func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeResponse.ProtoReflect.Descriptor instead.
 func (*SetModeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 // UpdateAutoApproveRequest carries the new policy.
@@ -967,7 +1101,7 @@ type UpdateAutoApproveRequest struct {
 
 func (x *UpdateAutoApproveRequest) Reset() {
 	*x = UpdateAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -979,7 +1113,7 @@ func (x *UpdateAutoApproveRequest) String() string {
 func (*UpdateAutoApproveRequest) ProtoMessage() {}
 
 func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -992,7 +1126,7 @@ func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UpdateAutoApproveRequest) GetAutoApprove() *AutoApprove {
@@ -1011,7 +1145,7 @@ type UpdateAutoApproveResponse struct {
 
 func (x *UpdateAutoApproveResponse) Reset() {
 	*x = UpdateAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1157,7 @@ func (x *UpdateAutoApproveResponse) String() string {
 func (*UpdateAutoApproveResponse) ProtoMessage() {}
 
 func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,21 +1170,23 @@ func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 // ListModelsRequest may override the endpoint (for the welcome view before saving).
 type ListModelsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	BaseUrl       string                 `protobuf:"bytes,1,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
-	ApiKey        string                 `protobuf:"bytes,2,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	BaseUrl string                 `protobuf:"bytes,1,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
+	ApiKey  string                 `protobuf:"bytes,2,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
+	// The preset whose catalogue to read ("": the configured one).
+	Preset        string `protobuf:"bytes,3,opt,name=preset,proto3" json:"preset,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1198,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1211,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListModelsRequest) GetBaseUrl() string {
@@ -1092,17 +1228,25 @@ func (x *ListModelsRequest) GetApiKey() string {
 	return ""
 }
 
-// ListModelsResponse lists model ids.
+func (x *ListModelsRequest) GetPreset() string {
+	if x != nil {
+		return x.Preset
+	}
+	return ""
+}
+
+// ListModelsResponse lists model ids, and what is known about each in entries (same order).
 type ListModelsResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Models        []string               `protobuf:"bytes,1,rep,name=models,proto3" json:"models,omitempty"`
+	Entries       []*ModelEntry          `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1114,7 +1258,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1127,7 +1271,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListModelsResponse) GetModels() []string {
@@ -1135,6 +1279,116 @@ func (x *ListModelsResponse) GetModels() []string {
 		return x.Models
 	}
 	return nil
+}
+
+func (x *ListModelsResponse) GetEntries() []*ModelEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// ModelEntry is one listed model. Prices are USD per million tokens and mean something only
+// when prices_known: an unknown price is not a free one.
+type ModelEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// 0: unknown.
+	ContextWindow   int64   `protobuf:"varint,2,opt,name=context_window,json=contextWindow,proto3" json:"context_window,omitempty"`
+	MaxOutputTokens int64   `protobuf:"varint,3,opt,name=max_output_tokens,json=maxOutputTokens,proto3" json:"max_output_tokens,omitempty"`
+	InputPrice      float64 `protobuf:"fixed64,4,opt,name=input_price,json=inputPrice,proto3" json:"input_price,omitempty"`
+	OutputPrice     float64 `protobuf:"fixed64,5,opt,name=output_price,json=outputPrice,proto3" json:"output_price,omitempty"`
+	CacheReadPrice  float64 `protobuf:"fixed64,6,opt,name=cache_read_price,json=cacheReadPrice,proto3" json:"cache_read_price,omitempty"`
+	CacheWritePrice float64 `protobuf:"fixed64,7,opt,name=cache_write_price,json=cacheWritePrice,proto3" json:"cache_write_price,omitempty"`
+	PricesKnown     bool    `protobuf:"varint,8,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ModelEntry) Reset() {
+	*x = ModelEntry{}
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelEntry) ProtoMessage() {}
+
+func (x *ModelEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelEntry.ProtoReflect.Descriptor instead.
+func (*ModelEntry) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ModelEntry) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ModelEntry) GetContextWindow() int64 {
+	if x != nil {
+		return x.ContextWindow
+	}
+	return 0
+}
+
+func (x *ModelEntry) GetMaxOutputTokens() int64 {
+	if x != nil {
+		return x.MaxOutputTokens
+	}
+	return 0
+}
+
+func (x *ModelEntry) GetInputPrice() float64 {
+	if x != nil {
+		return x.InputPrice
+	}
+	return 0
+}
+
+func (x *ModelEntry) GetOutputPrice() float64 {
+	if x != nil {
+		return x.OutputPrice
+	}
+	return 0
+}
+
+func (x *ModelEntry) GetCacheReadPrice() float64 {
+	if x != nil {
+		return x.CacheReadPrice
+	}
+	return 0
+}
+
+func (x *ModelEntry) GetCacheWritePrice() float64 {
+	if x != nil {
+		return x.CacheWritePrice
+	}
+	return 0
+}
+
+func (x *ModelEntry) GetPricesKnown() bool {
+	if x != nil {
+		return x.PricesKnown
+	}
+	return false
 }
 
 // McpTool is a tool a server offers.
@@ -1152,7 +1406,7 @@ type McpTool struct {
 
 func (x *McpTool) Reset() {
 	*x = McpTool{}
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1164,7 +1418,7 @@ func (x *McpTool) String() string {
 func (*McpTool) ProtoMessage() {}
 
 func (x *McpTool) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1177,7 +1431,7 @@ func (x *McpTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpTool.ProtoReflect.Descriptor instead.
 func (*McpTool) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *McpTool) GetName() string {
@@ -1221,7 +1475,7 @@ type McpResource struct {
 
 func (x *McpResource) Reset() {
 	*x = McpResource{}
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1233,7 +1487,7 @@ func (x *McpResource) String() string {
 func (*McpResource) ProtoMessage() {}
 
 func (x *McpResource) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1246,7 +1500,7 @@ func (x *McpResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResource.ProtoReflect.Descriptor instead.
 func (*McpResource) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *McpResource) GetUri() string {
@@ -1290,7 +1544,7 @@ type McpResourceTemplate struct {
 
 func (x *McpResourceTemplate) Reset() {
 	*x = McpResourceTemplate{}
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1302,7 +1556,7 @@ func (x *McpResourceTemplate) String() string {
 func (*McpResourceTemplate) ProtoMessage() {}
 
 func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1315,7 +1569,7 @@ func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResourceTemplate.ProtoReflect.Descriptor instead.
 func (*McpResourceTemplate) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *McpResourceTemplate) GetUriTemplate() string {
@@ -1358,7 +1612,7 @@ type McpPromptArgument struct {
 
 func (x *McpPromptArgument) Reset() {
 	*x = McpPromptArgument{}
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1370,7 +1624,7 @@ func (x *McpPromptArgument) String() string {
 func (*McpPromptArgument) ProtoMessage() {}
 
 func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1383,7 +1637,7 @@ func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPromptArgument.ProtoReflect.Descriptor instead.
 func (*McpPromptArgument) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *McpPromptArgument) GetName() string {
@@ -1419,7 +1673,7 @@ type McpPrompt struct {
 
 func (x *McpPrompt) Reset() {
 	*x = McpPrompt{}
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1431,7 +1685,7 @@ func (x *McpPrompt) String() string {
 func (*McpPrompt) ProtoMessage() {}
 
 func (x *McpPrompt) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1444,7 +1698,7 @@ func (x *McpPrompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPrompt.ProtoReflect.Descriptor instead.
 func (*McpPrompt) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *McpPrompt) GetName() string {
@@ -1494,7 +1748,7 @@ type McpServer struct {
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1506,7 +1760,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1519,7 +1773,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *McpServer) GetName() string {
@@ -1622,7 +1876,7 @@ type ListMcpServersRequest struct {
 
 func (x *ListMcpServersRequest) Reset() {
 	*x = ListMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1634,7 +1888,7 @@ func (x *ListMcpServersRequest) String() string {
 func (*ListMcpServersRequest) ProtoMessage() {}
 
 func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1647,7 +1901,7 @@ func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*ListMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
 }
 
 // ListMcpServersResponse is the hub's state.
@@ -1664,7 +1918,7 @@ type ListMcpServersResponse struct {
 
 func (x *ListMcpServersResponse) Reset() {
 	*x = ListMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1676,7 +1930,7 @@ func (x *ListMcpServersResponse) String() string {
 func (*ListMcpServersResponse) ProtoMessage() {}
 
 func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1689,7 +1943,7 @@ func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*ListMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListMcpServersResponse) GetServers() []*McpServer {
@@ -1722,7 +1976,7 @@ type WatchMcpServersRequest struct {
 
 func (x *WatchMcpServersRequest) Reset() {
 	*x = WatchMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1734,7 +1988,7 @@ func (x *WatchMcpServersRequest) String() string {
 func (*WatchMcpServersRequest) ProtoMessage() {}
 
 func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1747,7 +2001,7 @@ func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 // WatchMcpServersResponse is the hub's state after a change.
@@ -1762,7 +2016,7 @@ type WatchMcpServersResponse struct {
 
 func (x *WatchMcpServersResponse) Reset() {
 	*x = WatchMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +2028,7 @@ func (x *WatchMcpServersResponse) String() string {
 func (*WatchMcpServersResponse) ProtoMessage() {}
 
 func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +2041,7 @@ func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchMcpServersResponse) GetServers() []*McpServer {
@@ -1821,7 +2075,7 @@ type RestartMcpServerRequest struct {
 
 func (x *RestartMcpServerRequest) Reset() {
 	*x = RestartMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1833,7 +2087,7 @@ func (x *RestartMcpServerRequest) String() string {
 func (*RestartMcpServerRequest) ProtoMessage() {}
 
 func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1846,7 +2100,7 @@ func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RestartMcpServerRequest) GetName() string {
@@ -1865,7 +2119,7 @@ type RestartMcpServerResponse struct {
 
 func (x *RestartMcpServerResponse) Reset() {
 	*x = RestartMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1877,7 +2131,7 @@ func (x *RestartMcpServerResponse) String() string {
 func (*RestartMcpServerResponse) ProtoMessage() {}
 
 func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1890,7 +2144,7 @@ func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
 }
 
 // ToggleMcpServerRequest names the server and its new state.
@@ -1904,7 +2158,7 @@ type ToggleMcpServerRequest struct {
 
 func (x *ToggleMcpServerRequest) Reset() {
 	*x = ToggleMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1916,7 +2170,7 @@ func (x *ToggleMcpServerRequest) String() string {
 func (*ToggleMcpServerRequest) ProtoMessage() {}
 
 func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1929,7 +2183,7 @@ func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ToggleMcpServerRequest) GetName() string {
@@ -1955,7 +2209,7 @@ type ToggleMcpServerResponse struct {
 
 func (x *ToggleMcpServerResponse) Reset() {
 	*x = ToggleMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1967,7 +2221,7 @@ func (x *ToggleMcpServerResponse) String() string {
 func (*ToggleMcpServerResponse) ProtoMessage() {}
 
 func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1980,7 +2234,7 @@ func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
 }
 
 // DeleteMcpServerRequest names the server.
@@ -1993,7 +2247,7 @@ type DeleteMcpServerRequest struct {
 
 func (x *DeleteMcpServerRequest) Reset() {
 	*x = DeleteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2005,7 +2259,7 @@ func (x *DeleteMcpServerRequest) String() string {
 func (*DeleteMcpServerRequest) ProtoMessage() {}
 
 func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2018,7 +2272,7 @@ func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DeleteMcpServerRequest) GetName() string {
@@ -2037,7 +2291,7 @@ type DeleteMcpServerResponse struct {
 
 func (x *DeleteMcpServerResponse) Reset() {
 	*x = DeleteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2049,7 +2303,7 @@ func (x *DeleteMcpServerResponse) String() string {
 func (*DeleteMcpServerResponse) ProtoMessage() {}
 
 func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2062,7 +2316,7 @@ func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
 }
 
 // SetMcpServerTimeoutRequest names the server and the timeout.
@@ -2076,7 +2330,7 @@ type SetMcpServerTimeoutRequest struct {
 
 func (x *SetMcpServerTimeoutRequest) Reset() {
 	*x = SetMcpServerTimeoutRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2088,7 +2342,7 @@ func (x *SetMcpServerTimeoutRequest) String() string {
 func (*SetMcpServerTimeoutRequest) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2101,7 +2355,7 @@ func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SetMcpServerTimeoutRequest) GetName() string {
@@ -2127,7 +2381,7 @@ type SetMcpServerTimeoutResponse struct {
 
 func (x *SetMcpServerTimeoutResponse) Reset() {
 	*x = SetMcpServerTimeoutResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2139,7 +2393,7 @@ func (x *SetMcpServerTimeoutResponse) String() string {
 func (*SetMcpServerTimeoutResponse) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2152,7 +2406,7 @@ func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
 }
 
 // SetMcpToolAutoApproveRequest names the tool.
@@ -2167,7 +2421,7 @@ type SetMcpToolAutoApproveRequest struct {
 
 func (x *SetMcpToolAutoApproveRequest) Reset() {
 	*x = SetMcpToolAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2179,7 +2433,7 @@ func (x *SetMcpToolAutoApproveRequest) String() string {
 func (*SetMcpToolAutoApproveRequest) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2192,7 +2446,7 @@ func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SetMcpToolAutoApproveRequest) GetServer() string {
@@ -2225,7 +2479,7 @@ type SetMcpToolAutoApproveResponse struct {
 
 func (x *SetMcpToolAutoApproveResponse) Reset() {
 	*x = SetMcpToolAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2491,7 @@ func (x *SetMcpToolAutoApproveResponse) String() string {
 func (*SetMcpToolAutoApproveResponse) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2504,7 @@ func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
 }
 
 // AddRemoteMcpServerRequest describes the server.
@@ -2266,7 +2520,7 @@ type AddRemoteMcpServerRequest struct {
 
 func (x *AddRemoteMcpServerRequest) Reset() {
 	*x = AddRemoteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2278,7 +2532,7 @@ func (x *AddRemoteMcpServerRequest) String() string {
 func (*AddRemoteMcpServerRequest) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2291,7 +2545,7 @@ func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AddRemoteMcpServerRequest) GetName() string {
@@ -2324,7 +2578,7 @@ type AddRemoteMcpServerResponse struct {
 
 func (x *AddRemoteMcpServerResponse) Reset() {
 	*x = AddRemoteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2336,7 +2590,7 @@ func (x *AddRemoteMcpServerResponse) String() string {
 func (*AddRemoteMcpServerResponse) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2349,7 +2603,7 @@ func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
 }
 
 // ImportMcpSettingsRequest names the file to import.
@@ -2363,7 +2617,7 @@ type ImportMcpSettingsRequest struct {
 
 func (x *ImportMcpSettingsRequest) Reset() {
 	*x = ImportMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2375,7 +2629,7 @@ func (x *ImportMcpSettingsRequest) String() string {
 func (*ImportMcpSettingsRequest) ProtoMessage() {}
 
 func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2388,7 +2642,7 @@ func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ImportMcpSettingsRequest) GetPath() string {
@@ -2410,7 +2664,7 @@ type ImportMcpSettingsResponse struct {
 
 func (x *ImportMcpSettingsResponse) Reset() {
 	*x = ImportMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2422,7 +2676,7 @@ func (x *ImportMcpSettingsResponse) String() string {
 func (*ImportMcpSettingsResponse) ProtoMessage() {}
 
 func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2435,7 +2689,7 @@ func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ImportMcpSettingsResponse) GetAdded() []string {
@@ -2462,7 +2716,7 @@ type OpenMcpSettingsRequest struct {
 
 func (x *OpenMcpSettingsRequest) Reset() {
 	*x = OpenMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2474,7 +2728,7 @@ func (x *OpenMcpSettingsRequest) String() string {
 func (*OpenMcpSettingsRequest) ProtoMessage() {}
 
 func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2487,7 +2741,7 @@ func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *OpenMcpSettingsRequest) GetHostId() string {
@@ -2508,7 +2762,7 @@ type OpenMcpSettingsResponse struct {
 
 func (x *OpenMcpSettingsResponse) Reset() {
 	*x = OpenMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2520,7 +2774,7 @@ func (x *OpenMcpSettingsResponse) String() string {
 func (*OpenMcpSettingsResponse) ProtoMessage() {}
 
 func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2533,7 +2787,7 @@ func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *OpenMcpSettingsResponse) GetPath() string {
@@ -2561,7 +2815,7 @@ type TestBrowserConnectionRequest struct {
 
 func (x *TestBrowserConnectionRequest) Reset() {
 	*x = TestBrowserConnectionRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2573,7 +2827,7 @@ func (x *TestBrowserConnectionRequest) String() string {
 func (*TestBrowserConnectionRequest) ProtoMessage() {}
 
 func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2586,7 +2840,7 @@ func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionRequest.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *TestBrowserConnectionRequest) GetRemoteUrl() string {
@@ -2614,7 +2868,7 @@ type TestBrowserConnectionResponse struct {
 
 func (x *TestBrowserConnectionResponse) Reset() {
 	*x = TestBrowserConnectionResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2626,7 +2880,7 @@ func (x *TestBrowserConnectionResponse) String() string {
 func (*TestBrowserConnectionResponse) ProtoMessage() {}
 
 func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2639,7 +2893,7 @@ func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionResponse.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *TestBrowserConnectionResponse) GetOk() bool {
@@ -2660,7 +2914,7 @@ var File_cairn_v1_state_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_state_proto_rawDesc = "" +
 	"\n" +
-	"\x14cairn/v1/state.proto\x12\bcairn.v1\"\xd9\x04\n" +
+	"\x14cairn/v1/state.proto\x12\bcairn.v1\"\xc8\x05\n" +
 	"\tApiConfig\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x1e\n" +
@@ -2679,7 +2933,10 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x0fsupports_images\x18\f \x01(\bR\x0esupportsImages\x12\x1f\n" +
 	"\vtool_format\x18\x14 \x01(\tR\n" +
 	"toolFormat\x12)\n" +
-	"\x10reasoning_effort\x18\x15 \x01(\tR\x0freasoningEffort\x1a:\n" +
+	"\x10reasoning_effort\x18\x15 \x01(\tR\x0freasoningEffort\x12\x16\n" +
+	"\x06preset\x18\r \x01(\tR\x06preset\x12)\n" +
+	"\x10azure_deployment\x18\x0e \x01(\tR\x0fazureDeployment\x12*\n" +
+	"\x11azure_api_version\x18\x0f \x01(\tR\x0fazureApiVersion\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe4\x03\n" +
@@ -2730,11 +2987,20 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01\"\x11\n" +
-	"\x0fGetStateRequest\"w\n" +
+	"\x0fGetStateRequest\"\xab\x01\n" +
 	"\x10GetStateResponse\x12.\n" +
 	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x19\n" +
-	"\bdata_dir\x18\x03 \x01(\tR\adataDir\"G\n" +
+	"\bdata_dir\x18\x03 \x01(\tR\adataDir\x122\n" +
+	"\apresets\x18\x04 \x03(\v2\x18.cairn.v1.ProviderPresetR\apresets\"\xbd\x01\n" +
+	"\x0eProviderPreset\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x19\n" +
+	"\bbase_url\x18\x03 \x01(\tR\abaseUrl\x12\x1b\n" +
+	"\tneeds_key\x18\x04 \x01(\bR\bneedsKey\x12#\n" +
+	"\rcache_control\x18\x05 \x01(\bR\fcacheControl\x12\x14\n" +
+	"\x05local\x18\x06 \x01(\bR\x05local\x12\x14\n" +
+	"\x05azure\x18\a \x01(\bR\x05azure\"G\n" +
 	"\x15UpdateSettingsRequest\x12.\n" +
 	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\"H\n" +
 	"\x16UpdateSettingsResponse\x12.\n" +
@@ -2745,12 +3011,25 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x0fSetModeResponse\"T\n" +
 	"\x18UpdateAutoApproveRequest\x128\n" +
 	"\fauto_approve\x18\x01 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1b\n" +
-	"\x19UpdateAutoApproveResponse\"G\n" +
+	"\x19UpdateAutoApproveResponse\"_\n" +
 	"\x11ListModelsRequest\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
-	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\",\n" +
+	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x16\n" +
+	"\x06preset\x18\x03 \x01(\tR\x06preset\"\\\n" +
 	"\x12ListModelsResponse\x12\x16\n" +
-	"\x06models\x18\x01 \x03(\tR\x06models\"\x85\x01\n" +
+	"\x06models\x18\x01 \x03(\tR\x06models\x12.\n" +
+	"\aentries\x18\x02 \x03(\v2\x14.cairn.v1.ModelEntryR\aentries\"\xac\x02\n" +
+	"\n" +
+	"ModelEntry\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
+	"\x0econtext_window\x18\x02 \x01(\x03R\rcontextWindow\x12*\n" +
+	"\x11max_output_tokens\x18\x03 \x01(\x03R\x0fmaxOutputTokens\x12\x1f\n" +
+	"\vinput_price\x18\x04 \x01(\x01R\n" +
+	"inputPrice\x12!\n" +
+	"\foutput_price\x18\x05 \x01(\x01R\voutputPrice\x12(\n" +
+	"\x10cache_read_price\x18\x06 \x01(\x01R\x0ecacheReadPrice\x12*\n" +
+	"\x11cache_write_price\x18\a \x01(\x01R\x0fcacheWritePrice\x12!\n" +
+	"\fprices_known\x18\b \x01(\bR\vpricesKnown\"\x85\x01\n" +
 	"\aMcpTool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
@@ -2884,7 +3163,7 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_cairn_v1_state_proto_goTypes = []any{
 	(Mode)(0),                             // 0: cairn.v1.Mode
 	(McpServerStatus)(0),                  // 1: cairn.v1.McpServerStatus
@@ -2894,101 +3173,105 @@ var file_cairn_v1_state_proto_goTypes = []any{
 	(*Settings)(nil),                      // 5: cairn.v1.Settings
 	(*GetStateRequest)(nil),               // 6: cairn.v1.GetStateRequest
 	(*GetStateResponse)(nil),              // 7: cairn.v1.GetStateResponse
-	(*UpdateSettingsRequest)(nil),         // 8: cairn.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil),        // 9: cairn.v1.UpdateSettingsResponse
-	(*SetModeRequest)(nil),                // 10: cairn.v1.SetModeRequest
-	(*SetModeResponse)(nil),               // 11: cairn.v1.SetModeResponse
-	(*UpdateAutoApproveRequest)(nil),      // 12: cairn.v1.UpdateAutoApproveRequest
-	(*UpdateAutoApproveResponse)(nil),     // 13: cairn.v1.UpdateAutoApproveResponse
-	(*ListModelsRequest)(nil),             // 14: cairn.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),            // 15: cairn.v1.ListModelsResponse
-	(*McpTool)(nil),                       // 16: cairn.v1.McpTool
-	(*McpResource)(nil),                   // 17: cairn.v1.McpResource
-	(*McpResourceTemplate)(nil),           // 18: cairn.v1.McpResourceTemplate
-	(*McpPromptArgument)(nil),             // 19: cairn.v1.McpPromptArgument
-	(*McpPrompt)(nil),                     // 20: cairn.v1.McpPrompt
-	(*McpServer)(nil),                     // 21: cairn.v1.McpServer
-	(*ListMcpServersRequest)(nil),         // 22: cairn.v1.ListMcpServersRequest
-	(*ListMcpServersResponse)(nil),        // 23: cairn.v1.ListMcpServersResponse
-	(*WatchMcpServersRequest)(nil),        // 24: cairn.v1.WatchMcpServersRequest
-	(*WatchMcpServersResponse)(nil),       // 25: cairn.v1.WatchMcpServersResponse
-	(*RestartMcpServerRequest)(nil),       // 26: cairn.v1.RestartMcpServerRequest
-	(*RestartMcpServerResponse)(nil),      // 27: cairn.v1.RestartMcpServerResponse
-	(*ToggleMcpServerRequest)(nil),        // 28: cairn.v1.ToggleMcpServerRequest
-	(*ToggleMcpServerResponse)(nil),       // 29: cairn.v1.ToggleMcpServerResponse
-	(*DeleteMcpServerRequest)(nil),        // 30: cairn.v1.DeleteMcpServerRequest
-	(*DeleteMcpServerResponse)(nil),       // 31: cairn.v1.DeleteMcpServerResponse
-	(*SetMcpServerTimeoutRequest)(nil),    // 32: cairn.v1.SetMcpServerTimeoutRequest
-	(*SetMcpServerTimeoutResponse)(nil),   // 33: cairn.v1.SetMcpServerTimeoutResponse
-	(*SetMcpToolAutoApproveRequest)(nil),  // 34: cairn.v1.SetMcpToolAutoApproveRequest
-	(*SetMcpToolAutoApproveResponse)(nil), // 35: cairn.v1.SetMcpToolAutoApproveResponse
-	(*AddRemoteMcpServerRequest)(nil),     // 36: cairn.v1.AddRemoteMcpServerRequest
-	(*AddRemoteMcpServerResponse)(nil),    // 37: cairn.v1.AddRemoteMcpServerResponse
-	(*ImportMcpSettingsRequest)(nil),      // 38: cairn.v1.ImportMcpSettingsRequest
-	(*ImportMcpSettingsResponse)(nil),     // 39: cairn.v1.ImportMcpSettingsResponse
-	(*OpenMcpSettingsRequest)(nil),        // 40: cairn.v1.OpenMcpSettingsRequest
-	(*OpenMcpSettingsResponse)(nil),       // 41: cairn.v1.OpenMcpSettingsResponse
-	(*TestBrowserConnectionRequest)(nil),  // 42: cairn.v1.TestBrowserConnectionRequest
-	(*TestBrowserConnectionResponse)(nil), // 43: cairn.v1.TestBrowserConnectionResponse
-	nil,                                   // 44: cairn.v1.ApiConfig.HeadersEntry
-	nil,                                   // 45: cairn.v1.Settings.RuleTogglesEntry
+	(*ProviderPreset)(nil),                // 8: cairn.v1.ProviderPreset
+	(*UpdateSettingsRequest)(nil),         // 9: cairn.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),        // 10: cairn.v1.UpdateSettingsResponse
+	(*SetModeRequest)(nil),                // 11: cairn.v1.SetModeRequest
+	(*SetModeResponse)(nil),               // 12: cairn.v1.SetModeResponse
+	(*UpdateAutoApproveRequest)(nil),      // 13: cairn.v1.UpdateAutoApproveRequest
+	(*UpdateAutoApproveResponse)(nil),     // 14: cairn.v1.UpdateAutoApproveResponse
+	(*ListModelsRequest)(nil),             // 15: cairn.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),            // 16: cairn.v1.ListModelsResponse
+	(*ModelEntry)(nil),                    // 17: cairn.v1.ModelEntry
+	(*McpTool)(nil),                       // 18: cairn.v1.McpTool
+	(*McpResource)(nil),                   // 19: cairn.v1.McpResource
+	(*McpResourceTemplate)(nil),           // 20: cairn.v1.McpResourceTemplate
+	(*McpPromptArgument)(nil),             // 21: cairn.v1.McpPromptArgument
+	(*McpPrompt)(nil),                     // 22: cairn.v1.McpPrompt
+	(*McpServer)(nil),                     // 23: cairn.v1.McpServer
+	(*ListMcpServersRequest)(nil),         // 24: cairn.v1.ListMcpServersRequest
+	(*ListMcpServersResponse)(nil),        // 25: cairn.v1.ListMcpServersResponse
+	(*WatchMcpServersRequest)(nil),        // 26: cairn.v1.WatchMcpServersRequest
+	(*WatchMcpServersResponse)(nil),       // 27: cairn.v1.WatchMcpServersResponse
+	(*RestartMcpServerRequest)(nil),       // 28: cairn.v1.RestartMcpServerRequest
+	(*RestartMcpServerResponse)(nil),      // 29: cairn.v1.RestartMcpServerResponse
+	(*ToggleMcpServerRequest)(nil),        // 30: cairn.v1.ToggleMcpServerRequest
+	(*ToggleMcpServerResponse)(nil),       // 31: cairn.v1.ToggleMcpServerResponse
+	(*DeleteMcpServerRequest)(nil),        // 32: cairn.v1.DeleteMcpServerRequest
+	(*DeleteMcpServerResponse)(nil),       // 33: cairn.v1.DeleteMcpServerResponse
+	(*SetMcpServerTimeoutRequest)(nil),    // 34: cairn.v1.SetMcpServerTimeoutRequest
+	(*SetMcpServerTimeoutResponse)(nil),   // 35: cairn.v1.SetMcpServerTimeoutResponse
+	(*SetMcpToolAutoApproveRequest)(nil),  // 36: cairn.v1.SetMcpToolAutoApproveRequest
+	(*SetMcpToolAutoApproveResponse)(nil), // 37: cairn.v1.SetMcpToolAutoApproveResponse
+	(*AddRemoteMcpServerRequest)(nil),     // 38: cairn.v1.AddRemoteMcpServerRequest
+	(*AddRemoteMcpServerResponse)(nil),    // 39: cairn.v1.AddRemoteMcpServerResponse
+	(*ImportMcpSettingsRequest)(nil),      // 40: cairn.v1.ImportMcpSettingsRequest
+	(*ImportMcpSettingsResponse)(nil),     // 41: cairn.v1.ImportMcpSettingsResponse
+	(*OpenMcpSettingsRequest)(nil),        // 42: cairn.v1.OpenMcpSettingsRequest
+	(*OpenMcpSettingsResponse)(nil),       // 43: cairn.v1.OpenMcpSettingsResponse
+	(*TestBrowserConnectionRequest)(nil),  // 44: cairn.v1.TestBrowserConnectionRequest
+	(*TestBrowserConnectionResponse)(nil), // 45: cairn.v1.TestBrowserConnectionResponse
+	nil,                                   // 46: cairn.v1.ApiConfig.HeadersEntry
+	nil,                                   // 47: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	44, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	46, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
 	2,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
 	3,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	45, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	47, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
 	4,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
 	5,  // 5: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
-	5,  // 6: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
-	5,  // 7: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
-	0,  // 8: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
-	3,  // 9: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	19, // 10: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
-	1,  // 11: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
-	16, // 12: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
-	17, // 13: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
-	18, // 14: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
-	20, // 15: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
-	21, // 16: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	21, // 17: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	6,  // 18: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
-	8,  // 19: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
-	10, // 20: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
-	12, // 21: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
-	14, // 22: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	42, // 23: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
-	22, // 24: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
-	24, // 25: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
-	26, // 26: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
-	28, // 27: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
-	30, // 28: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
-	32, // 29: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
-	34, // 30: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
-	36, // 31: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
-	38, // 32: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
-	40, // 33: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
-	7,  // 34: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	9,  // 35: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	11, // 36: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	13, // 37: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	15, // 38: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	43, // 39: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
-	23, // 40: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
-	25, // 41: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
-	27, // 42: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
-	29, // 43: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
-	31, // 44: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
-	33, // 45: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
-	35, // 46: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
-	37, // 47: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
-	39, // 48: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
-	41, // 49: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
-	34, // [34:50] is the sub-list for method output_type
-	18, // [18:34] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	8,  // 6: cairn.v1.GetStateResponse.presets:type_name -> cairn.v1.ProviderPreset
+	5,  // 7: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
+	5,  // 8: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
+	0,  // 9: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
+	3,  // 10: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	17, // 11: cairn.v1.ListModelsResponse.entries:type_name -> cairn.v1.ModelEntry
+	21, // 12: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
+	1,  // 13: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
+	18, // 14: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
+	19, // 15: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
+	20, // 16: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
+	22, // 17: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
+	23, // 18: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	23, // 19: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	6,  // 20: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
+	9,  // 21: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
+	11, // 22: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
+	13, // 23: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
+	15, // 24: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
+	44, // 25: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
+	24, // 26: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
+	26, // 27: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
+	28, // 28: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
+	30, // 29: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
+	32, // 30: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
+	34, // 31: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
+	36, // 32: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
+	38, // 33: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
+	40, // 34: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
+	42, // 35: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
+	7,  // 36: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	10, // 37: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	12, // 38: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	14, // 39: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	16, // 40: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	45, // 41: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
+	25, // 42: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
+	27, // 43: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
+	29, // 44: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
+	31, // 45: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
+	33, // 46: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
+	35, // 47: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
+	37, // 48: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
+	39, // 49: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
+	41, // 50: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
+	43, // 51: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
+	36, // [36:52] is the sub-list for method output_type
+	20, // [20:36] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_state_proto_init() }
@@ -3002,7 +3285,7 @@ func file_cairn_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   44,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEilQMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEitwIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCCI0CgpUYXNrTGltaXRzEhQKDG1heF9yZXF1ZXN0cxgBIAEoBRIQCghtYXhfY29zdBgCIAEoASKKBQoIU2V0dGluZ3MSIAoDYXBpGAEgASgLMhMuY2Fpcm4udjEuQXBpQ29uZmlnEisKDGF1dG9fYXBwcm92ZRgCIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlEhUKDW1pc3Rha2VfbGltaXQYAyABKAUSGQoRb3V0cHV0X2xpbmVfbGltaXQYBCABKAUSGwoTZm9jdXNfY2hhaW5fZW5hYmxlZBgFIAEoCBIcChRmb2N1c19jaGFpbl9pbnRlcnZhbBgGIAEoBRIbChNjaGVja3BvaW50c19lbmFibGVkGAcgASgIEhoKEnByZWZlcnJlZF9sYW5ndWFnZRgIIAEoCRIbChNjdXN0b21faW5zdHJ1Y3Rpb25zGAkgASgJEhkKEWZ1bGxfZWRpdF9yZXN1bHRzGAogASgIEhUKDWF1dG9fY29uZGVuc2UYCyABKAgSHQoVYXV0b19jb25kZW5zZV9wZXJjZW50GAwgASgFEhcKD2Jyb3dzZXJfZW5hYmxlZBgNIAEoCBIcChRyZWFkX2ZpbGVfbGluZV9saW1pdBgOIAEoBRI5CgxydWxlX3RvZ2dsZXMYDyADKAsyIy5jYWlybi52MS5TZXR0aW5ncy5SdWxlVG9nZ2xlc0VudHJ5EikKC3Rhc2tfbGltaXRzGBAgASgLMhQuY2Fpcm4udjEuVGFza0xpbWl0cxIYChBicm93c2VyX3ZpZXdwb3J0GBEgASgJEhoKEmJyb3dzZXJfcmVtb3RlX3VybBgSIAEoCRIUCgxicm93c2VyX3BhdGgYEyABKAkaMgoQUnVsZVRvZ2dsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAg6AjgBIhEKD0dldFN0YXRlUmVxdWVzdCJbChBHZXRTdGF0ZVJlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MSDwoHdmVyc2lvbhgCIAEoCRIQCghkYXRhX2RpchgDIAEoCSI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiNgoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCSIkChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJIlgKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIUCgxpbnB1dF9zY2hlbWEYAyABKAkSFAoMYXV0b19hcHByb3ZlGAQgASgIIlAKC01jcFJlc291cmNlEgsKA3VyaRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJhChNNY3BSZXNvdXJjZVRlbXBsYXRlEhQKDHVyaV90ZW1wbGF0ZRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJIChFNY3BQcm9tcHRBcmd1bWVudBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCHJlcXVpcmVkGAMgASgIIl4KCU1jcFByb21wdBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi4KCWFyZ3VtZW50cxgDIAMoCzIbLmNhaXJuLnYxLk1jcFByb21wdEFyZ3VtZW50IvQCCglNY3BTZXJ2ZXISDAoEbmFtZRgBIAEoCRIpCgZzdGF0dXMYAiABKA4yGS5jYWlybi52MS5NY3BTZXJ2ZXJTdGF0dXMSDQoFZXJyb3IYAyABKAkSDgoGc3RkZXJyGAQgASgJEhEKCXRyYW5zcG9ydBgFIAEoCRIOCgZ0YXJnZXQYBiABKAkSFwoPdGltZW91dF9zZWNvbmRzGAcgASgFEhAKCGRpc2FibGVkGAggASgIEhQKDGluc3RydWN0aW9ucxgJIAEoCRIgCgV0b29scxgKIAMoCzIRLmNhaXJuLnYxLk1jcFRvb2wSKAoJcmVzb3VyY2VzGAsgAygLMhUuY2Fpcm4udjEuTWNwUmVzb3VyY2USOQoScmVzb3VyY2VfdGVtcGxhdGVzGAwgAygLMh0uY2Fpcm4udjEuTWNwUmVzb3VyY2VUZW1wbGF0ZRIkCgdwcm9tcHRzGA0gAygLMhMuY2Fpcm4udjEuTWNwUHJvbXB0IhcKFUxpc3RNY3BTZXJ2ZXJzUmVxdWVzdCJtChZMaXN0TWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSIYChZXYXRjaE1jcFNlcnZlcnNSZXF1ZXN0Im4KF1dhdGNoTWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSInChdSZXN0YXJ0TWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhoKGFJlc3RhcnRNY3BTZXJ2ZXJSZXNwb25zZSI4ChZUb2dnbGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIZGlzYWJsZWQYAiABKAgiGQoXVG9nZ2xlTWNwU2VydmVyUmVzcG9uc2UiJgoWRGVsZXRlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhkKF0RlbGV0ZU1jcFNlcnZlclJlc3BvbnNlIkMKGlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0EgwKBG5hbWUYASABKAkSFwoPdGltZW91dF9zZWNvbmRzGAIgASgFIh0KG1NldE1jcFNlcnZlclRpbWVvdXRSZXNwb25zZSJSChxTZXRNY3BUb29sQXV0b0FwcHJvdmVSZXF1ZXN0Eg4KBnNlcnZlchgBIAEoCRIMCgR0b29sGAIgASgJEhQKDGF1dG9fYXBwcm92ZRgDIAEoCCIfCh1TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZSJJChlBZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJEhEKCXRyYW5zcG9ydBgDIAEoCSIcChpBZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZSIoChhJbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QSDAoEcGF0aBgBIAEoCSI7ChlJbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlEg0KBWFkZGVkGAEgAygJEg8KB3NraXBwZWQYAiADKAkiKQoWT3Blbk1jcFNldHRpbmdzUmVxdWVzdBIPCgdob3N0X2lkGAEgASgJIjcKF09wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlEgwKBHBhdGgYASABKAkSDgoGb3BlbmVkGAIgASgIIkgKHFRlc3RCcm93c2VyQ29ubmVjdGlvblJlcXVlc3QSEgoKcmVtb3RlX3VybBgBIAEoCRIUCgxicm93c2VyX3BhdGgYAiABKAkiOgodVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVzcG9uc2USCgoCb2sYASABKAgSDQoFZXJyb3IYAiABKAkqOQoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDAoITU9ERV9BQ1QQARINCglNT0RFX1BMQU4QAiq7AQoPTWNwU2VydmVyU3RhdHVzEiEKHU1DUF9TRVJWRVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASIAocTUNQX1NFUlZFUl9TVEFUVVNfQ09OTkVDVElORxABEh8KG01DUF9TRVJWRVJfU1RBVFVTX0NPTk5FQ1RFRBACEiIKHk1DUF9TRVJWRVJfU1RBVFVTX0RJU0NPTk5FQ1RFRBADEh4KGk1DUF9TRVJWRVJfU1RBVFVTX0RJU0FCTEVEEAQy9wMKDFN0YXRlU2VydmljZRJBCghHZXRTdGF0ZRIZLmNhaXJuLnYxLkdldFN0YXRlUmVxdWVzdBoaLmNhaXJuLnYxLkdldFN0YXRlUmVzcG9uc2USUwoOVXBkYXRlU2V0dGluZ3MSHy5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaIC5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEj4KB1NldE1vZGUSGC5jYWlybi52MS5TZXRNb2RlUmVxdWVzdBoZLmNhaXJuLnYxLlNldE1vZGVSZXNwb25zZRJcChFVcGRhdGVBdXRvQXBwcm92ZRIiLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBojLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2USRwoKTGlzdE1vZGVscxIbLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GhwuY2Fpcm4udjEuTGlzdE1vZGVsc1Jlc3BvbnNlEmgKFVRlc3RCcm93c2VyQ29ubmVjdGlvbhImLmNhaXJuLnYxLlRlc3RCcm93c2VyQ29ubmVjdGlvblJlcXVlc3QaJy5jYWlybi52MS5UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZTKrBwoKTWNwU2VydmljZRJTCg5MaXN0TWNwU2VydmVycxIfLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVxdWVzdBogLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USWAoPV2F0Y2hNY3BTZXJ2ZXJzEiAuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVxdWVzdBohLmNhaXJuLnYxLldhdGNoTWNwU2VydmVyc1Jlc3BvbnNlMAESWQoQUmVzdGFydE1jcFNlcnZlchIhLmNhaXJuLnYxLlJlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0GiIuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlElYKD1RvZ2dsZU1jcFNlcnZlchIgLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5Ub2dnbGVNY3BTZXJ2ZXJSZXNwb25zZRJWCg9EZWxldGVNY3BTZXJ2ZXISIC5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0GiEuY2Fpcm4udjEuRGVsZXRlTWNwU2VydmVyUmVzcG9uc2USYgoTU2V0TWNwU2VydmVyVGltZW91dBIkLmNhaXJuLnYxLlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0GiUuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlEmgKFVNldE1jcFRvb2xBdXRvQXBwcm92ZRImLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QaJy5jYWlybi52MS5TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZRJfChJBZGRSZW1vdGVNY3BTZXJ2ZXISIy5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0GiQuY2Fpcm4udjEuQWRkUmVtb3RlTWNwU2VydmVyUmVzcG9uc2USXAoRSW1wb3J0TWNwU2V0dGluZ3MSIi5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QaIy5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlElYKD09wZW5NY3BTZXR0aW5ncxIgLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1JlcXVlc3QaIS5jYWlybi52MS5PcGVuTWNwU2V0dGluZ3NSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi2gMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkSDgoGcHJlc2V0GA0gASgJEhgKEGF6dXJlX2RlcGxveW1lbnQYDiABKAkSGQoRYXp1cmVfYXBpX3ZlcnNpb24YDyABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEitwIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCCI0CgpUYXNrTGltaXRzEhQKDG1heF9yZXF1ZXN0cxgBIAEoBRIQCghtYXhfY29zdBgCIAEoASKKBQoIU2V0dGluZ3MSIAoDYXBpGAEgASgLMhMuY2Fpcm4udjEuQXBpQ29uZmlnEisKDGF1dG9fYXBwcm92ZRgCIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlEhUKDW1pc3Rha2VfbGltaXQYAyABKAUSGQoRb3V0cHV0X2xpbmVfbGltaXQYBCABKAUSGwoTZm9jdXNfY2hhaW5fZW5hYmxlZBgFIAEoCBIcChRmb2N1c19jaGFpbl9pbnRlcnZhbBgGIAEoBRIbChNjaGVja3BvaW50c19lbmFibGVkGAcgASgIEhoKEnByZWZlcnJlZF9sYW5ndWFnZRgIIAEoCRIbChNjdXN0b21faW5zdHJ1Y3Rpb25zGAkgASgJEhkKEWZ1bGxfZWRpdF9yZXN1bHRzGAogASgIEhUKDWF1dG9fY29uZGVuc2UYCyABKAgSHQoVYXV0b19jb25kZW5zZV9wZXJjZW50GAwgASgFEhcKD2Jyb3dzZXJfZW5hYmxlZBgNIAEoCBIcChRyZWFkX2ZpbGVfbGluZV9saW1pdBgOIAEoBRI5CgxydWxlX3RvZ2dsZXMYDyADKAsyIy5jYWlybi52MS5TZXR0aW5ncy5SdWxlVG9nZ2xlc0VudHJ5EikKC3Rhc2tfbGltaXRzGBAgASgLMhQuY2Fpcm4udjEuVGFza0xpbWl0cxIYChBicm93c2VyX3ZpZXdwb3J0GBEgASgJEhoKEmJyb3dzZXJfcmVtb3RlX3VybBgSIAEoCRIUCgxicm93c2VyX3BhdGgYEyABKAkaMgoQUnVsZVRvZ2dsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAg6AjgBIhEKD0dldFN0YXRlUmVxdWVzdCKGAQoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkSKQoHcHJlc2V0cxgEIAMoCzIYLmNhaXJuLnYxLlByb3ZpZGVyUHJlc2V0IoQBCg5Qcm92aWRlclByZXNldBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCGJhc2VfdXJsGAMgASgJEhEKCW5lZWRzX2tleRgEIAEoCBIVCg1jYWNoZV9jb250cm9sGAUgASgIEg0KBWxvY2FsGAYgASgIEg0KBWF6dXJlGAcgASgIIj0KFVVwZGF0ZVNldHRpbmdzUmVxdWVzdBIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj4KFlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI/Cg5TZXRNb2RlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhwKBG1vZGUYAiABKA4yDi5jYWlybi52MS5Nb2RlIhEKD1NldE1vZGVSZXNwb25zZSJHChhVcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QSKwoMYXV0b19hcHByb3ZlGAEgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUiGwoZVXBkYXRlQXV0b0FwcHJvdmVSZXNwb25zZSJGChFMaXN0TW9kZWxzUmVxdWVzdBIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEg4KBnByZXNldBgDIAEoCSJLChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJEiUKB2VudHJpZXMYAiADKAsyFC5jYWlybi52MS5Nb2RlbEVudHJ5IsEBCgpNb2RlbEVudHJ5EgoKAmlkGAEgASgJEhYKDmNvbnRleHRfd2luZG93GAIgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAMgASgDEhMKC2lucHV0X3ByaWNlGAQgASgBEhQKDG91dHB1dF9wcmljZRgFIAEoARIYChBjYWNoZV9yZWFkX3ByaWNlGAYgASgBEhkKEWNhY2hlX3dyaXRlX3ByaWNlGAcgASgBEhQKDHByaWNlc19rbm93bhgIIAEoCCJYCgdNY3BUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFAoMaW5wdXRfc2NoZW1hGAMgASgJEhQKDGF1dG9fYXBwcm92ZRgEIAEoCCJQCgtNY3BSZXNvdXJjZRILCgN1cmkYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIRCgltaW1lX3R5cGUYBCABKAkiYQoTTWNwUmVzb3VyY2VUZW1wbGF0ZRIUCgx1cmlfdGVtcGxhdGUYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIRCgltaW1lX3R5cGUYBCABKAkiSAoRTWNwUHJvbXB0QXJndW1lbnQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIQCghyZXF1aXJlZBgDIAEoCCJeCglNY3BQcm9tcHQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIuCglhcmd1bWVudHMYAyADKAsyGy5jYWlybi52MS5NY3BQcm9tcHRBcmd1bWVudCL0AgoJTWNwU2VydmVyEgwKBG5hbWUYASABKAkSKQoGc3RhdHVzGAIgASgOMhkuY2Fpcm4udjEuTWNwU2VydmVyU3RhdHVzEg0KBWVycm9yGAMgASgJEg4KBnN0ZGVychgEIAEoCRIRCgl0cmFuc3BvcnQYBSABKAkSDgoGdGFyZ2V0GAYgASgJEhcKD3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIQCghkaXNhYmxlZBgIIAEoCBIUCgxpbnN0cnVjdGlvbnMYCSABKAkSIAoFdG9vbHMYCiADKAsyES5jYWlybi52MS5NY3BUb29sEigKCXJlc291cmNlcxgLIAMoCzIVLmNhaXJuLnYxLk1jcFJlc291cmNlEjkKEnJlc291cmNlX3RlbXBsYXRlcxgMIAMoCzIdLmNhaXJuLnYxLk1jcFJlc291cmNlVGVtcGxhdGUSJAoHcHJvbXB0cxgNIAMoCzITLmNhaXJuLnYxLk1jcFByb21wdCIXChVMaXN0TWNwU2VydmVyc1JlcXVlc3QibQoWTGlzdE1jcFNlcnZlcnNSZXNwb25zZRIkCgdzZXJ2ZXJzGAEgAygLMhMuY2Fpcm4udjEuTWNwU2VydmVyEhUKDXNldHRpbmdzX3BhdGgYAiABKAkSFgoOc2V0dGluZ3NfZXJyb3IYAyABKAkiGAoWV2F0Y2hNY3BTZXJ2ZXJzUmVxdWVzdCJuChdXYXRjaE1jcFNlcnZlcnNSZXNwb25zZRIkCgdzZXJ2ZXJzGAEgAygLMhMuY2Fpcm4udjEuTWNwU2VydmVyEhUKDXNldHRpbmdzX3BhdGgYAiABKAkSFgoOc2V0dGluZ3NfZXJyb3IYAyABKAkiJwoXUmVzdGFydE1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCSIaChhSZXN0YXJ0TWNwU2VydmVyUmVzcG9uc2UiOAoWVG9nZ2xlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1RvZ2dsZU1jcFNlcnZlclJlc3BvbnNlIiYKFkRlbGV0ZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCSIZChdEZWxldGVNY3BTZXJ2ZXJSZXNwb25zZSJDChpTZXRNY3BTZXJ2ZXJUaW1lb3V0UmVxdWVzdBIMCgRuYW1lGAEgASgJEhcKD3RpbWVvdXRfc2Vjb25kcxgCIAEoBSIdChtTZXRNY3BTZXJ2ZXJUaW1lb3V0UmVzcG9uc2UiUgocU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkSDAoEdG9vbBgCIAEoCRIUCgxhdXRvX2FwcHJvdmUYAyABKAgiHwodU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVzcG9uc2UiSQoZQWRkUmVtb3RlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEgsKA3VybBgCIAEoCRIRCgl0cmFuc3BvcnQYAyABKAkiHAoaQWRkUmVtb3RlTWNwU2VydmVyUmVzcG9uc2UiKAoYSW1wb3J0TWNwU2V0dGluZ3NSZXF1ZXN0EgwKBHBhdGgYASABKAkiOwoZSW1wb3J0TWNwU2V0dGluZ3NSZXNwb25zZRINCgVhZGRlZBgBIAMoCRIPCgdza2lwcGVkGAIgAygJIikKFk9wZW5NY3BTZXR0aW5nc1JlcXVlc3QSDwoHaG9zdF9pZBgBIAEoCSI3ChdPcGVuTWNwU2V0dGluZ3NSZXNwb25zZRIMCgRwYXRoGAEgASgJEg4KBm9wZW5lZBgCIAEoCCJIChxUZXN0QnJvd3NlckNvbm5lY3Rpb25SZXF1ZXN0EhIKCnJlbW90ZV91cmwYASABKAkSFAoMYnJvd3Nlcl9wYXRoGAIgASgJIjoKHVRlc3RCcm93c2VyQ29ubmVjdGlvblJlc3BvbnNlEgoKAm9rGAEgASgIEg0KBWVycm9yGAIgASgJKjkKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEgwKCE1PREVfQUNUEAESDQoJTU9ERV9QTEFOEAIquwEKD01jcFNlcnZlclN0YXR1cxIhCh1NQ1BfU0VSVkVSX1NUQVRVU19VTlNQRUNJRklFRBAAEiAKHE1DUF9TRVJWRVJfU1RBVFVTX0NPTk5FQ1RJTkcQARIfChtNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNURUQQAhIiCh5NQ1BfU0VSVkVSX1NUQVRVU19ESVNDT05ORUNURUQQAxIeChpNQ1BfU0VSVkVSX1NUQVRVU19ESVNBQkxFRBAEMvcDCgxTdGF0ZVNlcnZpY2USQQoIR2V0U3RhdGUSGS5jYWlybi52MS5HZXRTdGF0ZVJlcXVlc3QaGi5jYWlybi52MS5HZXRTdGF0ZVJlc3BvbnNlElMKDlVwZGF0ZVNldHRpbmdzEh8uY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GiAuY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRI+CgdTZXRNb2RlEhguY2Fpcm4udjEuU2V0TW9kZVJlcXVlc3QaGS5jYWlybi52MS5TZXRNb2RlUmVzcG9uc2USXAoRVXBkYXRlQXV0b0FwcHJvdmUSIi5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QaIy5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlEkcKCkxpc3RNb2RlbHMSGy5jYWlybi52MS5MaXN0TW9kZWxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXNwb25zZRJoChVUZXN0QnJvd3NlckNvbm5lY3Rpb24SJi5jYWlybi52MS5UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXF1ZXN0GicuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVzcG9uc2UyqwcKCk1jcFNlcnZpY2USUwoOTGlzdE1jcFNlcnZlcnMSHy5jYWlybi52MS5MaXN0TWNwU2VydmVyc1JlcXVlc3QaIC5jYWlybi52MS5MaXN0TWNwU2VydmVyc1Jlc3BvbnNlElgKD1dhdGNoTWNwU2VydmVycxIgLmNhaXJuLnYxLldhdGNoTWNwU2VydmVyc1JlcXVlc3QaIS5jYWlybi52MS5XYXRjaE1jcFNlcnZlcnNSZXNwb25zZTABElkKEFJlc3RhcnRNY3BTZXJ2ZXISIS5jYWlybi52MS5SZXN0YXJ0TWNwU2VydmVyUmVxdWVzdBoiLmNhaXJuLnYxLlJlc3RhcnRNY3BTZXJ2ZXJSZXNwb25zZRJWCg9Ub2dnbGVNY3BTZXJ2ZXISIC5jYWlybi52MS5Ub2dnbGVNY3BTZXJ2ZXJSZXF1ZXN0GiEuY2Fpcm4udjEuVG9nZ2xlTWNwU2VydmVyUmVzcG9uc2USVgoPRGVsZXRlTWNwU2VydmVyEiAuY2Fpcm4udjEuRGVsZXRlTWNwU2VydmVyUmVxdWVzdBohLmNhaXJuLnYxLkRlbGV0ZU1jcFNlcnZlclJlc3BvbnNlEmIKE1NldE1jcFNlcnZlclRpbWVvdXQSJC5jYWlybi52MS5TZXRNY3BTZXJ2ZXJUaW1lb3V0UmVxdWVzdBolLmNhaXJuLnYxLlNldE1jcFNlcnZlclRpbWVvdXRSZXNwb25zZRJoChVTZXRNY3BUb29sQXV0b0FwcHJvdmUSJi5jYWlybi52MS5TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXF1ZXN0GicuY2Fpcm4udjEuU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVzcG9uc2USXwoSQWRkUmVtb3RlTWNwU2VydmVyEiMuY2Fpcm4udjEuQWRkUmVtb3RlTWNwU2VydmVyUmVxdWVzdBokLmNhaXJuLnYxLkFkZFJlbW90ZU1jcFNlcnZlclJlc3BvbnNlElwKEUltcG9ydE1jcFNldHRpbmdzEiIuY2Fpcm4udjEuSW1wb3J0TWNwU2V0dGluZ3NSZXF1ZXN0GiMuY2Fpcm4udjEuSW1wb3J0TWNwU2V0dGluZ3NSZXNwb25zZRJWCg9PcGVuTWNwU2V0dGluZ3MSIC5jYWlybi52MS5PcGVuTWNwU2V0dGluZ3NSZXF1ZXN0GiEuY2Fpcm4udjEuT3Blbk1jcFNldHRpbmdzUmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z");
 
 /**
  * ApiConfig is the model endpoint.
@@ -98,6 +98,26 @@ export type ApiConfig = Message<"cairn.v1.ApiConfig"> & {
    * @generated from field: string reasoning_effort = 21;
    */
   reasoningEffort: string;
+
+  /**
+   * The provider preset's id ("" or unknown: any OpenAI-compatible endpoint at base_url).
+   *
+   * @generated from field: string preset = 13;
+   */
+  preset: string;
+
+  /**
+   * Azure OpenAI only: base_url is the resource endpoint; the deployment to call and the
+   * api-version ("": the model name, and the client's default version).
+   *
+   * @generated from field: string azure_deployment = 14;
+   */
+  azureDeployment: string;
+
+  /**
+   * @generated from field: string azure_api_version = 15;
+   */
+  azureApiVersion: string;
 };
 
 /**
@@ -371,6 +391,13 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
    * @generated from field: string data_dir = 3;
    */
   dataDir: string;
+
+  /**
+   * The provider presets the settings offer, in order.
+   *
+   * @generated from field: repeated cairn.v1.ProviderPreset presets = 4;
+   */
+  presets: ProviderPreset[];
 };
 
 /**
@@ -379,6 +406,65 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
   messageDesc(file_cairn_v1_state, 5);
+
+/**
+ * ProviderPreset is a model provider Cairn knows how to reach.
+ *
+ * @generated from message cairn.v1.ProviderPreset
+ */
+export type ProviderPreset = Message<"cairn.v1.ProviderPreset"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The endpoint the preset fills in; "" means the user gives one.
+   *
+   * @generated from field: string base_url = 3;
+   */
+  baseUrl: string;
+
+  /**
+   * Whether the provider needs an API key.
+   *
+   * @generated from field: bool needs_key = 4;
+   */
+  needsKey: boolean;
+
+  /**
+   * Whether requests carry Anthropic-style cache breakpoints.
+   *
+   * @generated from field: bool cache_control = 5;
+   */
+  cacheControl: boolean;
+
+  /**
+   * Local providers cost nothing.
+   *
+   * @generated from field: bool local = 6;
+   */
+  local: boolean;
+
+  /**
+   * Azure OpenAI: the settings ask for a deployment and an api-version.
+   *
+   * @generated from field: bool azure = 7;
+   */
+  azure: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.ProviderPreset.
+ * Use `create(ProviderPresetSchema)` to create a new message.
+ */
+export const ProviderPresetSchema: GenMessage<ProviderPreset> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 6);
 
 /**
  * UpdateSettingsRequest carries the new settings.
@@ -397,7 +483,7 @@ export type UpdateSettingsRequest = Message<"cairn.v1.UpdateSettingsRequest"> & 
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 6);
+  messageDesc(file_cairn_v1_state, 7);
 
 /**
  * UpdateSettingsResponse is the stored settings.
@@ -416,7 +502,7 @@ export type UpdateSettingsResponse = Message<"cairn.v1.UpdateSettingsResponse"> 
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 7);
+  messageDesc(file_cairn_v1_state, 8);
 
 /**
  * SetModeRequest switches a task's mode.
@@ -440,7 +526,7 @@ export type SetModeRequest = Message<"cairn.v1.SetModeRequest"> & {
  * Use `create(SetModeRequestSchema)` to create a new message.
  */
 export const SetModeRequestSchema: GenMessage<SetModeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 8);
+  messageDesc(file_cairn_v1_state, 9);
 
 /**
  * SetModeResponse is empty.
@@ -455,7 +541,7 @@ export type SetModeResponse = Message<"cairn.v1.SetModeResponse"> & {
  * Use `create(SetModeResponseSchema)` to create a new message.
  */
 export const SetModeResponseSchema: GenMessage<SetModeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 9);
+  messageDesc(file_cairn_v1_state, 10);
 
 /**
  * UpdateAutoApproveRequest carries the new policy.
@@ -474,7 +560,7 @@ export type UpdateAutoApproveRequest = Message<"cairn.v1.UpdateAutoApproveReques
  * Use `create(UpdateAutoApproveRequestSchema)` to create a new message.
  */
 export const UpdateAutoApproveRequestSchema: GenMessage<UpdateAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 10);
+  messageDesc(file_cairn_v1_state, 11);
 
 /**
  * UpdateAutoApproveResponse is empty.
@@ -489,7 +575,7 @@ export type UpdateAutoApproveResponse = Message<"cairn.v1.UpdateAutoApproveRespo
  * Use `create(UpdateAutoApproveResponseSchema)` to create a new message.
  */
 export const UpdateAutoApproveResponseSchema: GenMessage<UpdateAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 11);
+  messageDesc(file_cairn_v1_state, 12);
 
 /**
  * ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -506,6 +592,13 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
    * @generated from field: string api_key = 2;
    */
   apiKey: string;
+
+  /**
+   * The preset whose catalogue to read ("": the configured one).
+   *
+   * @generated from field: string preset = 3;
+   */
+  preset: string;
 };
 
 /**
@@ -513,10 +606,10 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 12);
+  messageDesc(file_cairn_v1_state, 13);
 
 /**
- * ListModelsResponse lists model ids.
+ * ListModelsResponse lists model ids, and what is known about each in entries (same order).
  *
  * @generated from message cairn.v1.ListModelsResponse
  */
@@ -525,6 +618,11 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
    * @generated from field: repeated string models = 1;
    */
   models: string[];
+
+  /**
+   * @generated from field: repeated cairn.v1.ModelEntry entries = 2;
+   */
+  entries: ModelEntry[];
 };
 
 /**
@@ -532,7 +630,64 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 13);
+  messageDesc(file_cairn_v1_state, 14);
+
+/**
+ * ModelEntry is one listed model. Prices are USD per million tokens and mean something only
+ * when prices_known: an unknown price is not a free one.
+ *
+ * @generated from message cairn.v1.ModelEntry
+ */
+export type ModelEntry = Message<"cairn.v1.ModelEntry"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * 0: unknown.
+   *
+   * @generated from field: int64 context_window = 2;
+   */
+  contextWindow: bigint;
+
+  /**
+   * @generated from field: int64 max_output_tokens = 3;
+   */
+  maxOutputTokens: bigint;
+
+  /**
+   * @generated from field: double input_price = 4;
+   */
+  inputPrice: number;
+
+  /**
+   * @generated from field: double output_price = 5;
+   */
+  outputPrice: number;
+
+  /**
+   * @generated from field: double cache_read_price = 6;
+   */
+  cacheReadPrice: number;
+
+  /**
+   * @generated from field: double cache_write_price = 7;
+   */
+  cacheWritePrice: number;
+
+  /**
+   * @generated from field: bool prices_known = 8;
+   */
+  pricesKnown: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.ModelEntry.
+ * Use `create(ModelEntrySchema)` to create a new message.
+ */
+export const ModelEntrySchema: GenMessage<ModelEntry> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 15);
 
 /**
  * McpTool is a tool a server offers.
@@ -570,7 +725,7 @@ export type McpTool = Message<"cairn.v1.McpTool"> & {
  * Use `create(McpToolSchema)` to create a new message.
  */
 export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 14);
+  messageDesc(file_cairn_v1_state, 16);
 
 /**
  * McpResource is a fixed resource.
@@ -604,7 +759,7 @@ export type McpResource = Message<"cairn.v1.McpResource"> & {
  * Use `create(McpResourceSchema)` to create a new message.
  */
 export const McpResourceSchema: GenMessage<McpResource> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 15);
+  messageDesc(file_cairn_v1_state, 17);
 
 /**
  * McpResourceTemplate is a parameterised resource.
@@ -638,7 +793,7 @@ export type McpResourceTemplate = Message<"cairn.v1.McpResourceTemplate"> & {
  * Use `create(McpResourceTemplateSchema)` to create a new message.
  */
 export const McpResourceTemplateSchema: GenMessage<McpResourceTemplate> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 16);
+  messageDesc(file_cairn_v1_state, 18);
 
 /**
  * McpPromptArgument is one argument of a prompt.
@@ -667,7 +822,7 @@ export type McpPromptArgument = Message<"cairn.v1.McpPromptArgument"> & {
  * Use `create(McpPromptArgumentSchema)` to create a new message.
  */
 export const McpPromptArgumentSchema: GenMessage<McpPromptArgument> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 17);
+  messageDesc(file_cairn_v1_state, 19);
 
 /**
  * McpPrompt is a prompt template (the / menu offers it as /mcp:server:prompt).
@@ -696,7 +851,7 @@ export type McpPrompt = Message<"cairn.v1.McpPrompt"> & {
  * Use `create(McpPromptSchema)` to create a new message.
  */
 export const McpPromptSchema: GenMessage<McpPrompt> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 18);
+  messageDesc(file_cairn_v1_state, 20);
 
 /**
  * McpServer is one configured server.
@@ -783,7 +938,7 @@ export type McpServer = Message<"cairn.v1.McpServer"> & {
  * Use `create(McpServerSchema)` to create a new message.
  */
 export const McpServerSchema: GenMessage<McpServer> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 19);
+  messageDesc(file_cairn_v1_state, 21);
 
 /**
  * ListMcpServersRequest has no fields.
@@ -798,7 +953,7 @@ export type ListMcpServersRequest = Message<"cairn.v1.ListMcpServersRequest"> & 
  * Use `create(ListMcpServersRequestSchema)` to create a new message.
  */
 export const ListMcpServersRequestSchema: GenMessage<ListMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 20);
+  messageDesc(file_cairn_v1_state, 22);
 
 /**
  * ListMcpServersResponse is the hub's state.
@@ -831,7 +986,7 @@ export type ListMcpServersResponse = Message<"cairn.v1.ListMcpServersResponse"> 
  * Use `create(ListMcpServersResponseSchema)` to create a new message.
  */
 export const ListMcpServersResponseSchema: GenMessage<ListMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 21);
+  messageDesc(file_cairn_v1_state, 23);
 
 /**
  * WatchMcpServersRequest has no fields.
@@ -846,7 +1001,7 @@ export type WatchMcpServersRequest = Message<"cairn.v1.WatchMcpServersRequest"> 
  * Use `create(WatchMcpServersRequestSchema)` to create a new message.
  */
 export const WatchMcpServersRequestSchema: GenMessage<WatchMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 22);
+  messageDesc(file_cairn_v1_state, 24);
 
 /**
  * WatchMcpServersResponse is the hub's state after a change.
@@ -875,7 +1030,7 @@ export type WatchMcpServersResponse = Message<"cairn.v1.WatchMcpServersResponse"
  * Use `create(WatchMcpServersResponseSchema)` to create a new message.
  */
 export const WatchMcpServersResponseSchema: GenMessage<WatchMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 23);
+  messageDesc(file_cairn_v1_state, 25);
 
 /**
  * RestartMcpServerRequest names the server.
@@ -894,7 +1049,7 @@ export type RestartMcpServerRequest = Message<"cairn.v1.RestartMcpServerRequest"
  * Use `create(RestartMcpServerRequestSchema)` to create a new message.
  */
 export const RestartMcpServerRequestSchema: GenMessage<RestartMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 24);
+  messageDesc(file_cairn_v1_state, 26);
 
 /**
  * RestartMcpServerResponse is empty.
@@ -909,7 +1064,7 @@ export type RestartMcpServerResponse = Message<"cairn.v1.RestartMcpServerRespons
  * Use `create(RestartMcpServerResponseSchema)` to create a new message.
  */
 export const RestartMcpServerResponseSchema: GenMessage<RestartMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 25);
+  messageDesc(file_cairn_v1_state, 27);
 
 /**
  * ToggleMcpServerRequest names the server and its new state.
@@ -933,7 +1088,7 @@ export type ToggleMcpServerRequest = Message<"cairn.v1.ToggleMcpServerRequest"> 
  * Use `create(ToggleMcpServerRequestSchema)` to create a new message.
  */
 export const ToggleMcpServerRequestSchema: GenMessage<ToggleMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 26);
+  messageDesc(file_cairn_v1_state, 28);
 
 /**
  * ToggleMcpServerResponse is empty.
@@ -948,7 +1103,7 @@ export type ToggleMcpServerResponse = Message<"cairn.v1.ToggleMcpServerResponse"
  * Use `create(ToggleMcpServerResponseSchema)` to create a new message.
  */
 export const ToggleMcpServerResponseSchema: GenMessage<ToggleMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 27);
+  messageDesc(file_cairn_v1_state, 29);
 
 /**
  * DeleteMcpServerRequest names the server.
@@ -967,7 +1122,7 @@ export type DeleteMcpServerRequest = Message<"cairn.v1.DeleteMcpServerRequest"> 
  * Use `create(DeleteMcpServerRequestSchema)` to create a new message.
  */
 export const DeleteMcpServerRequestSchema: GenMessage<DeleteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 28);
+  messageDesc(file_cairn_v1_state, 30);
 
 /**
  * DeleteMcpServerResponse is empty.
@@ -982,7 +1137,7 @@ export type DeleteMcpServerResponse = Message<"cairn.v1.DeleteMcpServerResponse"
  * Use `create(DeleteMcpServerResponseSchema)` to create a new message.
  */
 export const DeleteMcpServerResponseSchema: GenMessage<DeleteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 29);
+  messageDesc(file_cairn_v1_state, 31);
 
 /**
  * SetMcpServerTimeoutRequest names the server and the timeout.
@@ -1006,7 +1161,7 @@ export type SetMcpServerTimeoutRequest = Message<"cairn.v1.SetMcpServerTimeoutRe
  * Use `create(SetMcpServerTimeoutRequestSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutRequestSchema: GenMessage<SetMcpServerTimeoutRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 30);
+  messageDesc(file_cairn_v1_state, 32);
 
 /**
  * SetMcpServerTimeoutResponse is empty.
@@ -1021,7 +1176,7 @@ export type SetMcpServerTimeoutResponse = Message<"cairn.v1.SetMcpServerTimeoutR
  * Use `create(SetMcpServerTimeoutResponseSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutResponseSchema: GenMessage<SetMcpServerTimeoutResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 31);
+  messageDesc(file_cairn_v1_state, 33);
 
 /**
  * SetMcpToolAutoApproveRequest names the tool.
@@ -1050,7 +1205,7 @@ export type SetMcpToolAutoApproveRequest = Message<"cairn.v1.SetMcpToolAutoAppro
  * Use `create(SetMcpToolAutoApproveRequestSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveRequestSchema: GenMessage<SetMcpToolAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 32);
+  messageDesc(file_cairn_v1_state, 34);
 
 /**
  * SetMcpToolAutoApproveResponse is empty.
@@ -1065,7 +1220,7 @@ export type SetMcpToolAutoApproveResponse = Message<"cairn.v1.SetMcpToolAutoAppr
  * Use `create(SetMcpToolAutoApproveResponseSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveResponseSchema: GenMessage<SetMcpToolAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 33);
+  messageDesc(file_cairn_v1_state, 35);
 
 /**
  * AddRemoteMcpServerRequest describes the server.
@@ -1096,7 +1251,7 @@ export type AddRemoteMcpServerRequest = Message<"cairn.v1.AddRemoteMcpServerRequ
  * Use `create(AddRemoteMcpServerRequestSchema)` to create a new message.
  */
 export const AddRemoteMcpServerRequestSchema: GenMessage<AddRemoteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 34);
+  messageDesc(file_cairn_v1_state, 36);
 
 /**
  * AddRemoteMcpServerResponse is empty.
@@ -1111,7 +1266,7 @@ export type AddRemoteMcpServerResponse = Message<"cairn.v1.AddRemoteMcpServerRes
  * Use `create(AddRemoteMcpServerResponseSchema)` to create a new message.
  */
 export const AddRemoteMcpServerResponseSchema: GenMessage<AddRemoteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 35);
+  messageDesc(file_cairn_v1_state, 37);
 
 /**
  * ImportMcpSettingsRequest names the file to import.
@@ -1132,7 +1287,7 @@ export type ImportMcpSettingsRequest = Message<"cairn.v1.ImportMcpSettingsReques
  * Use `create(ImportMcpSettingsRequestSchema)` to create a new message.
  */
 export const ImportMcpSettingsRequestSchema: GenMessage<ImportMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 36);
+  messageDesc(file_cairn_v1_state, 38);
 
 /**
  * ImportMcpSettingsResponse says what was added.
@@ -1158,7 +1313,7 @@ export type ImportMcpSettingsResponse = Message<"cairn.v1.ImportMcpSettingsRespo
  * Use `create(ImportMcpSettingsResponseSchema)` to create a new message.
  */
 export const ImportMcpSettingsResponseSchema: GenMessage<ImportMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 37);
+  messageDesc(file_cairn_v1_state, 39);
 
 /**
  * OpenMcpSettingsRequest names the editor.
@@ -1177,7 +1332,7 @@ export type OpenMcpSettingsRequest = Message<"cairn.v1.OpenMcpSettingsRequest"> 
  * Use `create(OpenMcpSettingsRequestSchema)` to create a new message.
  */
 export const OpenMcpSettingsRequestSchema: GenMessage<OpenMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 38);
+  messageDesc(file_cairn_v1_state, 40);
 
 /**
  * OpenMcpSettingsResponse gives the path (the caller opens it itself when no editor can).
@@ -1201,7 +1356,7 @@ export type OpenMcpSettingsResponse = Message<"cairn.v1.OpenMcpSettingsResponse"
  * Use `create(OpenMcpSettingsResponseSchema)` to create a new message.
  */
 export const OpenMcpSettingsResponseSchema: GenMessage<OpenMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 39);
+  messageDesc(file_cairn_v1_state, 41);
 
 /**
  * TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
@@ -1225,7 +1380,7 @@ export type TestBrowserConnectionRequest = Message<"cairn.v1.TestBrowserConnecti
  * Use `create(TestBrowserConnectionRequestSchema)` to create a new message.
  */
 export const TestBrowserConnectionRequestSchema: GenMessage<TestBrowserConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 40);
+  messageDesc(file_cairn_v1_state, 42);
 
 /**
  * TestBrowserConnectionResponse says whether the browser could be driven, and why not.
@@ -1249,7 +1404,7 @@ export type TestBrowserConnectionResponse = Message<"cairn.v1.TestBrowserConnect
  * Use `create(TestBrowserConnectionResponseSchema)` to create a new message.
  */
 export const TestBrowserConnectionResponseSchema: GenMessage<TestBrowserConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 41);
+  messageDesc(file_cairn_v1_state, 43);
 
 /**
  * Mode is ACT (default) or PLAN.

@@ -1,0 +1,46 @@
+// Provider presets in code-server (issue 16): the settings view lists the endpoint's models
+// with their context windows and prices, and says "price unknown" for a model without known
+// prices (never $0.0000).
+//
+// run.mjs calls it at the end of the window-B sequence, after browserStep:
+//
+//   import { presetsStep } from "./steps/presets.mjs";
+//   await presetsStep({ page: pageB, view: viewB, fakeRoot, screenshot, poll, log, fail });
+//
+// It replaces the fake model's script (POST /_script) to change the ids its /v1/models lists.
+// Every wait is on a state, never a fixed sleep.
+
+const script = {
+  models: ["gpt-4o", "gpt-5-mini", "my-local-model"],
+  turns: [],
+  on_end: { text: "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>" },
+};
+
+export async function presetsStep({ page, view, fakeRoot, screenshot, poll, log, fail }) {
+  const res = await fetch(`${fakeRoot}/_script`, { method: "POST", body: JSON.stringify(script) });
+  if (!res.ok) fail(`the fake model refused the presets script: ${res.status} ${await res.text()}`);
+
+  await view.getByRole("button", { name: "Settings", exact: true }).click();
+  const settings = view.getByRole("region", { name: "Settings" });
+  const provider = settings.getByRole("combobox", { name: "Provider" });
+  await provider.waitFor({ timeout: 30_000 });
+  await poll("the presets to be offered", async () => (await provider.locator("option").count()) >= 10);
+  const offered = await provider.locator("option").allTextContents();
+  for (const want of ["OpenAI", "OpenRouter", "Ollama", "LM Studio", "vLLM", "DeepSeek", "Azure OpenAI"]) {
+    if (!offered.includes(want)) fail(`the provider list lacks ${want}: ${JSON.stringify(offered)}`);
+  }
+  // The configured endpoint is the fake model: list its models.
+  await settings.getByRole("button", { name: "Refresh" }).click();
+  const models = settings.getByRole("list", { name: "Models" });
+  await poll("the fake model's three models to be listed", async () => (await models.getByRole("button").count()) === 3);
+  const rows = await models.getByRole("button").allTextContents();
+  const gpt4o = rows.find((r) => r.startsWith("gpt-4o"));
+  const local = rows.find((r) => r.startsWith("my-local-model"));
+  if (!gpt4o?.includes("128k context") || !gpt4o.includes("$2.5 in")) fail(`gpt-4o row lacks its window or price: ${gpt4o}`);
+  if (!local?.includes("price unknown")) fail(`the unknown model does not say "price unknown": ${local}`);
+  if (rows.some((r) => r.includes("$0.0000"))) fail(`a model shows $0.0000: ${JSON.stringify(rows)}`);
+  await models.getByRole("button", { name: /gpt-4o/ }).first().scrollIntoViewIfNeeded();
+  await screenshot(page, "settings-presets");
+  log(`settings list the endpoint's models: ${rows.join(" | ")}`);
+  await view.getByRole("button", { name: "New Task", exact: true }).click();
+}
