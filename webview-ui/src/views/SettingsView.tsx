@@ -261,7 +261,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
 
         <fieldset>
           <legend>Rules and workflows</legend>
-          {rules.length === 0 && <p className="muted small">No rules files found (.clinerules, .cairnrules, .cursorrules, .windsurfrules).</p>}
+          {rules.length === 0 && <p className="muted small">No rules files found (.clinerules, .cairnrules, .cursorrules, .windsurfrules, AGENTS.md).</p>}
           {rules.map((r) => (
             <label key={r.id} className="check rule">
               <input type="checkbox" checked={r.enabled} onChange={() => void toggleRule(r)} />
