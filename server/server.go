@@ -175,6 +175,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		},
 		GlobalRulesDir:         comp.agent.GlobalRulesDir,
 		GlobalWorkflowsDir:     comp.agent.GlobalWorkflowsDir,
+		GlobalSkillsDir:        comp.agent.GlobalSkillsDir,
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 		MCP:                    hub,

@@ -39,9 +39,11 @@ type Env interface {
 type Config struct {
 	// DataDir holds the checkpoint repositories ("" turns checkpoints off).
 	DataDir string
-	// GlobalRulesDir and GlobalWorkflowsDir are the user's global rules and workflows.
+	// GlobalRulesDir, GlobalWorkflowsDir and GlobalSkillsDir are the user's global rules,
+	// workflows and skills.
 	GlobalRulesDir     string
 	GlobalWorkflowsDir string
+	GlobalSkillsDir    string
 	Logger             *slog.Logger
 	// MCP is the daemon's one MCP hub, shared by every task (nil: no MCP servers).
 	MCP *mcp.Hub
@@ -55,7 +57,8 @@ func DefaultConfig(dataDir string, logger *slog.Logger) Config {
 	}
 	return Config{DataDir: dataDir, Logger: logger,
 		GlobalRulesDir:     filepath.Join(home, "Documents", "Cairn", "Rules"),
-		GlobalWorkflowsDir: filepath.Join(home, "Documents", "Cairn", "Workflows")}
+		GlobalWorkflowsDir: filepath.Join(home, "Documents", "Cairn", "Workflows"),
+		GlobalSkillsDir:    filepath.Join(home, "Documents", "Cairn", "Skills")}
 }
 
 // Assembler builds tasks' dependencies. It is safe for concurrent use.
@@ -110,9 +113,11 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	terminals := shell.NewRegistry()
 	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
 	session := browserSession(s, info)
-	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP)
+	catalog := skillCatalog{root: ws.Root(), global: a.cfg.GlobalSkillsDir, settings: a.env.Settings, logger: a.cfg.Logger}
+	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP, catalog)
 	t := &turns{
-		a: a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
+		skills: catalog,
+		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
 		browser: session,
 		recent:  envdetails.NewTracker(),
 		sys:     systemInfo(ide, ws.Root()),

@@ -84,7 +84,7 @@ func TestTurnsFollowTheEnvironment(t *testing.T) {
 	if len(env.asked) != 1 || env.asked[0] != "window-1" {
 		t.Fatalf("editors asked for: %v", env.asked)
 	}
-	sys := d.Turns.SystemPrompt(task.ModeAct)
+	sys := d.Turns.SystemPrompt(task.ModeAct, nil)
 	if !strings.Contains(sys, "Always answer in haiku.") || !strings.Contains(sys, "Fake Editor") {
 		t.Fatalf("the prompt lacks the rule or the editor's name")
 	}
@@ -94,7 +94,7 @@ func TestTurnsFollowTheEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(d2.Turns.SystemPrompt(task.ModeAct), "haiku") {
+	if strings.Contains(d2.Turns.SystemPrompt(task.ModeAct, nil), "haiku") {
 		t.Fatal("a rule switched off is still in the prompt")
 	}
 	if got := d.Turns.ExpandUser(context.Background(), "see @/notes.txt"); !strings.Contains(got, "remember the milk") {

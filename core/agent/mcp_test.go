@@ -70,7 +70,7 @@ func TestTasksUseTheHub(t *testing.T) {
 			t.Errorf("%s is not offered", name)
 		}
 	}
-	sys := d.Turns.SystemPrompt(task.ModeAct)
+	sys := d.Turns.SystemPrompt(task.ModeAct, nil)
 	for _, want := range []string{"MCP SERVERS", "## everything", "### Instructions", "- echo: ", `"message"`,
 		"demo://resource/dynamic/text/{resourceId}", "### Direct Resources"} {
 		if !strings.Contains(sys, want) {
@@ -107,7 +107,7 @@ func TestNoHubNoMCP(t *testing.T) {
 	if _, ok := d.Registry.Get("use_mcp_tool"); ok {
 		t.Error("MCP tools offered without servers")
 	}
-	if sys := d.Turns.SystemPrompt(task.ModeAct); strings.Contains(sys, "MCP SERVERS") || strings.Contains(sys, "use_mcp_tool") {
+	if sys := d.Turns.SystemPrompt(task.ModeAct, nil); strings.Contains(sys, "MCP SERVERS") || strings.Contains(sys, "use_mcp_tool") {
 		t.Error("the prompt mentions MCP without servers")
 	}
 }

@@ -10,26 +10,22 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/skills"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/shell"
 )
 
 // buildPrompt renders the system prompt for one task: its tools, mode and machine, and the
-// rules that are switched on.
+// rules that are switched on and apply to the paths the task touched (see touchedPaths).
 func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, mode string, sys prompt.SystemInfo,
-	s config.Settings, info llm.ModelInfo, cfg Config) string {
-	rs, err := loader.Load(sys.Cwd, globalRules, s.RuleToggles)
+	s config.Settings, info llm.ModelInfo, cfg Config, touched []string, catalog skillCatalog) string {
+	enabled, err := loader.ForTask(sys.Cwd, globalRules, s.RuleToggles, touched)
 	if err != nil && cfg.Logger != nil {
 		cfg.Logger.Warn("agent: reading rules", "err", err)
 	}
-	var enabled []rules.Rule
-	for _, r := range rs {
-		if r.Enabled {
-			enabled = append(enabled, r)
-		}
-	}
+	usable := skills.Usable(catalog.Skills())
 	w, h := s.BrowserSize()
-	return prompt.Build(prompt.Input{Specs: reg.Specs(), Mode: mode, System: sys, Cwd: sys.Cwd,
+	return prompt.Build(prompt.Input{Specs: promptSpecs(reg.Specs(), usable), Skills: usable, Mode: mode, System: sys, Cwd: sys.Cwd,
 		BrowserViewport:   fmt.Sprintf("%dx%d", w, h),
 		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
 		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),
@@ -39,8 +35,9 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 // SystemPrompt is the exact prompt a task in root would get (`cairn debug prompt`).
 func SystemPrompt(root, mode, ide string, s config.Settings, cfg Config) string {
 	info := ModelInfo(s)
-	reg := taskTools(shell.NewRegistry(), browserSession(s, info), webRenderer(s), cfg.MCP)
-	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, reg, mode, systemInfo(ide, root), s, info, cfg)
+	catalog := skillCatalog{root: root, global: cfg.GlobalSkillsDir, settings: func() config.Settings { return s }}
+	reg := taskTools(shell.NewRegistry(), browserSession(s, info), webRenderer(s), cfg.MCP, catalog)
+	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, reg, mode, systemInfo(ide, root), s, info, cfg, nil, catalog)
 }
 
 func systemInfo(ide, root string) prompt.SystemInfo {

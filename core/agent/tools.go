@@ -18,6 +18,7 @@ import (
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/tools/useskill"
 	"github.com/cairnhq/cairn/core/tools/webfetch"
 )
 
@@ -26,13 +27,15 @@ import (
 // offered when the daemon's hub has at least one server configured (spec §4: no MCP, no MCP
 // tools or section).
 func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
-	return taskTools(terminals, nil, nil, hub)
+	return taskTools(terminals, nil, nil, hub, nil)
 }
 
 // taskTools is Tools plus browser_action over session when it is not nil; then every other
 // tool refuses to run while the session is open. web_fetch renders pages built by scripts
-// with render (nil: it does not).
-func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub) *tools.Registry {
+// with render (nil: it does not). use_skill loads skills from catalog (nil: not offered; the
+// prompt also leaves it out while no skill is usable).
+func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub,
+	catalog useskill.Catalog) *tools.Registry {
 	r := tools.NewRegistry(
 		shell.New(terminals),
 		readfile.New(),
@@ -47,6 +50,9 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 		for _, t := range mcptool.All(hub) {
 			r.Add(t)
 		}
+	}
+	if catalog != nil {
+		r.Add(useskill.New(catalog))
 	}
 	if session != nil {
 		r.Add(browser.New(session))

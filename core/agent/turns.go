@@ -36,12 +36,17 @@ type turns struct {
 	checkpoints *checkpoints // nil: off
 	// browser is the task's browser session (nil: browser_action is not offered).
 	browser *browser.Session
+	// skills finds the workspace's skills for the prompt and use_skill.
+	skills skillCatalog
 }
 
 var _ task.Turns = (*turns)(nil)
 
-func (t *turns) SystemPrompt(mode string) string {
-	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, t.info, t.a.cfg)
+// SystemPrompt reads the rules again for every request: which apply depends on the files the
+// task touched so far.
+func (t *turns) SystemPrompt(mode string, history []llm.Message) string {
+	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, t.info, t.a.cfg,
+		touchedPaths(history), t.skills)
 }
 
 func (t *turns) EnvDetails(ctx context.Context, r task.EnvRequest) string {

@@ -97,6 +97,8 @@ type Settings struct {
 	// BrowserPath is the Chromium, Chrome or Edge to run ("": looked for in the usual places).
 	BrowserPath string          `json:"browserPath,omitempty"`
 	RuleToggles map[string]bool `json:"ruleToggles,omitempty"`
+	// SkillToggles switches skills on and off by ID (core/skills); a skill not listed is on.
+	SkillToggles map[string]bool `json:"skillToggles,omitempty"`
 	// SecretEnv names more environment variables to keep from commands, on top of
 	// DefaultSecretEnv (company tokens and the like).
 	SecretEnv []string `json:"secretEnv,omitempty"`
@@ -256,6 +258,7 @@ func clone(s Settings) Settings {
 	out.AutoApprove.DenyList = slices.Clone(s.AutoApprove.DenyList)
 	out.AutoApprove.AllowList = slices.Clone(s.AutoApprove.AllowList)
 	out.RuleToggles = maps.Clone(s.RuleToggles)
+	out.SkillToggles = maps.Clone(s.SkillToggles)
 	out.SecretEnv = slices.Clone(s.SecretEnv)
 	return out
 }

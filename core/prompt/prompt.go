@@ -18,6 +18,7 @@ import (
 	"text/template"
 
 	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/skills"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -39,6 +40,9 @@ type Input struct {
 	CustomInstructions string
 	// Rules are the enabled rules, in the order core/rules loads them.
 	Rules []rules.Rule
+	// Skills are the skills the model may load with use_skill (only names and descriptions
+	// are rendered; the SKILLS section appears when there is one and use_skill is offered).
+	Skills []skills.Skill
 	// IgnoreFileExists is set when the workspace has a .clineignore or .cairnignore.
 	IgnoreFileExists bool
 	// BrowserViewport is the browser size, e.g. "900x600".
@@ -115,7 +119,7 @@ const sectionSeparator = "\n\n====\n\n"
 // condition is not met) is left out together with its separator.
 var sectionOrder = []string{
 	"role", "tool_use", "todo", "mcp", "editing", "modes",
-	"capabilities", "rules", "system", "objective", "custom",
+	"capabilities", "skills", "rules", "system", "objective", "custom",
 }
 
 //go:embed sections/*.md
@@ -235,6 +239,7 @@ var ruleTitles = map[rules.Source]string{
 	rules.SourceCursorrules: "Cursor rules (.cursorrules)",
 	rules.SourceCursorDir:   "Cursor rules (.cursor/rules)",
 	rules.SourceWindsurf:    "Windsurf rules (.windsurfrules)",
+	rules.SourceAgents:      "AGENTS.md",
 }
 
 // groupRules keeps enabled, non-empty rules in their given order, starting a new group each

@@ -1,17 +1,38 @@
-// Package rules finds, reads, creates and deletes the user's rule files and workflows.
+// Package rules finds, reads, creates and deletes the user's rule files and workflows, and
+// decides which rules apply to a task.
 //
 // Rules are standing instructions the system prompt carries in USER'S CUSTOM INSTRUCTIONS
-// (spec §4, §6). They come from a global folder and from well-known names at the workspace
-// root: `.clinerules` and `.cairnrules` (a file, or a folder read recursively without its
-// `workflows/` subfolder), `.cursorrules`, `.cursor/rules/*.mdc` and `.windsurfrules`.
-// Workflows are the files in `workflows/` of the two rules folders and in a global workflows
-// folder; each is invoked as a slash command named after its file.
+// (spec §4, §6). They come from a global folder and from well-known names in the workspace:
+// `.clinerules` and `.cairnrules` (a file, or a folder read recursively without its
+// `workflows/` and `skills/` subfolders), `.cursorrules`, `.cursor/rules/*.mdc`,
+// `.windsurfrules`, and `AGENTS.md` at the root and in nested folders. Workflows are the files
+// in `workflows/` of the two rules folders and in a global workflows folder; each is invoked as
+// a slash command named after its file.
+//
+// Which rules apply (ForTask, Select) depends on the files the task touched: the caller passes
+// their paths (core/agent takes the `path` of every read_file, write_to_file, replace_in_file,
+// list_files, search_files and list_code_definition_names call in the task's history, and
+// every @file or @folder mention in the user's messages). Paths outside the workspace root
+// count for nothing; a touched folder counts as itself.
+//
+//   - The root AGENTS.md always applies. A nested AGENTS.md applies when it is the nearest one
+//     to at least one touched path (the AGENTS.md convention: the closer file wins for the files
+//     under it); its Folder lets the prompt say which files it covers.
+//   - A rule whose YAML frontmatter has `paths:` (globs relative to the workspace root, matched
+//     with doublestar; a glob without "/" matches the base name at any depth) applies only when
+//     a touched path matches. A .mdc file's `globs:` work the same way unless `alwaysApply:
+//     true`; a .mdc file with neither applies always, as before. Frontmatter is not shown to
+//     the model. Frontmatter that does not parse keeps the rule whole and applying always, with
+//     Problem set.
 //
 // Every rule and workflow has a stable ID (source kind + path relative to its base folder) so
-// that toggles survive the workspace moving on disk. Anything not switched off is enabled.
+// that toggles survive the workspace moving on disk. Anything not switched off is enabled; a
+// switched-off AGENTS.md is as if absent, so the next one up applies in its place.
 //
 // The loop re-reads rules before every request, so a Loader keeps file contents cached by
-// modification time and size: a request costs a directory walk and a stat per file.
+// modification time and size: a request costs a directory walk and a stat per file. ForTask
+// looks for AGENTS.md only in the root and the folders of touched paths; Load, for the rules
+// list, searches the whole workspace (hidden folders and node_modules left out).
 package rules
 
 import (
@@ -20,6 +41,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,7 +60,11 @@ const (
 	SourceCursorrules Source = "cursorrules"   // .cursorrules file
 	SourceCursorDir   Source = "cursor-rules"  // .cursor/rules/**/*.mdc
 	SourceWindsurf    Source = "windsurfrules" // .windsurfrules file
+	SourceAgents      Source = "agents"        // AGENTS.md at the root and in nested folders
 )
+
+// agentsFile is the shared rules file many coding agents read.
+const agentsFile = "AGENTS.md"
 
 // Rule is one rule file.
 type Rule struct {
@@ -52,6 +78,15 @@ type Rule struct {
 	Name    string
 	Content string
 	Enabled bool
+	// Paths are the workspace-relative globs of a conditional rule (frontmatter `paths:`, or
+	// `globs:` of a .mdc file without `alwaysApply: true`); empty means always.
+	Paths []string
+	// Folder is, for an AGENTS.md, the slash folder it covers relative to the root ("" for
+	// the root one).
+	Folder string
+	// Problem says what is wrong with the file (bad frontmatter), "" when nothing is. Such a
+	// rule is still loaded, applying everywhere.
+	Problem string
 }
 
 // Workflow is one workflow file, invoked as `/<Name>`.
@@ -86,6 +121,10 @@ var workspaceSources = []workspaceSource{
 
 // workflowsDir is the subfolder of a rules folder that holds workflows, not rules.
 const workflowsDir = "workflows"
+
+// notRules are the subfolders of a rules folder that hold something other than rules:
+// workflows, and skills (core/skills).
+var notRules = []string{workflowsDir, "skills"}
 
 // Loader reads rules and workflows, caching file contents by modification time and size.
 // It is safe for concurrent use; a daemon keeps one for all workspaces.
@@ -122,12 +161,32 @@ func Workflows(root, globalDir string, toggles map[string]bool) ([]Workflow, err
 }
 
 // Load returns the rules of the global folder globalDir and of the workspace at root, global
-// first, then in the order of the Source constants; files of a folder come sorted by path.
-// Either folder may be "" to skip it; missing files are simply absent. Binary files and
-// hidden entries inside rules folders are skipped. Enabled is toggles[ID], true when absent.
-// Unreadable files are reported in the joined error; the rules that could be read are
-// returned with it.
+// first, then in the order of the Source constants; files of a folder come sorted by path, and
+// AGENTS.md files by path with the root one first. Every AGENTS.md in the workspace is listed
+// (folders that are hidden or named node_modules are not searched). Either folder may be "" to
+// skip it; missing files are simply absent. Binary files and hidden entries inside rules
+// folders are skipped. Enabled is toggles[ID], true when absent. Unreadable files are reported
+// in the joined error; the rules that could be read are returned with it. Load does not decide
+// which rules apply to a task: ForTask does.
 func (l *Loader) Load(root, globalDir string, toggles map[string]bool) ([]Rule, error) {
+	agents, err := findAgents(root)
+	rs, lerr := l.load(root, globalDir, toggles, agents)
+	return rs, errors.Join(err, lerr)
+}
+
+// ForTask returns the enabled rules that apply to a task that has touched the given paths
+// (absolute, or relative to root): see Relative and Select. Only the AGENTS.md files at the
+// root and in the folders holding a touched path are read, so a request does not walk the
+// workspace.
+func (l *Loader) ForTask(root, globalDir string, toggles map[string]bool, touched []string) ([]Rule, error) {
+	rel := Relative(root, touched)
+	rs, err := l.load(root, globalDir, toggles, agentsNear(root, rel))
+	return Select(rs, rel), err
+}
+
+// load reads the global rules, the workspace's well-known rule files and the given AGENTS.md
+// files (absolute paths, in order).
+func (l *Loader) load(root, globalDir string, toggles map[string]bool, agents []string) ([]Rule, error) {
 	var (
 		out  []Rule
 		errs []error
@@ -148,11 +207,18 @@ func (l *Loader) Load(root, globalDir string, toggles map[string]bool) ([]Rule, 
 		}
 		name := filepath.ToSlash(rel)
 		id := string(kind) + ":" + name
-		out = append(out, Rule{ID: id, Source: kind, Path: abs, Name: name, Content: content, Enabled: enabled(toggles, id)})
+		r := Rule{ID: id, Source: kind, Path: abs, Name: name, Content: content, Enabled: enabled(toggles, id)}
+		applyFrontmatter(&r, kind == SourceCursorDir)
+		if kind == SourceAgents {
+			if r.Folder = path.Dir(name); r.Folder == "." {
+				r.Folder = ""
+			}
+		}
+		out = append(out, r)
 	}
 
 	if globalDir != "" {
-		files, err := listTree(globalDir, "", "")
+		files, err := listTree(globalDir, nil, "")
 		errs = appendErr(errs, err)
 		for _, f := range files {
 			add(SourceGlobal, globalDir, f)
@@ -169,7 +235,7 @@ func (l *Loader) Load(root, globalDir string, toggles map[string]bool) ([]Rule, 
 				errs = append(errs, fmt.Errorf("rules: %w", err))
 				continue
 			case info.IsDir() && src.folder:
-				files, err := listTree(abs, workflowsDir, src.ext)
+				files, err := listTree(abs, notRules, src.ext)
 				errs = appendErr(errs, err)
 				for _, f := range files {
 					add(src.kind, root, f)
@@ -177,6 +243,9 @@ func (l *Loader) Load(root, globalDir string, toggles map[string]bool) ([]Rule, 
 			case info.Mode().IsRegular() && src.file:
 				add(src.kind, root, abs)
 			}
+		}
+		for _, f := range agents {
+			add(SourceAgents, root, f)
 		}
 	}
 	return out, errors.Join(errs...)
@@ -279,9 +348,9 @@ func (l *Loader) read(abs string) (string, bool, error) {
 }
 
 // listTree lists the regular files under dir, sorted by path, skipping hidden entries, the
-// top-level subfolder named skipTop (if any) and, when ext is set, files without that
-// extension. Symlinked files are followed; symlinked folders are not (no cycles).
-func listTree(dir, skipTop, ext string) ([]string, error) {
+// top-level subfolders named in skipTop and, when ext is set, files without that extension.
+// Symlinked files are followed; symlinked folders are not (no cycles).
+func listTree(dir string, skipTop []string, ext string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -301,7 +370,7 @@ func listTree(dir, skipTop, ext string) ([]string, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if skipTop != "" && filepath.Dir(path) == dir && name == skipTop {
+			if filepath.Dir(path) == dir && slices.Contains(skipTop, name) {
 				return fs.SkipDir
 			}
 			return nil

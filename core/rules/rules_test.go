@@ -104,7 +104,7 @@ func TestLoad(t *testing.T) {
 				".cursor/rules/workflows/": "",
 			},
 			want: []string{
-				"cursor-rules:.cursor/rules/a.mdc=---\nalwaysApply: true\n---\nA",
+				"cursor-rules:.cursor/rules/a.mdc=A", // the frontmatter is read, not shown
 				"cursor-rules:.cursor/rules/x/y.mdc=Y",
 			},
 		},

@@ -247,14 +247,15 @@ func userError(err error) string {
 func (t *Task) attempt(ctx context.Context) (reply, error) {
 	t.mu.Lock()
 	mode := t.meta.Mode
-	history := t.condensedLocked(append([]llm.Message(nil), t.api...))
+	full := append([]llm.Message(nil), t.api...)
+	history := t.condensedLocked(full)
 	lastTokens := t.meta.ContextTokens
 	t.mu.Unlock()
 	// Whatever the projection dropped or moved, every native call goes with its result.
 	history = window.Pair(t.deps.Turns.Project(history, lastTokens))
 	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
-	system := t.deps.Turns.SystemPrompt(mode)
+	system := t.deps.Turns.SystemPrompt(mode, full)
 	// The request has its own context so that, once the tool call is complete, the rest of the
 	// stream (only read for its usage report) can be cut short without cancelling the task.
 	reqCtx, cancelReq := context.WithCancel(ctx)

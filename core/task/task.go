@@ -134,8 +134,10 @@ type Deps struct {
 // editor, rules, checkpoints. core/agent implements it; every method is called on the task's
 // goroutine, one at a time, except Close.
 type Turns interface {
-	// SystemPrompt renders the system prompt for a mode.
-	SystemPrompt(mode string) string
+	// SystemPrompt renders the system prompt for a mode. history is the task's whole API
+	// conversation so far, neither condensed nor projected (rules that apply only to some
+	// files look at the paths it touched); it is a copy the callee may keep but not change.
+	SystemPrompt(mode string, history []llm.Message) string
 	// EnvDetails renders <environment_details> for a turn.
 	EnvDetails(ctx context.Context, r EnvRequest) string
 	// ExpandUser expands mentions and slash commands in user text.
@@ -159,7 +161,7 @@ type Turns interface {
 // bareTurns is the Turns of a task without an agent around it.
 type bareTurns struct{}
 
-func (bareTurns) SystemPrompt(string) string                       { return "" }
+func (bareTurns) SystemPrompt(string, []llm.Message) string        { return "" }
 func (bareTurns) EnvDetails(context.Context, EnvRequest) string    { return "" }
 func (bareTurns) ExpandUser(_ context.Context, text string) string { return text }
 func (bareTurns) Project(h []llm.Message, _ int64) []llm.Message   { return h }

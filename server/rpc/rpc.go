@@ -35,6 +35,8 @@ type Backend struct {
 	Models func(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error)
 	// GlobalRulesDir and GlobalWorkflowsDir are the user's global rules folders.
 	GlobalRulesDir, GlobalWorkflowsDir string
+	// GlobalSkillsDir is the user's global skills folder.
+	GlobalSkillsDir string
 	// CheckpointDiff lists the files changed in a task's workspace between checkpoint from and
 	// checkpoint to ("": the working tree); the paths are relative to root, returned with it.
 	CheckpointDiff func(ctx context.Context, workspace []string, from, to string) (root string, files []checkpoint.FileDiff, err error)

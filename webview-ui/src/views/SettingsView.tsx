@@ -9,6 +9,7 @@ import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 import { AutoApproveEditor } from "../components/AutoApproveBar";
 import { ProviderPicker } from "../components/ProviderPicker";
+import { SkillsSection } from "./SkillsSection";
 
 /** browserViewports are the sizes the daemon offers (core/config.BrowserViewports), default first. */
 const browserViewports = ["900x600", "1280x800", "768x1024", "375x667"];
@@ -263,7 +264,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
 
         <fieldset>
           <legend>Rules and workflows</legend>
-          {rules.length === 0 && <p className="muted small">No rules files found (.clinerules, .cairnrules, .cursorrules, .windsurfrules).</p>}
+          {rules.length === 0 && <p className="muted small">No rules files found (.clinerules, .cairnrules, .cursorrules, .windsurfrules, AGENTS.md).</p>}
           {rules.map((r) => (
             <label key={r.id} className="check rule">
               <input type="checkbox" checked={r.enabled} onChange={() => void toggleRule(r)} />
@@ -276,6 +277,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
             </label>
           ))}
         </fieldset>
+        <SkillsSection ctrl={ctrl} root={root} />
       </div>
     </section>
   );

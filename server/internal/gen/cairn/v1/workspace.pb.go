@@ -817,6 +817,283 @@ func (*DeleteRuleResponse) Descriptor() ([]byte, []int) {
 	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{14}
 }
 
+// ListSkillsRequest names the workspace.
+type ListSkillsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	WorkspaceRoot string                 `protobuf:"bytes,1,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSkillsRequest) Reset() {
+	*x = ListSkillsRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSkillsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSkillsRequest) ProtoMessage() {}
+
+func (x *ListSkillsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSkillsRequest.ProtoReflect.Descriptor instead.
+func (*ListSkillsRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListSkillsRequest) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+// SkillEntry is one skill folder.
+type SkillEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id is stable across moves of the workspace (source + folder path).
+	Id          string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name        string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// path is the skill's SKILL.md.
+	Path string `protobuf:"bytes,4,opt,name=path,proto3" json:"path,omitempty"`
+	// source is "cairn", "clinerules", "claude" or "global".
+	Source  string `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
+	Enabled bool   `protobuf:"varint,6,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// problem says why the skill cannot be used ("" when it can).
+	Problem       string `protobuf:"bytes,7,opt,name=problem,proto3" json:"problem,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SkillEntry) Reset() {
+	*x = SkillEntry{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SkillEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SkillEntry) ProtoMessage() {}
+
+func (x *SkillEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SkillEntry.ProtoReflect.Descriptor instead.
+func (*SkillEntry) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SkillEntry) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SkillEntry) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SkillEntry) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *SkillEntry) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SkillEntry) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *SkillEntry) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *SkillEntry) GetProblem() string {
+	if x != nil {
+		return x.Problem
+	}
+	return ""
+}
+
+// ListSkillsResponse lists skills in order of precedence.
+type ListSkillsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Skills        []*SkillEntry          `protobuf:"bytes,1,rep,name=skills,proto3" json:"skills,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSkillsResponse) Reset() {
+	*x = ListSkillsResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSkillsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSkillsResponse) ProtoMessage() {}
+
+func (x *ListSkillsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSkillsResponse.ProtoReflect.Descriptor instead.
+func (*ListSkillsResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListSkillsResponse) GetSkills() []*SkillEntry {
+	if x != nil {
+		return x.Skills
+	}
+	return nil
+}
+
+// ToggleSkillRequest sets a skill's toggle.
+type ToggleSkillRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Enabled       bool                   `protobuf:"varint,2,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToggleSkillRequest) Reset() {
+	*x = ToggleSkillRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToggleSkillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToggleSkillRequest) ProtoMessage() {}
+
+func (x *ToggleSkillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToggleSkillRequest.ProtoReflect.Descriptor instead.
+func (*ToggleSkillRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ToggleSkillRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ToggleSkillRequest) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+// ToggleSkillResponse is empty.
+type ToggleSkillResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToggleSkillResponse) Reset() {
+	*x = ToggleSkillResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToggleSkillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToggleSkillResponse) ProtoMessage() {}
+
+func (x *ToggleSkillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToggleSkillResponse.ProtoReflect.Descriptor instead.
+func (*ToggleSkillResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{19}
+}
+
 var File_cairn_v1_workspace_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_workspace_proto_rawDesc = "" +
@@ -866,7 +1143,24 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\x11DeleteRuleRequest\x12%\n" +
 	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\"\x14\n" +
-	"\x12DeleteRuleResponse2\xdd\x03\n" +
+	"\x12DeleteRuleResponse\":\n" +
+	"\x11ListSkillsRequest\x12%\n" +
+	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\"\xb2\x01\n" +
+	"\n" +
+	"SkillEntry\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x12\n" +
+	"\x04path\x18\x04 \x01(\tR\x04path\x12\x16\n" +
+	"\x06source\x18\x05 \x01(\tR\x06source\x12\x18\n" +
+	"\aenabled\x18\x06 \x01(\bR\aenabled\x12\x18\n" +
+	"\aproblem\x18\a \x01(\tR\aproblem\"B\n" +
+	"\x12ListSkillsResponse\x12,\n" +
+	"\x06skills\x18\x01 \x03(\v2\x14.cairn.v1.SkillEntryR\x06skills\">\n" +
+	"\x12ToggleSkillRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\aenabled\x18\x02 \x01(\bR\aenabled\"\x15\n" +
+	"\x13ToggleSkillResponse2\xf2\x04\n" +
 	"\x10WorkspaceService\x12J\n" +
 	"\vSearchFiles\x12\x1c.cairn.v1.SearchFilesRequest\x1a\x1d.cairn.v1.SearchFilesResponse\x12\\\n" +
 	"\x11ListSlashCommands\x12\".cairn.v1.ListSlashCommandsRequest\x1a#.cairn.v1.ListSlashCommandsResponse\x12D\n" +
@@ -876,7 +1170,10 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
 	"CreateRule\x12\x1b.cairn.v1.CreateRuleRequest\x1a\x1c.cairn.v1.CreateRuleResponse\x12G\n" +
 	"\n" +
-	"DeleteRule\x12\x1b.cairn.v1.DeleteRuleRequest\x1a\x1c.cairn.v1.DeleteRuleResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"DeleteRule\x12\x1b.cairn.v1.DeleteRuleRequest\x1a\x1c.cairn.v1.DeleteRuleResponse\x12G\n" +
+	"\n" +
+	"ListSkills\x12\x1b.cairn.v1.ListSkillsRequest\x1a\x1c.cairn.v1.ListSkillsResponse\x12J\n" +
+	"\vToggleSkill\x12\x1c.cairn.v1.ToggleSkillRequest\x1a\x1d.cairn.v1.ToggleSkillResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_workspace_proto_rawDescOnce sync.Once
@@ -890,7 +1187,7 @@ func file_cairn_v1_workspace_proto_rawDescGZIP() []byte {
 	return file_cairn_v1_workspace_proto_rawDescData
 }
 
-var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_cairn_v1_workspace_proto_goTypes = []any{
 	(*SearchFilesRequest)(nil),        // 0: cairn.v1.SearchFilesRequest
 	(*FileMatch)(nil),                 // 1: cairn.v1.FileMatch
@@ -907,29 +1204,39 @@ var file_cairn_v1_workspace_proto_goTypes = []any{
 	(*CreateRuleResponse)(nil),        // 12: cairn.v1.CreateRuleResponse
 	(*DeleteRuleRequest)(nil),         // 13: cairn.v1.DeleteRuleRequest
 	(*DeleteRuleResponse)(nil),        // 14: cairn.v1.DeleteRuleResponse
+	(*ListSkillsRequest)(nil),         // 15: cairn.v1.ListSkillsRequest
+	(*SkillEntry)(nil),                // 16: cairn.v1.SkillEntry
+	(*ListSkillsResponse)(nil),        // 17: cairn.v1.ListSkillsResponse
+	(*ToggleSkillRequest)(nil),        // 18: cairn.v1.ToggleSkillRequest
+	(*ToggleSkillResponse)(nil),       // 19: cairn.v1.ToggleSkillResponse
 }
 var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	1,  // 0: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
 	4,  // 1: cairn.v1.ListSlashCommandsResponse.commands:type_name -> cairn.v1.SlashCommand
 	7,  // 2: cairn.v1.ListRulesResponse.rules:type_name -> cairn.v1.RuleEntry
 	7,  // 3: cairn.v1.CreateRuleResponse.rule:type_name -> cairn.v1.RuleEntry
-	0,  // 4: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
-	3,  // 5: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
-	6,  // 6: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
-	9,  // 7: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
-	11, // 8: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
-	13, // 9: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
-	2,  // 10: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
-	5,  // 11: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
-	8,  // 12: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
-	10, // 13: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
-	12, // 14: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
-	14, // 15: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
-	10, // [10:16] is the sub-list for method output_type
-	4,  // [4:10] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	16, // 4: cairn.v1.ListSkillsResponse.skills:type_name -> cairn.v1.SkillEntry
+	0,  // 5: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
+	3,  // 6: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
+	6,  // 7: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
+	9,  // 8: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
+	11, // 9: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
+	13, // 10: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
+	15, // 11: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
+	18, // 12: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
+	2,  // 13: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
+	5,  // 14: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
+	8,  // 15: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
+	10, // 16: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
+	12, // 17: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
+	14, // 18: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
+	17, // 19: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
+	19, // 20: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
+	13, // [13:21] is the sub-list for method output_type
+	5,  // [5:13] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_workspace_proto_init() }
@@ -943,7 +1250,7 @@ func file_cairn_v1_workspace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_workspace_proto_rawDesc), len(file_cairn_v1_workspace_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

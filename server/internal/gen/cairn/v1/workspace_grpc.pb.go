@@ -25,6 +25,8 @@ const (
 	WorkspaceService_ToggleRule_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleRule"
 	WorkspaceService_CreateRule_FullMethodName        = "/cairn.v1.WorkspaceService/CreateRule"
 	WorkspaceService_DeleteRule_FullMethodName        = "/cairn.v1.WorkspaceService/DeleteRule"
+	WorkspaceService_ListSkills_FullMethodName        = "/cairn.v1.WorkspaceService/ListSkills"
+	WorkspaceService_ToggleSkill_FullMethodName       = "/cairn.v1.WorkspaceService/ToggleSkill"
 )
 
 // WorkspaceServiceClient is the client API for WorkspaceService service.
@@ -45,6 +47,10 @@ type WorkspaceServiceClient interface {
 	CreateRule(ctx context.Context, in *CreateRuleRequest, opts ...grpc.CallOption) (*CreateRuleResponse, error)
 	// DeleteRule removes a rules file by id.
 	DeleteRule(ctx context.Context, in *DeleteRuleRequest, opts ...grpc.CallOption) (*DeleteRuleResponse, error)
+	// ListSkills lists the workspace's and the global skills with their toggles and problems.
+	ListSkills(ctx context.Context, in *ListSkillsRequest, opts ...grpc.CallOption) (*ListSkillsResponse, error)
+	// ToggleSkill enables or disables a skill.
+	ToggleSkill(ctx context.Context, in *ToggleSkillRequest, opts ...grpc.CallOption) (*ToggleSkillResponse, error)
 }
 
 type workspaceServiceClient struct {
@@ -115,6 +121,26 @@ func (c *workspaceServiceClient) DeleteRule(ctx context.Context, in *DeleteRuleR
 	return out, nil
 }
 
+func (c *workspaceServiceClient) ListSkills(ctx context.Context, in *ListSkillsRequest, opts ...grpc.CallOption) (*ListSkillsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSkillsResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ListSkills_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) ToggleSkill(ctx context.Context, in *ToggleSkillRequest, opts ...grpc.CallOption) (*ToggleSkillResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToggleSkillResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ToggleSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkspaceServiceServer is the server API for WorkspaceService service.
 // All implementations must embed UnimplementedWorkspaceServiceServer
 // for forward compatibility.
@@ -133,6 +159,10 @@ type WorkspaceServiceServer interface {
 	CreateRule(context.Context, *CreateRuleRequest) (*CreateRuleResponse, error)
 	// DeleteRule removes a rules file by id.
 	DeleteRule(context.Context, *DeleteRuleRequest) (*DeleteRuleResponse, error)
+	// ListSkills lists the workspace's and the global skills with their toggles and problems.
+	ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error)
+	// ToggleSkill enables or disables a skill.
+	ToggleSkill(context.Context, *ToggleSkillRequest) (*ToggleSkillResponse, error)
 	mustEmbedUnimplementedWorkspaceServiceServer()
 }
 
@@ -160,6 +190,12 @@ func (UnimplementedWorkspaceServiceServer) CreateRule(context.Context, *CreateRu
 }
 func (UnimplementedWorkspaceServiceServer) DeleteRule(context.Context, *DeleteRuleRequest) (*DeleteRuleResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteRule not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSkills not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) ToggleSkill(context.Context, *ToggleSkillRequest) (*ToggleSkillResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ToggleSkill not implemented")
 }
 func (UnimplementedWorkspaceServiceServer) mustEmbedUnimplementedWorkspaceServiceServer() {}
 func (UnimplementedWorkspaceServiceServer) testEmbeddedByValue()                          {}
@@ -290,6 +326,42 @@ func _WorkspaceService_DeleteRule_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkspaceService_ListSkills_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSkillsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ListSkills(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ListSkills_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ListSkills(ctx, req.(*ListSkillsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_ToggleSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToggleSkillRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ToggleSkill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ToggleSkill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ToggleSkill(ctx, req.(*ToggleSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkspaceService_ServiceDesc is the grpc.ServiceDesc for WorkspaceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -320,6 +392,14 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteRule",
 			Handler:    _WorkspaceService_DeleteRule_Handler,
+		},
+		{
+			MethodName: "ListSkills",
+			Handler:    _WorkspaceService_ListSkills_Handler,
+		},
+		{
+			MethodName: "ToggleSkill",
+			Handler:    _WorkspaceService_ToggleSkill_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/workspace.proto.
  */
 export const file_cairn_v1_workspace: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlIloKEUNyZWF0ZVJ1bGVSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg4KBmdsb2JhbBgCIAEoCBIMCgRuYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAkiNwoSQ3JlYXRlUnVsZVJlc3BvbnNlEiEKBHJ1bGUYASABKAsyEy5jYWlybi52MS5SdWxlRW50cnkiNwoRRGVsZXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCgoCaWQYAiABKAkiFAoSRGVsZXRlUnVsZVJlc3BvbnNlMt0DChBXb3Jrc3BhY2VTZXJ2aWNlEkoKC1NlYXJjaEZpbGVzEhwuY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXF1ZXN0Gh0uY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXNwb25zZRJcChFMaXN0U2xhc2hDb21tYW5kcxIiLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVxdWVzdBojLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVzcG9uc2USRAoJTGlzdFJ1bGVzEhouY2Fpcm4udjEuTGlzdFJ1bGVzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RSdWxlc1Jlc3BvbnNlEkcKClRvZ2dsZVJ1bGUSGy5jYWlybi52MS5Ub2dnbGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZVJ1bGVSZXNwb25zZRJHCgpDcmVhdGVSdWxlEhsuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5DcmVhdGVSdWxlUmVzcG9uc2USRwoKRGVsZXRlUnVsZRIbLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuRGVsZXRlUnVsZVJlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
+  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlIloKEUNyZWF0ZVJ1bGVSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg4KBmdsb2JhbBgCIAEoCBIMCgRuYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAkiNwoSQ3JlYXRlUnVsZVJlc3BvbnNlEiEKBHJ1bGUYASABKAsyEy5jYWlybi52MS5SdWxlRW50cnkiNwoRRGVsZXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCgoCaWQYAiABKAkiFAoSRGVsZXRlUnVsZVJlc3BvbnNlIisKEUxpc3RTa2lsbHNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInsKClNraWxsRW50cnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIMCgRwYXRoGAQgASgJEg4KBnNvdXJjZRgFIAEoCRIPCgdlbmFibGVkGAYgASgIEg8KB3Byb2JsZW0YByABKAkiOgoSTGlzdFNraWxsc1Jlc3BvbnNlEiQKBnNraWxscxgBIAMoCzIULmNhaXJuLnYxLlNraWxsRW50cnkiMQoSVG9nZ2xlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFQoTVG9nZ2xlU2tpbGxSZXNwb25zZTLyBAoQV29ya3NwYWNlU2VydmljZRJKCgtTZWFyY2hGaWxlcxIcLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBodLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USXAoRTGlzdFNsYXNoQ29tbWFuZHMSIi5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QaIy5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1Jlc3BvbnNlEkQKCUxpc3RSdWxlcxIaLmNhaXJuLnYxLkxpc3RSdWxlc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0UnVsZXNSZXNwb25zZRJHCgpUb2dnbGVSdWxlEhsuY2Fpcm4udjEuVG9nZ2xlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5Ub2dnbGVSdWxlUmVzcG9uc2USRwoKQ3JlYXRlUnVsZRIbLmNhaXJuLnYxLkNyZWF0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlc3BvbnNlEkcKCkRlbGV0ZVJ1bGUSGy5jYWlybi52MS5EZWxldGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXNwb25zZRJHCgpMaXN0U2tpbGxzEhsuY2Fpcm4udjEuTGlzdFNraWxsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0U2tpbGxzUmVzcG9uc2USSgoLVG9nZ2xlU2tpbGwSHC5jYWlybi52MS5Ub2dnbGVTa2lsbFJlcXVlc3QaHS5jYWlybi52MS5Ub2dnbGVTa2lsbFJlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
 
 /**
  * SearchFilesRequest is a fuzzy query in a workspace.
@@ -377,6 +377,140 @@ export const DeleteRuleResponseSchema: GenMessage<DeleteRuleResponse> = /*@__PUR
   messageDesc(file_cairn_v1_workspace, 14);
 
 /**
+ * ListSkillsRequest names the workspace.
+ *
+ * @generated from message cairn.v1.ListSkillsRequest
+ */
+export type ListSkillsRequest = Message<"cairn.v1.ListSkillsRequest"> & {
+  /**
+   * @generated from field: string workspace_root = 1;
+   */
+  workspaceRoot: string;
+};
+
+/**
+ * Describes the message cairn.v1.ListSkillsRequest.
+ * Use `create(ListSkillsRequestSchema)` to create a new message.
+ */
+export const ListSkillsRequestSchema: GenMessage<ListSkillsRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 15);
+
+/**
+ * SkillEntry is one skill folder.
+ *
+ * @generated from message cairn.v1.SkillEntry
+ */
+export type SkillEntry = Message<"cairn.v1.SkillEntry"> & {
+  /**
+   * id is stable across moves of the workspace (source + folder path).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * path is the skill's SKILL.md.
+   *
+   * @generated from field: string path = 4;
+   */
+  path: string;
+
+  /**
+   * source is "cairn", "clinerules", "claude" or "global".
+   *
+   * @generated from field: string source = 5;
+   */
+  source: string;
+
+  /**
+   * @generated from field: bool enabled = 6;
+   */
+  enabled: boolean;
+
+  /**
+   * problem says why the skill cannot be used ("" when it can).
+   *
+   * @generated from field: string problem = 7;
+   */
+  problem: string;
+};
+
+/**
+ * Describes the message cairn.v1.SkillEntry.
+ * Use `create(SkillEntrySchema)` to create a new message.
+ */
+export const SkillEntrySchema: GenMessage<SkillEntry> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 16);
+
+/**
+ * ListSkillsResponse lists skills in order of precedence.
+ *
+ * @generated from message cairn.v1.ListSkillsResponse
+ */
+export type ListSkillsResponse = Message<"cairn.v1.ListSkillsResponse"> & {
+  /**
+   * @generated from field: repeated cairn.v1.SkillEntry skills = 1;
+   */
+  skills: SkillEntry[];
+};
+
+/**
+ * Describes the message cairn.v1.ListSkillsResponse.
+ * Use `create(ListSkillsResponseSchema)` to create a new message.
+ */
+export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 17);
+
+/**
+ * ToggleSkillRequest sets a skill's toggle.
+ *
+ * @generated from message cairn.v1.ToggleSkillRequest
+ */
+export type ToggleSkillRequest = Message<"cairn.v1.ToggleSkillRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.ToggleSkillRequest.
+ * Use `create(ToggleSkillRequestSchema)` to create a new message.
+ */
+export const ToggleSkillRequestSchema: GenMessage<ToggleSkillRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 18);
+
+/**
+ * ToggleSkillResponse is empty.
+ *
+ * @generated from message cairn.v1.ToggleSkillResponse
+ */
+export type ToggleSkillResponse = Message<"cairn.v1.ToggleSkillResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.ToggleSkillResponse.
+ * Use `create(ToggleSkillResponseSchema)` to create a new message.
+ */
+export const ToggleSkillResponseSchema: GenMessage<ToggleSkillResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 19);
+
+/**
  * WorkspaceService serves the chat input's menus and the rules view.
  *
  * @generated from service cairn.v1.WorkspaceService
@@ -441,6 +575,26 @@ export const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof DeleteRuleRequestSchema;
     output: typeof DeleteRuleResponseSchema;
+  },
+  /**
+   * ListSkills lists the workspace's and the global skills with their toggles and problems.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.ListSkills
+   */
+  listSkills: {
+    methodKind: "unary";
+    input: typeof ListSkillsRequestSchema;
+    output: typeof ListSkillsResponseSchema;
+  },
+  /**
+   * ToggleSkill enables or disables a skill.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.ToggleSkill
+   */
+  toggleSkill: {
+    methodKind: "unary";
+    input: typeof ToggleSkillRequestSchema;
+    output: typeof ToggleSkillResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_workspace, 0);
