@@ -235,11 +235,13 @@ func (r *Runner) Input(ev Event) ([]byte, error) {
 	if ev.Data != nil {
 		in[ev.Kind.field()] = ev.Data
 	}
-	b, err := json.Marshal(in)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // hooks see "<" as "<", as the model wrote it
+	if err := enc.Encode(in); err != nil {
 		return nil, fmt.Errorf("hooks: encoding the %s input: %w", ev.Kind, err)
 	}
-	return b, nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // exec runs one hook and reads its answer.

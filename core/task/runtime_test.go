@@ -41,6 +41,8 @@ type rig struct {
 	settings func(*config.Settings)
 	// sleep, when set, is the tasks' clock for backoff waits (default: no wait).
 	sleep func(ctx context.Context, d time.Duration) error
+	// hooks, when set, runs the tasks' hooks (hooks_test.go).
+	hooks func(root, taskID string) Hooks
 }
 
 func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
@@ -70,9 +72,13 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		if sleep == nil {
 			sleep = func(context.Context, time.Duration) error { return nil }
 		}
+		var hk Hooks
+		if r.hooks != nil {
+			hk = r.hooks(root, "")
+		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
 			Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: sleep}, nil
+			Sleep: sleep, Hooks: hk}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r
