@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -92,7 +93,9 @@ type CompactData struct {
 // Event is one point of a task's life, with its object (one of the *Data types above).
 type Event struct {
 	Kind Kind
-	Data any
+	// TaskID names the task ("": the runner's Options.TaskID).
+	TaskID string
+	Data   any
 }
 
 // Note is something the chat should show about a hook: it failed or was skipped.
@@ -228,7 +231,7 @@ func (r *Runner) Input(ev Event) ([]byte, error) {
 		"clineVersion":   r.o.Version,
 		"hookName":       ev.Kind,
 		"timestamp":      strconv.FormatInt(r.o.Now().UnixMilli(), 10),
-		"taskId":         r.o.TaskID,
+		"taskId":         cmp.Or(ev.TaskID, r.o.TaskID),
 		"workspaceRoots": roots,
 		"userId":         "",
 	}

@@ -26,7 +26,7 @@ func (t *Task) fireHook(ctx context.Context, kind hooks.Kind, data any) hooks.Re
 	if t.deps.Hooks == nil {
 		return hooks.Result{}
 	}
-	res := t.deps.Hooks.Fire(ctx, hooks.Event{Kind: kind, Data: data})
+	res := t.deps.Hooks.Fire(ctx, hooks.Event{Kind: kind, TaskID: t.id, Data: data})
 	for _, n := range res.Notes {
 		if n.Skipped {
 			t.say(msg.SayHook, "Hook "+n.Hook+" was skipped: "+n.Text+". Review and trust it in Settings → Hooks "+

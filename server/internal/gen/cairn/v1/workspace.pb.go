@@ -821,7 +821,7 @@ var File_cairn_v1_workspace_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\"g\n" +
+	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\x1a\x14cairn/v1/hooks.proto\"g\n" +
 	"\x12SearchFilesRequest\x12%\n" +
 	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12\x14\n" +
@@ -866,7 +866,7 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\x11DeleteRuleRequest\x12%\n" +
 	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\"\x14\n" +
-	"\x12DeleteRuleResponse2\xdd\x03\n" +
+	"\x12DeleteRuleResponse2\xfe\x05\n" +
 	"\x10WorkspaceService\x12J\n" +
 	"\vSearchFiles\x12\x1c.cairn.v1.SearchFilesRequest\x1a\x1d.cairn.v1.SearchFilesResponse\x12\\\n" +
 	"\x11ListSlashCommands\x12\".cairn.v1.ListSlashCommandsRequest\x1a#.cairn.v1.ListSlashCommandsResponse\x12D\n" +
@@ -876,7 +876,12 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
 	"CreateRule\x12\x1b.cairn.v1.CreateRuleRequest\x1a\x1c.cairn.v1.CreateRuleResponse\x12G\n" +
 	"\n" +
-	"DeleteRule\x12\x1b.cairn.v1.DeleteRuleRequest\x1a\x1c.cairn.v1.DeleteRuleResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"DeleteRule\x12\x1b.cairn.v1.DeleteRuleRequest\x1a\x1c.cairn.v1.DeleteRuleResponse\x12D\n" +
+	"\tListHooks\x12\x1a.cairn.v1.ListHooksRequest\x1a\x1b.cairn.v1.ListHooksResponse\x12J\n" +
+	"\vEnableHooks\x12\x1c.cairn.v1.EnableHooksRequest\x1a\x1d.cairn.v1.EnableHooksResponse\x12D\n" +
+	"\tTrustHook\x12\x1a.cairn.v1.TrustHookRequest\x1a\x1b.cairn.v1.TrustHookResponse\x12G\n" +
+	"\n" +
+	"ToggleHook\x12\x1b.cairn.v1.ToggleHookRequest\x1a\x1c.cairn.v1.ToggleHookResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_workspace_proto_rawDescOnce sync.Once
@@ -907,6 +912,14 @@ var file_cairn_v1_workspace_proto_goTypes = []any{
 	(*CreateRuleResponse)(nil),        // 12: cairn.v1.CreateRuleResponse
 	(*DeleteRuleRequest)(nil),         // 13: cairn.v1.DeleteRuleRequest
 	(*DeleteRuleResponse)(nil),        // 14: cairn.v1.DeleteRuleResponse
+	(*ListHooksRequest)(nil),          // 15: cairn.v1.ListHooksRequest
+	(*EnableHooksRequest)(nil),        // 16: cairn.v1.EnableHooksRequest
+	(*TrustHookRequest)(nil),          // 17: cairn.v1.TrustHookRequest
+	(*ToggleHookRequest)(nil),         // 18: cairn.v1.ToggleHookRequest
+	(*ListHooksResponse)(nil),         // 19: cairn.v1.ListHooksResponse
+	(*EnableHooksResponse)(nil),       // 20: cairn.v1.EnableHooksResponse
+	(*TrustHookResponse)(nil),         // 21: cairn.v1.TrustHookResponse
+	(*ToggleHookResponse)(nil),        // 22: cairn.v1.ToggleHookResponse
 }
 var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	1,  // 0: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
@@ -919,14 +932,22 @@ var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	9,  // 7: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
 	11, // 8: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
 	13, // 9: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
-	2,  // 10: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
-	5,  // 11: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
-	8,  // 12: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
-	10, // 13: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
-	12, // 14: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
-	14, // 15: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
-	10, // [10:16] is the sub-list for method output_type
-	4,  // [4:10] is the sub-list for method input_type
+	15, // 10: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
+	16, // 11: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
+	17, // 12: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
+	18, // 13: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
+	2,  // 14: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
+	5,  // 15: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
+	8,  // 16: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
+	10, // 17: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
+	12, // 18: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
+	14, // 19: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
+	19, // 20: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
+	20, // 21: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
+	21, // 22: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
+	22, // 23: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
+	14, // [14:24] is the sub-list for method output_type
+	4,  // [4:14] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
 	4,  // [4:4] is the sub-list for extension extendee
 	0,  // [0:4] is the sub-list for field type_name
@@ -937,6 +958,7 @@ func file_cairn_v1_workspace_proto_init() {
 	if File_cairn_v1_workspace_proto != nil {
 		return
 	}
+	file_cairn_v1_hooks_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

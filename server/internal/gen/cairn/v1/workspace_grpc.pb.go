@@ -25,6 +25,10 @@ const (
 	WorkspaceService_ToggleRule_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleRule"
 	WorkspaceService_CreateRule_FullMethodName        = "/cairn.v1.WorkspaceService/CreateRule"
 	WorkspaceService_DeleteRule_FullMethodName        = "/cairn.v1.WorkspaceService/DeleteRule"
+	WorkspaceService_ListHooks_FullMethodName         = "/cairn.v1.WorkspaceService/ListHooks"
+	WorkspaceService_EnableHooks_FullMethodName       = "/cairn.v1.WorkspaceService/EnableHooks"
+	WorkspaceService_TrustHook_FullMethodName         = "/cairn.v1.WorkspaceService/TrustHook"
+	WorkspaceService_ToggleHook_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleHook"
 )
 
 // WorkspaceServiceClient is the client API for WorkspaceService service.
@@ -45,6 +49,14 @@ type WorkspaceServiceClient interface {
 	CreateRule(ctx context.Context, in *CreateRuleRequest, opts ...grpc.CallOption) (*CreateRuleResponse, error)
 	// DeleteRule removes a rules file by id.
 	DeleteRule(ctx context.Context, in *DeleteRuleRequest, opts ...grpc.CallOption) (*DeleteRuleResponse, error)
+	// ListHooks lists the workspace's and the global hooks with their trust state.
+	ListHooks(ctx context.Context, in *ListHooksRequest, opts ...grpc.CallOption) (*ListHooksResponse, error)
+	// EnableHooks records whether hooks run in a workspace (or from the global folder).
+	EnableHooks(ctx context.Context, in *EnableHooksRequest, opts ...grpc.CallOption) (*EnableHooksResponse, error)
+	// TrustHook trusts a hook's current content.
+	TrustHook(ctx context.Context, in *TrustHookRequest, opts ...grpc.CallOption) (*TrustHookResponse, error)
+	// ToggleHook switches one hook on or off.
+	ToggleHook(ctx context.Context, in *ToggleHookRequest, opts ...grpc.CallOption) (*ToggleHookResponse, error)
 }
 
 type workspaceServiceClient struct {
@@ -115,6 +127,46 @@ func (c *workspaceServiceClient) DeleteRule(ctx context.Context, in *DeleteRuleR
 	return out, nil
 }
 
+func (c *workspaceServiceClient) ListHooks(ctx context.Context, in *ListHooksRequest, opts ...grpc.CallOption) (*ListHooksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListHooksResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ListHooks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) EnableHooks(ctx context.Context, in *EnableHooksRequest, opts ...grpc.CallOption) (*EnableHooksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnableHooksResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_EnableHooks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) TrustHook(ctx context.Context, in *TrustHookRequest, opts ...grpc.CallOption) (*TrustHookResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TrustHookResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_TrustHook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) ToggleHook(ctx context.Context, in *ToggleHookRequest, opts ...grpc.CallOption) (*ToggleHookResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToggleHookResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ToggleHook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkspaceServiceServer is the server API for WorkspaceService service.
 // All implementations must embed UnimplementedWorkspaceServiceServer
 // for forward compatibility.
@@ -133,6 +185,14 @@ type WorkspaceServiceServer interface {
 	CreateRule(context.Context, *CreateRuleRequest) (*CreateRuleResponse, error)
 	// DeleteRule removes a rules file by id.
 	DeleteRule(context.Context, *DeleteRuleRequest) (*DeleteRuleResponse, error)
+	// ListHooks lists the workspace's and the global hooks with their trust state.
+	ListHooks(context.Context, *ListHooksRequest) (*ListHooksResponse, error)
+	// EnableHooks records whether hooks run in a workspace (or from the global folder).
+	EnableHooks(context.Context, *EnableHooksRequest) (*EnableHooksResponse, error)
+	// TrustHook trusts a hook's current content.
+	TrustHook(context.Context, *TrustHookRequest) (*TrustHookResponse, error)
+	// ToggleHook switches one hook on or off.
+	ToggleHook(context.Context, *ToggleHookRequest) (*ToggleHookResponse, error)
 	mustEmbedUnimplementedWorkspaceServiceServer()
 }
 
@@ -160,6 +220,18 @@ func (UnimplementedWorkspaceServiceServer) CreateRule(context.Context, *CreateRu
 }
 func (UnimplementedWorkspaceServiceServer) DeleteRule(context.Context, *DeleteRuleRequest) (*DeleteRuleResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteRule not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) ListHooks(context.Context, *ListHooksRequest) (*ListHooksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListHooks not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) EnableHooks(context.Context, *EnableHooksRequest) (*EnableHooksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnableHooks not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) TrustHook(context.Context, *TrustHookRequest) (*TrustHookResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method TrustHook not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) ToggleHook(context.Context, *ToggleHookRequest) (*ToggleHookResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ToggleHook not implemented")
 }
 func (UnimplementedWorkspaceServiceServer) mustEmbedUnimplementedWorkspaceServiceServer() {}
 func (UnimplementedWorkspaceServiceServer) testEmbeddedByValue()                          {}
@@ -290,6 +362,78 @@ func _WorkspaceService_DeleteRule_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkspaceService_ListHooks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListHooksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ListHooks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ListHooks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ListHooks(ctx, req.(*ListHooksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_EnableHooks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnableHooksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).EnableHooks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_EnableHooks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).EnableHooks(ctx, req.(*EnableHooksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_TrustHook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TrustHookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).TrustHook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_TrustHook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).TrustHook(ctx, req.(*TrustHookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_ToggleHook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToggleHookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ToggleHook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ToggleHook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ToggleHook(ctx, req.(*ToggleHookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkspaceService_ServiceDesc is the grpc.ServiceDesc for WorkspaceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -320,6 +464,22 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteRule",
 			Handler:    _WorkspaceService_DeleteRule_Handler,
+		},
+		{
+			MethodName: "ListHooks",
+			Handler:    _WorkspaceService_ListHooks_Handler,
+		},
+		{
+			MethodName: "EnableHooks",
+			Handler:    _WorkspaceService_EnableHooks_Handler,
+		},
+		{
+			MethodName: "TrustHook",
+			Handler:    _WorkspaceService_TrustHook_Handler,
+		},
+		{
+			MethodName: "ToggleHook",
+			Handler:    _WorkspaceService_ToggleHook_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
