@@ -8,6 +8,7 @@ import { WorkspaceService, type RuleEntry } from "../gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 import { AutoApproveEditor } from "../components/AutoApproveBar";
+import { HooksSection } from "./HooksSection";
 
 /** browserViewports are the sizes the daemon offers (core/config.BrowserViewports), default first. */
 const browserViewports = ["900x600", "1280x800", "768x1024", "375x667"];
@@ -273,6 +274,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
             </label>
           ))}
         </fieldset>
+        <HooksSection ctrl={ctrl} root={root} />
       </div>
     </section>
   );
