@@ -282,9 +282,8 @@ func readHook(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hooks: %w", err)
 	}
-	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
+	if err := errors.Join(err, f.Close()); err != nil {
 		return nil, fmt.Errorf("hooks: %w", err)
 	}
 	if len(b) > MaxFileSize {

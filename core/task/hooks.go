@@ -35,7 +35,7 @@ func (t *Task) fireHook(ctx context.Context, kind hooks.Kind, data any) hooks.Re
 		}
 		t.say(msg.SayHook, "Hook "+n.Hook+" failed: "+n.Text+". The task goes on.", nil, false)
 	}
-	if res.ErrorMessage != "" && !(res.Cancel && kind == hooks.PreToolUse) {
+	if blocking := res.Cancel && kind == hooks.PreToolUse; res.ErrorMessage != "" && !blocking {
 		t.say(msg.SayHook, string(kind)+" hook: "+res.ErrorMessage, nil, false)
 	}
 	if res.ContextModification != "" {
