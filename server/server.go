@@ -60,7 +60,8 @@ type Config struct {
 	// WindowGrace is how long a window's tasks wait for its editor to reconnect before they are
 	// cancelled (default 15 s): a closed window does not leave its tasks running unseen.
 	WindowGrace time.Duration
-	// Settings, when set, replaces the settings file's (the CLI passes flags and environment).
+	// Settings, when set, replaces the settings file's (the CLI passes flags and environment);
+	// such a daemon also keeps the hook trust it is given in memory (the data dir's is read).
 	Settings *config.Settings
 	Logger   *slog.Logger
 }
@@ -160,6 +161,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	// trusts nothing (and is replaced at the next trust).
 	if agentCfg.Hooks, err = hooks.OpenStore(filepath.Join(cfg.DataDir, HooksFile)); err != nil {
 		cfg.Logger.Warn("hooks trust file unreadable; no hook is trusted", "err", err)
+	}
+	if cfg.Settings != nil {
+		// A daemon of one CLI run: what the run enables and trusts (--hooks) is for that run.
+		agentCfg.Hooks.KeepInMemory()
 	}
 	comp := &composer{settings: settings, hosts: hosts, agent: agentCfg, mcp: hub,
 		logger: cfg.Logger, indexes: map[string]*workspace.Index{}}

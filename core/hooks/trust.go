@@ -141,6 +141,14 @@ func (s *Store) scopeLocked(name string) *scope {
 	return sc
 }
 
+// KeepInMemory stops the store from writing its file: what is enabled and trusted from now on
+// lasts as long as the store (`cairn run --hooks` trusts the hooks for that run only).
+func (s *Store) KeepInMemory() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.path = ""
+}
+
 // Enabled reports whether hooks run in scope.
 func (s *Store) Enabled(scopeName string) bool {
 	s.mu.Lock()

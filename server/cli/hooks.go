@@ -8,8 +8,10 @@ import (
 )
 
 // enableHooks is `cairn run --hooks`: hooks run in the workspace and from the global folder,
-// and every hook file is trusted with the content it has now. The daemon checks each file's
-// content against that before every run, so a hook written during the run does not run.
+// and every hook file is trusted with the content it has now, for this run (the run's own
+// daemon keeps it in memory; with --connect the shared daemon records it). The daemon checks
+// each file's content against that before every run, so a hook written during the run does
+// not run.
 func enableHooks(ctx context.Context, c *client, root string, stdio IO) error {
 	for _, global := range []bool{false, true} {
 		if _, err := c.ws.EnableHooks(ctx, &cairnv1.EnableHooksRequest{WorkspaceRoot: root, Global: global, Enabled: true}); err != nil {

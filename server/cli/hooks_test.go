@@ -71,6 +71,45 @@ func TestRunHooksBlocksRm(t *testing.T) {
 	}
 }
 
+// TestRunHooksTrustIsForThatRun: a second run on the same data dir without --hooks does not
+// run the hook the first run trusted.
+func TestRunHooksTrustIsForThatRun(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{{Text: completion}, {Text: completion}}})
+	ws, data := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	dir := filepath.Join(ws, ".clinerules", "hooks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "TaskStart"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	run := func(args ...string) string {
+		var out, errb bytes.Buffer
+		full := append([]string{"run", "-C", ws, "--data-dir", data, "--base-url", srv.URL(), "--api-key", "k", "--model", "m"}, args...)
+		if code := cli.Run(context.Background(), full, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return errb.String()
+	}
+	run("--hooks", "first")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the hook trusted with --hooks did not run: %v", err)
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
+	}
+	errs := run("second")
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the trust of the --hooks run outlived it")
+	}
+	if !strings.Contains(errs, "hooks are not enabled for this workspace") {
+		t.Errorf("stderr: %s", errs)
+	}
+}
+
 // TestRunWithoutHooksSaysOnce: without --hooks (nothing trusted in this data dir) a hook
 // does not run, and the run says so once, not at every event.
 func TestRunWithoutHooksSaysOnce(t *testing.T) {

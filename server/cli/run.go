@@ -241,9 +241,9 @@ func (p *printer) followEvents(ctx context.Context) int {
 			open := e.Snapshot.GetState().GetOpenAskIndex()
 			for _, m := range e.Snapshot.GetMessages() {
 				p.msgs[m.GetIndex()] = m
-				// A new task's notes (a cost limit prices cannot check) may come before the
-				// subscription: show them.
-				if !p.resuming && m.GetSay() == cairnv1.SayKind_SAY_KIND_INFO {
+				// A new task's notes (a cost limit prices cannot check, a TaskStart hook that
+				// failed or was skipped) may come before the subscription: show them.
+				if !p.resuming && (m.GetSay() == cairnv1.SayKind_SAY_KIND_INFO || m.GetSay() == cairnv1.SayKind_SAY_KIND_HOOK) {
 					p.show(m, "")
 				}
 				// Only the open ask (the resume question) is answered; older asks in the history
