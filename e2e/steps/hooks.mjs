@@ -44,7 +44,7 @@ const script = {
 async function openHooks(view) {
   await view.getByRole("button", { name: "Settings", exact: true }).click();
   const settings = view.getByRole("region", { name: "Settings" });
-  const section = settings.getByRole("group", { name: "Hooks" });
+  const section = settings.getByRole("group", { name: "Hooks", exact: true });
   await section.waitFor({ timeout: 30_000 });
   return { settings, section };
 }
