@@ -87,6 +87,10 @@ var workspaceSources = []workspaceSource{
 // workflowsDir is the subfolder of a rules folder that holds workflows, not rules.
 const workflowsDir = "workflows"
 
+// notRules are the subfolders of a workspace rules folder that hold something else: workflows,
+// and hook scripts (core/hooks), which are programs, never prompt text.
+var notRules = []string{workflowsDir, "hooks"}
+
 // Loader reads rules and workflows, caching file contents by modification time and size.
 // It is safe for concurrent use; a daemon keeps one for all workspaces.
 type Loader struct {
@@ -152,7 +156,7 @@ func (l *Loader) Load(root, globalDir string, toggles map[string]bool) ([]Rule, 
 	}
 
 	if globalDir != "" {
-		files, err := listTree(globalDir, "", "")
+		files, err := listTree(globalDir, nil, "")
 		errs = appendErr(errs, err)
 		for _, f := range files {
 			add(SourceGlobal, globalDir, f)
@@ -169,7 +173,7 @@ func (l *Loader) Load(root, globalDir string, toggles map[string]bool) ([]Rule, 
 				errs = append(errs, fmt.Errorf("rules: %w", err))
 				continue
 			case info.IsDir() && src.folder:
-				files, err := listTree(abs, workflowsDir, src.ext)
+				files, err := listTree(abs, notRules, src.ext)
 				errs = appendErr(errs, err)
 				for _, f := range files {
 					add(src.kind, root, f)
@@ -279,9 +283,9 @@ func (l *Loader) read(abs string) (string, bool, error) {
 }
 
 // listTree lists the regular files under dir, sorted by path, skipping hidden entries, the
-// top-level subfolder named skipTop (if any) and, when ext is set, files without that
-// extension. Symlinked files are followed; symlinked folders are not (no cycles).
-func listTree(dir, skipTop, ext string) ([]string, error) {
+// top-level subfolders named in skipTop and, when ext is set, files without that extension.
+// Symlinked files are followed; symlinked folders are not (no cycles).
+func listTree(dir string, skipTop []string, ext string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -301,7 +305,7 @@ func listTree(dir, skipTop, ext string) ([]string, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if skipTop != "" && filepath.Dir(path) == dir && name == skipTop {
+			if filepath.Dir(path) == dir && slices.Contains(skipTop, name) {
 				return fs.SkipDir
 			}
 			return nil
