@@ -31,6 +31,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm/presets"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
@@ -59,13 +60,17 @@ type Config struct {
 	// WindowGrace is how long a window's tasks wait for its editor to reconnect before they are
 	// cancelled (default 15 s): a closed window does not leave its tasks running unseen.
 	WindowGrace time.Duration
-	// Settings, when set, replaces the settings file's (the CLI passes flags and environment).
+	// Settings, when set, replaces the settings file's (the CLI passes flags and environment);
+	// such a daemon also keeps the hook trust it is given in memory (the data dir's is read).
 	Settings *config.Settings
 	Logger   *slog.Logger
 }
 
 // MCPSettingsFile is the MCP settings file in the data dir (spec §10).
 const MCPSettingsFile = "mcp_settings.json"
+
+// HooksFile records, in the data dir, the hooks the user enabled and trusted.
+const HooksFile = "hooks.json"
 
 // Handshake is the one JSON line printed when the daemon is ready.
 type Handshake struct {
@@ -151,6 +156,16 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	hub.Start()
 	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
 	agentCfg.MCP = hub
+	agentCfg.Version = cfg.Version
+	// The hooks the user trusted, by content, per workspace. A trust file that does not parse
+	// trusts nothing (and is replaced at the next trust).
+	if agentCfg.Hooks, err = hooks.OpenStore(filepath.Join(cfg.DataDir, HooksFile)); err != nil {
+		cfg.Logger.Warn("hooks trust file unreadable; no hook is trusted", "err", err)
+	}
+	if cfg.Settings != nil {
+		// A daemon of one CLI run: what the run enables and trusts (--hooks) is for that run.
+		agentCfg.Hooks.KeepInMemory()
+	}
 	comp := &composer{settings: settings, hosts: hosts, agent: agentCfg, mcp: hub,
 		logger: cfg.Logger, indexes: map[string]*workspace.Index{}}
 	tasks := task.NewManager(st, agent.New(comp, comp.agent).Deps)
@@ -179,6 +194,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		CheckpointDiff:         comp.checkpointDiff,
 		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
 		MCP:                    hub,
+		Hooks:                  agentCfg.Hooks,
+		GlobalHooksDir:         agentCfg.GlobalHooksDir,
 	})
 	// watchCtx ends the executable watch when the daemon stops.
 	watchCtx, stopWatch := context.WithCancel(context.Background())

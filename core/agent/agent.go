@@ -1,7 +1,7 @@
 // Package agent assembles what a task needs from the world around its loop: the tools, the
 // model client, the system prompt with the enabled rules, user-text expansion (mentions, then
-// slash commands), environment details, the context-window projection, checkpoints, and the
-// host — the editor connected now, else the machine's own. The daemon supplies a small Env;
+// slash commands), environment details, the context-window projection, checkpoints, the
+// user's trusted hooks, and the host — the editor connected now, else the machine's own. The daemon supplies a small Env;
 // the agent turns it into task.Deps, one task at a time.
 package agent
 
@@ -12,9 +12,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/envdetails"
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/host/direct"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/rules"
@@ -47,6 +49,12 @@ type Config struct {
 	Logger             *slog.Logger
 	// MCP is the daemon's one MCP hub, shared by every task (nil: no MCP servers).
 	MCP *mcp.Hub
+	// GlobalHooksDir is the user's global hooks folder.
+	GlobalHooksDir string
+	// Hooks records the hooks the user enabled and trusted (nil: hooks never run).
+	Hooks *hooks.Store
+	// Version is Cairn's version, told to hooks.
+	Version string
 }
 
 // DefaultConfig returns the global folders in the user's home (Documents/Cairn/…).
@@ -58,7 +66,8 @@ func DefaultConfig(dataDir string, logger *slog.Logger) Config {
 	return Config{DataDir: dataDir, Logger: logger,
 		GlobalRulesDir:     filepath.Join(home, "Documents", "Cairn", "Rules"),
 		GlobalWorkflowsDir: filepath.Join(home, "Documents", "Cairn", "Workflows"),
-		GlobalSkillsDir:    filepath.Join(home, "Documents", "Cairn", "Skills")}
+		GlobalSkillsDir:    filepath.Join(home, "Documents", "Cairn", "Skills"),
+		GlobalHooksDir:     filepath.Join(home, "Documents", "Cairn", "Hooks")}
 }
 
 // Assembler builds tasks' dependencies. It is safe for concurrent use.
@@ -141,7 +150,23 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		Turns:         t,
 		HostID:        opts.HostID,
 		Logger:        a.cfg.Logger,
+		Hooks:         a.hookRunner(opts.Workspace, s),
 	}, nil
+}
+
+// hookRunner returns the task's hook runner, or nil when the daemon keeps no hook trust.
+func (a *Assembler) hookRunner(roots []string, s config.Settings) task.Hooks {
+	if a.cfg.Hooks == nil {
+		return nil
+	}
+	abs := make([]string, 0, len(roots))
+	for _, r := range roots {
+		if p, err := filepath.Abs(r); err == nil {
+			abs = append(abs, p)
+		}
+	}
+	return hooks.NewRunner(hooks.Options{Store: a.cfg.Hooks, Roots: abs, GlobalDir: a.cfg.GlobalHooksDir,
+		Version: a.cfg.Version, Timeout: time.Duration(s.HookTimeoutSeconds) * time.Second, DropEnv: s.SecretEnvNames()})
 }
 
 // joinErrs joins the errors of releasing several things.

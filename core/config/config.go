@@ -102,6 +102,8 @@ type Settings struct {
 	// SecretEnv names more environment variables to keep from commands, on top of
 	// DefaultSecretEnv (company tokens and the like).
 	SecretEnv []string `json:"secretEnv,omitempty"`
+	// HookTimeoutSeconds bounds each hook's run (0: 30 seconds).
+	HookTimeoutSeconds int `json:"hookTimeoutSeconds,omitempty"`
 }
 
 // BrowserViewports are the viewport sizes the browser setting offers, the default first.

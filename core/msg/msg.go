@@ -72,6 +72,8 @@ const (
 	SayLoadMCPDocumentation    Kind = "load_mcp_documentation"
 	SayInfo                    Kind = "info"
 	SayTaskProgress            Kind = "task_progress"
+	// SayHook is a plain row about a user hook: it failed, was skipped, or blocked a tool.
+	SayHook Kind = "hook"
 )
 
 // Message is one row of the chat.

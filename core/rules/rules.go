@@ -123,8 +123,9 @@ var workspaceSources = []workspaceSource{
 const workflowsDir = "workflows"
 
 // notRules are the subfolders of a rules folder that hold something other than rules:
-// workflows, and skills (core/skills).
-var notRules = []string{workflowsDir, "skills"}
+// workflows, skills (core/skills), and hook scripts (core/hooks), which are programs, never
+// prompt text.
+var notRules = []string{workflowsDir, "skills", "hooks"}
 
 // Loader reads rules and workflows, caching file contents by modification time and size.
 // It is safe for concurrent use; a daemon keeps one for all workspaces.

@@ -460,3 +460,36 @@ func BenchmarkLoaderWarm(b *testing.B) {
 		}
 	}
 }
+
+// TestHookScriptsAreNotRules: the hook scripts in a rules folder's hooks/ are programs, never
+// rules in the prompt.
+func TestHookScriptsAreNotRules(t *testing.T) {
+	root := t.TempDir()
+	for p, body := range map[string]string{
+		".clinerules/style.md":            "Use tabs.",
+		".clinerules/hooks/PreToolUse":    "#!/bin/sh\necho '{}'\n",
+		".cairnrules/hooks/TaskStart":     "#!/bin/sh\n",
+		".clinerules/docs/hooks/notes.md": "Nested hooks folders are ordinary rules.",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := Load(root, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rs {
+		names = append(names, filepath.ToSlash(r.Path))
+	}
+	got := strings.Join(names, ",")
+	if strings.Contains(got, "PreToolUse") || strings.Contains(got, "TaskStart") || !strings.Contains(got, "style.md") ||
+		!strings.Contains(got, "notes.md") {
+		t.Errorf("rules = %v", names)
+	}
+}

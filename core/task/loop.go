@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
@@ -30,6 +31,10 @@ func (t *Task) Start(text string, images, files []string) error {
 		}
 		t.mu.Unlock()
 	}, func(ctx context.Context) []llm.Content {
+		meta := t.taskMeta()
+		meta.InitialTask = text
+		t.fireHook(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
+		t.promptHook(ctx, text, files)
 		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
 		return append(content, imageContents(images)...)
 	}, true)
@@ -42,6 +47,10 @@ func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
 			t.say(msg.SayUserFeedback, ans.Text, nil, false)
 		}
 	}, func(ctx context.Context) []llm.Content {
+		t.resumeHook(ctx)
+		if ans.Text != "" {
+			t.promptHook(ctx, ans.Text, nil)
+		}
 		var content []llm.Content
 		// A user turn left without an answer (the request was in flight) is merged into this one.
 		t.mu.Lock()
@@ -88,6 +97,7 @@ func (t *Task) Continue(text string, images []string) error {
 	return t.startRun(func() {
 		t.say(msg.SayUserFeedback, text, nil, false)
 	}, func(ctx context.Context) []llm.Content {
+		t.promptHook(ctx, text, nil)
 		c := []llm.Content{llm.Text("<feedback>\n" + t.expand(ctx, text) + "\n</feedback>")}
 		return append(c, imageContents(images)...)
 	}, false)
@@ -139,6 +149,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			content = append(content, llm.Text("<feedback>\n"+t.expand(ctx, feedback)+"\n</feedback>"))
 		}
 
+		content = append(content, t.takeHookContext()...)
 		content = append(content, t.focusChainReminder(first)...)
 		content = append(content, t.autoCondenseNote()...)
 		t.mu.Lock()
@@ -156,6 +167,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		}
 		t.appendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
+		t.truncationHook(ctx)
 
 		r, err := t.request(ctx)
 		if err != nil {
@@ -212,6 +224,10 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
+			t.mu.Lock()
+			tokens, n := t.meta.ContextTokens, len(t.api)
+			t.mu.Unlock()
+			t.compactHook(ctx, "truncate", tokens, n)
 			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
 			continue
 		}

@@ -107,6 +107,7 @@ func (t *Task) startRun(prepare func(), first func(ctx context.Context) []llm.Co
 			prepare()
 		}
 		end = t.loop(ctx, first(ctx), firstTurn)
+		t.endHook(ctx, end)
 	})
 	t.run = a
 	return nil

@@ -50,6 +50,16 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 		return t.toolContent(header, tools.Result{Text: prompt.PlanModeRefusal(b.Name), IsError: true}), 0
 	}
 
+	if blocked, text := t.preToolHook(ctx, call); blocked {
+		// The tool never runs: what its preview opened is undone, and the model reads the
+		// hook's message as the call's result.
+		t.discardPreviews(ctx)
+		return t.toolContent(header, tools.Result{Text: text, IsError: true, Rejected: true}), 0
+	}
+	if ctx.Err() != nil {
+		return nil, endCancelled
+	}
+	started := t.deps.Now()
 	res, err := t.runGuarded(ctx, tool, call)
 	if ctx.Err() != nil {
 		return nil, endCancelled
@@ -69,6 +79,7 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if len(res.Read) > 0 || len(res.Changed) > 0 {
 		t.deps.Turns.ToolRan(ctx, res.Read, res.Changed)
 	}
+	t.postToolHook(ctx, call, res, t.deps.Now().Sub(started))
 	if len(res.Changed) > 0 || spec.Category == tools.CategoryCommand {
 		t.checkpoint(ctx)
 	}
@@ -76,6 +87,10 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 		return nil, endCompleted
 	}
 	if res.Condensed != "" {
+		t.mu.Lock()
+		tokens, n := t.meta.ContextTokens, len(t.api)
+		t.mu.Unlock()
+		t.compactHook(ctx, "condense", tokens, n)
 		t.markCondensed(res.Condensed)
 	}
 

@@ -45,6 +45,8 @@ type rig struct {
 	// set, builds each task's turns.
 	info  llm.ModelInfo
 	turns func() Turns
+	// hooks, when set, runs the tasks' hooks (hooks_test.go).
+	hooks func(root, taskID string) Hooks
 }
 
 func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
@@ -78,9 +80,13 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		if r.turns != nil {
 			turns = r.turns()
 		}
+		var hk Hooks
+		if r.hooks != nil {
+			hk = r.hooks(root, "")
+		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
 			ModelInfo: r.info, Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: sleep, Turns: turns}, nil
+			Sleep: sleep, Turns: turns, Hooks: hk}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r

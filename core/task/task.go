@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/event"
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/prompt"
@@ -128,6 +129,16 @@ type Deps struct {
 	HostID string
 	// Logger receives bug reports and persistence failures (nil: discarded).
 	Logger *slog.Logger
+	// Hooks runs the user's hook scripts at points of the task's life (nil: none).
+	Hooks Hooks
+}
+
+// Hooks runs the user's hooks for one event (core/hooks.Runner implements it). Fire is called
+// on the task's goroutine and never with the task's lock held; it returns when the event's
+// hooks are done, never fails (a broken hook is a note in the result), and cancelling ctx
+// stops a hook that is running.
+type Hooks interface {
+	Fire(ctx context.Context, ev hooks.Event) hooks.Result
 }
 
 // Turns builds, for each turn, what depends on the world around the loop: the workspace, the
@@ -213,6 +224,7 @@ type Task struct {
 	limits        config.TaskLimits
 	requests      int         // model requests made, toward limits.MaxRequests
 	repeat        repeatState // identical tool calls in a row (guard.go)
+	hookContext   []string    // what hooks added, for the next request (hooks.go)
 }
 
 type pendingAsk struct {

@@ -32,6 +32,7 @@ type client struct {
 	tasks cairnv1.TaskServiceClient
 	ui    cairnv1.UiServiceClient
 	state cairnv1.StateServiceClient
+	ws    cairnv1.WorkspaceServiceClient
 }
 
 // dial connects to address ("unix:///path" or "127.0.0.1:PORT") with the token in tokenFile.
@@ -51,7 +52,7 @@ func dial(address, tokenFile string) (*client, error) {
 		return nil, err
 	}
 	return &client{conn: conn, tasks: cairnv1.NewTaskServiceClient(conn), ui: cairnv1.NewUiServiceClient(conn),
-		state: cairnv1.NewStateServiceClient(conn)}, nil
+		state: cairnv1.NewStateServiceClient(conn), ws: cairnv1.NewWorkspaceServiceClient(conn)}, nil
 }
 
 func (c *client) Close() error { return c.conn.Close() }

@@ -29,6 +29,8 @@ func run(ctx context.Context, args []string, stdio IO) int {
 	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
 	dataFlag := fs.String("data-dir", "", "data directory")
 	connect := fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
+	trustHooks := fs.Bool("hooks", false, "enable hooks for the workspace and trust the hook files as they are now "+
+		"(a hook created or changed during the run does not run)")
 	var sf settingsFlags
 	sf.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -48,6 +50,12 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		if err != nil {
 			stdio.errf("cairn run: %v\n", err)
 			return exitUsage
+		}
+		if *trustHooks {
+			if err := enableHooks(ctx, c, root, stdio); err != nil {
+				stdio.errf("cairn run: --hooks: %v\n", statusText(err))
+				return exitFailure
+			}
 		}
 		m := cairnv1.Mode_MODE_ACT
 		if *mode == "plan" {
@@ -233,9 +241,9 @@ func (p *printer) followEvents(ctx context.Context) int {
 			open := e.Snapshot.GetState().GetOpenAskIndex()
 			for _, m := range e.Snapshot.GetMessages() {
 				p.msgs[m.GetIndex()] = m
-				// A new task's notes (a cost limit prices cannot check) may come before the
-				// subscription: show them.
-				if !p.resuming && m.GetSay() == cairnv1.SayKind_SAY_KIND_INFO {
+				// A new task's notes (a cost limit prices cannot check, a TaskStart hook that
+				// failed or was skipped) may come before the subscription: show them.
+				if !p.resuming && (m.GetSay() == cairnv1.SayKind_SAY_KIND_INFO || m.GetSay() == cairnv1.SayKind_SAY_KIND_HOOK) {
 					p.show(m, "")
 				}
 				// Only the open ask (the resume question) is answered; older asks in the history
@@ -337,6 +345,11 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 		if !p.json {
 			r := m.GetRetry()
 			p.io.errf("request failed (%s); retry %d/%d in %ds\n", r.GetError(), r.GetAttempt(), r.GetMaxAttempts(), r.GetDelaySeconds())
+		}
+	case cairnv1.SayKind_SAY_KIND_HOOK:
+		p.endLine()
+		if !p.json {
+			p.io.errf("hook: %s\n", m.GetText())
 		}
 	case cairnv1.SayKind_SAY_KIND_INFO:
 		p.endLine()

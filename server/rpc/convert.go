@@ -41,6 +41,7 @@ var sayKinds = map[msg.Kind]cairnv1.SayKind{
 	msg.SayDeletedAPIReqs: cairnv1.SayKind_SAY_KIND_DELETED_API_REQS, msg.SayIgnoreError: cairnv1.SayKind_SAY_KIND_IGNORE_ERROR,
 	msg.SayCheckpointCreated: cairnv1.SayKind_SAY_KIND_CHECKPOINT_CREATED, msg.SayLoadMCPDocumentation: cairnv1.SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION,
 	msg.SayInfo: cairnv1.SayKind_SAY_KIND_INFO, msg.SayTaskProgress: cairnv1.SayKind_SAY_KIND_TASK_PROGRESS,
+	msg.SayHook: cairnv1.SayKind_SAY_KIND_HOOK,
 }
 
 var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/checkpoint"
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/presets"
 	"github.com/cairnhq/cairn/core/mcp"
@@ -44,6 +45,10 @@ type Backend struct {
 	CheckpointRestoreFiles func(ctx context.Context, workspace []string, hash string) error
 	// MCP is the daemon's MCP hub.
 	MCP *mcp.Hub
+	// Hooks records the hooks the user enabled and trusted; GlobalHooksDir is the global
+	// hooks folder.
+	Hooks          *hooks.Store
+	GlobalHooksDir string
 }
 
 // Services implements every cairn.v1 service.
@@ -102,6 +107,12 @@ func toStatus(err error) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, mcp.ErrNotConnected), errors.Is(err, mcp.ErrClosed):
 		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, hooks.ErrNotFound):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, hooks.ErrChanged):
+		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, hooks.ErrTooLarge):
+		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, task.ErrBadRequest):
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, context.Canceled):

@@ -583,6 +583,8 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
       return <Info icon="book" text="Loading MCP documentation" />;
     case SayKind.INFO:
       return <Info icon="info" text={m.text} />;
+    case SayKind.HOOK:
+      return <Info icon="zap" text={m.text} />;
     case SayKind.TASK_PROGRESS: {
       const md = m.payload.case === "progress" ? m.payload.value.markdown : m.text;
       const items = parseChecklist(md);

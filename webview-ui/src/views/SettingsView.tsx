@@ -10,6 +10,7 @@ import { useApp } from "../state/appStore";
 import { AutoApproveEditor } from "../components/AutoApproveBar";
 import { ProviderPicker } from "../components/ProviderPicker";
 import { SkillsSection } from "./SkillsSection";
+import { HooksSection } from "./HooksSection";
 
 /** browserViewports are the sizes the daemon offers (core/config.BrowserViewports), default first. */
 const browserViewports = ["900x600", "1280x800", "768x1024", "375x667"];
@@ -278,6 +279,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
           ))}
         </fieldset>
         <SkillsSection ctrl={ctrl} root={root} />
+        <HooksSection ctrl={ctrl} root={root} />
       </div>
     </section>
   );

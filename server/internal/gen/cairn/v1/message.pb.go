@@ -156,6 +156,8 @@ const (
 	SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION     SayKind = 25
 	SayKind_SAY_KIND_INFO                       SayKind = 26
 	SayKind_SAY_KIND_TASK_PROGRESS              SayKind = 27
+	// A plain row about a user hook: it failed, was skipped, or blocked a tool.
+	SayKind_SAY_KIND_HOOK SayKind = 40
 )
 
 // Enum value maps for SayKind.
@@ -189,6 +191,7 @@ var (
 		25: "SAY_KIND_LOAD_MCP_DOCUMENTATION",
 		26: "SAY_KIND_INFO",
 		27: "SAY_KIND_TASK_PROGRESS",
+		40: "SAY_KIND_HOOK",
 	}
 	SayKind_value = map[string]int32{
 		"SAY_KIND_UNSPECIFIED":                0,
@@ -219,6 +222,7 @@ var (
 		"SAY_KIND_LOAD_MCP_DOCUMENTATION":     25,
 		"SAY_KIND_INFO":                       26,
 		"SAY_KIND_TASK_PROGRESS":              27,
+		"SAY_KIND_HOOK":                       40,
 	}
 )
 
@@ -1686,7 +1690,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x11ASK_KIND_CONDENSE\x10\x0f\x12\x17\n" +
 	"\x13ASK_KIND_REPORT_BUG\x10\x10\x12\x1f\n" +
 	"\x1bASK_KIND_TASK_LIMIT_REACHED\x10\x11\x12\x1f\n" +
-	"\x1bASK_KIND_REPEATED_TOOL_CALL\x10\x12*\xad\x06\n" +
+	"\x1bASK_KIND_REPEATED_TOOL_CALL\x10\x12*\xc0\x06\n" +
 	"\aSayKind\x12\x18\n" +
 	"\x14SAY_KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSAY_KIND_TASK\x10\x01\x12\x12\n" +
@@ -1716,7 +1720,8 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x1bSAY_KIND_CHECKPOINT_CREATED\x10\x18\x12#\n" +
 	"\x1fSAY_KIND_LOAD_MCP_DOCUMENTATION\x10\x19\x12\x11\n" +
 	"\rSAY_KIND_INFO\x10\x1a\x12\x1a\n" +
-	"\x16SAY_KIND_TASK_PROGRESS\x10\x1b*\xfe\x02\n" +
+	"\x16SAY_KIND_TASK_PROGRESS\x10\x1b\x12\x11\n" +
+	"\rSAY_KIND_HOOK\x10(*\xfe\x02\n" +
 	"\rToolOperation\x12\x1e\n" +
 	"\x1aTOOL_OPERATION_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18TOOL_OPERATION_READ_FILE\x10\x01\x12'\n" +

@@ -1098,7 +1098,7 @@ var File_cairn_v1_workspace_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\"g\n" +
+	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\x1a\x14cairn/v1/hooks.proto\"g\n" +
 	"\x12SearchFilesRequest\x12%\n" +
 	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12\x14\n" +
@@ -1160,7 +1160,7 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\x12ToggleSkillRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aenabled\x18\x02 \x01(\bR\aenabled\"\x15\n" +
-	"\x13ToggleSkillResponse2\xf2\x04\n" +
+	"\x13ToggleSkillResponse2\x93\a\n" +
 	"\x10WorkspaceService\x12J\n" +
 	"\vSearchFiles\x12\x1c.cairn.v1.SearchFilesRequest\x1a\x1d.cairn.v1.SearchFilesResponse\x12\\\n" +
 	"\x11ListSlashCommands\x12\".cairn.v1.ListSlashCommandsRequest\x1a#.cairn.v1.ListSlashCommandsResponse\x12D\n" +
@@ -1173,7 +1173,12 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"DeleteRule\x12\x1b.cairn.v1.DeleteRuleRequest\x1a\x1c.cairn.v1.DeleteRuleResponse\x12G\n" +
 	"\n" +
 	"ListSkills\x12\x1b.cairn.v1.ListSkillsRequest\x1a\x1c.cairn.v1.ListSkillsResponse\x12J\n" +
-	"\vToggleSkill\x12\x1c.cairn.v1.ToggleSkillRequest\x1a\x1d.cairn.v1.ToggleSkillResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"\vToggleSkill\x12\x1c.cairn.v1.ToggleSkillRequest\x1a\x1d.cairn.v1.ToggleSkillResponse\x12D\n" +
+	"\tListHooks\x12\x1a.cairn.v1.ListHooksRequest\x1a\x1b.cairn.v1.ListHooksResponse\x12J\n" +
+	"\vEnableHooks\x12\x1c.cairn.v1.EnableHooksRequest\x1a\x1d.cairn.v1.EnableHooksResponse\x12D\n" +
+	"\tTrustHook\x12\x1a.cairn.v1.TrustHookRequest\x1a\x1b.cairn.v1.TrustHookResponse\x12G\n" +
+	"\n" +
+	"ToggleHook\x12\x1b.cairn.v1.ToggleHookRequest\x1a\x1c.cairn.v1.ToggleHookResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_workspace_proto_rawDescOnce sync.Once
@@ -1209,6 +1214,14 @@ var file_cairn_v1_workspace_proto_goTypes = []any{
 	(*ListSkillsResponse)(nil),        // 17: cairn.v1.ListSkillsResponse
 	(*ToggleSkillRequest)(nil),        // 18: cairn.v1.ToggleSkillRequest
 	(*ToggleSkillResponse)(nil),       // 19: cairn.v1.ToggleSkillResponse
+	(*ListHooksRequest)(nil),          // 20: cairn.v1.ListHooksRequest
+	(*EnableHooksRequest)(nil),        // 21: cairn.v1.EnableHooksRequest
+	(*TrustHookRequest)(nil),          // 22: cairn.v1.TrustHookRequest
+	(*ToggleHookRequest)(nil),         // 23: cairn.v1.ToggleHookRequest
+	(*ListHooksResponse)(nil),         // 24: cairn.v1.ListHooksResponse
+	(*EnableHooksResponse)(nil),       // 25: cairn.v1.EnableHooksResponse
+	(*TrustHookResponse)(nil),         // 26: cairn.v1.TrustHookResponse
+	(*ToggleHookResponse)(nil),        // 27: cairn.v1.ToggleHookResponse
 }
 var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	1,  // 0: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
@@ -1224,16 +1237,24 @@ var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	13, // 10: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
 	15, // 11: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
 	18, // 12: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
-	2,  // 13: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
-	5,  // 14: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
-	8,  // 15: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
-	10, // 16: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
-	12, // 17: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
-	14, // 18: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
-	17, // 19: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
-	19, // 20: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
-	13, // [13:21] is the sub-list for method output_type
-	5,  // [5:13] is the sub-list for method input_type
+	20, // 13: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
+	21, // 14: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
+	22, // 15: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
+	23, // 16: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
+	2,  // 17: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
+	5,  // 18: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
+	8,  // 19: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
+	10, // 20: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
+	12, // 21: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
+	14, // 22: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
+	17, // 23: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
+	19, // 24: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
+	24, // 25: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
+	25, // 26: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
+	26, // 27: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
+	27, // 28: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
+	17, // [17:29] is the sub-list for method output_type
+	5,  // [5:17] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
@@ -1244,6 +1265,7 @@ func file_cairn_v1_workspace_proto_init() {
 	if File_cairn_v1_workspace_proto != nil {
 		return
 	}
+	file_cairn_v1_hooks_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -27,6 +27,10 @@ const (
 	WorkspaceService_DeleteRule_FullMethodName        = "/cairn.v1.WorkspaceService/DeleteRule"
 	WorkspaceService_ListSkills_FullMethodName        = "/cairn.v1.WorkspaceService/ListSkills"
 	WorkspaceService_ToggleSkill_FullMethodName       = "/cairn.v1.WorkspaceService/ToggleSkill"
+	WorkspaceService_ListHooks_FullMethodName         = "/cairn.v1.WorkspaceService/ListHooks"
+	WorkspaceService_EnableHooks_FullMethodName       = "/cairn.v1.WorkspaceService/EnableHooks"
+	WorkspaceService_TrustHook_FullMethodName         = "/cairn.v1.WorkspaceService/TrustHook"
+	WorkspaceService_ToggleHook_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleHook"
 )
 
 // WorkspaceServiceClient is the client API for WorkspaceService service.
@@ -51,6 +55,14 @@ type WorkspaceServiceClient interface {
 	ListSkills(ctx context.Context, in *ListSkillsRequest, opts ...grpc.CallOption) (*ListSkillsResponse, error)
 	// ToggleSkill enables or disables a skill.
 	ToggleSkill(ctx context.Context, in *ToggleSkillRequest, opts ...grpc.CallOption) (*ToggleSkillResponse, error)
+	// ListHooks lists the workspace's and the global hooks with their trust state.
+	ListHooks(ctx context.Context, in *ListHooksRequest, opts ...grpc.CallOption) (*ListHooksResponse, error)
+	// EnableHooks records whether hooks run in a workspace (or from the global folder).
+	EnableHooks(ctx context.Context, in *EnableHooksRequest, opts ...grpc.CallOption) (*EnableHooksResponse, error)
+	// TrustHook trusts a hook's current content.
+	TrustHook(ctx context.Context, in *TrustHookRequest, opts ...grpc.CallOption) (*TrustHookResponse, error)
+	// ToggleHook switches one hook on or off.
+	ToggleHook(ctx context.Context, in *ToggleHookRequest, opts ...grpc.CallOption) (*ToggleHookResponse, error)
 }
 
 type workspaceServiceClient struct {
@@ -141,6 +153,46 @@ func (c *workspaceServiceClient) ToggleSkill(ctx context.Context, in *ToggleSkil
 	return out, nil
 }
 
+func (c *workspaceServiceClient) ListHooks(ctx context.Context, in *ListHooksRequest, opts ...grpc.CallOption) (*ListHooksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListHooksResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ListHooks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) EnableHooks(ctx context.Context, in *EnableHooksRequest, opts ...grpc.CallOption) (*EnableHooksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnableHooksResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_EnableHooks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) TrustHook(ctx context.Context, in *TrustHookRequest, opts ...grpc.CallOption) (*TrustHookResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TrustHookResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_TrustHook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) ToggleHook(ctx context.Context, in *ToggleHookRequest, opts ...grpc.CallOption) (*ToggleHookResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToggleHookResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ToggleHook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkspaceServiceServer is the server API for WorkspaceService service.
 // All implementations must embed UnimplementedWorkspaceServiceServer
 // for forward compatibility.
@@ -163,6 +215,14 @@ type WorkspaceServiceServer interface {
 	ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error)
 	// ToggleSkill enables or disables a skill.
 	ToggleSkill(context.Context, *ToggleSkillRequest) (*ToggleSkillResponse, error)
+	// ListHooks lists the workspace's and the global hooks with their trust state.
+	ListHooks(context.Context, *ListHooksRequest) (*ListHooksResponse, error)
+	// EnableHooks records whether hooks run in a workspace (or from the global folder).
+	EnableHooks(context.Context, *EnableHooksRequest) (*EnableHooksResponse, error)
+	// TrustHook trusts a hook's current content.
+	TrustHook(context.Context, *TrustHookRequest) (*TrustHookResponse, error)
+	// ToggleHook switches one hook on or off.
+	ToggleHook(context.Context, *ToggleHookRequest) (*ToggleHookResponse, error)
 	mustEmbedUnimplementedWorkspaceServiceServer()
 }
 
@@ -196,6 +256,18 @@ func (UnimplementedWorkspaceServiceServer) ListSkills(context.Context, *ListSkil
 }
 func (UnimplementedWorkspaceServiceServer) ToggleSkill(context.Context, *ToggleSkillRequest) (*ToggleSkillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ToggleSkill not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) ListHooks(context.Context, *ListHooksRequest) (*ListHooksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListHooks not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) EnableHooks(context.Context, *EnableHooksRequest) (*EnableHooksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnableHooks not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) TrustHook(context.Context, *TrustHookRequest) (*TrustHookResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method TrustHook not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) ToggleHook(context.Context, *ToggleHookRequest) (*ToggleHookResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ToggleHook not implemented")
 }
 func (UnimplementedWorkspaceServiceServer) mustEmbedUnimplementedWorkspaceServiceServer() {}
 func (UnimplementedWorkspaceServiceServer) testEmbeddedByValue()                          {}
@@ -362,6 +434,78 @@ func _WorkspaceService_ToggleSkill_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkspaceService_ListHooks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListHooksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ListHooks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ListHooks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ListHooks(ctx, req.(*ListHooksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_EnableHooks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnableHooksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).EnableHooks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_EnableHooks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).EnableHooks(ctx, req.(*EnableHooksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_TrustHook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TrustHookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).TrustHook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_TrustHook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).TrustHook(ctx, req.(*TrustHookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_ToggleHook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToggleHookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ToggleHook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ToggleHook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ToggleHook(ctx, req.(*ToggleHookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkspaceService_ServiceDesc is the grpc.ServiceDesc for WorkspaceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -400,6 +544,22 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ToggleSkill",
 			Handler:    _WorkspaceService_ToggleSkill_Handler,
+		},
+		{
+			MethodName: "ListHooks",
+			Handler:    _WorkspaceService_ListHooks_Handler,
+		},
+		{
+			MethodName: "EnableHooks",
+			Handler:    _WorkspaceService_EnableHooks_Handler,
+		},
+		{
+			MethodName: "TrustHook",
+			Handler:    _WorkspaceService_TrustHook_Handler,
+		},
+		{
+			MethodName: "ToggleHook",
+			Handler:    _WorkspaceService_ToggleHook_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
