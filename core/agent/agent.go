@@ -110,7 +110,9 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	terminals := shell.NewRegistry()
 	info := ModelInfo(s)
 	session := browserSession(s, info)
-	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP)
+	provider := NewProvider(s)
+	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: provider, model: s.API.Model, info: info, ide: ide}
+	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP, sub)
 	t := &turns{
 		a: a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
 		browser: session,
@@ -122,7 +124,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		t.checkpoints = &checkpoints{dataDir: a.cfg.DataDir, root: ws.Root()}
 	}
 	return task.Deps{
-		Provider:  NewProvider(s),
+		Provider:  provider,
 		Model:     s.API.Model,
 		ModelInfo: info,
 		Registry:  reg,

@@ -39,7 +39,8 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 // SystemPrompt is the exact prompt a task in root would get (`cairn debug prompt`).
 func SystemPrompt(root, mode, ide string, s config.Settings, cfg Config) string {
 	info := ModelInfo(s)
-	reg := taskTools(shell.NewRegistry(), browserSession(s, info), webRenderer(s), cfg.MCP)
+	// The runner is never called here: only the tools' specs are rendered.
+	reg := taskTools(shell.NewRegistry(), browserSession(s, info), webRenderer(s), cfg.MCP, &subRunner{})
 	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, reg, mode, systemInfo(ide, root), s, info, cfg)
 }
 

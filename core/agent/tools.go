@@ -17,6 +17,7 @@ import (
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/tools/subagents"
 	"github.com/cairnhq/cairn/core/tools/webfetch"
 )
 
@@ -25,13 +26,14 @@ import (
 // offered when the daemon's hub has at least one server configured (spec §4: no MCP, no MCP
 // tools or section).
 func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
-	return taskTools(terminals, nil, nil, hub)
+	return taskTools(terminals, nil, nil, hub, nil)
 }
 
 // taskTools is Tools plus browser_action over session when it is not nil; then every other
 // tool refuses to run while the session is open. web_fetch renders pages built by scripts
-// with render (nil: it does not).
-func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub) *tools.Registry {
+// with render (nil: it does not). use_subagents is offered when sub is not nil.
+func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub,
+	sub subagents.Runner) *tools.Registry {
 	r := tools.NewRegistry(
 		shell.New(terminals),
 		readfile.New(),
@@ -42,6 +44,9 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 		codedefs.New(),
 		webfetch.New(webfetch.Fetcher{}, render),
 	)
+	if sub != nil {
+		r.Add(subagents.New(sub))
+	}
 	if hub != nil && len(hub.Servers()) > 0 {
 		for _, t := range mcptool.All(hub) {
 			r.Add(t)

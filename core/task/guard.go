@@ -89,6 +89,13 @@ func (t *Task) overLimitLocked() string {
 // was reached grows by its own size again, unless the user already raised it), or stop. It
 // returns the user's words for the model, or the ending when the task stops.
 func (t *Task) checkLimits(ctx context.Context) (string, ending) {
+	if t.sub != nil {
+		if why := t.subLimit(); why != "" {
+			t.say(msg.SayError, why, nil, false)
+			return "", endFailed
+		}
+		return "", 0
+	}
 	t.mu.Lock()
 	why := t.overLimitLocked()
 	t.mu.Unlock()
@@ -140,6 +147,10 @@ func (t *Task) countRequest() {
 	t.requests++
 	t.publishStateLocked()
 	t.mu.Unlock()
+	if t.sub != nil {
+		t.sub.Account.AddRequest()
+		t.subChanged()
+	}
 }
 
 // countRequests counts the requests recorded in a task's messages (a task loaded from

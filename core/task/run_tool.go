@@ -46,6 +46,7 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 		return t.toolContent(header, tools.Result{Text: prompt.PlanModeRefusal(b.Name), IsError: true}), 0
 	}
 
+	t.noteTool(spec, call)
 	res, err := t.runGuarded(ctx, tool, call)
 	if ctx.Err() != nil {
 		return nil, endCancelled
@@ -243,6 +244,7 @@ func (t *Task) env() *tools.Env {
 		UI:      &taskUI{t: t, row: -1},
 		Mode:    t.Mode(),
 		Scratch: scratch,
+		Account: account{t},
 		Settings: tools.Settings{
 			OutputLineLimit:   s.OutputLineLimit,
 			OutputByteLimit:   s.OutputByteLimit,
@@ -300,6 +302,9 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 		}
 		u.setRow(t.say(say, req.Text, req.Payload, false))
 		return tools.Answer{Approved: true, Auto: true}, nil
+	}
+	if t.sub != nil {
+		return tools.Answer{Text: strings.TrimSpace(subRefused)}, nil
 	}
 	t.mu.Lock()
 	pa := t.postAskLocked(req.Ask, req.Text, req.Payload)

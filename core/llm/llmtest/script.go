@@ -17,6 +17,26 @@ type Script struct {
 	// OnEnd answers requests after the last turn. Nil makes them a test failure (recorded
 	// and answered with HTTP 500): a test that sends more requests than it scripted is wrong.
 	OnEnd *Turn `json:"on_end,omitempty"`
+	// Routes answer the requests whose first user message contains a route's marker from
+	// that route's own turns, each route keeping its own place; every other request gets
+	// Turns. Requests of tasks that run side by side (subagents) arrive in any order, and are
+	// scripted this way. A route that ran out of turns is answered like Turns past its end.
+	Routes []Route `json:"routes,omitempty"`
+}
+
+// Route is the script of the requests of one conversation, told apart by a marker.
+type Route struct {
+	FirstUserContains string `json:"first_user_contains"`
+	Turns             []Turn `json:"turns"`
+}
+
+// Gate holds a turn's response until Count requests (this one included) have arrived at
+// gates of the same Name; then all of them stream at once. It proves that requests were in
+// flight together without timing anything. A gate still short of Count after GateWait is a
+// recorded failure, and its requests are answered anyway.
+type Gate struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
 }
 
 // Turn is the answer to one request (or to Times requests in a row).
@@ -39,6 +59,7 @@ type Turn struct {
 	// Times 2 fails twice, so the third try (a retry) gets the next turn.
 	Times  int     `json:"times,omitempty"`
 	Expect *Expect `json:"expect,omitempty"`
+	Gate   *Gate   `json:"gate,omitempty"`
 }
 
 // Usage is the wire usage a turn reports.
