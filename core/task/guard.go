@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -153,13 +154,24 @@ func (t *Task) countRequest() {
 	}
 }
 
-// countRequests counts the requests recorded in a task's messages (a task loaded from
-// history keeps what it already made).
+// countRequests counts the requests recorded in a task's messages, its subagents' included
+// (a task loaded from history keeps what it already made).
 func countRequests(ms []msg.Message) int {
 	n := 0
 	for _, m := range ms {
-		if m.Type == msg.Say && m.Kind == msg.SayAPIReqStarted {
+		if m.Type != msg.Say {
+			continue
+		}
+		switch m.Kind {
+		case msg.SayAPIReqStarted:
 			n++
+		case msg.SaySubagents:
+			var s msg.Subagents
+			if json.Unmarshal([]byte(m.Text), &s) == nil {
+				for _, c := range s.Children {
+					n += c.Requests
+				}
+			}
 		}
 	}
 	return n
