@@ -303,3 +303,29 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 var toolsYes = tools.Answer{Approved: true}
+
+// Subagents' requests count toward the parent's request limit as they happen: with a limit of
+// 3, the parent's call and two of the child's requests use it up, the child stops before its
+// third, and the parent asks before its next request.
+func TestSubagentsCountTowardTheParentsLimit(t *testing.T) {
+	r := newSubRig(t, llmtest.Script{
+		Turns: []llmtest.Turn{{Text: useSubagents("[child a] Read everything.")}},
+		Routes: []llmtest.Route{{FirstUserContains: "[child a]", Turns: []llmtest.Turn{
+			{Text: readFile("a.txt")}, {Text: readFile("b.txt")},
+		}}},
+	}, func(p *config.AutoApprove) { readsOn(p) })
+	r.env.set(func(s *config.Settings) { s.TaskLimits.MaxRequests = 3 })
+	tk := r.start("Read everything.")
+	waitFor(t, "the limit question", func() bool { return tk.OpenAsk() == msg.AskTaskLimitReached })
+	if st := tk.State(); st.Requests != 3 {
+		t.Errorf("parent requests %d, want 3", st.Requests)
+	}
+	row, _ := subagentsRow(t, tk)
+	if len(row.Children) != 1 || row.Children[0].Status != msg.SubagentFailed || row.Children[0].Requests != 2 ||
+		!strings.Contains(row.Children[0].Error, "parent task reached its limit") {
+		t.Fatalf("child: %+v", row.Children)
+	}
+	if n := len(r.llm.Requests()); n != 3 {
+		t.Errorf("the model got %d requests, want 3", n)
+	}
+}
