@@ -38,8 +38,6 @@ type subRunner struct {
 	model    string
 	info     llm.ModelInfo
 	ide      string
-	// maxRequests bounds each child (0: subRequests).
-	maxRequests int
 }
 
 var _ subagents.Runner = (*subRunner)(nil)
@@ -96,7 +94,7 @@ func (r *subRunner) Run(ctx context.Context, env *tools.Env, prompts []string, u
 			return nil, err
 		}
 		texts[i] = subagents.ChildPrompt(p)
-		w.children[i] = task.NewSub(deps, task.SubOptions{Account: env.Account, MaxRequests: r.maxRequests, OnChange: w.changed})
+		w.children[i] = task.NewSub(deps, task.SubOptions{Account: env.Account, MaxRequests: subRequests, OnChange: w.changed})
 	}
 	results := task.RunSubs(ctx, w.children, texts)
 	w.finish(results)

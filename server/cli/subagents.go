@@ -57,11 +57,11 @@ func (p *printer) showSubagents(m *cairnv1.Message, old string) {
 	}
 }
 
-// clip is s's first line, cut to max runes.
-func clip(s string, max int) string {
+// clip is s's first line, cut to limit runes.
+func clip(s string, limit int) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "…"
 	}
 	return s
 }
