@@ -123,7 +123,9 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
 	session := browserSession(s, info)
 	catalog := skillCatalog{root: ws.Root(), global: a.cfg.GlobalSkillsDir, settings: a.env.Settings, logger: a.cfg.Logger}
-	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP, catalog)
+	provider := NewProvider(s)
+	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: provider, model: s.API.Model, info: info, ide: ide}
+	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP, catalog, sub)
 	t := &turns{
 		skills: catalog,
 		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
@@ -136,7 +138,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		t.checkpoints = &checkpoints{dataDir: a.cfg.DataDir, root: ws.Root()}
 	}
 	return task.Deps{
-		Provider:  NewProvider(s),
+		Provider:  provider,
 		Model:     s.API.Model,
 		ModelInfo: info,
 		// The PLAN model, when it is another one, is priced from the table: the settings'

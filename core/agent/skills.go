@@ -19,8 +19,12 @@ type skillCatalog struct {
 
 var _ useskill.Catalog = skillCatalog{}
 
-// Skills lists every skill found, usable or not (useskill keeps the usable ones).
+// Skills lists every skill found, usable or not (useskill keeps the usable ones). The zero
+// catalog has none: subagents get no use_skill and their prompt lists no skills.
 func (c skillCatalog) Skills() []skills.Skill {
+	if c.settings == nil {
+		return nil
+	}
 	all, err := skills.Find(c.root, c.global, c.settings().SkillToggles)
 	if err != nil && c.logger != nil {
 		c.logger.Warn("agent: reading skills", "err", err)

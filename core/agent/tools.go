@@ -18,6 +18,7 @@ import (
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
+	"github.com/cairnhq/cairn/core/tools/subagents"
 	"github.com/cairnhq/cairn/core/tools/useskill"
 	"github.com/cairnhq/cairn/core/tools/webfetch"
 )
@@ -27,15 +28,16 @@ import (
 // offered when the daemon's hub has at least one server configured (spec §4: no MCP, no MCP
 // tools or section).
 func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
-	return taskTools(terminals, nil, nil, hub, nil)
+	return taskTools(terminals, nil, nil, hub, nil, nil)
 }
 
 // taskTools is Tools plus browser_action over session when it is not nil; then every other
 // tool refuses to run while the session is open. web_fetch renders pages built by scripts
 // with render (nil: it does not). use_skill loads skills from catalog (nil: not offered; the
-// prompt also leaves it out while no skill is usable).
+// prompt also leaves it out while no skill is usable). use_subagents is offered when sub is
+// not nil.
 func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub,
-	catalog useskill.Catalog) *tools.Registry {
+	catalog useskill.Catalog, sub subagents.Runner) *tools.Registry {
 	r := tools.NewRegistry(
 		shell.New(terminals),
 		readfile.New(),
@@ -46,6 +48,9 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 		codedefs.New(),
 		webfetch.New(webfetch.Fetcher{}, render),
 	)
+	if sub != nil {
+		r.Add(subagents.New(sub))
+	}
 	if hub != nil && len(hub.Servers()) > 0 {
 		for _, t := range mcptool.All(hub) {
 			r.Add(t)

@@ -291,7 +291,8 @@ func (c *conn) list(ctx context.Context, s *session, what int) error {
 					raw.InputSchema = json.RawMessage(`{"type":"object"}`)
 				}
 				c.tools = append(c.tools, Tool{Name: t.Name, Description: t.Description, InputSchema: string(raw.InputSchema),
-					AutoApprove: slices.Contains(c.cfg.AutoApprove, t.Name)})
+					AutoApprove: slices.Contains(c.cfg.AutoApprove, t.Name),
+					ReadOnly:    t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint})
 			}
 			c.schemas = nil
 			c.mu.Unlock()

@@ -43,6 +43,9 @@ type Tool struct {
 	InputSchema string `json:"inputSchema"`
 	// AutoApprove is set when the tool is on the server's autoApprove list.
 	AutoApprove bool `json:"autoApprove"`
+	// ReadOnly is set when the server marks the tool as one that changes nothing (its
+	// readOnlyHint annotation); unknown counts as not read-only.
+	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
 // Resource is a fixed resource a server offers.

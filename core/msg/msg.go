@@ -74,6 +74,9 @@ const (
 	SayTaskProgress            Kind = "task_progress"
 	// SayHook is a plain row about a user hook: it failed, was skipped, or blocked a tool.
 	SayHook Kind = "hook"
+	// SaySubagents is the row of a use_subagents call: its Text is a Subagents value as JSON,
+	// replaced in place while the children run.
+	SaySubagents Kind = "subagents"
 )
 
 // Message is one row of the chat.
@@ -107,6 +110,8 @@ const (
 	OpNewFileCreated      ToolOp = "newFileCreated"
 	OpWebFetch            ToolOp = "webFetch"
 	OpSummarizeTask       ToolOp = "summarizeTask"
+	// OpUseSubagents asks to start subagents; Content lists their prompts.
+	OpUseSubagents ToolOp = "useSubagents"
 )
 
 // Tool is the payload of tool asks and says.
@@ -239,3 +244,31 @@ func (*Browser) isPayload()       {}
 func (*MCP) isPayload()           {}
 func (*Checkpoint) isPayload()    {}
 func (*Progress) isPayload()      {}
+
+// Subagents is what the row of a use_subagents call shows, one entry per child, in the order
+// the model gave the prompts. It travels as the row's text, in JSON.
+type Subagents struct {
+	Children []Subagent `json:"children"`
+}
+
+// SubagentStatus is where a child is.
+type SubagentStatus string
+
+// Child statuses.
+const (
+	SubagentRunning SubagentStatus = "running"
+	SubagentDone    SubagentStatus = "done"
+	SubagentFailed  SubagentStatus = "failed"
+)
+
+// Subagent is one child of a use_subagents call.
+type Subagent struct {
+	Prompt   string         `json:"prompt"`
+	Status   SubagentStatus `json:"status"`
+	Requests int            `json:"requests"`
+	Cost     float64        `json:"cost"`
+	// LastTool is the tool the child used last, with its main argument ("read_file src/a.go").
+	LastTool string `json:"lastTool,omitempty"`
+	// Error says why a failed child failed.
+	Error string `json:"error,omitempty"`
+}

@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -89,6 +90,13 @@ func (t *Task) overLimitLocked() string {
 // was reached grows by its own size again, unless the user already raised it), or stop. It
 // returns the user's words for the model, or the ending when the task stops.
 func (t *Task) checkLimits(ctx context.Context) (string, ending) {
+	if t.sub != nil {
+		if why := t.subLimit(); why != "" {
+			t.say(msg.SayError, why, nil, false)
+			return "", endFailed
+		}
+		return "", 0
+	}
 	t.mu.Lock()
 	why := t.overLimitLocked()
 	t.mu.Unlock()
@@ -140,15 +148,30 @@ func (t *Task) countRequest() {
 	t.requests++
 	t.publishStateLocked()
 	t.mu.Unlock()
+	if t.sub != nil {
+		t.sub.Account.AddRequest()
+		t.subChanged()
+	}
 }
 
-// countRequests counts the requests recorded in a task's messages (a task loaded from
-// history keeps what it already made).
+// countRequests counts the requests recorded in a task's messages, its subagents' included
+// (a task loaded from history keeps what it already made).
 func countRequests(ms []msg.Message) int {
 	n := 0
 	for _, m := range ms {
-		if m.Type == msg.Say && m.Kind == msg.SayAPIReqStarted {
+		if m.Type != msg.Say {
+			continue
+		}
+		switch m.Kind {
+		case msg.SayAPIReqStarted:
 			n++
+		case msg.SaySubagents:
+			var s msg.Subagents
+			if json.Unmarshal([]byte(m.Text), &s) == nil {
+				for _, c := range s.Children {
+					n += c.Requests
+				}
+			}
 		}
 	}
 	return n

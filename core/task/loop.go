@@ -451,6 +451,10 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
+	if t.sub != nil {
+		t.sub.Account.AddUsage(u, cost)
+		t.subChanged()
+	}
 }
 
 // serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call

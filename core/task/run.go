@@ -142,7 +142,7 @@ func (t *Task) afterRun(end ending) {
 // task is closed, being restored, running, or already asking something. The question is open
 // when this returns, so a message sent right after answers it rather than racing it.
 func (t *Task) askResumeLocked() {
-	if t.closed || t.restoring || t.run != nil || t.resumeQ != nil || t.openAsk != nil {
+	if t.closed || t.restoring || t.run != nil || t.resumeQ != nil || t.openAsk != nil || t.sub != nil {
 		return
 	}
 	completed := t.meta.Completed

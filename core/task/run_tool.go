@@ -59,6 +59,7 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if ctx.Err() != nil {
 		return nil, endCancelled
 	}
+	t.noteTool(spec, call)
 	started := t.deps.Now()
 	res, err := t.runGuarded(ctx, tool, call)
 	if ctx.Err() != nil {
@@ -262,6 +263,7 @@ func (t *Task) env() *tools.Env {
 		UI:      &taskUI{t: t, row: -1},
 		Mode:    t.Mode(),
 		Scratch: scratch,
+		Account: account{t},
 		Settings: tools.Settings{
 			OutputLineLimit:   s.OutputLineLimit,
 			OutputByteLimit:   s.OutputByteLimit,
@@ -319,6 +321,9 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 		}
 		u.setRow(t.say(say, req.Text, req.Payload, false))
 		return tools.Answer{Approved: true, Auto: true}, nil
+	}
+	if t.sub != nil {
+		return tools.Answer{Text: strings.TrimSpace(subRefused)}, nil
 	}
 	t.mu.Lock()
 	pa := t.postAskLocked(req.Ask, req.Text, req.Payload)

@@ -191,8 +191,11 @@ type EnvRequest struct {
 
 // Task is one conversation. The runtime's concurrency rules are in run.go.
 type Task struct {
-	id     string
-	deps   Deps
+	id   string
+	deps Deps
+	// sub is set, before the task starts and never changed, when the task is a subagent
+	// (sub.go).
+	sub    *SubOptions
 	broker *event.Broker[Event]
 	// live holds the task's current settings: the auto-approval policy changes while tools
 	// run, which read it without the lock.
@@ -225,6 +228,7 @@ type Task struct {
 	requests      int         // model requests made, toward limits.MaxRequests
 	repeat        repeatState // identical tool calls in a row (guard.go)
 	hookContext   []string    // what hooks added, for the next request (hooks.go)
+	lastTool      string      // the tool used last, with its argument (a subagent's status)
 }
 
 type pendingAsk struct {
@@ -439,6 +443,9 @@ func (t *Task) finishPartials() {
 
 // ask posts an ask and waits for the answer or ctx.
 func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
+	if t.sub != nil {
+		return subAnswer(kind), ctx.Err()
+	}
 	t.mu.Lock()
 	pa := t.postAskLocked(kind, text, payload)
 	t.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 )
 
@@ -21,6 +22,22 @@ type Env struct {
 	// model may read back (the whole output of a long command); read_file treats it as part
 	// of the workspace. "" when the task has none: tools then keep nothing there.
 	Scratch string
+	// Account is the calling task's record of model use: a tool that makes model requests
+	// on the task's behalf (subagents) charges them here. Nil when the caller keeps none.
+	Account Account
+}
+
+// Account is a task's record of model use. Work done with the model for the task by someone
+// else (a subagent) is charged to it, so it counts toward the task's cost and its per-task
+// request and cost limits. Its methods are safe for concurrent use.
+type Account interface {
+	// AddRequest counts one model request toward the task's request limit.
+	AddRequest()
+	// AddUsage adds a finished request's tokens and cost (USD) to the task.
+	AddUsage(u llm.Usage, cost float64)
+	// Exhausted says, in words for the user, which of the task's limits is reached; "" when
+	// none is.
+	Exhausted() string
 }
 
 // InScratch reports whether abs (absolute, cleaned, as Files.Resolve returns it) lies in the

@@ -275,6 +275,8 @@ func (p *printer) followEvents(ctx context.Context) int {
 			case old == nil:
 			case m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
 				p.showOutput(m)
+			case m.GetSay() == cairnv1.SayKind_SAY_KIND_SUBAGENTS:
+				p.showSubagents(m, old.GetText())
 			case strings.HasPrefix(m.GetText(), old.GetText()):
 				p.showDelta(m, m.GetText()[len(old.GetText()):])
 			}
@@ -362,6 +364,8 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 	case cairnv1.SayKind_SAY_KIND_TASK_PROGRESS:
 		p.endLine()
 		p.out("%s\n", m.GetText())
+	case cairnv1.SayKind_SAY_KIND_SUBAGENTS:
+		p.showSubagents(m, "")
 	case cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED:
 		p.endLine()
 		p.out("%s\n", mcpLine(m.GetMcp()))
@@ -437,6 +441,7 @@ func toolLine(t *cairnv1.ToolPayload) string {
 		cairnv1.ToolOperation_TOOL_OPERATION_SEARCH_FILES:               "search " + t.GetRegex() + " in",
 		cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE:       "edit",
 		cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED:           "create",
+		cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS:              "start subagents",
 	}[t.GetOperation()]
 	if verb == "" {
 		verb = "tool"
@@ -631,6 +636,8 @@ func describeAsk(m *cairnv1.Message) (what, flag string) {
 	switch t.GetOperation() {
 	case cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE, cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED:
 		return "edit of " + t.GetPath(), "edit"
+	case cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS:
+		return "starting read-only subagents", "read"
 	}
 	return "reading " + t.GetPath(), "read"
 }

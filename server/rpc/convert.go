@@ -41,7 +41,8 @@ var sayKinds = map[msg.Kind]cairnv1.SayKind{
 	msg.SayDeletedAPIReqs: cairnv1.SayKind_SAY_KIND_DELETED_API_REQS, msg.SayIgnoreError: cairnv1.SayKind_SAY_KIND_IGNORE_ERROR,
 	msg.SayCheckpointCreated: cairnv1.SayKind_SAY_KIND_CHECKPOINT_CREATED, msg.SayLoadMCPDocumentation: cairnv1.SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION,
 	msg.SayInfo: cairnv1.SayKind_SAY_KIND_INFO, msg.SayTaskProgress: cairnv1.SayKind_SAY_KIND_TASK_PROGRESS,
-	msg.SayHook: cairnv1.SayKind_SAY_KIND_HOOK,
+	msg.SayHook:      cairnv1.SayKind_SAY_KIND_HOOK,
+	msg.SaySubagents: cairnv1.SayKind_SAY_KIND_SUBAGENTS,
 }
 
 var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{
@@ -49,7 +50,7 @@ var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{
 	msg.OpListFilesRecursive: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_RECURSIVE, msg.OpListCodeDefinitions: cairnv1.ToolOperation_TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES,
 	msg.OpSearchFiles: cairnv1.ToolOperation_TOOL_OPERATION_SEARCH_FILES, msg.OpEditedExistingFile: cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE,
 	msg.OpNewFileCreated: cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED, msg.OpWebFetch: cairnv1.ToolOperation_TOOL_OPERATION_WEB_FETCH,
-	msg.OpSummarizeTask: cairnv1.ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK,
+	msg.OpSummarizeTask: cairnv1.ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK, msg.OpUseSubagents: cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS,
 }
 
 var toolOutcomes = map[msg.Outcome]cairnv1.ToolOutcome{

@@ -21,6 +21,26 @@ type Script struct {
 	// of a request's prompt that repeats an earlier request's from the start is reported as
 	// cached_tokens (prefixcache.go). Scripted usage is reported as written.
 	PrefixCache bool `json:"prefix_cache,omitempty"`
+	// Routes answer the requests whose first user message contains a route's marker from
+	// that route's own turns, each route keeping its own place; every other request gets
+	// Turns. Requests of tasks that run side by side (subagents) arrive in any order, and are
+	// scripted this way. A route that ran out of turns is answered like Turns past its end.
+	Routes []Route `json:"routes,omitempty"`
+}
+
+// Route is the script of the requests of one conversation, told apart by a marker.
+type Route struct {
+	FirstUserContains string `json:"first_user_contains"`
+	Turns             []Turn `json:"turns"`
+}
+
+// Gate holds a turn's response until Count requests (this one included) have arrived at
+// gates of the same Name; then all of them stream at once. It proves that requests were in
+// flight together without timing anything. A gate still short of Count after GateWait is a
+// recorded failure, and its requests are answered anyway.
+type Gate struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
 }
 
 // Turn is the answer to one request (or to Times requests in a row).
@@ -47,6 +67,7 @@ type Turn struct {
 	// Times 2 fails twice, so the third try (a retry) gets the next turn.
 	Times  int     `json:"times,omitempty"`
 	Expect *Expect `json:"expect,omitempty"`
+	Gate   *Gate   `json:"gate,omitempty"`
 }
 
 // ToolCall is one native tool call of a turn (or of a recorded request's assistant message).

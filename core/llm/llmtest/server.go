@@ -72,6 +72,8 @@ type Server struct {
 	script   Script
 	cursor   int
 	repeat   int
+	routes   []place // the place in each of script.Routes
+	gates    map[string]*gate
 	requests []Request
 	failures []error
 	// defaultEnd answers past the script when the script has no OnEnd (fakellm's demos).
@@ -118,6 +120,51 @@ func (s *Server) SetScript(script Script) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script, s.cursor, s.repeat = script, 0, 0
+	s.routes, s.gates = nil, nil
+}
+
+// place is how far a route's turns have been served.
+type place struct{ cursor, repeat int }
+
+// gate is the state of a Gate by name.
+type gate struct {
+	arrived int
+	open    chan struct{} // closed once Count requests arrived
+}
+
+// GateWait is how long a gate waits for the rest of its requests before it records a
+// failure and lets the ones it holds go.
+const GateWait = 30 * time.Second
+
+// pass holds a request at g until it opens (true), or the client gives up (false).
+func (s *Server) pass(r *http.Request, g Gate, n int) bool {
+	s.mu.Lock()
+	if s.gates == nil {
+		s.gates = map[string]*gate{}
+	}
+	st := s.gates[g.Name]
+	if st == nil {
+		st = &gate{open: make(chan struct{})}
+		s.gates[g.Name] = st
+	}
+	st.arrived++
+	if st.arrived == g.Count {
+		close(st.open)
+	}
+	s.mu.Unlock()
+	timer := time.NewTimer(GateWait)
+	defer timer.Stop()
+	select {
+	case <-st.open:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.done:
+		return false
+	case <-timer.C:
+		s.fail(fmt.Errorf("request %d: gate %q: fewer than %d requests arrived together", n, g.Name, g.Count))
+		return true
+	}
 }
 
 // Requests returns every chat request received so far, in order.
@@ -138,11 +185,27 @@ func (s *Server) Err() error {
 func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for i := s.cursor; i < len(s.script.Turns); i++ {
-		n += max(s.script.Turns[i].Times, 1)
+	n := left(s.script.Turns, place{s.cursor, s.repeat})
+	for i, r := range s.script.Routes {
+		var at place
+		if i < len(s.routes) {
+			at = s.routes[i]
+		}
+		n += left(r.Turns, at)
 	}
-	return n - s.repeat
+	return n
+}
+
+// left counts the requests turns will still answer from at.
+func left(turns []Turn, at place) int {
+	n := 0
+	for i := at.cursor; i < len(turns); i++ {
+		n += max(turns[i].Times, 1)
+	}
+	if at.cursor < len(turns) {
+		n -= at.repeat
+	}
+	return n
 }
 
 func (s *Server) fail(err error) {
@@ -211,16 +274,26 @@ func (s *Server) next(req Request) (Turn, int, bool) {
 	defer s.mu.Unlock()
 	idx, ok := -1, false
 	var turn Turn
-	if s.cursor < len(s.script.Turns) {
-		idx, ok, turn = s.cursor, true, s.script.Turns[s.cursor]
-		s.repeat++
-		if s.repeat >= max(turn.Times, 1) {
-			s.cursor, s.repeat = s.cursor+1, 0
+	turns, at := s.script.Turns, &place{cursor: s.cursor, repeat: s.repeat}
+	if i := s.routeOf(req); i >= 0 {
+		if len(s.routes) < len(s.script.Routes) {
+			s.routes = append(s.routes, make([]place, len(s.script.Routes)-len(s.routes))...)
+		}
+		turns, at = s.script.Routes[i].Turns, &s.routes[i]
+	}
+	if at.cursor < len(turns) {
+		idx, ok, turn = at.cursor, true, turns[at.cursor]
+		at.repeat++
+		if at.repeat >= max(turn.Times, 1) {
+			at.cursor, at.repeat = at.cursor+1, 0
 		}
 	} else if s.script.OnEnd != nil {
 		ok, turn = true, *s.script.OnEnd
 	} else if s.defaultEnd != nil {
 		ok, turn = true, *s.defaultEnd
+	}
+	if s.routeOf(req) < 0 {
+		s.cursor, s.repeat = at.cursor, at.repeat
 	}
 	req.Turn = idx
 	if s.script.PrefixCache {
@@ -228,6 +301,23 @@ func (s *Server) next(req Request) (Turn, int, bool) {
 	}
 	s.requests = append(s.requests, req)
 	return turn, len(s.requests), ok
+}
+
+// routeOf is the index of the route that answers req, -1 for the main turns.
+func (s *Server) routeOf(req Request) int {
+	first := ""
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			first = m.Text
+			break
+		}
+	}
+	for i, r := range s.script.Routes {
+		if r.FirstUserContains != "" && strings.Contains(first, r.FirstUserContains) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -250,6 +340,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		for _, e := range turn.Expect.check(req) {
 			s.fail(fmt.Errorf("request %d (turn %d): %s", n, req.Turn, e))
 		}
+	}
+	if turn.Gate != nil && !s.pass(r, *turn.Gate, n) {
+		return
 	}
 	if f := turn.Fault; f != nil && f.Status != 0 {
 		if f.RetryAfter != "" {

@@ -67,7 +67,32 @@ func serverParam() tools.Param {
 	return tools.Param{Name: "server_name", Required: true, Description: message("server_name"), Usage: message("server_name_usage")}
 }
 
-type useTool struct{ hub Hub }
+// ReadOnly returns the tools a subagent may use over hub: use_mcp_tool limited to the tools
+// their server marks read-only, and access_mcp_resource.
+func ReadOnly(hub Hub) []tools.Tool {
+	return []tools.Tool{&useTool{hub: hub, readOnly: true}, &accessResource{hub: hub}}
+}
+
+// isReadOnly reports whether the server marks the tool read-only.
+func isReadOnly(hub Hub, server, tool string) bool {
+	for _, s := range hub.Servers() {
+		if s.Name != server {
+			continue
+		}
+		for _, t := range s.Tools {
+			if t.Name == tool {
+				return t.ReadOnly
+			}
+		}
+	}
+	return false
+}
+
+type useTool struct {
+	hub Hub
+	// readOnly refuses tools that are not marked read-only (a subagent's).
+	readOnly bool
+}
 
 func (*useTool) Spec() tools.Spec {
 	return tools.Spec{Name: UseTool, Description: message(UseTool), Category: tools.CategoryMCP, PlanSafe: true,
@@ -98,6 +123,9 @@ func (u *useTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (too
 	}
 	if err := u.hub.CheckArguments(server, tool, args); err != nil {
 		return hubError(u.hub, server, tool, err), nil
+	}
+	if u.readOnly && !isReadOnly(u.hub, server, tool) {
+		return tools.Errorf("%s", message("not_read_only", tool, server)), nil
 	}
 	payload := &msg.MCP{Server: server, Tool: tool, Arguments: string(args)}
 	ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskUseMCPServer, Category: tools.CategoryMCP,

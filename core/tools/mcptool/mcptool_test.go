@@ -21,11 +21,13 @@ type fakeHub struct {
 	contents []mcp.Content
 	progress []mcp.Progress
 	auto     bool
+	readOnly bool // echo is marked read-only
 	calls    []string
 }
 
 func (f *fakeHub) Servers() []mcp.Server {
-	return []mcp.Server{{Name: "offline", Status: mcp.StatusDisconnected}, {Name: "srv", Status: mcp.StatusConnected}}
+	return []mcp.Server{{Name: "offline", Status: mcp.StatusDisconnected},
+		{Name: "srv", Status: mcp.StatusConnected, Tools: []mcp.Tool{{Name: "echo", ReadOnly: f.readOnly}}}}
 }
 
 func (f *fakeHub) CheckArguments(server, tool string, args json.RawMessage) error {
@@ -255,5 +257,30 @@ func TestTruncate(t *testing.T) {
 	}
 	if truncate("short") != "short" {
 		t.Error("short text changed")
+	}
+}
+
+// A subagent's use_mcp_tool calls only tools their server marks read-only; unknown counts as
+// not read-only. Nothing else changes.
+func TestReadOnlyMCPTools(t *testing.T) {
+	for _, readOnly := range []bool{true, false} {
+		hub := &fakeHub{readOnly: readOnly, result: mcp.CallResult{Content: []mcp.Content{text("Echo: hi")}}}
+		ts := ReadOnly(hub)
+		if len(ts) != 2 || ts[0].Spec().Name != UseTool || ts[1].Spec().Name != AccessResource {
+			t.Fatalf("tools: %d", len(ts))
+		}
+		ui := &toolstest.UI{Answer: tools.Answer{Approved: true}}
+		res, err := ts[0].Run(context.Background(), &tools.Env{UI: ui},
+			tools.Call{Name: UseTool, Params: map[string]string{"server_name": "srv", "tool_name": "echo", "arguments": `{"message":"hi"}`}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		called := len(hub.calls) == 1
+		if called != readOnly || res.IsError == readOnly {
+			t.Errorf("readOnly=%v: called=%v result %+v", readOnly, called, res)
+		}
+		if !readOnly && !strings.Contains(res.Text, "read-only") {
+			t.Errorf("refusal does not say why: %q", res.Text)
+		}
 	}
 }

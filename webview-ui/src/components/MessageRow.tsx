@@ -14,6 +14,7 @@ import { BrowserSession } from "./BrowserSession";
 import { parseChecklist } from "../util/focusChain";
 import { Markdown, Thinking } from "./Markdown";
 import { CopyButton } from "./CopyButton";
+import { SubagentsRow } from "./SubagentsRow";
 
 /** useIsOpenAsk is true while this message is the task's open ask (re-renders only on change). */
 function useIsOpenAsk(store: TaskStore, index: number): boolean {
@@ -174,6 +175,8 @@ function toolTitle(t: ToolPayload, asking: boolean): { icon: string; title: stri
       return { icon: "link", title: want("fetch content from this URL") };
     case ToolOperation.SUMMARIZE_TASK:
       return { icon: "fold", title: want("condense the conversation") };
+    case ToolOperation.USE_SUBAGENTS:
+      return { icon: "organization", title: want("start read-only subagents") };
     default:
       return { icon: "tools", title: want("use a tool") };
   }
@@ -189,6 +192,7 @@ function past(s: string): string {
     .replace(/^create/, "created")
     .replace(/^fetch/, "fetched")
     .replace(/^condense/, "condensed")
+    .replace(/^start/, "started")
     .replace(/^use/, "used");
 }
 
@@ -198,6 +202,7 @@ function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
   const { icon, title, tone } = toolTitle(t, asking);
   const edit = isEditTool(m);
   const body = t.diff || t.content;
+  const subagents = t.operation === ToolOperation.USE_SUBAGENTS;
   return (
     <div className={`tool-row${asking ? " pending" : ""}`}>
       <Header icon={icon} title={title} tone={tone}>
@@ -205,7 +210,7 @@ function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
         {t.protectedReason && <span className="badge warn">protected</span>}
       </Header>
       {t.protectedReason && <ProtectedNote reason={t.protectedReason} />}
-      <div className="tool-path">
+      <div className="tool-path" hidden={subagents}>
         <span className="codicon codicon-file" aria-hidden />
         <span className="path" title={t.path}>
           {t.path}
@@ -214,7 +219,7 @@ function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
         {m.partial && <span className="codicon codicon-loading codicon-modifier-spin" aria-label="streaming" />}
       </div>
       {body && (
-        <Collapsible label={edit ? (t.diff ? "Diff" : "Content") : "Result"} initiallyOpen={asking && edit}>
+        <Collapsible label={edit ? (t.diff ? "Diff" : "Content") : subagents ? "Prompts" : "Result"} initiallyOpen={asking && (edit || subagents)}>
           {t.diff ? <DiffView diff={t.diff} /> : <pre className="content">{t.content}</pre>}
         </Collapsible>
       )}
@@ -585,6 +590,8 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
       return <Info icon="info" text={m.text} />;
     case SayKind.HOOK:
       return <Info icon="zap" text={m.text} />;
+    case SayKind.SUBAGENTS:
+      return <SubagentsRow m={m} />;
     case SayKind.TASK_PROGRESS: {
       const md = m.payload.case === "progress" ? m.payload.value.markdown : m.text;
       const items = parseChecklist(md);

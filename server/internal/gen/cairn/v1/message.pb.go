@@ -158,6 +158,9 @@ const (
 	SayKind_SAY_KIND_TASK_PROGRESS              SayKind = 27
 	// A plain row about a user hook: it failed, was skipped, or blocked a tool.
 	SayKind_SAY_KIND_HOOK SayKind = 40
+	// The children of a use_subagents call: text is JSON {"children": [{"prompt", "status"
+	// (running, done, failed), "requests", "cost", "lastTool", "error"}]}, replaced while they run.
+	SayKind_SAY_KIND_SUBAGENTS SayKind = 28
 )
 
 // Enum value maps for SayKind.
@@ -192,6 +195,7 @@ var (
 		26: "SAY_KIND_INFO",
 		27: "SAY_KIND_TASK_PROGRESS",
 		40: "SAY_KIND_HOOK",
+		28: "SAY_KIND_SUBAGENTS",
 	}
 	SayKind_value = map[string]int32{
 		"SAY_KIND_UNSPECIFIED":                0,
@@ -223,6 +227,7 @@ var (
 		"SAY_KIND_INFO":                       26,
 		"SAY_KIND_TASK_PROGRESS":              27,
 		"SAY_KIND_HOOK":                       40,
+		"SAY_KIND_SUBAGENTS":                  28,
 	}
 )
 
@@ -267,21 +272,24 @@ const (
 	ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED           ToolOperation = 7
 	ToolOperation_TOOL_OPERATION_WEB_FETCH                  ToolOperation = 8
 	ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK             ToolOperation = 9
+	// Start read-only subagents; content lists their prompts.
+	ToolOperation_TOOL_OPERATION_USE_SUBAGENTS ToolOperation = 10
 )
 
 // Enum value maps for ToolOperation.
 var (
 	ToolOperation_name = map[int32]string{
-		0: "TOOL_OPERATION_UNSPECIFIED",
-		1: "TOOL_OPERATION_READ_FILE",
-		2: "TOOL_OPERATION_LIST_FILES_TOP_LEVEL",
-		3: "TOOL_OPERATION_LIST_FILES_RECURSIVE",
-		4: "TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES",
-		5: "TOOL_OPERATION_SEARCH_FILES",
-		6: "TOOL_OPERATION_EDITED_EXISTING_FILE",
-		7: "TOOL_OPERATION_NEW_FILE_CREATED",
-		8: "TOOL_OPERATION_WEB_FETCH",
-		9: "TOOL_OPERATION_SUMMARIZE_TASK",
+		0:  "TOOL_OPERATION_UNSPECIFIED",
+		1:  "TOOL_OPERATION_READ_FILE",
+		2:  "TOOL_OPERATION_LIST_FILES_TOP_LEVEL",
+		3:  "TOOL_OPERATION_LIST_FILES_RECURSIVE",
+		4:  "TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES",
+		5:  "TOOL_OPERATION_SEARCH_FILES",
+		6:  "TOOL_OPERATION_EDITED_EXISTING_FILE",
+		7:  "TOOL_OPERATION_NEW_FILE_CREATED",
+		8:  "TOOL_OPERATION_WEB_FETCH",
+		9:  "TOOL_OPERATION_SUMMARIZE_TASK",
+		10: "TOOL_OPERATION_USE_SUBAGENTS",
 	}
 	ToolOperation_value = map[string]int32{
 		"TOOL_OPERATION_UNSPECIFIED":                0,
@@ -294,6 +302,7 @@ var (
 		"TOOL_OPERATION_NEW_FILE_CREATED":           7,
 		"TOOL_OPERATION_WEB_FETCH":                  8,
 		"TOOL_OPERATION_SUMMARIZE_TASK":             9,
+		"TOOL_OPERATION_USE_SUBAGENTS":              10,
 	}
 )
 
@@ -1690,7 +1699,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x11ASK_KIND_CONDENSE\x10\x0f\x12\x17\n" +
 	"\x13ASK_KIND_REPORT_BUG\x10\x10\x12\x1f\n" +
 	"\x1bASK_KIND_TASK_LIMIT_REACHED\x10\x11\x12\x1f\n" +
-	"\x1bASK_KIND_REPEATED_TOOL_CALL\x10\x12*\xc0\x06\n" +
+	"\x1bASK_KIND_REPEATED_TOOL_CALL\x10\x12*\xd8\x06\n" +
 	"\aSayKind\x12\x18\n" +
 	"\x14SAY_KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSAY_KIND_TASK\x10\x01\x12\x12\n" +
@@ -1721,7 +1730,8 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x1fSAY_KIND_LOAD_MCP_DOCUMENTATION\x10\x19\x12\x11\n" +
 	"\rSAY_KIND_INFO\x10\x1a\x12\x1a\n" +
 	"\x16SAY_KIND_TASK_PROGRESS\x10\x1b\x12\x11\n" +
-	"\rSAY_KIND_HOOK\x10(*\xfe\x02\n" +
+	"\rSAY_KIND_HOOK\x10(\x12\x16\n" +
+	"\x12SAY_KIND_SUBAGENTS\x10\x1c*\xa0\x03\n" +
 	"\rToolOperation\x12\x1e\n" +
 	"\x1aTOOL_OPERATION_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18TOOL_OPERATION_READ_FILE\x10\x01\x12'\n" +
@@ -1732,7 +1742,9 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"#TOOL_OPERATION_EDITED_EXISTING_FILE\x10\x06\x12#\n" +
 	"\x1fTOOL_OPERATION_NEW_FILE_CREATED\x10\a\x12\x1c\n" +
 	"\x18TOOL_OPERATION_WEB_FETCH\x10\b\x12!\n" +
-	"\x1dTOOL_OPERATION_SUMMARIZE_TASK\x10\t*\x9c\x01\n" +
+	"\x1dTOOL_OPERATION_SUMMARIZE_TASK\x10\t\x12 \n" +
+	"\x1cTOOL_OPERATION_USE_SUBAGENTS\x10\n" +
+	"*\x9c\x01\n" +
 	"\vToolOutcome\x12\x1c\n" +
 	"\x18TOOL_OUTCOME_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12TOOL_OUTCOME_SAVED\x10\x01\x12#\n" +
