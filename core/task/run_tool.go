@@ -46,6 +46,9 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 		return t.toolContent(header, tools.Result{Text: prompt.PlanModeRefusal(b.Name), IsError: true}), 0
 	}
 
+	if !spec.PlanSafe {
+		t.awaitFirstCheckpoint(ctx) // the snapshot must precede any change it could undo
+	}
 	res, err := t.runGuarded(ctx, tool, call)
 	if ctx.Err() != nil {
 		return nil, endCancelled

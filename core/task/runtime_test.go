@@ -41,6 +41,8 @@ type rig struct {
 	settings func(*config.Settings)
 	// sleep, when set, is the tasks' clock for backoff waits (default: no wait).
 	sleep func(ctx context.Context, d time.Duration) error
+	// turns, when set, is the tasks' Turns (default: none).
+	turns Turns
 }
 
 func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
@@ -72,7 +74,7 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
 			Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: sleep}, nil
+			Sleep: sleep, Turns: r.turns}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r
