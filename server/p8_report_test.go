@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 	"github.com/cairnhq/cairn/server/servertest"
 )
 
@@ -28,7 +29,7 @@ type stampedModel struct {
 }
 
 func newStampedModel(t *testing.T) *stampedModel {
-	end := llmtest.EndTurn()
+	end := llmtest.Turn{Text: "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>"}
 	m := &stampedModel{llm: llmtest.New(t, llmtest.Script{OnEnd: &end})}
 	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -49,12 +50,18 @@ func (m *stampedModel) count() int {
 }
 
 // firstRequest starts a task and returns the time from the NewTask call to the arrival of
-// its first model request.
+// its first model request, then waits for the task to finish (its first checkpoint included:
+// the completion waits for it) so the next measurement does not share the machine with it.
 func (m *stampedModel) firstRequest(t *testing.T, e *servertest.Env, text string) time.Duration {
 	t.Helper()
 	before := m.count()
 	begin := time.Now()
-	e.NewTask(text, "", 0)
+	id := e.NewTask(text, "", 0)
+	defer func() {
+		w := e.Watch(id)
+		w.UntilAsk(cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT)
+		w.Close()
+	}()
 	deadline := time.Now().Add(2 * time.Minute)
 	for m.count() == before {
 		if time.Now().After(deadline) {
@@ -141,7 +148,6 @@ func TestP8Report(t *testing.T) {
 				}
 			}
 			for range warmRuns {
-				time.Sleep(200 * time.Millisecond) // the previous task's first checkpoint settles
 				warms = append(warms, m.firstRequest(t, e, text(root, n)))
 			}
 			if profile != "" {
