@@ -413,9 +413,12 @@ func runLoad(t *testing.T, shape loadShape) loadResult {
 	debug.FreeOSMemory()
 	res.goroutines[0] = runtime.NumGoroutine()
 	res.rssBefore = procRSS()
-	d := startLoad(t, shape)
-	d.round(t, &res)
-	d.stop()
+	// A subtest, so everything the run registered for cleanup is released before "after".
+	t.Run("run", func(t *testing.T) {
+		d := startLoad(t, shape)
+		d.round(t, &res)
+		d.stop()
+	})
 	res.summarize()
 	res.goroutines[1] = settleGoroutines(res.goroutines[0])
 	debug.FreeOSMemory() // what the heap holds, not what the runtime has yet to give back
