@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
 NPM_STAMP := node_modules/.package-lock.json
 
 .PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
-        test test-go test-ts e2e bench fuzz vsix install ci deps clean
+        test test-go test-ts e2e bench soak fuzz vsix install ci deps clean
 
 all: build
 
@@ -87,11 +87,18 @@ fuzz:
 
 # Benchmarks print each figure beside its anchor (spec §12). Not part of `make test`.
 # P1 parser, P2 edits, P5 daemon, P7 tokens: report tests; P3 search and P4 listing/index: Go
-# benchmarks whose metrics include the ripgrep anchor (x-rg); P6: the webview's headless run.
-bench: daemon
+# benchmarks whose metrics include the ripgrep anchor (x-rg); P6: the webview's headless run;
+# P8 time to first request and R7 load: report tests in server/.
+bench: daemon $(NPM_STAMP)
 	CAIRN_BENCH=1 $(GO) test -p 1 -count=1 -run 'Report' -v ./... 2>&1 | grep -v -E '^(=== RUN|--- (PASS|SKIP)|PASS|ok |\?|=== PAUSE|=== CONT|no test files|    [a-z_0-9]+\.go:[0-9]+: set CAIRN_BENCH)'
 	$(GO) test -run '^$$' -bench 'SearchGoSource|Listing|Query' -benchtime 5x ./core/tools/search ./core/workspace
 	npm run -w webview-ui perf
+
+# R7 soak: one daemon under a steady lower load for 30 minutes; prints its RSS (flat within
+# 10%), latency and lost/duplicated messages. Not part of `make test` or `make bench`.
+SOAK ?= 30m
+soak:
+	CAIRN_SOAK=$(SOAK) $(GO) test -count=1 -timeout 60m -run 'TestR7Soak' -v ./server 2>&1 | grep -v -E '^(=== RUN|PASS|ok )'
 
 ## Package and install -------------------------------------------------------------------------
 

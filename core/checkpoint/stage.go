@@ -114,8 +114,9 @@ func (m *Manager) stage(ctx context.Context) error {
 			grew = true
 		}
 	}
-	// Tracked files that grew past the limit.
-	out, err = m.git.run(ctx, nil, "ls-files", "--cached", "-z")
+	// Tracked files that grew past the limit: only a file changed since the last checkpoint
+	// can have, and git finds those from the index's stat data without a read.
+	out, err = m.git.run(ctx, nil, "ls-files", "--modified", "-z")
 	if err != nil {
 		return err
 	}

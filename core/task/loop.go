@@ -163,7 +163,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			return endCancelled
 		}
 		if first {
-			t.checkpoint(ctx)
+			t.startFirstCheckpoint(ctx)
 		}
 		t.appendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
@@ -530,6 +530,9 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 			// and nothing is created on disk.
 			if !ok || p.t.Mode() == ModePlan && !tool.Spec().PlanSafe {
 				continue
+			}
+			if !tool.Spec().PlanSafe {
+				p.t.awaitFirstCheckpoint(ctx) // a preview may create the file
 			}
 			p.preview(ctx, pv, tools.Call{Name: b.Name, Params: b.Params, Partial: true})
 		}

@@ -13,9 +13,11 @@ import (
 
 // The runtime of a task. Concurrency rules:
 //
-//   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.run)
-//     and a resume question (at most one, t.resumeQ). Each has its own context, made here and
-//     never stored; the activity keeps only its cancel func and a done channel.
+//   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.run),
+//     a resume question (at most one, t.resumeQ) and the run's first checkpoint (at most one,
+//     t.firstCP; the run waits for it before it ends, checkpoint.go). Each has its own
+//     context, made here and never stored; the activity keeps only its cancel func and a
+//     done channel.
 //   - startRun is the one critical section that decides busy or not: it refuses while a run
 //     is active, a restore is in progress or the task is closed, and installs the run before
 //     it lets go of the lock.
@@ -103,6 +105,7 @@ func (t *Task) startRun(prepare func(), first func(ctx context.Context) []llm.Co
 				t.reportBug("the task loop", r)
 			}
 		}()
+		defer t.awaitFirstCheckpoint(ctx)
 		if prepare != nil {
 			prepare()
 		}
@@ -219,7 +222,7 @@ func (t *Task) Close(ctx context.Context) {
 		return
 	}
 	t.closed = true
-	for _, a := range []*activity{t.run, t.resumeQ} {
+	for _, a := range []*activity{t.run, t.resumeQ, t.firstCP} {
 		if a != nil {
 			a.cancel()
 		}

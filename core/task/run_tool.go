@@ -59,6 +59,9 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	if ctx.Err() != nil {
 		return nil, endCancelled
 	}
+	if !spec.PlanSafe {
+		t.awaitFirstCheckpoint(ctx) // the snapshot must precede any change it could undo
+	}
 	t.noteTool(spec, call)
 	started := t.deps.Now()
 	res, err := t.runGuarded(ctx, tool, call)

@@ -143,7 +143,8 @@ type Hooks interface {
 
 // Turns builds, for each turn, what depends on the world around the loop: the workspace, the
 // editor, rules, checkpoints. core/agent implements it; every method is called on the task's
-// goroutine, one at a time, except Close.
+// goroutine, one at a time, except Close and Checkpoint: a run's first checkpoint is taken in
+// the background while the other methods go on (checkpoint.go).
 type Turns interface {
 	// SystemPrompt renders the system prompt for a mode. history is the task's whole API
 	// conversation so far, neither condensed nor projected (rules that apply only to some
@@ -214,6 +215,7 @@ type Task struct {
 	openAsk       *pendingAsk
 	run           *activity // the running loop, nil when idle
 	resumeQ       *activity // the resume question being asked, nil when none
+	firstCP       *activity // the run's first checkpoint while it may still run (checkpoint.go)
 	closed        bool      // Close was called: nothing new starts
 	lastPersist   map[int]time.Time
 	mistakes      int
