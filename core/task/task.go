@@ -71,6 +71,8 @@ type State struct {
 	// PricesKnown is false when requests cannot be priced (a cost limit then counts only
 	// costs the provider reports).
 	PricesKnown bool
+	// Queued are the messages waiting for the current step to end (queue.go).
+	Queued []Queued
 }
 
 // EventKind tells which field of Event is set.
@@ -207,6 +209,8 @@ type Task struct {
 	limits        config.TaskLimits
 	requests      int         // model requests made, toward limits.MaxRequests
 	repeat        repeatState // identical tool calls in a row (guard.go)
+	queue         []Queued    // messages sent while a run is active (queue.go)
+	queueSeq      int         // the last queued message's number, for its id
 }
 
 type pendingAsk struct {
@@ -309,6 +313,7 @@ func (t *Task) stateLocked() State {
 		ContextWindow: int64(t.deps.ModelInfo.ContextWindow), FocusChain: t.meta.FocusChain,
 		OpenAsk: open, Model: t.deps.Model, MessageCount: len(t.messages),
 		Requests: t.requests, Limits: t.limits, PricesKnown: t.pricesKnown(),
+		Queued: t.queuedLocked(),
 	}
 }
 
@@ -423,6 +428,7 @@ func (t *Task) finishPartials() {
 func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
 	t.mu.Lock()
 	pa := t.postAskLocked(kind, text, payload)
+	t.answerFromQueueLocked(pa)
 	t.mu.Unlock()
 	return t.awaitAnswer(ctx, pa)
 }
