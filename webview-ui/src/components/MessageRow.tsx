@@ -14,6 +14,7 @@ import { BrowserSession } from "./BrowserSession";
 import { parseChecklist } from "../util/focusChain";
 import { Markdown, Thinking } from "./Markdown";
 import { CopyButton } from "./CopyButton";
+import { RowActions } from "./RowActions";
 
 /** useIsOpenAsk is true while this message is the task's open ask (re-renders only on change). */
 function useIsOpenAsk(store: TaskStore, index: number): boolean {
@@ -36,6 +37,7 @@ export const MessageRow = memo(function MessageRow({ store, pos }: { store: Task
   return (
     <div className="row" data-index={message.index} data-kind={kindName(message)}>
       <RowBody store={store} m={message} />
+      <RowActions store={store} m={message} />
     </div>
   );
 });

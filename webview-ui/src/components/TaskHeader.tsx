@@ -31,6 +31,9 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
         <span className="badge cost" aria-label="Cost" title={costText === UNKNOWN_PRICE ? "The model's prices are unknown" : undefined}>
           {costText}
         </span>
+        <button className="icon-button" aria-label="Export task" title="Export as markdown" onClick={() => void ctrl.exportTask()}>
+          <span className="codicon codicon-desktop-download" aria-hidden />
+        </button>
       </div>
       <div className="task-stats">
         <span title="Tokens in" aria-label="Tokens in">
