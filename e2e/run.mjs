@@ -25,6 +25,7 @@ import { chromium } from "playwright-core";
 import { browserStep } from "./steps/browser.mjs";
 import { guardrails } from "./steps/guardrails.mjs";
 import { mcpStep } from "./steps/mcp.mjs";
+import { chatuiStep } from "./steps/chatui.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -415,6 +416,7 @@ async function main() {
     // 14c. MCP and 14d. the browser, each with its own fake-model script.
     await mcpStep({ page: pageB, view: viewB, input: inputB2, repo, userData, fakeRoot, requests, poll, screenshot, log, fail, daemonPids });
     await browserStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
+    await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();
