@@ -2,7 +2,7 @@
 // (after a confirm, since it restores the checkpoint before it), and, on a completion, open
 // every change of the work it covers in one multi-file diff.
 
-import { useState, useSyncExternalStore } from "react";
+import { useState } from "react";
 import { SayKind, type Message } from "../gen/cairn/v1/message_pb";
 import type { TaskStore } from "../state/taskStore";
 import { useController } from "../state/context";
@@ -33,16 +33,14 @@ export function RowActions({ store, m }: { store: TaskStore; m: Message }) {
 
 function SeeChanges({ store, m }: { store: TaskStore; m: Message }) {
   const ctrl = useController();
-  const pos = m.index - store.firstIndex;
-  // The span depends on later rows (a later completion bounds it): recompute when they change.
-  const key = useSyncExternalStore(store.subscribeList, () => {
-    const s = changesSpan(store.messages, pos);
-    return s ? `${s.fromIndex}:${s.toHash}` : "";
-  });
-  if (!key) return null;
-  const [from, toHash] = [Number(key.slice(0, key.indexOf(":"))), key.slice(key.indexOf(":") + 1)];
+  // The span is worked out on click: no row subscribes to the list for it.
+  const open = () => {
+    const s = changesSpan(store.messages, m.index - store.firstIndex);
+    if (!s) ctrl.app.set({ notice: "There is no checkpoint to compare with: checkpoints were off for this work." });
+    else void ctrl.compareCheckpoint(s.fromIndex, s.toHash);
+  };
   return (
-    <button className="small-button" title="Open every file this work changed in one diff" onClick={() => void ctrl.compareCheckpoint(from, toHash)}>
+    <button className="small-button" title="Open every file this work changed in one diff" onClick={open}>
       <span className="codicon codicon-diff-multiple" aria-hidden /> See new changes
     </button>
   );
