@@ -17,8 +17,12 @@ export function RowActions({ store, m }: { store: TaskStore; m: Message }) {
   if (!text && !editable && !completion) return null;
   return (
     <>
+      {completion && (
+        <div className="row-footer">
+          <SeeChanges store={store} m={m} />
+        </div>
+      )}
       <div className="row-actions">
-        {completion && <SeeChanges store={store} m={m} />}
         {editable && editing === undefined && (
           <button className="icon-button" aria-label="Edit and resend" title="Edit and resend" onClick={() => setEditing(m.text)}>
             <span className="codicon codicon-edit" aria-hidden />
