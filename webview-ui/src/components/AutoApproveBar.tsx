@@ -1,6 +1,6 @@
 // AutoApproveBar: a one-line summary that expands to the auto-approve categories (spec §2.2).
 
-import { useState } from "react";
+import { useId, useState } from "react";
 import { create } from "@bufbuild/protobuf";
 import { AutoApproveSchema, type AutoApprove } from "../gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
@@ -93,7 +93,8 @@ function CommandList({ label, hint, value, disabled, onChange }: { label: string
     setSeen(joined);
     setText(joined);
   }
-  const id = `aa-${label.replace(/\W+/g, "-").toLowerCase()}`;
+  // The editor shows twice (the chat's bar and settings): ids must differ.
+  const id = useId();
   return (
     <div className="command-list">
       <label htmlFor={id}>{label}</label>

@@ -75,9 +75,20 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
         {loaded && tasks.length === 0 && <li className="empty">{search || favoritesOnly ? "No matching tasks" : "No tasks yet"}</li>}
         {tasks.map((t) => (
           <li key={t.taskId} className="history-item">
-            <button className="history-main" aria-label={`Open task: ${t.title}`} onClick={() => void ctrl.resumeTask(t.taskId)}>
+            {/* The whole card opens the task; its button (for the keyboard and screen readers) is
+                the title, so the button's name holds what it shows (axe: label-content-name-mismatch). */}
+            <div className="history-main" onClick={() => void ctrl.resumeTask(t.taskId)}>
               <span className="muted small">{formatDate(t.updatedUnixMs)}</span>
-              <span className="history-title">{t.title}</span>
+              <button
+                className="history-title history-open"
+                aria-label={`Open task: ${t.title}`}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  void ctrl.resumeTask(t.taskId);
+                }}
+              >
+                {t.title}
+              </button>
               <span className="muted small">
                 ↑{formatTokens(t.tokensIn)} ↓{formatTokens(t.tokensOut)}
                 {t.cacheReads > 0n ? ` · cache ${formatTokens(t.cacheReads)}` : ""} · {formatCost(t.cost)} · {formatBytes(t.sizeBytes)}
@@ -88,7 +99,7 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
                   </>
                 )}
               </span>
-            </button>
+            </div>
             <div className="history-actions">
               <button
                 className="icon-button"
