@@ -29,6 +29,7 @@ import { presetsStep } from "./steps/presets.mjs";
 import { skillsStep } from "./steps/skills.mjs";
 import { hooksStep } from "./steps/hooks.mjs";
 import { subagentsStep } from "./steps/subagents.mjs";
+import { chatuiStep } from "./steps/chatui.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -423,6 +424,7 @@ async function main() {
     await skillsStep({ page: pageB, view: viewB, workspace: workspaceB, screenshot, poll, log, fail });
     await hooksStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, log, fail });
     await subagentsStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
+    await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();

@@ -126,7 +126,7 @@ func TestHookEventsGolden(t *testing.T) {
 	}
 	waitFor(t, "TaskComplete", func() bool { return rec.count(hooks.TaskComplete) == 1 })
 	waitFor(t, "completed", func() bool { return tk.State().Status == StatusCompleted && tk.Done() == nil })
-	if err := tk.Continue("now ask me", nil); err != nil {
+	if _, err := tk.Continue("now ask me", nil); err != nil {
 		t.Fatal(err)
 	}
 	waitAsk(t, tk, msg.AskFollowup)

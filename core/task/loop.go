@@ -42,7 +42,17 @@ func (t *Task) Start(text string, images, files []string) error {
 
 // resume continues the conversation after an interruption with a resumption note.
 func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
-	err := t.startRun(func() {
+	t.mu.Lock()
+	err := t.resumeLocked(ans, completed, elapsed)
+	t.mu.Unlock()
+	if err != nil {
+		t.logger().Info("task: resume not started", "task", t.id, "err", err)
+	}
+}
+
+// resumeLocked is resume's start with t.mu held.
+func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Duration) error {
+	return t.startRunLocked(func() {
 		if ans.Text != "" {
 			t.say(msg.SayUserFeedback, ans.Text, nil, false)
 		}
@@ -68,9 +78,6 @@ func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
 		}
 		return append(content, imageContents(ans.Images)...)
 	}, false)
-	if err != nil {
-		t.logger().Info("task: resume not started", "task", t.id, "err", err)
-	}
 }
 
 // withoutEnvDetails drops the environment details block of an old turn (a fresh one follows).
@@ -87,14 +94,26 @@ func withoutEnvDetails(cs []llm.Content) []llm.Content {
 
 // Continue sends new user text to the task: it answers the open question, or restarts the
 // loop with the text as feedback when the task is not running (after completion, failure or
-// cancel). A task that is running answers ErrBusy.
-func (t *Task) Continue(text string, images []string) error {
+// cancel). While a run is active without a question the text is queued (queue.go) and sent
+// when the current step ends; queued reports that. A task being restored answers ErrBusy.
+func (t *Task) Continue(text string, images []string) (queued bool, err error) {
 	if t.OpenAsk() != "" {
 		if err := t.Answer(-1, tools.Answer{Text: text, Images: images}); !errors.Is(err, ErrNoOpenAsk) {
-			return err
+			return false, err
 		}
 	}
-	return t.startRun(func() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.run != nil && !t.closed && !t.restoring {
+		t.enqueueLocked(text, images)
+		return true, nil
+	}
+	return false, t.feedbackLocked(text, images)
+}
+
+// feedbackLocked starts a run with the user's text as feedback; t.mu is held.
+func (t *Task) feedbackLocked(text string, images []string) error {
+	return t.startRunLocked(func() {
 		t.say(msg.SayUserFeedback, text, nil, false)
 	}, func(ctx context.Context) []llm.Content {
 		t.promptHook(ctx, text, nil)
@@ -206,7 +225,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if end != 0 {
 			return end
 		}
-		content = r.answerCalls(next)
+		content = append(r.answerCalls(next), t.takeQueued(ctx)...)
 	}
 }
 

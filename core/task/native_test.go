@@ -228,7 +228,7 @@ func TestNativeHistoryReplayAfterResumeAndTruncation(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitAsk(t, again, msg.AskResumeTask)
-		if err := again.Continue("go on without writing", nil); err != nil {
+		if _, err := again.Continue("go on without writing", nil); err != nil {
 			t.Fatal(err)
 		}
 		waitAsk(t, again, msg.AskCompletionResult)

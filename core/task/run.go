@@ -21,6 +21,9 @@ import (
 //   - startRun is the one critical section that decides busy or not: it refuses while a run
 //     is active, a restore is in progress or the task is closed, and installs the run before
 //     it lets go of the lock.
+//   - A message sent while a run is active waits in t.queue (queue.go). The run takes it at
+//     the end of its current step; a run that ends with messages still queued starts the next
+//     run with them under the same lock that clears t.run, so no other start slips between.
 //   - Close marks the task closed (nothing new starts), cancels what runs and waits for every
 //     goroutine it started before it closes the log.
 //   - A panic on a task goroutine is recovered there: the daemon and the other tasks go on;
@@ -77,6 +80,11 @@ func (t *Task) logger() *slog.Logger {
 func (t *Task) startRun(prepare func(), first func(ctx context.Context) []llm.Content, firstTurn bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.startRunLocked(prepare, first, firstTurn)
+}
+
+// startRunLocked is startRun with t.mu held.
+func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []llm.Content, firstTurn bool) error {
 	switch {
 	case t.closed:
 		return ErrClosed
@@ -94,7 +102,10 @@ func (t *Task) startRun(prepare func(), first func(ctx context.Context) []llm.Co
 			if t.run == a {
 				t.run = nil
 			}
-			if end == endCancelled {
+			switch {
+			case t.sendQueuedLocked(end == endCancelled):
+				// The queued messages continue the task instead of a resume question.
+			case end == endCancelled:
 				t.askResumeLocked()
 			}
 			t.mu.Unlock()

@@ -72,6 +72,8 @@ type State struct {
 	// PricesKnown is false when requests cannot be priced (a cost limit then counts only
 	// costs the provider reports).
 	PricesKnown bool
+	// Queued are the messages waiting for the current step to end (queue.go).
+	Queued []Queued
 }
 
 // EventKind tells which field of Event is set.
@@ -231,6 +233,8 @@ type Task struct {
 	repeat        repeatState // identical tool calls in a row (guard.go)
 	hookContext   []string    // what hooks added, for the next request (hooks.go)
 	lastTool      string      // the tool used last, with its argument (a subagent's status)
+	queue         []Queued    // messages sent while a run is active (queue.go)
+	queueSeq      int         // the last queued message's number, for its id
 }
 
 type pendingAsk struct {
@@ -333,6 +337,7 @@ func (t *Task) stateLocked() State {
 		ContextWindow: int64(t.modelFor(t.meta.Mode).info.ContextWindow), FocusChain: t.meta.FocusChain,
 		OpenAsk: open, Model: t.modelFor(t.meta.Mode).name, MessageCount: len(t.messages),
 		Requests: t.requests, Limits: t.limits, PricesKnown: t.pricesKnown(),
+		Queued: t.queuedLocked(),
 	}
 }
 
@@ -450,6 +455,7 @@ func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.
 	}
 	t.mu.Lock()
 	pa := t.postAskLocked(kind, text, payload)
+	t.answerFromQueueLocked(pa)
 	t.mu.Unlock()
 	return t.awaitAnswer(ctx, pa)
 }

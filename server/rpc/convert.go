@@ -135,7 +135,15 @@ func toState(s task.State) *cairnv1.TaskState {
 		TokensIn: s.TokensIn, TokensOut: s.TokensOut, CacheReads: s.CacheReads, CacheWrites: s.CacheWrites, Cost: s.Cost,
 		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
 		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount),
-		Requests: int32(s.Requests), Limits: toLimits(s.Limits), PricesKnown: s.PricesKnown}
+		Requests: int32(s.Requests), Limits: toLimits(s.Limits), PricesKnown: s.PricesKnown, Queued: toQueued(s.Queued)}
+}
+
+func toQueued(qs []task.Queued) []*cairnv1.QueuedMessage {
+	out := make([]*cairnv1.QueuedMessage, 0, len(qs))
+	for _, q := range qs {
+		out = append(out, &cairnv1.QueuedMessage{Id: q.ID, Text: clean(q.Text), ImageCount: int32(len(q.Images))})
+	}
+	return out
 }
 
 func toLimits(l config.TaskLimits) *cairnv1.TaskLimits {

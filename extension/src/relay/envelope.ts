@@ -10,7 +10,9 @@ export type DaemonStatus = "starting" | "ready" | "restarting" | "failed";
 export type FromWebview =
   | { type: "rpc"; id: string; service: string; method: string; payload: JsonValue; stream?: boolean }
   | { type: "cancel"; id: string }
-  | { type: "ready" };
+  | { type: "ready" }
+  // The extension asks where to save (its save dialog) and writes the file.
+  | { type: "saveFile"; fileName: string; content: string };
 
 export interface RpcErrorBody {
   code: string;
@@ -31,7 +33,9 @@ export type HostEvent =
   | { type: "host"; event: "navigate"; view: View }
   // Each webview receives the window context with its own clientId.
   | (WindowContext & { clientId: string })
-  | { type: "host"; event: "daemon"; status: DaemonStatus };
+  | { type: "host"; event: "daemon"; status: DaemonStatus }
+  // The "Focus Chat Input" command.
+  | { type: "host"; event: "focusInput" };
 
 /** What the extension broadcasts: host events, the context still without a webview's id. */
 export type Broadcast = Exclude<HostEvent, { event: "context" }> | WindowContext;

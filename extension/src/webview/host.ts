@@ -8,6 +8,23 @@ import { makeNonce, webviewHtml } from "./html";
 import { Relay, type RelayOptions } from "../relay/relay";
 import { newClientId } from "../host/clientId";
 import { forWebview, type Broadcast, type FromWebview, type HostEvent, type ToWebview } from "../relay/envelope";
+import { saveFile, type SaveUi } from "./saveFile";
+
+/** editorSaveUi saves through the editor's save dialog, next to the first workspace folder. */
+const editorSaveUi: SaveUi = {
+  pick: async (name) => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = await vscode.window.showSaveDialog({
+      defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+      filters: { Markdown: ["md"] },
+      saveLabel: "Export",
+    });
+    return uri?.fsPath;
+  },
+  write: (p, content) => Promise.resolve(vscode.workspace.fs.writeFile(vscode.Uri.file(p), new TextEncoder().encode(content))),
+  info: (m) => void vscode.window.showInformationMessage(m),
+  error: (m) => void vscode.window.showErrorMessage(m),
+};
 
 export interface WebviewHostOptions {
   extensionUri: vscode.Uri;
@@ -80,6 +97,10 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
         for (const e of m.queued.splice(0)) post(e);
         return;
       }
+      if (msg?.type === "saveFile") {
+        void saveFile(editorSaveUi, String(msg.fileName ?? ""), String(msg.content ?? ""));
+        return;
+      }
       m.relay.handle(msg);
     });
     webview.html = webviewHtml({
@@ -94,7 +115,7 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
   private postEvent(m: Mounted, b: Broadcast): void {
     const e = forWebview(m, b);
     if (m.ready) void m.webview.postMessage(e);
-    else if (e.event === "addToInput" || e.event === "navigate") m.queued.push(e);
+    else if (e.event === "addToInput" || e.event === "navigate" || e.event === "focusInput") m.queued.push(e);
   }
 
   private unmount(m: Mounted): void {

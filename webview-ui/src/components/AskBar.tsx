@@ -1,11 +1,21 @@
 // AskBar shows the buttons of the open ask (and Cancel while the task runs).
 
-import { useSyncExternalStore } from "react";
+import { useEffect, useRef, useSyncExternalStore } from "react";
 import { AskResponse } from "../gen/cairn/v1/task_pb";
 import { TaskStatus } from "../gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
 import { useRow, useTaskState } from "../state/taskStore";
 import { askButtons, type ButtonAction } from "../util/askButtons";
+import { keyAction } from "../util/chatKeys";
+
+/** holdsText: the key went to a text field with something typed in it. */
+function holdsText(t: EventTarget | null): boolean {
+  const field = t instanceof HTMLTextAreaElement || (t instanceof HTMLInputElement && /^(text|search|number|url|email)$/.test(t.type));
+  return field && (t as HTMLInputElement).value.trim() !== "";
+}
+
+/** modKey names the modifier of the approve shortcut on this platform. */
+const modKey = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform) ? "Cmd" : "Ctrl";
 
 export interface Draft {
   text: string;
@@ -23,7 +33,8 @@ export function useOpenAsk(ctrl: Controller) {
   return { state, ask: idx >= 0 && message?.index === idx ? message : undefined };
 }
 
-export function AskBar({ ctrl, draft }: { ctrl: Controller; draft: Draft }) {
+/** AskBar; with keys set (the chat is on screen) it also answers the keyboard (util/chatKeys). */
+export function AskBar({ ctrl, draft, keys = false }: { ctrl: Controller; draft: Draft; keys?: boolean }) {
   const { state, ask } = useOpenAsk(ctrl);
   const cfg = askButtons(ask);
   const running = state?.status === TaskStatus.RUNNING && !ask;
@@ -50,6 +61,29 @@ export function AskBar({ ctrl, draft }: { ctrl: Controller; draft: Draft }) {
     draft.clear();
   };
 
+  // The listener reads the latest render's state through a ref: it is installed once.
+  const latest = useRef({ cfg, running, draft, run, cancel: () => void ctrl.cancel() });
+  latest.current = { cfg, running, draft, run, cancel: () => void ctrl.cancel() };
+  useEffect(() => {
+    if (!keys) return;
+    const onKey = (e: KeyboardEvent) => {
+      const l = latest.current;
+      const action = keyAction(e, {
+        hasPrimary: !!l.cfg.primary,
+        hasSecondary: !!l.cfg.secondary,
+        running: l.running,
+        draft: l.draft.text.trim() !== "" || l.draft.images.length > 0 || holdsText(e.target),
+      });
+      if (!action) return;
+      e.preventDefault();
+      if (action === "primary") l.run(l.cfg.primary!.action);
+      else if (action === "secondary") l.run(l.cfg.secondary!.action);
+      else l.cancel();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [keys]);
+
   if (!running && !cfg.primary && !cfg.secondary && cfg.options.length === 0) return null;
   return (
     <div className="ask-bar">
@@ -65,17 +99,17 @@ export function AskBar({ ctrl, draft }: { ctrl: Controller; draft: Draft }) {
       {(cfg.primary || cfg.secondary || running) && (
         <div className="buttons">
           {cfg.primary && (
-            <button className="button primary" onClick={() => run(cfg.primary!.action)}>
+            <button className="button primary" title={`${cfg.primary.label} (${modKey}+Enter)`} onClick={() => run(cfg.primary!.action)}>
               {cfg.primary.label}
             </button>
           )}
           {cfg.secondary && (
-            <button className="button secondary" onClick={() => run(cfg.secondary!.action)}>
+            <button className="button secondary" title={`${cfg.secondary.label} (Escape)`} onClick={() => run(cfg.secondary!.action)}>
               {cfg.secondary.label}
             </button>
           )}
           {running && (
-            <button className="button secondary" onClick={() => void ctrl.cancel()}>
+            <button className="button secondary" title="Cancel (Escape)" onClick={() => void ctrl.cancel()}>
               Cancel
             </button>
           )}

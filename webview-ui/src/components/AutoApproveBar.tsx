@@ -1,6 +1,6 @@
 // AutoApproveBar: a one-line summary that expands to the auto-approve categories (spec §2.2).
 
-import { useState } from "react";
+import { useId, useState } from "react";
 import { create } from "@bufbuild/protobuf";
 import { AutoApproveSchema, type AutoApprove } from "../gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
@@ -50,10 +50,70 @@ export function AutoApproveEditor({ value, onChange }: { value: AutoApprove; onC
           onChange={(e) => set({ maxRequests: Math.max(1, Number(e.target.value) || 1) })}
         />
       </label>
+      <CommandList
+        label="Always allowed commands"
+        hint="Command prefixes approved without asking, one a line (e.g. npm test)."
+        value={value.commandAllowList}
+        disabled={!value.enabled}
+        onChange={(commandAllowList) => set({ commandAllowList })}
+      />
+      <CommandList
+        label="Never auto-approved commands"
+        hint="Commands containing one of these always ask, one a line (e.g. rm -rf)."
+        value={value.commandDenyList}
+        disabled={!value.enabled}
+        onChange={(commandDenyList) => set({ commandDenyList })}
+      />
       <label className="check">
         <input type="checkbox" checked={value.yolo} onChange={(e) => set({ yolo: e.target.checked })} />
         YOLO (approve everything)
       </label>
+    </div>
+  );
+}
+
+/** parseList turns the textarea into entries: one a line, trimmed, blank lines and repeats dropped. */
+export function parseList(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    const t = line.trim();
+    if (t && !out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
+/** CommandList edits a list of command prefixes as lines; it saves when the field loses focus,
+ * so a half-typed line is not sent on every keystroke. */
+function CommandList({ label, hint, value, disabled, onChange }: { label: string; hint: string; value: string[]; disabled: boolean; onChange(v: string[]): void }) {
+  const joined = value.join("\n");
+  const [text, setText] = useState(joined);
+  const [seen, setSeen] = useState(joined);
+  if (joined !== seen) {
+    // The settings changed elsewhere (the other editor, a reload): show them.
+    setSeen(joined);
+    setText(joined);
+  }
+  // The editor shows twice (the chat's bar and settings): ids must differ.
+  const id = useId();
+  return (
+    <div className="command-list">
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        rows={Math.min(6, Math.max(2, value.length + 1))}
+        aria-describedby={`${id}-hint`}
+        value={text}
+        disabled={disabled}
+        spellCheck={false}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={() => {
+          const next = parseList(text);
+          if (next.join("\n") !== joined) onChange(next);
+        }}
+      />
+      <span id={`${id}-hint`} className="muted small">
+        {hint}
+      </span>
     </div>
   );
 }

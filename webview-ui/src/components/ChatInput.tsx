@@ -67,6 +67,12 @@ export function ChatInput({
     return t && t.start !== dismissedAt ? t : undefined;
   }, [draft.text, caret, dismissedAt]);
 
+  // The "Focus Chat Input" command.
+  const focusSeq = useApp(ctrl.app, (s) => s.focusInput);
+  useEffect(() => {
+    if (focusSeq) ref.current?.focus();
+  }, [focusSeq]);
+
   // Text the editor sends ("Add to Cairn").
   useEffect(() => {
     if (!insert) return;
@@ -193,7 +199,8 @@ export function ChatInput({
       setDismissedAt(tok?.start);
       return;
     }
-    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+    // Ctrl/Cmd+Enter is the chat's "approve" (AskBar), not send.
+    if (e.key === "Enter" && !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       onSend();
     }
@@ -257,7 +264,9 @@ export function ChatInput({
           ref={ref}
           aria-label="Message Cairn"
           aria-controls={menuOpen ? "cairn-context-menu" : undefined}
-          aria-expanded={menuOpen}
+          // A textarea is a textbox, not a combobox: it may not carry aria-expanded (axe:
+          // aria-allowed-attr); the menu is announced through aria-autocomplete and the list.
+          aria-autocomplete="list"
           aria-activedescendant={menuOpen && items.length > 0 ? `cairn-menu-${selected}` : undefined}
           placeholder={placeholder}
           rows={3}

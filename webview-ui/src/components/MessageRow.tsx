@@ -15,6 +15,7 @@ import { parseChecklist } from "../util/focusChain";
 import { Markdown, Thinking } from "./Markdown";
 import { CopyButton } from "./CopyButton";
 import { SubagentsRow } from "./SubagentsRow";
+import { RowActions } from "./RowActions";
 
 /** useIsOpenAsk is true while this message is the task's open ask (re-renders only on change). */
 function useIsOpenAsk(store: TaskStore, index: number): boolean {
@@ -37,6 +38,7 @@ export const MessageRow = memo(function MessageRow({ store, pos }: { store: Task
   return (
     <div className="row" data-index={message.index} data-kind={kindName(message)}>
       <RowBody store={store} m={message} />
+      <RowActions store={store} m={message} />
     </div>
   );
 });

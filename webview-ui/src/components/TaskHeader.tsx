@@ -31,6 +31,9 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
         <span className="badge cost" aria-label="Cost" title={costText === UNKNOWN_PRICE ? "The model's prices are unknown" : undefined}>
           {costText}
         </span>
+        <button className="icon-button" aria-label="Export task" title="Export as markdown" onClick={() => void ctrl.exportTask()}>
+          <span className="codicon codicon-desktop-download" aria-hidden />
+        </button>
       </div>
       <div className="task-stats">
         <span title="Tokens in" aria-label="Tokens in">
@@ -168,9 +171,10 @@ function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
           <button className="button secondary" onClick={() => setEditing(undefined)}>Cancel</button>
         </span>
       ) : (
-        <button className="link-button" aria-label="Set task limits"
+        // The visible text is the accessible name (axe: label-content-name-mismatch).
+        <button className="link-button"
           onClick={() => setEditing({ requests: String(maxRequests || ""), cost: maxCost ? String(maxCost) : "" })}>
-          {maxRequests > 0 || maxCost > 0 ? "Raise limits" : "Set limits"}
+          Set task limits
         </button>
       )}
     </div>

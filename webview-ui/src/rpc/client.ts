@@ -36,6 +36,8 @@ export interface CairnClient {
   onHostEvent(listener: (event: HostEvent) => void): () => void;
   /** Tells the extension the app mounted (it answers with a "context" event). */
   ready(): void;
+  /** Asks the extension to save content as a file: it shows its save dialog, fileName first. */
+  saveFile(fileName: string, content: string): void;
   loadPersisted(): PersistedState;
   savePersisted(state: PersistedState): void;
 }

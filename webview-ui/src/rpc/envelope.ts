@@ -7,7 +7,9 @@ import type { JsonValue } from "@bufbuild/protobuf";
 export type OutgoingMessage =
   | { type: "rpc"; id: string; service: string; method: string; payload: JsonValue; stream?: boolean }
   | { type: "cancel"; id: string }
-  | { type: "ready" };
+  | { type: "ready" }
+  // The extension asks where to save (its save dialog) and writes the file.
+  | { type: "saveFile"; fileName: string; content: string };
 
 export interface RpcErrorBody {
   code: string;
@@ -24,7 +26,9 @@ export type HostEvent =
   // hostId names the window's editor to the daemon (the same for every webview of the window and
   // across reconnects of its bridge); clientId is this webview's own id.
   | { type: "host"; event: "context"; workspaceRoots: string[]; hostId: string; clientId: string }
-  | { type: "host"; event: "daemon"; status: DaemonStatus };
+  | { type: "host"; event: "daemon"; status: DaemonStatus }
+  // The "Focus Chat Input" command.
+  | { type: "host"; event: "focusInput" };
 
 /** extension → webview */
 export type IncomingMessage =

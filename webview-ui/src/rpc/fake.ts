@@ -123,6 +123,13 @@ export class FakeClient implements CairnClient {
     this.readyCount++;
   }
 
+  /** Files the UI asked the extension to save, in order. */
+  saved: { fileName: string; content: string }[] = [];
+
+  saveFile(fileName: string, content: string): void {
+    this.saved.push({ fileName, content });
+  }
+
   loadPersisted(): PersistedState {
     return this.persisted;
   }

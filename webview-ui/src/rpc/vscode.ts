@@ -155,6 +155,10 @@ export class PostMessageClient implements CairnClient {
     this.port.post({ type: "ready" });
   }
 
+  saveFile(fileName: string, content: string): void {
+    this.port.post({ type: "saveFile", fileName, content });
+  }
+
   loadPersisted(): PersistedState {
     const s = this.port.getState();
     return s && typeof s === "object" ? (s as PersistedState) : {};

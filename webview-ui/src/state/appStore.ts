@@ -22,6 +22,8 @@ export interface AppState {
   mode: Mode;
   /** Text the editor asked to put into the input ("Add to Cairn"); consumed by the input. */
   inputInsert: { seq: number; text: string } | undefined;
+  /** Bumped by the "Focus Chat Input" command; the input focuses itself on each change. */
+  focusInput: number;
   /** Transient notice (errors of user actions). */
   notice: string | undefined;
 }
@@ -37,6 +39,7 @@ export const initialAppState: AppState = {
   taskId: undefined,
   mode: Mode.ACT,
   inputInsert: undefined,
+  focusInput: 0,
   notice: undefined,
 };
 

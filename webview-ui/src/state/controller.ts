@@ -71,6 +71,9 @@ export class Controller {
       case "addToInput":
         this.app.set({ inputInsert: { seq: ++this.insertSeq, text: e.text }, view: "chat" });
         break;
+      case "focusInput":
+        this.app.set({ focusInput: this.app.get().focusInput + 1, view: "chat" });
+        break;
       case "daemon": {
         const was = this.app.get().daemon;
         this.app.set({ daemon: e.status });
@@ -174,6 +177,47 @@ export class Controller {
     }
   }
 
+  /** removeQueued takes a queued message back before the task sends it. */
+  async removeQueued(id: string): Promise<void> {
+    const taskId = this.app.get().taskId;
+    if (!taskId) return;
+    try {
+      await this.client.unary(TaskService.method.removeQueuedMessage, { taskId, id });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
+  /** interrupt stops the current step; the daemon then sends what is queued. */
+  interrupt(): Promise<void> {
+    return this.cancel();
+  }
+
+  /** editMessage replaces a past user message: the daemon restores the checkpoint before it,
+   * cuts the conversation there and sends the new text. */
+  async editMessage(messageIndex: number, text: string): Promise<boolean> {
+    const { taskId, hostId } = this.app.get();
+    if (!taskId) return false;
+    try {
+      await this.client.unary(TaskService.method.editMessage, { taskId, messageIndex, text, hostId });
+      return true;
+    } catch (err) {
+      this.notify(err);
+      return false;
+    }
+  }
+
+  /** exportTask renders a task as markdown and hands it to the editor's save dialog. */
+  async exportTask(taskId = this.app.get().taskId): Promise<void> {
+    if (!taskId) return;
+    try {
+      const r = await this.client.unary(TaskService.method.exportTask, { taskId });
+      this.client.saveFile(r.fileName || `cairn-task-${taskId}.md`, r.markdown);
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
   async answer(response: AskResponse, text = "", att: Attachments = noAttachments): Promise<void> {
     const { taskId, hostId } = this.app.get();
     const open = this.task.state?.openAskIndex ?? -1;
@@ -254,12 +298,14 @@ export class Controller {
     }
   }
 
-  /** compareCheckpoint shows the changes since a checkpoint row in the editor's multi-file diff. */
-  async compareCheckpoint(messageIndex: number): Promise<void> {
+  /** compareCheckpoint shows the changes since a checkpoint row (up to the checkpoint toHash, or
+   * the working tree) in the editor's multi-file diff; with no changes it says so. */
+  async compareCheckpoint(messageIndex: number, toHash = ""): Promise<void> {
     const taskId = this.app.get().taskId;
     if (!taskId) return;
     try {
-      await this.client.unary(CheckpointService.method.compareCheckpoint, { taskId, messageIndex, showInEditor: true });
+      const r = await this.client.unary(CheckpointService.method.compareCheckpoint, { taskId, messageIndex, toHash, showInEditor: true });
+      if (r.files.length === 0) this.app.set({ notice: "No file changed in that span." });
     } catch (err) {
       this.notify(err);
     }

@@ -9,6 +9,8 @@ import { AskBar, useOpenAsk } from "../components/AskBar";
 import { ChatInput } from "../components/ChatInput";
 import { TaskHeader } from "../components/TaskHeader";
 import { AutoApproveBar } from "../components/AutoApproveBar";
+import { QueuedMessages } from "../components/QueuedMessages";
+import { TaskStatus } from "../gen/cairn/v1/task_pb";
 import { askButtons } from "../util/askButtons";
 import { NewTaskPanel } from "./NewTaskPanel";
 
@@ -16,7 +18,9 @@ export function ChatView({ ctrl, hidden }: { ctrl: Controller; hidden: boolean }
   const taskId = useApp(ctrl.app, (s) => s.taskId);
   const [text, setText] = useState("");
   const [images, setImages] = useState<string[]>([]);
-  const { ask } = useOpenAsk(ctrl);
+  const { state, ask } = useOpenAsk(ctrl);
+  // While the task works without a question, a sent message waits in the daemon's queue.
+  const queueing = !!taskId && state?.status === TaskStatus.RUNNING && !ask;
   const cfg = askButtons(ask);
   const draft = {
     text,
@@ -46,12 +50,15 @@ export function ChatView({ ctrl, hidden }: { ctrl: Controller; hidden: boolean }
       ) : (
         <NewTaskPanel ctrl={ctrl} />
       )}
-      <AskBar ctrl={ctrl} draft={draft} />
+      <QueuedMessages ctrl={ctrl} />
+      <AskBar ctrl={ctrl} draft={draft} keys={!hidden} />
       <AutoApproveBar ctrl={ctrl} />
       <ChatInput
         ctrl={ctrl}
         draft={draft}
-        placeholder={taskId ? cfg.placeholder : "Type your task here (@ to add context, / for commands)"}
+        placeholder={
+          queueing ? "Queue a message: sent when the current step ends" : taskId ? cfg.placeholder : "Type your task here (@ to add context, / for commands)"
+        }
         onSend={send}
       />
     </main>

@@ -13,7 +13,6 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
   const [tasks, setTasks] = useState<TaskSummary[]>([]);
   const [total, setTotal] = useState(0n);
   const [loaded, setLoaded] = useState(false);
-  const [notice, setNotice] = useState<string>();
   const [reload, setReload] = useState(0);
 
   useEffect(() => {
@@ -46,15 +45,8 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
     await ctrl.client.unary(TaskService.method.deleteTasks, { taskIds: ids, all }).catch(() => {});
     setReload((n) => n + 1);
   };
-  const exportTask = async (t: TaskSummary) => {
-    try {
-      const r = await ctrl.client.unary(TaskService.method.exportTask, { taskId: t.taskId });
-      await navigator.clipboard?.writeText(r.markdown);
-      setNotice(`Copied ${r.fileName || "task"} as markdown`);
-    } catch (e) {
-      setNotice(e instanceof Error ? e.message : String(e));
-    }
-  };
+  // The markdown goes to the editor's save dialog (the extension writes the file).
+  const exportTask = (t: TaskSummary) => ctrl.exportTask(t.taskId);
 
   return (
     <section className="view history-view" aria-label="History">
@@ -79,18 +71,24 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
           </label>
         </div>
       </div>
-      {notice && (
-        <div className="notice" role="status">
-          {notice}
-        </div>
-      )}
       <ul className="history-list" aria-label="Tasks">
         {loaded && tasks.length === 0 && <li className="empty">{search || favoritesOnly ? "No matching tasks" : "No tasks yet"}</li>}
         {tasks.map((t) => (
           <li key={t.taskId} className="history-item">
-            <button className="history-main" aria-label={`Open task: ${t.title}`} onClick={() => void ctrl.resumeTask(t.taskId)}>
+            {/* The whole card opens the task; its button (for the keyboard and screen readers) is
+                the title, so the button's name holds what it shows (axe: label-content-name-mismatch). */}
+            <div className="history-main" onClick={() => void ctrl.resumeTask(t.taskId)}>
               <span className="muted small">{formatDate(t.updatedUnixMs)}</span>
-              <span className="history-title">{t.title}</span>
+              <button
+                className="history-title history-open"
+                aria-label={`Open task: ${t.title}`}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  void ctrl.resumeTask(t.taskId);
+                }}
+              >
+                {t.title}
+              </button>
               <span className="muted small">
                 ↑{formatTokens(t.tokensIn)} ↓{formatTokens(t.tokensOut)}
                 {t.cacheReads > 0n ? ` · cache ${formatTokens(t.cacheReads)}` : ""} · {costOrUnknown(t)} · {formatBytes(t.sizeBytes)}
@@ -101,7 +99,7 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
                   </>
                 )}
               </span>
-            </button>
+            </div>
             <div className="history-actions">
               <button
                 className="icon-button"
@@ -111,7 +109,7 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
               >
                 <span className={`codicon codicon-star-${t.favorite ? "full" : "empty"}`} aria-hidden />
               </button>
-              <button className="icon-button" aria-label="Export" onClick={() => void exportTask(t)}>
+              <button className="icon-button" aria-label="Export" title="Export as markdown" onClick={() => void exportTask(t)}>
                 <span className="codicon codicon-export" aria-hidden />
               </button>
               <button className="icon-button" aria-label="Delete" onClick={() => void remove([t.taskId])}>

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/task.proto.
  */
 export const file_cairn_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSJNChRTZXRUYXNrTGltaXRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEiQKBmxpbWl0cxgCIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMiFwoVU2V0VGFza0xpbWl0c1Jlc3BvbnNlIoUBCg5OZXdUYXNrUmVxdWVzdBIMCgR0ZXh0GAEgASgJEg4KBmltYWdlcxgCIAMoCRINCgVmaWxlcxgDIAMoCRIXCg93b3Jrc3BhY2Vfcm9vdHMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCRIcCgRtb2RlGAYgASgOMg4uY2Fpcm4udjEuTW9kZSIiCg9OZXdUYXNrUmVzcG9uc2USDwoHdGFza19pZBgBIAEoCSK4AQoQQW5zd2VyQXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEicKCHJlc3BvbnNlGAIgASgOMhUuY2Fpcm4udjEuQXNrUmVzcG9uc2USDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDQoFZmlsZXMYBSADKAkSGgoNbWVzc2FnZV9pbmRleBgGIAEoBUgAiAEBEg8KB2hvc3RfaWQYByABKAlCEAoOX21lc3NhZ2VfaW5kZXgiEwoRQW5zd2VyQXNrUmVzcG9uc2UiYwoSU2VuZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZpbWFnZXMYAyADKAkSDQoFZmlsZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCSIVChNTZW5kTWVzc2FnZVJlc3BvbnNlIiQKEUNhbmNlbFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiFAoSQ2FuY2VsVGFza1Jlc3BvbnNlIiMKEENsZWFyVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSITChFDbGVhclRhc2tSZXNwb25zZSI1ChFSZXN1bWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEg8KB2hvc3RfaWQYAiABKAkiFAoSUmVzdW1lVGFza1Jlc3BvbnNlInQKEExpc3RUYXNrc1JlcXVlc3QSDgoGc2VhcmNoGAEgASgJEhYKDmZhdm9yaXRlc19vbmx5GAIgASgIEhYKDndvcmtzcGFjZV9yb290GAMgASgJEiAKBHNvcnQYBCABKA4yEi5jYWlybi52MS5UYXNrU29ydCJTChFMaXN0VGFza3NSZXNwb25zZRIkCgV0YXNrcxgBIAMoCzIVLmNhaXJuLnYxLlRhc2tTdW1tYXJ5EhgKEHRvdGFsX3NpemVfYnl0ZXMYAiABKAMiogIKC1Rhc2tTdW1tYXJ5Eg8KB3Rhc2tfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSFgoOd29ya3NwYWNlX3Jvb3QYAyABKAkSFwoPY3JlYXRlZF91bml4X21zGAQgASgDEhcKD3VwZGF0ZWRfdW5peF9tcxgFIAEoAxIRCgl0b2tlbnNfaW4YBiABKAMSEgoKdG9rZW5zX291dBgHIAEoAxIUCgxjYWNoZV93cml0ZXMYCCABKAMSEwoLY2FjaGVfcmVhZHMYCSABKAMSDAoEY29zdBgKIAEoARISCgpzaXplX2J5dGVzGAsgASgDEhAKCGZhdm9yaXRlGAwgASgIEg0KBW1vZGVsGA0gASgJEhQKDHByaWNlc19rbm93bhgOIAEoCCIzChJEZWxldGVUYXNrc1JlcXVlc3QSEAoIdGFza19pZHMYASADKAkSCwoDYWxsGAIgASgIIhUKE0RlbGV0ZVRhc2tzUmVzcG9uc2UiJAoRRXhwb3J0VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSI5ChJFeHBvcnRUYXNrUmVzcG9uc2USEAoIbWFya2Rvd24YASABKAkSEQoJZmlsZV9uYW1lGAIgASgJIjcKElNldEZhdm9yaXRlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhAKCGZhdm9yaXRlGAIgASgIIhUKE1NldEZhdm9yaXRlUmVzcG9uc2UiPAoXVXBkYXRlRm9jdXNDaGFpblJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIQCghtYXJrZG93bhgCIAEoCSIaChhVcGRhdGVGb2N1c0NoYWluUmVzcG9uc2UiSwoQU3Vic2NyaWJlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhUKDXNuYXBzaG90X3RhaWwYAiABKAUSDwoHaG9zdF9pZBgDIAEoCSLCAgoRU3Vic2NyaWJlUmVzcG9uc2USJgoIc25hcHNob3QYASABKAsyEi5jYWlybi52MS5TbmFwc2hvdEgAEi8KDW1lc3NhZ2VfYWRkZWQYAiABKAsyFi5jYWlybi52MS5NZXNzYWdlQWRkZWRIABIvCg10ZXh0X2FwcGVuZGVkGAMgASgLMhYuY2Fpcm4udjEuVGV4dEFwcGVuZGVkSAASMwoPbWVzc2FnZV91cGRhdGVkGAQgASgLMhguY2Fpcm4udjEuTWVzc2FnZVVwZGF0ZWRIABIsCg1zdGF0ZV9jaGFuZ2VkGAUgASgLMhMuY2Fpcm4udjEuVGFza1N0YXRlSAASNwoRbWVzc2FnZV9maW5hbGl6ZWQYBiABKAsyGi5jYWlybi52MS5NZXNzYWdlRmluYWxpemVkSABCBwoFZXZlbnQiIQoQTWVzc2FnZUZpbmFsaXplZBINCgVpbmRleBgBIAEoBSJoCghTbmFwc2hvdBIiCgVzdGF0ZRgBIAEoCzITLmNhaXJuLnYxLlRhc2tTdGF0ZRIjCghtZXNzYWdlcxgCIAMoCzIRLmNhaXJuLnYxLk1lc3NhZ2USEwoLZmlyc3RfaW5kZXgYAyABKAUiMgoMTWVzc2FnZUFkZGVkEiIKB21lc3NhZ2UYASABKAsyES5jYWlybi52MS5NZXNzYWdlIiwKDFRleHRBcHBlbmRlZBINCgVpbmRleBgBIAEoBRINCgVkZWx0YRgCIAEoCSI0Cg5NZXNzYWdlVXBkYXRlZBIiCgdtZXNzYWdlGAEgASgLMhEuY2Fpcm4udjEuTWVzc2FnZSKgAwoJVGFza1N0YXRlEg8KB3Rhc2tfaWQYASABKAkSJAoGc3RhdHVzGAIgASgOMhQuY2Fpcm4udjEuVGFza1N0YXR1cxIcCgRtb2RlGAMgASgOMg4uY2Fpcm4udjEuTW9kZRINCgV0aXRsZRgEIAEoCRIRCgl0b2tlbnNfaW4YBSABKAMSEgoKdG9rZW5zX291dBgGIAEoAxIUCgxjYWNoZV93cml0ZXMYByABKAMSEwoLY2FjaGVfcmVhZHMYCCABKAMSDAoEY29zdBgJIAEoARIWCg5jb250ZXh0X3Rva2VucxgKIAEoAxIWCg5jb250ZXh0X3dpbmRvdxgLIAEoAxITCgtmb2N1c19jaGFpbhgMIAEoCRIWCg5vcGVuX2Fza19pbmRleBgNIAEoBRINCgVtb2RlbBgOIAEoCRIVCg1tZXNzYWdlX2NvdW50GA8gASgFEhAKCHJlcXVlc3RzGBAgASgFEiQKBmxpbWl0cxgRIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMSFAoMcHJpY2VzX2tub3duGBIgASgIKngKC0Fza1Jlc3BvbnNlEhwKGEFTS19SRVNQT05TRV9VTlNQRUNJRklFRBAAEhgKFEFTS19SRVNQT05TRV9BUFBST1ZFEAESFwoTQVNLX1JFU1BPTlNFX1JFSkVDVBACEhgKFEFTS19SRVNQT05TRV9NRVNTQUdFEAMqigEKCFRhc2tTb3J0EhkKFVRBU0tfU09SVF9VTlNQRUNJRklFRBAAEhQKEFRBU0tfU09SVF9ORVdFU1QQARIUChBUQVNLX1NPUlRfT0xERVNUEAISHAoYVEFTS19TT1JUX01PU1RfRVhQRU5TSVZFEAMSGQoVVEFTS19TT1JUX01PU1RfVE9LRU5TEAQqvwEKClRhc2tTdGF0dXMSGwoXVEFTS19TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNUQVNLX1NUQVRVU19SVU5OSU5HEAESFwoTVEFTS19TVEFUVVNfV0FJVElORxACEhkKFVRBU0tfU1RBVFVTX0NPTVBMRVRFRBADEhkKFVRBU0tfU1RBVFVTX0NBTkNFTExFRBAEEhYKElRBU0tfU1RBVFVTX0ZBSUxFRBAFEhQKEFRBU0tfU1RBVFVTX0lETEUQBjKLBwoLVGFza1NlcnZpY2USPgoHTmV3VGFzaxIYLmNhaXJuLnYxLk5ld1Rhc2tSZXF1ZXN0GhkuY2Fpcm4udjEuTmV3VGFza1Jlc3BvbnNlEkQKCUFuc3dlckFzaxIaLmNhaXJuLnYxLkFuc3dlckFza1JlcXVlc3QaGy5jYWlybi52MS5BbnN3ZXJBc2tSZXNwb25zZRJKCgtTZW5kTWVzc2FnZRIcLmNhaXJuLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USRwoKQ2FuY2VsVGFzaxIbLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuQ2FuY2VsVGFza1Jlc3BvbnNlEkQKCUNsZWFyVGFzaxIaLmNhaXJuLnYxLkNsZWFyVGFza1JlcXVlc3QaGy5jYWlybi52MS5DbGVhclRhc2tSZXNwb25zZRJHCgpSZXN1bWVUYXNrEhsuY2Fpcm4udjEuUmVzdW1lVGFza1JlcXVlc3QaHC5jYWlybi52MS5SZXN1bWVUYXNrUmVzcG9uc2USRAoJTGlzdFRhc2tzEhouY2Fpcm4udjEuTGlzdFRhc2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RUYXNrc1Jlc3BvbnNlEkoKC0RlbGV0ZVRhc2tzEhwuY2Fpcm4udjEuRGVsZXRlVGFza3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRGVsZXRlVGFza3NSZXNwb25zZRJHCgpFeHBvcnRUYXNrEhsuY2Fpcm4udjEuRXhwb3J0VGFza1JlcXVlc3QaHC5jYWlybi52MS5FeHBvcnRUYXNrUmVzcG9uc2USSgoLU2V0RmF2b3JpdGUSHC5jYWlybi52MS5TZXRGYXZvcml0ZVJlcXVlc3QaHS5jYWlybi52MS5TZXRGYXZvcml0ZVJlc3BvbnNlElkKEFVwZGF0ZUZvY3VzQ2hhaW4SIS5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVxdWVzdBoiLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZRJQCg1TZXRUYXNrTGltaXRzEh4uY2Fpcm4udjEuU2V0VGFza0xpbWl0c1JlcXVlc3QaHy5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVzcG9uc2UyUwoJVWlTZXJ2aWNlEkYKCVN1YnNjcmliZRIaLmNhaXJuLnYxLlN1YnNjcmliZVJlcXVlc3QaGy5jYWlybi52MS5TdWJzY3JpYmVSZXNwb25zZTABQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw", [file_cairn_v1_message, file_cairn_v1_state]);
+  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSJNChRTZXRUYXNrTGltaXRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEiQKBmxpbWl0cxgCIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMiFwoVU2V0VGFza0xpbWl0c1Jlc3BvbnNlIoUBCg5OZXdUYXNrUmVxdWVzdBIMCgR0ZXh0GAEgASgJEg4KBmltYWdlcxgCIAMoCRINCgVmaWxlcxgDIAMoCRIXCg93b3Jrc3BhY2Vfcm9vdHMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCRIcCgRtb2RlGAYgASgOMg4uY2Fpcm4udjEuTW9kZSIiCg9OZXdUYXNrUmVzcG9uc2USDwoHdGFza19pZBgBIAEoCSK4AQoQQW5zd2VyQXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEicKCHJlc3BvbnNlGAIgASgOMhUuY2Fpcm4udjEuQXNrUmVzcG9uc2USDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDQoFZmlsZXMYBSADKAkSGgoNbWVzc2FnZV9pbmRleBgGIAEoBUgAiAEBEg8KB2hvc3RfaWQYByABKAlCEAoOX21lc3NhZ2VfaW5kZXgiEwoRQW5zd2VyQXNrUmVzcG9uc2UiYwoSU2VuZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZpbWFnZXMYAyADKAkSDQoFZmlsZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCSIlChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoCCI5ChpSZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgoKAmlkGAIgASgJIh0KG1JlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZSKCAQoSRWRpdE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSGgoNbWVzc2FnZV9pbmRleBgCIAEoBUgAiAEBEgwKBHRleHQYAyABKAkSDgoGaW1hZ2VzGAQgAygJEg8KB2hvc3RfaWQYBSABKAlCEAoOX21lc3NhZ2VfaW5kZXgiFQoTRWRpdE1lc3NhZ2VSZXNwb25zZSIkChFDYW5jZWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIhQKEkNhbmNlbFRhc2tSZXNwb25zZSIjChBDbGVhclRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiEwoRQ2xlYXJUYXNrUmVzcG9uc2UiNQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIPCgdob3N0X2lkGAIgASgJIhQKElJlc3VtZVRhc2tSZXNwb25zZSJ0ChBMaXN0VGFza3NSZXF1ZXN0Eg4KBnNlYXJjaBgBIAEoCRIWCg5mYXZvcml0ZXNfb25seRgCIAEoCBIWCg53b3Jrc3BhY2Vfcm9vdBgDIAEoCRIgCgRzb3J0GAQgASgOMhIuY2Fpcm4udjEuVGFza1NvcnQiUwoRTGlzdFRhc2tzUmVzcG9uc2USJAoFdGFza3MYASADKAsyFS5jYWlybi52MS5UYXNrU3VtbWFyeRIYChB0b3RhbF9zaXplX2J5dGVzGAIgASgDIqICCgtUYXNrU3VtbWFyeRIPCgd0YXNrX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEhYKDndvcmtzcGFjZV9yb290GAMgASgJEhcKD2NyZWF0ZWRfdW5peF9tcxgEIAEoAxIXCg91cGRhdGVkX3VuaXhfbXMYBSABKAMSEQoJdG9rZW5zX2luGAYgASgDEhIKCnRva2Vuc19vdXQYByABKAMSFAoMY2FjaGVfd3JpdGVzGAggASgDEhMKC2NhY2hlX3JlYWRzGAkgASgDEgwKBGNvc3QYCiABKAESEgoKc2l6ZV9ieXRlcxgLIAEoAxIQCghmYXZvcml0ZRgMIAEoCBINCgVtb2RlbBgNIAEoCRIUCgxwcmljZXNfa25vd24YDiABKAgiMwoSRGVsZXRlVGFza3NSZXF1ZXN0EhAKCHRhc2tfaWRzGAEgAygJEgsKA2FsbBgCIAEoCCIVChNEZWxldGVUYXNrc1Jlc3BvbnNlIiQKEUV4cG9ydFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiOQoSRXhwb3J0VGFza1Jlc3BvbnNlEhAKCG1hcmtkb3duGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCSI3ChJTZXRGYXZvcml0ZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIQCghmYXZvcml0ZRgCIAEoCCIVChNTZXRGYXZvcml0ZVJlc3BvbnNlIjwKF1VwZGF0ZUZvY3VzQ2hhaW5SZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSEAoIbWFya2Rvd24YAiABKAkiGgoYVXBkYXRlRm9jdXNDaGFpblJlc3BvbnNlIksKEFN1YnNjcmliZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIVCg1zbmFwc2hvdF90YWlsGAIgASgFEg8KB2hvc3RfaWQYAyABKAkiwgIKEVN1YnNjcmliZVJlc3BvbnNlEiYKCHNuYXBzaG90GAEgASgLMhIuY2Fpcm4udjEuU25hcHNob3RIABIvCg1tZXNzYWdlX2FkZGVkGAIgASgLMhYuY2Fpcm4udjEuTWVzc2FnZUFkZGVkSAASLwoNdGV4dF9hcHBlbmRlZBgDIAEoCzIWLmNhaXJuLnYxLlRleHRBcHBlbmRlZEgAEjMKD21lc3NhZ2VfdXBkYXRlZBgEIAEoCzIYLmNhaXJuLnYxLk1lc3NhZ2VVcGRhdGVkSAASLAoNc3RhdGVfY2hhbmdlZBgFIAEoCzITLmNhaXJuLnYxLlRhc2tTdGF0ZUgAEjcKEW1lc3NhZ2VfZmluYWxpemVkGAYgASgLMhouY2Fpcm4udjEuTWVzc2FnZUZpbmFsaXplZEgAQgcKBWV2ZW50IiEKEE1lc3NhZ2VGaW5hbGl6ZWQSDQoFaW5kZXgYASABKAUiaAoIU25hcHNob3QSIgoFc3RhdGUYASABKAsyEy5jYWlybi52MS5UYXNrU3RhdGUSIwoIbWVzc2FnZXMYAiADKAsyES5jYWlybi52MS5NZXNzYWdlEhMKC2ZpcnN0X2luZGV4GAMgASgFIjIKDE1lc3NhZ2VBZGRlZBIiCgdtZXNzYWdlGAEgASgLMhEuY2Fpcm4udjEuTWVzc2FnZSIsCgxUZXh0QXBwZW5kZWQSDQoFaW5kZXgYASABKAUSDQoFZGVsdGEYAiABKAkiNAoOTWVzc2FnZVVwZGF0ZWQSIgoHbWVzc2FnZRgBIAEoCzIRLmNhaXJuLnYxLk1lc3NhZ2UiyQMKCVRhc2tTdGF0ZRIPCgd0YXNrX2lkGAEgASgJEiQKBnN0YXR1cxgCIAEoDjIULmNhaXJuLnYxLlRhc2tTdGF0dXMSHAoEbW9kZRgDIAEoDjIOLmNhaXJuLnYxLk1vZGUSDQoFdGl0bGUYBCABKAkSEQoJdG9rZW5zX2luGAUgASgDEhIKCnRva2Vuc19vdXQYBiABKAMSFAoMY2FjaGVfd3JpdGVzGAcgASgDEhMKC2NhY2hlX3JlYWRzGAggASgDEgwKBGNvc3QYCSABKAESFgoOY29udGV4dF90b2tlbnMYCiABKAMSFgoOY29udGV4dF93aW5kb3cYCyABKAMSEwoLZm9jdXNfY2hhaW4YDCABKAkSFgoOb3Blbl9hc2tfaW5kZXgYDSABKAUSDQoFbW9kZWwYDiABKAkSFQoNbWVzc2FnZV9jb3VudBgPIAEoBRIQCghyZXF1ZXN0cxgQIAEoBRIkCgZsaW1pdHMYESABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhQKDHByaWNlc19rbm93bhgSIAEoCBInCgZxdWV1ZWQYEyADKAsyFy5jYWlybi52MS5RdWV1ZWRNZXNzYWdlIj4KDVF1ZXVlZE1lc3NhZ2USCgoCaWQYASABKAkSDAoEdGV4dBgCIAEoCRITCgtpbWFnZV9jb3VudBgDIAEoBSp4CgtBc2tSZXNwb25zZRIcChhBU0tfUkVTUE9OU0VfVU5TUEVDSUZJRUQQABIYChRBU0tfUkVTUE9OU0VfQVBQUk9WRRABEhcKE0FTS19SRVNQT05TRV9SRUpFQ1QQAhIYChRBU0tfUkVTUE9OU0VfTUVTU0FHRRADKooBCghUYXNrU29ydBIZChVUQVNLX1NPUlRfVU5TUEVDSUZJRUQQABIUChBUQVNLX1NPUlRfTkVXRVNUEAESFAoQVEFTS19TT1JUX09MREVTVBACEhwKGFRBU0tfU09SVF9NT1NUX0VYUEVOU0lWRRADEhkKFVRBU0tfU09SVF9NT1NUX1RPS0VOUxAEKr8BCgpUYXNrU3RhdHVzEhsKF1RBU0tfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTVEFTS19TVEFUVVNfUlVOTklORxABEhcKE1RBU0tfU1RBVFVTX1dBSVRJTkcQAhIZChVUQVNLX1NUQVRVU19DT01QTEVURUQQAxIZChVUQVNLX1NUQVRVU19DQU5DRUxMRUQQBBIWChJUQVNLX1NUQVRVU19GQUlMRUQQBRIUChBUQVNLX1NUQVRVU19JRExFEAYyuwgKC1Rhc2tTZXJ2aWNlEj4KB05ld1Rhc2sSGC5jYWlybi52MS5OZXdUYXNrUmVxdWVzdBoZLmNhaXJuLnYxLk5ld1Rhc2tSZXNwb25zZRJECglBbnN3ZXJBc2sSGi5jYWlybi52MS5BbnN3ZXJBc2tSZXF1ZXN0GhsuY2Fpcm4udjEuQW5zd2VyQXNrUmVzcG9uc2USSgoLU2VuZE1lc3NhZ2USHC5jYWlybi52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHS5jYWlybi52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEmIKE1JlbW92ZVF1ZXVlZE1lc3NhZ2USJC5jYWlybi52MS5SZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBolLmNhaXJuLnYxLlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZRJKCgtFZGl0TWVzc2FnZRIcLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVzcG9uc2USRwoKQ2FuY2VsVGFzaxIbLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuQ2FuY2VsVGFza1Jlc3BvbnNlEkQKCUNsZWFyVGFzaxIaLmNhaXJuLnYxLkNsZWFyVGFza1JlcXVlc3QaGy5jYWlybi52MS5DbGVhclRhc2tSZXNwb25zZRJHCgpSZXN1bWVUYXNrEhsuY2Fpcm4udjEuUmVzdW1lVGFza1JlcXVlc3QaHC5jYWlybi52MS5SZXN1bWVUYXNrUmVzcG9uc2USRAoJTGlzdFRhc2tzEhouY2Fpcm4udjEuTGlzdFRhc2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RUYXNrc1Jlc3BvbnNlEkoKC0RlbGV0ZVRhc2tzEhwuY2Fpcm4udjEuRGVsZXRlVGFza3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRGVsZXRlVGFza3NSZXNwb25zZRJHCgpFeHBvcnRUYXNrEhsuY2Fpcm4udjEuRXhwb3J0VGFza1JlcXVlc3QaHC5jYWlybi52MS5FeHBvcnRUYXNrUmVzcG9uc2USSgoLU2V0RmF2b3JpdGUSHC5jYWlybi52MS5TZXRGYXZvcml0ZVJlcXVlc3QaHS5jYWlybi52MS5TZXRGYXZvcml0ZVJlc3BvbnNlElkKEFVwZGF0ZUZvY3VzQ2hhaW4SIS5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVxdWVzdBoiLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZRJQCg1TZXRUYXNrTGltaXRzEh4uY2Fpcm4udjEuU2V0VGFza0xpbWl0c1JlcXVlc3QaHy5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVzcG9uc2UyUwoJVWlTZXJ2aWNlEkYKCVN1YnNjcmliZRIaLmNhaXJuLnYxLlN1YnNjcmliZVJlcXVlc3QaGy5jYWlybi52MS5TdWJzY3JpYmVSZXNwb25zZTABQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw", [file_cairn_v1_message, file_cairn_v1_state]);
 
 /**
  * SetTaskLimitsRequest sets a task's limits.
@@ -236,11 +236,17 @@ export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PUR
   messageDesc(file_cairn_v1_task, 6);
 
 /**
- * SendMessageResponse is empty.
+ * SendMessageResponse says what became of the text.
  *
  * @generated from message cairn.v1.SendMessageResponse
  */
 export type SendMessageResponse = Message<"cairn.v1.SendMessageResponse"> & {
+  /**
+   * The task was running: the text waits in TaskState.queued.
+   *
+   * @generated from field: bool queued = 1;
+   */
+  queued: boolean;
 };
 
 /**
@@ -249,6 +255,103 @@ export type SendMessageResponse = Message<"cairn.v1.SendMessageResponse"> & {
  */
 export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
   messageDesc(file_cairn_v1_task, 7);
+
+/**
+ * RemoveQueuedMessageRequest names a queued message (QueuedMessage.id).
+ *
+ * @generated from message cairn.v1.RemoveQueuedMessageRequest
+ */
+export type RemoveQueuedMessageRequest = Message<"cairn.v1.RemoveQueuedMessageRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message cairn.v1.RemoveQueuedMessageRequest.
+ * Use `create(RemoveQueuedMessageRequestSchema)` to create a new message.
+ */
+export const RemoveQueuedMessageRequestSchema: GenMessage<RemoveQueuedMessageRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 8);
+
+/**
+ * RemoveQueuedMessageResponse is empty.
+ *
+ * @generated from message cairn.v1.RemoveQueuedMessageResponse
+ */
+export type RemoveQueuedMessageResponse = Message<"cairn.v1.RemoveQueuedMessageResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.RemoveQueuedMessageResponse.
+ * Use `create(RemoveQueuedMessageResponseSchema)` to create a new message.
+ */
+export const RemoveQueuedMessageResponseSchema: GenMessage<RemoveQueuedMessageResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 9);
+
+/**
+ * EditMessageRequest carries the new text of a past user message.
+ *
+ * @generated from message cairn.v1.EditMessageRequest
+ */
+export type EditMessageRequest = Message<"cairn.v1.EditMessageRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * Index of the user's message (the task, or a feedback row); required, 0 is valid.
+   *
+   * @generated from field: optional int32 message_index = 2;
+   */
+  messageIndex?: number | undefined;
+
+  /**
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * @generated from field: repeated string images = 4;
+   */
+  images: string[];
+
+  /**
+   * The host that serves the task if this call loads it from history (see AnswerAskRequest).
+   *
+   * @generated from field: string host_id = 5;
+   */
+  hostId: string;
+};
+
+/**
+ * Describes the message cairn.v1.EditMessageRequest.
+ * Use `create(EditMessageRequestSchema)` to create a new message.
+ */
+export const EditMessageRequestSchema: GenMessage<EditMessageRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 10);
+
+/**
+ * EditMessageResponse is empty; subscribers receive a new snapshot after the cut.
+ *
+ * @generated from message cairn.v1.EditMessageResponse
+ */
+export type EditMessageResponse = Message<"cairn.v1.EditMessageResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.EditMessageResponse.
+ * Use `create(EditMessageResponseSchema)` to create a new message.
+ */
+export const EditMessageResponseSchema: GenMessage<EditMessageResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 11);
 
 /**
  * CancelTaskRequest names the task to cancel.
@@ -267,7 +370,7 @@ export type CancelTaskRequest = Message<"cairn.v1.CancelTaskRequest"> & {
  * Use `create(CancelTaskRequestSchema)` to create a new message.
  */
 export const CancelTaskRequestSchema: GenMessage<CancelTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 8);
+  messageDesc(file_cairn_v1_task, 12);
 
 /**
  * CancelTaskResponse is empty.
@@ -282,7 +385,7 @@ export type CancelTaskResponse = Message<"cairn.v1.CancelTaskResponse"> & {
  * Use `create(CancelTaskResponseSchema)` to create a new message.
  */
 export const CancelTaskResponseSchema: GenMessage<CancelTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 9);
+  messageDesc(file_cairn_v1_task, 13);
 
 /**
  * ClearTaskRequest names the task to close.
@@ -301,7 +404,7 @@ export type ClearTaskRequest = Message<"cairn.v1.ClearTaskRequest"> & {
  * Use `create(ClearTaskRequestSchema)` to create a new message.
  */
 export const ClearTaskRequestSchema: GenMessage<ClearTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 10);
+  messageDesc(file_cairn_v1_task, 14);
 
 /**
  * ClearTaskResponse is empty.
@@ -316,7 +419,7 @@ export type ClearTaskResponse = Message<"cairn.v1.ClearTaskResponse"> & {
  * Use `create(ClearTaskResponseSchema)` to create a new message.
  */
 export const ClearTaskResponseSchema: GenMessage<ClearTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 11);
+  messageDesc(file_cairn_v1_task, 15);
 
 /**
  * ResumeTaskRequest names a task from history.
@@ -342,7 +445,7 @@ export type ResumeTaskRequest = Message<"cairn.v1.ResumeTaskRequest"> & {
  * Use `create(ResumeTaskRequestSchema)` to create a new message.
  */
 export const ResumeTaskRequestSchema: GenMessage<ResumeTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 12);
+  messageDesc(file_cairn_v1_task, 16);
 
 /**
  * ResumeTaskResponse is empty; the resume ask arrives on the subscription.
@@ -357,7 +460,7 @@ export type ResumeTaskResponse = Message<"cairn.v1.ResumeTaskResponse"> & {
  * Use `create(ResumeTaskResponseSchema)` to create a new message.
  */
 export const ResumeTaskResponseSchema: GenMessage<ResumeTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 13);
+  messageDesc(file_cairn_v1_task, 17);
 
 /**
  * ListTasksRequest filters and orders history.
@@ -393,7 +496,7 @@ export type ListTasksRequest = Message<"cairn.v1.ListTasksRequest"> & {
  * Use `create(ListTasksRequestSchema)` to create a new message.
  */
 export const ListTasksRequestSchema: GenMessage<ListTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 14);
+  messageDesc(file_cairn_v1_task, 18);
 
 /**
  * ListTasksResponse is the history list.
@@ -417,7 +520,7 @@ export type ListTasksResponse = Message<"cairn.v1.ListTasksResponse"> & {
  * Use `create(ListTasksResponseSchema)` to create a new message.
  */
 export const ListTasksResponseSchema: GenMessage<ListTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 15);
+  messageDesc(file_cairn_v1_task, 19);
 
 /**
  * TaskSummary is one history entry.
@@ -504,7 +607,7 @@ export type TaskSummary = Message<"cairn.v1.TaskSummary"> & {
  * Use `create(TaskSummarySchema)` to create a new message.
  */
 export const TaskSummarySchema: GenMessage<TaskSummary> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 16);
+  messageDesc(file_cairn_v1_task, 20);
 
 /**
  * DeleteTasksRequest deletes tasks.
@@ -528,7 +631,7 @@ export type DeleteTasksRequest = Message<"cairn.v1.DeleteTasksRequest"> & {
  * Use `create(DeleteTasksRequestSchema)` to create a new message.
  */
 export const DeleteTasksRequestSchema: GenMessage<DeleteTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 17);
+  messageDesc(file_cairn_v1_task, 21);
 
 /**
  * DeleteTasksResponse is empty.
@@ -543,7 +646,7 @@ export type DeleteTasksResponse = Message<"cairn.v1.DeleteTasksResponse"> & {
  * Use `create(DeleteTasksResponseSchema)` to create a new message.
  */
 export const DeleteTasksResponseSchema: GenMessage<DeleteTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 18);
+  messageDesc(file_cairn_v1_task, 22);
 
 /**
  * ExportTaskRequest names a task.
@@ -562,7 +665,7 @@ export type ExportTaskRequest = Message<"cairn.v1.ExportTaskRequest"> & {
  * Use `create(ExportTaskRequestSchema)` to create a new message.
  */
 export const ExportTaskRequestSchema: GenMessage<ExportTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 19);
+  messageDesc(file_cairn_v1_task, 23);
 
 /**
  * ExportTaskResponse is the task as markdown.
@@ -586,7 +689,7 @@ export type ExportTaskResponse = Message<"cairn.v1.ExportTaskResponse"> & {
  * Use `create(ExportTaskResponseSchema)` to create a new message.
  */
 export const ExportTaskResponseSchema: GenMessage<ExportTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 20);
+  messageDesc(file_cairn_v1_task, 24);
 
 /**
  * SetFavoriteRequest marks a task.
@@ -610,7 +713,7 @@ export type SetFavoriteRequest = Message<"cairn.v1.SetFavoriteRequest"> & {
  * Use `create(SetFavoriteRequestSchema)` to create a new message.
  */
 export const SetFavoriteRequestSchema: GenMessage<SetFavoriteRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 21);
+  messageDesc(file_cairn_v1_task, 25);
 
 /**
  * SetFavoriteResponse is empty.
@@ -625,7 +728,7 @@ export type SetFavoriteResponse = Message<"cairn.v1.SetFavoriteResponse"> & {
  * Use `create(SetFavoriteResponseSchema)` to create a new message.
  */
 export const SetFavoriteResponseSchema: GenMessage<SetFavoriteResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 22);
+  messageDesc(file_cairn_v1_task, 26);
 
 /**
  * UpdateFocusChainRequest carries the user's edited todo list.
@@ -649,7 +752,7 @@ export type UpdateFocusChainRequest = Message<"cairn.v1.UpdateFocusChainRequest"
  * Use `create(UpdateFocusChainRequestSchema)` to create a new message.
  */
 export const UpdateFocusChainRequestSchema: GenMessage<UpdateFocusChainRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 23);
+  messageDesc(file_cairn_v1_task, 27);
 
 /**
  * UpdateFocusChainResponse is empty.
@@ -664,7 +767,7 @@ export type UpdateFocusChainResponse = Message<"cairn.v1.UpdateFocusChainRespons
  * Use `create(UpdateFocusChainResponseSchema)` to create a new message.
  */
 export const UpdateFocusChainResponseSchema: GenMessage<UpdateFocusChainResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 24);
+  messageDesc(file_cairn_v1_task, 28);
 
 /**
  * SubscribeRequest names the task to watch.
@@ -697,7 +800,7 @@ export type SubscribeRequest = Message<"cairn.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 25);
+  messageDesc(file_cairn_v1_task, 29);
 
 /**
  * SubscribeResponse is one event of a task subscription. Snapshot comes first; then
@@ -755,7 +858,7 @@ export type SubscribeResponse = Message<"cairn.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 26);
+  messageDesc(file_cairn_v1_task, 30);
 
 /**
  * MessageFinalized marks a streaming message complete; its text is what the deltas built.
@@ -774,7 +877,7 @@ export type MessageFinalized = Message<"cairn.v1.MessageFinalized"> & {
  * Use `create(MessageFinalizedSchema)` to create a new message.
  */
 export const MessageFinalizedSchema: GenMessage<MessageFinalized> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 27);
+  messageDesc(file_cairn_v1_task, 31);
 
 /**
  * Snapshot is the task as it is now.
@@ -805,7 +908,7 @@ export type Snapshot = Message<"cairn.v1.Snapshot"> & {
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 28);
+  messageDesc(file_cairn_v1_task, 32);
 
 /**
  * MessageAdded appends a message.
@@ -824,7 +927,7 @@ export type MessageAdded = Message<"cairn.v1.MessageAdded"> & {
  * Use `create(MessageAddedSchema)` to create a new message.
  */
 export const MessageAddedSchema: GenMessage<MessageAdded> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 29);
+  messageDesc(file_cairn_v1_task, 33);
 
 /**
  * TextAppended extends the text of a streaming message.
@@ -848,7 +951,7 @@ export type TextAppended = Message<"cairn.v1.TextAppended"> & {
  * Use `create(TextAppendedSchema)` to create a new message.
  */
 export const TextAppendedSchema: GenMessage<TextAppended> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 30);
+  messageDesc(file_cairn_v1_task, 34);
 
 /**
  * MessageUpdated replaces a message (finalised, or its payload changed).
@@ -867,7 +970,7 @@ export type MessageUpdated = Message<"cairn.v1.MessageUpdated"> & {
  * Use `create(MessageUpdatedSchema)` to create a new message.
  */
 export const MessageUpdatedSchema: GenMessage<MessageUpdated> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 31);
+  messageDesc(file_cairn_v1_task, 35);
 
 /**
  * TaskState is the task's header state.
@@ -970,6 +1073,13 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
    * @generated from field: bool prices_known = 18;
    */
   pricesKnown: boolean;
+
+  /**
+   * Messages sent while the task runs, waiting for the current step to end.
+   *
+   * @generated from field: repeated cairn.v1.QueuedMessage queued = 19;
+   */
+  queued: QueuedMessage[];
 };
 
 /**
@@ -977,7 +1087,36 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
  * Use `create(TaskStateSchema)` to create a new message.
  */
 export const TaskStateSchema: GenMessage<TaskState> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 32);
+  messageDesc(file_cairn_v1_task, 36);
+
+/**
+ * QueuedMessage is a message waiting to be sent.
+ *
+ * @generated from message cairn.v1.QueuedMessage
+ */
+export type QueuedMessage = Message<"cairn.v1.QueuedMessage"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * @generated from field: int32 image_count = 3;
+   */
+  imageCount: number;
+};
+
+/**
+ * Describes the message cairn.v1.QueuedMessage.
+ * Use `create(QueuedMessageSchema)` to create a new message.
+ */
+export const QueuedMessageSchema: GenMessage<QueuedMessage> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 37);
 
 /**
  * AskResponse is the user's kind of answer.
@@ -1126,7 +1265,8 @@ export const TaskService: GenService<{
   },
   /**
    * SendMessage sends user text: it answers an open ask with a message, or, when the task
-   * has finished, continues it with feedback.
+   * has finished, continues it with feedback. While the task runs without an open ask the
+   * text is queued (TaskState.queued) and sent when the current step ends.
    *
    * @generated from rpc cairn.v1.TaskService.SendMessage
    */
@@ -1134,6 +1274,27 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof SendMessageRequestSchema;
     output: typeof SendMessageResponseSchema;
+  },
+  /**
+   * RemoveQueuedMessage takes a queued message back before it is sent.
+   *
+   * @generated from rpc cairn.v1.TaskService.RemoveQueuedMessage
+   */
+  removeQueuedMessage: {
+    methodKind: "unary";
+    input: typeof RemoveQueuedMessageRequestSchema;
+    output: typeof RemoveQueuedMessageResponseSchema;
+  },
+  /**
+   * EditMessage replaces a past user message: the files and the conversation go back to the
+   * checkpoint before it (everything after it is cut), then the new text is sent.
+   *
+   * @generated from rpc cairn.v1.TaskService.EditMessage
+   */
+  editMessage: {
+    methodKind: "unary";
+    input: typeof EditMessageRequestSchema;
+    output: typeof EditMessageResponseSchema;
   },
   /**
    * CancelTask stops the running request and tools; the task stays resumable.

@@ -628,9 +628,11 @@ func (x *SendMessageRequest) GetHostId() string {
 	return ""
 }
 
-// SendMessageResponse is empty.
+// SendMessageResponse says what became of the text.
 type SendMessageResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task was running: the text waits in TaskState.queued.
+	Queued        bool `protobuf:"varint,1,opt,name=queued,proto3" json:"queued,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -665,6 +667,219 @@ func (*SendMessageResponse) Descriptor() ([]byte, []int) {
 	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
 }
 
+func (x *SendMessageResponse) GetQueued() bool {
+	if x != nil {
+		return x.Queued
+	}
+	return false
+}
+
+// RemoveQueuedMessageRequest names a queued message (QueuedMessage.id).
+type RemoveQueuedMessageRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveQueuedMessageRequest) Reset() {
+	*x = RemoveQueuedMessageRequest{}
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveQueuedMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveQueuedMessageRequest) ProtoMessage() {}
+
+func (x *RemoveQueuedMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveQueuedMessageRequest.ProtoReflect.Descriptor instead.
+func (*RemoveQueuedMessageRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RemoveQueuedMessageRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *RemoveQueuedMessageRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// RemoveQueuedMessageResponse is empty.
+type RemoveQueuedMessageResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveQueuedMessageResponse) Reset() {
+	*x = RemoveQueuedMessageResponse{}
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveQueuedMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveQueuedMessageResponse) ProtoMessage() {}
+
+func (x *RemoveQueuedMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveQueuedMessageResponse.ProtoReflect.Descriptor instead.
+func (*RemoveQueuedMessageResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
+}
+
+// EditMessageRequest carries the new text of a past user message.
+type EditMessageRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// Index of the user's message (the task, or a feedback row); required, 0 is valid.
+	MessageIndex *int32   `protobuf:"varint,2,opt,name=message_index,json=messageIndex,proto3,oneof" json:"message_index,omitempty"`
+	Text         string   `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Images       []string `protobuf:"bytes,4,rep,name=images,proto3" json:"images,omitempty"`
+	// The host that serves the task if this call loads it from history (see AnswerAskRequest).
+	HostId        string `protobuf:"bytes,5,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditMessageRequest) Reset() {
+	*x = EditMessageRequest{}
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditMessageRequest) ProtoMessage() {}
+
+func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
+func (*EditMessageRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *EditMessageRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *EditMessageRequest) GetMessageIndex() int32 {
+	if x != nil && x.MessageIndex != nil {
+		return *x.MessageIndex
+	}
+	return 0
+}
+
+func (x *EditMessageRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *EditMessageRequest) GetImages() []string {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+func (x *EditMessageRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
+	}
+	return ""
+}
+
+// EditMessageResponse is empty; subscribers receive a new snapshot after the cut.
+type EditMessageResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditMessageResponse) Reset() {
+	*x = EditMessageResponse{}
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditMessageResponse) ProtoMessage() {}
+
+func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
+func (*EditMessageResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
+}
+
 // CancelTaskRequest names the task to cancel.
 type CancelTaskRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -675,7 +890,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -687,7 +902,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -700,7 +915,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -719,7 +934,7 @@ type CancelTaskResponse struct {
 
 func (x *CancelTaskResponse) Reset() {
 	*x = CancelTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -731,7 +946,7 @@ func (x *CancelTaskResponse) String() string {
 func (*CancelTaskResponse) ProtoMessage() {}
 
 func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -744,7 +959,7 @@ func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskResponse.ProtoReflect.Descriptor instead.
 func (*CancelTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
 }
 
 // ClearTaskRequest names the task to close.
@@ -757,7 +972,7 @@ type ClearTaskRequest struct {
 
 func (x *ClearTaskRequest) Reset() {
 	*x = ClearTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -769,7 +984,7 @@ func (x *ClearTaskRequest) String() string {
 func (*ClearTaskRequest) ProtoMessage() {}
 
 func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -782,7 +997,7 @@ func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskRequest.ProtoReflect.Descriptor instead.
 func (*ClearTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ClearTaskRequest) GetTaskId() string {
@@ -801,7 +1016,7 @@ type ClearTaskResponse struct {
 
 func (x *ClearTaskResponse) Reset() {
 	*x = ClearTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -813,7 +1028,7 @@ func (x *ClearTaskResponse) String() string {
 func (*ClearTaskResponse) ProtoMessage() {}
 
 func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -826,7 +1041,7 @@ func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskResponse.ProtoReflect.Descriptor instead.
 func (*ClearTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
 }
 
 // ResumeTaskRequest names a task from history.
@@ -841,7 +1056,7 @@ type ResumeTaskRequest struct {
 
 func (x *ResumeTaskRequest) Reset() {
 	*x = ResumeTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +1068,7 @@ func (x *ResumeTaskRequest) String() string {
 func (*ResumeTaskRequest) ProtoMessage() {}
 
 func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +1081,7 @@ func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
 func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ResumeTaskRequest) GetTaskId() string {
@@ -892,7 +1107,7 @@ type ResumeTaskResponse struct {
 
 func (x *ResumeTaskResponse) Reset() {
 	*x = ResumeTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -904,7 +1119,7 @@ func (x *ResumeTaskResponse) String() string {
 func (*ResumeTaskResponse) ProtoMessage() {}
 
 func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -917,7 +1132,7 @@ func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
 func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
 }
 
 // ListTasksRequest filters and orders history.
@@ -934,7 +1149,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -946,7 +1161,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -959,7 +1174,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListTasksRequest) GetSearch() string {
@@ -1001,7 +1216,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +1228,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +1241,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListTasksResponse) GetTasks() []*TaskSummary {
@@ -1068,7 +1283,7 @@ type TaskSummary struct {
 
 func (x *TaskSummary) Reset() {
 	*x = TaskSummary{}
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1295,7 @@ func (x *TaskSummary) String() string {
 func (*TaskSummary) ProtoMessage() {}
 
 func (x *TaskSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1308,7 @@ func (x *TaskSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskSummary.ProtoReflect.Descriptor instead.
 func (*TaskSummary) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TaskSummary) GetTaskId() string {
@@ -1205,7 +1420,7 @@ type DeleteTasksRequest struct {
 
 func (x *DeleteTasksRequest) Reset() {
 	*x = DeleteTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1217,7 +1432,7 @@ func (x *DeleteTasksRequest) String() string {
 func (*DeleteTasksRequest) ProtoMessage() {}
 
 func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1230,7 +1445,7 @@ func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeleteTasksRequest) GetTaskIds() []string {
@@ -1256,7 +1471,7 @@ type DeleteTasksResponse struct {
 
 func (x *DeleteTasksResponse) Reset() {
 	*x = DeleteTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +1483,7 @@ func (x *DeleteTasksResponse) String() string {
 func (*DeleteTasksResponse) ProtoMessage() {}
 
 func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +1496,7 @@ func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
 }
 
 // ExportTaskRequest names a task.
@@ -1294,7 +1509,7 @@ type ExportTaskRequest struct {
 
 func (x *ExportTaskRequest) Reset() {
 	*x = ExportTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1521,7 @@ func (x *ExportTaskRequest) String() string {
 func (*ExportTaskRequest) ProtoMessage() {}
 
 func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1534,7 @@ func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskRequest.ProtoReflect.Descriptor instead.
 func (*ExportTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ExportTaskRequest) GetTaskId() string {
@@ -1340,7 +1555,7 @@ type ExportTaskResponse struct {
 
 func (x *ExportTaskResponse) Reset() {
 	*x = ExportTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1352,7 +1567,7 @@ func (x *ExportTaskResponse) String() string {
 func (*ExportTaskResponse) ProtoMessage() {}
 
 func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1365,7 +1580,7 @@ func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskResponse.ProtoReflect.Descriptor instead.
 func (*ExportTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ExportTaskResponse) GetMarkdown() string {
@@ -1393,7 +1608,7 @@ type SetFavoriteRequest struct {
 
 func (x *SetFavoriteRequest) Reset() {
 	*x = SetFavoriteRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1620,7 @@ func (x *SetFavoriteRequest) String() string {
 func (*SetFavoriteRequest) ProtoMessage() {}
 
 func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1633,7 @@ func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteRequest.ProtoReflect.Descriptor instead.
 func (*SetFavoriteRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SetFavoriteRequest) GetTaskId() string {
@@ -1444,7 +1659,7 @@ type SetFavoriteResponse struct {
 
 func (x *SetFavoriteResponse) Reset() {
 	*x = SetFavoriteResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1456,7 +1671,7 @@ func (x *SetFavoriteResponse) String() string {
 func (*SetFavoriteResponse) ProtoMessage() {}
 
 func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1469,7 +1684,7 @@ func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteResponse.ProtoReflect.Descriptor instead.
 func (*SetFavoriteResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
 }
 
 // UpdateFocusChainRequest carries the user's edited todo list.
@@ -1483,7 +1698,7 @@ type UpdateFocusChainRequest struct {
 
 func (x *UpdateFocusChainRequest) Reset() {
 	*x = UpdateFocusChainRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1495,7 +1710,7 @@ func (x *UpdateFocusChainRequest) String() string {
 func (*UpdateFocusChainRequest) ProtoMessage() {}
 
 func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1508,7 +1723,7 @@ func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UpdateFocusChainRequest) GetTaskId() string {
@@ -1534,7 +1749,7 @@ type UpdateFocusChainResponse struct {
 
 func (x *UpdateFocusChainResponse) Reset() {
 	*x = UpdateFocusChainResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1546,7 +1761,7 @@ func (x *UpdateFocusChainResponse) String() string {
 func (*UpdateFocusChainResponse) ProtoMessage() {}
 
 func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1559,7 +1774,7 @@ func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainResponse.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
 }
 
 // SubscribeRequest names the task to watch.
@@ -1576,7 +1791,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1588,7 +1803,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1601,7 +1816,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SubscribeRequest) GetTaskId() string {
@@ -1646,7 +1861,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1873,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1886,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SubscribeResponse) GetEvent() isSubscribeResponse_Event {
@@ -1785,7 +2000,7 @@ type MessageFinalized struct {
 
 func (x *MessageFinalized) Reset() {
 	*x = MessageFinalized{}
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1797,7 +2012,7 @@ func (x *MessageFinalized) String() string {
 func (*MessageFinalized) ProtoMessage() {}
 
 func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1810,7 +2025,7 @@ func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageFinalized.ProtoReflect.Descriptor instead.
 func (*MessageFinalized) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *MessageFinalized) GetIndex() int32 {
@@ -1833,7 +2048,7 @@ type Snapshot struct {
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1845,7 +2060,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1858,7 +2073,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Snapshot) GetState() *TaskState {
@@ -1892,7 +2107,7 @@ type MessageAdded struct {
 
 func (x *MessageAdded) Reset() {
 	*x = MessageAdded{}
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1904,7 +2119,7 @@ func (x *MessageAdded) String() string {
 func (*MessageAdded) ProtoMessage() {}
 
 func (x *MessageAdded) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1917,7 +2132,7 @@ func (x *MessageAdded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAdded.ProtoReflect.Descriptor instead.
 func (*MessageAdded) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *MessageAdded) GetMessage() *Message {
@@ -1938,7 +2153,7 @@ type TextAppended struct {
 
 func (x *TextAppended) Reset() {
 	*x = TextAppended{}
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1950,7 +2165,7 @@ func (x *TextAppended) String() string {
 func (*TextAppended) ProtoMessage() {}
 
 func (x *TextAppended) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1963,7 +2178,7 @@ func (x *TextAppended) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppended.ProtoReflect.Descriptor instead.
 func (*TextAppended) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *TextAppended) GetIndex() int32 {
@@ -1990,7 +2205,7 @@ type MessageUpdated struct {
 
 func (x *MessageUpdated) Reset() {
 	*x = MessageUpdated{}
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2002,7 +2217,7 @@ func (x *MessageUpdated) String() string {
 func (*MessageUpdated) ProtoMessage() {}
 
 func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2015,7 +2230,7 @@ func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageUpdated.ProtoReflect.Descriptor instead.
 func (*MessageUpdated) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *MessageUpdated) GetMessage() *Message {
@@ -2048,14 +2263,16 @@ type TaskState struct {
 	Requests int32       `protobuf:"varint,16,opt,name=requests,proto3" json:"requests,omitempty"`
 	Limits   *TaskLimits `protobuf:"bytes,17,opt,name=limits,proto3" json:"limits,omitempty"`
 	// False when the model's prices are unknown: a cost limit counts only reported costs.
-	PricesKnown   bool `protobuf:"varint,18,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
+	PricesKnown bool `protobuf:"varint,18,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
+	// Messages sent while the task runs, waiting for the current step to end.
+	Queued        []*QueuedMessage `protobuf:"bytes,19,rep,name=queued,proto3" json:"queued,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskState) Reset() {
 	*x = TaskState{}
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2067,7 +2284,7 @@ func (x *TaskState) String() string {
 func (*TaskState) ProtoMessage() {}
 
 func (x *TaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2080,7 +2297,7 @@ func (x *TaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskState.ProtoReflect.Descriptor instead.
 func (*TaskState) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *TaskState) GetTaskId() string {
@@ -2209,6 +2426,74 @@ func (x *TaskState) GetPricesKnown() bool {
 	return false
 }
 
+func (x *TaskState) GetQueued() []*QueuedMessage {
+	if x != nil {
+		return x.Queued
+	}
+	return nil
+}
+
+// QueuedMessage is a message waiting to be sent.
+type QueuedMessage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	ImageCount    int32                  `protobuf:"varint,3,opt,name=image_count,json=imageCount,proto3" json:"image_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueuedMessage) Reset() {
+	*x = QueuedMessage{}
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueuedMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueuedMessage) ProtoMessage() {}
+
+func (x *QueuedMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueuedMessage.ProtoReflect.Descriptor instead.
+func (*QueuedMessage) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *QueuedMessage) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *QueuedMessage) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *QueuedMessage) GetImageCount() int32 {
+	if x != nil {
+		return x.ImageCount
+	}
+	return 0
+}
+
 var File_cairn_v1_task_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_task_proto_rawDesc = "" +
@@ -2242,8 +2527,21 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
 	"\x06images\x18\x03 \x03(\tR\x06images\x12\x14\n" +
 	"\x05files\x18\x04 \x03(\tR\x05files\x12\x17\n" +
-	"\ahost_id\x18\x05 \x01(\tR\x06hostId\"\x15\n" +
-	"\x13SendMessageResponse\",\n" +
+	"\ahost_id\x18\x05 \x01(\tR\x06hostId\"-\n" +
+	"\x13SendMessageResponse\x12\x16\n" +
+	"\x06queued\x18\x01 \x01(\bR\x06queued\"E\n" +
+	"\x1aRemoveQueuedMessageRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\x1d\n" +
+	"\x1bRemoveQueuedMessageResponse\"\xae\x01\n" +
+	"\x12EditMessageRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12(\n" +
+	"\rmessage_index\x18\x02 \x01(\x05H\x00R\fmessageIndex\x88\x01\x01\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12\x16\n" +
+	"\x06images\x18\x04 \x03(\tR\x06images\x12\x17\n" +
+	"\ahost_id\x18\x05 \x01(\tR\x06hostIdB\x10\n" +
+	"\x0e_message_index\"\x15\n" +
+	"\x13EditMessageResponse\",\n" +
 	"\x11CancelTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\x14\n" +
 	"\x12CancelTaskResponse\"+\n" +
@@ -2323,7 +2621,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x14\n" +
 	"\x05delta\x18\x02 \x01(\tR\x05delta\"=\n" +
 	"\x0eMessageUpdated\x12+\n" +
-	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xdd\x04\n" +
+	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\x8e\x05\n" +
 	"\tTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.cairn.v1.TaskStatusR\x06status\x12\"\n" +
@@ -2346,7 +2644,13 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\rmessage_count\x18\x0f \x01(\x05R\fmessageCount\x12\x1a\n" +
 	"\brequests\x18\x10 \x01(\x05R\brequests\x12,\n" +
 	"\x06limits\x18\x11 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\x12!\n" +
-	"\fprices_known\x18\x12 \x01(\bR\vpricesKnown*x\n" +
+	"\fprices_known\x18\x12 \x01(\bR\vpricesKnown\x12/\n" +
+	"\x06queued\x18\x13 \x03(\v2\x17.cairn.v1.QueuedMessageR\x06queued\"T\n" +
+	"\rQueuedMessage\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1f\n" +
+	"\vimage_count\x18\x03 \x01(\x05R\n" +
+	"imageCount*x\n" +
 	"\vAskResponse\x12\x1c\n" +
 	"\x18ASK_RESPONSE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ASK_RESPONSE_APPROVE\x10\x01\x12\x17\n" +
@@ -2366,11 +2670,13 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x15TASK_STATUS_COMPLETED\x10\x03\x12\x19\n" +
 	"\x15TASK_STATUS_CANCELLED\x10\x04\x12\x16\n" +
 	"\x12TASK_STATUS_FAILED\x10\x05\x12\x14\n" +
-	"\x10TASK_STATUS_IDLE\x10\x062\x8b\a\n" +
+	"\x10TASK_STATUS_IDLE\x10\x062\xbb\b\n" +
 	"\vTaskService\x12>\n" +
 	"\aNewTask\x12\x18.cairn.v1.NewTaskRequest\x1a\x19.cairn.v1.NewTaskResponse\x12D\n" +
 	"\tAnswerAsk\x12\x1a.cairn.v1.AnswerAskRequest\x1a\x1b.cairn.v1.AnswerAskResponse\x12J\n" +
-	"\vSendMessage\x12\x1c.cairn.v1.SendMessageRequest\x1a\x1d.cairn.v1.SendMessageResponse\x12G\n" +
+	"\vSendMessage\x12\x1c.cairn.v1.SendMessageRequest\x1a\x1d.cairn.v1.SendMessageResponse\x12b\n" +
+	"\x13RemoveQueuedMessage\x12$.cairn.v1.RemoveQueuedMessageRequest\x1a%.cairn.v1.RemoveQueuedMessageResponse\x12J\n" +
+	"\vEditMessage\x12\x1c.cairn.v1.EditMessageRequest\x1a\x1d.cairn.v1.EditMessageResponse\x12G\n" +
 	"\n" +
 	"CancelTask\x12\x1b.cairn.v1.CancelTaskRequest\x1a\x1c.cairn.v1.CancelTaskResponse\x12D\n" +
 	"\tClearTask\x12\x1a.cairn.v1.ClearTaskRequest\x1a\x1b.cairn.v1.ClearTaskResponse\x12G\n" +
@@ -2399,98 +2705,108 @@ func file_cairn_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_cairn_v1_task_proto_goTypes = []any{
-	(AskResponse)(0),                 // 0: cairn.v1.AskResponse
-	(TaskSort)(0),                    // 1: cairn.v1.TaskSort
-	(TaskStatus)(0),                  // 2: cairn.v1.TaskStatus
-	(*SetTaskLimitsRequest)(nil),     // 3: cairn.v1.SetTaskLimitsRequest
-	(*SetTaskLimitsResponse)(nil),    // 4: cairn.v1.SetTaskLimitsResponse
-	(*NewTaskRequest)(nil),           // 5: cairn.v1.NewTaskRequest
-	(*NewTaskResponse)(nil),          // 6: cairn.v1.NewTaskResponse
-	(*AnswerAskRequest)(nil),         // 7: cairn.v1.AnswerAskRequest
-	(*AnswerAskResponse)(nil),        // 8: cairn.v1.AnswerAskResponse
-	(*SendMessageRequest)(nil),       // 9: cairn.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),      // 10: cairn.v1.SendMessageResponse
-	(*CancelTaskRequest)(nil),        // 11: cairn.v1.CancelTaskRequest
-	(*CancelTaskResponse)(nil),       // 12: cairn.v1.CancelTaskResponse
-	(*ClearTaskRequest)(nil),         // 13: cairn.v1.ClearTaskRequest
-	(*ClearTaskResponse)(nil),        // 14: cairn.v1.ClearTaskResponse
-	(*ResumeTaskRequest)(nil),        // 15: cairn.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),       // 16: cairn.v1.ResumeTaskResponse
-	(*ListTasksRequest)(nil),         // 17: cairn.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),        // 18: cairn.v1.ListTasksResponse
-	(*TaskSummary)(nil),              // 19: cairn.v1.TaskSummary
-	(*DeleteTasksRequest)(nil),       // 20: cairn.v1.DeleteTasksRequest
-	(*DeleteTasksResponse)(nil),      // 21: cairn.v1.DeleteTasksResponse
-	(*ExportTaskRequest)(nil),        // 22: cairn.v1.ExportTaskRequest
-	(*ExportTaskResponse)(nil),       // 23: cairn.v1.ExportTaskResponse
-	(*SetFavoriteRequest)(nil),       // 24: cairn.v1.SetFavoriteRequest
-	(*SetFavoriteResponse)(nil),      // 25: cairn.v1.SetFavoriteResponse
-	(*UpdateFocusChainRequest)(nil),  // 26: cairn.v1.UpdateFocusChainRequest
-	(*UpdateFocusChainResponse)(nil), // 27: cairn.v1.UpdateFocusChainResponse
-	(*SubscribeRequest)(nil),         // 28: cairn.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),        // 29: cairn.v1.SubscribeResponse
-	(*MessageFinalized)(nil),         // 30: cairn.v1.MessageFinalized
-	(*Snapshot)(nil),                 // 31: cairn.v1.Snapshot
-	(*MessageAdded)(nil),             // 32: cairn.v1.MessageAdded
-	(*TextAppended)(nil),             // 33: cairn.v1.TextAppended
-	(*MessageUpdated)(nil),           // 34: cairn.v1.MessageUpdated
-	(*TaskState)(nil),                // 35: cairn.v1.TaskState
-	(*TaskLimits)(nil),               // 36: cairn.v1.TaskLimits
-	(Mode)(0),                        // 37: cairn.v1.Mode
-	(*Message)(nil),                  // 38: cairn.v1.Message
+	(AskResponse)(0),                    // 0: cairn.v1.AskResponse
+	(TaskSort)(0),                       // 1: cairn.v1.TaskSort
+	(TaskStatus)(0),                     // 2: cairn.v1.TaskStatus
+	(*SetTaskLimitsRequest)(nil),        // 3: cairn.v1.SetTaskLimitsRequest
+	(*SetTaskLimitsResponse)(nil),       // 4: cairn.v1.SetTaskLimitsResponse
+	(*NewTaskRequest)(nil),              // 5: cairn.v1.NewTaskRequest
+	(*NewTaskResponse)(nil),             // 6: cairn.v1.NewTaskResponse
+	(*AnswerAskRequest)(nil),            // 7: cairn.v1.AnswerAskRequest
+	(*AnswerAskResponse)(nil),           // 8: cairn.v1.AnswerAskResponse
+	(*SendMessageRequest)(nil),          // 9: cairn.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),         // 10: cairn.v1.SendMessageResponse
+	(*RemoveQueuedMessageRequest)(nil),  // 11: cairn.v1.RemoveQueuedMessageRequest
+	(*RemoveQueuedMessageResponse)(nil), // 12: cairn.v1.RemoveQueuedMessageResponse
+	(*EditMessageRequest)(nil),          // 13: cairn.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),         // 14: cairn.v1.EditMessageResponse
+	(*CancelTaskRequest)(nil),           // 15: cairn.v1.CancelTaskRequest
+	(*CancelTaskResponse)(nil),          // 16: cairn.v1.CancelTaskResponse
+	(*ClearTaskRequest)(nil),            // 17: cairn.v1.ClearTaskRequest
+	(*ClearTaskResponse)(nil),           // 18: cairn.v1.ClearTaskResponse
+	(*ResumeTaskRequest)(nil),           // 19: cairn.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),          // 20: cairn.v1.ResumeTaskResponse
+	(*ListTasksRequest)(nil),            // 21: cairn.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),           // 22: cairn.v1.ListTasksResponse
+	(*TaskSummary)(nil),                 // 23: cairn.v1.TaskSummary
+	(*DeleteTasksRequest)(nil),          // 24: cairn.v1.DeleteTasksRequest
+	(*DeleteTasksResponse)(nil),         // 25: cairn.v1.DeleteTasksResponse
+	(*ExportTaskRequest)(nil),           // 26: cairn.v1.ExportTaskRequest
+	(*ExportTaskResponse)(nil),          // 27: cairn.v1.ExportTaskResponse
+	(*SetFavoriteRequest)(nil),          // 28: cairn.v1.SetFavoriteRequest
+	(*SetFavoriteResponse)(nil),         // 29: cairn.v1.SetFavoriteResponse
+	(*UpdateFocusChainRequest)(nil),     // 30: cairn.v1.UpdateFocusChainRequest
+	(*UpdateFocusChainResponse)(nil),    // 31: cairn.v1.UpdateFocusChainResponse
+	(*SubscribeRequest)(nil),            // 32: cairn.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),           // 33: cairn.v1.SubscribeResponse
+	(*MessageFinalized)(nil),            // 34: cairn.v1.MessageFinalized
+	(*Snapshot)(nil),                    // 35: cairn.v1.Snapshot
+	(*MessageAdded)(nil),                // 36: cairn.v1.MessageAdded
+	(*TextAppended)(nil),                // 37: cairn.v1.TextAppended
+	(*MessageUpdated)(nil),              // 38: cairn.v1.MessageUpdated
+	(*TaskState)(nil),                   // 39: cairn.v1.TaskState
+	(*QueuedMessage)(nil),               // 40: cairn.v1.QueuedMessage
+	(*TaskLimits)(nil),                  // 41: cairn.v1.TaskLimits
+	(Mode)(0),                           // 42: cairn.v1.Mode
+	(*Message)(nil),                     // 43: cairn.v1.Message
 }
 var file_cairn_v1_task_proto_depIdxs = []int32{
-	36, // 0: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
-	37, // 1: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
+	41, // 0: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
+	42, // 1: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
 	0,  // 2: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
 	1,  // 3: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
-	19, // 4: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
-	31, // 5: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
-	32, // 6: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
-	33, // 7: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
-	34, // 8: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
-	35, // 9: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
-	30, // 10: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
-	35, // 11: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
-	38, // 12: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
-	38, // 13: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
-	38, // 14: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
+	23, // 4: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
+	35, // 5: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
+	36, // 6: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
+	37, // 7: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
+	38, // 8: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
+	39, // 9: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
+	34, // 10: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
+	39, // 11: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
+	43, // 12: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
+	43, // 13: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
+	43, // 14: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
 	2,  // 15: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
-	37, // 16: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
-	36, // 17: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
-	5,  // 18: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
-	7,  // 19: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
-	9,  // 20: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
-	11, // 21: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
-	13, // 22: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
-	15, // 23: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
-	17, // 24: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
-	20, // 25: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
-	22, // 26: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
-	24, // 27: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
-	26, // 28: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
-	3,  // 29: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
-	28, // 30: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
-	6,  // 31: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
-	8,  // 32: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
-	10, // 33: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
-	12, // 34: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
-	14, // 35: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
-	16, // 36: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
-	18, // 37: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
-	21, // 38: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
-	23, // 39: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
-	25, // 40: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
-	27, // 41: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
-	4,  // 42: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
-	29, // 43: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
-	31, // [31:44] is the sub-list for method output_type
-	18, // [18:31] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	42, // 16: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
+	41, // 17: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
+	40, // 18: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
+	5,  // 19: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
+	7,  // 20: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
+	9,  // 21: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
+	11, // 22: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
+	13, // 23: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
+	15, // 24: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
+	17, // 25: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
+	19, // 26: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
+	21, // 27: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
+	24, // 28: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
+	26, // 29: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
+	28, // 30: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
+	30, // 31: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
+	3,  // 32: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
+	32, // 33: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
+	6,  // 34: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
+	8,  // 35: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
+	10, // 36: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
+	12, // 37: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
+	14, // 38: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
+	16, // 39: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
+	18, // 40: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
+	20, // 41: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
+	22, // 42: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
+	25, // 43: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
+	27, // 44: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
+	29, // 45: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
+	31, // 46: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
+	4,  // 47: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
+	33, // 48: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
+	34, // [34:49] is the sub-list for method output_type
+	19, // [19:34] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_task_proto_init() }
@@ -2501,7 +2817,8 @@ func file_cairn_v1_task_proto_init() {
 	file_cairn_v1_message_proto_init()
 	file_cairn_v1_state_proto_init()
 	file_cairn_v1_task_proto_msgTypes[4].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[26].OneofWrappers = []any{
+	file_cairn_v1_task_proto_msgTypes[10].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[30].OneofWrappers = []any{
 		(*SubscribeResponse_Snapshot)(nil),
 		(*SubscribeResponse_MessageAdded)(nil),
 		(*SubscribeResponse_TextAppended)(nil),
@@ -2515,7 +2832,7 @@ func file_cairn_v1_task_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_task_proto_rawDesc), len(file_cairn_v1_task_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   33,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

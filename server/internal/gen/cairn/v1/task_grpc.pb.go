@@ -19,18 +19,20 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TaskService_NewTask_FullMethodName          = "/cairn.v1.TaskService/NewTask"
-	TaskService_AnswerAsk_FullMethodName        = "/cairn.v1.TaskService/AnswerAsk"
-	TaskService_SendMessage_FullMethodName      = "/cairn.v1.TaskService/SendMessage"
-	TaskService_CancelTask_FullMethodName       = "/cairn.v1.TaskService/CancelTask"
-	TaskService_ClearTask_FullMethodName        = "/cairn.v1.TaskService/ClearTask"
-	TaskService_ResumeTask_FullMethodName       = "/cairn.v1.TaskService/ResumeTask"
-	TaskService_ListTasks_FullMethodName        = "/cairn.v1.TaskService/ListTasks"
-	TaskService_DeleteTasks_FullMethodName      = "/cairn.v1.TaskService/DeleteTasks"
-	TaskService_ExportTask_FullMethodName       = "/cairn.v1.TaskService/ExportTask"
-	TaskService_SetFavorite_FullMethodName      = "/cairn.v1.TaskService/SetFavorite"
-	TaskService_UpdateFocusChain_FullMethodName = "/cairn.v1.TaskService/UpdateFocusChain"
-	TaskService_SetTaskLimits_FullMethodName    = "/cairn.v1.TaskService/SetTaskLimits"
+	TaskService_NewTask_FullMethodName             = "/cairn.v1.TaskService/NewTask"
+	TaskService_AnswerAsk_FullMethodName           = "/cairn.v1.TaskService/AnswerAsk"
+	TaskService_SendMessage_FullMethodName         = "/cairn.v1.TaskService/SendMessage"
+	TaskService_RemoveQueuedMessage_FullMethodName = "/cairn.v1.TaskService/RemoveQueuedMessage"
+	TaskService_EditMessage_FullMethodName         = "/cairn.v1.TaskService/EditMessage"
+	TaskService_CancelTask_FullMethodName          = "/cairn.v1.TaskService/CancelTask"
+	TaskService_ClearTask_FullMethodName           = "/cairn.v1.TaskService/ClearTask"
+	TaskService_ResumeTask_FullMethodName          = "/cairn.v1.TaskService/ResumeTask"
+	TaskService_ListTasks_FullMethodName           = "/cairn.v1.TaskService/ListTasks"
+	TaskService_DeleteTasks_FullMethodName         = "/cairn.v1.TaskService/DeleteTasks"
+	TaskService_ExportTask_FullMethodName          = "/cairn.v1.TaskService/ExportTask"
+	TaskService_SetFavorite_FullMethodName         = "/cairn.v1.TaskService/SetFavorite"
+	TaskService_UpdateFocusChain_FullMethodName    = "/cairn.v1.TaskService/UpdateFocusChain"
+	TaskService_SetTaskLimits_FullMethodName       = "/cairn.v1.TaskService/SetTaskLimits"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -44,8 +46,14 @@ type TaskServiceClient interface {
 	// AnswerAsk answers the task's open ask (approve, reject, or a typed message).
 	AnswerAsk(ctx context.Context, in *AnswerAskRequest, opts ...grpc.CallOption) (*AnswerAskResponse, error)
 	// SendMessage sends user text: it answers an open ask with a message, or, when the task
-	// has finished, continues it with feedback.
+	// has finished, continues it with feedback. While the task runs without an open ask the
+	// text is queued (TaskState.queued) and sent when the current step ends.
 	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
+	// RemoveQueuedMessage takes a queued message back before it is sent.
+	RemoveQueuedMessage(ctx context.Context, in *RemoveQueuedMessageRequest, opts ...grpc.CallOption) (*RemoveQueuedMessageResponse, error)
+	// EditMessage replaces a past user message: the files and the conversation go back to the
+	// checkpoint before it (everything after it is cut), then the new text is sent.
+	EditMessage(ctx context.Context, in *EditMessageRequest, opts ...grpc.CallOption) (*EditMessageResponse, error)
 	// CancelTask stops the running request and tools; the task stays resumable.
 	CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*CancelTaskResponse, error)
 	// ClearTask closes the task in the daemon (it stays in history).
@@ -99,6 +107,26 @@ func (c *taskServiceClient) SendMessage(ctx context.Context, in *SendMessageRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SendMessageResponse)
 	err := c.cc.Invoke(ctx, TaskService_SendMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) RemoveQueuedMessage(ctx context.Context, in *RemoveQueuedMessageRequest, opts ...grpc.CallOption) (*RemoveQueuedMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveQueuedMessageResponse)
+	err := c.cc.Invoke(ctx, TaskService_RemoveQueuedMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) EditMessage(ctx context.Context, in *EditMessageRequest, opts ...grpc.CallOption) (*EditMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EditMessageResponse)
+	err := c.cc.Invoke(ctx, TaskService_EditMessage_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +234,14 @@ type TaskServiceServer interface {
 	// AnswerAsk answers the task's open ask (approve, reject, or a typed message).
 	AnswerAsk(context.Context, *AnswerAskRequest) (*AnswerAskResponse, error)
 	// SendMessage sends user text: it answers an open ask with a message, or, when the task
-	// has finished, continues it with feedback.
+	// has finished, continues it with feedback. While the task runs without an open ask the
+	// text is queued (TaskState.queued) and sent when the current step ends.
 	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
+	// RemoveQueuedMessage takes a queued message back before it is sent.
+	RemoveQueuedMessage(context.Context, *RemoveQueuedMessageRequest) (*RemoveQueuedMessageResponse, error)
+	// EditMessage replaces a past user message: the files and the conversation go back to the
+	// checkpoint before it (everything after it is cut), then the new text is sent.
+	EditMessage(context.Context, *EditMessageRequest) (*EditMessageResponse, error)
 	// CancelTask stops the running request and tools; the task stays resumable.
 	CancelTask(context.Context, *CancelTaskRequest) (*CancelTaskResponse, error)
 	// ClearTask closes the task in the daemon (it stays in history).
@@ -245,6 +279,12 @@ func (UnimplementedTaskServiceServer) AnswerAsk(context.Context, *AnswerAskReque
 }
 func (UnimplementedTaskServiceServer) SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SendMessage not implemented")
+}
+func (UnimplementedTaskServiceServer) RemoveQueuedMessage(context.Context, *RemoveQueuedMessageRequest) (*RemoveQueuedMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemoveQueuedMessage not implemented")
+}
+func (UnimplementedTaskServiceServer) EditMessage(context.Context, *EditMessageRequest) (*EditMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EditMessage not implemented")
 }
 func (UnimplementedTaskServiceServer) CancelTask(context.Context, *CancelTaskRequest) (*CancelTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
@@ -344,6 +384,42 @@ func _TaskService_SendMessage_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(TaskServiceServer).SendMessage(ctx, req.(*SendMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_RemoveQueuedMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveQueuedMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).RemoveQueuedMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_RemoveQueuedMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).RemoveQueuedMessage(ctx, req.(*RemoveQueuedMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_EditMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EditMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).EditMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_EditMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).EditMessage(ctx, req.(*EditMessageRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -528,6 +604,14 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SendMessage",
 			Handler:    _TaskService_SendMessage_Handler,
+		},
+		{
+			MethodName: "RemoveQueuedMessage",
+			Handler:    _TaskService_RemoveQueuedMessage_Handler,
+		},
+		{
+			MethodName: "EditMessage",
+			Handler:    _TaskService_EditMessage_Handler,
 		},
 		{
 			MethodName: "CancelTask",

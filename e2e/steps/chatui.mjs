@@ -1,0 +1,170 @@
+// The chat's working controls in code-server (issue 17): a message typed while the task works
+// waits as queued and reaches the model when the step ends; "See new changes" opens the task's
+// changes in one diff editor; a past message is edited and resent after a confirm (the files and
+// the conversation go back to the checkpoint before it); the task is exported through the save
+// dialog; and axe-core, injected into the webview frame, finds no serious or critical violation
+// and no unnamed button in the chat, history, settings and MCP views. Screenshots in the
+// window's theme and in the other one (light and dark).
+//
+// run.mjs calls it last in window B, after browserStep:
+//
+//   import { chatuiStep } from "./steps/chatui.mjs";
+//   await chatuiStep({ page, view, input, workspace, fakeRoot, screenshot, poll, log, fail });
+//
+// It replaces the fake model's script (POST /_script). Every wait is on a state.
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+
+const filler = "I will write the changelog for this workspace, one entry per change, newest first. ".repeat(6);
+
+const script = {
+  models: ["fake-model"],
+  turns: [
+    {
+      // Slow on purpose: the step types a message while this streams.
+      text: `${filler}\n\n<write_to_file>\n<path>CHANGELOG.md</path>\n<content>\n# Changelog\n\n- First entry.\n</content>\n</write_to_file>`,
+      chunk_size: 8,
+      delay: "120ms",
+    },
+    {
+      text: "<attempt_completion>\n<result>The changelog is written.</result>\n</attempt_completion>",
+      expect: { last_user_contains: ["Mention the date too."] },
+    },
+    {
+      text: "<attempt_completion>\n<result>The changelog names the version.</result>\n</attempt_completion>",
+      expect: { last_user_contains: ["Mention the version too."], not_contains: ["Mention the date too."] },
+    },
+  ],
+};
+
+/** webviewFrame is the Cairn webview's inner frame, where axe runs. */
+async function webviewFrame(page) {
+  const outer = await (await page.locator('iframe.webview[src*="cairnhq.cairn"]').first().elementHandle()).contentFrame();
+  return (await outer.locator("#active-frame").elementHandle()).contentFrame();
+}
+
+/** audit runs axe in the webview: serious/critical violations and buttons without a name. */
+async function audit(page, axeSource) {
+  const frame = await webviewFrame(page);
+  if (!(await frame.evaluate(() => typeof window.axe === "object"))) await frame.evaluate(axeSource);
+  return frame.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    const bad = r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}) ×${v.nodes.length}: ${v.nodes[0]?.html.slice(0, 100)}`);
+    const unnamed = r.violations.filter((v) => v.id === "button-name").flatMap((v) => v.nodes.map((n) => n.html.slice(0, 100)));
+    return { bad, unnamed, total: r.violations.length };
+  });
+}
+
+async function switchTheme(page, name, dark) {
+  await page.keyboard.press("F1");
+  const quickInput = page.locator(".quick-input-widget");
+  await quickInput.locator("input").first().waitFor();
+  await page.keyboard.type("Preferences: Color Theme");
+  await quickInput.getByRole("option", { name: /^Preferences: Color Theme/ }).first().click();
+  const option = quickInput.getByRole("option", { name }).first();
+  await option.waitFor();
+  await option.click();
+  await quickInput.waitFor({ state: "hidden" });
+  await page.locator(dark ? ".monaco-workbench.vs-dark" : ".monaco-workbench.vs").first().waitFor({ timeout: 30_000 });
+}
+
+export async function chatuiStep({ page, view, input, workspace, fakeRoot, screenshot, poll, log, fail }) {
+  const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  const res = await fetch(`${fakeRoot}/_script`, { method: "POST", body: JSON.stringify(script) });
+  if (!res.ok) fail(`the fake model refused the chat UI script: ${res.status} ${await res.text()}`);
+  const dark = await page.locator(".monaco-workbench.vs-dark").count() > 0;
+  const theme = dark ? "dark" : "light";
+  const other = dark ? "light" : "dark";
+
+  // 1. Queue a message while the task works.
+  await view.getByRole("button", { name: "New Task", exact: true }).click();
+  await input.fill("Write the changelog.");
+  await input.press("Enter");
+  await view.getByText("I will write the changelog").first().waitFor({ timeout: 30_000 });
+  await input.fill("Mention the date too.");
+  await input.press("Enter");
+  const queued = view.getByRole("region", { name: "Queued messages" });
+  await queued.getByText("Mention the date too.").waitFor({ timeout: 10_000 });
+  await screenshot(page, `queued-${theme}`);
+  log("a message typed while the task streams shows as queued");
+  // It goes when the write has run: the model's next request carries it (the script expects it).
+  const chat = view.getByRole("main", { name: "Chat" });
+  await chat.locator(".user-bubble", { hasText: "Mention the date too." }).first().waitFor({ timeout: 60_000 });
+  await chat.getByText("The changelog is written.").first().waitFor({ timeout: 30_000 });
+  await queued.waitFor({ state: "hidden" });
+  if (!fs.existsSync(path.join(workspace, "CHANGELOG.md"))) fail("CHANGELOG.md was not written");
+
+  // 2. See new changes: the task's changes in the editor's diff view.
+  await chat.getByRole("button", { name: /See new changes/ }).last().click();
+  await poll("a changes tab", async () => (await page.locator(".tab", { hasText: /Changes since checkpoint|CHANGELOG\.md/ }).count()) > 0, 30_000);
+  await screenshot(page, `new-changes-${theme}`);
+  log("See new changes opened the task's changes in a diff editor");
+
+  // 3. Edit and resend the queued message's row, after the confirm.
+  const row = chat.locator(".row", { has: page.locator(".user-bubble", { hasText: "Mention the date too." }) }).first();
+  await row.hover();
+  await row.getByRole("button", { name: "Edit and resend" }).click();
+  await row.getByRole("textbox", { name: "Edited message" }).fill("Mention the version too.");
+  await row.getByRole("button", { name: "Resend" }).click();
+  const confirm = row.getByRole("alertdialog", { name: "Confirm edit and resend" });
+  await confirm.waitFor();
+  await screenshot(page, `edit-confirm-${theme}`);
+  await confirm.getByRole("button", { name: "Restore and send" }).click();
+  await chat.getByText("The changelog names the version.").first().waitFor({ timeout: 60_000 });
+  await chat.locator(".user-bubble", { hasText: "Mention the version too." }).first().waitFor();
+  if ((await chat.locator(".user-bubble", { hasText: "Mention the date too." }).count()) !== 0) fail("the edited message is still in the chat");
+  if (fs.existsSync(path.join(workspace, "CHANGELOG.md")) && !fs.readFileSync(path.join(workspace, "CHANGELOG.md"), "utf8").includes("First entry")) {
+    fail("CHANGELOG.md changed unexpectedly");
+  }
+  await screenshot(page, `edit-resent-${theme}`);
+  log("the edited message was resent from the checkpoint before it");
+
+  // 4. Export through the save dialog (code-server's simple file dialog: accept its default).
+  await view.getByRole("button", { name: "Export task" }).click();
+  const dialog = page.locator(".quick-input-widget");
+  await dialog.locator("input").first().waitFor({ timeout: 15_000 });
+  await screenshot(page, `export-dialog-${theme}`);
+  await page.keyboard.press("Enter");
+  const exported = await poll(
+    "the exported markdown",
+    () => fs.readdirSync(workspace).find((f) => f.endsWith(".md") && f !== "CHANGELOG.md" && fs.readFileSync(path.join(workspace, f), "utf8").includes("Write the changelog.")),
+    30_000,
+  );
+  log(`exported the task to ${exported}`);
+
+  // 5. Accessibility of the four views, and the screenshots in the other theme.
+  const views = [
+    ["chat", async () => view.getByRole("button", { name: "Auto-approve settings" }).click()],
+    ["history", async () => view.getByRole("button", { name: "History" }).click()],
+    ["settings", async () => view.getByRole("button", { name: "Settings" }).click()],
+    ["mcp", async () => view.getByRole("button", { name: "MCP Servers" }).click()],
+  ];
+  const found = [];
+  for (const [name, open] of views) {
+    await open();
+    await view.locator("body").first().waitFor();
+    const r = await audit(page, axeSource);
+    log(`axe ${name}: ${r.bad.length} serious/critical, ${r.unnamed.length} unnamed buttons, ${r.total} rules violated in all`);
+    await screenshot(page, `a11y-${name}-${theme}`);
+    for (const b of r.bad) found.push(`${name}: ${b}`);
+    for (const u of r.unnamed) found.push(`${name}: unnamed button ${u}`);
+  }
+  if (found.length) fail(`axe found:\n${found.join("\n")}`);
+  await view.getByRole("main", { name: "Chat" }).waitFor({ state: "attached" });
+
+  await switchTheme(page, other === "dark" ? /Default Dark Modern/ : /Default Light Modern/, other === "dark");
+  await view.getByRole("button", { name: "History" }).click();
+  await screenshot(page, `history-${other}`);
+  await view.getByRole("button", { name: "Done" }).first().click();
+  await screenshot(page, `edit-resent-${other}`);
+  await view.getByRole("button", { name: "Auto-approve settings" }).click();
+  await screenshot(page, `auto-approve-${other}`);
+  const errors = await (await fetch(`${fakeRoot}/_errors`)).json();
+  if (errors?.length) fail(`the fake model's expectations failed:\n${errors.join("\n")}`);
+}

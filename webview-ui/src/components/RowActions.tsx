@@ -1,0 +1,106 @@
+// RowActions: the controls under a chat row: copy its text, edit and resend a user message
+// (after a confirm, since it restores the checkpoint before it), and, on a completion, open
+// every change of the work it covers in one multi-file diff.
+
+import { useState } from "react";
+import { SayKind, type Message } from "../gen/cairn/v1/message_pb";
+import type { TaskStore } from "../state/taskStore";
+import { useController } from "../state/context";
+import { changesSpan, copyText, isUserMessage } from "../util/rowActions";
+import { CopyButton } from "./CopyButton";
+
+export function RowActions({ store, m }: { store: TaskStore; m: Message }) {
+  const text = copyText(m);
+  const editable = isUserMessage(m);
+  const completion = m.kind.case === "say" && m.kind.value === SayKind.COMPLETION_RESULT && !m.partial;
+  const [editing, setEditing] = useState<string | undefined>();
+  if (!text && !editable && !completion) return null;
+  return (
+    <>
+      {completion && (
+        <div className="row-footer">
+          <SeeChanges store={store} m={m} />
+        </div>
+      )}
+      <div className="row-actions">
+        {editable && editing === undefined && (
+          <button className="icon-button" aria-label="Edit and resend" title="Edit and resend" onClick={() => setEditing(m.text)}>
+            <span className="codicon codicon-edit" aria-hidden />
+          </button>
+        )}
+        {text && <CopyButton text={text} label="Copy message" />}
+      </div>
+      {editing !== undefined && <EditMessage m={m} text={editing} setText={setEditing} done={() => setEditing(undefined)} />}
+    </>
+  );
+}
+
+function SeeChanges({ store, m }: { store: TaskStore; m: Message }) {
+  const ctrl = useController();
+  // The span is worked out on click: no row subscribes to the list for it.
+  const open = () => {
+    const s = changesSpan(store.messages, m.index - store.firstIndex);
+    if (!s) ctrl.app.set({ notice: "There is no checkpoint to compare with: checkpoints were off for this work." });
+    else void ctrl.compareCheckpoint(s.fromIndex, s.toHash);
+  };
+  return (
+    <button className="small-button" title="Open every file this work changed in one diff" onClick={open}>
+      <span className="codicon codicon-diff-multiple" aria-hidden /> See new changes
+    </button>
+  );
+}
+
+function EditMessage({ m, text, setText, done }: { m: Message; text: string; setText(t: string): void; done(): void }) {
+  const ctrl = useController();
+  const [confirming, setConfirming] = useState(false);
+  const [sending, setSending] = useState(false);
+  const send = async () => {
+    setSending(true);
+    const ok = await ctrl.editMessage(m.index, text.trim());
+    setSending(false);
+    if (ok) done();
+    else setConfirming(false);
+  };
+  return (
+    <div className="edit-message">
+      <textarea
+        aria-label="Edited message"
+        value={text}
+        rows={Math.min(8, text.split("\n").length + 1)}
+        autoFocus
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") {
+            e.preventDefault();
+            e.stopPropagation();
+            done();
+          }
+        }}
+      />
+      {confirming ? (
+        <div className="confirm-row" role="alertdialog" aria-label="Confirm edit and resend">
+          <span>
+            This restores the files and the conversation to the checkpoint before this message; everything after it is removed.
+          </span>
+          <div className="buttons">
+            <button className="button primary" disabled={sending} onClick={() => void send()}>
+              Restore and send
+            </button>
+            <button className="button secondary" onClick={() => setConfirming(false)}>
+              Keep editing
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="buttons">
+          <button className="button primary" disabled={!text.trim()} onClick={() => setConfirming(true)}>
+            Resend
+          </button>
+          <button className="button secondary" onClick={done}>
+            Cancel
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

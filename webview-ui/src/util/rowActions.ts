@@ -1,0 +1,92 @@
+// What a chat row offers besides its content: the text its copy button copies, whether it is a
+// user message that can be edited and sent again, and the span of work a completion covers.
+
+import { AskKind, SayKind, type Message } from "../gen/cairn/v1/message_pb";
+
+const copySay = new Set<SayKind>([
+  SayKind.TASK,
+  SayKind.USER_FEEDBACK,
+  SayKind.TEXT,
+  SayKind.REASONING,
+  SayKind.ERROR,
+  SayKind.DIFF_ERROR,
+  SayKind.IGNORE_ERROR,
+  SayKind.COMPLETION_RESULT,
+  SayKind.COMMAND_OUTPUT,
+  SayKind.INFO,
+]);
+
+const copyAsk = new Set<AskKind>([
+  AskKind.FOLLOWUP,
+  AskKind.PLAN_MODE_RESPOND,
+  AskKind.COMPLETION_RESULT,
+  AskKind.API_REQ_FAILED,
+  AskKind.MISTAKE_LIMIT_REACHED,
+  AskKind.REPORT_BUG,
+  AskKind.NEW_TASK,
+  AskKind.CONDENSE,
+]);
+
+/** copyText is what copying a row gives: its text as written ("" when the row has none or is
+ * a kind with its own copy control, such as a command). */
+export function copyText(m: Message): string {
+  if (m.partial) return "";
+  if (m.kind.case === "say" && copySay.has(m.kind.value)) {
+    if (m.payload.case === "completion") return m.payload.value.result || m.text;
+    return m.text;
+  }
+  if (m.kind.case === "ask" && copyAsk.has(m.kind.value)) {
+    if (m.payload.case === "followup") return m.payload.value.question || m.text;
+    if (m.payload.case === "newTask") return m.payload.value.context || m.text;
+    return m.text;
+  }
+  return "";
+}
+
+/** isUserMessage: the task's first message or later user text, which can be edited and resent. */
+export function isUserMessage(m: Message): boolean {
+  return m.kind.case === "say" && (m.kind.value === SayKind.TASK || m.kind.value === SayKind.USER_FEEDBACK) && !m.partial;
+}
+
+function isSay(m: Message | undefined, kind: SayKind): m is Message {
+  return m?.kind.case === "say" && m.kind.value === kind;
+}
+
+/** ChangesSpan is what "See new changes" compares: from a checkpoint row to a later
+ * checkpoint (toHash) or, for the latest completion, the working tree (toHash ""). */
+export interface ChangesSpan {
+  fromIndex: number;
+  toHash: string;
+}
+
+/** changesSpan is the work the completion row at pos covers: from the state at the previous
+ * completion (the last checkpoint before it) or the task's first checkpoint, up to this
+ * completion. Checkpoints are taken after every change, so the last one before a completion
+ * is the workspace as it was then. undefined when the task has no checkpoint to start from. */
+export function changesSpan(messages: readonly (Message | undefined)[], pos: number): ChangesSpan | undefined {
+  const lastCheckpointBefore = (end: number): number => {
+    for (let i = end - 1; i >= 0; i--) if (isSay(messages[i], SayKind.CHECKPOINT_CREATED)) return i;
+    return -1;
+  };
+  let prev = -1;
+  for (let i = pos - 1; i >= 0; i--) {
+    if (isSay(messages[i], SayKind.COMPLETION_RESULT)) {
+      prev = i;
+      break;
+    }
+  }
+  let from = prev >= 0 ? lastCheckpointBefore(prev) : -1;
+  if (from < 0) from = messages.findIndex((m) => isSay(m, SayKind.CHECKPOINT_CREATED));
+  if (from < 0 || from > pos) return undefined;
+  let later = false;
+  for (let i = pos + 1; i < messages.length; i++) if (isSay(messages[i], SayKind.COMPLETION_RESULT)) later = true;
+  let toHash = "";
+  if (later) {
+    const to = lastCheckpointBefore(pos);
+    const m = to >= 0 ? messages[to] : undefined;
+    toHash = m?.payload.case === "checkpoint" ? m.payload.value.hash : "";
+    if (to === from) return undefined; // nothing changed in between
+  }
+  const f = messages[from];
+  return f ? { fromIndex: f.index, toHash } : undefined;
+}
