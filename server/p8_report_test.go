@@ -136,7 +136,7 @@ func TestP8Report(t *testing.T) {
 	const runs, warmRuns = 3, 5
 	big := makeWorkspace(t, files)
 	small := makeWorkspace(t, 1)
-	text := func(root string, n int) string {
+	text := func(n int) string {
 		s := "Look at these:"
 		for i := range min(n, 3) {
 			s += fmt.Sprintf(" @/pkg/d%04d/f%d.go", i/100, i)
@@ -151,7 +151,7 @@ func TestP8Report(t *testing.T) {
 			e := servertest.StartWith(t, m.llm, servertest.Options{Workspace: root, Settings: func(s *config.Settings) {
 				s.API.BaseURL = m.srv.URL + "/v1"
 			}})
-			w, c := m.firstRequest(t, e, text(root, n))
+			w, c := m.firstRequest(t, e, text(n))
 			colds, coldCPU = append(colds, w), append(coldCPU, c)
 			if profile != "" && len(warms) == 0 {
 				f, err := os.Create(profile)
@@ -163,7 +163,7 @@ func TestP8Report(t *testing.T) {
 				}
 			}
 			for range warmRuns {
-				w, c := m.firstRequest(t, e, text(root, n))
+				w, c := m.firstRequest(t, e, text(n))
 				warms, warmCPU = append(warms, w), append(warmCPU, c)
 			}
 			if profile != "" {

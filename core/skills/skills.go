@@ -214,7 +214,7 @@ func (s Skill) read() (truncated bool, text string, err error) {
 	if err != nil {
 		return false, "", fmt.Errorf("skills: %w", err)
 	}
-	defer f.Close() // read-only: closing loses nothing
+	defer func() { _ = f.Close() }() // read-only: closing loses nothing
 	data, err := io.ReadAll(io.LimitReader(f, maxSkillBytes+1))
 	if err != nil {
 		return false, "", fmt.Errorf("skills: reading %s: %w", FileName, err)

@@ -30,9 +30,9 @@ func TestPrefixCacheReportsSharedPrefix(t *testing.T) {
 		msgs       []llm.Message
 		wantCached func(prompt, cached int64) bool
 	}{
-		{"first request: nothing cached", first, func(p, c int64) bool { return c == 0 }},
+		{"first request: nothing cached", first, func(_, c int64) bool { return c == 0 }},
 		{"the conversation grew: its earlier prompt is cached", second, func(p, c int64) bool { return c > 0 && c < p }},
-		{"the first message changed: only the system prompt", changed, func(p, c int64) bool { return c > 0 && c <= int64(len(system)+32)/4 }},
+		{"the first message changed: only the system prompt", changed, func(_, c int64) bool { return c > 0 && c <= int64(len(system)+32)/4 }},
 	}
 	for i, tt := range tests {
 		s, err := p.Stream(t.Context(), llm.Request{Model: "m", System: system, Messages: tt.msgs})

@@ -171,7 +171,7 @@ func (c client) do(ctx context.Context, method, url string, body any, v any) err
 	if err != nil {
 		return fmt.Errorf("presets: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // a response body: a failed close loses nothing
 	if resp.StatusCode >= 300 {
 		// The path only: a URL may carry a key in its query.
 		return fmt.Errorf("%w: %s %s: HTTP %d", ErrStatus, method, req.URL.Path, resp.StatusCode)

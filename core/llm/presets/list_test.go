@@ -193,7 +193,7 @@ func TestOpenRouterCatalogueCache(t *testing.T) {
 }
 
 func TestListErrors(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = io.WriteString(w, `{"error":{"message":"bad key"}}`)
 	}))
