@@ -4,6 +4,7 @@
 import { createRegistry, type DescMethod, type DescFile } from "@bufbuild/protobuf";
 import { file_cairn_v1_checkpoint } from "../gen/cairn/v1/checkpoint_pb";
 import { file_cairn_v1_host_bridge } from "../gen/cairn/v1/host_bridge_pb";
+import { file_cairn_v1_hooks } from "../gen/cairn/v1/hooks_pb";
 import { file_cairn_v1_message } from "../gen/cairn/v1/message_pb";
 import { file_cairn_v1_state } from "../gen/cairn/v1/state_pb";
 import { file_cairn_v1_task } from "../gen/cairn/v1/task_pb";
@@ -33,5 +34,6 @@ export const cairnRegistry: MethodRegistry = registryFromFiles([
   file_cairn_v1_task,
   file_cairn_v1_workspace,
   file_cairn_v1_host_bridge,
+  file_cairn_v1_hooks,
   file_cairn_v1_checkpoint,
 ]);
