@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
 NPM_STAMP := node_modules/.package-lock.json
 
 .PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
-        test test-go test-ts e2e bench fuzz vsix vsix-all cross test-cross install ci deps clean
+        test test-go test-ts e2e bench fuzz vsix vsix-all cross test-cross vet-cross install ci deps clean
 
 all: build
 
@@ -55,11 +55,18 @@ checkgenerate: generate
 check-imports:
 	./scripts/check-imports.sh
 
-lint: $(NPM_STAMP) check-imports
+lint: $(NPM_STAMP) check-imports vet-cross
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/internal/gen/')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool golangci-lint run ./...
+	$(GO) tool actionlint
+
+# go vet as each cross target compiles it (cgo through the cross compilers: tree-sitter).
+vet-cross: $(ZIG) $(DARWIN_FW)/libresolv.tbd
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) vet ./...
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc $(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=1 CC="$(CURDIR)/$(ZIG) cc -target aarch64-macos" $(GO) vet ./...
 	npx buf lint
 	npm run -w webview-ui typecheck
 	npm run -w extension typecheck
@@ -124,10 +131,10 @@ bin/linux-arm64/cairn:
 bin/win32-x64/cairn.exe:
 	GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc $(GOBUILD_CROSS) -ldflags '$(LDFLAGS)' ./server/cmd/cairn
 bin/darwin-arm64/cairn: $(ZIG) $(DARWIN_FW)/libresolv.tbd
-	GOOS=darwin GOARCH=arm64 CC="$(CURDIR)/$(ZIG) cc -target aarch64-macos -F$(CURDIR)/$(DARWIN_FW) -L$(CURDIR)/$(DARWIN_FW)" \
+	GOOS=darwin GOARCH=arm64 CC="$(CURDIR)/$(ZIG) cc -target aarch64-macos -F$(CURDIR)/$(DARWIN_FW)" CGO_LDFLAGS=$(CURDIR)/$(DARWIN_FW)/libresolv.tbd \
 	  $(GOBUILD_CROSS) -ldflags '$(subst -s -w,-w,$(LDFLAGS))' ./server/cmd/cairn
 bin/darwin-x64/cairn: $(ZIG) $(DARWIN_FW)/libresolv.tbd
-	GOOS=darwin GOARCH=amd64 CC="$(CURDIR)/$(ZIG) cc -target x86_64-macos -F$(CURDIR)/$(DARWIN_FW) -L$(CURDIR)/$(DARWIN_FW)" \
+	GOOS=darwin GOARCH=amd64 CC="$(CURDIR)/$(ZIG) cc -target x86_64-macos -F$(CURDIR)/$(DARWIN_FW)" CGO_LDFLAGS=$(CURDIR)/$(DARWIN_FW)/libresolv.tbd \
 	  $(GOBUILD_CROSS) -ldflags '$(subst -s -w,-w,$(LDFLAGS))' ./server/cmd/cairn
 
 CROSS_BINS := bin/linux-arm64/cairn bin/win32-x64/cairn.exe bin/darwin-arm64/cairn bin/darwin-x64/cairn

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes link-time stubs (.tbd text files) of what Go's standard library links against on macOS
 # beyond libSystem, the CoreFoundation and Security frameworks and libresolv, into DIR, for
-# cross-linking a darwin cgo binary with zig cc (`-F DIR -L DIR`): zig carries libSystem's
+# cross-linking a darwin cgo binary with zig cc (`-F DIR`; libresolv.tbd is given to the link as an input file): zig carries libSystem's
 # stubs only. A stub lists only
 # the symbols the Go toolchain in use imports from the framework (its cgo_import_dynamic
 # lines); at run time macOS loads the real framework from the install name.
