@@ -121,7 +121,8 @@ suite() {
   # serve, then one RPC from the native client.
   local data="$work/data-$t"
   mkdir -p "$data"
-  printf '{"api": {"baseUrl": "%s", "apiKey": "test", "model": "fake"}}\n' "$base" >"$data/settings.json"
+  # An attached run follows the daemon's approval settings, not its own flags: yolo here.
+  printf '{"api": {"baseUrl": "%s", "apiKey": "test", "model": "fake"}, "autoApprove": {"yolo": true}}\n' "$base" >"$data/settings.json"
   run serve --data-dir "$(hostpath "$data")" "${serve_args[@]}" >"$work/serve.log" 2>&1 &
   local spid=$!
   pids+=("$spid")
