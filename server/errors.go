@@ -9,6 +9,8 @@ var (
 	// ErrTokenFile means an existing token file was not ours to replace (another owner, or
 	// not a regular file): it is refused, never adopted.
 	ErrTokenFile = errors.New("token file refused")
+	// ErrNoPipes means a named pipe address was given on a platform without named pipes.
+	ErrNoPipes = errors.New("named pipes exist only on Windows")
 	// ErrNoDaemon means no live daemon was found through the handshake file.
 	ErrNoDaemon = errors.New("no running daemon")
 )

@@ -22,6 +22,10 @@ func TestParse(t *testing.T) {
 		{"folder", "@/src/", []want{{KindFolder, "@/src/", "src/"}}},
 		{"escaped space", `@/my\ dir/a\ b.txt`, []want{{KindFile, `@/my\ dir/a\ b.txt`, "my dir/a b.txt"}}},
 		{"escaped space in folder", `@/my\ dir/`, []want{{KindFolder, `@/my\ dir/`, "my dir/"}}},
+		// Only a backslash before a space escapes; any other stays in the path as written, so a
+		// Windows-style `@/src\x` reaches the workspace as `src\x` (src/x on Windows).
+		{"backslash path", `@/src\x`, []want{{KindFile, `@/src\x`, `src\x`}}},
+		{"backslash path with escaped space", `@/my\ dir\a.txt`, []want{{KindFile, `@/my\ dir\a.txt`, `my dir\a.txt`}}},
 		{"quoted", `@"/a b/c d.md"`, []want{{KindFile, `@"/a b/c d.md"`, "a b/c d.md"}}},
 		{"quoted then punctuation", `@"/a b".)`, []want{{KindFile, `@"/a b"`, "a b"}}},
 		{"quoted glued", `@"/a b"c`, nil},

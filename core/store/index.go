@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 )
 
 // The history index (tasks/history.json) keeps every task's metadata in one file, so listing
@@ -39,9 +38,7 @@ type stamp struct {
 
 func stampOf(fi fs.FileInfo) stamp {
 	st := stamp{ModNanos: fi.ModTime().UnixNano(), Size: fi.Size()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.Inode = uint64(sys.Ino)
-	}
+	st.Inode = inodeOf(fi)
 	return st
 }
 

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // WriteFileAtomic replaces path with data so that a reader sees either the old or the new
@@ -31,8 +30,8 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		mode = st.Mode().Perm()
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-			uid, gid = int(sys.Uid), int(sys.Gid)
+		if u, g, ok := fileOwner(st); ok && os.Geteuid() == 0 {
+			uid, gid = u, g
 		}
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMarker+"*")
@@ -75,9 +74,6 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	return nil
 }
 
-// accessWrite is access(2)'s W_OK.
-const accessWrite = 0x2
-
 // CheckWritable returns an error wrapping ErrReadOnly when the existing file at path (st is its
 // stat) may not be written: its mode has no write bit at all, or, for a user other than root,
 // the kernel says this process may not write it.
@@ -86,7 +82,7 @@ func CheckWritable(path string, st fs.FileInfo) error {
 		return fmt.Errorf("%s has mode %s: %w", path, st.Mode().Perm(), ErrReadOnly)
 	}
 	if os.Geteuid() != 0 {
-		if err := syscall.Access(path, accessWrite); errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EROFS) {
+		if denied := accessDenied(path); denied {
 			return fmt.Errorf("%s has mode %s: %w", path, st.Mode().Perm(), ErrReadOnly)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 )
@@ -158,13 +159,23 @@ func (ws *Workspace) rootOf(abs string) *Root {
 }
 
 func within(root, p string) bool {
+	return containedIn(root, p, filepath.Separator, runtime.GOOS == "windows")
+}
+
+// containedIn reports whether the clean path p is root or lies below it, for paths separated
+// by sep. fold compares case-insensitively, as Windows does (`c:\work` is `C:\Work`). A root
+// that ends in its separator (`/`, `C:\`) contains every path under it.
+func containedIn(root, p string, sep byte, fold bool) bool {
+	if fold {
+		root, p = strings.ToLower(root), strings.ToLower(p)
+	}
 	if p == root {
 		return true
 	}
-	if root == string(filepath.Separator) {
-		return strings.HasPrefix(p, root)
+	if root == "" || !strings.HasPrefix(p, root) {
+		return false
 	}
-	return strings.HasPrefix(p, root) && p[len(root)] == filepath.Separator
+	return root[len(root)-1] == sep || p[len(root)] == sep
 }
 
 // evalExisting resolves symlinks on the longest existing prefix of p and appends the rest, so

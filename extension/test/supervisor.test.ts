@@ -70,6 +70,7 @@ describe("handshake", () => {
   it("reads socket addresses", () => {
     expect(socketPath("unix:///a/b.sock")).toEqual({ kind: "unix", path: "/a/b.sock" });
     expect(socketPath("127.0.0.1:5000")).toEqual({ kind: "tcp", hostPort: "127.0.0.1:5000" });
+    expect(socketPath("pipe://\\\\.\\pipe\\cairn-0123")).toEqual({ kind: "unix", path: "\\\\.\\pipe\\cairn-0123" });
   });
   it("splits lines across chunks", () => {
     const s = new LineSplitter();

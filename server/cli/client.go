@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 
@@ -35,19 +36,27 @@ type client struct {
 	ws    cairnv1.WorkspaceServiceClient
 }
 
-// dial connects to address ("unix:///path" or "127.0.0.1:PORT") with the token in tokenFile.
+// dial connects to address ("unix:///path", `pipe://\\.\pipe\NAME` or "127.0.0.1:PORT") with the token in tokenFile.
 func dial(address, tokenFile string) (*client, error) {
 	tok, err := os.ReadFile(tokenFile)
 	if err != nil {
 		return nil, fmt.Errorf("token: %w", err)
 	}
 	target := address
-	if !strings.HasPrefix(target, "unix://") {
+	var opts []grpc.DialOption
+	if pipe, ok := server.PipeAddress(address); ok {
+		// A Windows daemon's named pipe: gRPC has no resolver for it, so the dialer opens it.
+		target = "passthrough:///pipe"
+		opts = append(opts, grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			return server.DialPipe(ctx, pipe)
+		}))
+	} else if !strings.HasPrefix(target, "unix://") {
 		target = "passthrough:///" + target
 	}
-	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(bearer(strings.TrimSpace(string(tok)))),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(server.MaxMessageBytes), grpc.MaxCallSendMsgSize(server.MaxMessageBytes)))
+	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
 		return nil, err
 	}

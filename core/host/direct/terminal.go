@@ -4,7 +4,6 @@ package direct
 import (
 	"bytes"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -36,13 +35,12 @@ type Terminal struct {
 	noPTY bool
 }
 
-// NewTerminal returns a terminal running commands with shell; "" means $SHELL, then /bin/sh.
+// NewTerminal returns a terminal running commands with shell; "" means the user's shell:
+// $SHELL, then /bin/sh (on Windows %ComSpec%, then cmd.exe: a $SHELL there is a Unix path
+// leaking in from MSYS or Wine, not something Windows can start).
 func NewTerminal(shell string) *Terminal {
 	if shell == "" {
-		shell = os.Getenv("SHELL")
-	}
-	if shell == "" {
-		shell = "/bin/sh"
+		shell = defaultShell()
 	}
 	return &Terminal{Shell: shell, Grace: DefaultGrace, Hide: slices.Clone(config.DefaultSecretEnv)}
 }

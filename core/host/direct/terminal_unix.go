@@ -70,6 +70,13 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 	return p, nil
 }
 
+func defaultShell() string {
+	if s := os.Getenv("SHELL"); s != "" {
+		return s
+	}
+	return "/bin/sh"
+}
+
 func (t *Terminal) command(req tools.CommandRequest) *exec.Cmd {
 	cmd := exec.Command(t.Shell, "-c", req.Command)
 	cmd.Dir = req.Cwd

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -324,23 +322,6 @@ func childPID(t *testing.T, ui *fakeUI) int {
 	}
 	t.Fatal("no PID in the output")
 	return 0
-}
-
-// waitGone waits until pid runs no more (a zombie counts as gone); it fails after 10 s.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for range 500 {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if i := bytes.LastIndexByte(stat, ')'); err != nil || i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("process %d survived", pid)
 }
 
 func TestCancelKillsProcessGroup(t *testing.T) {

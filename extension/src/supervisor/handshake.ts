@@ -27,8 +27,13 @@ export function parseHandshake(line: string): Handshake {
   return hs;
 }
 
-/** socketPath turns "unix:///path" (or "unix:/path") into a path; other addresses are returned as host:port. */
+/**
+ * socketPath turns "unix:///path" (or "unix:/path") into a path, and a Windows daemon's
+ * "pipe://\\.\pipe\NAME" into the pipe's path (node's net.connect opens both); other
+ * addresses are returned as host:port.
+ */
 export function socketPath(address: string): { kind: "unix"; path: string } | { kind: "tcp"; hostPort: string } {
+  if (address.startsWith("pipe://")) return { kind: "unix", path: address.slice("pipe://".length) };
   if (address.startsWith("unix://")) return { kind: "unix", path: address.slice("unix://".length) };
   if (address.startsWith("unix:")) return { kind: "unix", path: address.slice("unix:".length) };
   return { kind: "tcp", hostPort: address.replace(/^[a-z]+:\/\//, "") };

@@ -1,0 +1,103 @@
+//go:build unix
+
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// listenLocal binds the daemon's private Unix socket (cfg.Socket, default DataDir/daemon.sock)
+// and returns it with its address and path.
+func listenLocal(cfg Config) (net.Listener, string, string, error) {
+	sock := cfg.Socket
+	if sock == "" {
+		sock = filepath.Join(cfg.DataDir, "daemon.sock")
+	}
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		return nil, "", "", fmt.Errorf("server: %w", err)
+	}
+	lis, err := bindSocket(sock)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return lis, "unix://" + sock, sock, nil
+}
+
+// bindSocket binds the Unix socket; the socket file is the lock that makes one daemon win when
+// several start at once. A socket file nobody answers on (its daemon was killed) is removed; a
+// live one is never stolen. Starters hold a lock file from the check to the bind, so one cannot
+// remove or replace a socket another has just bound.
+func bindSocket(sock string) (net.Listener, error) {
+	unlock, err := lockFile(sock + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if _, err := os.Lstat(sock); err == nil {
+		if daemonAnswers(sock) {
+			return nil, fmt.Errorf("server: %w on %s", ErrDaemonRunning, sock)
+		}
+		if err := os.Remove(sock); err != nil {
+			return nil, fmt.Errorf("server: removing a stale socket: %w", err)
+		}
+	}
+	return bindPrivate(sock)
+}
+
+// bindPrivate binds the socket in a fresh 0700 directory beside sock, makes it 0600 and only
+// then renames it to sock, so it is never reachable with wider permissions. (Setting the umask
+// instead would change it for the whole process, and a command forked meanwhile would
+// inherit it.) The caller holds the starters' lock and has made sure sock does not exist.
+func bindPrivate(sock string) (_ net.Listener, err error) {
+	dir, err := os.MkdirTemp(filepath.Dir(sock), ".b")
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(dir); rerr != nil && err == nil {
+			err = fmt.Errorf("server: %w", rerr)
+		}
+	}()
+	tmp := filepath.Join(dir, "s")
+	lis, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	lis.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
+	}
+	if err := os.Rename(tmp, sock); err != nil {
+		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
+	}
+	return lis, nil
+}
+
+// daemonAnswers reports whether a server answers on sock. Connecting is not proof: for a moment
+// after a daemon was SIGKILLed, a child it was starting can still hold the listening socket,
+// which then accepts connections into its backlog that nobody serves. A gRPC server sends its
+// HTTP/2 settings as soon as it accepts, so a live daemon says something at once.
+func daemonAnswers(sock string) bool {
+	c, err := net.DialTimeout("unix", sock, time.Second)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = c.Close() }() // a probe: it carried nothing
+	if err := c.SetReadDeadline(time.Now().Add(2 * time.Second)); err != nil {
+		return false
+	}
+	var b [1]byte
+	n, err := c.Read(b[:])
+	return n == 1 && err == nil
+}
+
+// DialPipe fails outside Windows: a handshake naming a pipe comes from another machine.
+func DialPipe(context.Context, string) (net.Conn, error) {
+	return nil, fmt.Errorf("server: %w", ErrNoPipes)
+}
