@@ -211,3 +211,46 @@ func TestEditMessageRPC(t *testing.T) {
 		t.Fatalf("feedback rows %q, want only the edited one", got)
 	}
 }
+
+// A message queued while a command ran went to the model with the command's result; editing
+// it goes back to the checkpoint after the command, and the old words leave the model's view
+// too (they were in the message that checkpoint keeps).
+func TestEditQueuedMessage(t *testing.T) {
+	e := servertest.Start(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "Waiting.\n<execute_command>\n<command>while [ ! -f go ]; do sleep 0.02; done; echo went</command>\n" +
+			"<requires_approval>false</requires_approval>\n</execute_command>"},
+		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"went", "also check b"}}},
+		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"check c instead"}, NotContains: []string{"also check b"}}},
+	}}, servertest.Options{})
+	host := e.ConnectHost()
+	id := e.NewTask("wait for go", host.ID, act)
+	w := e.Watch(id)
+	w.UntilAsk(cairnv1.AskKind_ASK_KIND_COMMAND)
+	e.Answer(id, approve, "")
+	w.Until("the command to run", func(_ []*cairnv1.Message, st *cairnv1.TaskState) bool {
+		return st.GetOpenAskIndex() < 0 && st.GetStatus() == cairnv1.TaskStatus_TASK_STATUS_RUNNING
+	})
+	if r := sendText(t, e, id, "also check b"); !r.GetQueued() {
+		t.Fatalf("a message sent while the task runs was not queued")
+	}
+	if err := os.WriteFile(filepath.Join(e.Workspace, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.UntilAsk(cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT)
+	rows := servertest.Find(w.Messages(), cairnv1.SayKind_SAY_KIND_USER_FEEDBACK)
+	if len(rows) != 1 {
+		t.Fatalf("feedback rows %v, want the queued one", rows)
+	}
+	if _, err := e.Tasks.EditMessage(context.Background(), &cairnv1.EditMessageRequest{TaskId: id,
+		MessageIndex: proto.Int32(rows[0].GetIndex()), Text: "check c instead"}); err != nil {
+		t.Fatal(err)
+	}
+	w.Until("the edited run's completion", func(msgs []*cairnv1.Message, st *cairnv1.TaskState) bool {
+		i := int(st.GetOpenAskIndex())
+		return i >= 0 && i < len(msgs) && msgs[i].GetAsk() == cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT &&
+			strings.Contains(strings.Join(feedbackTexts(msgs), "|"), "check c instead")
+	})
+	if err := e.LLM.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -117,7 +117,7 @@ func (t *Task) feedbackLocked(text string, images []string) error {
 		t.say(msg.SayUserFeedback, text, nil, false)
 	}, func(ctx context.Context) []llm.Content {
 		t.promptHook(ctx, text, nil)
-		c := []llm.Content{llm.Text("<feedback>\n" + t.expand(ctx, text) + "\n</feedback>")}
+		c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, text) + "\n</feedback>")}
 		return append(c, imageContents(images)...)
 	}, false)
 }
@@ -165,7 +165,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			return end
 		}
 		if feedback != "" {
-			content = append(content, llm.Text("<feedback>\n"+t.expand(ctx, feedback)+"\n</feedback>"))
+			content = append(content, llm.Text(feedbackOpen+t.expand(ctx, feedback)+"\n</feedback>"))
 		}
 
 		content = append(content, t.takeHookContext()...)

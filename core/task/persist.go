@@ -98,6 +98,11 @@ func (t *Task) truncateMessagesLocked(n int) {
 func (t *Task) appendAPI(m llm.Message) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.appendAPILocked(m)
+}
+
+// appendAPILocked is appendAPI with t.mu held.
+func (t *Task) appendAPILocked(m llm.Message) {
 	t.api = append(t.api, m)
 	if t.log == nil {
 		return

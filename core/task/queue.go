@@ -77,7 +77,7 @@ func (t *Task) takeQueued(ctx context.Context) []llm.Content {
 	for _, q := range queue {
 		t.say(msg.SayUserFeedback, q.Text, nil, false)
 	}
-	c := []llm.Content{llm.Text("<feedback>\n" + t.expand(ctx, ans.Text) + "\n</feedback>")}
+	c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, ans.Text) + "\n</feedback>")}
 	return append(c, imageContents(ans.Images)...)
 }
 

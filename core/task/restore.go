@@ -3,8 +3,10 @@ package task
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 )
 
@@ -155,7 +157,9 @@ func (t *Task) dropOpenResumeLocked() {
 func (t *Task) cutLocked(index, apiLen int) {
 	var removed msg.APIRequest
 	count := 0
+	saidLater := false
 	for _, m := range t.messages[index+1:] {
+		saidLater = saidLater || m.Type == msg.Say && m.Kind == msg.SayUserFeedback
 		if p, ok := m.Payload.(*msg.APIRequest); ok && (m.Kind == msg.SayAPIReqStarted || m.Kind == msg.SayDeletedAPIReqs) {
 			removed.TokensIn += p.TokensIn
 			removed.TokensOut += p.TokensOut
@@ -172,6 +176,15 @@ func (t *Task) cutLocked(index, apiLen int) {
 		t.api = t.api[:apiLen:apiLen]
 		t.truncateAPILocked(apiLen)
 	}
+	if saidLater && apiLen > 0 && apiLen <= len(t.api) {
+		// Words the user sent while the tool ran (queued) went out with the tool's result,
+		// the message this checkpoint keeps; their rows are cut, so they go from it too.
+		if m, ok := withoutLaterFeedback(t.api[apiLen-1]); ok {
+			t.api = t.api[: apiLen-1 : apiLen-1]
+			t.truncateAPILocked(apiLen - 1)
+			t.appendAPILocked(m)
+		}
+	}
 	t.lastPersist = map[int]time.Time{}
 	t.editFailures = map[string]int{}
 	t.mistakes = 0
@@ -187,3 +200,27 @@ func (t *Task) cutLocked(index, apiLen int) {
 	t.status = StatusIdle
 	t.broker.Publish(Event{Kind: EventReset}, false)
 }
+
+// withoutLaterFeedback returns the user message m without the feedback blocks that follow its
+// first block (the tool's result): those are messages the user queued while the tool ran.
+// ok is false when m has none.
+func withoutLaterFeedback(m llm.Message) (llm.Message, bool) {
+	if m.Role != llm.RoleUser || len(m.Content) < 2 {
+		return m, false
+	}
+	kept := []llm.Content{m.Content[0]}
+	for _, c := range m.Content[1:] {
+		if c.Type == llm.ContentText && strings.HasPrefix(c.Text, feedbackOpen) {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) == len(m.Content) {
+		return m, false
+	}
+	m.Content = kept
+	return m, true
+}
+
+// feedbackOpen starts every block that carries the user's own words to the model.
+const feedbackOpen = "<feedback>\n"

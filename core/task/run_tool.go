@@ -176,7 +176,7 @@ func (t *Task) toolContent(header string, res tools.Result) []llm.Content {
 			ImageData: encodeBase64(img.Data)})
 	}
 	if res.UserFeedback != "" {
-		content = append(content, llm.Text("<feedback>\n"+t.expand(context.Background(), res.UserFeedback)+"\n</feedback>"))
+		content = append(content, llm.Text(feedbackOpen+t.expand(context.Background(), res.UserFeedback)+"\n</feedback>"))
 	}
 	return content
 }

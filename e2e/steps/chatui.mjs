@@ -140,7 +140,7 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
 
   // 5. Accessibility of the four views, and the screenshots in the other theme.
   const views = [
-    ["chat", async () => view.getByRole("button", { name: "Auto-approve settings" }).click()],
+    ["chat", async () => view.getByRole("button", { name: /^Auto-approve:/ }).click()],
     ["history", async () => view.getByRole("button", { name: "History" }).click()],
     ["settings", async () => view.getByRole("button", { name: "Settings" }).click()],
     ["mcp", async () => view.getByRole("button", { name: "MCP Servers" }).click()],
@@ -156,6 +156,7 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
     for (const u of r.unnamed) found.push(`${name}: unnamed button ${u}`);
   }
   if (found.length) fail(`axe found:\n${found.join("\n")}`);
+  await view.getByRole("button", { name: "Done", exact: true }).first().click(); // leave the MCP view
   await view.getByRole("main", { name: "Chat" }).waitFor({ state: "attached" });
 
   await switchTheme(page, other === "dark" ? /Default Dark Modern/ : /Default Light Modern/, other === "dark");
@@ -163,7 +164,7 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   await screenshot(page, `history-${other}`);
   await view.getByRole("button", { name: "Done" }).first().click();
   await screenshot(page, `edit-resent-${other}`);
-  await view.getByRole("button", { name: "Auto-approve settings" }).click();
+  await view.getByRole("button", { name: /^Auto-approve:/ }).click();
   await screenshot(page, `auto-approve-${other}`);
   const errors = await (await fetch(`${fakeRoot}/_errors`)).json();
   if (errors?.length) fail(`the fake model's expectations failed:\n${errors.join("\n")}`);

@@ -48,11 +48,11 @@ export async function guardrails({ page, view, input, workspace, fakeRoot, scree
 
   // Auto-approve edits of project files.
   await view.getByRole("button", { name: "New Task", exact: true }).click();
-  await view.getByRole("button", { name: "Auto-approve settings" }).click();
+  await view.getByRole("button", { name: /^Auto-approve:/ }).click();
   const editBox = view.getByRole("checkbox", { name: "Edit project files" });
   if (!(await editBox.isChecked())) await editBox.check();
   await poll("edits to be auto-approved", () => editBox.isChecked());
-  await view.getByRole("button", { name: "Auto-approve settings" }).click();
+  await view.getByRole("button", { name: /^Auto-approve:/ }).click();
 
   // The protected edit waits for approval, with its reason.
   await input.fill("Turn on format-on-save for this workspace.");

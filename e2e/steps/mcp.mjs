@@ -76,11 +76,11 @@ export async function mcpStep({ page, view, input, repo, userData, fakeRoot, req
   await view.getByRole("button", { name: "Done", exact: true }).first().click();
   await view.getByRole("button", { name: "New Task", exact: true }).click();
   await input.waitFor();
-  await view.getByRole("button", { name: "Auto-approve settings" }).click();
+  await view.getByRole("button", { name: /^Auto-approve:/ }).click();
   const mcpBox = view.getByRole("checkbox", { name: "Use MCP servers" });
   if (!(await mcpBox.isChecked())) await mcpBox.click();
   await poll("MCP auto-approval to be on", () => mcpBox.isChecked(), 10_000);
-  await view.getByRole("button", { name: "Auto-approve settings" }).click();
+  await view.getByRole("button", { name: /^Auto-approve:/ }).click();
 
   // 4. First call: asked, with server, tool and arguments.
   await input.fill("Echo something through the everything MCP server.");

@@ -128,7 +128,7 @@ export function AutoApproveBar({ ctrl }: { ctrl: Controller }) {
   const summary = aa.yolo ? "YOLO" : !aa.enabled ? "Off" : on.length ? on.join(", ") : "None";
   return (
     <div className="auto-approve-bar">
-      <button className="link-button" aria-expanded={open} aria-label="Auto-approve settings" onClick={() => setOpen(!open)}>
+      <button className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className={`codicon codicon-chevron-${open ? "down" : "right"}`} aria-hidden />
         <span className="muted">Auto-approve:</span> <span className="aa-summary">{summary}</span>
       </button>

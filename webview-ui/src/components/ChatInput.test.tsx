@@ -172,7 +172,7 @@ describe("chat input", () => {
 
   it("auto-approve bar toggles a category with UpdateAutoApprove", async () => {
     const { fake, user } = await renderApp();
-    await user.click(screen.getByRole("button", { name: "Auto-approve settings" }));
+    await user.click(screen.getByRole("button", { name: /^Auto-approve:/ }));
     await user.click(screen.getByRole("checkbox", { name: "Edit project files" }));
     const req = fake.callsTo(StateService.method.updateAutoApprove)[0]!;
     expect(req.autoApprove).toMatchObject({ enabled: true, readFiles: true, editFiles: true, safeCommands: true, maxRequests: 20 });

@@ -191,7 +191,7 @@ describe("auto-approve editor", () => {
 
   it("the bar edits the allow and deny lists and max requests", async () => {
     const { fake, user } = await renderApp();
-    await user.click(screen.getByRole("button", { name: "Auto-approve settings" }));
+    await user.click(screen.getByRole("button", { name: /^Auto-approve:/ }));
     const allow = screen.getByRole("textbox", { name: "Always allowed commands" });
     await user.type(allow, "npm test{Enter}go vet");
     expect(fake.callsTo(StateService.method.updateAutoApprove)).toHaveLength(0); // saved on leaving the field
