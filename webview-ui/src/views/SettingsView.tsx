@@ -115,6 +115,23 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
               onChange={(e) => setApi({ requestIdleTimeoutSeconds: num(e.target.value, 0, 3600) })}
             />
           </label>
+          <label className="field">
+            Tool calls
+            <select value={api.toolFormat} onChange={(e) => setApi({ toolFormat: e.target.value })}>
+              <option value="">As the model table says (XML for unknown models)</option>
+              <option value="native">Native function calling</option>
+              <option value="xml">XML in the reply</option>
+            </select>
+          </label>
+          <label className="field">
+            Reasoning effort
+            <select value={api.reasoningEffort} onChange={(e) => setApi({ reasoningEffort: e.target.value })}>
+              <option value="">Not sent</option>
+              <option value="low">Low</option>
+              <option value="medium">Medium</option>
+              <option value="high">High</option>
+            </select>
+          </label>
         </fieldset>
 
         <fieldset>

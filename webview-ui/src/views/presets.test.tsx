@@ -78,4 +78,16 @@ describe("history prices", () => {
     expect(within(view).getByText(/\$0\.0200/)).toBeTruthy();
     expect(within(view).queryByText(/\$0\.0000/)).toBeNull();
   });
+
+  it("saves the tool-call format and the reasoning effort", async () => {
+    const f = fake();
+    const { user } = await renderApp({ fake: f });
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const view = screen.getByRole("region", { name: "Settings" });
+    await user.selectOptions(within(view).getByRole("combobox", { name: "Tool calls" }), "Native function calling");
+    await user.selectOptions(within(view).getByRole("combobox", { name: "Reasoning effort" }), "High");
+    await user.click(within(view).getByRole("button", { name: "Save" }));
+    const s = f.callsTo(StateService.method.updateSettings)[0]!.settings!;
+    expect(s.api).toMatchObject({ toolFormat: "native", reasoningEffort: "high" });
+  });
 });
