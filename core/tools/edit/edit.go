@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -254,7 +255,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 			content += "\n" // files end with a newline; the parser removed the one before </content>
 		}
 		if isNew {
-			proposed = []byte(content)
+			proposed = newFile(content)
 		} else {
 			proposed = diff.ApplyWholeFile(orig, content)
 		}
@@ -407,4 +408,16 @@ func (t *Tool) forgetLocked() {
 	}
 	t.session, t.preview, t.orig, t.before = nil, nil, nil, nil
 	t.path, t.abs = "", ""
+}
+
+// newFileCRLF is whether new files get CRLF line endings: on Windows, as VS Code's default
+// ("files.eol": "auto") gives them; LF everywhere else. Existing files keep their own.
+var newFileCRLF = runtime.GOOS == "windows"
+
+// newFile is the bytes of a new file written with content.
+func newFile(content string) []byte {
+	if !newFileCRLF {
+		return []byte(content)
+	}
+	return []byte(strings.ReplaceAll(strings.ReplaceAll(content, "\r\n", "\n"), "\n", "\r\n"))
 }

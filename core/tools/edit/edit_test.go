@@ -83,6 +83,34 @@ func TestRejectLeavesFileIdentical(t *testing.T) {
 	}
 }
 
+// New files take the platform's default line ending (CRLF on Windows); an existing file keeps
+// its own whatever the platform.
+func TestNewFileLineEndings(t *testing.T) {
+	for _, crlf := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crlf=%v", crlf), func(t *testing.T) {
+			old := newFileCRLF
+			newFileCRLF = crlf
+			t.Cleanup(func() { newFileCRLF = old })
+			f := newFixture(t, map[string]string{"lf.txt": "a\nb\n"})
+			for _, c := range []tools.Call{writeCall("new.txt", "one\ntwo"), writeCall("lf.txt", "x\ny")} {
+				if res, err := NewWrite().Run(context.Background(), f.env, c); err != nil || res.IsError {
+					t.Fatalf("Run = %+v, %v", res, err)
+				}
+			}
+			want := "one\ntwo\n"
+			if crlf {
+				want = "one\r\ntwo\r\n"
+			}
+			if got := f.read("new.txt"); got != want {
+				t.Errorf("new file = %q, want %q", got, want)
+			}
+			if got := f.read("lf.txt"); got != "x\ny\n" {
+				t.Errorf("existing LF file = %q, want LF kept", got)
+			}
+		})
+	}
+}
+
 func TestRejectNewFileRemovesFolders(t *testing.T) {
 	f := newFixture(t, nil)
 	f.ui.answer = tools.Answer{Approved: false}
