@@ -412,7 +412,7 @@ func (t *Task) modelRequest(m model, system string, history []llm.Message, nativ
 	req := llm.Request{Model: m.name, System: system, Messages: history, MaxTokens: m.info.MaxOutput}
 	s := t.settings()
 	if native && t.deps.Registry != nil {
-		req.Tools = prompt.ToolDefinitions(t.deps.Registry.Specs(), s.FocusChainEnabled)
+		req.Tools = prompt.ToolDefinitions(t.deps.Registry.OfferedSpecs(), s.FocusChainEnabled)
 	}
 	if m.info.ReasoningEffort {
 		req.ReasoningEffort = s.API.ReasoningEffort

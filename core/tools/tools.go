@@ -178,6 +178,26 @@ func (r *Registry) Specs() []Spec {
 	return out
 }
 
+// Offerer is implemented by a tool that can have nothing to offer for a while (use_skill
+// while no skill is usable): such a tool is left out of the tools offered to the model.
+type Offerer interface {
+	Offered() bool
+}
+
+// OfferedSpecs is Specs without the tools that have nothing to offer right now: the functions
+// a native tool-calling request lists, the same tools the system prompt describes.
+func (r *Registry) OfferedSpecs() []Spec {
+	out := make([]Spec, 0, len(r.order))
+	for _, n := range r.order {
+		t := r.byName[n]
+		if o, ok := t.(Offerer); ok && !o.Offered() {
+			continue
+		}
+		out = append(out, t.Spec())
+	}
+	return out
+}
+
 // Grammar returns tool name → parameter names (with task_progress), the input the streaming
 // parser needs to recognise tool tags.
 func (r *Registry) Grammar() map[string][]string {

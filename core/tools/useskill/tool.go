@@ -62,6 +62,11 @@ func (*Tool) Spec() tools.Spec {
 	}
 }
 
+// Offered reports whether any skill can be loaded: without one the tool is not offered.
+func (t *Tool) Offered() bool { return len(skills.Usable(t.catalog.Skills())) > 0 }
+
+var _ tools.Offerer = (*Tool)(nil)
+
 // Run implements tools.Tool. Reading a skill is a read: it goes through read approval.
 func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
 	name, _ := call.Param("skill_name")

@@ -165,3 +165,16 @@ func TestSpec(t *testing.T) {
 		}
 	}
 }
+
+// use_skill is offered to the model (native tool list) only while a skill can be loaded.
+func TestOfferedOnlyWithSkills(t *testing.T) {
+	root := t.TempDir()
+	reg := tools.NewRegistry(New(catalog{root: root}))
+	if got := len(reg.OfferedSpecs()); got != 0 {
+		t.Fatalf("offered %d tools without a skill", got)
+	}
+	write(t, root, map[string]string{".cairn/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release.\n---\nSteps.\n"})
+	if got := reg.OfferedSpecs(); len(got) != 1 || got[0].Name != Name {
+		t.Fatalf("offered %+v with a skill", got)
+	}
+}
