@@ -338,7 +338,17 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
 		p.endLine()
 		p.out("\n✓ %s\n", m.GetText())
-	case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR, cairnv1.SayKind_SAY_KIND_IGNORE_ERROR:
+	case cairnv1.SayKind_SAY_KIND_DIFF_ERROR:
+		p.endLine()
+		if !p.json {
+			p.io.errf("error: the edit of %s could not be applied; the file is unchanged\n", m.GetText())
+		}
+	case cairnv1.SayKind_SAY_KIND_IGNORE_ERROR:
+		p.endLine()
+		if !p.json {
+			p.io.errf("error: %s is blocked by the ignore file\n", m.GetText())
+		}
+	case cairnv1.SayKind_SAY_KIND_ERROR:
 		p.endLine()
 		if !p.json {
 			p.io.errf("error: %s\n", m.GetText())

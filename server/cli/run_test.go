@@ -141,3 +141,22 @@ func debugParse(t *testing.T, in string, chunks bool) string {
 	}
 	return out.String()
 }
+
+// An edit that cannot be applied is said on stderr with what it means for the file: the run
+// goes on, and the file is byte-identical.
+func TestRunSaysAFailedEdit(t *testing.T) {
+	code, out, errs, ws := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<write_to_file>\n<path>a.txt</path>\n<content>\none\n</content>\n</write_to_file>"},
+		{Text: "<replace_in_file>\n<path>a.txt</path>\n<diff>\n------- SEARCH\ntwo\n=======\nthree\n+++++++ REPLACE\n</diff>\n</replace_in_file>"},
+		{Text: completion},
+	}}, "--auto-approve", "edit", "edit a")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "error: the edit of a.txt could not be applied; the file is unchanged") {
+		t.Errorf("stderr does not say the edit failed:\n%s", errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "a.txt")); err != nil || string(b) != "one\n" {
+		t.Fatalf("a.txt = %q, %v", b, err)
+	}
+}
