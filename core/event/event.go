@@ -4,7 +4,8 @@
 // was published, in order — nothing is dropped. Events that the publisher marks as mergeable
 // (streamed text deltas) are coalesced with the previous queued event of the same subscriber
 // when that one has not been taken yet, so a slow subscriber receives fewer, larger deltas and
-// its queue does not grow with the number of chunks. A subscriber ends when its context ends.
+// its queue does not grow with the number of chunks. A subscriber ends when its context ends,
+// when it closes, or when the broker closes: then it first takes what was already queued.
 package event
 
 import (
@@ -20,9 +21,10 @@ type MergeFunc[E any] func(prev, next E) (E, bool)
 type Broker[E any] struct {
 	merge MergeFunc[E]
 
-	// mu guards subs.
-	mu   sync.Mutex
-	subs map[*Subscription[E]]struct{}
+	// mu guards subs and closed.
+	mu     sync.Mutex
+	subs   map[*Subscription[E]]struct{}
+	closed bool
 }
 
 // New returns a broker; merge may be nil.
@@ -35,10 +37,11 @@ type Subscription[E any] struct {
 	b      *Broker[E]
 	signal chan struct{}
 
-	// mu guards queue and closed.
+	// mu guards queue, closed and ended.
 	mu     sync.Mutex
 	queue  []E
-	closed bool
+	closed bool // the subscriber left: nothing more is queued
+	ended  bool // the broker closed: Next drains the queue, then reports ErrClosed
 }
 
 // Subscribe registers a subscriber; call it while holding whatever lock makes the caller's
@@ -46,9 +49,29 @@ type Subscription[E any] struct {
 func (b *Broker[E]) Subscribe() *Subscription[E] {
 	s := &Subscription[E]{b: b, signal: make(chan struct{}, 1)}
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		s.ended = true
+		return s
+	}
 	b.subs[s] = struct{}{}
-	b.mu.Unlock()
 	return s
+}
+
+// Close ends the broker: each subscriber gets what is already queued for it, then
+// ErrClosed, and the broker holds none of them any more. Publish does nothing afterwards.
+func (b *Broker[E]) Close() {
+	b.mu.Lock()
+	subs := b.subs
+	b.subs = map[*Subscription[E]]struct{}{}
+	b.closed = true
+	b.mu.Unlock()
+	for s := range subs {
+		s.mu.Lock()
+		s.ended = true
+		s.mu.Unlock()
+		s.wake()
+	}
 }
 
 // Publish queues e for every subscriber. mergeable allows coalescing with a queued event.
@@ -84,13 +107,18 @@ func (s *Subscription[E]) push(e E, mergeable bool) {
 		s.queue = append(s.queue, e)
 	}
 	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *Subscription[E]) wake() {
 	select {
 	case s.signal <- struct{}{}:
 	default:
 	}
 }
 
-// Next returns the next event, blocking until one is published or ctx ends.
+// Next returns the next event, blocking until one is published or ctx ends. It returns
+// ErrClosed once the subscription or its broker is closed and nothing is left queued.
 func (s *Subscription[E]) Next(ctx context.Context) (E, error) {
 	for {
 		s.mu.Lock()
@@ -101,6 +129,11 @@ func (s *Subscription[E]) Next(ctx context.Context) (E, error) {
 			s.queue = s.queue[1:]
 			s.mu.Unlock()
 			return e, nil
+		}
+		if s.closed || s.ended {
+			s.mu.Unlock()
+			var zero E
+			return zero, ErrClosed
 		}
 		s.mu.Unlock()
 		select {
@@ -121,4 +154,5 @@ func (s *Subscription[E]) Close() {
 	s.closed = true
 	s.queue = nil
 	s.mu.Unlock()
+	s.wake()
 }

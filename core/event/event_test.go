@@ -2,6 +2,7 @@ package event
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -78,5 +79,72 @@ func TestConcurrentDeliveryKeepsEverything(t *testing.T) {
 	}
 	if total != n {
 		t.Fatalf("delivered %d bytes of deltas, want %d", total, n)
+	}
+}
+
+// Closing the broker lets every subscriber take what was queued before it closed, then ends
+// it with ErrClosed; the broker holds no subscriber afterwards, and one that subscribes
+// later is ended at once.
+func TestBrokerCloseEndsSubscribers(t *testing.T) {
+	cases := []struct {
+		name   string
+		queued []ev
+		late   bool // subscribe after the broker closed
+	}{
+		{name: "nothing queued"},
+		{name: "queued events first", queued: []ev{{1, "a"}, {2, "b"}}},
+		{name: "merged deltas first", queued: []ev{{1, "a"}, {1, "b"}}},
+		{name: "subscribed after close", late: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := New(mergeEv)
+			var subs []*Subscription[ev]
+			if !c.late {
+				subs = append(subs, b.Subscribe(), b.Subscribe())
+			}
+			for _, e := range c.queued {
+				b.Publish(e, true)
+			}
+			b.Close()
+			if c.late {
+				subs = append(subs, b.Subscribe())
+			}
+			if n := b.Len(); n != 0 {
+				t.Fatalf("broker holds %d subscribers after Close", n)
+			}
+			b.Publish(ev{9, "after"}, false)
+			for i, s := range subs {
+				var got string
+				for {
+					e, err := s.Next(context.Background())
+					if errors.Is(err, ErrClosed) {
+						break
+					}
+					if err != nil {
+						t.Fatalf("subscriber %d: %v", i, err)
+					}
+					got += e.delta
+				}
+				want := ""
+				for _, e := range c.queued {
+					want += e.delta
+				}
+				if got != want {
+					t.Fatalf("subscriber %d took %q before the end, want %q", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A subscription that closed itself returns ErrClosed instead of waiting forever.
+func TestNextAfterCloseEnds(t *testing.T) {
+	b := New[ev](nil)
+	s := b.Subscribe()
+	b.Publish(ev{1, "dropped"}, false)
+	s.Close()
+	if _, err := s.Next(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Next after Close = %v, want ErrClosed", err)
 	}
 }
