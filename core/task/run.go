@@ -225,7 +225,8 @@ func (t *Task) Done() <-chan struct{} {
 
 // Close stops the task: nothing new starts, the run and the resume question are cancelled,
 // and Close waits (bounded by ctx) for every goroutine the task started before it closes the
-// log. A goroutine stuck past ctx is reported in the log; its later writes fail harmlessly.
+// log and ends its subscriptions. A goroutine stuck past ctx is reported in the log; its
+// later writes fail harmlessly.
 func (t *Task) Close(ctx context.Context) {
 	t.mu.Lock()
 	if t.closed {
@@ -263,4 +264,7 @@ func (t *Task) Close(ctx context.Context) {
 	if err := t.deps.Turns.Close(); err != nil {
 		t.logger().Warn("task: releasing its resources", "task", t.id, "err", err)
 	}
+	// Subscribers still open take what was published, then end: none of them keeps the
+	// closed task (its messages) alive for as long as its client stays connected.
+	t.broker.Close()
 }

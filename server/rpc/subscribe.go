@@ -9,7 +9,8 @@ import (
 	"github.com/cairnhq/cairn/core/task"
 )
 
-// Subscribe sends the task's snapshot, then every change as a delta.
+// Subscribe sends the task's snapshot, then every change as a delta, until the client goes
+// away or the task closes (ClearTask, shutdown): then the stream ends cleanly.
 func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiService_SubscribeServer) error {
 	ctx := stream.Context()
 	t, err := s.taskOn(ctx, req.GetTaskId(), req.GetHostId())
@@ -24,7 +25,7 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
-			return nil // the client went away
+			return nil // the client went away, or the task closed (ClearTask): the stream ends
 		}
 		var out *cairnv1.SubscribeResponse
 		switch ev.Kind {

@@ -157,6 +157,22 @@ func (w *Watch) Until(what string, cond func(msgs []*cairnv1.Message, st *cairnv
 	}
 }
 
+// UntilEnd waits for the subscription to end and returns how it ended (io.EOF: the daemon
+// ended the stream); it fails the test after Timeout.
+func (w *Watch) UntilEnd() error {
+	w.e.T.Helper()
+	deadline := time.Now().Add(Timeout)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.err == nil {
+		if time.Now().After(deadline) {
+			w.e.T.Fatalf("timed out waiting for the subscription to end\n%s", dump(w.msgs))
+		}
+		w.cond.Wait()
+	}
+	return w.err
+}
+
 // UntilAsk waits until the task's open ask is of kind and returns it.
 func (w *Watch) UntilAsk(kind cairnv1.AskKind) *cairnv1.Message {
 	w.e.T.Helper()
