@@ -98,11 +98,22 @@ type Event struct {
 	Index   int         // Appended
 	Delta   string      // Appended
 	State   State       // State
+
+	// merged holds Delta while deltas merge into it in a subscriber's queue, so a subscriber
+	// that falls behind a fast stream costs one growing buffer, not a copy of the whole
+	// merged text per chunk. Strings it handed out stay valid: a Builder only appends.
+	merged *strings.Builder
 }
 
 func mergeEvents(prev, next Event) (Event, bool) {
 	if prev.Kind == EventAppended && next.Kind == EventAppended && prev.Index == next.Index {
-		prev.Delta += next.Delta
+		if prev.merged == nil {
+			prev.merged = &strings.Builder{}
+			prev.merged.Grow(2 * (len(prev.Delta) + len(next.Delta)))
+			prev.merged.WriteString(prev.Delta)
+		}
+		prev.merged.WriteString(next.Delta)
+		prev.Delta = prev.merged.String()
 		return prev, true
 	}
 	return prev, false
