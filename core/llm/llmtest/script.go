@@ -21,6 +21,11 @@ type Script struct {
 	// of a request's prompt that repeats an earlier request's from the start is reported as
 	// cached_tokens (prefixcache.go). Scripted usage is reported as written.
 	PrefixCache bool `json:"prefix_cache,omitempty"`
+	// ForgetText keeps only the counts of each answered request, not its messages or raw
+	// body (Requests lists them without text): a load test's fake would otherwise hold
+	// every prompt it was sent, in the same process as the daemon it measures. Estimated
+	// usage is reported as without it.
+	ForgetText bool `json:"forget_text,omitempty"`
 	// Routes answer the requests whose first user message contains a route's marker from
 	// that route's own turns, each route keeping its own place; every other request gets
 	// Turns. Requests of tasks that run side by side (subagents) arrive in any order, and are

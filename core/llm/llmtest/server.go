@@ -299,8 +299,20 @@ func (s *Server) next(req Request) (Turn, int, bool) {
 	if s.script.PrefixCache {
 		req.PromptTokens, req.CachedTokens = prefixUsage(s.requests, req)
 	}
+	if s.script.ForgetText {
+		req = forgetText(req)
+	}
 	s.requests = append(s.requests, req)
 	return turn, len(s.requests), ok
+}
+
+// forgetText is req without its text, its prompt estimate kept for the usage event.
+func forgetText(req Request) Request {
+	if req.PromptTokens == 0 {
+		req.PromptTokens = estimatePrompt(req)
+	}
+	req.Messages, req.Raw = nil, nil
+	return req
 }
 
 // routeOf is the index of the route that answers req, -1 for the main turns.

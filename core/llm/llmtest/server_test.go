@@ -371,3 +371,32 @@ func BenchmarkStream100KB(b *testing.B) {
 		}
 	}
 }
+
+// ForgetText keeps no request text, and the usage it estimates is the same as without it.
+func TestForgetTextKeepsCountsOnly(t *testing.T) {
+	usage := map[bool]*llm.Usage{}
+	for _, forget := range []bool{false, true} {
+		srv := llmtest.New(t, llmtest.Script{ForgetText: forget, Turns: []llmtest.Turn{{Text: "a"}, {Text: "b"}}})
+		p := provider(srv)
+		var r result
+		for _, text := range []string{"first " + strings.Repeat("long prompt ", 500), "second"} {
+			if r = collect(t.Context(), p, request(text)); r.err != nil {
+				t.Fatal(r.err)
+			}
+		}
+		usage[forget] = r.usage
+		reqs := srv.Requests()
+		if len(reqs) != 2 || reqs[0].Turn != 0 || reqs[1].Turn != 1 || !reqs[1].IncludeUsage {
+			t.Fatalf("forget %v: requests = %+v", forget, reqs)
+		}
+		for i, req := range reqs {
+			if kept := len(req.Messages) > 0 || len(req.Raw) > 0; kept == forget {
+				t.Errorf("forget %v: request %d keeps %d messages and %d raw bytes", forget, i, len(req.Messages), len(req.Raw))
+			}
+		}
+	}
+	if usage[false] == nil || usage[true] == nil || usage[false].InputTokens != usage[true].InputTokens ||
+		usage[false].OutputTokens != usage[true].OutputTokens {
+		t.Fatalf("usage %+v without ForgetText, %+v with it", usage[false], usage[true])
+	}
+}

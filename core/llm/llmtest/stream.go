@@ -239,19 +239,24 @@ func (s *Server) sendToolCall(e *sse, r *http.Request, index int, call ToolCall,
 	return true
 }
 
+// estimatePrompt is the prompt tokens of req at four bytes a token.
+func estimatePrompt(req Request) int64 {
+	in := 0
+	for _, m := range req.Messages {
+		in += len(m.Text)
+	}
+	return int64(in+3) / 4
+}
+
 // usageObject is the wire usage for a turn: the scripted one, or about four bytes a token.
 func usageObject(turn Turn, req Request) map[string]any {
 	u := turn.Usage
 	if u == nil {
-		in := 0
-		for _, m := range req.Messages {
-			in += len(m.Text)
-		}
 		out := len(turn.Text) + len(turn.Reasoning)
 		for _, c := range turn.ToolCalls {
 			out += len(c.Name) + len(c.Arguments)
 		}
-		u = &Usage{PromptTokens: int64(in+3) / 4, CompletionTokens: int64(out+3) / 4}
+		u = &Usage{PromptTokens: estimatePrompt(req), CompletionTokens: int64(out+3) / 4}
 		if req.PromptTokens > 0 {
 			u.PromptTokens, u.CachedTokens = req.PromptTokens, req.CachedTokens
 		}
