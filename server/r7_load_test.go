@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
@@ -52,7 +50,50 @@ type loadResult struct {
 	rssPeak        int           // KB, sampled during the run
 	rssAfter       int           // KB
 	markersPerTask int
-	lat            []time.Duration
+	lat            latencies
+}
+
+// latencies counts delivery latencies in fixed buckets: 10 µs wide up to latFine, 1 ms wide
+// from there to latMax (longer ones count in the last). Its size does not grow with the
+// arrivals, so a long soak does not measure its own record of them.
+type latencies struct {
+	n       int
+	buckets []uint32
+}
+
+const (
+	latStep   = 10 * time.Microsecond
+	latFine   = 100 * time.Millisecond
+	latCoarse = time.Millisecond
+	latMax    = time.Minute
+)
+
+func (l *latencies) add(d time.Duration) {
+	if l.buckets == nil {
+		l.buckets = make([]uint32, int(latFine/latStep)+int((latMax-latFine)/latCoarse)+1)
+	}
+	i := int(max(d, 0) / latStep)
+	if d >= latFine {
+		i = int(latFine/latStep) + int((min(d, latMax)-latFine)/latCoarse)
+	}
+	l.buckets[i]++
+	l.n++
+}
+
+// quantile is the lower edge of the bucket holding the q-th latency (0 when there is none).
+func (l *latencies) quantile(q float64) time.Duration {
+	rank := uint64(float64(l.n) * q)
+	var seen uint64
+	for i, c := range l.buckets {
+		seen += uint64(c)
+		if seen > rank {
+			if fine := int(latFine / latStep); i >= fine {
+				return latFine + time.Duration(i-fine)*latCoarse
+			}
+			return time.Duration(i) * latStep
+		}
+	}
+	return 0
 }
 
 var markerRE = regexp.MustCompile(`#t(\d+)-(\d+)#`)
@@ -98,7 +139,9 @@ func newLoadModel(t *testing.T, shape loadShape) *loadModel {
 			}
 			turns = append(turns, llmtest.Turn{Text: text, ChunkSize: pieceSize, Delay: llmtest.Duration(shape.chunkDelay)})
 		}
-		lm.scripts = append(lm.scripts, llmtest.Script{Turns: turns})
+		// The fakes run in the test process beside the daemon: they keep no prompts, so the
+		// process's memory is the daemon's and the subscribers'.
+		lm.scripts = append(lm.scripts, llmtest.Script{Turns: turns, ForgetText: true})
 		lm.models = append(lm.models, llmtest.NewHandler(lm.scripts[task]))
 	}
 	lm.srv = httptest.NewServer(http.HandlerFunc(lm.serve))
@@ -167,15 +210,27 @@ func (s *stampWriter) Flush() {
 	}
 }
 
-// loadSub is one subscriber: it keeps the message list as a UI does and stamps markers as
-// they complete in a message's text.
+// loadSub is one subscriber: it keeps the messages' text as a UI does and stamps markers as
+// they complete in it.
 type loadSub struct {
 	mu       sync.Mutex // guards the fields below
-	msgs     []*cairnv1.Message
+	msgs     []*subText // by message index; nil until the message arrives
 	arrived  map[string]time.Time
 	repeated int // markers seen a second time
 	done     bool
 	err      error
+}
+
+// subText is a message's text as a subscriber has it. Deltas are appended in place, not by
+// copying the whole text each time, so the subscribers' own garbage does not dominate the
+// process's peak.
+type subText struct{ b strings.Builder }
+
+func (m *subText) String() string {
+	if m == nil {
+		return ""
+	}
+	return m.b.String()
 }
 
 func subscribe(ctx context.Context, e *servertest.Env, taskID string) (*loadSub, error) {
@@ -215,13 +270,9 @@ func (s *loadSub) apply(ev *cairnv1.SubscribeResponse, now time.Time) {
 	case *cairnv1.SubscribeResponse_TextAppended:
 		i := int(e.TextAppended.GetIndex())
 		if i < len(s.msgs) && s.msgs[i] != nil {
-			old := len(s.msgs[i].Text)
-			s.msgs[i].Text += e.TextAppended.GetDelta()
-			s.stamp(s.msgs[i].Text, old, now)
-		}
-	case *cairnv1.SubscribeResponse_MessageFinalized:
-		if i := int(e.MessageFinalized.GetIndex()); i < len(s.msgs) && s.msgs[i] != nil {
-			s.msgs[i].Partial = false
+			old := s.msgs[i].b.Len()
+			s.msgs[i].b.WriteString(e.TextAppended.GetDelta())
+			s.stamp(s.msgs[i].String(), old, now)
 		}
 	}
 }
@@ -232,10 +283,11 @@ func (s *loadSub) set(m *cairnv1.Message, now time.Time) {
 		s.msgs = append(s.msgs, nil)
 	}
 	old := 0
-	if prev := s.msgs[i]; prev != nil && strings.HasPrefix(m.GetText(), prev.GetText()) {
-		old = len(prev.GetText())
+	if prev := s.msgs[i].String(); prev != "" && strings.HasPrefix(m.GetText(), prev) {
+		old = len(prev)
 	}
-	s.msgs[i] = proto.Clone(m).(*cairnv1.Message)
+	s.msgs[i] = &subText{}
+	s.msgs[i].b.WriteString(m.GetText())
 	s.stamp(m.GetText(), old, now)
 	if m.GetAsk() == cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT {
 		s.done = true
@@ -330,6 +382,7 @@ func (d *loadDaemon) stop() {
 	for _, m := range d.lm.models {
 		m.Close()
 	}
+	d.lm.models = nil // what the run leaves behind is the daemon's, not the fakes'
 }
 
 // round runs every task of the shape once, concurrently, and adds what it saw to res.
@@ -387,13 +440,13 @@ func (d *loadDaemon) round(t *testing.T, res *loadResult) {
 				switch {
 				case j >= len(s.msgs) || s.msgs[j] == nil:
 					res.lost++
-				case s.msgs[j].GetText() != m.GetText():
+				case s.msgs[j].String() != m.GetText():
 					res.badText++
 				}
 			}
 			for m, at := range s.arrived {
 				if from, ok := sent[m]; ok {
-					res.lat = append(res.lat, at.Sub(from))
+					res.lat.add(at.Sub(from))
 				}
 			}
 			s.mu.Unlock()
@@ -428,12 +481,8 @@ func runLoad(t *testing.T, shape loadShape) loadResult {
 
 // summarize turns the latencies into percentiles.
 func (r *loadResult) summarize() {
-	r.chunks = len(r.lat)
-	if len(r.lat) > 0 {
-		slices.Sort(r.lat)
-		r.p50 = r.lat[len(r.lat)/2]
-		r.p99 = r.lat[len(r.lat)*99/100]
-	}
+	r.chunks = r.lat.n
+	r.p50, r.p99 = r.lat.quantile(0.5), r.lat.quantile(0.99)
 }
 
 // A smaller load in every test run: nothing is lost or duplicated on the way to any
@@ -514,5 +563,32 @@ func TestR7Soak(t *testing.T) {
 	fmt.Printf("  goroutines %d before, %d after\n", base, after)
 	if total.lost != 0 || total.dup != 0 || total.badText != 0 {
 		t.Errorf("lost %d, duplicated %d, wrong text %d", total.lost, total.dup, total.badText)
+	}
+}
+
+// The latency record gives the percentiles a sorted list would, to its bucket width.
+func TestLatencyQuantiles(t *testing.T) {
+	ms := time.Millisecond
+	cases := []struct {
+		name     string
+		in       []time.Duration
+		p50, p99 time.Duration
+	}{
+		{name: "none"},
+		{name: "fine buckets", in: []time.Duration{3 * ms, 1 * ms, 2 * ms, 4 * ms}, p50: 3 * ms, p99: 4 * ms},
+		{name: "within a bucket", in: []time.Duration{15 * time.Microsecond, 12 * time.Microsecond}, p50: 10 * time.Microsecond, p99: 10 * time.Microsecond},
+		{name: "coarse buckets", in: []time.Duration{150*ms + 300*time.Microsecond, 2 * time.Second, 5 * ms}, p50: 150 * ms, p99: 2 * time.Second},
+		{name: "past the ends", in: []time.Duration{2 * time.Minute, -ms, 0}, p50: 0, p99: time.Minute},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var l latencies
+			for _, d := range c.in {
+				l.add(d)
+			}
+			if l.n != len(c.in) || l.quantile(0.5) != c.p50 || l.quantile(0.99) != c.p99 {
+				t.Fatalf("n %d p50 %v p99 %v, want %d %v %v", l.n, l.quantile(0.5), l.quantile(0.99), len(c.in), c.p50, c.p99)
+			}
+		})
 	}
 }
