@@ -1397,7 +1397,8 @@ export const TaskService: GenService<{
  */
 export const UiService: GenService<{
   /**
-   * Subscribe sends a snapshot of the task, then deltas until the client goes away.
+   * Subscribe sends a snapshot of the task, then deltas until the client goes away or the task
+   * is closed (cleared, or the daemon shuts down): then the stream ends.
    *
    * @generated from rpc cairn.v1.UiService.Subscribe
    */

@@ -664,7 +664,8 @@ const (
 //
 // UiService streams a task's messages to a client.
 type UiServiceClient interface {
-	// Subscribe sends a snapshot of the task, then deltas until the client goes away.
+	// Subscribe sends a snapshot of the task, then deltas until the client goes away or the task
+	// is closed (cleared, or the daemon shuts down): then the stream ends.
 	Subscribe(ctx context.Context, in *SubscribeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SubscribeResponse], error)
 }
 
@@ -701,7 +702,8 @@ type UiService_SubscribeClient = grpc.ServerStreamingClient[SubscribeResponse]
 //
 // UiService streams a task's messages to a client.
 type UiServiceServer interface {
-	// Subscribe sends a snapshot of the task, then deltas until the client goes away.
+	// Subscribe sends a snapshot of the task, then deltas until the client goes away or the task
+	// is closed (cleared, or the daemon shuts down): then the stream ends.
 	Subscribe(*SubscribeRequest, grpc.ServerStreamingServer[SubscribeResponse]) error
 	mustEmbedUnimplementedUiServiceServer()
 }
