@@ -62,7 +62,8 @@ type Hook struct {
 	Scope string
 	// Name is what the user sees: the path relative to its root, or "global/<Kind>".
 	Name string
-	// Executable is false for a file without an execute bit: it is listed but never run.
+	// Executable is false for a file that cannot be run (no execute bit; on Windows, no
+	// extension Windows runs): it is listed but never run.
 	Executable bool
 }
 
@@ -73,35 +74,39 @@ func Discover(roots []string, globalDir string) ([]Hook, error) {
 	var out []Hook
 	var errs []error
 	if globalDir != "" {
-		hs, err := scan(globalDir, GlobalScope, func(k Kind) string { return "global/" + string(k) })
+		hs, err := scan(globalDir, GlobalScope, func(file string) string { return "global/" + file })
 		out, errs = append(out, hs...), append(errs, err)
 	}
 	for _, root := range roots {
 		root = filepath.Clean(root)
 		for _, d := range WorkspaceDirs {
 			rel := d
-			hs, err := scan(filepath.Join(root, d), root, func(k Kind) string { return filepath.ToSlash(filepath.Join(rel, string(k))) })
+			hs, err := scan(filepath.Join(root, d), root, func(file string) string { return filepath.ToSlash(filepath.Join(rel, file)) })
 			out, errs = append(out, hs...), append(errs, err)
 		}
 	}
 	return out, errors.Join(errs...)
 }
 
-// scan lists the hook files in one folder.
-func scan(dir, scope string, name func(Kind) string) ([]Hook, error) {
+// scan lists the hook files in one folder: for each kind, the first of its file names that
+// exists (fileNames).
+func scan(dir, scope string, name func(file string) string) ([]Hook, error) {
 	var out []Hook
 	for _, k := range Kinds {
-		p := filepath.Join(dir, string(k))
-		fi, err := os.Stat(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), isNotDir(err):
-			continue
-		case err != nil:
-			return out, fmt.Errorf("hooks: %w", err)
-		case !fi.Mode().IsRegular():
-			continue
+		for _, file := range fileNames(k) {
+			p := filepath.Join(dir, file)
+			fi, err := os.Stat(p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), isNotDir(err):
+				continue
+			case err != nil:
+				return out, fmt.Errorf("hooks: %w", err)
+			case !fi.Mode().IsRegular():
+				continue
+			}
+			out = append(out, Hook{Kind: k, Path: p, Scope: scope, Name: name(file), Executable: executable(file, fi.Mode())})
+			break
 		}
-		out = append(out, Hook{Kind: k, Path: p, Scope: scope, Name: name(k), Executable: fi.Mode().Perm()&0o111 != 0})
 	}
 	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -258,7 +257,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, ev Event) (output, Run) {
 	}
 	hctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(hctx, h.Path)
+	cmd := command(hctx, h.Path)
 	cmd.Dir = filepath.Dir(h.Path)
 	if len(r.o.Roots) > 0 {
 		cmd.Dir = r.o.Roots[0]
