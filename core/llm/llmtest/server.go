@@ -268,8 +268,9 @@ func (s *Server) models(w http.ResponseWriter) {
 	writeJSON(w, http.StatusOK, list)
 }
 
-// next picks the turn for a request and records it.
-func (s *Server) next(req Request) (Turn, int, bool) {
+// next picks the turn for a request and records it; it returns the turn, the request's number
+// and the turn's index in its script (-1 past the end).
+func (s *Server) next(req Request) (Turn, int, int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	idx, ok := -1, false
@@ -303,7 +304,7 @@ func (s *Server) next(req Request) (Turn, int, bool) {
 		req = forgetText(req)
 	}
 	s.requests = append(s.requests, req)
-	return turn, len(s.requests), ok
+	return turn, len(s.requests), idx, ok
 }
 
 // forgetText is req without its text, its prompt estimate kept for the usage event.
@@ -342,7 +343,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "", err.Error())
 		return
 	}
-	turn, n, ok := s.next(req)
+	turn, n, idx, ok := s.next(req)
 	if !ok {
 		s.fail(fmt.Errorf("request %d: the script has no turn left", n))
 		writeError(w, http.StatusInternalServerError, "", "llmtest: script exhausted")
@@ -350,7 +351,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if turn.Expect != nil {
 		for _, e := range turn.Expect.check(req) {
-			s.fail(fmt.Errorf("request %d (turn %d): %s", n, req.Turn, e))
+			s.fail(fmt.Errorf("request %d (turn %d): %s", n, idx, e))
 		}
 	}
 	if turn.Gate != nil && !s.pass(r, *turn.Gate, n) {
