@@ -50,9 +50,10 @@ func (s *stringList) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("line %d: expected a glob or a list of globs", n.Line)
 }
 
-// splitFrontmatter separates a leading `---` YAML block from the body. ok is false when the
-// text has no complete frontmatter block (then body is the text unchanged).
-func splitFrontmatter(text string) (header, body string, ok bool) {
+// SplitFrontmatter separates a leading `---` YAML block from the body (trimmed). ok is false
+// when the text has no complete frontmatter block (then body is the text unchanged). Rule
+// files and skills (core/skills) share it.
+func SplitFrontmatter(text string) (header, body string, ok bool) {
 	rest, found := strings.CutPrefix(text, "---\n")
 	if !found {
 		return "", text, false
@@ -79,7 +80,7 @@ func splitFrontmatter(text string) (header, body string, ok bool) {
 // validates the globs. A header that does not parse leaves the rule whole, applying always,
 // with Problem saying why: a typo must not silently drop a rule.
 func applyFrontmatter(r *Rule, cursor bool) {
-	header, body, ok := splitFrontmatter(r.Content)
+	header, body, ok := SplitFrontmatter(r.Content)
 	if !ok {
 		return
 	}

@@ -26,6 +26,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/cairnhq/cairn/core/rules"
 )
 
 // Source is where a skill was found. It is the first half of a skill's ID.
@@ -176,7 +178,8 @@ func (s Skill) Load() (Loaded, error) {
 	if err != nil {
 		return Loaded{}, err
 	}
-	_, body, _ := splitFrontmatter(text)
+	_, body, _ := rules.SplitFrontmatter(text)
+	body = strings.TrimSpace(body)
 	l := Loaded{Skill: s, Body: body, Truncated: truncated}
 	err = filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -239,7 +242,7 @@ type header struct {
 // missing or wrong. A missing name falls back to the folder's name; a missing description is
 // a problem: without one the model cannot tell when the skill fits.
 func head(text, folder string) (name, description, problem string) {
-	fm, _, ok := splitFrontmatter(text)
+	fm, _, ok := rules.SplitFrontmatter(text)
 	if !ok {
 		return folder, "", FileName + " has no frontmatter: start it with a `---` block giving name and description"
 	}
@@ -256,28 +259,6 @@ func head(text, folder string) (name, description, problem string) {
 		return name, "", "the frontmatter has no description: add one saying when the skill should be used"
 	}
 	return name, description, ""
-}
-
-// splitFrontmatter separates a leading `---` YAML block from the body (trimmed). ok is false
-// when the text does not start with a complete block.
-func splitFrontmatter(text string) (fm, body string, ok bool) {
-	rest, found := strings.CutPrefix(text, "---\n")
-	if !found {
-		return "", strings.TrimSpace(text), false
-	}
-	for off := 0; ; {
-		i := strings.Index(rest[off:], "---")
-		if i < 0 {
-			return "", strings.TrimSpace(text), false
-		}
-		at := off + i
-		lineStart := at == 0 || rest[at-1] == '\n'
-		after := rest[at+3:]
-		if lineStart && (after == "" || after[0] == '\n') {
-			return rest[:at], strings.TrimSpace(after), true
-		}
-		off = at + 3
-	}
 }
 
 func isDir(p string, e fs.DirEntry) bool {
