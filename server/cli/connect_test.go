@@ -14,7 +14,8 @@ import (
 )
 
 // TestRunConnect: `cairn run --connect` uses the daemon already serving the data dir (found
-// through its handshake file, with that daemon's settings) and fails plainly when none runs.
+// through its handshake file, with that daemon's settings), closes its task there when it ends
+// (the daemon holds nothing for a finished run), and fails plainly when none runs.
 func TestRunConnect(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -33,10 +34,12 @@ func TestRunConnect(t *testing.T) {
 				{Text: completion, Expect: &llmtest.Expect{LastUserContains: []string{"<task>\nsay done\n</task>"}}},
 			}})
 			dir := t.TempDir()
+			var d *server.Daemon
 			if tt.daemon {
 				s := config.Default()
 				s.API.BaseURL, s.API.APIKey, s.API.Model = srv.URL(), "k", "m"
-				d, err := server.Start(context.Background(), server.Config{DataDir: dir, Version: "test",
+				var err error
+				d, err = server.Start(context.Background(), server.Config{DataDir: dir, Version: "test",
 					Settings: &s, HandshakeFile: server.HandshakePath(dir)})
 				if err != nil {
 					t.Fatal(err)
@@ -51,6 +54,11 @@ func TestRunConnect(t *testing.T) {
 			}
 			if err := srv.Err(); err != nil {
 				t.Error(err)
+			}
+			if d != nil {
+				if open := d.Tasks().Tasks(); len(open) != 0 {
+					t.Errorf("the daemon still holds %d task(s) after the run ended", len(open))
+				}
 			}
 		})
 	}

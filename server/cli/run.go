@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -70,6 +71,9 @@ func run(ctx context.Context, args []string, stdio IO) int {
 			return exitFailure
 		}
 		p := &printer{io: stdio, c: c, taskID: resp.GetTaskId(), json: *jsonOut, yolo: sf.yolo}
+		if *connect {
+			defer clearTask(stdio, c, resp.GetTaskId())
+		}
 		return p.follow(ctx)
 	})
 }
@@ -96,6 +100,9 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 			return exitFailure
 		}
 		p := &printer{io: stdio, c: c, taskID: id, json: *jsonOut, yolo: sf.yolo, resuming: true}
+		if *connect {
+			defer clearTask(stdio, c, id)
+		}
 		return p.follow(ctx)
 	})
 }
@@ -152,6 +159,17 @@ func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsF
 	}
 	defer closeClient(stdio, c)
 	return fn(c)
+}
+
+// clearTask closes the task the run opened in a shared daemon (--connect), so that daemon does not
+// hold it after the run ends: finished, failed or interrupted (an interrupted task stops there and
+// stays in history, resumable). It gets its own short deadline: ctx may already be cancelled.
+func clearTask(stdio IO, c *client, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := c.tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: id}); err != nil {
+		stdio.errf("cairn: closing task %s in the daemon: %v\n", id, statusText(err))
+	}
 }
 
 // closeClient ends the connection to the daemon; the run's outcome is already decided, so a
