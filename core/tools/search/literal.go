@@ -161,31 +161,55 @@ func (f *finder) index(b []byte) int {
 }
 
 // indexFold is index for a case-folded literal of common letters, where a search for one
-// byte would stop every few dozen bytes. It loads the two probe bytes of eight candidate
-// starts per step as two words and keeps the starts where both pass; only those are compared
-// in full. A word's zero bytes are found with the borrow trick, which flags every zero byte
-// and may also flag a byte above one: all are verified, so a false flag costs a comparison,
-// never a wrong answer.
+// byte would stop every few dozen bytes. It loads the two probe bytes of sixteen candidate
+// starts per step as four words and keeps the starts where both probes pass; only those are
+// compared in full. A word's zero bytes are found with the borrow trick, which flags every
+// zero byte and may also flag a byte above one: all are verified, so a false flag costs a
+// comparison, never a wrong answer.
 func (f *finder) indexFold(b []byte) int {
 	n := len(f.lit)
-	a0, a1 := f.at[0], f.at[1]
+	if len(b) < n {
+		return -1
+	}
 	m0, m1, w0, w1 := f.mask[0], f.mask[1], f.want[0], f.want[1]
+	// s0[i] and s1[i] are the probe bytes of the start at i; equal lengths let the compiler
+	// drop the bounds checks of the loads.
+	s1 := b[f.at[1]:]
+	s0 := b[f.at[0]:][:len(s1)]
 	p := 0
-	for ; p+a1+8 <= len(b); p += 8 {
-		x := binary.LittleEndian.Uint64(b[p+a0:]) | m0 ^ w0
-		y := binary.LittleEndian.Uint64(b[p+a1:]) | m1 ^ w1
-		hits := (x - lowBits) & ^x & (y - lowBits) & ^y & highBits
-		for hits != 0 {
-			q := p + bits.TrailingZeros64(hits)>>3
-			if q+n <= len(b) && f.equal(b[q:q+n]) {
-				return q
-			}
-			hits &= hits - 1
+	for ; p+16 <= len(s1); p += 16 {
+		x := binary.LittleEndian.Uint64(s0[p:p+8]) | m0 ^ w0
+		y := binary.LittleEndian.Uint64(s1[p:p+8]) | m1 ^ w1
+		u := binary.LittleEndian.Uint64(s0[p+8:p+16]) | m0 ^ w0
+		v := binary.LittleEndian.Uint64(s1[p+8:p+16]) | m1 ^ w1
+		lo := (x - lowBits) & ^x & (y - lowBits) & ^y & highBits
+		hi := (u - lowBits) & ^u & (v - lowBits) & ^v & highBits
+		if lo|hi == 0 {
+			continue
+		}
+		if q := f.firstHit(b, p, lo); q >= 0 {
+			return q
+		}
+		if q := f.firstHit(b, p+8, hi); q >= 0 {
+			return q
 		}
 	}
 	for ; p+n <= len(b); p++ {
 		if f.equal(b[p : p+n]) {
 			return p
+		}
+	}
+	return -1
+}
+
+// firstHit returns the first start base+i, for each byte i flagged in hits, where the
+// literal is found in b, or -1.
+func (f *finder) firstHit(b []byte, base int, hits uint64) int {
+	n := len(f.lit)
+	for ; hits != 0; hits &= hits - 1 {
+		q := base + bits.TrailingZeros64(hits)>>3
+		if q+n <= len(b) && f.equal(b[q:q+n]) {
+			return q
 		}
 	}
 	return -1
