@@ -26,6 +26,8 @@ var p3Queries = []struct{ name, regex string }{
 // script meets it — the real `cairn tool` process, start included — beside
 // `rg --json --context 1` on $(go env GOROOT)/src, the two run alternately in the same run.
 // It prints the medians of repeated runs and their ratio per query, for wall and CPU time.
+// CAIRN_P3_BEFORE may name an older cairn binary: it then runs in the same rotation, so a
+// change is measured against its baseline under the same load.
 func TestP3Report(t *testing.T) {
 	if os.Getenv("CAIRN_BENCH") == "" {
 		t.Skip("set CAIRN_BENCH=1 (make bench) to print P3")
@@ -38,24 +40,33 @@ func TestP3Report(t *testing.T) {
 	if _, err := os.Stat(src); err != nil {
 		t.Skip("GOROOT/src not found")
 	}
-	cairn := buildCairn(t)
+	bins := []struct{ name, path string }{{"cairn", buildCairn(t)}}
+	if old := os.Getenv("CAIRN_P3_BEFORE"); old != "" {
+		bins = append(bins, struct{ name, path string }{"before", old})
+	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH")}
 
 	const runs = 21
 	fmt.Printf("\nP3 search_files — `cairn tool` (process start included) vs `rg --json --context 1` on %s\n", src)
 	fmt.Printf("medians of %d alternating runs; CPU is user+system of the process\n", runs)
-	fmt.Printf("%-9s %12s %12s %8s %12s %12s %8s\n", "query", "cairn wall", "rg wall", "ratio", "cairn CPU", "rg CPU", "ratio")
+	fmt.Printf("%-9s %-7s %10s %10s %7s %10s %10s %7s\n", "query", "binary", "wall", "rg wall", "ratio", "CPU", "rg CPU", "ratio")
 	for _, q := range p3Queries {
 		call := fmt.Sprintf("<search_files>\n<path>.</path>\n<regex>%s</regex>\n</search_files>\n", q.regex)
-		var ours, theirs []sample
+		ours := make([][]sample, len(bins))
+		var theirs []sample
 		for i := range runs + 1 {
-			c := exec.Command(cairn, "tool", "-C", src, "--yes")
-			c.Stdin = strings.NewReader(call)
-			c.Env = env
-			s, out := timeRun(t, c, 0)
-			if !bytes.HasPrefix(out, []byte("[search_files for '"+q.regex+"'] Result:\n")) || !bytes.Contains(out, []byte("│")) {
-				t.Fatalf("%s: cairn tool printed no results:\n%.500s", q.name, out)
+			for b, bin := range bins {
+				c := exec.Command(bin.path, "tool", "-C", src, "--yes")
+				c.Stdin = strings.NewReader(call)
+				c.Env = env
+				s, out := timeRun(t, c, 0)
+				if !bytes.HasPrefix(out, []byte("[search_files for '"+q.regex+"'] Result:\n")) || !bytes.Contains(out, []byte("│")) {
+					t.Fatalf("%s: %s tool printed no results:\n%.500s", q.name, bin.name, out)
+				}
+				if i > 0 { // the first round warms the page cache and the binaries
+					ours[b] = append(ours[b], s)
+				}
 			}
 			r := exec.Command(rg, "--json", "--context", "1", "-e", q.regex, src)
 			r.Env = env
@@ -63,15 +74,16 @@ func TestP3Report(t *testing.T) {
 			if !bytes.Contains(rout, []byte(`"type":"match"`)) {
 				t.Fatalf("%s: rg found nothing", q.name)
 			}
-			if i == 0 {
-				continue // warm-up: page cache and binaries
+			if i > 0 {
+				theirs = append(theirs, rs)
 			}
-			ours, theirs = append(ours, s), append(theirs, rs)
 		}
-		ow, oc := medians(ours)
 		rw, rc := medians(theirs)
-		fmt.Printf("%-9s %9.1f ms %9.1f ms %7.2f× %9.1f ms %9.1f ms %7.2f×\n", q.name,
-			ms(ow), ms(rw), float64(ow)/float64(rw), ms(oc), ms(rc), float64(oc)/float64(max(rc, 1)))
+		for b, bin := range bins {
+			ow, oc := medians(ours[b])
+			fmt.Printf("%-9s %-7s %7.1f ms %7.1f ms %6.2f× %7.1f ms %7.1f ms %6.2f×\n", q.name, bin.name,
+				ms(ow), ms(rw), float64(ow)/float64(rw), ms(oc), ms(rc), float64(oc)/float64(max(rc, 1)))
+		}
 	}
 	fmt.Printf("target: wall ≤ 1.5× rg for every query (stretch 1.1×)\n")
 }
