@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
 
 // WalkFunc is called for every entry a walk keeps, from several goroutines at once, in no
-// particular order. path is absolute; parent is the filter of the entry's folder. Returning
+// fixed order (folders are taken roughly in path order: see readDir). path is absolute; parent is the filter of the entry's folder. Returning
 // fs.SkipDir for a folder prunes it; any other error stops the walk and is returned.
 type WalkFunc func(path string, d fs.DirEntry, parent *Filter) error
 
@@ -149,6 +151,10 @@ func (w *walker) readDir(f *Filter) error {
 			subdirs = append(subdirs, f.Child(name))
 		}
 	}
+	// Pushed in reverse name order, folders are taken in name order, so a walk runs roughly
+	// in path order: a caller that only needs the first results by path (search_files) can
+	// stop walking the rest early.
+	slices.SortFunc(subdirs, func(a, b *Filter) int { return strings.Compare(b.dir, a.dir) })
 	w.push(subdirs)
 	return nil
 }

@@ -56,7 +56,7 @@ func BenchmarkSearchGoSource(b *testing.B) {
 
 // goSource is $(go env GOROOT)/src of the go command running the benchmark (go test puts
 // it first in PATH).
-func goSource(b *testing.B) string {
+func goSource(b testing.TB) string {
 	b.Helper()
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,6 +30,51 @@ func TestFoldFinderAgreesWithRegex(t *testing.T) {
 			}
 			if got := f.index([]byte(text)); got != want {
 				t.Errorf("%s in %q: index %d, regex says %d", expr, text, got, want)
+			}
+		}
+	}
+}
+
+// TestFinderAgreesWithRegexOnGeneratedText runs every scan (the two-probe word scan, the
+// rare-byte search, their tails near the end of the buffer) against the regex on generated
+// text made of the literal's bytes in both cases, so near misses abound.
+func TestFinderAgreesWithRegexOnGeneratedText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		expr string
+		rare bool // the scan expected: rare-byte search or two probes
+	}{
+		{`(?i)deadline`, false}, {`(?i)ab`, false}, {`(?i)x@y`, true}, {`(?i)sort\.slice`, false},
+		{`(?i)a{b`, true}, {`func main`, false}, {`Error\(`, true}, {`ab`, false}, {`q%`, true},
+	} {
+		expr := tc.expr
+		f := requiredLiteral(expr)
+		if f == nil || !f.pure || f.rare != tc.rare {
+			t.Fatalf("%s: finder %+v", expr, f)
+		}
+		re := regexp.MustCompile(expr)
+		alphabet := string(f.lit) + strings.ToUpper(string(f.lit)) + " \n`[{@`"
+		for range 4000 {
+			text := make([]byte, rng.IntN(70))
+			for i := range text {
+				text[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if rng.IntN(4) == 0 { // plant a match with mixed case
+				at := rng.IntN(len(text) + 1)
+				lit := []byte(string(f.lit))
+				for i := range lit {
+					if f.fold && rng.IntN(2) == 0 {
+						lit[i] = bytes.ToUpper(lit[i : i+1])[0]
+					}
+				}
+				text = append(text[:at], append(lit, text[at:]...)...)
+			}
+			want := -1
+			if loc := re.FindIndex(text); loc != nil {
+				want = loc[0]
+			}
+			if got := f.index(text); got != want {
+				t.Fatalf("%s in %q: index %d, regex says %d", expr, text, got, want)
 			}
 		}
 	}

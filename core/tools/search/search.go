@@ -116,11 +116,15 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		wopts.Override = s.override
 	}
 	err = tree.Walk(ctx, root, wopts, opts.Workers, func(path string, d fs.DirEntry, _ *workspace.Filter) error {
+		if s.pastCutoff(path) {
+			// Everything under a folder past the cut sorts after it too: not even listed.
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if !d.Type().IsRegular() {
 			return nil // folders are walked, symlinks not followed (ripgrep's default)
-		}
-		if s.pastCutoff(path) {
-			return nil
 		}
 		s.searchFile(path)
 		return nil
@@ -261,63 +265,55 @@ func lineEnd(b []byte) int {
 }
 
 // groups turns matching line starts into runs of lines with ctx lines of context each side;
-// runs whose context touches merge, as in ripgrep's output.
+// runs whose context touches merge, as in ripgrep's output. Line numbers come from counting
+// newlines (vectorised); only the lines shown are cut out of data.
 func groups(data []byte, starts []int, ctx int) [][]Line {
-	// Number every line once: offsets → 1-based numbers.
-	var out [][]Line
-	lineNo := 1
-	scanned := 0
-	numOf := func(off int) int {
-		lineNo += bytes.Count(data[scanned:off], []byte{'\n'})
-		scanned = off
-		return lineNo
-	}
-	type span struct{ first, last int }
+	type span struct{ first, last, off int } // off: where line first starts
 	var spans []span
-	var matchNums []int
-	for _, st := range starts {
-		n := numOf(st)
-		matchNums = append(matchNums, n)
-		first, last := max(1, n-ctx), n+ctx
+	nums := make([]int, len(starts))
+	num, pos := 1, 0
+	for i, st := range starts {
+		num += bytes.Count(data[pos:st], []byte{'\n'})
+		pos = st
+		nums[i] = num
+		first, last := max(1, num-ctx), num+ctx
 		if len(spans) > 0 && first <= spans[len(spans)-1].last+1 {
 			spans[len(spans)-1].last = last
 			continue
 		}
-		spans = append(spans, span{first, last})
+		spans = append(spans, span{first, last, linesBack(data, st, num-first)})
 	}
-	lines := lineIndex(data, spans[len(spans)-1].last)
-	isMatch := map[int]bool{}
-	for _, n := range matchNums {
-		isMatch[n] = true
-	}
+	out := make([][]Line, 0, len(spans))
+	m := 0 // the first entry of nums not below the line at hand
 	for _, sp := range spans {
 		var g []Line
-		for n := sp.first; n <= min(sp.last, len(lines)); n++ {
-			g = append(g, Line{Num: n, Text: lines[n-1], IsMatch: isMatch[n]})
+		for n, off := sp.first, sp.off; n <= sp.last && off < len(data); n++ {
+			e := off + lineEnd(data[off:])
+			for m < len(nums) && nums[m] < n {
+				m++
+			}
+			g = append(g, Line{Num: n, Text: string(bytes.TrimRight(data[off:e], "\r")), IsMatch: m < len(nums) && nums[m] == n})
+			off = e + 1
 		}
 		out = append(out, g)
 	}
 	return out
 }
 
-// lineIndex returns the text of lines 1..upto (fewer if the file is shorter), without their
-// line endings.
-func lineIndex(data []byte, upto int) []string {
-	var lines []string
-	for len(data) > 0 && len(lines) < upto {
-		e := lineEnd(data)
-		lines = append(lines, string(bytes.TrimRight(data[:e], "\r")))
-		if e == len(data) {
-			break
-		}
-		data = data[e+1:]
+// linesBack returns the start of the line k lines before the line starting at off.
+func linesBack(data []byte, off, k int) int {
+	for ; k > 0 && off > 0; k-- {
+		off = bytes.LastIndexByte(data[:off-1], '\n') + 1
 	}
-	return lines
+	return off
 }
 
-// add records a file's matches; once more than enough are held, it keeps only the files
-// that can still be in the first MaxResults by path and remembers the cut, so later files
-// beyond it are not even read.
+// add records a file's matches; as soon as more than MaxResults are held, it keeps only the
+// files that can still be in the first MaxResults by path and remembers the cut, so later
+// files and folders beyond it are not even read. Cutting at once (rather than after twice
+// as many, to sort less often) matters because the walk runs roughly in path order: every
+// match held beyond the first MaxResults stands for files read in vain (on GOROOT/src a
+// third fewer files read for `func main`, a seventh fewer for `(?i)deadline`).
 func (s *searcher) add(f File) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -326,7 +322,7 @@ func (s *searcher) add(f File) {
 	}
 	s.files = append(s.files, f)
 	s.kept += f.Matches
-	if s.kept <= 2*s.opts.MaxResults {
+	if s.kept <= s.opts.MaxResults {
 		return
 	}
 	slices.SortFunc(s.files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })

@@ -169,7 +169,9 @@ func TestRequiredLiteral(t *testing.T) {
 	}{
 		{"func main", "func main", false, true},
 		{`[A-Z][a-z]+Error\(`, "Error(", false, false},
-		{"(?i)deadline", "deadline", true, false},
+		{"(?i)deadline", "deadline", true, true},
+		{`(?i)dead\nline`, "dead\nline", true, false},
+		{`(?i)dead\w+line`, "dead", true, false},
 		{"foo|bar", "", false, false},
 		{`(abc)+x`, "abc", false, false},
 		{`a?bcd*`, "bc", false, false},
