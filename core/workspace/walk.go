@@ -14,8 +14,9 @@ import (
 )
 
 // WalkFunc is called for every entry a walk keeps, from several goroutines at once, in no
-// fixed order (folders are taken roughly in path order: see readDir). path is absolute; parent is the filter of the entry's folder. Returning
-// fs.SkipDir for a folder prunes it; any other error stops the walk and is returned.
+// fixed order (folders are taken roughly in path order: see readDir). path is absolute; parent
+// is the filter of the entry's folder. Returning fs.SkipDir for a folder prunes it; any other
+// error stops the walk and is returned.
 type WalkFunc func(path string, d fs.DirEntry, parent *Filter) error
 
 // Walk visits dir's tree in parallel with the given rules. Symlinks are reported but never
