@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -11,8 +12,9 @@ import (
 var textsMD string
 
 // texts maps a section heading of texts.md to its template. The file is embedded, so a parse
-// failure is a build defect that every test exposes at once.
-var texts = parseTexts(textsMD)
+// failure is a build defect that the key test exposes; it is parsed on first use, not at
+// every process start.
+var texts = sync.OnceValue(func() map[string]*template.Template { return parseTexts(textsMD) })
 
 func parseTexts(md string) map[string]*template.Template {
 	out := map[string]*template.Template{}
@@ -31,7 +33,7 @@ type textData struct {
 }
 
 func render(key string, d textData) string {
-	t, ok := texts[key]
+	t, ok := texts()[key]
 	if !ok {
 		// A missing section is a defect in texts.md; the tests list every key.
 		return fmt.Sprintf("(%s)", key)

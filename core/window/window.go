@@ -27,7 +27,8 @@ import (
 //go:embed notes.md
 var notesMD string
 
-var notes = parseSections(notesMD)
+// notes is split into its sections on first use.
+var notes = sync.OnceValue(func() map[string]string { return parseSections(notesMD) })
 
 func parseSections(md string) map[string]string {
 	out := map[string]string{}
@@ -189,7 +190,7 @@ func (s *State) render(history []llm.Message) []llm.Message {
 	out = append(out, history[:headLen]...)
 	out = append(out, history[headLen+s.removed:]...)
 	first := out[0]
-	first.Content = append(append([]llm.Content(nil), first.Content...), llm.Text(notes["truncated"]))
+	first.Content = append(append([]llm.Content(nil), first.Content...), llm.Text(notes()["truncated"]))
 	out[0] = first
 	return out
 }
@@ -253,5 +254,5 @@ func estimate(msgs []llm.Message) int64 {
 }
 
 func note(key string, args ...any) string {
-	return fmt.Sprintf(notes[key], args...)
+	return fmt.Sprintf(notes()[key], args...)
 }

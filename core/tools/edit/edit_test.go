@@ -538,7 +538,7 @@ func TestCountLines(t *testing.T) {
 }
 
 func TestMessagesRender(t *testing.T) {
-	for key := range messages {
+	for key := range messages() {
 		out := render(key, msgData{Path: "p", Lines: 1, Diff: "d\n", Content: "c", Problems: "- x", Message: "m", Reason: "r",
 			Tool: "t", Block: 2, Span: "line 3"})
 		if strings.HasPrefix(out, "(") || strings.Contains(out, "<no value>") {
@@ -548,7 +548,7 @@ func TestMessagesRender(t *testing.T) {
 	for _, key := range []string{"saved", "saved-with-changes", "new-problems", "final-content", "changed-hunks",
 		"new-file-unchanged", "replace-failed", "missing-file", "unreadable", "invalid-path", "ignored", "rejected",
 		"match-trimmed", "match-anchor", "cut-off"} {
-		if _, ok := messages[key]; !ok {
+		if _, ok := messages()[key]; !ok {
 			t.Errorf("messages.md lacks section %q", key)
 		}
 	}

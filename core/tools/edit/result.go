@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/cairnhq/cairn/core/diff"
@@ -15,8 +16,9 @@ import (
 var messagesMD string
 
 // messages maps a section heading of messages.md to its template. The file is embedded, so a
-// parse failure is a build defect that every test exposes at once.
-var messages = parseMessages(messagesMD)
+// parse failure is a build defect that the key test exposes; it is parsed on first use, not
+// at every process start.
+var messages = sync.OnceValue(func() map[string]*template.Template { return parseMessages(messagesMD) })
 
 func parseMessages(md string) map[string]*template.Template {
 	out := map[string]*template.Template{}
@@ -42,7 +44,7 @@ type msgData struct {
 }
 
 func render(key string, d msgData) string {
-	t, ok := messages[key]
+	t, ok := messages()[key]
 	if !ok {
 		// A missing section is a defect in messages.md; still say something true.
 		return fmt.Sprintf("(%s: %s)", key, d.Path)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -84,7 +85,9 @@ func escapeComplete(s []byte) bool {
 // commands ending in BEL or ST (OSC titles and links, DCS, …) and two/three-byte escapes.
 // A regexp instead of a terminal library: the one we used built width tables at start-up and
 // cost the daemon 28 ms of init on every launch (spec P5).
-var escapeSeq = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|[\\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[ -/]*[0-~])")
+var escapeSeq = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|[\\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[ -/]*[0-~])")
+})
 
 // cleanText strips escape sequences and control characters from a complete piece of output.
 func cleanText(b []byte) string {
@@ -93,7 +96,7 @@ func cleanText(b []byte) string {
 	}
 	s := string(b)
 	if bytes.IndexByte(b, 0x1b) >= 0 { // most output has no escapes: skip the parser
-		s = escapeSeq.ReplaceAllString(s, "")
+		s = escapeSeq().ReplaceAllString(s, "")
 	}
 	var out strings.Builder
 	out.Grow(len(s))

@@ -4,21 +4,24 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 )
 
 //go:embed execute_command.md
 var textFS embed.FS
 
-// texts holds the model-facing text; it is parsed at start-up so a broken template fails every
-// test of the package rather than a user's task.
-var texts = template.Must(template.ParseFS(textFS, "execute_command.md"))
+// texts holds the model-facing text. It is parsed on first use rather than at every process
+// start; a broken template fails the first test that renders it.
+var texts = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(textFS, "execute_command.md"))
+})
 
 // render executes the named block. The blocks are fixed and tested, so a failure is a bug in
 // this package; it is reported in the text instead of crashing the daemon.
 func render(name string, data any) string {
 	var b strings.Builder
-	if err := texts.ExecuteTemplate(&b, name, data); err != nil {
+	if err := texts().ExecuteTemplate(&b, name, data); err != nil {
 		return "internal error rendering " + name + ": " + err.Error()
 	}
 	return strings.TrimSpace(b.String())
