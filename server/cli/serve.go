@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	runtimedebug "runtime/debug"
 	"time"
 
 	"github.com/cairnhq/cairn/server"
@@ -62,6 +63,10 @@ func serve(ctx context.Context, args []string, stdio IO) int {
 		// A spawner that went away before reading it does not stop a shared daemon.
 		log.Warn("printing the handshake", "err", err)
 	}
+	// Start-up garbage (package init, settings, the store's first reads) is gone by now; hand
+	// its pages back at once rather than over the scavenger's next minutes, so an idle daemon
+	// holds only what it uses. Once, after the handshake: the spawner is not kept waiting.
+	runtimedebug.FreeOSMemory()
 	if *lifeline {
 		// The spawner keeps our stdin open; if it dies, even by SIGKILL, the pipe closes.
 		lctx, cancel := context.WithCancel(ctx)
