@@ -331,7 +331,7 @@ func daemonMessages(ctx context.Context, e *servertest.Env, taskID string) ([]*c
 	return ev.GetSnapshot().GetMessages(), nil
 }
 
-func procRSS() int { return rss(os.Getpid()) }
+func procRSS() int { return statusKB(os.Getpid(), "VmRSS:") }
 
 // settleGoroutines waits (bounded) for the goroutine count to come back to base.
 func settleGoroutines(base int) int {
