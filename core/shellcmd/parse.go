@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -71,12 +72,22 @@ type pipe struct {
 
 // Parse reads src as a bash command line. A line that does not parse is an error: callers
 // must not run it without asking.
+//
+// On Windows the line is for cmd.exe or PowerShell, where a backslash separates path
+// elements and escapes nothing (`type C:\Users\me\.env`): there its backslashes are kept as
+// written, while quotes, operators and redirections are read as bash reads them. Scripts
+// handed to a shell inside the line (`bash -c '…'`) are bash on every platform.
 func Parse(src string) (*Script, error) {
+	return parse(src, runtime.GOOS == "windows")
+}
+
+// parse is Parse with the platform given: windows keeps the line's backslashes literal.
+func parse(src string, windows bool) (*Script, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, ErrEmpty
 	}
 	s := &Script{}
-	w := &walker{s: s}
+	w := &walker{s: s, windows: windows}
 	if err := w.script(src, "", 0); err != nil {
 		return nil, err
 	}
@@ -86,8 +97,9 @@ func Parse(src string) (*Script, error) {
 // walker turns syntax trees into Commands. scopes numbers each parsed source so positions
 // from nested scripts are never compared with the outer line's.
 type walker struct {
-	s      *Script
-	scopes int
+	s       *Script
+	scopes  int
+	windows bool // the outermost line is a Windows one (see Parse)
 }
 
 // frame is the state of walking one source.
@@ -102,7 +114,11 @@ func (w *walker) script(src, dir string, depth int) error {
 	if depth > maxDepth {
 		return ErrTooDeep
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	text := src
+	if depth == 0 && w.windows {
+		text = literalBackslashes(src)
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	if err != nil {
 		return fmt.Errorf("shellcmd: %w", err)
 	}
@@ -461,4 +477,29 @@ func findExecs(args []Word) [][]Word {
 		}
 	}
 	return out
+}
+
+// literalBackslashes rewrites a Windows command line so that a bash parser reads each of its
+// backslashes as the character itself: outside single quotes every backslash is doubled (bash
+// turns `\\` back into one, bare or inside double quotes); inside single quotes bash already
+// keeps it.
+func literalBackslashes(src string) string {
+	if !strings.Contains(src, `\`) {
+		return src
+	}
+	var b strings.Builder
+	b.Grow(len(src) + 8)
+	single, double := false, false
+	for _, r := range src {
+		switch {
+		case r == '\'' && !double:
+			single = !single
+		case r == '"' && !single:
+			double = !double
+		case r == '\\' && !single:
+			b.WriteRune(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
