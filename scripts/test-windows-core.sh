@@ -41,11 +41,11 @@ while read -r name dir; do
   (cd "$dir" && timeout 600 "$wine" "$exe" -test.v -test.count=1 -test.timeout=300s >"$work/$name.log" 2>&1) || rc=$?
   rel=${dir#"$repo"/}
   if [ "$rc" = 0 ]; then
-    printf '  ok    %-28s %3ss  %s skipped under Wine\n' "$rel" "$((SECONDS - t))" "$(grep -c -- '--- SKIP.*under Wine' "$work/$name.log" || true)"
+    printf '  ok    %-28s %3ss  %s skipped under Wine\n' "$rel" "$((SECONDS - t))" "$(grep -c -- 'under Wine: ' "$work/$name.log" || true)"
     passed=$((passed + 1))
   else
     printf '  FAIL  %-28s %3ss  exit %s\n' "$rel" "$((SECONDS - t))" "$rc"
-    grep -E -A6 -- '--- FAIL|^panic|^FAIL' "$work/$name.log" | head -40 | sed 's/^/        | /'
+    grep -Ev -- '--- (PASS|SKIP)|^=== (RUN|PAUSE|CONT|NAME)|under Wine: ' "$work/$name.log" | grep -E -A6 -- '--- FAIL|^panic' | head -40 | sed 's/^/        | /'
     failures=$((failures + 1))
   fi
 done < <(go list -f '{{if .TestGoFiles}}{{.Name}} {{.Dir}}{{else if .XTestGoFiles}}{{.Name}} {{.Dir}}{{end}}' "${pkgs[@]}")

@@ -16,10 +16,10 @@ func Skip(t testing.TB, reason string) {
 
 // Reasons shared by several packages' tests.
 const (
-	// FolderSymlinks: measured with Wine 8.0, a symlink to an existing folder made by
-	// os.Symlink is not followed when a path through it is resolved (filepath.EvalSymlinks
-	// returns the link's own path), while real Windows follows it.
-	FolderSymlinks = "Wine 8 does not follow a symlink to a folder when resolving a path through it"
+	// Symlinks: measured with Wine 8.0, symlinks made by os.Symlink do not resolve as on
+	// Windows: a path through a link to a folder stays the link's own path, and a link made
+	// in one test is not found at all in the next (GetFileAttributesEx: file not found).
+	Symlinks = "Wine 8 does not resolve symlinks made by os.Symlink as Windows does"
 	// RemoveWatched: Wine 8 has no POSIX delete semantics (FileDispositionInformationEx), so a
 	// folder that a watcher holds open stays until the handle closes and its parent cannot be
 	// removed; Windows 10 and later unlink it at once.
