@@ -134,7 +134,7 @@ func TestNewFileInNewFolders(t *testing.T) {
 		t.Fatalf("file = %q", got)
 	}
 	p := f.ui.approvals[0].Payload.(*msg.Tool)
-	if p.Op != msg.OpNewFileCreated || p.Content != "one\ntwo\n" || p.Path != "a/b/new.txt" {
+	if p.Op != msg.OpNewFileCreated || p.Content != newFileText("one\ntwo\n") || p.Path != "a/b/new.txt" {
 		t.Errorf("payload = %+v", p)
 	}
 	golden(t, "new_file_small", res.Text)

@@ -148,7 +148,7 @@ func TestRunGolden(t *testing.T) {
 			text := strings.ReplaceAll(res.Text, home, "$HOME")
 			text = strings.ReplaceAll(text, filepath.ToSlash(home), "$HOME")
 			if tc.name == "root_refused" {
-				text = strings.ReplaceAll(text, fsRoot, "/") // `C:\` on Windows
+				text = strings.ReplaceAll(text, filepath.ToSlash(fsRoot), "/") // `C:/` on Windows
 			}
 			golden(t, filepath.Join("testdata", tc.name+".golden"), text)
 		})
