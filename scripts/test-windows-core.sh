@@ -45,7 +45,7 @@ while read -r name dir; do
     passed=$((passed + 1))
   else
     printf '  FAIL  %-28s %3ss  exit %s\n' "$rel" "$((SECONDS - t))" "$rc"
-    grep -E -A3 -- '--- FAIL|^[[:space:]]+[[:alnum:]_]+\.go:[0-9]+: |^panic' "$work/$name.log" | grep -Ev -- '^=== |--- (PASS|SKIP)|under Wine: ' | head -40 | sed 's/^/        | /'
+    grep -E -A3 -- '--- FAIL|^[[:space:]]+[[:alnum:]_]+\.go:[0-9]+: |^panic' "$work/$name.log" | grep -Ev -- '^=== |--- (PASS|SKIP)|under Wine: ' | head -40 | sed 's/^/        | /' || true
     failures=$((failures + 1))
   fi
 done < <(go list -f '{{if .TestGoFiles}}{{.Name}} {{.Dir}}{{else if .XTestGoFiles}}{{.Name}} {{.Dir}}{{end}}' "${pkgs[@]}")
