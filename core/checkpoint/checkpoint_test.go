@@ -149,12 +149,14 @@ func TestIgnoreRulesAndLargeFiles(t *testing.T) {
 		"debug.log":            "log\n",
 		"data.sqlite":          "db\n",
 		"archive.zip":          "zip\n",
-		"weird [name]*?.txt":   "glob characters\n",
-		"trailing space.txt ":  "space\n",
 		"docs/readme.md":       "# docs\n",
 		"__pycache__/x.pyc":    "pyc\n",
 		"target/debug/out.txt": "rust\n",
 	})
+	odd := oddNames()
+	for _, name := range odd {
+		writeFiles(t, ws, map[string]string{name: "a name git and globs read specially\n"})
+	}
 	sparse := func(p string, size int64) {
 		f, err := os.Create(filepath.Join(ws, p))
 		if err != nil {
@@ -172,7 +174,9 @@ func TestIgnoreRulesAndLargeFiles(t *testing.T) {
 	m := newManager(t, ws)
 	c1 := commit(t, m)
 	want := []string{".cairnignore", ".gitignore", "at-limit.dat", "docs/readme.md", "extra.ignore", "keep.go",
-		"sub/.gitignore", "sub/y.txt", "trailing space.txt ", "weird [name]*?.txt"}
+		"sub/.gitignore", "sub/y.txt"}
+	want = append(want, odd...)
+	slices.Sort(want)
 	if got := trackedIn(t, m, c1); !reflect.DeepEqual(got, want) {
 		t.Fatalf("checkpoint holds\n%q\nwant\n%q", got, want)
 	}

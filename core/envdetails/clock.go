@@ -48,7 +48,7 @@ var localZone = sync.OnceValue(func() string {
 func ianaName(tz string, readlink func() (string, error)) string {
 	tz = strings.TrimPrefix(tz, ":")
 	if tz != "" {
-		if !filepath.IsAbs(tz) {
+		if !strings.HasPrefix(tz, "/") && !filepath.IsAbs(tz) { // a zoneinfo file: a POSIX path everywhere
 			return tz
 		}
 		return afterZoneinfo(tz)

@@ -9,7 +9,7 @@ import (
 
 // inGroup starts the hook in its own process group and makes cancelling it kill the whole
 // group: a hook that started children (a shell running sleep) leaves nothing behind.
-func inGroup(cmd *exec.Cmd) {
+func inGroup(cmd *exec.Cmd) procGroup {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
@@ -20,4 +20,11 @@ func inGroup(cmd *exec.Cmd) {
 		}
 		return nil
 	}
+	return pgroup{}
 }
+
+// pgroup needs nothing once the hook started, nor after: the kernel keeps the group.
+type pgroup struct{}
+
+func (pgroup) started() {}
+func (pgroup) release() {}

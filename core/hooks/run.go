@@ -267,10 +267,14 @@ func (r *Runner) exec(ctx context.Context, h Hook, ev Event) (output, Run) {
 	var stdout, stderr capped
 	stdout.max, stderr.max = maxOutput, 64<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	inGroup(cmd)
+	group := inGroup(cmd)
 	// A child that left the group and holds the pipes open does not keep the task waiting.
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	if err = cmd.Start(); err == nil {
+		group.started()
+		err = cmd.Wait()
+	}
+	group.release()
 	run.Duration = time.Since(start)
 	run.Stdout, run.Stderr = stdout.String(), stderr.String()
 	if cmd.ProcessState != nil {
@@ -353,3 +357,11 @@ func (c *capped) Write(p []byte) (int, error) {
 }
 
 func (c *capped) String() string { return c.b.String() }
+
+// procGroup is what holds a hook and the processes it starts together, so that cancelling the
+// hook ends them all (inGroup, per platform). started is called once the hook's process
+// exists, release once it was waited for.
+type procGroup interface {
+	started()
+	release()
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -20,8 +21,14 @@ import (
 // TestMain turns the test binary into a small MCP server over stdio when asked: it offers a
 // tool that adds a tool (list_changed), one that answers, and one that crashes.
 func TestMain(m *testing.M) {
-	if os.Getenv("CAIRN_MCP_TEST_SERVER") == "1" {
+	switch os.Getenv("CAIRN_MCP_TEST_SERVER") {
+	case "1":
 		serveTestServer()
+		return
+	case "silent": // reads whatever it is sent and never answers, on every platform
+		if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
+			os.Exit(1)
+		}
 		return
 	}
 	os.Exit(m.Run())

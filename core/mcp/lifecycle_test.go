@@ -67,8 +67,9 @@ func TestCrashAndRestart(t *testing.T) {
 // A server that never answers times out with a clear error; the other server is unaffected.
 func TestServerThatNeverStarts(t *testing.T) {
 	h, _ := startHub(t, map[string]any{
-		"silent": map[string]any{"command": "sh", "args": []string{"-c", "cat >/dev/null"}, "timeout": 1},
-		"t":      testServerEntry(),
+		"silent": map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "timeout": 1,
+			"env": map[string]string{"CAIRN_MCP_TEST_SERVER": "silent"}},
+		"t": testServerEntry(),
 	})
 	// A call made while the servers are still starting waits for its server, not longer.
 	if err := h.WaitReady(context.Background(), "t"); err != nil {

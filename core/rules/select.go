@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -10,7 +11,9 @@ import (
 // Relative turns the paths a task touched into clean slash paths relative to root, in order
 // and without duplicates. A relative path is taken as relative to root; an absolute one
 // outside root (another workspace root, the home folder) is dropped, as are paths that climb
-// out of root. The root itself becomes ".".
+// out of root. The root itself becomes ".". On Windows a path that starts with a separator but
+// names no drive (`\src\a.go`, `/src/a.go`) is on root's drive, not inside root, as Windows
+// reads it; one that names a drive without a separator (`D:a.go`) is never inside root.
 func Relative(root string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
@@ -18,11 +21,7 @@ func Relative(root string, paths []string) []string {
 		if p == "" {
 			continue
 		}
-		abs := p
-		if !filepath.IsAbs(p) {
-			abs = filepath.Join(root, filepath.FromSlash(p))
-		}
-		rel, err := filepath.Rel(root, filepath.Clean(abs))
+		rel, err := filepath.Rel(root, filepath.Clean(underRoot(root, p)))
 		if err != nil || !filepath.IsLocal(rel) && rel != "." {
 			continue
 		}
@@ -32,6 +31,18 @@ func Relative(root string, paths []string) []string {
 		}
 	}
 	return out
+}
+
+// underRoot is p made absolute against root, the way the platform reads p.
+func underRoot(root, p string) string {
+	switch {
+	case filepath.IsAbs(p), filepath.VolumeName(p) != "":
+		return p
+	case os.IsPathSeparator(p[0]):
+		return filepath.VolumeName(root) + p // Windows only: on Unix such a p is absolute
+	default:
+		return filepath.Join(root, filepath.FromSlash(p))
+	}
 }
 
 // Select keeps the rules that apply to a task that touched the given paths (slash paths

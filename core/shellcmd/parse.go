@@ -1,8 +1,11 @@
 package shellcmd
 
 import (
+	"errors"
 	"fmt"
 	"path"
+	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -71,23 +74,76 @@ type pipe struct {
 
 // Parse reads src as a bash command line. A line that does not parse is an error: callers
 // must not run it without asking.
+//
+// On Windows the line is usually for cmd.exe or PowerShell, where a backslash separates path
+// elements and escapes nothing (`type C:\Users\me\.env`), but the user's shell may be Git
+// Bash, where it escapes as on Unix. There the line is read both ways and the Script holds the
+// commands of both readings, so every question is answered pessimistically: a deny-list hit
+// in either reading denies, read-only and allowed need both, and the files either reading
+// reads or writes are all listed. Quotes, operators and redirections are read as bash reads
+// them in both; scripts handed to a shell inside the line (`bash -c '…'`) are bash.
 func Parse(src string) (*Script, error) {
+	return parse(src, runtime.GOOS == "windows")
+}
+
+// parse is Parse with the platform given.
+func parse(src string, windows bool) (*Script, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, ErrEmpty
 	}
 	s := &Script{}
-	w := &walker{s: s}
+	w := &walker{s: s, windows: windows}
 	if err := w.script(src, "", 0); err != nil {
 		return nil, err
 	}
+	if !windows || !strings.Contains(src, `\`) {
+		return s, nil
+	}
+	// The bash reading. A line bash cannot parse (`dir "C:\temp\"` leaves a quote open
+	// there) cannot be run by bash either, so only its Windows reading counts; a line too
+	// deeply nested is refused whichever way it is read.
+	bash := &Script{}
+	bw := &walker{s: bash, scopes: w.scopes}
+	if err := bw.script(src, "", 0); err != nil {
+		if errors.Is(err, ErrTooDeep) {
+			return nil, err
+		}
+		return s, nil
+	}
+	s.merge(bash)
 	return s, nil
+}
+
+// merge adds the commands and findings of another reading of the same line to s.
+func (s *Script) merge(o *Script) {
+	s.Commands = append(s.Commands, o.Commands...)
+	s.Opaque = appendNew(s.Opaque, o.Opaque...)
+	s.Writes = append(s.Writes, o.Writes...)
+	s.ShellPipes = appendNew(s.ShellPipes, o.ShellPipes...)
+	s.Recursive = appendNew(s.Recursive, o.Recursive...)
+	s.RiskyAssigns = appendNew(s.RiskyAssigns, o.RiskyAssigns...)
+	s.reads = append(s.reads, o.reads...)
+	s.writes = append(s.writes, o.writes...)
+	s.pipes = append(s.pipes, o.pipes...)
+	s.sources = append(s.sources, o.sources...)
+}
+
+// appendNew appends the items of add that list does not hold yet.
+func appendNew(list []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(list, a) {
+			list = append(list, a)
+		}
+	}
+	return list
 }
 
 // walker turns syntax trees into Commands. scopes numbers each parsed source so positions
 // from nested scripts are never compared with the outer line's.
 type walker struct {
-	s      *Script
-	scopes int
+	s       *Script
+	scopes  int
+	windows bool // the outermost line is a Windows one (see Parse)
 }
 
 // frame is the state of walking one source.
@@ -102,7 +158,11 @@ func (w *walker) script(src, dir string, depth int) error {
 	if depth > maxDepth {
 		return ErrTooDeep
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	text := src
+	if depth == 0 && w.windows {
+		text = literalBackslashes(src)
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	if err != nil {
 		return fmt.Errorf("shellcmd: %w", err)
 	}
@@ -461,4 +521,29 @@ func findExecs(args []Word) [][]Word {
 		}
 	}
 	return out
+}
+
+// literalBackslashes rewrites a Windows command line so that a bash parser reads each of its
+// backslashes as the character itself: outside single quotes every backslash is doubled (bash
+// turns `\\` back into one, bare or inside double quotes); inside single quotes bash already
+// keeps it.
+func literalBackslashes(src string) string {
+	if !strings.Contains(src, `\`) {
+		return src
+	}
+	var b strings.Builder
+	b.Grow(len(src) + 8)
+	single, double := false, false
+	for _, r := range src {
+		switch {
+		case r == '\'' && !double:
+			single = !single
+		case r == '"' && !single:
+			double = !double
+		case r == '\\' && !single:
+			b.WriteRune(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -163,7 +164,7 @@ else
   echo '{"cancel": false}'
 fi
 `
-	r.hooks = realHooks(t, map[hooks.Kind]string{hooks.PreToolUse: script}, 0)
+	r.hooks = realHooks(t, map[hooks.Kind]testHook{hooks.PreToolUse: {script, "block-writes"}}, 0)
 	tk := r.newTask("change a.txt")
 	waitAsk(t, tk, msg.AskCompletionResult)
 
@@ -219,18 +220,22 @@ func TestContextModificationReachesNextRequest(t *testing.T) {
 func TestBrokenHooksGoOn(t *testing.T) {
 	r := newRig(t, llmtest.Script{Turns: []llmtest.Turn{writeCall("d.txt", "d\n"), {Text: completion}}}, edit.NewWrite())
 	r.settings = editsApproved
-	r.hooks = realHooks(t, map[hooks.Kind]string{
-		hooks.PreToolUse:  "#!/bin/sh\nsleep 60\n",
-		hooks.PostToolUse: "#!/bin/sh\necho 'all good!'\n",
-	}, 200*time.Millisecond)
+	timeout := 200 * time.Millisecond
+	if runtime.GOOS == "windows" {
+		timeout = 2 * time.Second // cmd.exe starting the test binary can take longer than 200ms
+	}
+	r.hooks = realHooks(t, map[hooks.Kind]testHook{
+		hooks.PreToolUse:  {"#!/bin/sh\nsleep 60\n", "sleep"},
+		hooks.PostToolUse: {"#!/bin/sh\necho 'all good!'\n", "garbage"},
+	}, timeout)
 	tk := r.newTask("write d.txt")
 	waitAsk(t, tk, msg.AskCompletionResult)
-	if b, err := os.ReadFile(filepath.Join(r.root, "d.txt")); err != nil || string(b) != "d\n" {
+	if b, err := os.ReadFile(filepath.Join(r.root, "d.txt")); err != nil || string(b) != newFileBody("d\n") {
 		t.Fatalf("d.txt = %q, %v: the tool should have run", b, err)
 	}
 	for _, want := range []string{
-		"Hook .clinerules/hooks/PreToolUse failed: timed out after 200ms and was stopped. The task goes on.",
-		"Hook .clinerules/hooks/PostToolUse failed: printed something that is not a JSON answer: all good!. The task goes on.",
+		"Hook .clinerules/hooks/" + hookFile("PreToolUse") + " failed: timed out after " + timeout.String() + " and was stopped. The task goes on.",
+		"Hook .clinerules/hooks/" + hookFile("PostToolUse") + " failed: printed something that is not a JSON answer: all good!. The task goes on.",
 	} {
 		if !hasRow(tk, msg.SayHook, want) {
 			t.Errorf("no row %q in %v", want, rows(tk))
@@ -245,13 +250,13 @@ func TestHookWrittenDuringRunNeverRuns(t *testing.T) {
 	evilMarker := filepath.Join(t.TempDir(), "evil")
 	evil := "#!/bin/sh\ntouch " + evilMarker + "\n"
 	r := newRig(t, llmtest.Script{Turns: []llmtest.Turn{
-		writeCall(".clinerules/hooks/PreToolUse", evil),
+		writeCall(".clinerules/hooks/"+hookFile("PreToolUse"), evil),
 		writeCall("e.txt", "e\n"),
 		writeCall("f.txt", "f\n"),
 		{Text: completion},
 	}}, edit.NewWrite())
 	r.settings = editsApproved
-	r.hooks = realHooks(t, map[hooks.Kind]string{hooks.PreToolUse: "#!/bin/sh\necho '{}'\n"}, 0)
+	r.hooks = realHooks(t, map[hooks.Kind]testHook{hooks.PreToolUse: {"#!/bin/sh\necho '{}'\n", "empty"}}, 0)
 	tk := r.newTask("write files")
 	waitAsk(t, tk, msg.AskCompletionResult)
 	if _, err := os.Stat(evilMarker); err == nil {
@@ -259,7 +264,7 @@ func TestHookWrittenDuringRunNeverRuns(t *testing.T) {
 	}
 	n := 0
 	for _, m := range tk.Messages() {
-		if m.Kind == msg.SayHook && m.Text == "Hook .clinerules/hooks/PreToolUse was skipped: it changed since it was trusted. "+
+		if m.Kind == msg.SayHook && m.Text == "Hook .clinerules/hooks/"+hookFile("PreToolUse")+" was skipped: it changed since it was trusted. "+
 			"Review and trust it in Settings → Hooks (or run cairn run --hooks)." {
 			n++
 		}
@@ -271,14 +276,19 @@ func TestHookWrittenDuringRunNeverRuns(t *testing.T) {
 
 // realHooks writes the scripts into the rig's workspace and returns a factory for a real
 // runner whose store enabled the workspace and trusted the scripts as they are now.
-func realHooks(t *testing.T, scripts map[hooks.Kind]string, timeout time.Duration) func(root, taskID string) Hooks {
+func realHooks(t *testing.T, scripts map[hooks.Kind]testHook, timeout time.Duration) func(root, taskID string) Hooks {
+	if runtime.GOOS == "windows" {
+		for k, h := range scripts {
+			t.Setenv("CAIRN_TASK_TEST_HOOK_"+string(k), h.act)
+		}
+	}
 	return func(root, taskID string) Hooks {
 		dir := filepath.Join(root, ".clinerules", "hooks")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for k, s := range scripts {
-			if err := os.WriteFile(filepath.Join(dir, string(k)), []byte(s), 0o755); err != nil {
+		for k, h := range scripts {
+			if err := os.WriteFile(filepath.Join(dir, hookFile(string(k))), hookContent(string(k), h), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cairnhq/cairn/core/internal/wine"
 )
 
 func TestFuzzyScoreRanking(t *testing.T) {
@@ -111,6 +113,7 @@ func TestIndexFollowsChanges(t *testing.T) {
 	}
 	waitFor(t, "renamed folder", func() bool { return has("z/old.txt")() && !has("a/old.txt")() })
 
+	wine.Skip(t, wine.RemoveWatched)
 	if err := os.RemoveAll(filepath.Join(root, "c")); err != nil {
 		t.Fatal(err)
 	}

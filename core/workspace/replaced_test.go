@@ -3,10 +3,20 @@ package workspace
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
+// skipUTF16Names skips on Windows, where names are UTF-16 and cannot hold bytes that are not
+// UTF-8: the mapping back has nothing to map there.
+func skipUTF16Names(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows file names are UTF-16: a name with bytes that are not UTF-8 cannot exist")
+	}
+}
+
 func TestResolveMapsReplacedBytesBack(t *testing.T) {
+	skipUTF16Names(t)
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		"d\xe9p/caf\xe9.txt": "latin-1 names",
@@ -52,6 +62,7 @@ func TestResolveMapsReplacedBytesBack(t *testing.T) {
 }
 
 func TestNewMapsReplacedRoot(t *testing.T) {
+	skipUTF16Names(t)
 	base := t.TempDir()
 	onDisk := filepath.Join(base, "proj\xe9")
 	if err := os.Mkdir(onDisk, 0o755); err != nil {

@@ -3,7 +3,10 @@ package workspace
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/wine"
 )
 
 func TestResolve(t *testing.T) {
@@ -45,6 +48,9 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
+			if strings.Contains(tc.in, "link") || strings.HasPrefix(tc.in, "dangling") {
+				wine.Skip(t, wine.Symlinks)
+			}
 			abs, inside, err := ws.Resolve(tc.in)
 			if err != nil {
 				t.Fatal(err)
@@ -85,6 +91,7 @@ func TestNewErrors(t *testing.T) {
 }
 
 func TestRootsAreResolved(t *testing.T) {
+	wine.Skip(t, wine.Symlinks)
 	base := t.TempDir()
 	writeTree(t, base, map[string]string{"real/a": "", "alias": "->" + filepath.Join(base, "real")})
 	ws := newWS(t, filepath.Join(base, "alias"))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -170,6 +172,25 @@ func parseCoordinate(c string, w, h int) (x, y int, ok bool) {
 // checkURL returns the URL to open, or the model-facing reason it may not be opened: only
 // http and https, and file URLs inside the workspace (not blocked by the ignore file). An
 // address without a scheme ("localhost:3000") is taken as http.
+// fileURLToPath is the local path (with slashes) of a file URL's path: on Windows
+// "/C:/site/a.html" names C:/site/a.html.
+func fileURLToPath(p string, windows bool) string {
+	if windows && len(p) >= 3 && p[0] == '/' && p[2] == ':' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') {
+		return p[1:]
+	}
+	return p
+}
+
+// pathToFileURL is the path of the file URL for an absolute local path: slashes, and a leading
+// one before a Windows drive (C:\site is file:///C:/site).
+func pathToFileURL(abs string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return p
+}
+
 func checkURL(files tools.Files, raw string) (target, bad string) {
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw
@@ -188,11 +209,12 @@ func checkURL(files tools.Files, raw string) (target, bad string) {
 		if files == nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
 			return "", messages.Format("bad-url", raw)
 		}
-		abs, inside, err := files.Resolve(u.Path)
+		local := fileURLToPath(u.Path, runtime.GOOS == "windows")
+		abs, inside, err := files.Resolve(filepath.FromSlash(local))
 		if err != nil || !inside || files.Ignored(abs) {
-			return "", messages.Format("outside", u.Path)
+			return "", messages.Format("outside", local)
 		}
-		return (&url.URL{Scheme: "file", Path: abs, RawQuery: u.RawQuery, Fragment: u.Fragment}).String(), ""
+		return (&url.URL{Scheme: "file", Path: pathToFileURL(abs), RawQuery: u.RawQuery, Fragment: u.Fragment}).String(), ""
 	}
 	return "", messages.Format("bad-url", raw)
 }

@@ -21,9 +21,9 @@ func TestCheckURL(t *testing.T) {
 		{raw: "http://localhost:3000/x?y=1", want: "http://localhost:3000/x?y=1"},
 		{raw: "https://example.com", want: "https://example.com"},
 		{raw: "localhost:5173", want: "http://localhost:5173"},
-		{raw: "file://" + root + "/site/index.html", want: "file://" + root + "/site/index.html"},
-		{raw: "file:///etc/passwd", bad: "outside the workspace"},
-		{raw: "file://" + root + "/secret/a.html", bad: "outside the workspace"},
+		{raw: fileURL(root) + "/site/index.html", want: fileURL(root) + "/site/index.html"},
+		{raw: fileURL(filepath.Dir(root)) + "/passwd", bad: "outside the workspace"},
+		{raw: fileURL(root) + "/secret/a.html", bad: "outside the workspace"},
 		{raw: "file://otherhost/x.html", bad: "cannot be opened"},
 		{raw: "javascript:alert(1)", bad: "cannot be opened"},
 		{raw: "chrome://settings", bad: "cannot be opened"},
@@ -44,6 +44,37 @@ func TestCheckURL(t *testing.T) {
 				t.Errorf("checkURL = %q, %q; want %q", got, bad, tc.want)
 			}
 		})
+	}
+}
+
+// fileURL is the file URL of an absolute local path, as a browser writes it: file:///tmp/x,
+// file:///C:/Users/x on Windows.
+func fileURL(abs string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return "file://" + p
+}
+
+// TestFileURLToPath reads file URL paths the way each platform means them.
+func TestFileURLToPath(t *testing.T) {
+	cases := []struct {
+		path    string
+		windows bool
+		want    string
+	}{
+		{"/C:/site/index.html", true, "C:/site/index.html"},
+		{"/d:/x", true, "d:/x"},
+		{"/site/index.html", true, "/site/index.html"},
+		{"/C:/site/index.html", false, "/C:/site/index.html"},
+		{"/home/me/a.html", false, "/home/me/a.html"},
+		{"/1:/x", true, "/1:/x"},
+	}
+	for _, c := range cases {
+		if got := fileURLToPath(c.path, c.windows); got != c.want {
+			t.Errorf("fileURLToPath(%q, windows=%v) = %q, want %q", c.path, c.windows, got, c.want)
+		}
 	}
 }
 

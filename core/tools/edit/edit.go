@@ -319,10 +319,15 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		tools.RecordOutcome(ctx, env.UI, msg.OutcomeRejected)
 		return tools.Result{Rejected: true, Text: render("rejected", msgData{Path: rel}), UserFeedback: ans.Text}, nil
 	}
+	writable := roMode | 0o200
 	if ro {
-		if err := os.Chmod(abs, roMode|0o200); err != nil {
+		if err := os.Chmod(abs, writable); err != nil {
 			tools.RecordOutcome(ctx, env.UI, msg.OutcomeFailed)
 			return tools.Result{}, fmt.Errorf("edit: make %s writable: %w", rel, err)
+		}
+		// Windows keeps only the read-only attribute of a mode: say what the file has now.
+		if st, err := os.Stat(abs); err == nil {
+			writable = st.Mode().Perm()
 		}
 	}
 	final, err := session.Save(ctx)
@@ -348,7 +353,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 	text := resultText(o)
 	if ro {
-		text = render("made-writable", msgData{Path: rel, Reason: (roMode | 0o200).String()}) + "\n\n" + text
+		text = render("made-writable", msgData{Path: rel, Reason: writable.String()}) + "\n\n" + text
 	}
 	return tools.Result{Text: text, Changed: []string{abs}, Read: []string{abs}, UserFeedback: ans.Text}, nil
 }

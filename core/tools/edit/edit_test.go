@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -129,11 +130,11 @@ func TestNewFileInNewFolders(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
-	if got := f.read("a/b/new.txt"); got != "one\ntwo\n" {
+	if got := f.read("a/b/new.txt"); got != newFileText("one\ntwo\n") {
 		t.Fatalf("file = %q", got)
 	}
 	p := f.ui.approvals[0].Payload.(*msg.Tool)
-	if p.Op != msg.OpNewFileCreated || p.Content != "one\ntwo\n" || p.Path != "a/b/new.txt" {
+	if p.Op != msg.OpNewFileCreated || p.Content != newFileText("one\ntwo\n") || p.Path != "a/b/new.txt" {
 		t.Errorf("payload = %+v", p)
 	}
 	golden(t, "new_file_small", res.Text)
@@ -222,7 +223,7 @@ func TestWriteStripsFences(t *testing.T) {
 	if _, err := NewWrite().Run(context.Background(), f.env, writeCall("x.go", "```go\npackage x\n```\n")); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.read("x.go"); got != "package x\n" {
+	if got := f.read("x.go"); got != newFileText("package x\n") {
 		t.Fatalf("file = %q", got)
 	}
 }
@@ -590,7 +591,11 @@ func TestReadOnlyFileAsks(t *testing.T) {
 					}
 					return
 				}
-				if st.Mode().Perm() != 0o644 || res.IsError || !strings.Contains(res.Text, "was read-only; the user approved making it writable") {
+				want := os.FileMode(0o644)
+				if runtime.GOOS == "windows" {
+					want = 0o666 // the read-only attribute cleared: Windows keeps no other bit
+				}
+				if st.Mode().Perm() != want || res.IsError || !strings.Contains(res.Text, "was read-only; the user approved making it writable (mode now "+want.String()+")") {
 					t.Errorf("approved: mode %v, result %+v", st.Mode().Perm(), res)
 				}
 			})

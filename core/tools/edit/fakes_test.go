@@ -305,3 +305,11 @@ func writeCall(path, content string) tools.Call {
 func block(search, replace string) string {
 	return "------- SEARCH\n" + search + "=======\n" + replace + "+++++++ REPLACE\n"
 }
+
+// newFileText is how s lands in a new file on this platform: CRLF line endings on Windows.
+func newFileText(s string) string {
+	if !newFileCRLF {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", "\r\n")
+}

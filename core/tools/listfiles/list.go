@@ -96,7 +96,7 @@ func Format(entries []string, truncated bool) string {
 
 func isRootOrHome(dir string) bool {
 	dir = filepath.Clean(dir)
-	if dir == string(filepath.Separator) {
+	if dir == filepath.VolumeName(dir)+string(filepath.Separator) { // "/", `C:\`, `\\host\share\`
 		return true
 	}
 	home, err := os.UserHomeDir()

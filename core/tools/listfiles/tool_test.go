@@ -83,6 +83,8 @@ func project(t *testing.T) string {
 func TestRunGolden(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // the home folder on Windows
+	fsRoot := filepath.VolumeName(home) + string(filepath.Separator)
 	tests := []struct {
 		name      string
 		params    map[string]string
@@ -97,7 +99,7 @@ func TestRunGolden(t *testing.T) {
 		{name: "recursive_truncated", params: map[string]string{"path": ".", "recursive": "true"}, wantOp: msg.OpListFilesRecursive},
 		{name: "blocked", params: map[string]string{"path": "secrets/"}, wantSay: msg.SayIgnoreError, wantError: true},
 		{name: "missing", params: map[string]string{"path": "nope"}, wantError: true},
-		{name: "root_refused", params: map[string]string{"path": "/", "recursive": "true"}, wantError: true},
+		{name: "root_refused", params: map[string]string{"path": fsRoot, "recursive": "true"}, wantError: true},
 		{name: "home_refused", params: map[string]string{"path": home, "recursive": "true"}, wantError: true},
 		{name: "no_path", params: map[string]string{}, wantError: true},
 		{name: "rejected", params: map[string]string{"path": "src"}, reject: true, wantOp: msg.OpListFilesTopLevel},
@@ -144,6 +146,10 @@ func TestRunGolden(t *testing.T) {
 				t.Errorf("says = %v, want %v", ui.says, tc.wantSay)
 			}
 			text := strings.ReplaceAll(res.Text, home, "$HOME")
+			text = strings.ReplaceAll(text, filepath.ToSlash(home), "$HOME")
+			if tc.name == "root_refused" {
+				text = strings.ReplaceAll(text, filepath.ToSlash(fsRoot), "/") // `C:/` on Windows
+			}
 			golden(t, filepath.Join("testdata", tc.name+".golden"), text)
 		})
 	}

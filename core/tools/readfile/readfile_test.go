@@ -189,7 +189,7 @@ func TestRunOutsideWorkspace(t *testing.T) {
 	if res.Text != "# notes\n" || len(ui.Approvals) != 1 || ui.Approvals[0].Inside {
 		t.Fatalf("res %+v approvals %+v", res, ui.Approvals)
 	}
-	if p := ui.Approvals[0].Payload.(*msg.Tool); !p.Outside || p.Path != outside {
+	if p := ui.Approvals[0].Payload.(*msg.Tool); !p.Outside || p.Path != filepath.ToSlash(outside) {
 		t.Errorf("payload = %+v", p)
 	}
 }

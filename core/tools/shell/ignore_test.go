@@ -46,7 +46,7 @@ func TestIgnoredFilesStayIgnored(t *testing.T) {
 				}
 			}
 			ui := &fakeUI{approve: tools.Answer{Approved: true}}
-			term := direct.NewTerminal("/bin/sh")
+			term := direct.NewTerminal(posixShell(t))
 			env := &tools.Env{Files: &toolstest.Files{Dir: root, Ignore: []string{".env", "secrets"}},
 				Host: fakeHost{term}, UI: ui, Mode: "act"}
 			res, err := New(NewRegistry()).Run(testCtx(t), env, call("command", c.command, "requires_approval", "false"))

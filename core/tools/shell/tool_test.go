@@ -81,7 +81,7 @@ func (h fakeHost) Terminal() tools.Terminal   { return h.term }
 func (h fakeHost) Editor() tools.Editor       { return nil }
 
 func newEnv(t *testing.T, ui *fakeUI) *tools.Env {
-	term := direct.NewTerminal("/bin/sh")
+	term := direct.NewTerminal(posixShell(t))
 	term.Grace = 200 * time.Millisecond
 	return &tools.Env{Files: fakeFiles{root: t.TempDir()}, Host: fakeHost{term}, UI: ui, Mode: "act"}
 }

@@ -52,7 +52,7 @@ func (f *Files) Ignored(abs string) bool {
 func (f *Files) Rel(abs string) string {
 	rel, err := filepath.Rel(f.Dir, abs)
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return abs
+		return filepath.ToSlash(abs) // as the workspace shows a path outside its roots
 	}
 	return filepath.ToSlash(rel)
 }

@@ -112,7 +112,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text := strings.ReplaceAll(res.Text, global, "GLOBAL")
+			text := strings.ReplaceAll(res.Text, filepath.ToSlash(global), "GLOBAL")
 			if res.IsError != tt.wantErr {
 				t.Errorf("IsError = %v, want %v: %s", res.IsError, tt.wantErr, text)
 			}
