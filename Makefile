@@ -103,7 +103,8 @@ fuzz:
 # include the ripgrep anchor (x-rg); P6: the webview's headless run; P8 time to first request
 # and R7 load: report tests in server/. P9 (model server → text in the webview's DOM) needs
 # code-server: `make e2e` prints it (its "P9" lines, e2e/steps/p9.mjs) and writes
-# test-results/e2e/p9.json.
+# test-results/e2e/p9.json; its daemon share (model server → a gRPC subscriber) is a report
+# test in server/ too.
 bench: daemon $(NPM_STAMP)
 	CAIRN_BENCH=1 $(GO) test -p 1 -count=1 -run 'Report' -v ./... 2>&1 | grep -v -E '^(=== RUN|--- (PASS|SKIP)|PASS|ok |\?|=== PAUSE|=== CONT|no test files|    [a-z_0-9]+\.go:[0-9]+: set CAIRN_BENCH)'
 	$(GO) test -run '^$$' -bench 'SearchGoSource|Listing|Query' -benchtime 5x ./core/tools/search ./core/workspace
