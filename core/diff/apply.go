@@ -230,6 +230,7 @@ func trimAll(s []string) []string {
 // line i >= from and match(i) holds. It walks the line index.
 func (f *file) scan(match func(int) bool, m, from, limit int) []hit {
 	var out []hit
+	f.index()
 	for i := from; i+m <= f.n(); i++ {
 		if match(i) {
 			out = append(out, hit{line: i, from: f.start(i), to: f.start(i + m)})

@@ -78,11 +78,18 @@ func (f *file) index() []int {
 // start is the offset of line i (i == n() gives len(data)).
 func (f *file) start(i int) int { return f.index()[i] }
 
-// text returns line i without its ending. The conversion to string is left to callers that
-// compare (the compiler avoids the copy for comparisons).
+// text returns line i without its ending; the index must exist (scan and the error reports
+// build it). The conversion to string is left to callers that compare (the compiler avoids
+// the copy for comparisons).
 func (f *file) text(i int) []byte {
-	s := f.index()
-	return f.data[s[i]:textEnd(f.data, s[i], s[i+1])]
+	s, e := f.starts[i], f.starts[i+1]
+	if e > s && f.data[e-1] == '\n' {
+		e--
+		if e > s && f.data[e-1] == '\r' {
+			e--
+		}
+	}
+	return f.data[s:e]
 }
 
 // lineEnd returns, for the line starting at offset off, the offset just past its ending
@@ -132,24 +139,36 @@ func (f *file) lineAt(off int) int {
 // starting at a line that begins at or after offset from (a line start). Each hit gives the
 // first line and the byte range [from, to) its lines span, endings included.
 //
-// A non-empty first line is searched for as bytes, so the vectorised search skips the text in
-// between instead of visiting each line; a hit counts only at a line start, with the rest of
-// that line and the lines after it equal to s.
+// Without the line index, the first line's text after its indentation is searched for as
+// bytes, so the vectorised search skips the text in between instead of visiting each line; a
+// hit counts only where the indentation completes it to a whole line at a line start, with the
+// lines after it equal to s. Once a fallback has built the index, walking it is cheaper: most
+// lines are ruled out by their length alone.
 func (f *file) findExact(s []string, from, limit int) []hit {
+	if f.starts != nil {
+		return f.findExactIndexed(s, f.lineAt(from), limit)
+	}
 	var out []hit
 	d, first := f.data, []byte(s[0])
+	lead := len(first) - len(bytes.TrimLeft(first, " \t"))
+	core := first[lead:]
 	for off := from; off < len(d); {
-		if len(first) > 0 {
-			i := bytes.Index(d[off:], first)
+		if len(core) > 0 {
+			if off+lead > len(d) {
+				break
+			}
+			i := bytes.Index(d[off+lead:], core)
 			if i < 0 {
 				break
 			}
-			off += i
-			if off > 0 && d[off-1] != '\n' {
-				// Inside a line: go on from the next line.
-				off = f.lineEnd(off)
+			// A valid start earlier in this line would have shown its text first, so a
+			// failed candidate lets the search go on from the next line.
+			c := off + i
+			if (c > 0 && d[c-1] != '\n') || !bytes.Equal(d[c:c+lead], first[:lead]) {
+				off = f.lineEnd(c)
 				continue
 			}
+			off = c
 		}
 		next := f.lineEnd(off)
 		if end, ok := f.matchFrom(off, s); ok {
@@ -161,6 +180,24 @@ func (f *file) findExact(s []string, from, limit int) []hit {
 		off = next
 	}
 	return out
+}
+
+// findExactIndexed is findExact walking the line index from line from.
+func (f *file) findExactIndexed(s []string, from, limit int) []hit {
+	// A line can only equal s[0] if its length, ending included, is len(s[0]) plus 0, 1 or 2
+	// bytes; checking that first skips nearly every line without reading its text.
+	first := len(s[0])
+	return f.scan(func(i int) bool {
+		if l := f.starts[i+1] - f.starts[i] - first; l < 0 || l > 2 {
+			return false
+		}
+		for j, l := range s {
+			if string(f.text(i+j)) != l {
+				return false
+			}
+		}
+		return true
+	}, len(s), from, limit)
 }
 
 // matchFrom reports whether the lines starting at offset off equal s verbatim, and where the

@@ -70,6 +70,10 @@ func TestFindExact(t *testing.T) {
 		{"second line differs", "a\nc\na\nb\n", []string{"a", "b"}, 0, 5, []hit{{2, 4, 8}}},
 		{"overlapping candidates", "a\na\na\nb\n", []string{"a", "a", "b"}, 0, 5, []hit{{1, 2, 8}}},
 		{"whitespace counts", " a\na \na\n", []string{"a"}, 0, 5, []hit{{2, 6, 8}}},
+		{"indented", "a\n\ta\n  a\n\t  a\n", []string{"\ta"}, 0, 5, []hit{{1, 2, 5}}},
+		{"indentation differs", "\t a\n \ta\n", []string{" \ta"}, 0, 5, []hit{{1, 4, 8}}},
+		{"indentation across lines", "x\n\n a\n", []string{"\n a"}, 0, 5, nil},
+		{"only whitespace", "a\n  \n \n  \n", []string{"  "}, 0, 5, []hit{{1, 2, 5}, {3, 7, 10}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,6 +117,8 @@ func FuzzFindExact(f *testing.F) {
 	f.Add([]byte("a\r\nb\r\r\nc\r"), "b\r", uint8(1))
 	f.Add([]byte("xa\na\n\n\na"), "\na", uint8(0))
 	f.Add([]byte("ab\nab\r\nab"), "ab", uint8(2))
+	f.Add([]byte("\t a\n a\n\t a\n  a"), "\t a", uint8(0))
+	f.Add([]byte(" \n a\n  \n"), "  ", uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, search string, from uint8) {
 		s := strings.Split(search, "\n")
 		ref := newFile(data)
