@@ -43,6 +43,13 @@ type Edit struct {
 	Level Level
 }
 
+// placed is an accepted edit together with the byte range [from, to) of data its original
+// lines span, endings included, so building the output never has to look up line offsets.
+type placed struct {
+	Edit
+	from, to int
+}
+
 // Result is a successful Apply.
 type Result struct {
 	// Content is the new file, with the original's BOM and line endings.
@@ -78,8 +85,9 @@ func Apply(original []byte, diff string) (Result, error) {
 // matcher locates blocks one by one against the original file and keeps the accepted edits.
 type matcher struct {
 	f       *file
-	pos     int    // end of the previous block's match
-	sorted  []Edit // by Start, for overlap checks and building
+	pos     int      // end of the previous block's match
+	posOff  int      // the offset of line pos
+	sorted  []placed // by Start, for overlap checks and building
 	byBlock []Edit
 }
 
@@ -96,29 +104,29 @@ func (m *matcher) add(no int, b Block, alone bool) *ApplyError {
 
 // check locates block b and verifies it does not overlap an accepted edit, without recording
 // it (Preview shows a block before its REPLACE text is complete).
-func (m *matcher) check(no int, b Block, alone bool) (Edit, *ApplyError) {
+func (m *matcher) check(no int, b Block, alone bool) (placed, *ApplyError) {
 	e, err := m.locate(no, b, alone)
 	if err != nil {
 		return e, err
 	}
 	i := m.insertAt(e.Start)
 	if i > 0 && m.sorted[i-1].End > e.Start {
-		return e, overlapError(no, b.Search, m.sorted[i-1])
+		return e, overlapError(no, b.Search, m.sorted[i-1].Edit)
 	}
 	if i < len(m.sorted) && m.sorted[i].Start < e.End {
-		return e, overlapError(no, b.Search, m.sorted[i])
+		return e, overlapError(no, b.Search, m.sorted[i].Edit)
 	}
 	return e, nil
 }
 
 // commit records a checked edit and moves pos to its end.
-func (m *matcher) commit(e Edit) {
+func (m *matcher) commit(e placed) {
 	i := m.insertAt(e.Start)
-	m.sorted = append(m.sorted, Edit{})
+	m.sorted = append(m.sorted, placed{})
 	copy(m.sorted[i+1:], m.sorted[i:])
 	m.sorted[i] = e
-	m.byBlock = append(m.byBlock, e)
-	m.pos = e.End
+	m.byBlock = append(m.byBlock, e.Edit)
+	m.pos, m.posOff = e.End, e.to
 }
 
 func (m *matcher) insertAt(start int) int {
@@ -141,51 +149,51 @@ func (m *matcher) outLine(orig int) int {
 // maxListed bounds how many candidates an ambiguity error lists.
 const maxListed = 5
 
-func (m *matcher) locate(no int, b Block, alone bool) (Edit, *ApplyError) {
+func (m *matcher) locate(no int, b Block, alone bool) (placed, *ApplyError) {
 	f, s := m.f, b.Search
-	e := Edit{Block: no, Lines: b.Replace}
+	e := placed{Edit: Edit{Block: no, Lines: b.Replace}}
 	if len(s) == 0 {
 		if !alone {
 			return e, formatError(ErrEmptySearch, no, b.Line, "", "empty-search")
 		}
 		e.Start, e.End, e.Level = 0, f.n(), WholeFile
+		e.from, e.to = 0, len(f.data)
 		return e, nil
 	}
-	// A line can only equal s[0] if its length, ending included, is len(s[0]) plus 0, 1 or 2
-	// bytes; checking that on the line index first skips nearly every line without reading
-	// its text, which keeps the failing exact scans before the fallbacks cheap.
-	first := len(s[0])
-	exact := func(i int) bool {
-		if l := f.starts[i+1] - f.starts[i] - first; l < 0 || l > 2 {
-			return false
-		}
-		return f.exactAt(i, s)
+	found := func(h hit, lv Level) placed {
+		e.Start, e.End, e.Level = h.line, h.line+len(s), lv
+		e.from, e.to = h.from, h.to
+		return e
+	}
+	// The verbatim levels search the bytes; only when they fail is the file walked line by
+	// line for the fallbacks.
+	if c := f.findExact(s, m.posOff, 1); len(c) == 1 {
+		return found(c[0], Exact), nil
 	}
 	ts := trimAll(s)
 	trimmed := func(i int) bool { return f.trimmedAt(i, ts) }
-	at := func(start int, lv Level) Edit {
-		e.Start, e.End, e.Level = start, start+len(s), lv
-		return e
-	}
-	if c := f.scan(exact, len(s), m.pos, 1); len(c) == 1 {
-		return at(c[0], Exact), nil
-	}
 	if c := f.scan(trimmed, len(s), m.pos, 1); len(c) == 1 {
-		return at(c[0], Trimmed), nil
+		return found(c[0], Trimmed), nil
 	}
-	// unique runs a level that insists on a single candidate; ok reports that it decided.
-	unique := func(match func(int) bool, from int, lv Level) (_ Edit, _ *ApplyError, ok bool) {
-		c := f.scan(match, len(s), from, maxListed+1)
+	// decide settles a level that insists on a single candidate; ok reports that it decided.
+	decide := func(c []hit, lv Level) (_ placed, _ *ApplyError, ok bool) {
 		switch {
 		case len(c) == 1:
-			return at(c[0], lv), nil, true
+			return found(c[0], lv), nil, true
 		case len(c) > 1:
-			return e, ambiguousError(no, s, c[:min(len(c), maxListed)], len(c) > maxListed), true
+			lines := make([]int, min(len(c), maxListed))
+			for k := range lines {
+				lines[k] = c[k].line
+			}
+			return e, ambiguousError(no, s, lines, len(c) > maxListed), true
 		}
 		return e, nil, false
 	}
+	unique := func(match func(int) bool, from int, lv Level) (placed, *ApplyError, bool) {
+		return decide(f.scan(match, len(s), from, maxListed+1), lv)
+	}
 	if m.pos > 0 {
-		if e, err, ok := unique(exact, 0, ExactAnywhere); ok {
+		if e, err, ok := decide(f.findExact(s, 0, maxListed+1), ExactAnywhere); ok {
 			return e, err
 		}
 		if e, err, ok := unique(trimmed, 0, TrimmedAnywhere); ok {
@@ -218,13 +226,14 @@ func trimAll(s []string) []string {
 	return out
 }
 
-// scan returns up to limit start lines i >= from where a block of m lines fits and match(i)
-// holds, in file order.
-func (f *file) scan(match func(int) bool, m, from, limit int) []int {
-	var out []int
+// scan returns up to limit places, in file order, where a block of m lines fits starting at a
+// line i >= from and match(i) holds. It walks the line index.
+func (f *file) scan(match func(int) bool, m, from, limit int) []hit {
+	var out []hit
+	f.index()
 	for i := from; i+m <= f.n(); i++ {
 		if match(i) {
-			out = append(out, i)
+			out = append(out, hit{line: i, from: f.start(i), to: f.start(i + m)})
 			if len(out) == limit {
 				break
 			}
@@ -233,17 +242,8 @@ func (f *file) scan(match func(int) bool, m, from, limit int) []int {
 	return out
 }
 
-// exactAt reports whether s matches the file's lines verbatim starting at line i.
-func (f *file) exactAt(i int, s []string) bool {
-	for j, l := range s {
-		if string(f.text(i+j)) != l {
-			return false
-		}
-	}
-	return true
-}
-
-// trimmedAt is exactAt with surrounding whitespace ignored; ts is already trimmed.
+// trimmedAt reports whether the file's lines starting at line i equal ts once their
+// surrounding whitespace is removed; ts is already trimmed.
 func (f *file) trimmedAt(i int, ts []string) bool {
 	for j, l := range ts {
 		if string(bytes.TrimSpace(f.text(i+j))) != l {
@@ -259,41 +259,37 @@ func (f *file) trimmedAt(i int, ts []string) bool {
 // Untouched stretches are copied byte for byte, endings included; written lines take the
 // file's ending. If the original lacked a final newline and an edit reaches the end, the
 // output's final ending is dropped so that property survives.
-func build(f *file, edits []Edit, extra *Edit) []byte {
-	size := len(f.data) + len(bom)
-	for _, e := range edits {
-		size += linesSize(e.Lines, len(f.eol))
-	}
-	if extra != nil {
-		size += linesSize(extra.Lines, len(f.eol))
-	}
-	out := make([]byte, 0, size)
+func build(f *file, edits []placed, extra *placed) []byte {
+	// The output is assembled by one Join of the pieces, which allocates it once without
+	// zeroing it first: the untouched stretches are slices of the original, and each edit's
+	// lines are rendered with their endings into one small piece.
+	pieces := make([][]byte, 0, 2*len(edits)+4)
 	if f.bom {
-		out = append(out, bom...)
+		pieces = append(pieces, bom)
 	}
-	body := len(out)
 	prev, touchesEnd := 0, false
-	write := func(e *Edit) {
-		out = append(out, f.data[f.starts[prev]:f.starts[e.Start]]...)
-		for _, l := range e.Lines {
-			out = append(out, l...)
-			out = append(out, f.eol...)
-		}
-		prev = e.End
+	write := func(e *placed) {
+		pieces = append(pieces, f.data[prev:e.from], withEndings(e.Lines, f.eol))
+		prev = e.to
 		touchesEnd = touchesEnd || e.End == f.n()
 	}
-	placed := extra == nil
+	done := extra == nil
 	for i := range edits {
-		if !placed && extra.Start <= edits[i].Start {
+		if !done && extra.Start <= edits[i].Start {
 			write(extra)
-			placed = true
+			done = true
 		}
 		write(&edits[i])
 	}
-	if !placed {
+	if !done {
 		write(extra)
 	}
-	out = append(out, f.data[f.starts[prev]:]...)
+	pieces = append(pieces, f.data[prev:])
+	out := bytes.Join(pieces, nil)
+	body := 0
+	if f.bom {
+		body = len(bom)
+	}
 	if touchesEnd && !f.endsWithNewline {
 		switch {
 		case bytes.HasSuffix(out[body:], []byte("\r\n")):
@@ -304,15 +300,21 @@ func build(f *file, edits []Edit, extra *Edit) []byte {
 	}
 	if len(out) == body {
 		// Deleting every line leaves an empty file, not a lone BOM.
-		return out[:0]
+		return []byte{}
 	}
 	return out
 }
 
-func linesSize(lines []string, eol int) int {
+// withEndings returns lines, each followed by eol, as one slice.
+func withEndings(lines []string, eol string) []byte {
 	n := 0
 	for _, l := range lines {
-		n += len(l) + eol
+		n += len(l) + len(eol)
 	}
-	return n
+	out := make([]byte, 0, n)
+	for _, l := range lines {
+		out = append(out, l...)
+		out = append(out, eol...)
+	}
+	return out
 }

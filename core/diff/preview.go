@@ -21,8 +21,8 @@ type Preview struct {
 	f        *file
 	p        parser
 	m        matcher
-	off      int   // bytes of the diff consumed: always just after a '\n'
-	cur      *Edit // block located but not closed yet
+	off      int     // bytes of the diff consumed: always just after a '\n'
+	cur      *placed // block located but not closed yet
 	err      *ApplyError
 	line     int // 1-based line of the proposed content being written
 	gen      int // bumped whenever the proposed content changes

@@ -83,6 +83,7 @@ func searchExcerpt(search []string) string {
 
 func noMatchError(f *file, blockNo int, search []string) *ApplyError {
 	d := msgData{Block: blockNo, Search: searchExcerpt(search)}
+	f.index() // the reports read lines by number
 	if start, end, ok := mostSimilar(f, search); ok {
 		d.Region = numbered(f, start, end)
 	}
