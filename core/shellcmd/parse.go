@@ -27,14 +27,30 @@ type Command struct {
 
 	scope    int
 	pos, end uint
+	// windows: the line runs on Windows, where a program is found whatever the case of its
+	// name and with or without its extension (see Name).
+	windows bool
 }
 
-// Name is the command's name without its directory ("/bin/rm" is "rm"), "" when unknown.
+// Name is the command's name without its directory ("/bin/rm" is "rm"), "" when unknown. On
+// Windows it is also without its directory after a backslash and without an executable's
+// extension, in lower case: `C:\Git\bin\GIT.EXE` runs git, and `rm.exe` and `RM` run rm, so the
+// deny list and the read-only rules must see them as such.
 func (c Command) Name() string {
 	if len(c.Words) == 0 || c.Words[0].Dynamic || c.Words[0].Glob {
 		return ""
 	}
-	return path.Base(c.Words[0].Text)
+	name := path.Base(c.Words[0].Text)
+	if !c.windows {
+		return name
+	}
+	name = strings.ToLower(name[strings.LastIndexAny(name, `\:`)+1:])
+	for _, ext := range []string{".exe", ".com", ".cmd", ".bat"} {
+		if base, ok := strings.CutSuffix(name, ext); ok && base != "" {
+			return base
+		}
+	}
+	return name
 }
 
 // Operand is a file a command reads, with the directory it is relative to.
@@ -92,7 +108,7 @@ func parse(src string, windows bool) (*Script, error) {
 		return nil, ErrEmpty
 	}
 	s := &Script{}
-	w := &walker{s: s, windows: windows}
+	w := &walker{s: s, windows: windows, onWindows: windows}
 	if err := w.script(src, "", 0); err != nil {
 		return nil, err
 	}
@@ -103,7 +119,7 @@ func parse(src string, windows bool) (*Script, error) {
 	// there) cannot be run by bash either, so only its Windows reading counts; a line too
 	// deeply nested is refused whichever way it is read.
 	bash := &Script{}
-	bw := &walker{s: bash, scopes: w.scopes}
+	bw := &walker{s: bash, scopes: w.scopes, onWindows: windows}
 	if err := bw.script(src, "", 0); err != nil {
 		if errors.Is(err, ErrTooDeep) {
 			return nil, err
@@ -143,7 +159,9 @@ func appendNew(list []string, add ...string) []string {
 type walker struct {
 	s       *Script
 	scopes  int
-	windows bool // the outermost line is a Windows one (see Parse)
+	windows bool // the outermost line is read the Windows way (see Parse)
+	// onWindows: the line runs on Windows, whichever way it is read (see Command.Name).
+	onWindows bool
 }
 
 // frame is the state of walking one source.
@@ -339,7 +357,7 @@ func (w *walker) decl(fr *frame, d *syntax.DeclClause) {
 		}
 	}
 	w.s.Commands = append(w.s.Commands, Command{Words: words, Dir: fr.dir, scope: fr.scope,
-		pos: d.Pos().Offset(), end: d.End().Offset()})
+		pos: d.Pos().Offset(), end: d.End().Offset(), windows: w.onWindows})
 }
 
 // funcDecl notes functions whose body calls the function itself: the shape of a fork bomb.
@@ -363,7 +381,8 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 	if len(words) == 0 {
 		return false, nil
 	}
-	cmd := Command{Words: words, Dir: fr.dir, scope: fr.scope, pos: st.Pos().Offset(), end: st.End().Offset()}
+	cmd := Command{Words: words, Dir: fr.dir, scope: fr.scope, pos: st.Pos().Offset(), end: st.End().Offset(),
+		windows: w.onWindows}
 	name := cmd.Name()
 	if name == "" {
 		w.s.Opaque = append(w.s.Opaque, "the name of a command is only known when it runs")

@@ -131,3 +131,52 @@ func TestWindowsLineTooDeep(t *testing.T) {
 }
 
 func shellQuote(s string) string { return `'` + strings.ReplaceAll(s, `'`, `'\''`) + `'` }
+
+// TestWindowsCommandNames: on Windows a program runs whatever the case of its name, with or
+// without its extension and from any folder, so the deny list and the read-only rules see
+// `RM.EXE`, `C:\Git\bin\git.exe` and `git.cmd` as rm and git. On Unix those names stay as
+// written (no such programs there).
+func TestWindowsCommandNames(t *testing.T) {
+	deny := []string{"rm -rf", "git push --force"}
+	cases := []struct {
+		line     string
+		windows  bool
+		denied   bool
+		readOnly bool
+	}{
+		{`rm.exe -rf x`, true, true, false},
+		{`RM -rf x`, true, true, false},
+		{`C:\Git\usr\bin\rm.exe -rf x`, true, true, false},
+		{`"C:\Program Files\Git\cmd\GIT.EXE" push --force`, true, true, false},
+		{`git.cmd push --force origin main`, true, true, false},
+		{`C:/tools/git.exe push --force`, true, true, false},
+		{`C:/Git/bin/git.exe status`, true, false, true},
+		// Git Bash reads the backslashes away: not a name known to be read-only.
+		{`C:\Git\bin\git.exe status`, true, false, false},
+		{`TYPE notes.txt`, true, false, true},
+		{`.exe -rf x`, true, false, false},
+		{`RM -rf x`, false, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.line, func(t *testing.T) {
+			s, err := parse(c.line, c.windows)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			if _, denied := s.Denied(deny); denied != c.denied {
+				t.Errorf("denied = %v, want %v (names %q)", denied, c.denied, names(s))
+			}
+			if got := s.ReadOnly(); got != c.readOnly {
+				t.Errorf("read-only = %v, want %v (names %q)", got, c.readOnly, names(s))
+			}
+		})
+	}
+}
+
+func names(s *Script) []string {
+	var out []string
+	for _, c := range s.Commands {
+		out = append(out, c.Name())
+	}
+	return out
+}
