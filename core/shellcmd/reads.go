@@ -58,6 +58,7 @@ var readCommands = map[string]readSpec{
 	"cp": copyRead, "mv": copyRead,
 	"xxd": firstRead, "source": firstRead, ".": firstRead,
 	"Get-Content": psRead, "gc": psRead, "cat.exe": plainRead,
+	"get-content": psRead, // on Windows every name is in lower case (Command.Name)
 }
 
 // Reads returns the files that simple reading commands of the line would print, and files

@@ -20,8 +20,9 @@ func TestWalkTakesFoldersInNameOrder(t *testing.T) {
 	ws := newWS(t, root)
 	var order []string
 	err := ws.Walk(context.Background(), root, SearchOptions, 1, func(path string, d fs.DirEntry, parent *Filter) error {
-		if rel, _ := filepath.Rel(root, parent.Dir()); len(order) == 0 || order[len(order)-1] != rel {
-			order = append(order, filepath.ToSlash(rel))
+		rel, _ := filepath.Rel(root, parent.Dir())
+		if rel = filepath.ToSlash(rel); len(order) == 0 || order[len(order)-1] != rel {
+			order = append(order, rel)
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 func TestResolve(t *testing.T) {
 	base := t.TempDir()
 	main, other, outside := filepath.Join(base, "main"), filepath.Join(base, "lib"), filepath.Join(base, "outside")
-	writeTree(t, base, map[string]string{
+	tree := map[string]string{
 		"main/src/a.go":      "",
 		"main/link-in":       "->" + filepath.Join(base, "main", "src"),
 		"main/link-out":      "->" + filepath.Join(base, "outside"),
@@ -20,8 +21,11 @@ func TestResolve(t *testing.T) {
 		"main/rel-link-out":  "->../outside",
 		"lib/pkg/b.go":       "",
 		"outside/secret.txt": "",
-		"main/foo:bar/x.txt": "",
-	})
+	}
+	if runtime.GOOS != "windows" { // a colon cannot be part of a Windows file name
+		tree["main/foo:bar/x.txt"] = ""
+	}
+	writeTree(t, base, tree)
 	ws := newWS(t, main, other)
 	tests := []struct {
 		in      string
@@ -50,6 +54,9 @@ func TestResolve(t *testing.T) {
 		t.Run(tc.in, func(t *testing.T) {
 			if strings.Contains(tc.in, "link") || strings.HasPrefix(tc.in, "dangling") {
 				wine.Skip(t, wine.Symlinks)
+			}
+			if tc.in == "foo:bar/x.txt" && runtime.GOOS == "windows" {
+				t.Skip("a folder named foo:bar cannot exist on Windows")
 			}
 			abs, inside, err := ws.Resolve(tc.in)
 			if err != nil {
