@@ -67,10 +67,14 @@ func testServerEntry() map[string]any {
 		"env": map[string]string{"CAIRN_MCP_TEST_SERVER": "1"}}
 }
 
-// npmBin returns a server installed by the root package.json (npm ci), or skips.
+// npmBin returns a server installed by the root package.json (npm ci), or skips. On Windows npm
+// writes NAME.cmd launchers; a node_modules installed on Linux (the Wine run) has none.
 func npmBin(t *testing.T, name string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
+	if runtime.GOOS == "windows" {
+		name += ".cmd"
+	}
 	p := filepath.Join(filepath.Dir(file), "..", "..", "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("%s is not installed: run `npm ci` in the repository root (%v)", name, err)
