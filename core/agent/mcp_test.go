@@ -19,7 +19,11 @@ import (
 func everythingHub(t *testing.T) *mcp.Hub {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(filepath.Dir(file), "..", "..", "node_modules", ".bin", "mcp-server-everything")
+	name := "mcp-server-everything"
+	if runtime.GOOS == "windows" {
+		name += ".cmd" // npm's launcher there; a node_modules installed on Linux has none
+	}
+	bin := filepath.Join(filepath.Dir(file), "..", "..", "node_modules", ".bin", name)
 	if _, err := os.Stat(bin); err != nil {
 		t.Skipf("the everything MCP server is not installed: run `npm ci` in the repository root (%v)", err)
 	}
@@ -43,8 +47,12 @@ func everythingHub(t *testing.T) *mcp.Hub {
 		}
 	})
 	for {
-		if s, err := h.Server("everything"); err == nil && s.Status == mcp.StatusConnected {
+		s, err := h.Server("everything")
+		if err == nil && s.Status == mcp.StatusConnected {
 			return h
+		}
+		if err == nil && s.Status == mcp.StatusDisconnected && s.Error != "" {
+			t.Fatalf("the everything server did not start: %s", s.Error)
 		}
 		<-changes
 	}
