@@ -19,7 +19,7 @@ func TestWalkTakesFoldersInNameOrder(t *testing.T) {
 	writeTree(t, root, files)
 	ws := newWS(t, root)
 	var order []string
-	err := ws.Walk(context.Background(), root, SearchOptions, 1, func(path string, d fs.DirEntry, parent *Filter) error {
+	err := ws.Walk(context.Background(), root, SearchOptions, 1, func(_ string, _ fs.DirEntry, parent *Filter) error {
 		rel, _ := filepath.Rel(root, parent.Dir())
 		if rel = filepath.ToSlash(rel); len(order) == 0 || order[len(order)-1] != rel {
 			order = append(order, rel)

@@ -17,7 +17,7 @@ import (
 func BenchmarkFinder(b *testing.B) {
 	var texts [][]byte
 	size := 0
-	err := filepath.WalkDir(filepath.Join(goSource(b), "net"), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(goSource(b), "net"), func(p string, _ fs.DirEntry, err error) error {
 		if err != nil || !strings.HasSuffix(p, ".go") {
 			return err
 		}
