@@ -37,15 +37,23 @@ while read -r name dir; do
   exe="$work/bin/$name.test.exe"
   if ! [ -f "$exe" ]; then echo "  FAIL  $dir: no test binary $name.test.exe"; failures=$((failures + 1)); continue; fi
   t=$SECONDS
+  rel=${dir#"$repo"/}
   rc=0
   (cd "$dir" && timeout 600 "$wine" "$exe" -test.v -test.count=1 -test.timeout=300s >"$work/$name.log" 2>&1) || rc=$?
-  rel=${dir#"$repo"/}
+  if [ "$rc" != 0 ] && ! grep -q '^=== RUN' "$work/$name.log"; then
+    # Wine itself failed before the binary ran a test (seen rarely on a new prefix): say so, try once more.
+    echo "  note  $rel: Wine exited $rc before any test ran; once more. Its output:"
+    sed 's/^/        | /' "$work/$name.log" | tail -10
+    rc=0
+    (cd "$dir" && timeout 600 "$wine" "$exe" -test.v -test.count=1 -test.timeout=300s >"$work/$name.log" 2>&1) || rc=$?
+  fi
   if [ "$rc" = 0 ]; then
     printf '  ok    %-28s %3ss  %s skipped under Wine\n' "$rel" "$((SECONDS - t))" "$(grep -c -- 'under Wine: ' "$work/$name.log" || true)"
     passed=$((passed + 1))
   else
     printf '  FAIL  %-28s %3ss  exit %s\n' "$rel" "$((SECONDS - t))" "$rc"
     grep -E -A3 -- '--- FAIL|^[[:space:]]+[[:alnum:]_]+\.go:[0-9]+: |^panic' "$work/$name.log" | grep -Ev -- '^=== |--- (PASS|SKIP)|under Wine: ' | head -40 | sed 's/^/        | /' || true
+    tail -5 "$work/$name.log" | sed 's/^/        | /'
     failures=$((failures + 1))
   fi
 done < <(go list -f '{{if .TestGoFiles}}{{.Name}} {{.Dir}}{{else if .XTestGoFiles}}{{.Name}} {{.Dir}}{{end}}' "${pkgs[@]}")
