@@ -23,7 +23,7 @@ done < <(go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./core/..
 level() {
   case "$1" in
     core/msg|core/parse|core/diff|core/event|core/rules|core/shellcmd|core/protect|core/checkpoint|core/config|\
-    core/workspace|core/llm|core/llm/llmtest|core/hooks|core/internal/wine) echo 0;;
+    core/workspace|core/llm|core/llm/llmtest|core/hooks|core/internal/wine|core/internal/winjob) echo 0;;
     core/llm/openai|core/llm/presets|core/skills|core/store|core/tools|core/slash|core/mcp) echo 1;;
     core/store/memstore|core/tools/*|core/prompt|core/host/direct) echo 2;;
     core/store/storetest|core/envdetails|core/mentions|core/window) echo 3;;

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/cairnhq/cairn/core/internal/winjob"
 )
 
 // inGroup puts the hook, once started, in a job object and makes cancelling it end the whole
@@ -33,21 +35,11 @@ type jobGroup struct {
 	job windows.Handle
 }
 
-// started assigns the hook's process to a new job. A child it starts before this escapes the
-// job; hooks start children later than the microseconds it takes.
+// started assigns the hook's process to a new job. Without one (it could not be made),
+// cancelling ends the hook's own process only.
 func (g *jobGroup) started() {
-	job, err := windows.CreateJobObject(nil, nil)
+	job, err := winjob.Assign(g.cmd.Process.Pid)
 	if err != nil {
-		return
-	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(g.cmd.Process.Pid))
-	if err != nil {
-		_ = windows.CloseHandle(job) // nothing was put in it
-		return
-	}
-	defer func() { _ = windows.CloseHandle(h) }() // the job keeps what it needs
-	if windows.AssignProcessToJobObject(job, h) != nil {
-		_ = windows.CloseHandle(job) // nothing was put in it
 		return
 	}
 	g.mu.Lock()

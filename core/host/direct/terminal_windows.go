@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/cairnhq/cairn/core/internal/winjob"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -59,7 +60,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		return nil, fmt.Errorf("direct: start %s: %w", t.Shell, errors.Join(err, cerr, r.Close()))
 	}
 	// Without a job only the shell itself can be ended; that is still worth running.
-	job, _ := jobFor(cmd.Process.Pid)
+	job, _ := winjob.Assign(cmd.Process.Pid)
 	p := &process{proc: cmd.Process, job: job, out: newOutPipe(), exited: make(chan struct{}), code: -1}
 	go p.wait(cmd)
 	go p.read(r)
@@ -71,25 +72,6 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		}
 	}()
 	return p, nil
-}
-
-// jobFor puts the process with this pid into a new job object, so its children can be ended
-// with it. A child it starts before the assignment escapes the job: commands start children
-// later than the microseconds that takes.
-func jobFor(pid int) (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return 0, fmt.Errorf("direct: job: %w", err)
-	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
-	if err != nil {
-		return 0, fmt.Errorf("direct: job: %w", errors.Join(err, windows.CloseHandle(job)))
-	}
-	defer func() { _ = windows.CloseHandle(h) }() // the job keeps what it needs
-	if err := windows.AssignProcessToJobObject(job, h); err != nil {
-		return 0, fmt.Errorf("direct: job: %w", errors.Join(err, windows.CloseHandle(job)))
-	}
-	return job, nil
 }
 
 // process is one started command. It implements tools.Process.
