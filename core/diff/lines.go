@@ -82,14 +82,8 @@ func (f *file) start(i int) int { return f.index()[i] }
 // build it). The conversion to string is left to callers that compare (the compiler avoids
 // the copy for comparisons).
 func (f *file) text(i int) []byte {
-	s, e := f.starts[i], f.starts[i+1]
-	if e > s && f.data[e-1] == '\n' {
-		e--
-		if e > s && f.data[e-1] == '\r' {
-			e--
-		}
-	}
-	return f.data[s:e]
+	s := f.starts[i]
+	return f.data[s:textEnd(f.data, s, f.starts[i+1])]
 }
 
 // lineEnd returns, for the line starting at offset off, the offset just past its ending
