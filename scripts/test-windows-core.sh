@@ -24,6 +24,9 @@ trap cleanup EXIT
 # shellcheck source=scripts/wine/prefix.sh
 . "$repo/scripts/wine/prefix.sh"
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
+# One wineserver for the whole run: left alone it exits a moment after each binary, and the
+# next binary's start can race its exit ("wine client error: recvmsg: Connection reset").
+"$wineserver" -p
 
 start=$SECONDS
 overlay=$(scripts/wine/overlay.sh "$work/overlay")
