@@ -26,6 +26,8 @@ trap cleanup EXIT
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
 # One wineserver for the whole run: left alone it exits a moment after each binary, and the
 # next binary's start can race its exit ("wine client error: recvmsg: Connection reset").
+# A server still running (the prefix was just made) cannot become persistent: wait it out.
+"$wineserver" -w
 "$wineserver" -p
 
 start=$SECONDS
