@@ -8,6 +8,13 @@
 // recorded in the daemon's data dir; a file whose bytes differ from what was trusted, checked
 // right before every run, is skipped. The agent can therefore never make Cairn execute a file
 // it has just written.
+//
+// What runs is the bytes that were checked, not the file's path: the file is read once, those
+// bytes are hashed and compared with the trust record, and a private copy of them is executed
+// (copy.go), so a file swapped after the check never runs. The copy has the hook's file name
+// in a fresh directory of its own and is removed after the run; the working directory is the
+// same as ever, and CAIRN_HOOK_PATH holds the hook file's real path for a hook that looks for
+// files next to itself ($0 names the copy).
 package hooks
 
 import (

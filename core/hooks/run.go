@@ -148,6 +148,10 @@ type Runner struct {
 	// mu guards reported.
 	mu       sync.Mutex
 	reported map[string]string // hook path → the skip reason already shown
+
+	// afterCheck, when set (tests only), is called once a hook's file was read and found
+	// trusted, before anything runs: a test replaces the file there.
+	afterCheck func(Hook)
 }
 
 // NewRunner returns a runner for one task.
@@ -188,7 +192,10 @@ func (r *Runner) Fire(ctx context.Context, ev Event) Result {
 			}
 			continue
 		}
-		out, run := r.exec(ctx, h, ev)
+		if r.afterCheck != nil {
+			r.afterCheck(h)
+		}
+		out, run := r.exec(ctx, h, v.content, ev)
 		r.o.Store.recordRun(h.Path, run)
 		if run.Error != "" {
 			if ctx.Err() == nil {
@@ -246,8 +253,11 @@ func (r *Runner) Input(ev Event) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// exec runs one hook and reads its answer.
-func (r *Runner) exec(ctx context.Context, h Hook, ev Event) (output, Run) {
+// exec runs one hook and reads its answer. content is the hook's file as check read and
+// trusted it: what runs is a private copy of those bytes, never the file at h.Path, which may
+// have changed since. The working directory is the first workspace root (the hook's folder
+// without one), as it always was; the copy is gone when exec returns.
+func (r *Runner) exec(ctx context.Context, h Hook, content []byte, ev Event) (output, Run) {
 	start := time.Now()
 	run := Run{At: r.o.Now(), Event: ev.Kind, ExitCode: -1}
 	input, err := r.Input(ev)
@@ -255,14 +265,28 @@ func (r *Runner) exec(ctx context.Context, h Hook, ev Event) (output, Run) {
 		run.Error = err.Error()
 		return output{}, run
 	}
+	cp, err := privateCopy(h, content)
+	if err != nil {
+		run.Error = "could not be started: " + err.Error()
+		return output{}, run
+	}
+	defer cp.remove(h)
+	out, run := r.execCopy(ctx, h, cp.path, input, run, start)
+	// Messages of exec and of shells name the file they ran; the user knows the hook's own.
+	run.Error = strings.ReplaceAll(run.Error, cp.path, h.Path)
+	return out, run
+}
+
+// execCopy runs the private copy at path with input on stdin and reads its answer.
+func (r *Runner) execCopy(ctx context.Context, h Hook, path string, input []byte, run Run, start time.Time) (output, Run) {
 	hctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	defer cancel()
-	cmd := command(hctx, h.Path)
+	cmd := command(hctx, path)
 	cmd.Dir = filepath.Dir(h.Path)
 	if len(r.o.Roots) > 0 {
 		cmd.Dir = r.o.Roots[0]
 	}
-	cmd.Env = env(r.o.DropEnv)
+	cmd.Env = append(env(append([]string{pathEnv}, r.o.DropEnv...)), pathEnv+"="+h.Path)
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr capped
 	stdout.max, stderr.max = maxOutput, 64<<10
@@ -270,7 +294,8 @@ func (r *Runner) exec(ctx context.Context, h Hook, ev Event) (output, Run) {
 	group := inGroup(cmd)
 	// A child that left the group and holds the pipes open does not keep the task waiting.
 	cmd.WaitDelay = time.Second
-	if err = cmd.Start(); err == nil {
+	err := cmd.Start()
+	if err == nil {
 		group.started()
 		err = cmd.Wait()
 	}

@@ -245,9 +245,12 @@ func (s *Store) Describe(hs []Hook) []Info {
 type verdict struct {
 	run    bool
 	reason string // why it is skipped; "" when it runs or is silently off
+	// content is the file as it was read and checked: when run is true, the bytes the user
+	// trusted, and the only ones that may be executed (privateCopy).
+	content []byte
 }
 
-// check decides, against the file's content right now, whether h may run.
+// check reads h's file once and decides, against those bytes, whether h may run.
 func (s *Store) check(h Hook) verdict {
 	content, err := readHook(h.Path)
 	if err != nil {
@@ -268,7 +271,7 @@ func (s *Store) check(h Hook) verdict {
 	case !h.Executable:
 		return verdict{reason: "it is not executable (chmod +x)"}
 	}
-	return verdict{run: true}
+	return verdict{run: true, content: content}
 }
 
 func (s *Store) recordRun(path string, r Run) {
