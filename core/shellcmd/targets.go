@@ -59,7 +59,12 @@ func (s *Script) allTargets() []Target {
 		if c.xargs {
 			args, shown = xargsArgs(c)
 		}
-		for _, t := range commandTargets(c.Name(), args) {
+		targets := commandTargets(c.Name(), args)
+		if c.xargs && len(targets) > 0 {
+			// Whatever xargs reads may become any of the command's operands.
+			targets = append(targets, Target{Operand: Operand{Path: Word{Dynamic: true}}})
+		}
+		for _, t := range targets {
 			t.Dir = joinDir(c.Dir, t.Dir)
 			t.DirUnknown = t.DirUnknown || c.DirUnknown && !path.IsAbs(t.Dir)
 			if t.LinkTo != nil {
