@@ -454,7 +454,9 @@ func perlInPlace(args []Word) ([]Word, bool) {
 }
 
 // gitTargets reports .git/config for git config in a writing form: any key written, unset
-// or renamed there changes what git runs (core.hooksPath, core.fsmonitor, aliases, …).
+// or renamed there changes what git runs (core.hooksPath, core.fsmonitor, aliases, …). With
+// --global, --system or --file the file written is reported too (~/.gitconfig,
+// /etc/gitconfig, the file), so a write outside the workspace is seen as one.
 func gitTargets(args []Word) []Target {
 	dir, unknown := "", false
 	for i := 0; i+1 < len(args); i++ {
@@ -477,7 +479,26 @@ func gitTargets(args []Word) []Target {
 		len(sub) > 0 && (sub[0].Text == "get" || sub[0].Text == "list") {
 		return nil
 	}
-	return []Target{{Operand: Operand{Path: Word{Text: ".git/config"}, Dir: dir, DirUnknown: unknown}}}
+	out := []Target{{Operand: Operand{Path: Word{Text: ".git/config"}, Dir: dir, DirUnknown: unknown}}}
+	// The file the setting goes to when it is not the repository's own.
+	for i, a := range sub {
+		var file Word
+		switch {
+		case a.Text == "--global":
+			file = Word{Text: "~/.gitconfig"}
+		case a.Text == "--system":
+			file = Word{Text: "/etc/gitconfig"}
+		case (a.Text == "--file" || a.Text == "-f") && i+1 < len(sub):
+			file = sub[i+1]
+		case strings.HasPrefix(a.Text, "--file="):
+			file = a
+			file.Text = strings.TrimPrefix(a.Text, "--file=")
+		default:
+			continue
+		}
+		out = append(out, Target{Operand: Operand{Path: file, Dir: dir, DirUnknown: unknown}})
+	}
+	return out
 }
 
 // FirstTarget returns the first file the line would write (see Targets) for which match

@@ -141,6 +141,8 @@ func TestWritePaths(t *testing.T) {
 		{"touch inside.txt", []string{filepath.Join(root, "inside.txt")}},
 		{"cd sub && tee -a f", []string{filepath.Join(root, "sub", "f")}},
 		{"echo x > ~bob/.profile", []string{"~bob/.profile"}},
+		{"git config --global core.hooksPath /tmp/h", []string{filepath.Join(home, ".gitconfig")}},
+		{"git config --file=../other/config x y", []string{filepath.Join(filepath.Dir(root), "other", "config")}},
 		{"ls > /dev/null 2>/dev/stderr", nil},
 		{"echo x | tee /dev/stderr", nil},
 	}
