@@ -159,11 +159,18 @@ func rooted(p string) bool {
 func (s *Script) WritePaths(root string) []string {
 	var out []string
 	for _, t := range s.Targets() {
-		if sinks[t.Path.Text] {
+		p := t.Path.Text
+		if sinks[p] {
 			continue
 		}
-		if p := t.Path.Text; strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
+		if strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
 			out = appendNew(out, p)
+			continue
+		}
+		if (p[0] == '/' || p[0] == '\\') && !filepath.IsAbs(p) {
+			// Windows: a path from the root of the current drive (cmd.exe), or of Git Bash's
+			// own tree (/tmp); either way not relative to the working folder.
+			out = appendNew(out, filepath.Join(filepath.VolumeName(root)+string(filepath.Separator), filepath.FromSlash(p)))
 			continue
 		}
 		out = appendNew(out, t.candidates(root)...)
@@ -271,7 +278,10 @@ func commandTargets(name string, args []Word) []Target {
 		if name == "install" && hasFlag(flags, "-d", "--directory") {
 			return ops(o, false)
 		}
-		out := destinations(o, opts, flags, name == "ln")
+		// cp -l and cp -s make links too: a hard link, or a symbolic one to the source as
+		// written.
+		links := name == "ln" || name == "cp" && hasFlag(flags, "-l", "--link", "-s", "--symbolic-link")
+		out := destinations(o, opts, flags, name == "ln", links)
 		if name == "ln" {
 			symbolic := hasFlag(flags, "-s", "--symbolic") && !hasFlag(flags, "-r", "--relative")
 			for i := range out {
@@ -330,7 +340,9 @@ func commandTargets(name string, args []Word) []Target {
 
 // destinations are where cp, mv, install and ln put things: the destination itself and, when
 // it is a folder, the entry each source becomes in it.
-func destinations(ops []Word, opts map[string]Word, flags []string, link bool) []Target {
+// link: the command is ln, which also takes a single operand; links: each target is a link
+// to its source (Target.LinkTo).
+func destinations(ops []Word, opts map[string]Word, flags []string, link, links bool) []Target {
 	var dest Word
 	srcs := ops
 	if d, ok := opts["-t"]; ok {
@@ -351,7 +363,7 @@ func destinations(ops []Word, opts map[string]Word, flags []string, link bool) [
 		dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
 	}
 	out := []Target{{Operand: Operand{Path: dest}}}
-	if link && len(srcs) == 1 {
+	if links && len(srcs) == 1 {
 		out[0].LinkTo = &Operand{Path: srcs[0]}
 	}
 	if hasFlag(flags, "-T", "--no-target-directory") {
@@ -366,7 +378,7 @@ func destinations(ops []Word, opts map[string]Word, flags []string, link bool) [
 			continue
 		}
 		t := Target{Operand: Operand{Path: Word{Text: path.Join(dest.Text, base), Glob: dest.Glob || s.Glob}}}
-		if link {
+		if links {
 			t.LinkTo = &Operand{Path: s}
 		}
 		out = append(out, t)

@@ -90,6 +90,8 @@ func TestLinkTo(t *testing.T) {
 		{"ln -s .git/hooks", []string{"hooks -> |.git/hooks"}},
 		{"ln -s /abs/x d", []string{"d -> |/abs/x", "d/x -> d|/abs/x"}},
 		{"ln -s a b dir", []string{"dir/a -> dir|a", "dir/b -> dir|b"}},
+		{"cp -l .git/config cfg", []string{"cfg -> |.git/config"}},
+		{"cp --symbolic-link /abs/.git/hooks/pre-commit sub/", []string{"sub/pre-commit -> |/abs/.git/hooks/pre-commit"}},
 		{"cp a b", nil},
 	}
 	for _, c := range cases {
@@ -136,7 +138,7 @@ func TestWritePaths(t *testing.T) {
 	}{
 		{"echo '[core] hooksPath=/tmp/h' >> ~/.gitconfig", []string{filepath.Join(home, ".gitconfig")}},
 		{"echo x >> ~/.bashrc", []string{filepath.Join(home, ".bashrc")}},
-		{"echo x > /tmp/x", []string{filepath.FromSlash("/tmp/x")}},
+		{"echo x > /tmp/x", []string{filepath.Join(filepath.VolumeName(root)+string(filepath.Separator), "tmp", "x")}},
 		{"cp a ../outside", []string{filepath.Join(filepath.Dir(root), "outside")}},
 		{"touch inside.txt", []string{filepath.Join(root, "inside.txt")}},
 		{"cd sub && tee -a f", []string{filepath.Join(root, "sub", "f")}},
