@@ -29,6 +29,8 @@ type Hit struct {
 //   - anything else with shell punctuation (":(){"): the text with blanks removed, and for
 //     an entry declaring a function, any function that calls itself.
 //
+// The commands a git line defines as aliases for itself (`git -c alias.x='!rm -rf v' x`) and
+// those behind the wrappers Cairn peels are commands of the line like any other (see Parse).
 // Piping anything into a shell is always denied, as is a command whose name, or a script
 // whose text, is only known when it runs.
 func (s *Script) Denied(list []string) (Hit, bool) {
