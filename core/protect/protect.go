@@ -5,7 +5,9 @@
 //
 // Paths are workspace-relative and slash-separated; an entry matches at any depth (a nested
 // repository's .git is as dangerous as the top one). Callers resolve symlinks first and check
-// both the path as given and the path it resolves to.
+// both the path as given and the path it resolves to. A git directory under another name (a
+// worktree's or --separate-git-dir's, a bare repository) is found on disk by the caller
+// (core/tools) and protected with ReasonGit: this package only holds the list.
 package protect
 
 import (
@@ -20,6 +22,7 @@ const (
 	ReasonEditor   = "the editor runs tasks and applies settings from here"
 	ReasonIgnore   = "it decides which files Cairn may read"
 	ReasonAgentDoc = "agents follow the instructions in this file"
+	ReasonHusky    = "husky installs the git hooks in this folder, which git then runs"
 )
 
 // Entry is one item of the list.
@@ -36,6 +39,7 @@ type Entry struct {
 // List is every protected entry, in the order the README shows them.
 var List = []Entry{
 	dir(".git", ReasonGit),
+	dir(".husky", ReasonHusky),
 	dir(".clinerules", ReasonHooks),
 	dir(".cairnrules", ReasonHooks),
 	dir(".cairn", ReasonHooks),

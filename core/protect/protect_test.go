@@ -29,8 +29,12 @@ func TestReason(t *testing.T) {
 		{".cursorrules", ReasonAgentDoc},
 		{".windsurfrules", ReasonAgentDoc},
 		{`win\.git\config`, ReasonGit},
+		{".husky/pre-commit", ReasonHusky},
+		{".husky", ReasonHusky},
+		{"web/.Husky/_/husky.sh", ReasonHusky},
 
 		{"main.go", ""},
+		{"husky/pre-commit", ""},
 		{"src/git/config.go", ""},
 		{".github/workflows/ci.yml", ""},
 		{".gitignore", ""},

@@ -24,9 +24,17 @@ type Command struct {
 	// Dir is where the command runs, relative to where the line starts (or absolute), as
 	// far as literal `cd` commands before it show; "" for the starting directory.
 	Dir string
+	// DirUnknown is set when a `cd` before the command went somewhere only known when it
+	// runs (`cd "$(…)"`, `cd $d`, `popd`): Dir is then only the part that literal `cd`s
+	// added afterwards, and a relative path may be anywhere.
+	DirUnknown bool
 
 	scope    int
 	pos, end uint
+	// xargs is set for a command that xargs runs: it gets more arguments when it runs,
+	// appended or, with -I, put where xargsRepl stands.
+	xargs     bool
+	xargsRepl string
 	// windows: the line runs on Windows, where a program is found whatever the case of its
 	// name and with or without its extension (see Name).
 	windows bool
@@ -57,6 +65,9 @@ func (c Command) Name() string {
 type Operand struct {
 	Path Word
 	Dir  string
+	// DirUnknown: a cd before went to a folder only known when the line runs, so a relative
+	// Path may be anywhere (see Command.DirUnknown).
+	DirUnknown bool
 }
 
 // Script is a parsed command line.
@@ -109,7 +120,7 @@ func parse(src string, windows bool) (*Script, error) {
 	}
 	s := &Script{}
 	w := &walker{s: s, windows: windows, onWindows: windows}
-	if err := w.script(src, "", 0); err != nil {
+	if err := w.script(src, "", false, 0); err != nil {
 		return nil, err
 	}
 	if !windows || !strings.Contains(src, `\`) {
@@ -120,7 +131,7 @@ func parse(src string, windows bool) (*Script, error) {
 	// deeply nested is refused whichever way it is read.
 	bash := &Script{}
 	bw := &walker{s: bash, scopes: w.scopes, onWindows: windows}
-	if err := bw.script(src, "", 0); err != nil {
+	if err := bw.script(src, "", false, 0); err != nil {
 		if errors.Is(err, ErrTooDeep) {
 			return nil, err
 		}
@@ -166,13 +177,15 @@ type walker struct {
 
 // frame is the state of walking one source.
 type frame struct {
-	scope   int
-	depth   int
-	dir     string
-	pipedIn map[*syntax.Stmt]bool
+	scope int
+	depth int
+	dir   string
+	// dirUnknown: a cd went somewhere only known when the line runs (see Command.DirUnknown).
+	dirUnknown bool
+	pipedIn    map[*syntax.Stmt]bool
 }
 
-func (w *walker) script(src, dir string, depth int) error {
+func (w *walker) script(src, dir string, dirUnknown bool, depth int) error {
 	if depth > maxDepth {
 		return ErrTooDeep
 	}
@@ -185,7 +198,7 @@ func (w *walker) script(src, dir string, depth int) error {
 		return fmt.Errorf("shellcmd: %w", err)
 	}
 	w.s.sources = append(w.s.sources, src)
-	fr := &frame{scope: w.scopes, depth: depth, dir: dir, pipedIn: map[*syntax.Stmt]bool{}}
+	fr := &frame{scope: w.scopes, depth: depth, dir: dir, dirUnknown: dirUnknown, pipedIn: map[*syntax.Stmt]bool{}}
 	w.scopes++
 	var werr error
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -263,18 +276,18 @@ func (w *walker) redirect(fr *frame, r *syntax.Redirect, stdinShell bool) error 
 		syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
 		target := wordOf(r.Word)
 		if r.Op == syntax.RdrInOut {
-			w.s.reads = append(w.s.reads, Operand{Path: target, Dir: fr.dir})
+			w.s.reads = append(w.s.reads, Operand{Path: target, Dir: fr.dir, DirUnknown: fr.dirUnknown})
 		}
 		if !target.Literal() || !sinks[target.Text] {
 			w.s.Writes = append(w.s.Writes, target)
-			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir})
+			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir, DirUnknown: fr.dirUnknown})
 		}
 	case syntax.DplOut:
 		// `2>&1` and `>&-` duplicate or close descriptors; `>& file` writes a file.
 		target := wordOf(r.Word)
 		if !target.Literal() || !isDescriptor(target.Text) && !sinks[target.Text] {
 			w.s.Writes = append(w.s.Writes, target)
-			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir})
+			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir, DirUnknown: fr.dirUnknown})
 		}
 	case syntax.RdrIn:
 		w.s.reads = append(w.s.reads, Operand{Path: wordOf(r.Word), Dir: fr.dir})
@@ -294,7 +307,7 @@ func (w *walker) redirect(fr *frame, r *syntax.Redirect, stdinShell bool) error 
 			w.s.Opaque = append(w.s.Opaque, "a shell reads a script that is only known when it runs")
 			return nil
 		}
-		return w.script(text.Text, fr.dir, fr.depth+1)
+		return w.script(text.Text, fr.dir, fr.dirUnknown, fr.depth+1)
 	}
 	return nil
 }
@@ -356,7 +369,7 @@ func (w *walker) decl(fr *frame, d *syntax.DeclClause) {
 			words = append(words, v)
 		}
 	}
-	w.s.Commands = append(w.s.Commands, Command{Words: words, Dir: fr.dir, scope: fr.scope,
+	w.s.Commands = append(w.s.Commands, Command{Words: words, Dir: fr.dir, DirUnknown: fr.dirUnknown, scope: fr.scope,
 		pos: d.Pos().Offset(), end: d.End().Offset(), windows: w.onWindows})
 }
 
@@ -381,8 +394,8 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 	if len(words) == 0 {
 		return false, nil
 	}
-	cmd := Command{Words: words, Dir: fr.dir, scope: fr.scope, pos: st.Pos().Offset(), end: st.End().Offset(),
-		windows: w.onWindows}
+	cmd := Command{Words: words, Dir: fr.dir, DirUnknown: fr.dirUnknown, scope: fr.scope, pos: st.Pos().Offset(),
+		end: st.End().Offset(), windows: w.onWindows}
 	name := cmd.Name()
 	if name == "" {
 		w.s.Opaque = append(w.s.Opaque, "the name of a command is only known when it runs")
@@ -415,17 +428,11 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 				break
 			}
 		}
-	case "cd":
-		switch {
-		case len(args) == 1 && args[0].Literal() && args[0].Text != "-":
-			if path.IsAbs(args[0].Text) {
-				fr.dir = path.Clean(args[0].Text)
-			} else {
-				fr.dir = path.Clean(path.Join(fr.dir, args[0].Text))
-				if fr.dir == "." {
-					fr.dir = ""
-				}
-			}
+	case "cd", "pushd", "popd":
+		fr.chdir(name, args)
+	case "git":
+		if err := w.gitAliases(fr, st, args); err != nil {
+			return false, err
 		}
 	case "find":
 		w.s.Commands = append(w.s.Commands, cmd)
@@ -436,6 +443,16 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 		}
 		return false, nil
 	}
+	if script, ok := shellOption(name, args); ok {
+		// flock … -c and script -c hand their string to a shell.
+		cmd.Wrapper = true
+		w.s.Commands = append(w.s.Commands, cmd)
+		if script.Dynamic {
+			w.s.Opaque = append(w.s.Opaque, name+" runs a script that is only known when it runs")
+			return false, nil
+		}
+		return false, w.script(script.Text, fr.dir, fr.dirUnknown, fr.depth+1)
+	}
 	if name == "env" {
 		if split, ok := envSplitString(args); ok {
 			cmd.Wrapper = true
@@ -444,7 +461,7 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 				w.s.Opaque = append(w.s.Opaque, "env -S runs a command that is only known when it runs")
 				return false, nil
 			}
-			return false, w.script(split.Text, fr.dir, fr.depth+1)
+			return false, w.script(split.Text, fr.dir, fr.dirUnknown, fr.depth+1)
 		}
 	}
 	if inner, ok := peel(name, args); ok {
@@ -458,7 +475,15 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 		if len(inner) == 0 {
 			return false, nil
 		}
-		return w.simple(fr, st, inner)
+		first := len(w.s.Commands)
+		stdin, err := w.simple(fr, st, inner)
+		if name == "xargs" {
+			repl, _ := xargsReplace(args)
+			for i := first; i < len(w.s.Commands); i++ {
+				w.s.Commands[i].xargs, w.s.Commands[i].xargsRepl = true, repl
+			}
+		}
+		return stdin, err
 	}
 	w.s.Commands = append(w.s.Commands, cmd)
 	return false, nil
@@ -490,7 +515,7 @@ func (w *walker) shell(fr *frame, args []Word) (bool, error) {
 					w.s.Opaque = append(w.s.Opaque, "a shell runs a script that is only known when it runs")
 					return false, nil
 				}
-				return false, w.script(script.Text, fr.dir, fr.depth+1)
+				return false, w.script(script.Text, fr.dir, fr.dirUnknown, fr.depth+1)
 			}
 			if strings.ContainsRune(t[1:], 's') && t[0] == '-' {
 				return true, nil
@@ -516,7 +541,7 @@ func (w *walker) nested(fr *frame, args []Word, what string) error {
 		}
 		parts[i] = a.Text
 	}
-	return w.script(strings.Join(parts, " "), fr.dir, fr.depth+1)
+	return w.script(strings.Join(parts, " "), fr.dir, fr.dirUnknown, fr.depth+1)
 }
 
 // shells are the interpreters whose -c string and standard input are shell scripts.
@@ -565,4 +590,34 @@ func literalBackslashes(src string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// chdir follows cd, pushd and popd. A change to a folder the line does not name literally
+// marks the directory unknown instead of keeping the old one: relative paths after it may be
+// anywhere. A later cd to an absolute path makes it known again.
+func (fr *frame) chdir(name string, args []Word) {
+	if name == "cd" {
+		for len(args) > 0 && len(args[0].Text) > 1 && args[0].Text[0] == '-' && !args[0].Dynamic {
+			if args[0].Text == "--" {
+				args = args[1:]
+				break
+			}
+			args = args[1:] // -L, -P, -e, -@
+		}
+	}
+	if name == "popd" || len(args) != 1 || !args[0].Literal() || args[0].Text == "-" ||
+		strings.HasPrefix(args[0].Text, "~") || name == "pushd" && strings.HasPrefix(args[0].Text, "+") {
+		// cd alone goes home, cd - back, popd and pushd +N to a folder from the stack.
+		fr.dirUnknown = true
+		return
+	}
+	if path.IsAbs(args[0].Text) {
+		fr.dir = path.Clean(args[0].Text)
+		fr.dirUnknown = false
+		return
+	}
+	fr.dir = path.Clean(path.Join(fr.dir, args[0].Text))
+	if fr.dir == "." {
+		fr.dir = ""
+	}
 }

@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -12,6 +13,16 @@ type Target struct {
 	// Tree is set when the command acts on everything below the path when it is a folder
 	// (rm -r, chmod -R, chown -R): removing "sub" removes "sub/.git" too.
 	Tree bool
+	// LinkTo is set for a link that ln makes at Path: what the link will lead to. For a
+	// symbolic link its Dir is the link's own folder (a relative link target is resolved
+	// from there; with ln -r from the command's folder); for a hard link, the command's
+	// folder. Writing through the link writes there, so making it is judged like a write
+	// there.
+	LinkTo *Operand
+
+	// xargs names the command (as written) that xargs completes at run time, when the path
+	// stands for the file names xargs reads.
+	xargs string
 }
 
 // Targets lists the files the line writes: redirection targets, and the operands of the
@@ -20,29 +31,151 @@ type Target struct {
 // chown and chgrp; rm, rmdir, unlink, touch, mkdir, truncate and shred; dd of=; sed -i and
 // perl -i; and git config, which writes .git/config whatever the key.
 //
-// It is a best effort, like Reads: a word only known at run time is left out, and programs
-// that write files their own way (a Python script, make, npm) are not seen.
+// It is a best effort, like Reads: a word only known at run time is left out (UnknownWrites
+// reports it), and programs that write files their own way (a Python script, make, npm) are
+// not seen.
 func (s *Script) Targets() []Target {
-	out := make([]Target, 0, len(s.writes))
-	for _, o := range s.writes {
-		out = append(out, Target{Operand: o})
-	}
-	for _, c := range s.Commands {
-		if c.Wrapper || len(c.Words) == 0 {
-			continue
-		}
-		for _, t := range commandTargets(c.Name(), c.Words[1:]) {
-			t.Dir = joinDir(c.Dir, t.Dir)
-			out = append(out, t)
-		}
-	}
-	kept := out[:0]
-	for _, t := range out {
+	all := s.allTargets()
+	kept := all[:0]
+	for _, t := range all {
 		if !t.Path.Dynamic && t.Path.Text != "" && t.Path.Text != "-" {
 			kept = append(kept, t)
 		}
 	}
 	return kept
+}
+
+// allTargets is Targets with the targets only known at run time kept.
+func (s *Script) allTargets() []Target {
+	out := make([]Target, 0, len(s.writes))
+	for _, o := range s.writes {
+		out = append(out, Target{Operand: o})
+	}
+	for _, c := range s.Commands {
+		if len(c.Words) == 0 || c.Wrapper && c.Name() != "script" {
+			continue
+		}
+		args, shown := c.Words[1:], ""
+		if c.xargs {
+			args, shown = xargsArgs(c)
+		}
+		targets := commandTargets(c.Name(), args)
+		if c.xargs && len(targets) > 0 {
+			// Whatever xargs reads may become any of the command's operands.
+			targets = append(targets, Target{Operand: Operand{Path: Word{Dynamic: true}}})
+		}
+		for _, t := range targets {
+			t.Dir = joinDir(c.Dir, t.Dir)
+			t.DirUnknown = t.DirUnknown || c.DirUnknown && !path.IsAbs(t.Dir)
+			if t.LinkTo != nil {
+				to := *t.LinkTo
+				to.Dir = joinDir(t.Dir, to.Dir)
+				to.DirUnknown = t.DirUnknown && !path.IsAbs(to.Dir)
+				t.LinkTo = &to
+			}
+			if t.Path.Dynamic {
+				t.xargs = shown
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// xargsArgs returns the arguments of a command that xargs runs as they will be when it runs:
+// with -I, each word holding the replace string is only known then; otherwise a word only
+// known then is appended. shown is the command as the user wrote it.
+func xargsArgs(c Command) (args []Word, shown string) {
+	parts := make([]string, len(c.Words))
+	for i, w := range c.Words {
+		parts[i] = w.Shown()
+	}
+	shown = "xargs " + strings.Join(parts, " ")
+	args = slices.Clone(c.Words[1:])
+	if c.xargsRepl == "" {
+		return append(args, Word{Dynamic: true}), shown
+	}
+	for i, a := range args {
+		if strings.Contains(a.Text, c.xargsRepl) {
+			args[i].Dynamic = true
+		}
+	}
+	return args, shown
+}
+
+// UnknownWrites says, in words for the user, which writes of the line go to a file that is
+// not known before the line runs, each with the path as written: a redirection or writing
+// command whose path is computed (`> $d/hooks/p`); a relative path after a cd that went
+// somewhere only known then; the file names xargs hands to a writing command (`xargs cp
+// a.txt`, `xargs -I{} mv {} x`, `xargs rm`); and a path through a link the same line makes
+// (`ln -s X hk && … > hk/p`), which nothing on disk shows yet. Such a write may go anywhere,
+// so callers ask about it as they ask about a protected file.
+func (s *Script) UnknownWrites() []string {
+	var out []string
+	all := s.allTargets()
+	for _, t := range all {
+		switch {
+		case t.xargs != "":
+			out = appendNew(out, "writes to files xargs names only when it runs: "+t.xargs)
+		case t.Path.Dynamic:
+			out = appendNew(out, "writes to a file only known when it runs: "+t.Path.Shown())
+		case t.DirUnknown && !rooted(t.Path.Text):
+			out = appendNew(out, "writes to a file in a folder only known when it runs: "+t.Path.Text)
+		case t.LinkTo != nil && t.LinkTo.Path.Dynamic:
+			out = appendNew(out, "makes a link to a place only known when it runs: "+t.Path.Text)
+		}
+	}
+	var links []string
+	for _, t := range all {
+		if t.LinkTo != nil && !t.Path.Dynamic {
+			links = append(links, path.Join(t.Dir, t.Path.Text))
+		}
+	}
+	for _, t := range all {
+		if t.Path.Dynamic || t.LinkTo != nil {
+			continue
+		}
+		p := path.Join(t.Dir, t.Path.Text)
+		for _, l := range links {
+			if strings.HasPrefix(p, l+"/") {
+				out = appendNew(out, "writes through the link "+l+" that the same line makes: "+t.Path.Text)
+			}
+		}
+	}
+	return out
+}
+
+// rooted reports whether a path does not depend on the folder the command runs in.
+func rooted(p string) bool {
+	return path.IsAbs(p) || filepath.IsAbs(p) || strings.HasPrefix(p, "~")
+}
+
+// WritePaths returns every file the line writes whose path is known (see Targets), absolute:
+// relative paths joined to root (or the folder a cd went to), a leading ~/ expanded to the
+// user's home, globs expanded on disk. A path under another user's home (~name/…) is kept
+// as written, so it is never mistaken for a file inside root. Places that keep nothing
+// (/dev/null, /dev/stderr, …) are left out. The caller compares them with the workspace roots:
+// a write outside them is asked about (see README, Security).
+func (s *Script) WritePaths(root string) []string {
+	var out []string
+	for _, t := range s.Targets() {
+		p := t.Path.Text
+		if sinks[p] {
+			continue
+		}
+		if strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
+			out = appendNew(out, p)
+			continue
+		}
+		if (p[0] == '/' || p[0] == '\\') && !filepath.IsAbs(p) {
+			// Windows: a path from the root of the current drive (cmd.exe), or of Git Bash's
+			// own tree (/tmp); either way not relative to the working folder.
+			out = appendNew(out, filepath.Join(filepath.VolumeName(root)+string(filepath.Separator), filepath.FromSlash(p)))
+			continue
+		}
+		out = appendNew(out, t.candidates(root)...)
+	}
+	return out
 }
 
 // joinDir places a directory that a command chose itself (git -C) under the line's directory.
@@ -106,9 +239,11 @@ func hasFlag(flags []string, names ...string) bool {
 }
 
 var (
-	copySpec = argSpec{values: set("-t", "--target-directory", "-S", "--suffix")}
-	instSpec = argSpec{values: set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group")}
-	teeSpec  = argSpec{values: set("--output-error")}
+	copySpec   = argSpec{values: set("-t", "--target-directory", "-S", "--suffix")}
+	instSpec   = argSpec{values: set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group")}
+	teeSpec    = argSpec{values: set("--output-error")}
+	scriptSpec = argSpec{values: set("-c", "--command", "-E", "--echo", "-O", "--log-out", "-I", "--log-in",
+		"-B", "--log-io", "-T", "--log-timing", "-m", "--logging-format")}
 	modeSpec = argSpec{values: set("--reference")}
 	// plainSpecs are the value-taking options of commands whose every operand is written.
 	plainSpecs = map[string]argSpec{
@@ -143,7 +278,21 @@ func commandTargets(name string, args []Word) []Target {
 		if name == "install" && hasFlag(flags, "-d", "--directory") {
 			return ops(o, false)
 		}
-		return destinations(o, opts, flags, name == "ln")
+		// cp -l and cp -s make links too: a hard link, or a symbolic one to the source as
+		// written.
+		links := name == "ln" || name == "cp" && hasFlag(flags, "-l", "--link", "-s", "--symbolic-link")
+		out := destinations(o, opts, flags, name == "ln", links)
+		if name == "ln" {
+			symbolic := hasFlag(flags, "-s", "--symbolic") && !hasFlag(flags, "-r", "--relative")
+			for i := range out {
+				if out[i].LinkTo != nil && symbolic {
+					if d := path.Dir(out[i].Path.Text); d != "." {
+						out[i].LinkTo.Dir = d
+					}
+				}
+			}
+		}
+		return out
 	case "chmod", "chown", "chgrp":
 		o, opts, flags := modeSpec.split(modeWords(name, args))
 		if _, ok := opts["--reference"]; !ok && len(o) > 0 {
@@ -172,13 +321,28 @@ func commandTargets(name string, args []Word) []Target {
 		return ops(files, false)
 	case "git":
 		return gitTargets(args)
+	case "script":
+		// script records the session in its file operand (default ./typescript) and in the
+		// files its logging options name.
+		o, opts, _ := scriptSpec.split(args)
+		if len(o) == 0 {
+			o = []Word{{Text: "typescript"}}
+		}
+		for _, name := range []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"} {
+			if v, ok := opts[name]; ok {
+				o = append(o, v)
+			}
+		}
+		return ops(o, false)
 	}
 	return nil
 }
 
 // destinations are where cp, mv, install and ln put things: the destination itself and, when
 // it is a folder, the entry each source becomes in it.
-func destinations(ops []Word, opts map[string]Word, flags []string, link bool) []Target {
+// link: the command is ln, which also takes a single operand; links: each target is a link
+// to its source (Target.LinkTo).
+func destinations(ops []Word, opts map[string]Word, flags []string, link, links bool) []Target {
 	var dest Word
 	srcs := ops
 	if d, ok := opts["-t"]; ok {
@@ -191,13 +355,17 @@ func destinations(ops []Word, opts map[string]Word, flags []string, link bool) [
 			return nil
 		case len(ops) == 1 && link:
 			// `ln -s TARGET` makes a link named after TARGET in the current folder.
-			return []Target{{Operand: Operand{Path: Word{Text: path.Base(ops[0].Text), Dynamic: ops[0].Dynamic}}}}
+			return []Target{{Operand: Operand{Path: Word{Text: path.Base(ops[0].Text), Dynamic: ops[0].Dynamic}},
+				LinkTo: &Operand{Path: ops[0]}}}
 		case len(ops) == 1:
 			return nil
 		}
 		dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
 	}
 	out := []Target{{Operand: Operand{Path: dest}}}
+	if links && len(srcs) == 1 {
+		out[0].LinkTo = &Operand{Path: srcs[0]}
+	}
 	if hasFlag(flags, "-T", "--no-target-directory") {
 		return out
 	}
@@ -209,7 +377,11 @@ func destinations(ops []Word, opts map[string]Word, flags []string, link bool) [
 		if base == "/" || base == "." || base == ".." {
 			continue
 		}
-		out = append(out, Target{Operand: Operand{Path: Word{Text: path.Join(dest.Text, base), Glob: dest.Glob || s.Glob}}})
+		t := Target{Operand: Operand{Path: Word{Text: path.Join(dest.Text, base), Glob: dest.Glob || s.Glob}}}
+		if links {
+			t.LinkTo = &Operand{Path: s}
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -294,13 +466,15 @@ func perlInPlace(args []Word) ([]Word, bool) {
 }
 
 // gitTargets reports .git/config for git config in a writing form: any key written, unset
-// or renamed there changes what git runs (core.hooksPath, core.fsmonitor, aliases, …).
+// or renamed there changes what git runs (core.hooksPath, core.fsmonitor, aliases, …). With
+// --global, --system or --file the file written is reported too (~/.gitconfig,
+// /etc/gitconfig, the file), so a write outside the workspace is seen as one.
 func gitTargets(args []Word) []Target {
-	dir := ""
+	dir, unknown := "", false
 	for i := 0; i+1 < len(args); i++ {
 		if args[i].Text == "-C" {
 			if args[i+1].Dynamic {
-				return nil
+				unknown = true
 			}
 			dir = joinDir(dir, args[i+1].Text)
 			i++
@@ -313,16 +487,37 @@ func gitTargets(args []Word) []Target {
 		return nil
 	}
 	sub := rest[1:]
-	if hasAny(sub, "-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool") ||
+	if hasWord(sub, "-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool") ||
 		len(sub) > 0 && (sub[0].Text == "get" || sub[0].Text == "list") {
 		return nil
 	}
-	return []Target{{Operand: Operand{Path: Word{Text: ".git/config"}, Dir: dir}}}
+	out := []Target{{Operand: Operand{Path: Word{Text: ".git/config"}, Dir: dir, DirUnknown: unknown}}}
+	// The file the setting goes to when it is not the repository's own.
+	for i, a := range sub {
+		var file Word
+		switch {
+		case a.Text == "--global":
+			file = Word{Text: "~/.gitconfig"}
+		case a.Text == "--system":
+			file = Word{Text: "/etc/gitconfig"}
+		case (a.Text == "--file" || a.Text == "-f") && i+1 < len(sub):
+			file = sub[i+1]
+		case strings.HasPrefix(a.Text, "--file="):
+			file = a
+			file.Text = strings.TrimPrefix(a.Text, "--file=")
+		default:
+			continue
+		}
+		out = append(out, Target{Operand: Operand{Path: file, Dir: dir, DirUnknown: unknown}})
+	}
+	return out
 }
 
 // FirstTarget returns the first file the line would write (see Targets) for which match
 // returns a non-empty reason, with globs expanded against the disk; root is the folder the
-// line starts in. For a Tree target, contains is asked about the folder as a whole.
+// line starts in. For a Tree target, contains is asked about the folder as a whole. For a
+// link that ln makes, match is also asked about what the link leads to: a link to .git/hooks
+// made in the workspace lets any later write through it change the hooks.
 func (s *Script) FirstTarget(root string, match func(abs string) string, contains func(abs string) string) (string, string) {
 	for _, t := range s.Targets() {
 		for _, abs := range t.candidates(root) {
@@ -333,6 +528,14 @@ func (s *Script) FirstTarget(root string, match func(abs string) string, contain
 				if why := contains(abs); why != "" {
 					return abs, why
 				}
+			}
+		}
+		if t.LinkTo == nil || t.LinkTo.Path.Dynamic || t.LinkTo.Path.Text == "" {
+			continue
+		}
+		for _, abs := range t.LinkTo.candidates(root) {
+			if why := match(abs); why != "" {
+				return abs, why
 			}
 		}
 	}

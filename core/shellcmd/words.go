@@ -17,6 +17,19 @@ type Word struct {
 	Dynamic bool
 	// Glob is set when the word holds an unquoted *, ? or [ and may name several files.
 	Glob bool
+
+	// src is the word as the line spells it, kept for a Dynamic word so that a message can
+	// show it (`$d/hooks/p`); see Shown.
+	src string
+}
+
+// Shown is the word as the user should see it in a message: as written in the line when part
+// of it is only known at run time, else its text.
+func (w Word) Shown() string {
+	if w.src != "" {
+		return w.src
+	}
+	return w.Text
 }
 
 // Literal reports whether the word is fully known and names exactly one thing.
@@ -52,6 +65,12 @@ func wordOf(w *syntax.Word) Word {
 	}
 	visit(w.Parts, false)
 	out.Text = b.String()
+	if out.Dynamic {
+		var src strings.Builder
+		if err := syntax.NewPrinter().Print(&src, w); err == nil {
+			out.src = src.String()
+		}
+	}
 	return out
 }
 

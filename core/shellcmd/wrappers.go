@@ -25,14 +25,31 @@ var wrapperOptions = map[string]map[string]bool{
 		"-t": true, "-U": true, "-T": true, "--user": true, "--group": true, "--host": true,
 		"--prompt": true, "--chdir": true, "--role": true, "--type": true, "--other-user": true},
 	"doas": {"-u": true, "-C": true},
+	// ionice [-c class] [-n level] [-t] command; -p, -P and -u act on running processes.
+	"ionice": {"-c": true, "--class": true, "-n": true, "--classdata": true, "-p": true,
+		"--pid": true, "-P": true, "--pgid": true, "-u": true, "--uid": true, "-t": false, "--ignore": false},
+	// taskset [-a] [-c] mask command; -p acts on a running process.
+	"taskset": {"-a": false, "--all-tasks": false, "-c": false, "--cpu-list": false, "-p": false, "--pid": false},
+	// chrt [policy] priority command; -p acts on a running process, -m only prints.
+	"chrt": {"-T": true, "--sched-runtime": true, "-P": true, "--sched-period": true,
+		"-D": true, "--sched-deadline": true},
+	// flock [-w secs] lockfile command (flock … -c string is a shell script, see shellOption).
+	"flock": {"-w": true, "--wait": true, "--timeout": true, "-E": true, "--conflict-exit-code": true},
+	// numactl [policy options] command; --show and --hardware only print.
+	"numactl": {"-i": true, "--interleave": true, "-p": true, "--preferred": true, "-m": true,
+		"--membind": true, "-N": true, "--cpunodebind": true, "-C": true, "--physcpubind": true,
+		"-P": true, "--preferred-many": true, "-w": true, "--weighted-interleave": true,
+		"-S": true, "--shm": true, "-f": true, "--file": true, "-L": true, "--length": true,
+		"-o": true, "--offset": true, "-I": true, "--shmid": true},
 }
 
 // Neutral reports whether a wrapper only changes how a command runs, not with which rights:
 // everything above except sudo and doas, plus the shells and eval whose scripts are judged
-// part by part.
+// part by part. script (which records the session in a file) and flock (which creates its
+// lock file) write files themselves, so they are not neutral either.
 func neutral(name string) bool {
 	switch name {
-	case "sudo", "doas":
+	case "sudo", "doas", "script", "flock":
 		return false
 	}
 	return true
@@ -72,8 +89,97 @@ func peel(name string, args []Word) ([]Word, bool) {
 		if len(rest) == 0 {
 			return []Word{{Text: "echo"}}, true
 		}
+	case "ionice":
+		if hasWord(args, "-p", "--pid", "-P", "--pgid", "-u", "--uid") || len(rest) == 0 {
+			return nil, false
+		}
+	case "taskset":
+		if shortFlag(args, 'p') || hasWord(args, "--pid") || len(rest) < 2 {
+			return nil, false
+		}
+		rest = rest[1:] // the mask or CPU list
+	case "chrt":
+		if shortFlag(args, 'p') || shortFlag(args, 'm') || hasWord(args, "--pid", "--max") || len(rest) == 0 {
+			return nil, false
+		}
+		if strings.Trim(rest[0].Text, "0123456789") == "" && !rest[0].Dynamic {
+			rest = rest[1:] // the priority
+		}
+	case "flock":
+		if len(rest) < 2 {
+			return nil, false // flock fd: nothing runs
+		}
+		rest = rest[1:] // the lock file
+	case "numactl":
+		if hasWord(args, "-s", "--show", "-H", "--hardware") {
+			return nil, false
+		}
 	}
 	return rest, true
+}
+
+// shortFlag reports whether a cluster of short options among args (-p, -ap) holds letter.
+func shortFlag(args []Word, letter byte) bool {
+	for _, a := range args {
+		t := a.Text
+		if t == "--" {
+			return false
+		}
+		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t[1:], letter) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// shellOption returns the string that `flock … -c STRING` and `script -c STRING` hand to a
+// shell.
+func shellOption(name string, args []Word) (Word, bool) {
+	if name != "flock" && name != "script" {
+		return Word{}, false
+	}
+	for i, a := range args {
+		t := a.Text
+		switch {
+		case t == "--":
+			return Word{}, false
+		case t == "--command" || t == "-c" ||
+			len(t) > 2 && t[0] == '-' && t[1] != '-' && t[len(t)-1] == 'c' && strings.Trim(t[1:], "aefqkv") == "c":
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		case strings.HasPrefix(t, "--command="):
+			w := a
+			w.Text = strings.TrimPrefix(t, "--command=")
+			return w, true
+		}
+	}
+	return Word{}, false
+}
+
+// xargsReplace returns the replace string of `xargs -I R` (`-i` and `--replace` alone mean
+// {}), which xargs swaps for each input item.
+func xargsReplace(args []Word) (string, bool) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--":
+			return "", false
+		case t == "-I" && i+1 < len(args):
+			return args[i+1].Text, true
+		case strings.HasPrefix(t, "-I"):
+			return t[2:], true
+		case t == "-i" || t == "--replace":
+			return "{}", true
+		case strings.HasPrefix(t, "-i"):
+			return t[2:], true
+		case strings.HasPrefix(t, "--replace="):
+			return strings.TrimPrefix(t, "--replace="), true
+		case len(t) == 0 || t[0] != '-':
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // skipOptions drops leading options (and the values of those that take one) up to the
@@ -136,4 +242,16 @@ func envAssigns(name string, args []Word) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// hasWord reports whether one of args is exactly one of words.
+func hasWord(args []Word, words ...string) bool {
+	for _, a := range args {
+		for _, w := range words {
+			if a.Text == w {
+				return true
+			}
+		}
+	}
+	return false
 }
