@@ -97,7 +97,7 @@ func TestProtectedWrites(t *testing.T) {
 		{"command", "chmod +x .git/hooks/pre-commit", "ask/run/run"},
 		{"command", "chown me .cursorrules", "ask/run/run"},
 		{"command", "rm .clineignore", "ask/run/run"},
-		{"command", "rm -r sub", "ask/run/run"},
+		{"command", "rm -r sub", "ask/ask/ask"}, // rm -r is on the deny list as rm -rf
 		{"command", "rm .git/hooks/*", "ask/run/run"},
 		{"command", "sed -i s/a/b/ .cairnignore", "ask/run/run"},
 		{"command", "perl -pi -e s/a/b/ .windsurfrules", "ask/run/run"},
@@ -106,7 +106,7 @@ func TestProtectedWrites(t *testing.T) {
 		{"command", "bash -c 'echo x > .vscode/tasks.json'", "ask/run/run"},
 		{"command", "echo hi > src/notes.txt", "run/run/run"},
 		{"command", "cp README.md docs/", "run/run/run"},
-		{"command", "rm -r build", "run/run/run"},
+		{"command", "rm build/out.o", "run/run/run"},
 		{"command", "chmod +x src/run.sh", "run/run/run"},
 		{"command", "sed -i s/a/b/ src/main.go", "run/run/run"},
 		{"command", "git config --get core.hooksPath", "run/run/run"},
