@@ -20,7 +20,7 @@ func autoApproved(p config.AutoApprove, req tools.Approval) bool {
 // categoryApproved is the policy for the request's own category.
 func categoryApproved(p config.AutoApprove, req tools.Approval) bool {
 	if req.Category == tools.CategoryCommand {
-		return commandAutoApproved(p, req.Command, req.RequiresApproval)
+		return commandAutoApproved(p, req)
 	}
 	if p.YOLO {
 		return true
@@ -52,14 +52,17 @@ func categoryApproved(p config.AutoApprove, req tools.Approval) bool {
 //   - a line that does not parse, hides what it runs, or has any part on the deny list is
 //     always asked, YOLO included;
 //   - YOLO runs everything else;
+//   - a line that writes a file outside the workspace is asked unless edits outside the
+//     workspace are auto-approved, whatever else allows it;
 //   - the user's allow list runs a line whose every part matches an entry (and that writes
 //     no file through a redirection), whatever the model said;
 //   - "all commands" runs everything else;
 //   - "safe commands" runs a line only when Cairn's read-only classification accepts every
-//     part and the model did not ask for approval: requires_approval can add caution,
-//     never remove it.
-func commandAutoApproved(p config.AutoApprove, command string, requiresApproval bool) bool {
-	script, err := shellcmd.Parse(command)
+//     part, nothing in the workspace argues against it (req.Caution), every file it prints
+//     is inside the workspace unless reads outside it are auto-approved, and the model did
+//     not ask for approval: requires_approval can add caution, never remove it.
+func commandAutoApproved(p config.AutoApprove, req tools.Approval) bool {
+	script, err := shellcmd.Parse(req.Command)
 	if err != nil {
 		return false
 	}
@@ -68,6 +71,9 @@ func commandAutoApproved(p config.AutoApprove, command string, requiresApproval 
 	}
 	if p.YOLO {
 		return true
+	}
+	if req.OutsideWrite != "" && !(p.Enabled && p.EditFiles && p.EditFilesOutside) {
+		return false
 	}
 	if script.Allowed(p.AllowList) {
 		return true
@@ -78,5 +84,8 @@ func commandAutoApproved(p config.AutoApprove, command string, requiresApproval 
 	if p.AllCommands {
 		return true
 	}
-	return p.SafeCommands && !requiresApproval && script.ReadOnly()
+	if req.ReadsOutside != "" && !(p.ReadFiles && p.ReadFilesOutside) {
+		return false
+	}
+	return p.SafeCommands && !req.RequiresApproval && req.Caution == "" && script.ReadOnly()
 }

@@ -195,6 +195,14 @@ func TestAutoApprovePolicy(t *testing.T) {
 	goTest := tools.Approval{Category: tools.CategoryCommand, Command: "go test ./...", RequiresApproval: true}
 	mixed := tools.Approval{Category: tools.CategoryCommand, Command: "go test ./... && curl x", RequiresApproval: true}
 	mcpTool := tools.Approval{Category: tools.CategoryMCP, MCPAutoApproved: false}
+	outWrite := tools.Approval{Category: tools.CategoryCommand, Command: "echo x >> ~/.bashrc", OutsideWrite: "/home/me/.bashrc"}
+	outAllowed := tools.Approval{Category: tools.CategoryCommand, Command: "go test ./... > /tmp/log", OutsideWrite: "/tmp/log"}
+	outRead := tools.Approval{Category: tools.CategoryCommand, Command: "cat ~/.ssh/id_rsa", ReadsOutside: "/home/me/.ssh/id_rsa"}
+	caution := tools.Approval{Category: tools.CategoryCommand, Command: "git status", Caution: "the repository's config sets core.fsmonitor"}
+	allOutside := all
+	allOutside.EditFilesOutside = true
+	readOutside := def
+	readOutside.ReadFilesOutside = true
 
 	cases := []struct {
 		name string
@@ -216,6 +224,15 @@ func TestAutoApprovePolicy(t *testing.T) {
 		{"allow list needs every stage", allowList, mixed, false},
 		{"disabled", off, read, false},
 		{"mcp needs server list", all, mcpTool, false},
+		{"all commands: a write outside the workspace asks", all, outWrite, false},
+		{"allow list: a write outside the workspace asks", allowList, outAllowed, false},
+		{"all commands and edits outside: runs", allOutside, outWrite, true},
+		{"yolo: a write outside runs", yolo, outWrite, true},
+		{"safe commands: a read outside the workspace asks", def, outRead, false},
+		{"safe commands with reads outside: runs", readOutside, outRead, true},
+		{"all commands: a read outside runs", all, outRead, true},
+		{"safe commands: caution asks", def, caution, false},
+		{"all commands: caution does not matter", all, caution, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

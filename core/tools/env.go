@@ -126,7 +126,19 @@ type Approval struct {
 	// auto-approved only under YOLO or the "protected" category, never by the edit or command
 	// categories alone. Empty for ordinary actions.
 	Protected string
-	Text      string
+	// OutsideWrite, for execute_command, is a file outside the workspace the command writes
+	// (tools.OutsideWriteCommand): the command is then auto-approved only under YOLO or when
+	// edits outside the workspace are, as for the edit tools. Empty when every write is inside.
+	OutsideWrite string
+	// ReadsOutside, for execute_command, is a file outside the workspace a reading command
+	// prints: "safe commands" then run it only when reads outside the workspace are
+	// auto-approved, as for read_file.
+	ReadsOutside string
+	// Caution says why a command Cairn would otherwise classify as read-only must not run as
+	// one here (a repository whose config runs programs, git output that may show files the
+	// ignore file hides). It only takes the "safe commands" path away.
+	Caution string
+	Text    string
 	Payload   msg.Payload
 }
 

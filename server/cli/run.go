@@ -630,6 +630,10 @@ func (p *printer) denialHint(m *cairnv1.Message, flagName string) string {
 			return why + ", so Cairn always asks about it, even with --yolo; approve it by running cairn at a terminal, or run it yourself"
 		}
 	}
+	if out := m.GetCommand().GetOutsideWrite(); out != "" && !p.yolo {
+		return "it writes " + out + ", outside the workspace; run with --auto-approve " + flagName +
+			",edit,outside (or --yolo) to allow it"
+	}
 	if why := protectedReason(m); why != "" && !p.yolo {
 		return "protected: " + why + "; run with --auto-approve " + flagName + ",protected (or --yolo) to allow it"
 	}

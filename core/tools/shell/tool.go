@@ -84,13 +84,15 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 
 	protected := tools.ProtectedCommand(env.Files, command)
+	outside := tools.OutsideWriteCommand(env.Files, command)
 	ans, err := env.UI.Approve(ctx, tools.Approval{
 		Ask:              msg.AskCommand,
 		Category:         tools.CategoryCommand,
 		Command:          command,
 		RequiresApproval: requires,
 		Protected:        protected,
-		Payload:          &msg.Command{Command: command, RequiresApproval: requires, Protected: protected},
+		OutsideWrite:     outside,
+		Payload:          &msg.Command{Command: command, RequiresApproval: requires, Protected: protected, OutsideWrite: outside},
 	})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("execute_command: approval: %w", err)

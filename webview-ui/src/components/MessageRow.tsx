@@ -247,8 +247,14 @@ function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
         {/* Once the command ran, whether it needed approval no longer matters. */}
         {asking && c?.requiresApproval && <span className="badge warn">requires approval</span>}
         {c?.protectedReason && <span className="badge warn">protected</span>}
+        {c?.outsideWrite && <span className="badge warn">outside workspace</span>}
       </Header>
       {c?.protectedReason && <ProtectedNote reason={c.protectedReason} />}
+      {c?.outsideWrite && (
+        <div className="protected-note" role="note" aria-label="Why this command is asked">
+          <span className="codicon codicon-shield" aria-hidden /> Writes outside the workspace: {c.outsideWrite}
+        </div>
+      )}
       <div className="command-line">
         <code>{command}</code>
         <CopyButton text={command} label="Copy command" />

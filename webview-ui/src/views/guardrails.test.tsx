@@ -30,6 +30,14 @@ describe("guard rails", () => {
     });
   }
 
+  it("a command writing outside the workspace says so", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const m = ask(1, AskKind.COMMAND, { payload: { case: "command", value: { command: "echo x >> ~/.bashrc", outsideWrite: "/home/me/.bashrc" } } });
+    await push(snapshot([say(0, SayKind.TASK, { text: "t" }), m], { status: TaskStatus.WAITING, openAskIndex: 1 }));
+    expect(screen.getByRole("note", { name: "Why this command is asked" }).textContent).toContain("Writes outside the workspace: /home/me/.bashrc");
+    expect(screen.getByText("outside workspace")).toBeTruthy();
+  });
+
   it("an ordinary edit shows no protected note", async () => {
     const { push } = await renderApp({ taskId: "t1" });
     const m = ask(1, AskKind.TOOL, { payload: { case: "tool", value: { operation: ToolOperation.EDITED_EXISTING_FILE, path: "a.go", diff: "@@" } } });
