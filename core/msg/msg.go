@@ -150,7 +150,7 @@ type Command struct {
 	Command          string
 	RequiresApproval bool
 	// Protected says why the command is asked: it writes a protected file (core/protect).
-	Protected string `json:",omitempty"`	// OutsideWrite is a file outside the workspace the command writes: asked unless edits
+	Protected string `json:",omitempty"` // OutsideWrite is a file outside the workspace the command writes: asked unless edits
 	// outside the workspace are auto-approved.
 	OutsideWrite string `json:",omitempty"`
 }

@@ -139,7 +139,7 @@ type Approval struct {
 	// ignore file hides). It only takes the "safe commands" path away.
 	Caution string
 	Text    string
-	Payload   msg.Payload
+	Payload msg.Payload
 }
 
 // Answer is the user's reply to an ask.
