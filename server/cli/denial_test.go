@@ -41,6 +41,9 @@ func TestDenialHint(t *testing.T) {
 		{"protected command", false, &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_COMMAND},
 			Payload: &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: "git config core.hooksPath x", ProtectedReason: ".git/config: git runs its hooks"}}},
 			"command", []string{"protected: .git/config", "--auto-approve command,protected"}, true},
+		{"command writing outside the workspace", false, &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_COMMAND},
+			Payload: &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: "echo x >> ~/.bashrc", OutsideWrite: "/home/me/.bashrc"}}},
+			"command", []string{"writes /home/me/.bashrc, outside the workspace", "--auto-approve command,edit,outside"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
