@@ -211,7 +211,7 @@ func (c *conn) timeout() time.Duration {
 // connect starts a session: transport, initialize, lists, all within the server's timeout.
 func (c *conn) connect(ctx context.Context) (*session, error) {
 	cfg := c.config()
-	s, err := dial(ctx, cfg, c.stderr)
+	s, err := dial(ctx, cfg, c.stderr, c.hub.opts.Logger.With("server", c.name, "from", "mcp-go"))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"sort"
@@ -20,14 +21,17 @@ const (
 )
 
 // dial opens the transport of one server and starts its client. ctx is the conn's lifetime:
-// long-lived streams (SSE, the Streamable HTTP listener) live as long as it.
-func dial(ctx context.Context, cfg ServerConfig, stderr *tail) (*session, error) {
+// long-lived streams (SSE, the Streamable HTTP listener) live as long as it. log is where the
+// transport's own messages go: mcp-go otherwise logs to slog's process default, which in
+// `cairn run` is the user's terminal (README, "Using it from the command line").
+func dial(ctx context.Context, cfg ServerConfig, stderr *tail, log *slog.Logger) (*session, error) {
 	s := newSession()
 	switch cfg.transport() {
 	case TypeStdio:
-		return s, dialStdio(ctx, s, cfg, stderr)
+		return s, dialStdio(ctx, s, cfg, stderr, log)
 	case TypeSSE:
-		cl, err := client.NewSSEMCPClient(cfg.URL, client.WithHeaders(expandMap(cfg.Headers)))
+		cl, err := client.NewSSEMCPClient(cfg.URL, client.WithHeaders(expandMap(cfg.Headers)),
+			transport.WithSSELogger(log))
 		if err != nil {
 			return nil, fmt.Errorf("sse client: %w", err)
 		}
@@ -35,7 +39,7 @@ func dial(ctx context.Context, cfg ServerConfig, stderr *tail) (*session, error)
 		s.client, s.closeFn = cl, cl.Close
 	case TypeStreamableHTTP:
 		cl, err := client.NewStreamableHttpClient(cfg.URL, transport.WithHTTPHeaders(expandMap(cfg.Headers)),
-			transport.WithContinuousListening())
+			transport.WithContinuousListening(), transport.WithHTTPLogger(log))
 		if err != nil {
 			return nil, fmt.Errorf("streamable HTTP client: %w", err)
 		}
@@ -52,7 +56,7 @@ func dial(ctx context.Context, cfg ServerConfig, stderr *tail) (*session, error)
 // dialStdio starts the server's process itself (rather than through mcp-go's stdio
 // transport) so that the hub sees it exit, keeps its stderr, sets its folder, and stops its
 // whole process group.
-func dialStdio(ctx context.Context, s *session, cfg ServerConfig, stderr *tail) error {
+func dialStdio(ctx context.Context, s *session, cfg ServerConfig, stderr *tail, log *slog.Logger) error {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
 	cmd.Env = append(os.Environ(), envList(expandMap(cfg.Env))...)
@@ -80,7 +84,11 @@ func dialStdio(ctx context.Context, s *session, cfg ServerConfig, stderr *tail) 
 		}
 		s.markLost(fmt.Errorf("the server exited: %w", err))
 	}()
-	cl := client.NewClient(transport.NewIO(stdout, stdin, nil))
+	tr := transport.NewIO(stdout, stdin, nil)
+	// NewIO takes no options and starts with slog's default logger; the option is a plain
+	// setter, applied before the transport starts.
+	transport.WithCommandLogger(log)(tr)
+	cl := client.NewClient(tr)
 	s.client = cl
 	s.closeFn = func() error {
 		cerr := cl.Close() // closes stdin: a well-behaved server exits

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,12 +19,25 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// TestMain turns the test binary into a small MCP server over stdio when asked: it offers a
-// tool that adds a tool (list_changed), one that answers, and one that crashes.
+// TestMain turns the test binary into a small MCP server when asked: over stdio ("1") or
+// Streamable HTTP on 127.0.0.1:$PORT ("http"), it offers a tool that adds a tool
+// (list_changed), one that answers, and one that crashes.
 func TestMain(m *testing.M) {
 	switch os.Getenv("CAIRN_MCP_TEST_SERVER") {
 	case "1":
-		serveTestServer()
+		if err := server.ServeStdio(testServer()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	case "http":
+		if err := server.NewStreamableHTTPServer(testServer()).Start("127.0.0.1:" + os.Getenv("PORT")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	case "hangup":
+		hangUp()
 		return
 	case "silent": // reads whatever it is sent and never answers, on every platform
 		if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
@@ -34,7 +48,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func serveTestServer() {
+func testServer() *server.MCPServer {
 	s := server.NewMCPServer("cairn-test", "1.0.0", server.WithToolCapabilities(true),
 		server.WithInstructions("Use add_tool before late_tool."))
 	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Adds late_tool.")),
@@ -55,8 +69,19 @@ func serveTestServer() {
 			os.Exit(3)
 			return nil, nil
 		})
-	if err := server.ServeStdio(s); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	return s
+}
+
+// hangUp is a stdio server that stops listening: it reads the client's first message, closes
+// its stdin, and then asks the client something, so the client's answer cannot be delivered.
+func hangUp() {
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		os.Exit(1)
+	}
+	if err := os.Stdin.Close(); err != nil {
+		os.Exit(1)
+	}
+	if _, err := fmt.Println(`{"jsonrpc":"2.0","id":"hangup-1","method":"ping"}`); err != nil {
 		os.Exit(1)
 	}
 }

@@ -101,7 +101,9 @@ type Options struct {
 	SettingsPath string
 	// ClientVersion is sent to servers with the name "cairn".
 	ClientVersion string
-	Logger        *slog.Logger
+	// Logger is the daemon log: the hub's messages and those of the MCP library's transports
+	// go there, never to the process's stdout or stderr (default: discarded).
+	Logger *slog.Logger
 	// RetryBase and RetryMax bound the reconnect backoff (defaults 2 s and 1 min).
 	RetryBase, RetryMax time.Duration
 	// NoWatch leaves the settings file unwatched (one-shot CLI commands).

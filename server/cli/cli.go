@@ -44,6 +44,7 @@ type IO struct {
 
 // Main runs the command line and returns the exit code.
 func Main(args []string) int {
+	routeLibraryLogs(libraryLogger(args, os.Stderr))
 	stdio := IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdin)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

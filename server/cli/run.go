@@ -201,6 +201,10 @@ type printer struct {
 	lastNL  bool
 	// outErr is the first failed write to Out: the transcript is incomplete, so the run fails.
 	outErr error
+	// splits separate the thinking of the text rows still streaming; outTTY caches whether
+	// Out is a terminal (thinking is dimmed there).
+	splits map[int32]*thinkingSplit
+	outTTY *bool
 }
 
 // follow prints the task until it ends and returns the exit code.
@@ -283,6 +287,7 @@ func (p *printer) followEvents(ctx context.Context) int {
 		case *cairnv1.SubscribeResponse_MessageFinalized:
 			if m := p.msgs[e.MessageFinalized.GetIndex()]; m != nil && m.GetPartial() {
 				m.Partial = false
+				p.finishText(m)
 				p.endLine()
 			}
 		case *cairnv1.SubscribeResponse_MessageUpdated:
@@ -299,6 +304,7 @@ func (p *printer) followEvents(ctx context.Context) int {
 				p.showDelta(m, m.GetText()[len(old.GetText()):])
 			}
 			if !m.GetPartial() && old != nil && old.GetPartial() {
+				p.finishText(m)
 				p.endLine()
 			}
 		}
@@ -340,9 +346,9 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 	switch m.GetSay() {
 	case cairnv1.SayKind_SAY_KIND_TEXT:
 		p.endLine()
-		p.out("%s", m.GetText())
+		p.showText(m, m.GetText(), !m.GetPartial())
 		if !m.GetPartial() {
-			p.out("\n")
+			p.endLine()
 		}
 	case cairnv1.SayKind_SAY_KIND_TOOL:
 		p.endLine()
@@ -431,7 +437,7 @@ func indentLines(s, pad string) string {
 func (p *printer) showDelta(m *cairnv1.Message, delta string) {
 	switch m.GetSay() {
 	case cairnv1.SayKind_SAY_KIND_TEXT:
-		p.out("%s", delta)
+		p.showText(m, delta, false)
 	case cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
 		p.out("%s", delta)
 		p.shown[m.GetIndex()] += delta

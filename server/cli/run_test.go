@@ -160,3 +160,20 @@ func TestRunSaysAFailedEdit(t *testing.T) {
 		t.Fatalf("a.txt = %q, %v", b, err)
 	}
 }
+
+// The model's <thinking> section is shown as thinking, labelled and without its tags, even when
+// the tags arrive split across deltas; the output is not a terminal, so it is not dimmed.
+func TestRunShowsThinkingLabelled(t *testing.T) {
+	code, out, errs, _ := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<thinking>\nplan the notes\n</thinking>\n\nNothing to write.\n" + completion, ChunkSize: 4},
+	}}, "think first")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if strings.Contains(out, "thinking>") || strings.Contains(out, "\x1b[") {
+		t.Errorf("stdout shows the tags or escapes:\n%q", out)
+	}
+	if !strings.Contains(out, "thinking: plan the notes\nNothing to write.") {
+		t.Errorf("stdout lacks the labelled thinking:\n%s", out)
+	}
+}
