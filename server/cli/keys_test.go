@@ -1,0 +1,163 @@
+//go:build unix
+
+package cli_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cairnhq/cairn/core/llm/llmtest"
+)
+
+// buildCairn builds the cairn binary for tests that must run it as its own process.
+func buildCairn(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cairn")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/cairnhq/cairn/server/cmd/cairn")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building cairn: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// authModel is a scripted model that also records the Authorization header of each request.
+type authModel struct {
+	*llmtest.Server
+	url string
+
+	mu    sync.Mutex
+	auths []string
+}
+
+func newAuthModel(t *testing.T, script llmtest.Script) *authModel {
+	m := &authModel{Server: llmtest.NewHandler(script)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			m.mu.Lock()
+			m.auths = append(m.auths, r.Header.Get("Authorization"))
+			m.mu.Unlock()
+		}
+		m.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		m.Close()
+		srv.Close()
+	})
+	m.url = srv.URL + "/v1"
+	return m
+}
+
+func (m *authModel) authorizations() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.auths)
+}
+
+// readParent is a command that prints what it can read of the process that started it.
+const readParent = `cat /proc/$PPID/environ /proc/$PPID/cmdline | tr '\0' '\n'`
+
+// parentScript runs command and then completes; the tool result is what the model was told.
+func parentScript(command string) llmtest.Script {
+	return llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<execute_command>\n<command>" + command + "</command>\n<requires_approval>false</requires_approval>\n</execute_command>"},
+		{Text: completion},
+	}}
+}
+
+// commandResult is the text the model got back for the script's command.
+func commandResult(t *testing.T, m *llmtest.Server) string {
+	t.Helper()
+	reqs := m.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("the model got %d requests, want 2", len(reqs))
+	}
+	return reqs[1].LastUser()
+}
+
+// TestRunKeysNotInParentProcess runs `cairn run` as its own process, with the key both in the
+// environment and as --api-key, and has the model run a command that prints its parent's
+// environment and command line: neither key may be there, while the model's requests still
+// carry the flag's key.
+func TestRunKeysNotInParentProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	bin := buildCairn(t)
+	m := newAuthModel(t, parentScript(readParent))
+	ws := t.TempDir()
+	cmd := exec.Command(bin, "run", "-C", ws, "--data-dir", t.TempDir(), "--base-url", m.url,
+		"--api-key", "sk-test-SECRET2", "--model", "m", "--auto-approve", "command", "show the parent")
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "CAIRN_API_KEY=sk-test-SECRET",
+		"OPENAI_API_KEY=", "KEYTEST_MARKER=visible", "CAIRN_DEBUG=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cairn run: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := commandResult(t, m.Server)
+	// The command really read its parent: an ordinary variable and the flags are there.
+	for _, want := range []string{"KEYTEST_MARKER=visible", "--base-url", "--auto-approve"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the command's output lacks %q; it did not read its parent:\n%s", want, got)
+		}
+	}
+	for _, secret := range []string{"sk-test-SECRET", "--api-key", "CAIRN_API_KEY"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the model was shown %q from the parent process:\n%s", secret, got)
+		}
+	}
+	if strings.Contains(out.String(), "sk-test-SECRET") {
+		t.Errorf("the printed transcript shows a key:\n%s", out.String())
+	}
+	for _, a := range m.authorizations() {
+		if a != "Bearer sk-test-SECRET2" {
+			t.Errorf("a request was sent with Authorization %q, want the --api-key's key", a)
+		}
+	}
+	if len(m.authorizations()) != 2 {
+		t.Errorf("%d requests reached the model, want 2", len(m.authorizations()))
+	}
+}
+
+// TestRunEnvKeyReachesModel: with the key only in the environment, the re-started process
+// still sends it, and the command does not see it.
+func TestRunEnvKeyReachesModel(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	bin := buildCairn(t)
+	m := newAuthModel(t, parentScript("env; "+readParent))
+	cmd := exec.Command(bin, "run", "-C", t.TempDir(), "--data-dir", t.TempDir(), "--base-url", m.url,
+		"--model", "m", "--yolo", "show the environment")
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "OPENAI_API_KEY=sk-test-ENVONLY",
+		"CAIRN_API_KEY=", "MY_LLM_TOKEN=sk-test-ENVONLY", "KEYTEST_MARKER=visible", "CAIRN_DEBUG=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cairn run: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	got := commandResult(t, m.Server)
+	if !strings.Contains(got, "KEYTEST_MARKER=visible") {
+		t.Fatalf("the command's output lacks the ordinary variable:\n%s", got)
+	}
+	for _, secret := range []string{"sk-test-ENVONLY", "MY_LLM_TOKEN"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the model was shown %q:\n%s", secret, got)
+		}
+	}
+	if a := m.authorizations(); len(a) == 0 || a[0] != "Bearer sk-test-ENVONLY" {
+		t.Errorf("Authorization headers %q, want the environment's key", a)
+	}
+}
+
