@@ -160,4 +160,3 @@ func TestRunEnvKeyReachesModel(t *testing.T) {
 		t.Errorf("Authorization headers %q, want the environment's key", a)
 	}
 }
-
