@@ -1,9 +1,13 @@
 //go:build unix
 
-package cli_test
+package cli
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,8 +17,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/core/llm/llmtest"
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
 // buildCairn builds the cairn binary for tests that must run it as its own process.
@@ -68,7 +74,7 @@ const readParent = `cat /proc/$PPID/environ /proc/$PPID/cmdline | tr '\0' '\n'`
 func parentScript(command string) llmtest.Script {
 	return llmtest.Script{Turns: []llmtest.Turn{
 		{Text: "<execute_command>\n<command>" + command + "</command>\n<requires_approval>false</requires_approval>\n</execute_command>"},
-		{Text: completion},
+		{Text: "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>"},
 	}}
 }
 
@@ -158,5 +164,99 @@ func TestRunEnvKeyReachesModel(t *testing.T) {
 	}
 	if a := m.authorizations(); len(a) == 0 || a[0] != "Bearer sk-test-ENVONLY" {
 		t.Errorf("Authorization headers %q, want the environment's key", a)
+	}
+}
+
+// TestServeKeysNotInParentProcess starts `cairn serve` as the extension does (a key variable
+// in the environment it inherits, which it must shed; the key itself sent over gRPC), runs a
+// command through a task, and checks the daemon's environment and command line as the command
+// sees them.
+func TestServeKeysNotInParentProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	bin := buildCairn(t)
+	m := newAuthModel(t, parentScript(readParent))
+	data := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--data-dir", data, "--idle-exit", "0", "--stdin-lifeline")
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "OPENAI_API_KEY=sk-test-INHERITED",
+		"CAIRN_API_KEY=", "KEYTEST_MARKER=visible", "CAIRN_DEBUG=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Closing stdin ends the daemon (--stdin-lifeline).
+		if err := stdin.Close(); err != nil {
+			t.Errorf("closing the daemon's stdin: %v", err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("cairn serve: %v\n%s", err, errb.String())
+		}
+	})
+	var hs struct {
+		Address   string `json:"address"`
+		TokenFile string `json:"token_file"`
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || json.Unmarshal([]byte(line), &hs) != nil {
+		t.Fatalf("no handshake (%v): %q\n%s", err, line, errb.String())
+	}
+	c, err := dial(hs.Address, hs.TokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := c.state.GetState(ctx, &cairnv1.GetStateRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := st.GetSettings()
+	settings.Api = &cairnv1.ApiConfig{BaseUrl: m.url, ApiKey: "sk-test-OVERRPC", Model: "m"}
+	settings.AutoApprove.Enabled, settings.AutoApprove.AllCommands = true, true
+	if _, err := c.state.UpdateSettings(ctx, &cairnv1.UpdateSettingsRequest{Settings: settings}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: "show the parent", WorkspaceRoots: []string{t.TempDir()}, Mode: cairnv1.Mode_MODE_ACT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &printer{io: IO{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, c: c, taskID: resp.GetTaskId()}
+	if code := p.follow(ctx); code != exitOK {
+		t.Fatalf("the task ended with %d", code)
+	}
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := commandResult(t, m.Server)
+	for _, want := range []string{"KEYTEST_MARKER=visible", "serve", "--data-dir"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the command's output lacks %q; it did not read the daemon:\n%s", want, got)
+		}
+	}
+	for _, secret := range []string{"sk-test-INHERITED", "sk-test-OVERRPC", "OPENAI_API_KEY"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the model was shown %q from the daemon's process:\n%s", secret, got)
+		}
+	}
+	for _, a := range m.authorizations() {
+		if a != "Bearer sk-test-OVERRPC" {
+			t.Errorf("a request was sent with Authorization %q, want the key sent over gRPC", a)
+		}
 	}
 }
