@@ -176,11 +176,11 @@ func TestServeKeysNotInParentProcess(t *testing.T) {
 		t.Skip("no /proc on this system")
 	}
 	bin := buildCairn(t)
-	m := newAuthModel(t, parentScript(readParent))
+	m := newAuthModel(t, parentScript("env; echo PARENT-FOLLOWS; "+readParent))
 	data := t.TempDir()
 	cmd := exec.Command(bin, "serve", "--data-dir", data, "--idle-exit", "0", "--stdin-lifeline")
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "OPENAI_API_KEY=sk-test-INHERITED",
-		"CAIRN_API_KEY=", "KEYTEST_MARKER=visible", "CAIRN_DEBUG=")
+		"CAIRN_API_KEY=", "KEYTEST_MARKER=visible", "CAIRN_DEBUG=", "MY_LLM_TOKEN=sk-test-OVERRPC")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +244,15 @@ func TestServeKeysNotInParentProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := commandResult(t, m.Server)
+	// The command's own environment loses a variable holding the key the daemon was given,
+	// whatever its name.
+	own, parent, _ := strings.Cut(got, "\nPARENT-FOLLOWS")
+	if !strings.Contains(own, "KEYTEST_MARKER=visible") || strings.Contains(own, "sk-test-OVERRPC") || strings.Contains(own, "MY_LLM_TOKEN") {
+		t.Errorf("the command's environment is not the daemon's without the key:\n%s", own)
+	}
+	// The daemon learnt that key after it started: its own environment still holds the copy
+	// it inherited (the extension removes it before the spawn when it knows the key).
+	got = strings.ReplaceAll(parent, "MY_LLM_TOKEN=sk-test-OVERRPC", "")
 	for _, want := range []string{"KEYTEST_MARKER=visible", "serve", "--data-dir"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("the command's output lacks %q; it did not read the daemon:\n%s", want, got)
