@@ -269,3 +269,58 @@ func TestServeKeysNotInParentProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeKeysNotInParentProcess: `cairn resume` sheds its keys as `cairn run` does.
+func TestResumeKeysNotInParentProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	bin := buildCairn(t)
+	done := "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>"
+	m := newAuthModel(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: done},
+		{Text: "<execute_command>\n<command>" + readParent + "</command>\n<requires_approval>false</requires_approval>\n</execute_command>",
+			Expect: &llmtest.Expect{LastUserContains: []string{"[TASK RESUMPTION]"}}},
+		{Text: done},
+	}})
+	data, ws, conf := t.TempDir(), t.TempDir(), t.TempDir()
+	cairn := func(env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+conf, "CAIRN_API_KEY=", "OPENAI_API_KEY=", "CAIRN_DEBUG="), env...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("cairn %q: %v\nstdout:\n%s\nstderr:\n%s", args, err, out.String(), errb.String())
+		}
+		return out.String()
+	}
+	cairn(nil, "run", "-C", ws, "--data-dir", data, "--base-url", m.url, "--api-key", "sk-first-run", "--model", "m", "finish at once")
+	entries, err := os.ReadDir(filepath.Join(data, "tasks"))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("tasks in the data dir: %v (%v)", entries, err)
+	}
+	cairn([]string{"OPENAI_API_KEY=sk-test-RESUME-ENV", "KEYTEST_MARKER=visible"}, "resume", "--data-dir", data,
+		"--base-url", m.url, "--api-key=sk-test-RESUME-FLAG", "--model", "m", "--auto-approve", "command", entries[0].Name())
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the model got %d requests, want 3", len(reqs))
+	}
+	got := reqs[2].LastUser()
+	for _, want := range []string{"KEYTEST_MARKER=visible", "resume", "--auto-approve"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the command's output lacks %q; it did not read its parent:\n%s", want, got)
+		}
+	}
+	for _, secret := range []string{"sk-test-RESUME", "api-key", "OPENAI_API_KEY"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the model was shown %q from the parent process:\n%s", secret, got)
+		}
+	}
+	if a := m.authorizations(); len(a) != 3 || a[1] != "Bearer sk-test-RESUME-FLAG" || a[2] != "Bearer sk-test-RESUME-FLAG" {
+		t.Errorf("Authorization headers %q, want the resume's --api-key", a)
+	}
+}
