@@ -104,7 +104,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	if s.API.BaseURL == "" && s.API.APIKey == "" {
 		return task.Deps{}, ErrNoModel
 	}
-	var host tools.Host = direct.New("", opts.Workspace, s.SecretEnvNames()...)
+	var host tools.Host = direct.NewWithSecrets("", opts.Workspace, s.Secrets())
 	ide := "Cairn CLI"
 	if opts.HostID != "" {
 		// The task names its editor by the editor's stable id: a reconnected editor serves it,
@@ -168,7 +168,7 @@ func (a *Assembler) hookRunner(roots []string, s config.Settings) task.Hooks {
 		}
 	}
 	return hooks.NewRunner(hooks.Options{Store: a.cfg.Hooks, Roots: abs, GlobalDir: a.cfg.GlobalHooksDir,
-		Version: a.cfg.Version, Timeout: time.Duration(s.HookTimeoutSeconds) * time.Second, DropEnv: s.SecretEnvNames()})
+		Version: a.cfg.Version, Timeout: time.Duration(s.HookTimeoutSeconds) * time.Second, DropEnv: s.SecretEnvNames(), Scrub: s.Secrets().Scrub})
 }
 
 // joinErrs joins the errors of releasing several things.

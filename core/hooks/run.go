@@ -136,6 +136,9 @@ type Options struct {
 	Timeout time.Duration
 	// DropEnv names environment variables hooks must not see (API keys).
 	DropEnv []string
+	// Scrub, when set, also filters the environment hooks get (core/agent removes the
+	// variables holding a configured secret's value).
+	Scrub func(env []string) []string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -286,7 +289,11 @@ func (r *Runner) execCopy(ctx context.Context, h Hook, path string, input []byte
 	if len(r.o.Roots) > 0 {
 		cmd.Dir = r.o.Roots[0]
 	}
-	cmd.Env = append(env(append([]string{pathEnv}, r.o.DropEnv...)), pathEnv+"="+h.Path)
+	base := env(append([]string{pathEnv}, r.o.DropEnv...))
+	if r.o.Scrub != nil {
+		base = r.o.Scrub(base)
+	}
+	cmd.Env = append(base, pathEnv+"="+h.Path)
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr capped
 	stdout.max, stderr.max = maxOutput, 64<<10

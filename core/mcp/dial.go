@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/cairnhq/cairn/core/config"
 )
 
 // How long a stdio server gets to exit after its stdin closes, then after SIGTERM.
@@ -59,7 +61,9 @@ func dial(ctx context.Context, cfg ServerConfig, stderr *tail, log *slog.Logger)
 func dialStdio(ctx context.Context, s *session, cfg ServerConfig, stderr *tail, log *slog.Logger) error {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
-	cmd.Env = append(os.Environ(), envList(expandMap(cfg.Env))...)
+	// The providers' key variables of the daemon's environment are not the server's to read;
+	// its own settings may still hand it any of them (README, Security).
+	cmd.Env = append(config.Secrets{Names: config.DefaultSecretEnv}.Scrub(os.Environ()), envList(expandMap(cfg.Env))...)
 	cmd.Stderr = stderr
 	setProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()

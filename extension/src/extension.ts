@@ -80,6 +80,13 @@ export function activate(ctx: vscode.ExtensionContext): void {
     hostId: hostClientId,
   });
 
+  // Keys the daemon must not find in its environment under any name (detachedSpawner): the one
+  // in secret storage, and any the settings view stores while the window is open.
+  const knownKeys: string[] = [];
+  void ctx.secrets.get(SECRET_KEY).then((k) => {
+    if (k) knownKeys.push(k);
+  });
+
   const webviews: WebviewHost = new WebviewHost({
     extensionUri: ctx.extensionUri,
     context: contextEvent,
@@ -89,7 +96,10 @@ export function activate(ctx: vscode.ExtensionContext): void {
       transport: () => daemon!.transport(),
       onRequest: (service, method, request) => {
         const key = apiKeyIn(service, method, request);
-        if (key) void ctx.secrets.store(SECRET_KEY, key).then(() => log.appendLine("[extension] API key stored in SecretStorage"));
+        if (key) {
+          knownKeys.push(key);
+          void ctx.secrets.store(SECRET_KEY, key).then(() => log.appendLine("[extension] API key stored in SecretStorage"));
+        }
       },
       onResponse: (service, method, response) => {
         if (service !== "cairn.v1.UiService" || method !== "Subscribe") return;
@@ -122,7 +132,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
   daemon = new Daemon({
     command,
     args,
-    spawner: detachedSpawner(path.join(dataDir, "daemon.log")),
+    spawner: detachedSpawner(path.join(dataDir, "daemon.log"), () => knownKeys),
     handshakeFile: path.join(dataDir, "daemon.json"),
     log: (l) => log.appendLine(l),
     trace: (l) => rpcLog.appendLine(`${new Date().toISOString()} ${l}`),

@@ -46,6 +46,16 @@ type IO struct {
 func Main(args []string) int {
 	routeLibraryLogs(libraryLogger(args, os.Stderr))
 	stdio := IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdin)}
+	// Keys never stay where the commands Cairn runs can read them (README, Security): this
+	// image either received them over a pipe, or restarts itself without them.
+	if err := receiveKeys(); err != nil {
+		stdio.errf("cairn: %v\n", err)
+		return exitFailure
+	}
+	if err := shedKeys(args); err != nil {
+		stdio.errf("cairn: %v\n", err)
+		return exitFailure
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, args, stdio)
@@ -185,7 +195,7 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	if err != nil {
 		return s, err
 	}
-	env := func(k string) string { return strings.TrimSpace(os.Getenv(k)) }
+	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	if v := env("CAIRN_BASE_URL"); v != "" {
 		s.API.BaseURL = v
 	}
@@ -201,8 +211,8 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	if f.baseURL != "" {
 		s.API.BaseURL = f.baseURL
 	}
-	if f.apiKey != "" {
-		s.API.APIKey = f.apiKey
+	if k := f.apiKeyFlag(); k != "" {
+		s.API.APIKey = k
 	}
 	if f.model != "" {
 		s.API.Model = f.model

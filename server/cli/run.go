@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,18 +23,43 @@ import (
 	"github.com/cairnhq/cairn/server"
 )
 
+// runOptions are the flags of run and resume (resume has no dir, mode or hooks).
+type runOptions struct {
+	dir, mode, dataFlag          *string
+	jsonOut, connect, trustHooks *bool
+	sf                           *settingsFlags
+}
+
+// runFlags defines run's flags; Main reads the same set to find the key among them (keys.go).
+func runFlags(stdio IO) (*flag.FlagSet, *runOptions) {
+	fs := newFlags("run", stdio)
+	o := &runOptions{sf: &settingsFlags{}}
+	o.dir = fs.String("C", ".", "workspace directory")
+	o.mode = fs.String("mode", "act", "act or plan")
+	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
+	o.dataFlag = fs.String("data-dir", "", "data directory")
+	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
+	o.trustHooks = fs.Bool("hooks", false, "enable hooks for the workspace and trust the hook files as they are now "+
+		"(a hook created or changed during the run does not run)")
+	o.sf.register(fs)
+	return fs, o
+}
+
+// resumeFlags defines resume's flags.
+func resumeFlags(stdio IO) (*flag.FlagSet, *runOptions) {
+	fs := newFlags("resume", stdio)
+	o := &runOptions{sf: &settingsFlags{}}
+	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
+	o.dataFlag = fs.String("data-dir", "", "data directory")
+	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
+	o.sf.register(fs)
+	return fs, o
+}
+
 // run starts a daemon for itself, runs one task as its client and prints the conversation.
 func run(ctx context.Context, args []string, stdio IO) int {
-	fs := newFlags("run", stdio)
-	dir := fs.String("C", ".", "workspace directory")
-	mode := fs.String("mode", "act", "act or plan")
-	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
-	dataFlag := fs.String("data-dir", "", "data directory")
-	connect := fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
-	trustHooks := fs.Bool("hooks", false, "enable hooks for the workspace and trust the hook files as they are now "+
-		"(a hook created or changed during the run does not run)")
-	var sf settingsFlags
-	sf.register(fs)
+	fs, o := runFlags(stdio)
+	dir, mode, jsonOut, dataFlag, connect, trustHooks, sf := o.dir, o.mode, o.jsonOut, o.dataFlag, o.connect, o.trustHooks, o.sf
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -46,7 +72,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn run: --mode must be act or plan\n")
 		return exitUsage
 	}
-	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
+	return withDaemon(ctx, *dataFlag, *connect, *sf, stdio, func(c *client) int {
 		root, err := filepath.Abs(*dir)
 		if err != nil {
 			stdio.errf("cairn run: %v\n", err)
@@ -80,12 +106,8 @@ func run(ctx context.Context, args []string, stdio IO) int {
 
 // resume reopens a task from history and follows it.
 func resume(ctx context.Context, args []string, stdio IO) int {
-	fs := newFlags("resume", stdio)
-	jsonOut := fs.Bool("json", false, "print one UI event per line as JSON")
-	dataFlag := fs.String("data-dir", "", "data directory")
-	connect := fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
-	var sf settingsFlags
-	sf.register(fs)
+	fs, o := resumeFlags(stdio)
+	jsonOut, dataFlag, connect, sf := o.jsonOut, o.dataFlag, o.connect, o.sf
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -94,7 +116,7 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 		return exitUsage
 	}
 	id := fs.Arg(0)
-	return withDaemon(ctx, *dataFlag, *connect, sf, stdio, func(c *client) int {
+	return withDaemon(ctx, *dataFlag, *connect, *sf, stdio, func(c *client) int {
 		if _, err := c.tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: id}); err != nil {
 			stdio.errf("cairn resume: %v\n", statusText(err))
 			return exitFailure

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/workspace"
 )
@@ -24,12 +25,19 @@ type Host struct {
 // New returns a direct host whose commands run with shell ("" = $SHELL). Commands never see
 // the variables of config.DefaultSecretEnv, nor those named in hide.
 func New(shell string, folders []string, hide ...string) *Host {
+	return NewWithSecrets(shell, folders, config.Secrets{Names: hide})
+}
+
+// NewWithSecrets is New whose commands also never see the variables of secrets: by name, and
+// any variable holding one of its values (Settings.Secrets: the API key, header values).
+func NewWithSecrets(shell string, folders []string, secrets config.Secrets) *Host {
 	term := NewTerminal(shell)
-	for _, name := range hide {
+	for _, name := range secrets.Names {
 		if !slices.Contains(term.Hide, name) {
 			term.Hide = append(term.Hide, name)
 		}
 	}
+	term.HideValues = slices.Clone(secrets.Values)
 	return &Host{diffs: &Diffs{}, terminal: term, editor: Editor{Folders: folders}}
 }
 

@@ -26,7 +26,7 @@ func TestChildEnvHidesSecrets(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			env := childEnv(base, c.hide)
+			env := childEnv(base, config.Secrets{Names: c.hide})
 			for _, kv := range c.keep {
 				if !slices.Contains(env, kv) {
 					t.Errorf("%s missing from %v", kv, env)
@@ -63,6 +63,31 @@ func TestCommandsDoNotSeeKeys(t *testing.T) {
 				if strings.Contains(out, secret) {
 					t.Errorf("env output contains %q", secret)
 				}
+			}
+			if !strings.Contains(out, "HARMLESS_SETTING=visible") {
+				t.Errorf("env output lacks the ordinary variable:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestCommandsDoNotSeeSecretValues: a variable whose value is the configured key is removed
+// whatever its name (MY_LLM_TOKEN holding the API key).
+func TestCommandsDoNotSeeSecretValues(t *testing.T) {
+	t.Setenv("MY_LLM_TOKEN", "sk-value-secret-1234")
+	t.Setenv("HARMLESS_SETTING", "visible")
+	s := config.Default()
+	s.API.APIKey = "sk-value-secret-1234"
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			term := NewWithSecrets("/bin/sh", nil, s.Secrets()).Terminal().(*Terminal)
+			term.noPTY = m.noPTY
+			out, code := runAll(t, term, t.TempDir(), "env")
+			if code != 0 {
+				t.Fatalf("env exited %d: %s", code, out)
+			}
+			if strings.Contains(out, "sk-value-secret-1234") || strings.Contains(out, "MY_LLM_TOKEN") {
+				t.Errorf("env output shows the key held under another name:\n%s", out)
 			}
 			if !strings.Contains(out, "HARMLESS_SETTING=visible") {
 				t.Errorf("env output lacks the ordinary variable:\n%s", out)

@@ -31,6 +31,9 @@ type Terminal struct {
 	// Hide names environment variables commands must not see (model API keys): they are
 	// removed from the daemon's environment before a command starts.
 	Hide []string
+	// HideValues are secret values (the API key, header values): a variable holding one is
+	// removed whatever its name (config.Secrets).
+	HideValues []string
 	// noPTY forces the pipe fallback; tests use it to cover both paths.
 	noPTY bool
 }
@@ -45,20 +48,25 @@ func NewTerminal(shell string) *Terminal {
 	return &Terminal{Shell: shell, Grace: DefaultGrace, Hide: slices.Clone(config.DefaultSecretEnv)}
 }
 
-// childEnv is the environment of commands: the daemon's without the variables named in hide,
-// told that nobody reads a screen. A PTY makes programs think a user is there, so pagers must
+// childEnv is the environment of commands: the daemon's without the secrets (config.Secrets:
+// by name and by value), told that nobody reads a screen. A PTY makes programs think a user is there, so pagers must
 // be disabled or `git log` would wait for a key press forever; TERM=dumb keeps most colour and
 // cursor tricks away.
-func childEnv(base, hide []string) []string {
+func childEnv(base []string, secrets config.Secrets) []string {
 	set := []string{"TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "CAIRN_ACTIVE=true"}
 	env := make([]string, 0, len(base)+len(set))
-	for _, kv := range base {
+	for _, kv := range secrets.Scrub(base) {
 		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(hide, name) && !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
+		if !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
 			env = append(env, kv)
 		}
 	}
 	return append(env, set...)
+}
+
+// secrets is what the terminal keeps from commands.
+func (t *Terminal) secrets() config.Secrets {
+	return config.Secrets{Names: t.Hide, Values: t.HideValues}
 }
 
 // outPipe is an unbounded in-memory pipe: the writer (the PTY reader goroutine) never blocks,

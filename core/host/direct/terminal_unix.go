@@ -80,7 +80,7 @@ func defaultShell() string {
 func (t *Terminal) command(req tools.CommandRequest) *exec.Cmd {
 	cmd := exec.Command(t.Shell, "-c", req.Command)
 	cmd.Dir = req.Cwd
-	cmd.Env = childEnv(os.Environ(), t.Hide)
+	cmd.Env = childEnv(os.Environ(), t.secrets())
 	return cmd
 }
 

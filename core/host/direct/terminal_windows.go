@@ -43,7 +43,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW,
 	}
 	cmd.Dir = req.Cwd
-	cmd.Env = childEnv(os.Environ(), t.Hide)
+	cmd.Env = childEnv(os.Environ(), t.secrets())
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("direct: start %s: %w", t.Shell, err)

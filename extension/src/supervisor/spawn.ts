@@ -2,6 +2,7 @@
 
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import { daemonEnv } from "./env";
 import { parseHandshake, type Handshake } from "./handshake";
 import type { Locator, Spawned, Spawner } from "./supervisor";
 
@@ -12,9 +13,10 @@ const maxLogBytes = 4 << 20;
  * detachedSpawner starts the daemon in its own process group with its output appended to
  * logFile, and does not wait for it: the daemon outlives the window that started it (it ends
  * itself once no client is left). No pipe ties it to this process, so it cannot be killed by
- * writing to a pipe whose reader is gone.
+ * writing to a pipe whose reader is gone. Its environment has no keys (daemonEnv; secrets are
+ * the values known to be keys, such as the one in secret storage).
  */
-export function detachedSpawner(logFile: string): Spawner {
+export function detachedSpawner(logFile: string, secrets: () => readonly string[] = () => []): Spawner {
   return (command, args): Spawned => {
     let out: number | "ignore" = "ignore";
     try {
@@ -24,7 +26,7 @@ export function detachedSpawner(logFile: string): Spawner {
     } catch {
       /* no log then; the daemon still runs */
     }
-    const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out], env: process.env });
+    const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out], env: daemonEnv(process.env, secrets()) });
     if (typeof out === "number") fs.closeSync(out);
     child.unref();
     return adapt(child);
@@ -32,7 +34,7 @@ export function detachedSpawner(logFile: string): Spawner {
 }
 
 /** pipedSpawner keeps stderr piped to the caller (tests read the daemon's log that way). */
-export const pipedSpawner: Spawner = (command, args) => adapt(spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], env: process.env }));
+export const pipedSpawner: Spawner = (command, args) => adapt(spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], env: daemonEnv(process.env) }));
 
 function adapt(child: ReturnType<typeof spawn>): Spawned {
   let cb: ((code: number | null, signal: string | null, error?: Error) => void) | undefined;
