@@ -49,6 +49,14 @@ func readOnlyCommand(c Command) (parsed, bool) {
 	return p.readOnlyArgs(args)
 }
 
+// readerConfigVars are variables that make a program on the read-only table read options or
+// run programs from elsewhere (rg's and bat's configuration files can hold --pre and
+// --pager; go fetches and runs the toolchain GOTOOLCHAIN names from GOPROXY). Setting one in
+// the line makes it not read-only, like PATH (see risky in parse.go).
+var readerConfigVars = set("RIPGREP_CONFIG_PATH", "BAT_CONFIG_PATH", "BAT_CONFIG_DIR", "BAT_PAGER",
+	"BAT_OPTS", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY", "GOENV", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK",
+	"GOINSECURE", "GOPRIVATE", "GOROOT", "LESSOPEN", "LESSCLOSE")
+
 // xargsSafe are the programs none of whose options, known to Cairn or not, runs or writes
 // anything, so that the words xargs adds cannot make them harmful.
 var xargsSafe = set("echo", "cat", "wc", "head", "tail", "grep", "egrep", "fgrep", "ls", "stat",

@@ -209,6 +209,10 @@ func readGit(args []Word) (gitLine, bool) {
 		if len(pa.ops) > 0 {
 			return g, true
 		}
+	case "remote show":
+		if !used["-n"] {
+			return g, true // without -n it connects to the remote, through ssh or a helper
+		}
 	case "show", "cat-file", "diff", "blame", "grep", "stash show":
 		g.content = true
 	case "log", "whatchanged", "reflog show", "stash list", "shortlog":
