@@ -118,7 +118,8 @@ var (
 		-m -n --numeric-uid-gid -N --literal -o -p -q --hide-control-chars --show-control-chars
 		-Q --quote-name --quoting-style= -r --reverse -R --recursive -s --size -S --sort= --time=
 		--time-style= -t -T= --tabsize= -u -U -v -w= --width= -x -X -Z --context --zero -1`)
-	headOpts = opts(common + ` -c= --bytes= -n= --lines= -q --quiet --silent -v --verbose -z
+	headOpts = opts(common + " -c= --bytes= -n= --lines= -q --quiet --silent -v --verbose -z --zero-terminated")
+	tailOpts = opts(common + ` -c= --bytes= -n= --lines= -q --quiet --silent -v --verbose -z
 		--zero-terminated -f --follow? -F --retry --pid= -s= --sleep-interval=
 		--max-unchanged-stats=`)
 	wcOpts   = opts(common + " -c --bytes -m --chars -l --lines -L --max-line-length -w --words --total= !--files0-from")
