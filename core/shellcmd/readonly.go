@@ -198,7 +198,7 @@ var programs = map[string]program{
 	"tac":       {opts: tacOpts, use: useRead, maxOps: -1},
 	"rev":       {opts: opts(common), use: useRead, maxOps: -1},
 	"head":      {opts: headOpts, use: useRead, maxOps: -1, digits: true},
-	"tail":      {opts: headOpts, use: useRead, maxOps: -1, digits: true},
+	"tail":      {opts: tailOpts, use: useRead, maxOps: -1, digits: true},
 	"wc":        {opts: wcOpts, use: useRead, maxOps: -1},
 	"grep":      {opts: grepOpts, use: useRead, maxOps: -1, digits: true, pattern: true, patternOpts: []string{"-e", "--regexp", "-f", "--file"}},
 	"egrep":     {opts: grepOpts, use: useRead, maxOps: -1, digits: true, pattern: true, patternOpts: []string{"-e", "--regexp", "-f", "--file"}},
