@@ -35,6 +35,9 @@ func (s *Script) ReadOnly() bool {
 func readOnlyCommand(c Command) (parsed, bool) {
 	name := c.Name()
 	args := c.Words[1:]
+	if !xargsSafe[name] && wildOption(args) {
+		return parsed{}, false
+	}
 	if name == "git" {
 		g, ok := readGit(args)
 		return parsed{}, ok && !c.xargs && g.readOnly
@@ -49,6 +52,21 @@ func readOnlyCommand(c Command) (parsed, bool) {
 	return p.readOnlyArgs(args)
 }
 
+// wildOption reports whether a glob before "--" could expand to a word the program reads as an
+// option: one that begins with a wildcard matches a file named `--compress-program=sh` as
+// well as any other.
+func wildOption(args []Word) bool {
+	for _, a := range args {
+		if a.Text == "--" && !a.Dynamic {
+			return false
+		}
+		if a.Glob && (a.Text == "" || strings.ContainsRune("*?[", rune(a.Text[0]))) {
+			return true
+		}
+	}
+	return false
+}
+
 // readerConfigVars are variables that make a program on the read-only table read options or
 // run programs from elsewhere (rg's and bat's configuration files can hold --pre and
 // --pager; go fetches and runs the toolchain GOTOOLCHAIN names from GOPROXY). Setting one in
@@ -58,7 +76,8 @@ var readerConfigVars = set("RIPGREP_CONFIG_PATH", "BAT_CONFIG_PATH", "BAT_CONFIG
 	"GOINSECURE", "GOPRIVATE", "GOROOT", "LESSOPEN", "LESSCLOSE")
 
 // xargsSafe are the programs none of whose options, known to Cairn or not, runs or writes
-// anything, so that the words xargs adds cannot make them harmful.
+// anything, so that the words xargs adds, or a glob that expands to a file named like an
+// option, cannot make them harmful.
 var xargsSafe = set("echo", "cat", "wc", "head", "tail", "grep", "egrep", "fgrep", "ls", "stat",
 	"basename", "dirname")
 
@@ -269,9 +288,10 @@ var programs = map[string]program{
 	"go":      {free: true, check: goCheck},
 }
 
-// printfCheck refuses -v (bash's printf sets a variable) and a format only known at run time.
+// printfCheck refuses -v (bash's printf sets a variable, PATH as well as any) and a format
+// only known at run time or a glob (a file named -vPATH).
 func printfCheck(args []Word) bool {
-	return len(args) == 0 || !args[0].Dynamic && !strings.HasPrefix(args[0].Text, "-v")
+	return len(args) == 0 || args[0].Literal() && !strings.HasPrefix(args[0].Text, "-v")
 }
 
 // envCheck: plain env's operands must all be assignments; anything else would be a command.

@@ -166,7 +166,8 @@ func readGit(args []Word) (gitLine, bool) {
 		}
 	}
 	if i >= len(args) {
-		return g, true // git alone or git --version: prints
+		g.readOnly = true // git alone or git --version: prints
+		return g, true
 	}
 	sub := args[i].Text
 	rest := args[i+1:]
@@ -225,7 +226,9 @@ func readGit(args []Word) (gitLine, bool) {
 	if key == "show" || key == "cat-file" || key == "diff" || key == "grep" || key == "blame" ||
 		key == "log" || key == "whatchanged" {
 		for _, o := range pa.ops {
-			if rev, p, ok := strings.Cut(o.Text, ":"); ok && !strings.Contains(rev, "/") && p != "" {
+			rev, p, ok := strings.Cut(o.Text, ":")
+			// Not C:/dir (a drive on Windows) nor :/text (the commit whose message matches).
+			if ok && p != "" && !(len(rev) == 1 && isAlpha(rev[0])) && !(rev == "" && strings.HasPrefix(p, "/")) {
 				g.reads = append(g.reads, Word{Text: p})
 			}
 		}

@@ -109,6 +109,12 @@ func TestReadOnlyTable(t *testing.T) {
 		{"xargs sort", false},
 		{"head -n $(touch x) a", false},
 		{"head -n --lines=5 a", false},
+		{"sort *", false},          // a file may be named --compress-program=sh
+		{"sort -- *", true},        // after --, only files
+		{"printf *", false},        // a file may be named -vPATH
+		{"git diff *.go", false},   // as may one named --output=x.go
+		{"cat * | sort -u", true},  // cat has no harmful option
+		{"grep -n foo *.go", true}, // nor grep
 		// Harmless reading commands stay read-only.
 		{"ls -la", true},
 		{"ls -lah --color=auto src", true},

@@ -32,6 +32,8 @@ func TestReadsTable(t *testing.T) {
 		{"git show HEAD~2:src/main.go", []string{"src/main.go"}},
 		{"git -C sub show :x.txt", []string{"sub/x.txt"}},
 		{"git cat-file -p main:.env", []string{".env"}},
+		{"git show origin/main:.env", []string{".env"}},
+		{"git show :/fix", nil},
 		{"ls .env", nil},
 		{"echo .env", nil},
 		{"seq 3", nil},
