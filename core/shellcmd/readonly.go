@@ -185,12 +185,13 @@ var (
 		-u --unbuffered --squeeze-blank --squeeze-limit= --strip-ansi= --terminal-width=
 		--nonprintable-notation= --binary= -P --no-config --no-custom-assets --config-file
 		--config-dir --cache-dir --diagnostic --acknowledgements !--pager`)
-	// jq: -f reads the program from a file, --slurpfile and --rawfile read files; --args
+	// jq: -f reads the program from a file, --slurpfile and --rawfile a file each (after a
+	// variable name, as --arg and --argjson take a name and a value); --args
 	// and --jsonargs make the remaining operands values, which the table does not follow,
 	// so they are not listed.
 	jqOpts = opts(common + ` -c --compact-output -n --null-input -r --raw-output -j --join-output
 		-a --ascii-output -s --slurp -S --sort-keys -C --color-output -M --monochrome-output
-		--tab --indent= -e --exit-status --arg= --argjson= --slurpfile= --rawfile= -f@ --from-file@
+		--tab --indent= -e --exit-status --arg+ --argjson+ --slurpfile& --rawfile& -f@ --from-file@
 		-L= --seq --stream --stream-errors --raw-input -R --raw-output0 --unbuffered -0 --build-configuration`)
 	treeOpts = opts(`--help --version -a -d -l -f -x -L= -R -P= -I= --gitignore --gitfile@ --ignore-case
 		--matchdirs --metafirst --prune --info --infofile@ --noreport --charset= --filelimit= -q -N
@@ -232,7 +233,7 @@ var programs = map[string]program{
 	"nl":        {opts: nlOpts, use: useRead, maxOps: -1},
 	"strings":   {opts: stringsOpts, use: useRead, maxOps: -1, digits: true},
 	"od":        {opts: odOpts, use: useRead, maxOps: -1},
-	"xxd":       {opts: xxdOpts, use: useRead, maxOps: 1}, // a second operand is the output file
+	"xxd":       {opts: xxdOpts, use: useRead, maxOps: 1, whole: true}, // a second operand is the output file
 	"base64":    {opts: b64Opts, use: useRead, maxOps: 1},
 	"bat":       {opts: batOpts, use: useRead, maxOps: -1},
 	"jq":        {opts: jqOpts, use: useRead, maxOps: -1, pattern: true, patternOpts: []string{"-f", "--from-file"}, check: jqCheck},

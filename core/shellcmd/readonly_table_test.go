@@ -82,6 +82,11 @@ func TestReadOnlyTable(t *testing.T) {
 		{"date --se=2020-01-01", false},
 		{"xxd -r dump bin", false},
 		{"xxd a.bin out.txt", false},
+		{"xxd -ps in out", false}, // -ps is one option: in and out are its files
+		{"xxd -rx in", false},
+		{"xxd -c8 in out", false},
+		{"xxd -ps in", true},
+		{"xxd -cols 8 -g1 in", true},
 		{"uniq a.txt b.txt", false},
 		{"hostname evil", false},
 		{"printf -v x hi", false},

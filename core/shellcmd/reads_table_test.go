@@ -22,6 +22,8 @@ func TestReadsTable(t *testing.T) {
 		{"uniq a", []string{"a"}},
 		{"jq . f.json", []string{"f.json"}},
 		{"jq -f prog.jq in.json", []string{"prog.jq", "in.json"}},
+		{"jq --rawfile x .env -n '$x'", []string{".env"}},
+		{"jq --arg k v . a.json", []string{"a.json"}},
 		{"grep -e x -f pats a", []string{"pats", "a"}},
 		{"rg foo src", []string{"src"}},
 		{"wc -l .env", []string{".env"}},

@@ -14,11 +14,13 @@ import (
 type optKind uint8
 
 const (
-	optFlag  optKind = iota // no value
-	optValue                // a value: attached (-n5, --lines=5) or the next word
-	optFile                 // a value naming a file whose content it reads (grep -f FILE)
-	optMaybe                // an optional value, only attached (--color=auto, -O less)
-	optBad                  // known, never harmless: it runs a program, writes, or reads files it names itself
+	optFlag     optKind = iota // no value
+	optValue                   // a value: attached (-n5, --lines=5) or the next word
+	optFile                    // a value naming a file whose content it reads (grep -f FILE)
+	optMaybe                   // an optional value, only attached (--color=auto, -O less)
+	optPair                    // two words: a name, then a value (jq --arg NAME VALUE)
+	optPairFile                // two words: a name, then a file it reads (jq --rawfile NAME FILE)
+	optBad                     // known, never harmless: it runs a program, writes, or reads files it names itself
 )
 
 // optTable is a program's known options, harmless and harmful, with how each takes a value.
@@ -28,8 +30,9 @@ type optTable struct {
 }
 
 // opts reads a table written as space-separated options: a trailing "=" takes a value, "@"
-// a value that is a file it reads, "?" an optional attached value; a leading "!" marks a
-// harmful option (listed so that no prefix of it resolves to a harmless one).
+// a value that is a file it reads, "?" an optional attached value, "+" a name and a value,
+// "&" a name and a file it reads; a leading "!" marks a harmful option (listed so that no
+// prefix of it resolves to a harmless one).
 func opts(spec string) optTable {
 	t := optTable{kinds: map[string]optKind{}}
 	for _, f := range strings.Fields(spec) {
@@ -43,6 +46,10 @@ func opts(spec string) optTable {
 			kind, f = optFile, f[:len(f)-1]
 		case '?':
 			kind, f = optMaybe, f[:len(f)-1]
+		case '+':
+			kind, f = optPair, f[:len(f)-1]
+		case '&':
+			kind, f = optPairFile, f[:len(f)-1]
 		}
 		if bad {
 			kind = optBad
@@ -119,6 +126,9 @@ type program struct {
 	free bool
 	// check is a further test of the whole argument list.
 	check func(args []Word) bool
+	// whole: options are whole words with one dash (xxd -cols 8), matched exactly, or by
+	// their first letter with the value attached (xxd -c8); never clustered.
+	whole bool
 }
 
 // parsed is a command line read against a program's table.
@@ -161,6 +171,15 @@ func (p program) parseArgs(args []Word) (parsed, bool) {
 				return true
 			case optBad:
 				return false
+			case optPair, optPairFile:
+				if has || i+2 >= len(args) || !args[i+1].Literal() || !args[i+2].Literal() {
+					return false
+				}
+				if kind == optPairFile {
+					out.files = append(out.files, args[i+2])
+				}
+				i += 2
+				return true
 			}
 			v := Word{Text: attached}
 			if !has {
@@ -184,6 +203,19 @@ func (p program) parseArgs(args []Word) (parsed, bool) {
 			name, attached, has := strings.Cut(t, "=")
 			full, kind, ok := p.opts.long(name)
 			if !ok || !value(full, kind, attached, has) {
+				return out, false
+			}
+			continue
+		}
+		if p.whole {
+			if kind, ok := p.opts.kinds[t]; ok {
+				if !value(t, kind, "", false) {
+					return out, false
+				}
+				continue
+			}
+			kind, ok := p.opts.kinds[t[:2]]
+			if !ok || kind != optValue || !value(t[:2], kind, t[2:], true) {
 				return out, false
 			}
 			continue
