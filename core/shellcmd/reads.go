@@ -158,6 +158,9 @@ func tableReads(c Command, want operandUse) ([]Word, bool) {
 		for _, r := range g.reads {
 			out = append(out, Word{Text: joinGitDir(g.dir, r.Text)})
 		}
+		if want == useLook {
+			out = append(out, Word{Text: g.dir})
+		}
 		return out, true
 	}
 	if name == "find" {
@@ -200,10 +203,12 @@ func (s *Script) FirstOutside(root string, inside func(abs string) bool) (string
 		if c.Wrapper {
 			continue
 		}
-		if ws, ok := tableReads(c, useLook); ok {
-			for _, w := range ws {
-				ops = append(ops, Operand{Path: w, Dir: c.Dir, DirUnknown: c.DirUnknown})
-			}
+		ws, ok := tableReads(c, useLook)
+		if ok && len(ws) == 0 && looksHere(c) {
+			ws = []Word{{Text: "."}} // ls, du, tree, rg, grep -r and git look where they run
+		}
+		for _, w := range ws {
+			ops = append(ops, Operand{Path: w, Dir: c.Dir, DirUnknown: c.DirUnknown})
 		}
 	}
 	for _, o := range ops {
@@ -224,6 +229,26 @@ func (s *Script) FirstOutside(root string, inside func(abs string) bool) (string
 		}
 	}
 	return "", false
+}
+
+// looksHere reports whether a command given no file looks at the folder it runs in (for git,
+// the folder -C names).
+func looksHere(c Command) bool {
+	switch c.Name() {
+	case "ls", "du", "tree", "rg", "git":
+		return true
+	case "grep", "egrep", "fgrep":
+		pa, ok := programs["grep"].parseArgs(c.Words[1:])
+		if !ok {
+			return false
+		}
+		for _, u := range pa.used {
+			if u == "-r" || u == "-R" || u == "--recursive" || u == "--dereference-recursive" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FirstIgnored returns the first file the line would read (see Reads) that ignored blocks,

@@ -98,6 +98,12 @@ func TestFirstOutside(t *testing.T) {
 		{"ls", ""},
 		{"find . -type f", ""},
 		{"echo /etc/passwd", ""},
+		{"cd /etc && ls", "/etc"},
+		{"cd /etc && grep -r root", "/etc"},
+		{"cd /etc && grep root", ""}, // reads its standard input
+		{"git -C /etc/x log", "/etc/x"},
+		{"git -C ../other show HEAD:a", filepath.Join(filepath.Dir(root), "other", "a")},
+		{"cd ~ && cat x", "x"}, // a folder only known when it runs
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
