@@ -22,6 +22,9 @@ func (s *Script) ReadOnly() bool {
 			if !neutral(c.Name()) || c.Name() == "time" && hasAny(c.Words[1:], "-o", "--output") {
 				return false
 			}
+			if c.Name() == "env" && envChdir(c.Words[1:]) {
+				return false // the command runs elsewhere: its relative files are not where they seem
+			}
 			continue
 		}
 		if _, ok := readOnlyCommand(c); !ok {
@@ -29,6 +32,17 @@ func (s *Script) ReadOnly() bool {
 		}
 	}
 	return true
+}
+
+// envChdir reports whether env's words may change the directory (-C, --chdir and its
+// prefixes), before or after the command it runs.
+func envChdir(args []Word) bool {
+	for _, a := range args {
+		if hasAny([]Word{a}, "-C") || strings.HasPrefix(a.Text, "--ch") {
+			return true
+		}
+	}
+	return false
 }
 
 // readOnlyCommand reports whether one simple command only reads, with its parsed words.

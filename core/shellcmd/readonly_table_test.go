@@ -112,6 +112,8 @@ func TestReadOnlyTable(t *testing.T) {
 		{"ls --hyper=always --dired --foo", false},
 		{"jq --args . a b", false},
 		{"xargs sort", false},
+		{"env -C /etc cat passwd", false},
+		{"env --chdir=/etc cat passwd", false},
 		{"head -n $(touch x) a", false},
 		{"head -n --lines=5 a", false},
 		{"sort *", false},          // a file may be named --compress-program=sh
