@@ -340,7 +340,7 @@ var riskyNames = map[string]bool{"PATH": true, "IFS": true, "BASH_ENV": true, "E
 
 func risky(name string) bool {
 	return riskyNames[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
-		strings.HasPrefix(name, "GIT_")
+		strings.HasPrefix(name, "GIT_") || readerConfigVars[name]
 }
 
 func (w *walker) assigns(as []*syntax.Assign) {

@@ -69,6 +69,12 @@ func (s *Script) Reads() []Operand {
 		if c.Wrapper {
 			continue
 		}
+		if ws, ok := tableReads(c, useRead); ok {
+			for _, w := range ws {
+				out = append(out, Operand{Path: w, Dir: c.Dir, DirUnknown: c.DirUnknown})
+			}
+			continue
+		}
 		spec, ok := readCommands[c.Name()]
 		if !ok {
 			continue
@@ -131,6 +137,118 @@ func (r readSpec) operands(args []Word) []Word {
 		ops = ops[:1]
 	}
 	return append(files, ops...)
+}
+
+// tableReads lists the operands of a command on the read-only table (see programs) that it
+// uses as want says, and for git the files named as REV:PATH (relative to the directory git
+// runs in: an approximation of the top of the repository). ok is false for a program not on
+// the table, or one used in a form the table does not read (the older readCommands then
+// apply).
+func tableReads(c Command, want operandUse) ([]Word, bool) {
+	name := c.Name()
+	if name == "git" {
+		g, ok := readGit(c.Words[1:])
+		if !ok || !g.readOnly {
+			return nil, false
+		}
+		if g.dir == "" {
+			return g.reads, true
+		}
+		var out []Word
+		for _, r := range g.reads {
+			out = append(out, Word{Text: joinGitDir(g.dir, r.Text)})
+		}
+		if want == useLook {
+			out = append(out, Word{Text: g.dir})
+		}
+		return out, true
+	}
+	if name == "find" {
+		starts, ok := findParts(c.Words[1:])
+		if !ok || want != useLook {
+			return nil, ok
+		}
+		if len(starts) == 0 {
+			starts = []Word{{Text: "."}}
+		}
+		return starts, true
+	}
+	p, ok := programs[name]
+	if !ok || p.free {
+		return nil, false
+	}
+	pa, ok := p.parseArgs(c.Words[1:])
+	if !ok {
+		return nil, false
+	}
+	var out []Word
+	if want == useRead || want == useLook {
+		out = append(out, pa.files...)
+	}
+	if p.use == want || want == useLook && p.use == useRead {
+		out = append(out, p.fileOperands(pa)[len(pa.files):]...)
+	}
+	return out, true
+}
+
+// FirstOutside returns the first file or folder the line reads or looks at (the operands of
+// the read-only table's programs and the files Reads lists; "~" is the home folder) that is
+// not inside the workspace, as an absolute path. root is the directory the line starts in;
+// inside reports whether an absolute path is in the workspace. The caller asks for such a
+// line as read_file asks for a file outside the workspace (`cat ~/.ssh/id_rsa`). A relative
+// operand after a cd that cannot be followed is reported as it stands: it may be anywhere.
+func (s *Script) FirstOutside(root string, inside func(abs string) bool) (string, bool) {
+	ops := s.Reads()
+	for _, c := range s.Commands {
+		if c.Wrapper {
+			continue
+		}
+		ws, ok := tableReads(c, useLook)
+		if ok && len(ws) == 0 && looksHere(c) {
+			ws = []Word{{Text: "."}} // ls, du, tree, rg, grep -r and git look where they run
+		}
+		for _, w := range ws {
+			ops = append(ops, Operand{Path: w, Dir: c.Dir, DirUnknown: c.DirUnknown})
+		}
+	}
+	for _, o := range ops {
+		if o.Path.Dynamic {
+			continue
+		}
+		if o.DirUnknown && !filepath.IsAbs(o.Path.Text) && !strings.HasPrefix(o.Path.Text, "~") {
+			return o.Path.Text, true
+		}
+		candidates := o.candidates(root)
+		if !o.Path.Glob {
+			candidates = candidates[:1]
+		}
+		for _, abs := range candidates {
+			if !inside(abs) {
+				return abs, true
+			}
+		}
+	}
+	return "", false
+}
+
+// looksHere reports whether a command given no file looks at the folder it runs in (for git,
+// the folder -C names).
+func looksHere(c Command) bool {
+	switch c.Name() {
+	case "ls", "du", "tree", "rg", "git":
+		return true
+	case "grep", "egrep", "fgrep":
+		pa, ok := programs["grep"].parseArgs(c.Words[1:])
+		if !ok {
+			return false
+		}
+		for _, u := range pa.used {
+			if u == "-r" || u == "-R" || u == "--recursive" || u == "--dereference-recursive" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FirstIgnored returns the first file the line would read (see Reads) that ignored blocks,
