@@ -85,6 +85,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 
 	protected := tools.ProtectedCommand(env.Files, command)
 	outside := tools.OutsideWriteCommand(env.Files, command)
+	readsOutside := tools.CommandReadsOutside(env.Files, command)
+	caution := tools.CommandCaution(ctx, env.Files, command)
 	ans, err := env.UI.Approve(ctx, tools.Approval{
 		Ask:              msg.AskCommand,
 		Category:         tools.CategoryCommand,
@@ -92,6 +94,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		RequiresApproval: requires,
 		Protected:        protected,
 		OutsideWrite:     outside,
+		ReadsOutside:     readsOutside,
+		Caution:          caution,
 		Payload:          &msg.Command{Command: command, RequiresApproval: requires, Protected: protected, OutsideWrite: outside},
 	})
 	if err != nil {
