@@ -302,6 +302,8 @@ func commandTargets(name string, args []Word) []Target {
 	case "rm", "rmdir", "unlink", "touch", "mkdir", "truncate", "shred":
 		o, _, flags := plainSpecs[name].split(args)
 		return ops(o, name == "rm" && hasFlag(flags, "-r", "-R", "--recursive"))
+	case "sort":
+		return ops(sortOutputs(args), false)
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a.Text, "of="); ok {
@@ -554,4 +556,50 @@ func (o Operand) candidates(root string) []string {
 		return []string{p}
 	}
 	return append(matches, p)
+}
+
+// sortOutputs returns the files sort writes its result to: -o FILE, -oFILE, -o inside a
+// cluster (-uo FILE), and --output=FILE in any abbreviation (every long option of sort that
+// starts with "--o" is --output).
+func sortOutputs(args []Word) []Word {
+	var out []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.Text
+		switch {
+		case t == "--":
+			return out
+		case strings.HasPrefix(t, "--o"):
+			name, value, inline := strings.Cut(t, "=")
+			if !strings.HasPrefix("--output", name) {
+				continue
+			}
+			if inline {
+				out = append(out, Word{Text: value, Dynamic: a.Dynamic, Glob: a.Glob})
+			} else if i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		case len(t) > 1 && t[0] == '-' && t[1] != '-':
+			// A cluster: the first letter that takes a value takes the rest of the word, or
+			// the next word.
+			for j := 1; j < len(t); j++ {
+				if !strings.ContainsRune("ktSTo", rune(t[j])) {
+					continue
+				}
+				var v Word
+				if j+1 < len(t) {
+					v = Word{Text: t[j+1:], Dynamic: a.Dynamic, Glob: a.Glob}
+				} else if i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				if t[j] == 'o' {
+					out = append(out, v)
+				}
+				break
+			}
+		}
+	}
+	return out
 }
