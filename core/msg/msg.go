@@ -153,6 +153,8 @@ type Command struct {
 	Protected string `json:",omitempty"` // OutsideWrite is a file outside the workspace the command writes: asked unless edits
 	// outside the workspace are auto-approved.
 	OutsideWrite string `json:",omitempty"`
+	// OutsideRead is a file or folder outside the workspace the command reads.
+	OutsideRead string `json:",omitempty"`
 }
 
 // CommandOutput carries output of a running or finished command.

@@ -44,6 +44,9 @@ func TestDenialHint(t *testing.T) {
 		{"command writing outside the workspace", false, &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_COMMAND},
 			Payload: &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: "echo x >> ~/.bashrc", OutsideWrite: "/home/me/.bashrc"}}},
 			"command", []string{"writes /home/me/.bashrc, outside the workspace", "--auto-approve command,edit,outside"}, true},
+		{"command reading outside the workspace", false, &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_COMMAND},
+			Payload: &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: "cat ~/.ssh/id_rsa", OutsideRead: "/home/me/.ssh/id_rsa"}}},
+			"command", []string{"reads /home/me/.ssh/id_rsa, outside the workspace", "--auto-approve read,outside"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

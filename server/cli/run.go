@@ -662,6 +662,10 @@ func (p *printer) denialHint(m *cairnv1.Message, flagName string) string {
 		return "it writes " + out + ", outside the workspace; run with --auto-approve " + flagName +
 			",edit,outside (or --yolo) to allow it"
 	}
+	if in := m.GetCommand().GetOutsideRead(); in != "" && !p.yolo && protectedReason(m) == "" {
+		return "it reads " + in + ", outside the workspace; run with --auto-approve read,outside or --auto-approve " +
+			flagName + " (or --yolo) to allow it"
+	}
 	if why := protectedReason(m); why != "" && !p.yolo {
 		return "protected: " + why + "; run with --auto-approve " + flagName + ",protected (or --yolo) to allow it"
 	}

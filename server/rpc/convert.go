@@ -74,7 +74,8 @@ func toMessage(m msg.Message) *cairnv1.Message {
 			ProtectedReason: clean(p.Protected), Outcome: toolOutcomes[p.Outcome]}}
 	case *msg.Command:
 		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: clean(p.Command), RequiresApproval: p.RequiresApproval,
-			ProtectedReason: clean(p.Protected), OutsideWrite: clean(p.OutsideWrite)}}
+			ProtectedReason: clean(p.Protected), OutsideWrite: clean(p.OutsideWrite),
+			OutsideRead: clean(p.OutsideRead)}}
 	case *msg.CommandOutput:
 		co := &cairnv1.CommandOutputPayload{Output: clean(p.Output), Running: p.Running}
 		if p.ExitCode != nil {

@@ -96,7 +96,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		OutsideWrite:     outside,
 		ReadsOutside:     readsOutside,
 		Caution:          caution,
-		Payload:          &msg.Command{Command: command, RequiresApproval: requires, Protected: protected, OutsideWrite: outside},
+		Payload: &msg.Command{Command: command, RequiresApproval: requires, Protected: protected, OutsideWrite: outside,
+			OutsideRead: readsOutside},
 	})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("execute_command: approval: %w", err)

@@ -255,6 +255,11 @@ function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
           <span className="codicon codicon-shield" aria-hidden /> Writes outside the workspace: {c.outsideWrite}
         </div>
       )}
+      {asking && c?.outsideRead && !c?.outsideWrite && (
+        <div className="protected-note" role="note" aria-label="Why this command is asked">
+          <span className="codicon codicon-eye" aria-hidden /> Reads outside the workspace: {c.outsideRead}
+        </div>
+      )}
       <div className="command-line">
         <code>{command}</code>
         <CopyButton text={command} label="Copy command" />

@@ -38,6 +38,13 @@ describe("guard rails", () => {
     expect(screen.getByText("outside workspace")).toBeTruthy();
   });
 
+  it("a command reading outside the workspace says so while it asks", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const m = ask(1, AskKind.COMMAND, { payload: { case: "command", value: { command: "cat ~/.ssh/id_rsa", outsideRead: "/home/me/.ssh/id_rsa" } } });
+    await push(snapshot([say(0, SayKind.TASK, { text: "t" }), m], { status: TaskStatus.WAITING, openAskIndex: 1 }));
+    expect(screen.getByRole("note", { name: "Why this command is asked" }).textContent).toContain("Reads outside the workspace: /home/me/.ssh/id_rsa");
+  });
+
   it("an ordinary edit shows no protected note", async () => {
     const { push } = await renderApp({ taskId: "t1" });
     const m = ask(1, AskKind.TOOL, { payload: { case: "tool", value: { operation: ToolOperation.EDITED_EXISTING_FILE, path: "a.go", diff: "@@" } } });

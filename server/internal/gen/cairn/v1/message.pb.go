@@ -855,7 +855,10 @@ type CommandPayload struct {
 	ProtectedReason string `protobuf:"bytes,3,opt,name=protected_reason,json=protectedReason,proto3" json:"protected_reason,omitempty"`
 	// A file outside the workspace the command writes; empty when every write is inside. Such a
 	// command is asked unless edits outside the workspace are auto-approved.
-	OutsideWrite  string `protobuf:"bytes,4,opt,name=outside_write,json=outsideWrite,proto3" json:"outside_write,omitempty"`
+	OutsideWrite string `protobuf:"bytes,4,opt,name=outside_write,json=outsideWrite,proto3" json:"outside_write,omitempty"`
+	// A file or folder outside the workspace the command reads; empty when none. "Safe commands"
+	// then run it only when reads outside the workspace are auto-approved.
+	OutsideRead   string `protobuf:"bytes,5,opt,name=outside_read,json=outsideRead,proto3" json:"outside_read,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -914,6 +917,13 @@ func (x *CommandPayload) GetProtectedReason() string {
 func (x *CommandPayload) GetOutsideWrite() string {
 	if x != nil {
 		return x.OutsideWrite
+	}
+	return ""
+}
+
+func (x *CommandPayload) GetOutsideRead() string {
+	if x != nil {
+		return x.OutsideRead
 	}
 	return ""
 }
@@ -1628,12 +1638,13 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\ffile_pattern\x18\x06 \x01(\tR\vfilePattern\x12+\n" +
 	"\x11outside_workspace\x18\a \x01(\bR\x10outsideWorkspace\x12)\n" +
 	"\x10protected_reason\x18\b \x01(\tR\x0fprotectedReason\x12/\n" +
-	"\aoutcome\x18\t \x01(\x0e2\x15.cairn.v1.ToolOutcomeR\aoutcome\"\xa7\x01\n" +
+	"\aoutcome\x18\t \x01(\x0e2\x15.cairn.v1.ToolOutcomeR\aoutcome\"\xca\x01\n" +
 	"\x0eCommandPayload\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x12+\n" +
 	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\x12)\n" +
 	"\x10protected_reason\x18\x03 \x01(\tR\x0fprotectedReason\x12#\n" +
-	"\routside_write\x18\x04 \x01(\tR\foutsideWrite\"x\n" +
+	"\routside_write\x18\x04 \x01(\tR\foutsideWrite\x12!\n" +
+	"\foutside_read\x18\x05 \x01(\tR\voutsideRead\"x\n" +
 	"\x14CommandOutputPayload\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12 \n" +
 	"\texit_code\x18\x02 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12\x18\n" +
