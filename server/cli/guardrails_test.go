@@ -17,6 +17,8 @@ func cost(c float64) *llmtest.Usage {
 // write is denied with the flag that would allow it.
 func TestRunGuardRails(t *testing.T) {
 	hook := llmtest.Turn{Text: "<write_to_file>\n<path>.git/hooks/pre-commit</path>\n<content>\n#!/bin/sh\n</content>\n</write_to_file>"}
+	hook2 := llmtest.Turn{Text: "<write_to_file>\n<path>.git/hooks/pre-push</path>\n<content>\n#!/bin/sh\n</content>\n</write_to_file>"}
+	hook3 := llmtest.Turn{Text: "<write_to_file>\n<path>.vscode/tasks.json</path>\n<content>\n{}\n</content>\n</write_to_file>"}
 	list := func(c float64) llmtest.Turn {
 		return llmtest.Turn{Text: "<list_files>\n<path>.</path>\n</list_files>", Usage: cost(c)}
 	}
@@ -39,6 +41,11 @@ func TestRunGuardRails(t *testing.T) {
 		{"cost limit", []llmtest.Turn{list(0.02), {Text: "<list_files>\n<path>sub</path>\n</list_files>", Usage: cost(0.02)}, {Text: completion}},
 			[]string{"--auto-approve", "read", "--max-cost", "0.04"}, 3,
 			[]string{"cost limit of $0.04 cannot be checked from prices", "has cost $0.0400, at or over its limit of $0.04"}, false},
+		{"three denials in a row stop the run and say why", []llmtest.Turn{hook, hook2, hook3, {Text: completion}},
+			[]string{"--auto-approve", "read,edit,command"}, 3,
+			[]string{"stopped: 3 actions in a row were denied", "no one is at a terminal", "--auto-approve edit,protected"}, false},
+		{"an action that runs in between starts the count again", []llmtest.Turn{hook, hook2, list(0), hook3, {Text: completion}},
+			[]string{"--auto-approve", "read,edit,command"}, 0, nil, false},
 		{"loop stop", []llmtest.Turn{list(0), list(0), list(0)},
 			[]string{"--auto-approve", "read"}, 3,
 			[]string{"repeating itself", "same call (list_files .) 3 times in a row"}, false},

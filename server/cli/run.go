@@ -217,7 +217,10 @@ type printer struct {
 	// shown is the command output printed per row: a long output's row is replaced by a
 	// bounded view rather than extended, and its final version is printed from where it
 	// departs from what the terminal already shows.
-	shown   map[int32]string
+	shown map[int32]string
+	// denials counts the actions denied in a row without a terminal; an action that runs in
+	// between starts the count again. At maxDenials the run stops (README, "Using it from the
+	// command line").
 	denials int
 	in      *bufio.Reader
 	lastNL  bool
@@ -373,9 +376,11 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 			p.endLine()
 		}
 	case cairnv1.SayKind_SAY_KIND_TOOL:
+		p.denials = 0 // an action ran: the denials are no longer in a row
 		p.endLine()
 		p.out("%s\n", toolLine(m.GetTool()))
 	case cairnv1.SayKind_SAY_KIND_COMMAND:
+		p.denials = 0
 		p.endLine()
 		p.out("$ %s\n", m.GetCommand().GetCommand())
 	case cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
@@ -505,6 +510,9 @@ func toolLine(t *cairnv1.ToolPayload) string {
 	return "• " + verb + " " + t.GetPath()
 }
 
+// maxDenials is how many actions denied in a row end an unattended run (exit 3).
+const maxDenials = 3
+
 // answer handles an ask; done reports that the run ends with code.
 func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 	reply := func(r cairnv1.AskResponse, text string) {
@@ -520,10 +528,15 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 		what, flagName := describeAsk(m)
 		if !p.io.TTY {
 			p.denials++
+			hint := p.denialHint(m, flagName)
 			if !p.json {
-				p.io.errf("denied: %s — %s\n", what, p.denialHint(m, flagName))
+				p.io.errf("denied: %s — %s\n", what, hint)
 			}
-			if p.denials >= 3 {
+			if p.denials >= maxDenials {
+				p.endLine()
+				p.io.errf("stopped: %d actions in a row were denied because no one is at a terminal to approve them; "+
+					"the last: %s — %s. Run cairn at a terminal to answer, or allow what the task needs with the flag above.\n",
+					p.denials, what, hint)
 				p.cancelTask()
 				return exitNeedsUser, true
 			}
