@@ -10,10 +10,9 @@ import (
 	"strings"
 )
 
-// CategoryLocal is a web page on this machine or the local network (loopback and private
-// addresses): web_fetch and browser_action ask for those under their own category, with its
-// own auto-approve setting, because a page there is not the public web (README "Security").
-const CategoryLocal Category = "local"
+// web_fetch and browser_action ask for a page on this machine or the local network (loopback
+// and private addresses) under CategoryLocal, with its own auto-approve setting, because a
+// page there is not the public web (README "Security").
 
 // AddrKind is what an address of a web request reaches.
 type AddrKind int
