@@ -254,6 +254,10 @@ func (s *Session) startLocked(ctx context.Context) error {
 			chromedp.WindowSize(w, h),
 			chromedp.Flag("hide-scrollbars", true),
 			chromedp.Flag("mute-audio", true),
+			// Cross-site frames stay in the page's process, so that the request check of
+			// guard.go, which sees the page's target only, sees theirs too.
+			chromedp.Flag("disable-site-isolation-trials", true),
+			chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process"), // the first two are chromedp's defaults
 		)
 		if os.Geteuid() == 0 {
 			opts = append(opts, chromedp.NoSandbox) // Chromium refuses its sandbox as root
