@@ -52,7 +52,10 @@ type AutoApprove struct {
 	SafeCommands     bool `json:"safeCommands"`
 	AllCommands      bool `json:"allCommands"`
 	Browser          bool `json:"browser"`
-	MCP              bool `json:"mcp"`
+	// LocalNetwork lets web_fetch and browser_action reach loopback and private addresses
+	// (tools.CategoryLocal) without asking. Off by default: a page there is not the public web.
+	LocalNetwork bool `json:"localNetwork"`
+	MCP          bool `json:"mcp"`
 	// Protected lets the categories above also approve writes to protected files
 	// (core/protect: .git/, .vscode/, rule and ignore files, …). Off by default.
 	Protected   bool     `json:"protected"`

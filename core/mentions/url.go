@@ -23,7 +23,9 @@ func (d Deps) fetch(ctx context.Context, u string) string {
 	if timeout <= 0 {
 		timeout = DefaultURLTimeout
 	}
-	f := webfetch.Fetcher{Client: d.HTTPClient, Timeout: timeout, MaxBytes: maxURLBytes, UserAgent: "Cairn (url mention)"}
+	f := webfetch.Fetcher{Client: d.HTTPClient, Timeout: timeout, MaxBytes: maxURLBytes, UserAgent: "Cairn (url mention)",
+		// The user typed this address: a page on their own machine is what they asked for.
+		AllowLocal: true}
 	page, err := f.Fetch(ctx, u)
 	var se *webfetch.StatusError
 	switch {

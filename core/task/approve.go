@@ -41,6 +41,8 @@ func categoryApproved(p config.AutoApprove, req tools.Approval) bool {
 		return p.EditFiles && p.EditFilesOutside
 	case tools.CategoryBrowser:
 		return p.Browser
+	case tools.CategoryLocal:
+		return p.LocalNetwork
 	case tools.CategoryMCP:
 		return p.MCP && req.MCPAutoApproved
 	}

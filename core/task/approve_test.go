@@ -242,3 +242,26 @@ func TestAutoApprovePolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoApproveLocalNetwork checks that a page on a loopback or private address needs its
+// own setting: the browser setting does not approve it, and localNetwork does only with
+// auto-approve enabled (or YOLO).
+func TestAutoApproveLocalNetwork(t *testing.T) {
+	req := tools.Approval{Category: tools.CategoryLocal}
+	cases := []struct {
+		name string
+		p    config.AutoApprove
+		want bool
+	}{
+		{"nothing", config.AutoApprove{}, false},
+		{"browser only", config.AutoApprove{Enabled: true, Browser: true}, false},
+		{"local network", config.AutoApprove{Enabled: true, LocalNetwork: true}, true},
+		{"local network, auto-approve off", config.AutoApprove{LocalNetwork: true}, false},
+		{"yolo", config.AutoApprove{YOLO: true}, true},
+	}
+	for _, c := range cases {
+		if got := autoApproved(c.p, req); got != c.want {
+			t.Errorf("%s: autoApproved = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

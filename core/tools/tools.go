@@ -22,10 +22,12 @@ type Category string
 // Categories of spec §2.2. Interact tools (questions, completion) are never "approved": they
 // are the conversation itself.
 const (
-	CategoryRead     Category = "read"
-	CategoryEdit     Category = "edit"
-	CategoryCommand  Category = "command"
-	CategoryBrowser  Category = "browser"
+	CategoryRead    Category = "read"
+	CategoryEdit    Category = "edit"
+	CategoryCommand Category = "command"
+	CategoryBrowser Category = "browser"
+	// CategoryLocal is a web page on a loopback or private address (netaddr.go).
+	CategoryLocal    Category = "local"
 	CategoryMCP      Category = "mcp"
 	CategoryInteract Category = "interact"
 )

@@ -113,7 +113,7 @@ const usageText = `usage:
   cairn serve [--socket PATH | --listen 127.0.0.1:PORT] [--data-dir DIR] [--token-file F]
               [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
-            [--auto-approve read,edit,command,browser,mcp,protected,outside] [--yolo]
+            [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
             [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
   cairn tool [-C DIR] [--yes]        stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
@@ -184,7 +184,7 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.apiKey, "api-key", "", "API key")
 	fs.StringVar(&f.toolFormat, "tool-format", "", "how the model calls tools: native or xml (default: the model table's, xml for unknown models)")
 	fs.StringVar(&f.reasoningEffort, "reasoning-effort", "", "low, medium or high, for models that take a reasoning effort")
-	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,mcp,protected,outside")
+	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,local,mcp,protected,outside")
 	fs.BoolVar(&f.yolo, "yolo", false, "approve everything (the command deny list still asks)")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the task once it has cost this many USD (0: the settings' limit)")
@@ -245,6 +245,8 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 			s.AutoApprove.SafeCommands, s.AutoApprove.AllCommands = true, true
 		case "browser":
 			s.AutoApprove.Browser = true
+		case "local":
+			s.AutoApprove.LocalNetwork = true
 		case "mcp":
 			s.AutoApprove.MCP = true
 		case "protected":
@@ -252,7 +254,7 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 		case "outside":
 			s.AutoApprove.ReadFilesOutside, s.AutoApprove.EditFilesOutside = true, true
 		default:
-			return s, fmt.Errorf("--auto-approve: unknown category %q (use read,edit,command,browser,mcp,protected,outside)", c)
+			return s, fmt.Errorf("--auto-approve: unknown category %q (use read,edit,command,browser,local,mcp,protected,outside)", c)
 		}
 	}
 	if f.autoApprove != "" {

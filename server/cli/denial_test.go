@@ -63,3 +63,37 @@ func TestDenialHint(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribeAskWeb checks that a web_fetch or browser ask of a loopback or private page
+// names the "local" category, and a public one "browser" (not "read").
+func TestDescribeAskWeb(t *testing.T) {
+	fetch := func(u string) *cairnv1.Message {
+		return &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_TOOL},
+			Payload: &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: cairnv1.ToolOperation_TOOL_OPERATION_WEB_FETCH, Path: u}}}
+	}
+	launch := func(u string) *cairnv1.Message {
+		return &cairnv1.Message{Kind: &cairnv1.Message_Ask{Ask: cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH},
+			Payload: &cairnv1.Message_Browser{Browser: &cairnv1.BrowserPayload{Url: u}}}
+	}
+	cases := []struct {
+		m    *cairnv1.Message
+		want string
+	}{
+		{fetch("http://127.0.0.1:8080/"), "local"},
+		{fetch("http://192.168.1.20/admin"), "local"},
+		{fetch("http://[::1]:3000/"), "local"},
+		{fetch("https://93.184.216.34/"), "browser"},
+		{launch("http://localhost:3000"), "local"},
+		{launch("https://8.8.8.8/"), "browser"},
+	}
+	for _, c := range cases {
+		what, flag := describeAsk(c.m)
+		if flag != c.want {
+			t.Errorf("describeAsk(%s) flag = %q, want %q", what, flag, c.want)
+		}
+		hint := (&printer{}).denialHint(c.m, flag)
+		if !strings.Contains(hint, "--auto-approve "+c.want) {
+			t.Errorf("hint %q does not name --auto-approve %s", hint, c.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/shellcmd"
+	"github.com/cairnhq/cairn/core/tools"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/server"
@@ -705,7 +707,7 @@ func describeAsk(m *cairnv1.Message) (what, flag string) {
 	case cairnv1.AskKind_ASK_KIND_COMMAND:
 		return "command `" + m.GetCommand().GetCommand() + "`", "command"
 	case cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH:
-		return "browser", "browser"
+		return "browser " + m.GetBrowser().GetUrl(), webCategory(m.GetBrowser().GetUrl())
 	case cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER:
 		return "MCP " + m.GetMcp().GetServerName() + "/" + m.GetMcp().GetToolName(), "mcp"
 	}
@@ -715,8 +717,22 @@ func describeAsk(m *cairnv1.Message) (what, flag string) {
 		return "edit of " + t.GetPath(), "edit"
 	case cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS:
 		return "starting read-only subagents", "read"
+	case cairnv1.ToolOperation_TOOL_OPERATION_WEB_FETCH:
+		return "fetching " + t.GetPath(), webCategory(t.GetPath())
 	}
 	return "reading " + t.GetPath(), "read"
+}
+
+// webCategory is the --auto-approve word for a web_fetch or browser ask of raw: "local" for
+// a page on this machine or the local network (tools.CategoryLocal), else "browser".
+func webCategory(raw string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	u, err := url.Parse(raw)
+	if err == nil && tools.ClassifyHost(ctx, u.Hostname(), nil) == tools.AddrLocal {
+		return "local"
+	}
+	return "browser"
 }
 
 func optionIndex(s string, n int) int {

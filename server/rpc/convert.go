@@ -188,14 +188,15 @@ func toAutoApprove(a config.AutoApprove) *cairnv1.AutoApprove {
 	return &cairnv1.AutoApprove{Enabled: a.Enabled, ReadFiles: a.ReadFiles, ReadFilesOutside: a.ReadFilesOutside,
 		EditFiles: a.EditFiles, EditFilesOutside: a.EditFilesOutside, SafeCommands: a.SafeCommands, AllCommands: a.AllCommands,
 		Browser: a.Browser, Mcp: a.MCP, MaxRequests: int32(a.MaxRequests), Yolo: a.YOLO, CommandDenyList: cleanAll(a.DenyList),
-		CommandAllowList: cleanAll(a.AllowList), Protected: a.Protected}
+		CommandAllowList: cleanAll(a.AllowList), Protected: a.Protected, LocalNetwork: a.LocalNetwork}
 }
 
 func fromAutoApprove(a *cairnv1.AutoApprove) config.AutoApprove {
 	return config.AutoApprove{Enabled: a.GetEnabled(), ReadFiles: a.GetReadFiles(), ReadFilesOutside: a.GetReadFilesOutside(),
 		EditFiles: a.GetEditFiles(), EditFilesOutside: a.GetEditFilesOutside(), SafeCommands: a.GetSafeCommands(),
 		AllCommands: a.GetAllCommands(), Browser: a.GetBrowser(), MCP: a.GetMcp(), MaxRequests: int(a.GetMaxRequests()),
-		YOLO: a.GetYolo(), DenyList: a.GetCommandDenyList(), AllowList: a.GetCommandAllowList(), Protected: a.GetProtected()}
+		YOLO: a.GetYolo(), DenyList: a.GetCommandDenyList(), AllowList: a.GetCommandAllowList(), Protected: a.GetProtected(),
+		LocalNetwork: a.GetLocalNetwork()}
 }
 
 // fromSettings maps wire settings over old; an empty API key keeps the old one.

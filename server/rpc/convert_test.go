@@ -166,3 +166,15 @@ func TestClean(t *testing.T) {
 		t.Errorf("cleanAll = %q, input now %q", got, mixed)
 	}
 }
+
+// TestAutoApproveRoundTrip checks that every auto-approve setting survives the webview's
+// round trip, the local-network one included: a field the proto lacked would be switched off
+// by any change made in the auto-approve bar.
+func TestAutoApproveRoundTrip(t *testing.T) {
+	in := config.AutoApprove{Enabled: true, ReadFiles: true, ReadFilesOutside: true, EditFiles: true, EditFilesOutside: true,
+		SafeCommands: true, AllCommands: true, Browser: true, LocalNetwork: true, MCP: true, Protected: true, MaxRequests: 9,
+		YOLO: true, DenyList: []string{"rm -rf"}, AllowList: []string{"npm test"}}
+	if out := fromAutoApprove(toAutoApprove(in)); !reflect.DeepEqual(out, in) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", out, in)
+	}
+}

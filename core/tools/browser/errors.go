@@ -7,10 +7,6 @@ import "errors"
 var (
 	// ErrNotOpen: an action other than launch while no session is open.
 	ErrNotOpen = errors.New("browser: no browser session is open")
-	// ErrBadURL: a URL with a scheme other than http, https or file.
-	ErrBadURL = errors.New("browser: only http, https and file URLs can be opened")
-	// ErrOutside: a file URL that points outside the workspace.
-	ErrOutside = errors.New("browser: file URLs must point inside the workspace")
 	// ErrNoBrowser: no Chromium, Chrome or Edge was found and none is configured.
 	ErrNoBrowser = errors.New("browser: no Chromium, Chrome or Edge found (set the browser path in settings)")
 	// ErrNavigate: the page could not be loaded (DNS, refused connection, …).

@@ -5,13 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/fetch"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Defaults of a session.
@@ -43,6 +50,9 @@ type Options struct {
 	Width, Height int
 	// Settle, Load and Quiet override DefaultSettle, DefaultLoad and DefaultQuiet.
 	Settle, Load, Quiet time.Duration
+	// Lookup resolves the host names of the page's requests for the address check (nil: the
+	// system resolver); tests set it.
+	Lookup tools.LookupFunc
 }
 
 func (o Options) size() (int, int) {
@@ -66,6 +76,8 @@ type Shot struct {
 	Console []string
 	URL     string
 	Mouse   string
+	// Blocked are the requests and pages refused since the previous action (guard.go).
+	Blocked []Block
 }
 
 // Session is one task's browser: started by Launch, kept between actions, ended by Close.
@@ -82,6 +94,9 @@ type Session struct {
 	// stop closes the tab and ends the browser process (nil while closed).
 	stop  context.CancelFunc
 	mouse string
+	// allowLocal is set while the launched page is itself on a loopback or private address
+	// (approved under tools.CategoryLocal): only then may the page reach such addresses.
+	allowLocal atomic.Bool
 
 	// ev guards what the event listener records; the listener runs on chromedp's reader
 	// goroutine and holds it only for an append or a map update.
@@ -90,6 +105,7 @@ type Session struct {
 	dropped  int
 	inflight map[network.RequestID]struct{}
 	lastNet  time.Time
+	blocked  []Block
 }
 
 // NewSession returns a closed session.
@@ -109,10 +125,21 @@ func (s *Session) Viewport() (width, height int) { return s.opts.size() }
 
 // Launch starts the browser (closing one left open) and opens u. It returns once the page
 // has loaded and settled, or the load and settle limits passed. A page that cannot be
-// reached returns an error wrapping ErrNavigate; the session stays open.
+// reached returns an error wrapping ErrNavigate, one whose load was blocked a *BlockedError;
+// the session stays open. A URL that is not http(s) returns ErrBlocked, a link-local one
+// tools.ErrLinkLocal, and nothing is started. When u is on a loopback or private address the
+// page may reach such addresses; otherwise its requests to them are blocked.
 func (s *Session) Launch(ctx context.Context, u string) (Shot, error) {
+	kind, err := tools.CheckWebURL(ctx, u, s.opts.Lookup)
+	switch {
+	case errors.Is(err, tools.ErrWebScheme):
+		return Shot{}, fmt.Errorf("%w: %s", ErrBlocked, u)
+	case err != nil:
+		return Shot{}, err
+	}
 	s.act.Lock()
 	defer s.act.Unlock()
+	s.allowLocal.Store(kind == tools.AddrLocal)
 	if s.stop != nil {
 		if err := s.closeLocked(); err != nil {
 			return Shot{}, err
@@ -129,6 +156,11 @@ func (s *Session) Launch(ctx context.Context, u string) (Shot, error) {
 		err := chromedp.Do(lc, chromedp.Navigate(u))
 		var le *chromedp.LoadError
 		switch {
+		case errors.As(err, &le) && strings.Contains(le.ErrorText, "BLOCKED_BY_CLIENT"):
+			if blocks := s.takeBlocked(); len(blocks) > 0 {
+				return &BlockedError{Blocks: blocks}
+			}
+			return fmt.Errorf("%w: %s", ErrNavigate, le.ErrorText)
 		case errors.As(err, &le):
 			return fmt.Errorf("%w: %s", ErrNavigate, le.ErrorText)
 		case err != nil && lc.Err() != nil && c.Err() == nil:
@@ -222,6 +254,10 @@ func (s *Session) startLocked(ctx context.Context) error {
 			chromedp.WindowSize(w, h),
 			chromedp.Flag("hide-scrollbars", true),
 			chromedp.Flag("mute-audio", true),
+			// Cross-site frames stay in the page's process, so that the request check of
+			// guard.go, which sees the page's target only, sees theirs too.
+			chromedp.Flag("disable-site-isolation-trials", true),
+			chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process"), // the first two are chromedp's defaults
 		)
 		if os.Geteuid() == 0 {
 			opts = append(opts, chromedp.NoSandbox) // Chromium refuses its sandbox as root
@@ -232,14 +268,31 @@ func (s *Session) startLocked(ctx context.Context) error {
 	stop := func() { cancelTab(); cancelAlloc() }
 
 	s.ev.Lock()
-	s.console, s.dropped, s.inflight, s.lastNet = nil, 0, map[network.RequestID]struct{}{}, time.Now()
+	s.console, s.dropped, s.inflight, s.lastNet, s.blocked = nil, 0, map[network.RequestID]struct{}{}, time.Now(), nil
 	s.ev.Unlock()
 
 	started := make(chan error, 1)
 	go func() {
 		err := chromedp.Do(tab, chromedp.EmulateViewport(int64(w), int64(h)))
 		if err == nil {
-			err = chromedp.Listen(tab, s.record)
+			err = chromedp.Listen(tab, func(ev any) {
+				switch e := ev.(type) {
+				case *fetch.EventRequestPaused:
+					go s.screen(tab, e)
+				case *page.EventFrameRequestedNavigation:
+					s.navigationRequested(e)
+				case *cdplog.EventEntryAdded:
+					if e.Entry != nil {
+						s.logEntry(e.Entry.Text)
+					}
+					s.record(ev)
+				default:
+					s.record(ev)
+				}
+			})
+		}
+		if err == nil {
+			err = enableGuard(tab)
 		}
 		if err == nil && s.opts.RemoteURL == "" {
 			_, err = chromedp.CallBrowser(tab, cdpbrowser.SetDownloadBehavior,
@@ -274,6 +327,9 @@ func (s *Session) actLocked(ctx context.Context, do func(c context.Context) erro
 		return Shot{}, err
 	}
 	s.settle(c)
+	if err := s.checkFrames(c); err != nil {
+		return Shot{}, s.actionErr(ctx, err)
+	}
 	png, err := chromedp.Run(c, chromedp.CaptureScreenshot())
 	if err != nil {
 		return Shot{}, s.actionErr(ctx, fmt.Errorf("browser: screenshot: %w", err))
@@ -282,7 +338,7 @@ func (s *Session) actLocked(ctx context.Context, do func(c context.Context) erro
 	if err != nil {
 		return Shot{}, s.actionErr(ctx, fmt.Errorf("browser: reading the URL: %w", err))
 	}
-	return Shot{PNG: png, Console: s.takeConsole(), URL: u, Mouse: s.mouse}, nil
+	return Shot{PNG: png, Console: s.takeConsole(), URL: u, Mouse: s.mouse, Blocked: s.takeBlocked()}, nil
 }
 
 func (s *Session) actionErr(ctx context.Context, err error) error {

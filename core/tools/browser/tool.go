@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -66,12 +64,18 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		if raw == "" {
 			return tools.MissingParam(Name, "url"), nil
 		}
-		target, bad := checkURL(env.Files, raw)
+		target, kind, bad := checkURL(ctx, raw, t.session.opts.Lookup)
 		if bad != "" {
 			return tools.Errorf("%s", bad), nil
 		}
 		p.URL = raw
-		ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskBrowserActionLaunch, Category: tools.CategoryBrowser,
+		// One rule for both web tools: a page on this machine or the local network is asked
+		// under its own category (README "Security").
+		category := tools.CategoryBrowser
+		if kind == tools.AddrLocal {
+			category = tools.CategoryLocal
+		}
+		ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskBrowserActionLaunch, Category: category,
 			Text: raw, Payload: &msg.Browser{Action: action, URL: raw}})
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("browser_action launch: approval: %w", err)
@@ -128,7 +132,14 @@ func (t *Tool) act(ctx context.Context, env *tools.Env, do func(ctx context.Cont
 		// Cancelled mid-action: the task stops, and so does its browser.
 		return tools.Result{}, errors.Join(ctx.Err(), t.session.Close())
 	}
+	var be *BlockedError
 	switch {
+	case errors.As(err, &be):
+		return tools.Errorf("%s", strings.TrimSpace(blockLines(be.Blocks))+"\n\n"+messages.Format("blocked-launch")), nil
+	case errors.Is(err, ErrBlocked):
+		return tools.Errorf("%s", messages.Format("blocked-scheme", strings.TrimPrefix(err.Error(), ErrBlocked.Error()+": "))), nil
+	case errors.Is(err, tools.ErrLinkLocal):
+		return tools.Errorf("%s", messages.Format("blocked-link-local", err.Error())), nil
 	case errors.Is(err, ErrNotOpen):
 		return tools.Errorf("%s", messages.Format("not-open")), nil
 	case errors.Is(err, ErrNavigate):
@@ -148,10 +159,14 @@ func (t *Tool) act(ctx context.Context, env *tools.Env, do func(ctx context.Cont
 	if mouse == "" {
 		mouse = messages.Format("no-mouse")
 	}
-	if !env.Settings.SupportsImages {
-		return tools.Result{Text: messages.Format("result-no-image", logs, shot.URL, mouse)}, nil
+	blocked := blockLines(shot.Blocked)
+	if blocked != "" {
+		blocked += "\n"
 	}
-	return tools.Result{Text: messages.Format("result", logs, shot.URL, mouse),
+	if !env.Settings.SupportsImages {
+		return tools.Result{Text: blocked + messages.Format("result-no-image", logs, shot.URL, mouse)}, nil
+	}
+	return tools.Result{Text: blocked + messages.Format("result", logs, shot.URL, mouse),
 		Images: []tools.Image{{MediaType: "image/png", Data: shot.PNG}}}, nil
 }
 
@@ -169,52 +184,60 @@ func parseCoordinate(c string, w, h int) (x, y int, ok bool) {
 	return x, y, true
 }
 
-// checkURL returns the URL to open, or the model-facing reason it may not be opened: only
-// http and https, and file URLs inside the workspace (not blocked by the ignore file). An
-// address without a scheme ("localhost:3000") is taken as http.
-// fileURLToPath is the local path (with slashes) of a file URL's path: on Windows
-// "/C:/site/a.html" names C:/site/a.html.
-func fileURLToPath(p string, windows bool) string {
-	if windows && len(p) >= 3 && p[0] == '/' && p[2] == ':' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') {
-		return p[1:]
-	}
-	return p
-}
-
-// pathToFileURL is the path of the file URL for an absolute local path: slashes, and a leading
-// one before a Windows drive (C:\site is file:///C:/site).
-func pathToFileURL(abs string) string {
-	p := filepath.ToSlash(abs)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
-	return p
-}
-
-func checkURL(files tools.Files, raw string) (target, bad string) {
-	if !strings.Contains(raw, "://") {
+// checkURL returns the URL to open and what its host reaches, or the model-facing reason it
+// may not be opened: only http and https pages (README "Security"), never a link-local
+// address. An address without a scheme ("localhost:3000") is taken as http.
+func checkURL(ctx context.Context, raw string, lookup tools.LookupFunc) (target string, kind tools.AddrKind, bad string) {
+	if !strings.Contains(raw, "://") && !strings.Contains(raw, ":/") && !hasScheme(raw) {
 		raw = "http://" + raw
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" {
-		return "", messages.Format("bad-url", raw)
+	if err != nil {
+		return "", 0, messages.Format("bad-url", raw)
 	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-		if u.Host == "" {
-			return "", messages.Format("bad-url", raw)
-		}
-		return u.String(), ""
-	case "file":
-		if files == nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
-			return "", messages.Format("bad-url", raw)
-		}
-		local := fileURLToPath(u.Path, runtime.GOOS == "windows")
-		abs, inside, err := files.Resolve(filepath.FromSlash(local))
-		if err != nil || !inside || files.Ignored(abs) {
-			return "", messages.Format("outside", local)
-		}
-		return (&url.URL{Scheme: "file", Path: pathToFileURL(abs), RawQuery: u.RawQuery, Fragment: u.Fragment}).String(), ""
+	kind, err = tools.CheckURL(ctx, u, lookup)
+	switch {
+	case errors.Is(err, tools.ErrLinkLocal):
+		return "", 0, messages.Format("blocked-link-local", raw)
+	case errors.Is(err, tools.ErrWebScheme) && u.Host == "" && (u.Scheme == "http" || u.Scheme == "https"):
+		return "", 0, messages.Format("bad-url", raw)
+	case err != nil:
+		return "", 0, messages.Format("blocked-scheme", raw)
 	}
-	return "", messages.Format("bad-url", raw)
+	return u.String(), kind, ""
+}
+
+// hasScheme reports whether raw starts with a scheme that is not a host and port
+// ("javascript:", "data:", "about:" but not "localhost:3000").
+func hasScheme(raw string) bool {
+	scheme, rest, ok := strings.Cut(raw, ":")
+	if !ok || scheme == "" {
+		return false
+	}
+	if _, err := strconv.Atoi(strings.SplitN(rest, "/", 2)[0]); err == nil {
+		return false // host:port
+	}
+	for _, r := range scheme {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// blockLines are the model-facing lines of the session's blocks, one per refused request.
+func blockLines(blocks []Block) string {
+	var b strings.Builder
+	for _, bl := range blocks {
+		key := "blocked-scheme"
+		switch {
+		case errors.Is(bl.Err, tools.ErrLinkLocal):
+			key = "blocked-link-local"
+		case errors.Is(bl.Err, tools.ErrLocalAddr):
+			key = "blocked-local"
+		}
+		b.WriteString(messages.Format(key, bl.URL))
+		b.WriteString("\n")
+	}
+	return b.String()
 }

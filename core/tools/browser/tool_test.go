@@ -2,8 +2,6 @@ package browser
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,68 +11,39 @@ import (
 )
 
 func TestCheckURL(t *testing.T) {
-	root := t.TempDir()
-	files := &toolstest.Files{Dir: root, Ignore: []string{"secret"}}
 	cases := []struct {
 		raw, want, bad string
+		kind           tools.AddrKind
 	}{
-		{raw: "http://localhost:3000/x?y=1", want: "http://localhost:3000/x?y=1"},
-		{raw: "https://example.com", want: "https://example.com"},
-		{raw: "localhost:5173", want: "http://localhost:5173"},
-		{raw: fileURL(root) + "/site/index.html", want: fileURL(root) + "/site/index.html"},
-		{raw: fileURL(filepath.Dir(root)) + "/passwd", bad: "outside the workspace"},
-		{raw: fileURL(root) + "/secret/a.html", bad: "outside the workspace"},
-		{raw: "file://otherhost/x.html", bad: "cannot be opened"},
-		{raw: "javascript:alert(1)", bad: "cannot be opened"},
-		{raw: "chrome://settings", bad: "cannot be opened"},
-		{raw: "ftp://example.com/f", bad: "cannot be opened"},
-		{raw: "data:text/html,<b>x</b>", bad: "cannot be opened"},
+		{raw: "http://localhost:3000/x?y=1", want: "http://localhost:3000/x?y=1", kind: tools.AddrLocal},
+		{raw: "https://93.184.216.34", want: "https://93.184.216.34", kind: tools.AddrPublic},
+		{raw: "localhost:5173", want: "http://localhost:5173", kind: tools.AddrLocal},
+		{raw: "192.168.0.10:8080/admin", want: "http://192.168.0.10:8080/admin", kind: tools.AddrLocal},
+		{raw: "file:///work/site/index.html", bad: "Blocked a navigation to file:///work/site/index.html: the browser only opens http and https pages"},
+		{raw: "file://otherhost/x.html", bad: "only opens http and https"},
+		{raw: "javascript:alert(1)", bad: "only opens http and https"},
+		{raw: "chrome://settings", bad: "only opens http and https"},
+		{raw: "view-source:http://example.com", bad: "only opens http and https"},
+		{raw: "about:config", bad: "only opens http and https"},
+		{raw: "ftp://example.com/f", bad: "only opens http and https"},
+		{raw: "data:text/html,<b>x</b>", bad: "only opens http and https"},
+		{raw: "http://169.254.169.254/latest/meta-data/", bad: "link-local"},
+		{raw: "http://[fe80::1]/", bad: "link-local"},
 		{raw: "http://", bad: "cannot be opened"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.raw, func(t *testing.T) {
-			got, bad := checkURL(files, tc.raw)
+			got, kind, bad := checkURL(context.Background(), tc.raw, nil)
 			if tc.bad != "" {
 				if !strings.Contains(bad, tc.bad) || got != "" {
 					t.Errorf("checkURL = %q, %q; want refusal containing %q", got, bad, tc.bad)
 				}
 				return
 			}
-			if bad != "" || got != tc.want {
-				t.Errorf("checkURL = %q, %q; want %q", got, bad, tc.want)
+			if bad != "" || got != tc.want || kind != tc.kind {
+				t.Errorf("checkURL = %q, %d, %q; want %q, %d", got, kind, bad, tc.want, tc.kind)
 			}
 		})
-	}
-}
-
-// fileURL is the file URL of an absolute local path, as a browser writes it: file:///tmp/x,
-// file:///C:/Users/x on Windows.
-func fileURL(abs string) string {
-	p := filepath.ToSlash(abs)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
-	return "file://" + p
-}
-
-// TestFileURLToPath reads file URL paths the way each platform means them.
-func TestFileURLToPath(t *testing.T) {
-	cases := []struct {
-		path    string
-		windows bool
-		want    string
-	}{
-		{"/C:/site/index.html", true, "C:/site/index.html"},
-		{"/d:/x", true, "d:/x"},
-		{"/site/index.html", true, "/site/index.html"},
-		{"/C:/site/index.html", false, "/C:/site/index.html"},
-		{"/home/me/a.html", false, "/home/me/a.html"},
-		{"/1:/x", true, "/1:/x"},
-	}
-	for _, c := range cases {
-		if got := fileURLToPath(c.path, c.windows); got != c.want {
-			t.Errorf("fileURLToPath(%q, windows=%v) = %q, want %q", c.path, c.windows, got, c.want)
-		}
 	}
 }
 
@@ -95,7 +64,10 @@ func TestToolRefusals(t *testing.T) {
 		{"coordinate outside", map[string]string{"action": "click", "coordinate": "900,10"}, tools.Answer{}, "inside the 900x600 viewport"},
 		{"coordinate garbage", map[string]string{"action": "click", "coordinate": "left"}, tools.Answer{}, "not of the form x,y"},
 		{"type without text", map[string]string{"action": "type"}, tools.Answer{}, "'text'"},
-		{"forbidden scheme", map[string]string{"action": "launch", "url": "chrome://version"}, tools.Answer{}, "only http and https"},
+		{"forbidden scheme", map[string]string{"action": "launch", "url": "chrome://version"}, tools.Answer{}, "only opens http and https"},
+		{"file URL", map[string]string{"action": "launch", "url": "file:///etc/passwd"}, tools.Answer{Approved: true},
+			"Blocked a navigation to file:///etc/passwd: the browser only opens http and https pages"},
+		{"metadata address", map[string]string{"action": "launch", "url": "http://169.254.169.254/"}, tools.Answer{Approved: true}, "link-local"},
 		{"denied", map[string]string{"action": "launch", "url": "http://localhost:1"}, tools.Answer{Approved: false, Text: "not now"}, "did not allow"},
 	}
 	for _, tc := range cases {
@@ -133,20 +105,14 @@ func (u *recordingUI) Say(ctx context.Context, kind msg.Kind, text string, p msg
 	u.UI.Say(ctx, kind, text, p, partial)
 }
 
-// TestToolSession drives a whole session through the tool: launch a workspace file, click,
+// TestToolSession drives a whole session through the tool: launch a loopback page, click,
 // close; the results carry the screenshot (only for a model that sees images) and the
 // console line, and the chat rows carry the same.
 func TestToolSession(t *testing.T) {
 	needBrowser(t)
 	dir := isolate(t)
 	root := t.TempDir()
-	page, err := siteFS.ReadFile("testdata/site/click.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "index.html"), page, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	srv := testSite(t)
 	for _, images := range []bool{true, false} {
 		s := NewSession(Options{})
 		tool := New(s)
@@ -160,15 +126,15 @@ func TestToolSession(t *testing.T) {
 			}
 			return res
 		}
-		launched := run(map[string]string{"action": "launch", "url": "file://" + root + "/index.html"})
+		launched := run(map[string]string{"action": "launch", "url": srv.URL + "/click.html"})
 		clicked := run(map[string]string{"action": "click", "coordinate": "200,125"})
 		closed := run(map[string]string{"action": "close"})
 
-		if len(ui.Approvals) != 1 || ui.Approvals[0].Category != tools.CategoryBrowser || ui.Approvals[0].Ask != msg.AskBrowserActionLaunch {
-			t.Errorf("approvals = %+v, want one browser launch", ui.Approvals)
+		if len(ui.Approvals) != 1 || ui.Approvals[0].Category != tools.CategoryLocal || ui.Approvals[0].Ask != msg.AskBrowserActionLaunch {
+			t.Errorf("approvals = %+v, want one launch asked as local network", ui.Approvals)
 		}
 		if !strings.Contains(clicked.Text, "[log] button clicked") || !strings.Contains(clicked.Text, "Mouse position: 200,125") ||
-			!strings.Contains(launched.Text, "/index.html") {
+			!strings.Contains(launched.Text, "/click.html") {
 			t.Errorf("results lack the console line, mouse or URL:\n%s\n%s", launched.Text, clicked.Text)
 		}
 		for _, r := range []tools.Result{launched, clicked} {

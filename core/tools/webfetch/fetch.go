@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,6 +18,8 @@ import (
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+
+	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Defaults of a Fetcher.
@@ -32,7 +35,8 @@ type Renderer interface {
 
 // Fetcher fetches pages. The zero value is ready to use.
 type Fetcher struct {
-	// Client does the requests (nil: http.DefaultClient, which follows up to 10 redirects).
+	// Client does the requests (nil: a client of the fetcher's own that checks every address it
+	// dials). Redirects are checked either way and followed at most 10 times.
 	Client *http.Client
 	// Timeout bounds one fetch, redirects and body included (0: DefaultTimeout).
 	Timeout time.Duration
@@ -40,6 +44,13 @@ type Fetcher struct {
 	MaxBytes int64
 	// UserAgent names the client ("" : "Cairn").
 	UserAgent string
+	// AllowLocal lets the fetch reach loopback and private addresses (the user approved the
+	// page under tools.CategoryLocal, or typed it). Link-local addresses are never reached.
+	AllowLocal bool
+	// Lookup resolves host names (nil: the system resolver). Dial connects to a checked
+	// address (nil: a net.Dialer). Both are used only when Client is nil; tests set them.
+	Lookup tools.LookupFunc
+	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Page is a fetched response.
@@ -53,11 +64,20 @@ type Page struct {
 }
 
 // Fetch downloads raw. A scheme other than http(s) returns ErrScheme, a non-2xx answer a
-// *StatusError; network failures are returned as they are (wrapped).
+// *StatusError; a link-local address (on any hop) tools.ErrLinkLocal, a local one the fetcher
+// may not reach tools.ErrLocalAddr, a redirect off http(s) ErrRedirectScheme; network
+// failures are returned as they are (wrapped).
 func (f Fetcher) Fetch(ctx context.Context, raw string) (Page, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Page{}, fmt.Errorf("%w: %s", ErrScheme, raw)
+	}
+	kind, err := tools.CheckURL(ctx, u, f.Lookup)
+	if err != nil {
+		return Page{}, fmt.Errorf("webfetch: %w", err)
+	}
+	if kind == tools.AddrLocal && !f.AllowLocal {
+		return Page{}, fmt.Errorf("webfetch: %w: %s", tools.ErrLocalAddr, u.Host)
 	}
 	timeout := f.Timeout
 	if timeout <= 0 {
@@ -65,10 +85,7 @@ func (f Fetcher) Fetch(ctx context.Context, raw string) (Page, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := f.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := f.client()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return Page{}, fmt.Errorf("webfetch: %w", err)

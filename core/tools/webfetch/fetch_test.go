@@ -66,7 +66,7 @@ func TestRead(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &fakeRenderer{html: "<p>Rendered by script</p>"}
-			text, bad, err := Read(context.Background(), Fetcher{Client: srv.Client(), MaxBytes: tc.maxBytes}, r, srv.URL+tc.path)
+			text, bad, err := Read(context.Background(), Fetcher{Client: srv.Client(), MaxBytes: tc.maxBytes, AllowLocal: true}, r, srv.URL+tc.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,13 +97,13 @@ func TestFetchErrors(t *testing.T) {
 			t.Errorf("%s: bad=%q err=%v", raw, bad, err)
 		}
 	}
-	_, bad, err := Read(context.Background(), Fetcher{Client: srv.Client(), Timeout: 1}, nil, srv.URL+"/hang")
+	_, bad, err := Read(context.Background(), Fetcher{Client: srv.Client(), Timeout: 1, AllowLocal: true}, nil, srv.URL+"/hang")
 	if err != nil || !strings.Contains(bad, "deadline exceeded") {
 		t.Errorf("timeout: bad=%q err=%v", bad, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := Read(ctx, Fetcher{Client: srv.Client()}, nil, srv.URL+"/doc.html"); err == nil {
+	if _, _, err := Read(ctx, Fetcher{Client: srv.Client(), AllowLocal: true}, nil, srv.URL+"/doc.html"); err == nil {
 		t.Error("a cancelled context returned no error")
 	}
 }

@@ -59,7 +59,20 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if !strings.HasPrefix(raw, "http://") && !strings.HasPrefix(raw, "https://") {
 		return tools.Errorf("%s", messages.Format("bad-url", raw)), nil
 	}
-	ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskTool, Category: tools.CategoryBrowser, Text: raw,
+	// One rule for both web tools (README "Security"): link-local never, loopback and private
+	// addresses asked under their own category.
+	kind, err := tools.CheckWebURL(ctx, raw, t.fetcher.Lookup)
+	switch {
+	case errors.Is(err, tools.ErrLinkLocal):
+		return tools.Errorf("%s", messages.Format("link-local", raw)), nil
+	case err != nil:
+		return tools.Errorf("%s", messages.Format("bad-url", raw)), nil
+	}
+	category := tools.CategoryBrowser
+	if kind == tools.AddrLocal {
+		category = tools.CategoryLocal
+	}
+	ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskTool, Category: category, Text: raw,
 		Payload: &msg.Tool{Op: msg.OpWebFetch, Path: raw}})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("web_fetch: approval: %w", err)
@@ -67,7 +80,9 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if !ans.Approved {
 		return tools.Result{Text: messages.Format("denied"), Rejected: true, UserFeedback: ans.Text}, nil
 	}
-	text, bad, err := Read(ctx, t.fetcher, t.render, raw)
+	f := t.fetcher
+	f.AllowLocal = f.AllowLocal || kind == tools.AddrLocal
+	text, bad, err := Read(ctx, f, t.render, raw)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -89,6 +104,12 @@ func Read(ctx context.Context, f Fetcher, r Renderer, raw string) (text, bad str
 		return "", messages.Format("bad-url", raw), nil
 	case errors.As(err, &se):
 		return "", messages.Format("status", raw, se.Status), nil
+	case errors.Is(err, tools.ErrLinkLocal):
+		return "", messages.Format("link-local", raw), nil
+	case errors.Is(err, tools.ErrLocalAddr):
+		return "", messages.Format("local", raw), nil
+	case errors.Is(err, ErrRedirectScheme):
+		return "", messages.Format("redirect-scheme", raw), nil
 	case err != nil:
 		return "", messages.Format("failed", raw, strings.TrimPrefix(unwrapURL(err), "webfetch: ")), nil
 	}

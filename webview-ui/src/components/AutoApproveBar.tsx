@@ -6,7 +6,7 @@ import { AutoApproveSchema, type AutoApprove } from "../gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 
-type Flag = "readFiles" | "readFilesOutside" | "editFiles" | "editFilesOutside" | "safeCommands" | "allCommands" | "browser" | "mcp";
+type Flag = "readFiles" | "readFilesOutside" | "editFiles" | "editFilesOutside" | "safeCommands" | "allCommands" | "browser" | "localNetwork" | "mcp";
 
 export const categories: { key: Flag; label: string; short: string }[] = [
   { key: "readFiles", label: "Read project files", short: "Read" },
@@ -16,6 +16,7 @@ export const categories: { key: Flag; label: string; short: string }[] = [
   { key: "safeCommands", label: "Execute safe commands", short: "Safe commands" },
   { key: "allCommands", label: "Execute all commands", short: "All commands" },
   { key: "browser", label: "Use the browser", short: "Browser" },
+  { key: "localNetwork", label: "Open pages on this machine or the local network", short: "Local network" },
   { key: "mcp", label: "Use MCP servers", short: "MCP" },
 ];
 

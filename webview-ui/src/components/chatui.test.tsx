@@ -206,6 +206,21 @@ describe("auto-approve editor", () => {
     expect(fake.callsTo(StateService.method.updateAutoApprove).at(-1)?.autoApprove?.maxRequests).toBe(7);
   });
 
+  it("pages on the local network are a category of their own, apart from the browser", async () => {
+    const { fake, user } = await renderApp();
+    await user.click(screen.getByRole("button", { name: /^Auto-approve:/ }));
+    const enable = screen.getByRole("checkbox", { name: "Enable auto-approve" });
+    if (!(enable as HTMLInputElement).checked) await user.click(enable);
+    const local = screen.getByRole("checkbox", { name: "Open pages on this machine or the local network" });
+    const browser = screen.getByRole("checkbox", { name: "Use the browser" }) as HTMLInputElement;
+    const browserBefore = browser.checked;
+    expect((local as HTMLInputElement).checked).toBe(false); // off by default
+    await user.click(local);
+    const sent = fake.callsTo(StateService.method.updateAutoApprove).at(-1)?.autoApprove;
+    expect(sent?.localNetwork).toBe(true);
+    expect(sent?.browser).toBe(browserBefore);
+  });
+
   it("settings shows the same editor", async () => {
     const { user } = await renderApp();
     await user.click(screen.getByRole("button", { name: "Settings" }));

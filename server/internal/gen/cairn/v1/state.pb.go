@@ -326,7 +326,9 @@ type AutoApprove struct {
 	CommandDenyList  []string               `protobuf:"bytes,12,rep,name=command_deny_list,json=commandDenyList,proto3" json:"command_deny_list,omitempty"`
 	CommandAllowList []string               `protobuf:"bytes,13,rep,name=command_allow_list,json=commandAllowList,proto3" json:"command_allow_list,omitempty"`
 	// Also approve writes to protected files (.git/, .vscode/, rule and ignore files, …).
-	Protected     bool `protobuf:"varint,14,opt,name=protected,proto3" json:"protected,omitempty"`
+	Protected bool `protobuf:"varint,14,opt,name=protected,proto3" json:"protected,omitempty"`
+	// Let web_fetch and browser_action reach loopback and private addresses without asking.
+	LocalNetwork  bool `protobuf:"varint,15,opt,name=local_network,json=localNetwork,proto3" json:"local_network,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -455,6 +457,13 @@ func (x *AutoApprove) GetCommandAllowList() []string {
 func (x *AutoApprove) GetProtected() bool {
 	if x != nil {
 		return x.Protected
+	}
+	return false
+}
+
+func (x *AutoApprove) GetLocalNetwork() bool {
+	if x != nil {
+		return x.LocalNetwork
 	}
 	return false
 }
@@ -2939,7 +2948,7 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x11azure_api_version\x18\x0f \x01(\tR\x0fazureApiVersion\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe4\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x89\x04\n" +
 	"\vAutoApprove\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x1d\n" +
 	"\n" +
@@ -2957,7 +2966,8 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x04yolo\x18\v \x01(\bR\x04yolo\x12*\n" +
 	"\x11command_deny_list\x18\f \x03(\tR\x0fcommandDenyList\x12,\n" +
 	"\x12command_allow_list\x18\r \x03(\tR\x10commandAllowList\x12\x1c\n" +
-	"\tprotected\x18\x0e \x01(\bR\tprotected\"J\n" +
+	"\tprotected\x18\x0e \x01(\bR\tprotected\x12#\n" +
+	"\rlocal_network\x18\x0f \x01(\bR\flocalNetwork\"J\n" +
 	"\n" +
 	"TaskLimits\x12!\n" +
 	"\fmax_requests\x18\x01 \x01(\x05R\vmaxRequests\x12\x19\n" +
