@@ -51,6 +51,9 @@ type Fetcher struct {
 	// address (nil: a net.Dialer). Both are used only when Client is nil; tests set them.
 	Lookup tools.LookupFunc
 	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Proxy picks the proxy of a request (nil: http.ProxyFromEnvironment, the user's
+	// HTTP_PROXY/HTTPS_PROXY/NO_PROXY). Used only when Client is nil.
+	Proxy func(*http.Request) (*url.URL, error)
 }
 
 // Page is a fetched response.

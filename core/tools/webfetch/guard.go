@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"sync"
 
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -27,9 +29,31 @@ func (f Fetcher) client() *http.Client {
 		c = *f.Client
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		// No proxy: the dial check must see the address of the page itself.
-		tr.Proxy = nil
-		tr.DialContext = f.dial
+		// A proxy the user set (HTTP_PROXY, HTTPS_PROXY) is dialled as it is: the page's own
+		// address is then checked by name, on the first URL and on every redirect, before the
+		// request leaves. Without a proxy every connection is checked on the address dialled.
+		proxies := &sync.Map{}
+		tr.Proxy = func(req *http.Request) (*url.URL, error) {
+			pick := f.Proxy
+			if pick == nil {
+				pick = http.ProxyFromEnvironment
+			}
+			u, err := pick(req)
+			if u != nil {
+				proxies.Store(canonicalAddr(u), true)
+			}
+			return u, err
+		}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if _, ok := proxies.Load(addr); ok {
+				dial := f.Dial
+				if dial == nil {
+					dial = (&net.Dialer{}).DialContext
+				}
+				return dial(ctx, network, addr)
+			}
+			return f.dial(ctx, network, addr)
+		}
 		c.Transport = tr
 	}
 	c.CheckRedirect = f.checkRedirect
@@ -99,4 +123,13 @@ func (f Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, erro
 		errs = append(errs, err)
 	}
 	return nil, errors.Join(errs...)
+}
+
+// canonicalAddr is the host:port a proxy URL is dialled at, as the transport dials it.
+func canonicalAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443", "socks5": "1080"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }

@@ -3,6 +3,7 @@ package webfetch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -151,5 +152,50 @@ func TestToolLocalCategory(t *testing.T) {
 		if (len(ui.Approvals) == 1) != tc.asked || tc.asked && ui.Approvals[0].Category != tc.want {
 			t.Errorf("%s: approvals %+v, want category %q asked=%v", tc.url, ui.Approvals, tc.want, tc.asked)
 		}
+	}
+}
+
+// TestFetchThroughProxy checks that a proxy the user set is used although it is on loopback,
+// while the page behind it is still checked by name: a public page is fetched through the
+// proxy, a name that resolves to a link-local or loopback address is refused before any
+// request leaves.
+func TestFetchThroughProxy(t *testing.T) {
+	var proxied []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied = append(proxied, r.URL.String()) // a forward proxy gets the absolute URL
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "via proxy")
+	}))
+	t.Cleanup(proxy.Close)
+	pu, err := url.Parse(proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := map[string]string{"public.test": "93.184.216.34", "meta.test": "169.254.169.254", "home.test": "127.0.0.1"}
+	f := Fetcher{
+		Proxy: func(*http.Request) (*url.URL, error) { return pu, nil },
+		Lookup: func(_ context.Context, host string) ([]netip.Addr, error) {
+			a, ok := addrs[host]
+			if !ok {
+				return nil, fmt.Errorf("no such host %s", host)
+			}
+			return []netip.Addr{netip.MustParseAddr(a)}, nil
+		},
+	}
+	page, err := f.Fetch(context.Background(), "http://public.test/a")
+	if err != nil || string(page.Body) != "via proxy" {
+		t.Fatalf("public page through the proxy: %q, %v", page.Body, err)
+	}
+	if len(proxied) != 1 || proxied[0] != "http://public.test/a" {
+		t.Fatalf("proxy saw %v", proxied)
+	}
+	if _, err := f.Fetch(context.Background(), "http://meta.test/latest"); !errors.Is(err, tools.ErrLinkLocal) {
+		t.Errorf("link-local name through the proxy: %v, want ErrLinkLocal", err)
+	}
+	if _, err := f.Fetch(context.Background(), "http://home.test/"); !errors.Is(err, tools.ErrLocalAddr) {
+		t.Errorf("loopback name through the proxy: %v, want ErrLocalAddr", err)
+	}
+	if len(proxied) != 1 {
+		t.Errorf("refused pages reached the proxy: %v", proxied)
 	}
 }
