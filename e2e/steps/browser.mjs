@@ -1,5 +1,5 @@
-// The browser step of the E2E: the model drives browser_action (launch a page of the
-// workspace, click its button, close); the chat shows one browser session row with the
+// The browser step of the E2E: the model drives browser_action (launch a page served on
+// loopback — the browser opens only http(s) pages — click its button, close); the chat shows one browser session row with the
 // screenshot, which enlarges on click; the model's next request carries the screenshot and
 // the console line; no Chromium of the daemon is left running.
 //
@@ -13,6 +13,7 @@
 // its request log, and screenshot/poll/log/fail run.mjs's helpers.
 
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 
 const pageHTML = `<!doctype html>
@@ -40,7 +41,14 @@ function daemonChromium() {
 export async function browserStep({ page, view, input, workspace, fakeRoot, requests, screenshot, poll, log, fail }) {
   const file = path.join(workspace, "counter.html");
   fs.writeFileSync(file, pageHTML);
-  const url = `file://${file}`;
+  // The page is served on loopback, as a dev server would serve it; its launch is asked under
+  // the local-network category.
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end(fs.readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}/counter.html`;
   const before = daemonChromium();
 
   // 1. Switch the browser tool on in the settings view.
@@ -98,5 +106,6 @@ export async function browserStep({ page, view, input, workspace, fakeRoot, requ
   await view.getByText("The counter button logs when pressed.").first().waitFor({ timeout: 60_000 });
   await session.getByText("Browser session (closed)").waitFor({ timeout: 30_000 });
   await poll("the daemon's Chromium to exit", () => daemonChromium() <= before, 15_000);
+  server.close();
   log("browser step passed");
 }
