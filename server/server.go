@@ -148,6 +148,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, errors.Join(err, lis.Close())
 	}
+	// A daemon refused a task this one holds names this handshake (README, "One owner per task").
+	st.SetHandshake(cfg.HandshakeFile)
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	// The one MCP hub of the daemon: Start reads mcp_settings.json and returns; servers
 	// connect in the background, so neither the handshake nor a new task waits for them.

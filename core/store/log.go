@@ -28,6 +28,8 @@ type Log struct {
 	next int
 	// written counts the bytes appended, for the O(1)-per-message report.
 	written int64
+	// lock is the task's lock, held while the log is open (nil for a log opened without one).
+	lock *taskLock
 }
 
 func openLog(dir string, next int) (*Log, error) {
@@ -143,15 +145,15 @@ func (l *Log) SaveMeta(m Meta) error {
 	return writeMeta(l.dir, m)
 }
 
-// Close closes the files. Appending afterwards fails.
+// Close closes the files and releases the task's lock. Appending afterwards fails.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.messages == nil {
 		return nil
 	}
-	err := errors.Join(l.messages.Close(), l.api.Close())
-	l.messages, l.api = nil, nil
+	err := errors.Join(l.messages.Close(), l.api.Close(), l.lock.release())
+	l.messages, l.api, l.lock = nil, nil, nil
 	return err
 }
 
@@ -211,8 +213,9 @@ func encodeRecord(v any) ([]byte, error) {
 // readRecords calls fn for every valid record and returns how many were dropped. Reading stops
 // at the first bad record: anything after a torn write is not trusted. When records were
 // dropped the file is cut back to the last good one, so that later appends are not glued to
-// the torn tail (and dropped with it on the next open).
-func readRecords(path string, fn func([]byte) error) (int, error) {
+// the torn tail (and dropped with it on the next open); only cut (the task's lock is held)
+// allows that.
+func readRecords(path string, cut bool, fn func([]byte) error) (int, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -257,7 +260,7 @@ func readRecords(path string, fn func([]byte) error) (int, error) {
 		}
 	}
 	_ = f.Close() // opened read-only: a failed close loses nothing
-	if dropped > 0 {
+	if dropped > 0 && cut {
 		if err := os.Truncate(path, good); err != nil {
 			return dropped, fmt.Errorf("store: cut torn tail: %w", err)
 		}

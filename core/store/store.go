@@ -76,6 +76,23 @@ type Store struct {
 	mu sync.Mutex
 	// index is the history index (nil until the first List reads it).
 	index map[string]indexEntry
+	// handshake is the daemon.json this process serves ("": none), written into its task locks.
+	handshake string
+}
+
+// SetHandshake records the handshake file (daemon.json) through which clients reach this
+// process, so that another daemon refused a task this one holds can point at it. Call it
+// before the first Create or Load.
+func (s *Store) SetHandshake(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handshake = path
+}
+
+func (s *Store) holder() holder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return holder{PID: os.Getpid(), Handshake: s.handshake}
 }
 
 // Open returns the store under dataDir/tasks, creating it.
@@ -95,7 +112,8 @@ func (s *Store) taskDir(id string) (string, error) {
 	return filepath.Join(s.dir, id), nil
 }
 
-// Create makes a new task folder and returns its log.
+// Create makes a new task folder and returns its log, which holds the task's lock until it
+// is closed (see Load).
 func (s *Store) Create(meta Meta) (*Log, error) {
 	dir, err := s.taskDir(meta.ID)
 	if err != nil {
@@ -104,10 +122,15 @@ func (s *Store) Create(meta Meta) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	l, err := openLog(dir, 0)
+	lock, err := lockTask(dir, meta.ID, s.holder())
 	if err != nil {
 		return nil, err
 	}
+	l, err := openLog(dir, 0)
+	if err != nil {
+		return nil, errors.Join(err, lock.release())
+	}
+	l.lock = lock
 	if err := l.SaveMeta(meta); err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
@@ -124,20 +147,57 @@ type Loaded struct {
 	Log     *Log
 }
 
-// Load reads a task and opens its log for appending.
-func (s *Store) Load(id string) (*Loaded, error) {
+// Load locks a task, reads it and opens its log for appending. The log holds the lock until
+// it is closed (or the process ends): one daemon at a time runs a task. A task another daemon
+// or Store holds is refused with a *LockedError (errors.Is ErrLocked). Reading without
+// running (List, Read) needs no lock.
+func (s *Store) Load(id string) (_ *Loaded, err error) {
+	lock, dir, err := s.lockExisting(id)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, lock.release())
+		}
+	}()
+	out, err := readTask(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	l, err := openLog(dir, len(out.Messages))
+	if err != nil {
+		return nil, err
+	}
+	l.lock = lock
+	out.Log = l
+	return out, nil
+}
+
+// Read reads a task without taking its lock or opening its log (Log is nil): a view of a
+// task that may be open in another daemon. It changes nothing on disk: a torn tail (perhaps
+// a record the holder is writing right now) is skipped, not cut.
+func (s *Store) Read(id string) (*Loaded, error) {
 	dir, err := s.taskDir(id)
 	if err != nil {
 		return nil, err
 	}
+	return readTask(dir, false)
+}
+
+// readTask reads the task folder dir; owned (the caller holds the lock) also removes temporary
+// files and cuts torn tails.
+func readTask(dir string, owned bool) (*Loaded, error) {
 	meta, err := readMeta(dir)
 	if err != nil {
 		return nil, err
 	}
-	removeTemps(dir)
+	if owned {
+		removeTemps(dir)
+	}
 	out := &Loaded{Meta: meta}
 	var byIndex []msg.Message
-	n, err := readRecords(filepath.Join(dir, messagesFile), func(raw []byte) error {
+	n, err := readRecords(filepath.Join(dir, messagesFile), owned, func(raw []byte) error {
 		var w wireMessage
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return err
@@ -168,7 +228,7 @@ func (s *Store) Load(id string) (*Loaded, error) {
 	}
 	out.Dropped += n
 	out.Messages = byIndex
-	n, err = readRecords(filepath.Join(dir, apiFile), func(raw []byte) error {
+	n, err = readRecords(filepath.Join(dir, apiFile), owned, func(raw []byte) error {
 		var r apiRecord
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return err
@@ -186,19 +246,54 @@ func (s *Store) Load(id string) (*Loaded, error) {
 		return nil, err
 	}
 	out.Dropped += n
-	l, err := openLog(dir, len(out.Messages))
-	if err != nil {
-		return nil, err
-	}
-	out.Log = l
 	return out, nil
 }
 
-// Delete removes tasks.
-func (s *Store) Delete(ids ...string) error {
+// Delete removes tasks. It takes every task's lock first, so a task open in another daemon
+// (or in this one: close it first) is refused with a *LockedError and nothing is deleted.
+func (s *Store) Delete(ids ...string) (err error) {
+	locks := make(map[string]*taskLock, len(ids))
+	defer func() {
+		for _, l := range locks {
+			err = errors.Join(err, l.release())
+		}
+	}()
 	for _, id := range ids {
+		if _, ok := locks[id]; ok {
+			continue
+		}
+		l, _, err := s.lockExisting(id)
+		if errors.Is(err, ErrNotFound) {
+			if _, bad := s.taskDir(id); bad != nil {
+				return bad
+			}
+			continue // already gone
+		}
+		if err != nil {
+			return err
+		}
+		locks[id] = l
+	}
+	for id, l := range locks {
 		dir, err := s.taskDir(id)
 		if err != nil {
+			return err
+		}
+		// Everything but the held lock file first (Windows removes no open file), then the rest.
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("store: delete %s: %w", id, err)
+		}
+		for _, e := range entries {
+			if e.Name() == lockFile {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("store: delete %s: %w", id, err)
+			}
+		}
+		delete(locks, id)
+		if err := l.release(); err != nil {
 			return err
 		}
 		if err := os.RemoveAll(dir); err != nil {

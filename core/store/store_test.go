@@ -140,6 +140,7 @@ func TestDamagedLogs(t *testing.T) {
 			if err := got.Log.AppendMessage(msg.Message{Index: c.wantMsgs, Type: msg.Say, Kind: msg.SayText, Text: "next"}, true); err != nil {
 				t.Fatal(err)
 			}
+			mustClose(t, got.Log) // a loaded task is locked until its log is closed
 			again, err := s.Load("t")
 			if err != nil {
 				t.Fatal(err)

@@ -30,14 +30,44 @@ type Manager struct {
 	store *store.Store
 	deps  DepsFunc
 
-	// mu guards tasks.
+	// mu guards tasks and opening.
 	mu    sync.Mutex
 	tasks map[string]*Task
+	// opening serialises Open and Clear of one task, so a reopen never meets the store lock
+	// (store.Load) still held by its own earlier opening.
+	opening map[string]*openGate
+}
+
+// openGate is one task's Open/Clear turn; users counts who holds or waits for it.
+type openGate struct {
+	mu    sync.Mutex
+	users int
 }
 
 // NewManager returns a manager of the tasks in st (nil: tasks are not saved).
 func NewManager(st *store.Store, deps DepsFunc) *Manager {
-	return &Manager{store: st, deps: deps, tasks: map[string]*Task{}}
+	return &Manager{store: st, deps: deps, tasks: map[string]*Task{}, opening: map[string]*openGate{}}
+}
+
+// gate waits for task id's Open/Clear turn; the returned func ends it.
+func (m *Manager) gate(id string) func() {
+	m.mu.Lock()
+	g := m.opening[id]
+	if g == nil {
+		g = &openGate{}
+		m.opening[id] = g
+	}
+	g.users++
+	m.mu.Unlock()
+	g.mu.Lock()
+	return func() {
+		g.mu.Unlock()
+		m.mu.Lock()
+		if g.users--; g.users == 0 {
+			delete(m.opening, id)
+		}
+		m.mu.Unlock()
+	}
 }
 
 // Store returns the task store.
@@ -85,6 +115,7 @@ func (m *Manager) Get(id string) (*Task, bool) {
 }
 
 // Open returns the task, loading it from the store (with a resume ask) when it is not loaded.
+// A task another daemon holds is refused with the store's *store.LockedError.
 func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, error) {
 	if t, ok := m.Get(id); ok {
 		return t, nil
@@ -92,7 +123,14 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	if m.store == nil {
 		return nil, ErrNotFound
 	}
+	defer m.gate(id)()
+	if t, ok := m.Get(id); ok {
+		return t, nil
+	}
 	loaded, err := m.store.Load(id)
+	if errors.Is(err, store.ErrLocked) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
@@ -168,6 +206,7 @@ func (t *Task) dropStaleResumeLocked() {
 // Clear closes a task in the daemon (waiting, bounded by ctx, for its goroutines); it stays
 // in history.
 func (m *Manager) Clear(ctx context.Context, id string) {
+	defer m.gate(id)()
 	m.mu.Lock()
 	t, ok := m.tasks[id]
 	delete(m.tasks, id)

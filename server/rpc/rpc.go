@@ -96,6 +96,9 @@ func toStatus(err error) error {
 	}
 	var apiErr *llm.APIError
 	switch {
+	case errors.Is(err, store.ErrLocked):
+		// Names the holding process and how to reach it: the caller runs on this machine.
+		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, task.ErrNotFound), errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, "task not found")
 	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy),

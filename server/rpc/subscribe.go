@@ -1,11 +1,16 @@
 package rpc
 
 import (
+	"errors"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 )
 
@@ -13,9 +18,25 @@ import (
 // away or the task closes (ClearTask, shutdown): then the stream ends cleanly.
 func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiService_SubscribeServer) error {
 	ctx := stream.Context()
-	t, err := s.taskOn(ctx, req.GetTaskId(), req.GetHostId())
+	if req.GetTaskId() == "" {
+		return status.Error(codes.InvalidArgument, "task_id is required")
+	}
+	t, err := s.b.Tasks.Open(ctx, req.GetTaskId(), req.GetHostId())
+	if errors.Is(err, store.ErrLocked) {
+		// Another daemon runs the task (README, "One owner per task"): its history as saved,
+		// read-only; any action on it is refused with who holds it.
+		held, rerr := s.heldSnapshot(req.GetTaskId(), int(req.GetSnapshotTail()))
+		if rerr != nil {
+			return toStatus(errors.Join(err, rerr))
+		}
+		if err := stream.Send(held); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return nil
+	}
 	if err != nil {
-		return err
+		return toStatus(err)
 	}
 	msgs, state, sub := t.Subscribe()
 	defer func() { sub.Close() }()
@@ -65,6 +86,21 @@ func (s *Services) Subscribe(req *cairnv1.SubscribeRequest, stream cairnv1.UiSer
 			}
 		}
 	}
+}
+
+// heldSnapshot is the snapshot of a task another daemon holds, read from the store without
+// opening it.
+func (s *Services) heldSnapshot(id string, tail int) (*cairnv1.SubscribeResponse, error) {
+	l, err := s.b.Tasks.Store().Read(id)
+	if err != nil {
+		return nil, err
+	}
+	m := l.Meta
+	state := task.State{ID: m.ID, Status: task.StatusIdle, Mode: m.Mode, Title: m.Title, TokensIn: m.TokensIn,
+		TokensOut: m.TokensOut, CacheReads: m.CacheReads, CacheWrites: m.CacheWrites, Cost: m.Cost,
+		ContextTokens: m.ContextTokens, FocusChain: m.FocusChain, OpenAsk: -1, Model: m.Model,
+		MessageCount: len(l.Messages)}
+	return snapshot(l.Messages, state, tail), nil
 }
 
 // snapshot is the first event of a subscription (and the reset after a restore): the last

@@ -198,6 +198,7 @@ func roundTrip(t *testing.T, s Store) {
 	}
 	// What was read back is a copy: changing it does not change the store.
 	got.Messages[1].Payload.(*msg.Tool).Path = "changed"
+	must(t, got.Log.Close()) // a loaded task is locked until its log is closed
 	again := load(t, s, "t1")
 	if again.Messages[1].Payload.(*msg.Tool).Path != "a.go" {
 		t.Fatal("a loaded message shares memory with the store")
@@ -211,6 +212,7 @@ func partialFolded(t *testing.T, s Store) {
 		must(t, l.AppendMessage(msg.Message{Index: 1, Time: epoch, Type: msg.Say, Kind: msg.SayText, Text: text, Partial: i < 2}, i == 2))
 	}
 	must(t, l.AppendMessage(msg.Message{Index: 2, Time: epoch, Type: msg.Ask, Kind: msg.AskCompletionResult}, true))
+	must(t, l.Close())
 	got := load(t, s, "t1")
 	if len(got.Messages) != 3 || got.Messages[1].Text != "Hello world" || got.Messages[1].Partial {
 		t.Fatalf("messages = %+v", got.Messages)
@@ -292,6 +294,7 @@ func metaReplaced(t *testing.T, s Store) {
 	m.Title, m.TokensIn, m.TokensOut, m.Cost, m.FocusChain, m.Completed = "renamed", 100, 20, 1.5, "- [ ] x", true
 	m.Updated = m.Updated.Add(time.Hour)
 	must(t, l.SaveMeta(m))
+	must(t, l.Close())
 	got := load(t, s, "t1")
 	if !reflect.DeepEqual(got.Meta, m) {
 		t.Fatalf("meta:\n got %+v\nwant %+v", got.Meta, m)
