@@ -500,18 +500,3 @@ func hasExact(args []Word, s string) bool {
 	}
 	return false
 }
-
-// operands are the arguments that are not options.
-func operands(args []Word) []Word {
-	var out []Word
-	ended := false
-	for _, a := range args {
-		switch {
-		case ended || !strings.HasPrefix(a.Text, "-") || a.Text == "-":
-			out = append(out, a)
-		case a.Text == "--":
-			ended = true
-		}
-	}
-	return out
-}

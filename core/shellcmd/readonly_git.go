@@ -198,8 +198,9 @@ func readGit(args []Word) (gitLine, bool) {
 	}
 	switch key {
 	case "branch":
-		if len(pa.ops) > 0 && !(used["-l"] || used["--list"] || used["--contains"] || used["--no-contains"] ||
-			used["--merged"] || used["--no-merged"] || used["--points-at"]) {
+		listing := used["-l"] || used["--list"] || used["--contains"] || used["--no-contains"] ||
+			used["--merged"] || used["--no-merged"] || used["--points-at"]
+		if len(pa.ops) > 0 && !listing {
 			return g, true // git branch NAME creates a branch
 		}
 	case "tag":
@@ -228,7 +229,9 @@ func readGit(args []Word) (gitLine, bool) {
 		for _, o := range pa.ops {
 			rev, p, ok := strings.Cut(o.Text, ":")
 			// Not C:/dir (a drive on Windows) nor :/text (the commit whose message matches).
-			if ok && p != "" && !(len(rev) == 1 && isAlpha(rev[0])) && !(rev == "" && strings.HasPrefix(p, "/")) {
+			drive := len(rev) == 1 && isAlpha(rev[0])
+			message := rev == "" && strings.HasPrefix(p, "/")
+			if ok && p != "" && !drive && !message {
 				g.reads = append(g.reads, Word{Text: p})
 			}
 		}

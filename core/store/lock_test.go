@@ -142,7 +142,9 @@ func TestLockHelperProcess(t *testing.T) {
 	if _, err := s.Load("t1"); err != nil {
 		t.Fatal(err)
 	}
-	os.Stdout.WriteString("locked\n")
+	if _, err := os.Stdout.WriteString("locked\n"); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(time.Minute)
 }
 
@@ -176,7 +178,10 @@ func TestLockOfDeadProcessIsFree(t *testing.T) {
 		}
 	}()
 	lines := bufio.NewScanner(out)
-	for lines.Scan() && lines.Text() != "locked" {
+	for lines.Scan() {
+		if lines.Text() == "locked" {
+			break
+		}
 	}
 
 	_, err = s.Load("t1")

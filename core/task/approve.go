@@ -74,7 +74,7 @@ func commandAutoApproved(p config.AutoApprove, req tools.Approval) bool {
 	if p.YOLO {
 		return true
 	}
-	if req.OutsideWrite != "" && !(p.Enabled && p.EditFiles && p.EditFilesOutside) {
+	if req.OutsideWrite != "" && (!p.Enabled || !p.EditFiles || !p.EditFilesOutside) {
 		return false
 	}
 	if script.Allowed(p.AllowList) {
@@ -86,7 +86,7 @@ func commandAutoApproved(p config.AutoApprove, req tools.Approval) bool {
 	if p.AllCommands {
 		return true
 	}
-	if req.ReadsOutside != "" && !(p.ReadFiles && p.ReadFilesOutside) {
+	if req.ReadsOutside != "" && (!p.ReadFiles || !p.ReadFilesOutside) {
 		return false
 	}
 	return p.SafeCommands && !req.RequiresApproval && req.Caution == "" && script.ReadOnly()

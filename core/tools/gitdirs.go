@@ -146,6 +146,7 @@ func readSmall(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close() // read only: nothing is lost if closing fails
-	return io.ReadAll(io.LimitReader(f, maxGitFile))
+	data, err := io.ReadAll(io.LimitReader(f, maxGitFile))
+	_ = f.Close() // opened read-only: a failed close loses nothing
+	return data, err
 }

@@ -218,7 +218,8 @@ func hasScheme(raw string) bool {
 		return false // host:port
 	}
 	for _, r := range scheme {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.') {
+		schemeRune := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.'
+		if !schemeRune {
 			return false
 		}
 	}

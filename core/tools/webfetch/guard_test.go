@@ -164,7 +164,9 @@ func TestFetchThroughProxy(t *testing.T) {
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		proxied = append(proxied, r.URL.String()) // a forward proxy gets the absolute URL
 		w.Header().Set("Content-Type", "text/plain")
-		fmt.Fprint(w, "via proxy")
+		if _, err := fmt.Fprint(w, "via proxy"); err != nil {
+			t.Error(err)
+		}
 	}))
 	t.Cleanup(proxy.Close)
 	pu, err := url.Parse(proxy.URL)
