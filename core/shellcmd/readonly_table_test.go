@@ -1,6 +1,10 @@
 package shellcmd
 
-import "testing"
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
 
 // TestReadOnlyTable: the read-only classification accepts common reading commands and
 // refuses every option that runs a program, writes a file or reads files it names itself, in
@@ -245,6 +249,12 @@ func TestReadOnlyTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
+			if runtime.GOOS == "windows" && strings.Contains(c.cmd, `\`) {
+				// On Windows a backslash is a path separator (cmd.exe, PowerShell): `\(` is not
+				// find's escaped parenthesis there, and the line does not parse; Parse is tested
+				// for that reading in windowsline_test.go.
+				t.Skip("a bash escape, read as a path separator on Windows")
+			}
 			s, err := Parse(c.cmd)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)

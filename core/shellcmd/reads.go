@@ -276,7 +276,9 @@ func absPath(root string, o Operand) string {
 	dir := root
 	if o.Dir != "" {
 		dir = o.Dir
-		if !filepath.IsAbs(dir) {
+		if d, ok := driveRooted(root, dir); ok {
+			dir = d
+		} else if !filepath.IsAbs(dir) {
 			dir = filepath.Join(root, filepath.FromSlash(o.Dir))
 		}
 	}
@@ -286,8 +288,21 @@ func absPath(root string, o Operand) string {
 			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
 		}
 	}
+	if d, ok := driveRooted(root, p); ok {
+		return d
+	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, filepath.FromSlash(p))
 	}
 	return filepath.Clean(p)
+}
+
+// driveRooted reads a path that starts with a slash but is not absolute (only on Windows:
+// `/etc/passwd`, `\Users`) as cmd.exe and Git Bash do: from the root of a drive, never relative
+// to the working folder. It takes root's drive; ok is false for every other path.
+func driveRooted(root, p string) (string, bool) {
+	if p == "" || p[0] != '/' && p[0] != '\\' || filepath.IsAbs(p) {
+		return "", false
+	}
+	return filepath.Join(filepath.VolumeName(root)+string(filepath.Separator), filepath.FromSlash(p)), true
 }

@@ -167,10 +167,10 @@ func (s *Script) WritePaths(root string) []string {
 			out = appendNew(out, p)
 			continue
 		}
-		if (p[0] == '/' || p[0] == '\\') && !filepath.IsAbs(p) {
-			// Windows: a path from the root of the current drive (cmd.exe), or of Git Bash's
-			// own tree (/tmp); either way not relative to the working folder.
-			out = appendNew(out, filepath.Join(filepath.VolumeName(root)+string(filepath.Separator), filepath.FromSlash(p)))
+		if d, ok := driveRooted(root, p); ok {
+			// Windows: from the root of the current drive (cmd.exe), or of Git Bash's own
+			// tree (/tmp); either way not relative to the working folder.
+			out = appendNew(out, d)
 			continue
 		}
 		out = appendNew(out, t.candidates(root)...)
