@@ -4,7 +4,9 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"strconv"
@@ -30,18 +32,29 @@ func shedKeys(args []string) error {
 		}
 	}
 	env := p.env
+	fd := -1
 	if p.keys.Flag != "" || len(p.keys.Env) > 0 {
-		fd, err := keyPipe(p.keys)
-		if err != nil {
+		var err error
+		if fd, err = keyPipe(p.keys); err != nil {
 			return err
 		}
 		env = append(env, keyFDEnv+"="+strconv.Itoa(fd))
 	}
 	argv := append([]string{os.Args[0]}, p.args...)
-	if err := syscall.Exec(exe, argv, env); err != nil {
-		return fmt.Errorf("restarting cairn without the keys: %w", err)
+	err := syscall.Exec(exe, argv, env)
+	if errors.Is(err, syscall.ENOEXEC) {
+		// The binary cannot start itself: it runs under a user-mode emulator (qemu-user
+		// without binfmt_misc), which does not emulate exec. The process is unchanged, so it
+		// goes on as it is, with the keys where the user put them, and says so.
+		if fd >= 0 {
+			if cerr := syscall.Close(fd); cerr != nil {
+				slog.Warn("closing the unused key pipe", "err", cerr)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "cairn: warning: could not restart without the keys (%v); commands this run starts can read them from this process\n", err)
+		return nil
 	}
-	return nil
+	return fmt.Errorf("restarting cairn without the keys: %w", err)
 }
 
 // keyPipe writes keys to a new pipe, closes its write end, and returns its read end, left
