@@ -55,6 +55,10 @@ type Config struct {
 	Hooks *hooks.Store
 	// Version is Cairn's version, told to hooks.
 	Version string
+	// FindBrowser looks for the browser to drive, given the configured path (nil:
+	// browser.Find). The browser is offered only when it finds one or a remote browser is set
+	// (README "Browser and the web").
+	FindBrowser func(configured string) (string, error)
 }
 
 // DefaultConfig returns the global folders in the user's home (Documents/Cairn/…).
@@ -121,11 +125,11 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	}
 	terminals := shell.NewRegistry()
 	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
-	session := browserSession(s, info)
+	session := browserSession(s, info, a.cfg.FindBrowser)
 	catalog := skillCatalog{root: ws.Root(), global: a.cfg.GlobalSkillsDir, settings: a.env.Settings, logger: a.cfg.Logger}
 	provider := NewProvider(s)
 	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: provider, model: s.API.Model, info: info, ide: ide}
-	reg := taskTools(terminals, session, webRenderer(s), a.cfg.MCP, catalog, sub)
+	reg := taskTools(terminals, session, webRenderer(s, a.cfg.FindBrowser), a.cfg.MCP, catalog, sub)
 	t := &turns{
 		skills: catalog,
 		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,

@@ -16,20 +16,43 @@ func browserOptions(s config.Settings) browser.Options {
 	return browser.Options{ExecPath: s.BrowserPath, RemoteURL: s.BrowserRemoteURL, Width: w, Height: h}
 }
 
-// webRenderer renders pages built by scripts for web_fetch and @url mentions, in a browser of
-// their own; nil when the browser setting is off.
-func webRenderer(s config.Settings) webfetch.Renderer {
+// BrowserFound says which browser the settings would drive: the remote browser's address when
+// one is set, else the Chromium or Chrome that find returns for the configured path (nil
+// find: browser.Find). The error says why there is none.
+func BrowserFound(s config.Settings, find func(configured string) (string, error)) (string, error) {
+	if s.BrowserRemoteURL != "" {
+		return s.BrowserRemoteURL, nil
+	}
+	if find == nil {
+		find = browser.Find
+	}
+	return find(s.BrowserPath)
+}
+
+// browserOn reports whether the browser is used at all: the setting is on (its default) and
+// a browser was found or a remote one is set.
+func browserOn(s config.Settings, find func(string) (string, error)) bool {
 	if !s.BrowserEnabled {
+		return false
+	}
+	_, err := BrowserFound(s, find)
+	return err == nil
+}
+
+// webRenderer renders pages built by scripts for web_fetch and @url mentions, in a browser of
+// their own; nil when the browser is off or none was found.
+func webRenderer(s config.Settings, find func(string) (string, error)) webfetch.Renderer {
+	if !browserOn(s, find) {
 		return nil
 	}
 	return browser.Renderer{Options: browserOptions(s)}
 }
 
 // browserSession returns the task's browser session, or nil when browser_action is not
-// offered: the setting is off or the model cannot see the screenshots. Nothing starts until
-// the model launches a page.
-func browserSession(s config.Settings, info llm.ModelInfo) *browser.Session {
-	if !s.BrowserEnabled || !info.SupportsImages {
+// offered: the setting is off, no browser was found or the model cannot see the screenshots.
+// Nothing starts until the model launches a page.
+func browserSession(s config.Settings, info llm.ModelInfo, find func(string) (string, error)) *browser.Session {
+	if !info.SupportsImages || !browserOn(s, find) {
 		return nil
 	}
 	return browser.NewSession(browserOptions(s))

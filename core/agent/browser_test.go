@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,28 +19,35 @@ import (
 )
 
 // TestBrowserOffered: browser_action is in the registry and the prompt only when the setting
-// is on and the model sees images; web_fetch always is.
+// is on (its default), a browser was found or a remote one is set, and the model sees images;
+// web_fetch always is.
 func TestBrowserOffered(t *testing.T) {
+	found := func(string) (string, error) { return "/opt/test/chromium", nil }
+	none := func(string) (string, error) { return "", browser.ErrNoBrowser }
 	cases := []struct {
 		name        string
 		enabled     bool
 		model       string
 		forceImages bool
+		remote      string
+		find        func(string) (string, error)
 		want        bool
 	}{
-		{"setting off", false, "fake-model", false, false},
-		{"on, model with images", true, "fake-model", false, true},
-		{"on, model without images", true, "deepseek-chat", false, false},
-		{"on, images forced in settings", true, "deepseek-chat", true, true},
+		{"setting off", false, "fake-model", false, "", found, false},
+		{"on, model with images", true, "fake-model", false, "", found, true},
+		{"on, model without images", true, "deepseek-chat", false, "", found, false},
+		{"on, images forced in settings", true, "deepseek-chat", true, "", found, true},
+		{"on, no browser found", true, "fake-model", false, "", none, false},
+		{"on, none found but a remote browser", true, "fake-model", false, "http://localhost:9222", none, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv()
 			env.set(func(s *config.Settings) {
 				s.BrowserEnabled, s.API.Model, s.API.SupportsImages = tc.enabled, tc.model, tc.forceImages
-				s.BrowserViewport = "1280x800"
+				s.BrowserViewport, s.BrowserRemoteURL = "1280x800", tc.remote
 			})
-			a := New(env, Config{GlobalRulesDir: t.TempDir()})
+			a := New(env, Config{GlobalRulesDir: t.TempDir(), FindBrowser: tc.find})
 			d, err := a.Deps(context.Background(), task.Options{Workspace: []string{t.TempDir()}})
 			if err != nil {
 				t.Fatal(err)
@@ -61,7 +69,7 @@ func TestBrowserOffered(t *testing.T) {
 			if _, ok := d.Registry.Get("web_fetch"); !ok || !strings.Contains(sys, "## web_fetch") {
 				t.Error("web_fetch is not offered")
 			}
-			if got := SystemPrompt(t.TempDir(), task.ModeAct, "Cairn CLI", env.Settings(), Config{}); strings.Contains(got, "## browser_action") != tc.want {
+			if got := SystemPrompt(t.TempDir(), task.ModeAct, "Cairn CLI", env.Settings(), Config{FindBrowser: tc.find}); strings.Contains(got, "## browser_action") != tc.want {
 				t.Error("cairn debug prompt disagrees with the task's prompt")
 			}
 		})
@@ -153,5 +161,25 @@ func TestBrowserSessionIsExclusive(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(root + "/a.txt"); string(b) != "alpha\n" {
 		t.Errorf("a refused write changed the file: %q", b)
+	}
+}
+
+// TestBrowserOnByDefault: with untouched default settings browser_action is offered when a
+// browser is found, and not when none is; BrowserFound names the binary or says why not.
+func TestBrowserOnByDefault(t *testing.T) {
+	s := newEnv().Settings()
+	found := func(string) (string, error) { return "/opt/test/chromium", nil }
+	none := func(string) (string, error) { return "", browser.ErrNoBrowser }
+	if got := SystemPrompt(t.TempDir(), task.ModeAct, "Cairn CLI", s, Config{FindBrowser: found}); !strings.Contains(got, "## browser_action") {
+		t.Error("default settings, browser found: browser_action not offered")
+	}
+	if got := SystemPrompt(t.TempDir(), task.ModeAct, "Cairn CLI", s, Config{FindBrowser: none}); strings.Contains(got, "## browser_action") {
+		t.Error("default settings, no browser: browser_action offered")
+	}
+	if p, err := BrowserFound(s, found); err != nil || p != "/opt/test/chromium" {
+		t.Errorf("BrowserFound = %q, %v", p, err)
+	}
+	if _, err := BrowserFound(s, none); !errors.Is(err, browser.ErrNoBrowser) {
+		t.Errorf("BrowserFound without a browser: %v, want ErrNoBrowser", err)
 	}
 }

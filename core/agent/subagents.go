@@ -114,7 +114,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 	if err != nil {
 		return task.Deps{}, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
 	}
-	reg := childTools(webRenderer(s), r.a.cfg.MCP)
+	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.a.cfg.MCP)
 	t := &turns{
 		a: r.a, ws: ws, host: r.host, terminals: shell.NewRegistry(), reg: reg, info: r.info, settings: s,
 		recent: envdetails.NewTracker(),

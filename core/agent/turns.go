@@ -60,7 +60,7 @@ func (t *turns) EnvDetails(ctx context.Context, r task.EnvRequest) string {
 // one is connected; @terminal shows the output of the task's commands not reported yet.
 func (t *turns) ExpandUser(ctx context.Context, text string) string {
 	d := mentions.Deps{Files: t.ws, Terminal: registryTerminal(t.terminals),
-		Render: webRenderer(t.a.env.Settings())}
+		Render: webRenderer(t.a.env.Settings(), t.a.cfg.FindBrowser)}
 	if t.editor != nil {
 		ed := t.editor
 		d.Diagnostics = mentions.DiagnosticsFunc(func(ctx context.Context) ([]tools.Diagnostic, error) {

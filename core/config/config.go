@@ -91,7 +91,9 @@ type Settings struct {
 	DedupFileContents   bool        `json:"dedupFileContents"`
 	AutoCondense        bool        `json:"autoCondense"`
 	AutoCondensePercent int         `json:"autoCondensePercent"`
-	BrowserEnabled      bool        `json:"browserEnabled"`
+	// BrowserEnabled offers browser_action and renders script-built pages for web_fetch;
+	// true by default, used only when a browser is found (README "Browser and the web").
+	BrowserEnabled bool `json:"browserEnabled"`
 	// BrowserViewport is browser_action's viewport, one of BrowserViewports ("": the first).
 	BrowserViewport string `json:"browserViewport,omitempty"`
 	// BrowserRemoteURL, when set, drives a browser that already runs with remote debugging
@@ -171,6 +173,9 @@ func Default() Settings {
 		CheckpointsEnabled:  true,
 		DedupFileContents:   true,
 		AutoCondensePercent: 75,
+		// On by default; it takes effect only when a Chromium or Chrome is found or a remote
+		// browser is set (README "Browser and the web").
+		BrowserEnabled: true,
 	}
 }
 

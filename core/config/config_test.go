@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -77,5 +79,46 @@ func TestSecretEnvNames(t *testing.T) {
 				seen[n] = true
 			}
 		})
+	}
+}
+
+// TestBrowserDefault: the browser setting is on for a new user and for a settings file that
+// never mentions it, and an explicit false in a saved file stays false.
+func TestBrowserDefault(t *testing.T) {
+	if !config.Default().BrowserEnabled {
+		t.Fatal("Default: browser off, want on")
+	}
+	dir := t.TempDir()
+	cases := map[string]bool{
+		`{"mistakeLimit": 4}`:                          true,
+		`{"browserEnabled": false, "mistakeLimit": 4}`: false,
+		`{"browserEnabled": true}`:                     true,
+	}
+	for body, want := range cases {
+		path := filepath.Join(dir, "config.json")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.BrowserEnabled != want {
+			t.Errorf("%s: BrowserEnabled = %v, want %v", body, s.BrowserEnabled, want)
+		}
+	}
+	// Saving an explicit off and loading it again keeps it off.
+	path := filepath.Join(dir, "saved.json")
+	s := config.Default()
+	s.BrowserEnabled = false
+	if err := config.Save(path, s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.BrowserEnabled {
+		t.Error("saved false came back true")
 	}
 }

@@ -114,7 +114,7 @@ const usageText = `usage:
               [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
-            [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
+            [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
   cairn tool [-C DIR] [--yes]        stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
@@ -173,7 +173,7 @@ func configPath() string {
 type settingsFlags struct {
 	model, baseURL, apiKey, autoApprove string
 	toolFormat, reasoningEffort         string
-	yolo                                bool
+	yolo, browser, noBrowser            bool
 	maxRequests                         int
 	maxCost                             float64
 }
@@ -186,6 +186,8 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.reasoningEffort, "reasoning-effort", "", "low, medium or high, for models that take a reasoning effort")
 	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,local,mcp,protected,outside")
 	fs.BoolVar(&f.yolo, "yolo", false, "approve everything (the command deny list still asks)")
+	fs.BoolVar(&f.browser, "browser", false, "offer browser_action and render script-built pages (needs a Chromium or Chrome, or browserRemoteUrl)")
+	fs.BoolVar(&f.noBrowser, "no-browser", false, "never start a browser for this task")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the task once it has cost this many USD (0: the settings' limit)")
 }
@@ -261,6 +263,14 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 		s.AutoApprove.Enabled = true
 	}
 	s.AutoApprove.YOLO = s.AutoApprove.YOLO || f.yolo
+	switch {
+	case f.browser && f.noBrowser:
+		return s, fmt.Errorf("--browser and --no-browser cannot both be given")
+	case f.browser:
+		s.BrowserEnabled = true
+	case f.noBrowser:
+		s.BrowserEnabled = false
+	}
 	switch {
 	case f.maxRequests < 0:
 		return s, fmt.Errorf("--max-requests must be positive")

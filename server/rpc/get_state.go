@@ -5,11 +5,27 @@ import (
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/agent"
+	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/presets"
 )
 
 // GetState returns the settings without secrets.
 func (s *Services) GetState(context.Context, *cairnv1.GetStateRequest) (*cairnv1.GetStateResponse, error) {
-	return &cairnv1.GetStateResponse{Settings: toSettings(s.b.Settings.Get()), Version: s.b.Version, DataDir: s.b.DataDir,
-		Presets: toPresets(presets.All())}, nil
+	set := s.b.Settings.Get()
+	return &cairnv1.GetStateResponse{Settings: toSettings(set), Version: s.b.Version, DataDir: s.b.DataDir,
+		Presets: toPresets(presets.All()), Browser: browserStatus(set, nil)}, nil
+}
+
+// browserStatus names the browser the settings lead to, or says why the browser is off, for
+// the settings view (README "Browser and the web"); find nil is the real search.
+func browserStatus(set config.Settings, find func(string) (string, error)) *cairnv1.BrowserStatus {
+	if !set.BrowserEnabled {
+		return &cairnv1.BrowserStatus{OffReason: "The browser setting is off."}
+	}
+	found, err := agent.BrowserFound(set, find)
+	if err != nil {
+		return &cairnv1.BrowserStatus{OffReason: "No Chromium or Chrome was found on this machine: install one or set the browser executable (" + err.Error() + ")."}
+	}
+	return &cairnv1.BrowserStatus{Found: found}
 }

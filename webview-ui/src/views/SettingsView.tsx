@@ -3,7 +3,15 @@
 
 import { useEffect, useState } from "react";
 import { clone, create } from "@bufbuild/protobuf";
-import { ApiConfigSchema, SettingsSchema, StateService, TaskLimitsSchema, type ProviderPreset, type Settings } from "../gen/cairn/v1/state_pb";
+import {
+  ApiConfigSchema,
+  SettingsSchema,
+  StateService,
+  TaskLimitsSchema,
+  type BrowserStatus,
+  type ProviderPreset,
+  type Settings,
+} from "../gen/cairn/v1/state_pb";
 import { WorkspaceService, type RuleEntry } from "../gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
@@ -24,6 +32,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
   const [rules, setRules] = useState<RuleEntry[]>([]);
   const [saved, setSaved] = useState<string>();
   const [browserTest, setBrowserTest] = useState<string>();
+  const [browserStatus, setBrowserStatus] = useState<BrowserStatus>();
 
   useEffect(() => {
     if (stored) setDraft(clone(SettingsSchema, stored));
@@ -41,7 +50,10 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
       .catch(() => {});
     ctrl.client
       .unary(StateService.method.getState, {}, { signal: ac.signal })
-      .then((r) => setPresets(r.presets))
+      .then((r) => {
+        setPresets(r.presets);
+        setBrowserStatus(r.browser);
+      })
       .catch(() => {});
     return () => ac.abort();
   }, [ctrl.client, root]);
@@ -208,6 +220,11 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
             <input type="checkbox" checked={draft.browserEnabled} onChange={(e) => set({ browserEnabled: e.target.checked })} />
             Browser tool (for models that see images)
           </label>
+          {browserStatus && (
+            <p className="muted small" role="note" aria-label="Browser status">
+              {browserStatus.found ? `Browser: ${browserStatus.found}` : `Browser off: ${browserStatus.offReason}`}
+            </p>
+          )}
           <label className="field-inline">
             Viewport
             <select value={draft.browserViewport || browserViewports[0]} onChange={(e) => set({ browserViewport: e.target.value })}>

@@ -275,6 +275,25 @@ describe("settings and MCP", () => {
     expect(s.api?.model).toBe("gpt-4o");
   });
 
+  it("names the browser found, or says why the browser is off", async () => {
+    for (const [browser, want] of [
+      [{ found: "/usr/bin/chromium" }, "Browser: /usr/bin/chromium"],
+      [{ offReason: "No Chromium or Chrome was found on this machine." }, "Browser off: No Chromium or Chrome was found on this machine."],
+    ] as const) {
+      const fake = new FakeClient();
+      fake.on(StateService.method.getState, () => ({ settings: configuredSettings, browser }));
+      fake.on(StateService.method.listModels, () => ({ models: [] }));
+      fake.on(TaskService.method.listTasks, () => ({ tasks: [] }));
+      fake.on(WorkspaceService.method.listRules, () => ({ rules: [] }));
+      const { user, unmount } = await renderApp({ fake });
+      await user.click(screen.getByRole("button", { name: "Settings" }));
+      const view = screen.getByRole("region", { name: "Settings" });
+      await flushAsync();
+      expect(within(view).getByRole("note", { name: "Browser status" }).textContent).toBe(want);
+      unmount();
+    }
+  });
+
   it("edits the browser settings and tests the connection", async () => {
     const fake = new FakeClient();
     fake.on(StateService.method.getState, () => ({ settings: configuredSettings }));

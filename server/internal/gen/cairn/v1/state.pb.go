@@ -759,7 +759,9 @@ type GetStateResponse struct {
 	Version  string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
 	DataDir  string                 `protobuf:"bytes,3,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
 	// The provider presets the settings offer, in order.
-	Presets       []*ProviderPreset `protobuf:"bytes,4,rep,name=presets,proto3" json:"presets,omitempty"`
+	Presets []*ProviderPreset `protobuf:"bytes,4,rep,name=presets,proto3" json:"presets,omitempty"`
+	// The browser the stored browser settings would drive, or why there is none.
+	Browser       *BrowserStatus `protobuf:"bytes,5,opt,name=browser,proto3" json:"browser,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -822,6 +824,68 @@ func (x *GetStateResponse) GetPresets() []*ProviderPreset {
 	return nil
 }
 
+func (x *GetStateResponse) GetBrowser() *BrowserStatus {
+	if x != nil {
+		return x.Browser
+	}
+	return nil
+}
+
+// BrowserStatus is what the browser settings lead to (README "Browser and the web").
+type BrowserStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// found is the browser binary found, or the remote browser's address; empty when off.
+	Found string `protobuf:"bytes,1,opt,name=found,proto3" json:"found,omitempty"`
+	// off_reason says why the browser is off (setting off, or no Chromium or Chrome found).
+	OffReason     string `protobuf:"bytes,2,opt,name=off_reason,json=offReason,proto3" json:"off_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrowserStatus) Reset() {
+	*x = BrowserStatus{}
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrowserStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrowserStatus) ProtoMessage() {}
+
+func (x *BrowserStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrowserStatus.ProtoReflect.Descriptor instead.
+func (*BrowserStatus) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *BrowserStatus) GetFound() string {
+	if x != nil {
+		return x.Found
+	}
+	return ""
+}
+
+func (x *BrowserStatus) GetOffReason() string {
+	if x != nil {
+		return x.OffReason
+	}
+	return ""
+}
+
 // ProviderPreset is a model provider Cairn knows how to reach.
 type ProviderPreset struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -843,7 +907,7 @@ type ProviderPreset struct {
 
 func (x *ProviderPreset) Reset() {
 	*x = ProviderPreset{}
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +919,7 @@ func (x *ProviderPreset) String() string {
 func (*ProviderPreset) ProtoMessage() {}
 
 func (x *ProviderPreset) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +932,7 @@ func (x *ProviderPreset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderPreset.ProtoReflect.Descriptor instead.
 func (*ProviderPreset) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ProviderPreset) GetId() string {
@@ -930,7 +994,7 @@ type UpdateSettingsRequest struct {
 
 func (x *UpdateSettingsRequest) Reset() {
 	*x = UpdateSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -942,7 +1006,7 @@ func (x *UpdateSettingsRequest) String() string {
 func (*UpdateSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -955,7 +1019,7 @@ func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *UpdateSettingsRequest) GetSettings() *Settings {
@@ -975,7 +1039,7 @@ type UpdateSettingsResponse struct {
 
 func (x *UpdateSettingsResponse) Reset() {
 	*x = UpdateSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +1051,7 @@ func (x *UpdateSettingsResponse) String() string {
 func (*UpdateSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +1064,7 @@ func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdateSettingsResponse) GetSettings() *Settings {
@@ -1021,7 +1085,7 @@ type SetModeRequest struct {
 
 func (x *SetModeRequest) Reset() {
 	*x = SetModeRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1033,7 +1097,7 @@ func (x *SetModeRequest) String() string {
 func (*SetModeRequest) ProtoMessage() {}
 
 func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1046,7 +1110,7 @@ func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeRequest.ProtoReflect.Descriptor instead.
 func (*SetModeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetModeRequest) GetTaskId() string {
@@ -1072,7 +1136,7 @@ type SetModeResponse struct {
 
 func (x *SetModeResponse) Reset() {
 	*x = SetModeResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1148,7 @@ func (x *SetModeResponse) String() string {
 func (*SetModeResponse) ProtoMessage() {}
 
 func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1161,7 @@ func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeResponse.ProtoReflect.Descriptor instead.
 func (*SetModeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 // UpdateAutoApproveRequest carries the new policy.
@@ -1110,7 +1174,7 @@ type UpdateAutoApproveRequest struct {
 
 func (x *UpdateAutoApproveRequest) Reset() {
 	*x = UpdateAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1186,7 @@ func (x *UpdateAutoApproveRequest) String() string {
 func (*UpdateAutoApproveRequest) ProtoMessage() {}
 
 func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1199,7 @@ func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UpdateAutoApproveRequest) GetAutoApprove() *AutoApprove {
@@ -1154,7 +1218,7 @@ type UpdateAutoApproveResponse struct {
 
 func (x *UpdateAutoApproveResponse) Reset() {
 	*x = UpdateAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1230,7 @@ func (x *UpdateAutoApproveResponse) String() string {
 func (*UpdateAutoApproveResponse) ProtoMessage() {}
 
 func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1243,7 @@ func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 // ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -1195,7 +1259,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1207,7 +1271,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1220,7 +1284,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListModelsRequest) GetBaseUrl() string {
@@ -1255,7 +1319,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1267,7 +1331,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1280,7 +1344,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListModelsResponse) GetModels() []string {
@@ -1316,7 +1380,7 @@ type ModelEntry struct {
 
 func (x *ModelEntry) Reset() {
 	*x = ModelEntry{}
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1328,7 +1392,7 @@ func (x *ModelEntry) String() string {
 func (*ModelEntry) ProtoMessage() {}
 
 func (x *ModelEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1341,7 +1405,7 @@ func (x *ModelEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelEntry.ProtoReflect.Descriptor instead.
 func (*ModelEntry) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ModelEntry) GetId() string {
@@ -1415,7 +1479,7 @@ type McpTool struct {
 
 func (x *McpTool) Reset() {
 	*x = McpTool{}
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1491,7 @@ func (x *McpTool) String() string {
 func (*McpTool) ProtoMessage() {}
 
 func (x *McpTool) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1504,7 @@ func (x *McpTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpTool.ProtoReflect.Descriptor instead.
 func (*McpTool) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *McpTool) GetName() string {
@@ -1484,7 +1548,7 @@ type McpResource struct {
 
 func (x *McpResource) Reset() {
 	*x = McpResource{}
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1496,7 +1560,7 @@ func (x *McpResource) String() string {
 func (*McpResource) ProtoMessage() {}
 
 func (x *McpResource) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1509,7 +1573,7 @@ func (x *McpResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResource.ProtoReflect.Descriptor instead.
 func (*McpResource) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *McpResource) GetUri() string {
@@ -1553,7 +1617,7 @@ type McpResourceTemplate struct {
 
 func (x *McpResourceTemplate) Reset() {
 	*x = McpResourceTemplate{}
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1565,7 +1629,7 @@ func (x *McpResourceTemplate) String() string {
 func (*McpResourceTemplate) ProtoMessage() {}
 
 func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1578,7 +1642,7 @@ func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResourceTemplate.ProtoReflect.Descriptor instead.
 func (*McpResourceTemplate) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *McpResourceTemplate) GetUriTemplate() string {
@@ -1621,7 +1685,7 @@ type McpPromptArgument struct {
 
 func (x *McpPromptArgument) Reset() {
 	*x = McpPromptArgument{}
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1633,7 +1697,7 @@ func (x *McpPromptArgument) String() string {
 func (*McpPromptArgument) ProtoMessage() {}
 
 func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1646,7 +1710,7 @@ func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPromptArgument.ProtoReflect.Descriptor instead.
 func (*McpPromptArgument) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *McpPromptArgument) GetName() string {
@@ -1682,7 +1746,7 @@ type McpPrompt struct {
 
 func (x *McpPrompt) Reset() {
 	*x = McpPrompt{}
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1694,7 +1758,7 @@ func (x *McpPrompt) String() string {
 func (*McpPrompt) ProtoMessage() {}
 
 func (x *McpPrompt) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1707,7 +1771,7 @@ func (x *McpPrompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPrompt.ProtoReflect.Descriptor instead.
 func (*McpPrompt) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *McpPrompt) GetName() string {
@@ -1757,7 +1821,7 @@ type McpServer struct {
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1769,7 +1833,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1782,7 +1846,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *McpServer) GetName() string {
@@ -1885,7 +1949,7 @@ type ListMcpServersRequest struct {
 
 func (x *ListMcpServersRequest) Reset() {
 	*x = ListMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1897,7 +1961,7 @@ func (x *ListMcpServersRequest) String() string {
 func (*ListMcpServersRequest) ProtoMessage() {}
 
 func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1910,7 +1974,7 @@ func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*ListMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
 }
 
 // ListMcpServersResponse is the hub's state.
@@ -1927,7 +1991,7 @@ type ListMcpServersResponse struct {
 
 func (x *ListMcpServersResponse) Reset() {
 	*x = ListMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1939,7 +2003,7 @@ func (x *ListMcpServersResponse) String() string {
 func (*ListMcpServersResponse) ProtoMessage() {}
 
 func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1952,7 +2016,7 @@ func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*ListMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListMcpServersResponse) GetServers() []*McpServer {
@@ -1985,7 +2049,7 @@ type WatchMcpServersRequest struct {
 
 func (x *WatchMcpServersRequest) Reset() {
 	*x = WatchMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1997,7 +2061,7 @@ func (x *WatchMcpServersRequest) String() string {
 func (*WatchMcpServersRequest) ProtoMessage() {}
 
 func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2010,7 +2074,7 @@ func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
 }
 
 // WatchMcpServersResponse is the hub's state after a change.
@@ -2025,7 +2089,7 @@ type WatchMcpServersResponse struct {
 
 func (x *WatchMcpServersResponse) Reset() {
 	*x = WatchMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2037,7 +2101,7 @@ func (x *WatchMcpServersResponse) String() string {
 func (*WatchMcpServersResponse) ProtoMessage() {}
 
 func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2050,7 +2114,7 @@ func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WatchMcpServersResponse) GetServers() []*McpServer {
@@ -2084,7 +2148,7 @@ type RestartMcpServerRequest struct {
 
 func (x *RestartMcpServerRequest) Reset() {
 	*x = RestartMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2096,7 +2160,7 @@ func (x *RestartMcpServerRequest) String() string {
 func (*RestartMcpServerRequest) ProtoMessage() {}
 
 func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2109,7 +2173,7 @@ func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RestartMcpServerRequest) GetName() string {
@@ -2128,7 +2192,7 @@ type RestartMcpServerResponse struct {
 
 func (x *RestartMcpServerResponse) Reset() {
 	*x = RestartMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2140,7 +2204,7 @@ func (x *RestartMcpServerResponse) String() string {
 func (*RestartMcpServerResponse) ProtoMessage() {}
 
 func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2153,7 +2217,7 @@ func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
 }
 
 // ToggleMcpServerRequest names the server and its new state.
@@ -2167,7 +2231,7 @@ type ToggleMcpServerRequest struct {
 
 func (x *ToggleMcpServerRequest) Reset() {
 	*x = ToggleMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2179,7 +2243,7 @@ func (x *ToggleMcpServerRequest) String() string {
 func (*ToggleMcpServerRequest) ProtoMessage() {}
 
 func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2192,7 +2256,7 @@ func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ToggleMcpServerRequest) GetName() string {
@@ -2218,7 +2282,7 @@ type ToggleMcpServerResponse struct {
 
 func (x *ToggleMcpServerResponse) Reset() {
 	*x = ToggleMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2230,7 +2294,7 @@ func (x *ToggleMcpServerResponse) String() string {
 func (*ToggleMcpServerResponse) ProtoMessage() {}
 
 func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2243,7 +2307,7 @@ func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
 }
 
 // DeleteMcpServerRequest names the server.
@@ -2256,7 +2320,7 @@ type DeleteMcpServerRequest struct {
 
 func (x *DeleteMcpServerRequest) Reset() {
 	*x = DeleteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2268,7 +2332,7 @@ func (x *DeleteMcpServerRequest) String() string {
 func (*DeleteMcpServerRequest) ProtoMessage() {}
 
 func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2281,7 +2345,7 @@ func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DeleteMcpServerRequest) GetName() string {
@@ -2300,7 +2364,7 @@ type DeleteMcpServerResponse struct {
 
 func (x *DeleteMcpServerResponse) Reset() {
 	*x = DeleteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2312,7 +2376,7 @@ func (x *DeleteMcpServerResponse) String() string {
 func (*DeleteMcpServerResponse) ProtoMessage() {}
 
 func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2325,7 +2389,7 @@ func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
 }
 
 // SetMcpServerTimeoutRequest names the server and the timeout.
@@ -2339,7 +2403,7 @@ type SetMcpServerTimeoutRequest struct {
 
 func (x *SetMcpServerTimeoutRequest) Reset() {
 	*x = SetMcpServerTimeoutRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2351,7 +2415,7 @@ func (x *SetMcpServerTimeoutRequest) String() string {
 func (*SetMcpServerTimeoutRequest) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2364,7 +2428,7 @@ func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SetMcpServerTimeoutRequest) GetName() string {
@@ -2390,7 +2454,7 @@ type SetMcpServerTimeoutResponse struct {
 
 func (x *SetMcpServerTimeoutResponse) Reset() {
 	*x = SetMcpServerTimeoutResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2402,7 +2466,7 @@ func (x *SetMcpServerTimeoutResponse) String() string {
 func (*SetMcpServerTimeoutResponse) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2415,7 +2479,7 @@ func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
 }
 
 // SetMcpToolAutoApproveRequest names the tool.
@@ -2430,7 +2494,7 @@ type SetMcpToolAutoApproveRequest struct {
 
 func (x *SetMcpToolAutoApproveRequest) Reset() {
 	*x = SetMcpToolAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2442,7 +2506,7 @@ func (x *SetMcpToolAutoApproveRequest) String() string {
 func (*SetMcpToolAutoApproveRequest) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2455,7 +2519,7 @@ func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SetMcpToolAutoApproveRequest) GetServer() string {
@@ -2488,7 +2552,7 @@ type SetMcpToolAutoApproveResponse struct {
 
 func (x *SetMcpToolAutoApproveResponse) Reset() {
 	*x = SetMcpToolAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2500,7 +2564,7 @@ func (x *SetMcpToolAutoApproveResponse) String() string {
 func (*SetMcpToolAutoApproveResponse) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2513,7 +2577,7 @@ func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
 }
 
 // AddRemoteMcpServerRequest describes the server.
@@ -2529,7 +2593,7 @@ type AddRemoteMcpServerRequest struct {
 
 func (x *AddRemoteMcpServerRequest) Reset() {
 	*x = AddRemoteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2541,7 +2605,7 @@ func (x *AddRemoteMcpServerRequest) String() string {
 func (*AddRemoteMcpServerRequest) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2554,7 +2618,7 @@ func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AddRemoteMcpServerRequest) GetName() string {
@@ -2587,7 +2651,7 @@ type AddRemoteMcpServerResponse struct {
 
 func (x *AddRemoteMcpServerResponse) Reset() {
 	*x = AddRemoteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2599,7 +2663,7 @@ func (x *AddRemoteMcpServerResponse) String() string {
 func (*AddRemoteMcpServerResponse) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2612,7 +2676,7 @@ func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
 }
 
 // ImportMcpSettingsRequest names the file to import.
@@ -2626,7 +2690,7 @@ type ImportMcpSettingsRequest struct {
 
 func (x *ImportMcpSettingsRequest) Reset() {
 	*x = ImportMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2638,7 +2702,7 @@ func (x *ImportMcpSettingsRequest) String() string {
 func (*ImportMcpSettingsRequest) ProtoMessage() {}
 
 func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2651,7 +2715,7 @@ func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ImportMcpSettingsRequest) GetPath() string {
@@ -2673,7 +2737,7 @@ type ImportMcpSettingsResponse struct {
 
 func (x *ImportMcpSettingsResponse) Reset() {
 	*x = ImportMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2685,7 +2749,7 @@ func (x *ImportMcpSettingsResponse) String() string {
 func (*ImportMcpSettingsResponse) ProtoMessage() {}
 
 func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2698,7 +2762,7 @@ func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ImportMcpSettingsResponse) GetAdded() []string {
@@ -2725,7 +2789,7 @@ type OpenMcpSettingsRequest struct {
 
 func (x *OpenMcpSettingsRequest) Reset() {
 	*x = OpenMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2737,7 +2801,7 @@ func (x *OpenMcpSettingsRequest) String() string {
 func (*OpenMcpSettingsRequest) ProtoMessage() {}
 
 func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2750,7 +2814,7 @@ func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *OpenMcpSettingsRequest) GetHostId() string {
@@ -2771,7 +2835,7 @@ type OpenMcpSettingsResponse struct {
 
 func (x *OpenMcpSettingsResponse) Reset() {
 	*x = OpenMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2783,7 +2847,7 @@ func (x *OpenMcpSettingsResponse) String() string {
 func (*OpenMcpSettingsResponse) ProtoMessage() {}
 
 func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2796,7 +2860,7 @@ func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *OpenMcpSettingsResponse) GetPath() string {
@@ -2824,7 +2888,7 @@ type TestBrowserConnectionRequest struct {
 
 func (x *TestBrowserConnectionRequest) Reset() {
 	*x = TestBrowserConnectionRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[42]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2836,7 +2900,7 @@ func (x *TestBrowserConnectionRequest) String() string {
 func (*TestBrowserConnectionRequest) ProtoMessage() {}
 
 func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[42]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2849,7 +2913,7 @@ func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionRequest.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{42}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *TestBrowserConnectionRequest) GetRemoteUrl() string {
@@ -2877,7 +2941,7 @@ type TestBrowserConnectionResponse struct {
 
 func (x *TestBrowserConnectionResponse) Reset() {
 	*x = TestBrowserConnectionResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[43]
+	mi := &file_cairn_v1_state_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2889,7 +2953,7 @@ func (x *TestBrowserConnectionResponse) String() string {
 func (*TestBrowserConnectionResponse) ProtoMessage() {}
 
 func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[43]
+	mi := &file_cairn_v1_state_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2902,7 +2966,7 @@ func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionResponse.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{43}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *TestBrowserConnectionResponse) GetOk() bool {
@@ -2997,12 +3061,17 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01\"\x11\n" +
-	"\x0fGetStateRequest\"\xab\x01\n" +
+	"\x0fGetStateRequest\"\xde\x01\n" +
 	"\x10GetStateResponse\x12.\n" +
 	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x19\n" +
 	"\bdata_dir\x18\x03 \x01(\tR\adataDir\x122\n" +
-	"\apresets\x18\x04 \x03(\v2\x18.cairn.v1.ProviderPresetR\apresets\"\xbd\x01\n" +
+	"\apresets\x18\x04 \x03(\v2\x18.cairn.v1.ProviderPresetR\apresets\x121\n" +
+	"\abrowser\x18\x05 \x01(\v2\x17.cairn.v1.BrowserStatusR\abrowser\"D\n" +
+	"\rBrowserStatus\x12\x14\n" +
+	"\x05found\x18\x01 \x01(\tR\x05found\x12\x1d\n" +
+	"\n" +
+	"off_reason\x18\x02 \x01(\tR\toffReason\"\xbd\x01\n" +
 	"\x0eProviderPreset\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x19\n" +
@@ -3173,7 +3242,7 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_cairn_v1_state_proto_goTypes = []any{
 	(Mode)(0),                             // 0: cairn.v1.Mode
 	(McpServerStatus)(0),                  // 1: cairn.v1.McpServerStatus
@@ -3183,105 +3252,107 @@ var file_cairn_v1_state_proto_goTypes = []any{
 	(*Settings)(nil),                      // 5: cairn.v1.Settings
 	(*GetStateRequest)(nil),               // 6: cairn.v1.GetStateRequest
 	(*GetStateResponse)(nil),              // 7: cairn.v1.GetStateResponse
-	(*ProviderPreset)(nil),                // 8: cairn.v1.ProviderPreset
-	(*UpdateSettingsRequest)(nil),         // 9: cairn.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil),        // 10: cairn.v1.UpdateSettingsResponse
-	(*SetModeRequest)(nil),                // 11: cairn.v1.SetModeRequest
-	(*SetModeResponse)(nil),               // 12: cairn.v1.SetModeResponse
-	(*UpdateAutoApproveRequest)(nil),      // 13: cairn.v1.UpdateAutoApproveRequest
-	(*UpdateAutoApproveResponse)(nil),     // 14: cairn.v1.UpdateAutoApproveResponse
-	(*ListModelsRequest)(nil),             // 15: cairn.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),            // 16: cairn.v1.ListModelsResponse
-	(*ModelEntry)(nil),                    // 17: cairn.v1.ModelEntry
-	(*McpTool)(nil),                       // 18: cairn.v1.McpTool
-	(*McpResource)(nil),                   // 19: cairn.v1.McpResource
-	(*McpResourceTemplate)(nil),           // 20: cairn.v1.McpResourceTemplate
-	(*McpPromptArgument)(nil),             // 21: cairn.v1.McpPromptArgument
-	(*McpPrompt)(nil),                     // 22: cairn.v1.McpPrompt
-	(*McpServer)(nil),                     // 23: cairn.v1.McpServer
-	(*ListMcpServersRequest)(nil),         // 24: cairn.v1.ListMcpServersRequest
-	(*ListMcpServersResponse)(nil),        // 25: cairn.v1.ListMcpServersResponse
-	(*WatchMcpServersRequest)(nil),        // 26: cairn.v1.WatchMcpServersRequest
-	(*WatchMcpServersResponse)(nil),       // 27: cairn.v1.WatchMcpServersResponse
-	(*RestartMcpServerRequest)(nil),       // 28: cairn.v1.RestartMcpServerRequest
-	(*RestartMcpServerResponse)(nil),      // 29: cairn.v1.RestartMcpServerResponse
-	(*ToggleMcpServerRequest)(nil),        // 30: cairn.v1.ToggleMcpServerRequest
-	(*ToggleMcpServerResponse)(nil),       // 31: cairn.v1.ToggleMcpServerResponse
-	(*DeleteMcpServerRequest)(nil),        // 32: cairn.v1.DeleteMcpServerRequest
-	(*DeleteMcpServerResponse)(nil),       // 33: cairn.v1.DeleteMcpServerResponse
-	(*SetMcpServerTimeoutRequest)(nil),    // 34: cairn.v1.SetMcpServerTimeoutRequest
-	(*SetMcpServerTimeoutResponse)(nil),   // 35: cairn.v1.SetMcpServerTimeoutResponse
-	(*SetMcpToolAutoApproveRequest)(nil),  // 36: cairn.v1.SetMcpToolAutoApproveRequest
-	(*SetMcpToolAutoApproveResponse)(nil), // 37: cairn.v1.SetMcpToolAutoApproveResponse
-	(*AddRemoteMcpServerRequest)(nil),     // 38: cairn.v1.AddRemoteMcpServerRequest
-	(*AddRemoteMcpServerResponse)(nil),    // 39: cairn.v1.AddRemoteMcpServerResponse
-	(*ImportMcpSettingsRequest)(nil),      // 40: cairn.v1.ImportMcpSettingsRequest
-	(*ImportMcpSettingsResponse)(nil),     // 41: cairn.v1.ImportMcpSettingsResponse
-	(*OpenMcpSettingsRequest)(nil),        // 42: cairn.v1.OpenMcpSettingsRequest
-	(*OpenMcpSettingsResponse)(nil),       // 43: cairn.v1.OpenMcpSettingsResponse
-	(*TestBrowserConnectionRequest)(nil),  // 44: cairn.v1.TestBrowserConnectionRequest
-	(*TestBrowserConnectionResponse)(nil), // 45: cairn.v1.TestBrowserConnectionResponse
-	nil,                                   // 46: cairn.v1.ApiConfig.HeadersEntry
-	nil,                                   // 47: cairn.v1.Settings.RuleTogglesEntry
+	(*BrowserStatus)(nil),                 // 8: cairn.v1.BrowserStatus
+	(*ProviderPreset)(nil),                // 9: cairn.v1.ProviderPreset
+	(*UpdateSettingsRequest)(nil),         // 10: cairn.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),        // 11: cairn.v1.UpdateSettingsResponse
+	(*SetModeRequest)(nil),                // 12: cairn.v1.SetModeRequest
+	(*SetModeResponse)(nil),               // 13: cairn.v1.SetModeResponse
+	(*UpdateAutoApproveRequest)(nil),      // 14: cairn.v1.UpdateAutoApproveRequest
+	(*UpdateAutoApproveResponse)(nil),     // 15: cairn.v1.UpdateAutoApproveResponse
+	(*ListModelsRequest)(nil),             // 16: cairn.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),            // 17: cairn.v1.ListModelsResponse
+	(*ModelEntry)(nil),                    // 18: cairn.v1.ModelEntry
+	(*McpTool)(nil),                       // 19: cairn.v1.McpTool
+	(*McpResource)(nil),                   // 20: cairn.v1.McpResource
+	(*McpResourceTemplate)(nil),           // 21: cairn.v1.McpResourceTemplate
+	(*McpPromptArgument)(nil),             // 22: cairn.v1.McpPromptArgument
+	(*McpPrompt)(nil),                     // 23: cairn.v1.McpPrompt
+	(*McpServer)(nil),                     // 24: cairn.v1.McpServer
+	(*ListMcpServersRequest)(nil),         // 25: cairn.v1.ListMcpServersRequest
+	(*ListMcpServersResponse)(nil),        // 26: cairn.v1.ListMcpServersResponse
+	(*WatchMcpServersRequest)(nil),        // 27: cairn.v1.WatchMcpServersRequest
+	(*WatchMcpServersResponse)(nil),       // 28: cairn.v1.WatchMcpServersResponse
+	(*RestartMcpServerRequest)(nil),       // 29: cairn.v1.RestartMcpServerRequest
+	(*RestartMcpServerResponse)(nil),      // 30: cairn.v1.RestartMcpServerResponse
+	(*ToggleMcpServerRequest)(nil),        // 31: cairn.v1.ToggleMcpServerRequest
+	(*ToggleMcpServerResponse)(nil),       // 32: cairn.v1.ToggleMcpServerResponse
+	(*DeleteMcpServerRequest)(nil),        // 33: cairn.v1.DeleteMcpServerRequest
+	(*DeleteMcpServerResponse)(nil),       // 34: cairn.v1.DeleteMcpServerResponse
+	(*SetMcpServerTimeoutRequest)(nil),    // 35: cairn.v1.SetMcpServerTimeoutRequest
+	(*SetMcpServerTimeoutResponse)(nil),   // 36: cairn.v1.SetMcpServerTimeoutResponse
+	(*SetMcpToolAutoApproveRequest)(nil),  // 37: cairn.v1.SetMcpToolAutoApproveRequest
+	(*SetMcpToolAutoApproveResponse)(nil), // 38: cairn.v1.SetMcpToolAutoApproveResponse
+	(*AddRemoteMcpServerRequest)(nil),     // 39: cairn.v1.AddRemoteMcpServerRequest
+	(*AddRemoteMcpServerResponse)(nil),    // 40: cairn.v1.AddRemoteMcpServerResponse
+	(*ImportMcpSettingsRequest)(nil),      // 41: cairn.v1.ImportMcpSettingsRequest
+	(*ImportMcpSettingsResponse)(nil),     // 42: cairn.v1.ImportMcpSettingsResponse
+	(*OpenMcpSettingsRequest)(nil),        // 43: cairn.v1.OpenMcpSettingsRequest
+	(*OpenMcpSettingsResponse)(nil),       // 44: cairn.v1.OpenMcpSettingsResponse
+	(*TestBrowserConnectionRequest)(nil),  // 45: cairn.v1.TestBrowserConnectionRequest
+	(*TestBrowserConnectionResponse)(nil), // 46: cairn.v1.TestBrowserConnectionResponse
+	nil,                                   // 47: cairn.v1.ApiConfig.HeadersEntry
+	nil,                                   // 48: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	46, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	47, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
 	2,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
 	3,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	47, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	48, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
 	4,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
 	5,  // 5: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
-	8,  // 6: cairn.v1.GetStateResponse.presets:type_name -> cairn.v1.ProviderPreset
-	5,  // 7: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
-	5,  // 8: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
-	0,  // 9: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
-	3,  // 10: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	17, // 11: cairn.v1.ListModelsResponse.entries:type_name -> cairn.v1.ModelEntry
-	21, // 12: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
-	1,  // 13: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
-	18, // 14: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
-	19, // 15: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
-	20, // 16: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
-	22, // 17: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
-	23, // 18: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	23, // 19: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	6,  // 20: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
-	9,  // 21: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
-	11, // 22: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
-	13, // 23: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
-	15, // 24: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	44, // 25: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
-	24, // 26: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
-	26, // 27: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
-	28, // 28: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
-	30, // 29: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
-	32, // 30: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
-	34, // 31: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
-	36, // 32: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
-	38, // 33: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
-	40, // 34: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
-	42, // 35: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
-	7,  // 36: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	10, // 37: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	12, // 38: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	14, // 39: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	16, // 40: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	45, // 41: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
-	25, // 42: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
-	27, // 43: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
-	29, // 44: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
-	31, // 45: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
-	33, // 46: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
-	35, // 47: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
-	37, // 48: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
-	39, // 49: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
-	41, // 50: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
-	43, // 51: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
-	36, // [36:52] is the sub-list for method output_type
-	20, // [20:36] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	9,  // 6: cairn.v1.GetStateResponse.presets:type_name -> cairn.v1.ProviderPreset
+	8,  // 7: cairn.v1.GetStateResponse.browser:type_name -> cairn.v1.BrowserStatus
+	5,  // 8: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
+	5,  // 9: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
+	0,  // 10: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
+	3,  // 11: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	18, // 12: cairn.v1.ListModelsResponse.entries:type_name -> cairn.v1.ModelEntry
+	22, // 13: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
+	1,  // 14: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
+	19, // 15: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
+	20, // 16: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
+	21, // 17: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
+	23, // 18: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
+	24, // 19: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	24, // 20: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	6,  // 21: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
+	10, // 22: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
+	12, // 23: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
+	14, // 24: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
+	16, // 25: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
+	45, // 26: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
+	25, // 27: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
+	27, // 28: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
+	29, // 29: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
+	31, // 30: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
+	33, // 31: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
+	35, // 32: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
+	37, // 33: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
+	39, // 34: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
+	41, // 35: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
+	43, // 36: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
+	7,  // 37: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	11, // 38: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	13, // 39: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	15, // 40: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	17, // 41: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	46, // 42: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
+	26, // 43: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
+	28, // 44: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
+	30, // 45: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
+	32, // 46: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
+	34, // 47: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
+	36, // 48: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
+	38, // 49: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
+	40, // 50: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
+	42, // 51: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
+	44, // 52: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
+	37, // [37:53] is the sub-list for method output_type
+	21, // [21:37] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_state_proto_init() }
@@ -3295,7 +3366,7 @@ func file_cairn_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   46,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi2gMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkSDgoGcHJlc2V0GA0gASgJEhgKEGF6dXJlX2RlcGxveW1lbnQYDiABKAkSGQoRYXp1cmVfYXBpX3ZlcnNpb24YDyABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizgIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCBIVCg1sb2NhbF9uZXR3b3JrGA8gASgIIjQKClRhc2tMaW1pdHMSFAoMbWF4X3JlcXVlc3RzGAEgASgFEhAKCG1heF9jb3N0GAIgASgBIooFCghTZXR0aW5ncxIgCgNhcGkYASABKAsyEy5jYWlybi52MS5BcGlDb25maWcSKwoMYXV0b19hcHByb3ZlGAIgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFQoNbWlzdGFrZV9saW1pdBgDIAEoBRIZChFvdXRwdXRfbGluZV9saW1pdBgEIAEoBRIbChNmb2N1c19jaGFpbl9lbmFibGVkGAUgASgIEhwKFGZvY3VzX2NoYWluX2ludGVydmFsGAYgASgFEhsKE2NoZWNrcG9pbnRzX2VuYWJsZWQYByABKAgSGgoScHJlZmVycmVkX2xhbmd1YWdlGAggASgJEhsKE2N1c3RvbV9pbnN0cnVjdGlvbnMYCSABKAkSGQoRZnVsbF9lZGl0X3Jlc3VsdHMYCiABKAgSFQoNYXV0b19jb25kZW5zZRgLIAEoCBIdChVhdXRvX2NvbmRlbnNlX3BlcmNlbnQYDCABKAUSFwoPYnJvd3Nlcl9lbmFibGVkGA0gASgIEhwKFHJlYWRfZmlsZV9saW5lX2xpbWl0GA4gASgFEjkKDHJ1bGVfdG9nZ2xlcxgPIAMoCzIjLmNhaXJuLnYxLlNldHRpbmdzLlJ1bGVUb2dnbGVzRW50cnkSKQoLdGFza19saW1pdHMYECABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhgKEGJyb3dzZXJfdmlld3BvcnQYESABKAkSGgoSYnJvd3Nlcl9yZW1vdGVfdXJsGBIgASgJEhQKDGJyb3dzZXJfcGF0aBgTIAEoCRoyChBSdWxlVG9nZ2xlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCDoCOAEiEQoPR2V0U3RhdGVSZXF1ZXN0IoYBChBHZXRTdGF0ZVJlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MSDwoHdmVyc2lvbhgCIAEoCRIQCghkYXRhX2RpchgDIAEoCRIpCgdwcmVzZXRzGAQgAygLMhguY2Fpcm4udjEuUHJvdmlkZXJQcmVzZXQihAEKDlByb3ZpZGVyUHJlc2V0EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIYmFzZV91cmwYAyABKAkSEQoJbmVlZHNfa2V5GAQgASgIEhUKDWNhY2hlX2NvbnRyb2wYBSABKAgSDQoFbG9jYWwYBiABKAgSDQoFYXp1cmUYByABKAgiPQoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPgoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj8KDlNldE1vZGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHAoEbW9kZRgCIAEoDjIOLmNhaXJuLnYxLk1vZGUiEQoPU2V0TW9kZVJlc3BvbnNlIkcKGFVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBIrCgxhdXRvX2FwcHJvdmUYASABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZSIbChlVcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlIkYKEUxpc3RNb2RlbHNSZXF1ZXN0EhAKCGJhc2VfdXJsGAEgASgJEg8KB2FwaV9rZXkYAiABKAkSDgoGcHJlc2V0GAMgASgJIksKEkxpc3RNb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkSJQoHZW50cmllcxgCIAMoCzIULmNhaXJuLnYxLk1vZGVsRW50cnkiwQEKCk1vZGVsRW50cnkSCgoCaWQYASABKAkSFgoOY29udGV4dF93aW5kb3cYAiABKAMSGQoRbWF4X291dHB1dF90b2tlbnMYAyABKAMSEwoLaW5wdXRfcHJpY2UYBCABKAESFAoMb3V0cHV0X3ByaWNlGAUgASgBEhgKEGNhY2hlX3JlYWRfcHJpY2UYBiABKAESGQoRY2FjaGVfd3JpdGVfcHJpY2UYByABKAESFAoMcHJpY2VzX2tub3duGAggASgIIlgKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIUCgxpbnB1dF9zY2hlbWEYAyABKAkSFAoMYXV0b19hcHByb3ZlGAQgASgIIlAKC01jcFJlc291cmNlEgsKA3VyaRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJhChNNY3BSZXNvdXJjZVRlbXBsYXRlEhQKDHVyaV90ZW1wbGF0ZRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJIChFNY3BQcm9tcHRBcmd1bWVudBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCHJlcXVpcmVkGAMgASgIIl4KCU1jcFByb21wdBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi4KCWFyZ3VtZW50cxgDIAMoCzIbLmNhaXJuLnYxLk1jcFByb21wdEFyZ3VtZW50IvQCCglNY3BTZXJ2ZXISDAoEbmFtZRgBIAEoCRIpCgZzdGF0dXMYAiABKA4yGS5jYWlybi52MS5NY3BTZXJ2ZXJTdGF0dXMSDQoFZXJyb3IYAyABKAkSDgoGc3RkZXJyGAQgASgJEhEKCXRyYW5zcG9ydBgFIAEoCRIOCgZ0YXJnZXQYBiABKAkSFwoPdGltZW91dF9zZWNvbmRzGAcgASgFEhAKCGRpc2FibGVkGAggASgIEhQKDGluc3RydWN0aW9ucxgJIAEoCRIgCgV0b29scxgKIAMoCzIRLmNhaXJuLnYxLk1jcFRvb2wSKAoJcmVzb3VyY2VzGAsgAygLMhUuY2Fpcm4udjEuTWNwUmVzb3VyY2USOQoScmVzb3VyY2VfdGVtcGxhdGVzGAwgAygLMh0uY2Fpcm4udjEuTWNwUmVzb3VyY2VUZW1wbGF0ZRIkCgdwcm9tcHRzGA0gAygLMhMuY2Fpcm4udjEuTWNwUHJvbXB0IhcKFUxpc3RNY3BTZXJ2ZXJzUmVxdWVzdCJtChZMaXN0TWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSIYChZXYXRjaE1jcFNlcnZlcnNSZXF1ZXN0Im4KF1dhdGNoTWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSInChdSZXN0YXJ0TWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhoKGFJlc3RhcnRNY3BTZXJ2ZXJSZXNwb25zZSI4ChZUb2dnbGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIZGlzYWJsZWQYAiABKAgiGQoXVG9nZ2xlTWNwU2VydmVyUmVzcG9uc2UiJgoWRGVsZXRlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhkKF0RlbGV0ZU1jcFNlcnZlclJlc3BvbnNlIkMKGlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0EgwKBG5hbWUYASABKAkSFwoPdGltZW91dF9zZWNvbmRzGAIgASgFIh0KG1NldE1jcFNlcnZlclRpbWVvdXRSZXNwb25zZSJSChxTZXRNY3BUb29sQXV0b0FwcHJvdmVSZXF1ZXN0Eg4KBnNlcnZlchgBIAEoCRIMCgR0b29sGAIgASgJEhQKDGF1dG9fYXBwcm92ZRgDIAEoCCIfCh1TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZSJJChlBZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJEhEKCXRyYW5zcG9ydBgDIAEoCSIcChpBZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZSIoChhJbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QSDAoEcGF0aBgBIAEoCSI7ChlJbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlEg0KBWFkZGVkGAEgAygJEg8KB3NraXBwZWQYAiADKAkiKQoWT3Blbk1jcFNldHRpbmdzUmVxdWVzdBIPCgdob3N0X2lkGAEgASgJIjcKF09wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlEgwKBHBhdGgYASABKAkSDgoGb3BlbmVkGAIgASgIIkgKHFRlc3RCcm93c2VyQ29ubmVjdGlvblJlcXVlc3QSEgoKcmVtb3RlX3VybBgBIAEoCRIUCgxicm93c2VyX3BhdGgYAiABKAkiOgodVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVzcG9uc2USCgoCb2sYASABKAgSDQoFZXJyb3IYAiABKAkqOQoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDAoITU9ERV9BQ1QQARINCglNT0RFX1BMQU4QAiq7AQoPTWNwU2VydmVyU3RhdHVzEiEKHU1DUF9TRVJWRVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASIAocTUNQX1NFUlZFUl9TVEFUVVNfQ09OTkVDVElORxABEh8KG01DUF9TRVJWRVJfU1RBVFVTX0NPTk5FQ1RFRBACEiIKHk1DUF9TRVJWRVJfU1RBVFVTX0RJU0NPTk5FQ1RFRBADEh4KGk1DUF9TRVJWRVJfU1RBVFVTX0RJU0FCTEVEEAQy9wMKDFN0YXRlU2VydmljZRJBCghHZXRTdGF0ZRIZLmNhaXJuLnYxLkdldFN0YXRlUmVxdWVzdBoaLmNhaXJuLnYxLkdldFN0YXRlUmVzcG9uc2USUwoOVXBkYXRlU2V0dGluZ3MSHy5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaIC5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEj4KB1NldE1vZGUSGC5jYWlybi52MS5TZXRNb2RlUmVxdWVzdBoZLmNhaXJuLnYxLlNldE1vZGVSZXNwb25zZRJcChFVcGRhdGVBdXRvQXBwcm92ZRIiLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBojLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2USRwoKTGlzdE1vZGVscxIbLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GhwuY2Fpcm4udjEuTGlzdE1vZGVsc1Jlc3BvbnNlEmgKFVRlc3RCcm93c2VyQ29ubmVjdGlvbhImLmNhaXJuLnYxLlRlc3RCcm93c2VyQ29ubmVjdGlvblJlcXVlc3QaJy5jYWlybi52MS5UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZTKrBwoKTWNwU2VydmljZRJTCg5MaXN0TWNwU2VydmVycxIfLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVxdWVzdBogLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USWAoPV2F0Y2hNY3BTZXJ2ZXJzEiAuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVxdWVzdBohLmNhaXJuLnYxLldhdGNoTWNwU2VydmVyc1Jlc3BvbnNlMAESWQoQUmVzdGFydE1jcFNlcnZlchIhLmNhaXJuLnYxLlJlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0GiIuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlElYKD1RvZ2dsZU1jcFNlcnZlchIgLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5Ub2dnbGVNY3BTZXJ2ZXJSZXNwb25zZRJWCg9EZWxldGVNY3BTZXJ2ZXISIC5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0GiEuY2Fpcm4udjEuRGVsZXRlTWNwU2VydmVyUmVzcG9uc2USYgoTU2V0TWNwU2VydmVyVGltZW91dBIkLmNhaXJuLnYxLlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0GiUuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlEmgKFVNldE1jcFRvb2xBdXRvQXBwcm92ZRImLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QaJy5jYWlybi52MS5TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZRJfChJBZGRSZW1vdGVNY3BTZXJ2ZXISIy5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0GiQuY2Fpcm4udjEuQWRkUmVtb3RlTWNwU2VydmVyUmVzcG9uc2USXAoRSW1wb3J0TWNwU2V0dGluZ3MSIi5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QaIy5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlElYKD09wZW5NY3BTZXR0aW5ncxIgLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1JlcXVlc3QaIS5jYWlybi52MS5PcGVuTWNwU2V0dGluZ3NSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi2gMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkSDgoGcHJlc2V0GA0gASgJEhgKEGF6dXJlX2RlcGxveW1lbnQYDiABKAkSGQoRYXp1cmVfYXBpX3ZlcnNpb24YDyABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizgIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCBIVCg1sb2NhbF9uZXR3b3JrGA8gASgIIjQKClRhc2tMaW1pdHMSFAoMbWF4X3JlcXVlc3RzGAEgASgFEhAKCG1heF9jb3N0GAIgASgBIooFCghTZXR0aW5ncxIgCgNhcGkYASABKAsyEy5jYWlybi52MS5BcGlDb25maWcSKwoMYXV0b19hcHByb3ZlGAIgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFQoNbWlzdGFrZV9saW1pdBgDIAEoBRIZChFvdXRwdXRfbGluZV9saW1pdBgEIAEoBRIbChNmb2N1c19jaGFpbl9lbmFibGVkGAUgASgIEhwKFGZvY3VzX2NoYWluX2ludGVydmFsGAYgASgFEhsKE2NoZWNrcG9pbnRzX2VuYWJsZWQYByABKAgSGgoScHJlZmVycmVkX2xhbmd1YWdlGAggASgJEhsKE2N1c3RvbV9pbnN0cnVjdGlvbnMYCSABKAkSGQoRZnVsbF9lZGl0X3Jlc3VsdHMYCiABKAgSFQoNYXV0b19jb25kZW5zZRgLIAEoCBIdChVhdXRvX2NvbmRlbnNlX3BlcmNlbnQYDCABKAUSFwoPYnJvd3Nlcl9lbmFibGVkGA0gASgIEhwKFHJlYWRfZmlsZV9saW5lX2xpbWl0GA4gASgFEjkKDHJ1bGVfdG9nZ2xlcxgPIAMoCzIjLmNhaXJuLnYxLlNldHRpbmdzLlJ1bGVUb2dnbGVzRW50cnkSKQoLdGFza19saW1pdHMYECABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhgKEGJyb3dzZXJfdmlld3BvcnQYESABKAkSGgoSYnJvd3Nlcl9yZW1vdGVfdXJsGBIgASgJEhQKDGJyb3dzZXJfcGF0aBgTIAEoCRoyChBSdWxlVG9nZ2xlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCDoCOAEiEQoPR2V0U3RhdGVSZXF1ZXN0IrABChBHZXRTdGF0ZVJlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MSDwoHdmVyc2lvbhgCIAEoCRIQCghkYXRhX2RpchgDIAEoCRIpCgdwcmVzZXRzGAQgAygLMhguY2Fpcm4udjEuUHJvdmlkZXJQcmVzZXQSKAoHYnJvd3NlchgFIAEoCzIXLmNhaXJuLnYxLkJyb3dzZXJTdGF0dXMiMgoNQnJvd3NlclN0YXR1cxINCgVmb3VuZBgBIAEoCRISCgpvZmZfcmVhc29uGAIgASgJIoQBCg5Qcm92aWRlclByZXNldBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCGJhc2VfdXJsGAMgASgJEhEKCW5lZWRzX2tleRgEIAEoCBIVCg1jYWNoZV9jb250cm9sGAUgASgIEg0KBWxvY2FsGAYgASgIEg0KBWF6dXJlGAcgASgIIj0KFVVwZGF0ZVNldHRpbmdzUmVxdWVzdBIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj4KFlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI/Cg5TZXRNb2RlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhwKBG1vZGUYAiABKA4yDi5jYWlybi52MS5Nb2RlIhEKD1NldE1vZGVSZXNwb25zZSJHChhVcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QSKwoMYXV0b19hcHByb3ZlGAEgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUiGwoZVXBkYXRlQXV0b0FwcHJvdmVSZXNwb25zZSJGChFMaXN0TW9kZWxzUmVxdWVzdBIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEg4KBnByZXNldBgDIAEoCSJLChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJEiUKB2VudHJpZXMYAiADKAsyFC5jYWlybi52MS5Nb2RlbEVudHJ5IsEBCgpNb2RlbEVudHJ5EgoKAmlkGAEgASgJEhYKDmNvbnRleHRfd2luZG93GAIgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAMgASgDEhMKC2lucHV0X3ByaWNlGAQgASgBEhQKDG91dHB1dF9wcmljZRgFIAEoARIYChBjYWNoZV9yZWFkX3ByaWNlGAYgASgBEhkKEWNhY2hlX3dyaXRlX3ByaWNlGAcgASgBEhQKDHByaWNlc19rbm93bhgIIAEoCCJYCgdNY3BUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFAoMaW5wdXRfc2NoZW1hGAMgASgJEhQKDGF1dG9fYXBwcm92ZRgEIAEoCCJQCgtNY3BSZXNvdXJjZRILCgN1cmkYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIRCgltaW1lX3R5cGUYBCABKAkiYQoTTWNwUmVzb3VyY2VUZW1wbGF0ZRIUCgx1cmlfdGVtcGxhdGUYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIRCgltaW1lX3R5cGUYBCABKAkiSAoRTWNwUHJvbXB0QXJndW1lbnQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIQCghyZXF1aXJlZBgDIAEoCCJeCglNY3BQcm9tcHQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIuCglhcmd1bWVudHMYAyADKAsyGy5jYWlybi52MS5NY3BQcm9tcHRBcmd1bWVudCL0AgoJTWNwU2VydmVyEgwKBG5hbWUYASABKAkSKQoGc3RhdHVzGAIgASgOMhkuY2Fpcm4udjEuTWNwU2VydmVyU3RhdHVzEg0KBWVycm9yGAMgASgJEg4KBnN0ZGVychgEIAEoCRIRCgl0cmFuc3BvcnQYBSABKAkSDgoGdGFyZ2V0GAYgASgJEhcKD3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIQCghkaXNhYmxlZBgIIAEoCBIUCgxpbnN0cnVjdGlvbnMYCSABKAkSIAoFdG9vbHMYCiADKAsyES5jYWlybi52MS5NY3BUb29sEigKCXJlc291cmNlcxgLIAMoCzIVLmNhaXJuLnYxLk1jcFJlc291cmNlEjkKEnJlc291cmNlX3RlbXBsYXRlcxgMIAMoCzIdLmNhaXJuLnYxLk1jcFJlc291cmNlVGVtcGxhdGUSJAoHcHJvbXB0cxgNIAMoCzITLmNhaXJuLnYxLk1jcFByb21wdCIXChVMaXN0TWNwU2VydmVyc1JlcXVlc3QibQoWTGlzdE1jcFNlcnZlcnNSZXNwb25zZRIkCgdzZXJ2ZXJzGAEgAygLMhMuY2Fpcm4udjEuTWNwU2VydmVyEhUKDXNldHRpbmdzX3BhdGgYAiABKAkSFgoOc2V0dGluZ3NfZXJyb3IYAyABKAkiGAoWV2F0Y2hNY3BTZXJ2ZXJzUmVxdWVzdCJuChdXYXRjaE1jcFNlcnZlcnNSZXNwb25zZRIkCgdzZXJ2ZXJzGAEgAygLMhMuY2Fpcm4udjEuTWNwU2VydmVyEhUKDXNldHRpbmdzX3BhdGgYAiABKAkSFgoOc2V0dGluZ3NfZXJyb3IYAyABKAkiJwoXUmVzdGFydE1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCSIaChhSZXN0YXJ0TWNwU2VydmVyUmVzcG9uc2UiOAoWVG9nZ2xlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1RvZ2dsZU1jcFNlcnZlclJlc3BvbnNlIiYKFkRlbGV0ZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCSIZChdEZWxldGVNY3BTZXJ2ZXJSZXNwb25zZSJDChpTZXRNY3BTZXJ2ZXJUaW1lb3V0UmVxdWVzdBIMCgRuYW1lGAEgASgJEhcKD3RpbWVvdXRfc2Vjb25kcxgCIAEoBSIdChtTZXRNY3BTZXJ2ZXJUaW1lb3V0UmVzcG9uc2UiUgocU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkSDAoEdG9vbBgCIAEoCRIUCgxhdXRvX2FwcHJvdmUYAyABKAgiHwodU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVzcG9uc2UiSQoZQWRkUmVtb3RlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEgsKA3VybBgCIAEoCRIRCgl0cmFuc3BvcnQYAyABKAkiHAoaQWRkUmVtb3RlTWNwU2VydmVyUmVzcG9uc2UiKAoYSW1wb3J0TWNwU2V0dGluZ3NSZXF1ZXN0EgwKBHBhdGgYASABKAkiOwoZSW1wb3J0TWNwU2V0dGluZ3NSZXNwb25zZRINCgVhZGRlZBgBIAMoCRIPCgdza2lwcGVkGAIgAygJIikKFk9wZW5NY3BTZXR0aW5nc1JlcXVlc3QSDwoHaG9zdF9pZBgBIAEoCSI3ChdPcGVuTWNwU2V0dGluZ3NSZXNwb25zZRIMCgRwYXRoGAEgASgJEg4KBm9wZW5lZBgCIAEoCCJIChxUZXN0QnJvd3NlckNvbm5lY3Rpb25SZXF1ZXN0EhIKCnJlbW90ZV91cmwYASABKAkSFAoMYnJvd3Nlcl9wYXRoGAIgASgJIjoKHVRlc3RCcm93c2VyQ29ubmVjdGlvblJlc3BvbnNlEgoKAm9rGAEgASgIEg0KBWVycm9yGAIgASgJKjkKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEgwKCE1PREVfQUNUEAESDQoJTU9ERV9QTEFOEAIquwEKD01jcFNlcnZlclN0YXR1cxIhCh1NQ1BfU0VSVkVSX1NUQVRVU19VTlNQRUNJRklFRBAAEiAKHE1DUF9TRVJWRVJfU1RBVFVTX0NPTk5FQ1RJTkcQARIfChtNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNURUQQAhIiCh5NQ1BfU0VSVkVSX1NUQVRVU19ESVNDT05ORUNURUQQAxIeChpNQ1BfU0VSVkVSX1NUQVRVU19ESVNBQkxFRBAEMvcDCgxTdGF0ZVNlcnZpY2USQQoIR2V0U3RhdGUSGS5jYWlybi52MS5HZXRTdGF0ZVJlcXVlc3QaGi5jYWlybi52MS5HZXRTdGF0ZVJlc3BvbnNlElMKDlVwZGF0ZVNldHRpbmdzEh8uY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GiAuY2Fpcm4udjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRI+CgdTZXRNb2RlEhguY2Fpcm4udjEuU2V0TW9kZVJlcXVlc3QaGS5jYWlybi52MS5TZXRNb2RlUmVzcG9uc2USXAoRVXBkYXRlQXV0b0FwcHJvdmUSIi5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlcXVlc3QaIy5jYWlybi52MS5VcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlEkcKCkxpc3RNb2RlbHMSGy5jYWlybi52MS5MaXN0TW9kZWxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXNwb25zZRJoChVUZXN0QnJvd3NlckNvbm5lY3Rpb24SJi5jYWlybi52MS5UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXF1ZXN0GicuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVzcG9uc2UyqwcKCk1jcFNlcnZpY2USUwoOTGlzdE1jcFNlcnZlcnMSHy5jYWlybi52MS5MaXN0TWNwU2VydmVyc1JlcXVlc3QaIC5jYWlybi52MS5MaXN0TWNwU2VydmVyc1Jlc3BvbnNlElgKD1dhdGNoTWNwU2VydmVycxIgLmNhaXJuLnYxLldhdGNoTWNwU2VydmVyc1JlcXVlc3QaIS5jYWlybi52MS5XYXRjaE1jcFNlcnZlcnNSZXNwb25zZTABElkKEFJlc3RhcnRNY3BTZXJ2ZXISIS5jYWlybi52MS5SZXN0YXJ0TWNwU2VydmVyUmVxdWVzdBoiLmNhaXJuLnYxLlJlc3RhcnRNY3BTZXJ2ZXJSZXNwb25zZRJWCg9Ub2dnbGVNY3BTZXJ2ZXISIC5jYWlybi52MS5Ub2dnbGVNY3BTZXJ2ZXJSZXF1ZXN0GiEuY2Fpcm4udjEuVG9nZ2xlTWNwU2VydmVyUmVzcG9uc2USVgoPRGVsZXRlTWNwU2VydmVyEiAuY2Fpcm4udjEuRGVsZXRlTWNwU2VydmVyUmVxdWVzdBohLmNhaXJuLnYxLkRlbGV0ZU1jcFNlcnZlclJlc3BvbnNlEmIKE1NldE1jcFNlcnZlclRpbWVvdXQSJC5jYWlybi52MS5TZXRNY3BTZXJ2ZXJUaW1lb3V0UmVxdWVzdBolLmNhaXJuLnYxLlNldE1jcFNlcnZlclRpbWVvdXRSZXNwb25zZRJoChVTZXRNY3BUb29sQXV0b0FwcHJvdmUSJi5jYWlybi52MS5TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXF1ZXN0GicuY2Fpcm4udjEuU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVzcG9uc2USXwoSQWRkUmVtb3RlTWNwU2VydmVyEiMuY2Fpcm4udjEuQWRkUmVtb3RlTWNwU2VydmVyUmVxdWVzdBokLmNhaXJuLnYxLkFkZFJlbW90ZU1jcFNlcnZlclJlc3BvbnNlElwKEUltcG9ydE1jcFNldHRpbmdzEiIuY2Fpcm4udjEuSW1wb3J0TWNwU2V0dGluZ3NSZXF1ZXN0GiMuY2Fpcm4udjEuSW1wb3J0TWNwU2V0dGluZ3NSZXNwb25zZRJWCg9PcGVuTWNwU2V0dGluZ3MSIC5jYWlybi52MS5PcGVuTWNwU2V0dGluZ3NSZXF1ZXN0GiEuY2Fpcm4udjEuT3Blbk1jcFNldHRpbmdzUmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z");
 
 /**
  * ApiConfig is the model endpoint.
@@ -405,6 +405,13 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
    * @generated from field: repeated cairn.v1.ProviderPreset presets = 4;
    */
   presets: ProviderPreset[];
+
+  /**
+   * The browser the stored browser settings would drive, or why there is none.
+   *
+   * @generated from field: cairn.v1.BrowserStatus browser = 5;
+   */
+  browser?: BrowserStatus | undefined;
 };
 
 /**
@@ -413,6 +420,34 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
   messageDesc(file_cairn_v1_state, 5);
+
+/**
+ * BrowserStatus is what the browser settings lead to (README "Browser and the web").
+ *
+ * @generated from message cairn.v1.BrowserStatus
+ */
+export type BrowserStatus = Message<"cairn.v1.BrowserStatus"> & {
+  /**
+   * found is the browser binary found, or the remote browser's address; empty when off.
+   *
+   * @generated from field: string found = 1;
+   */
+  found: string;
+
+  /**
+   * off_reason says why the browser is off (setting off, or no Chromium or Chrome found).
+   *
+   * @generated from field: string off_reason = 2;
+   */
+  offReason: string;
+};
+
+/**
+ * Describes the message cairn.v1.BrowserStatus.
+ * Use `create(BrowserStatusSchema)` to create a new message.
+ */
+export const BrowserStatusSchema: GenMessage<BrowserStatus> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 6);
 
 /**
  * ProviderPreset is a model provider Cairn knows how to reach.
@@ -471,7 +506,7 @@ export type ProviderPreset = Message<"cairn.v1.ProviderPreset"> & {
  * Use `create(ProviderPresetSchema)` to create a new message.
  */
 export const ProviderPresetSchema: GenMessage<ProviderPreset> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 6);
+  messageDesc(file_cairn_v1_state, 7);
 
 /**
  * UpdateSettingsRequest carries the new settings.
@@ -490,7 +525,7 @@ export type UpdateSettingsRequest = Message<"cairn.v1.UpdateSettingsRequest"> & 
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 7);
+  messageDesc(file_cairn_v1_state, 8);
 
 /**
  * UpdateSettingsResponse is the stored settings.
@@ -509,7 +544,7 @@ export type UpdateSettingsResponse = Message<"cairn.v1.UpdateSettingsResponse"> 
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 8);
+  messageDesc(file_cairn_v1_state, 9);
 
 /**
  * SetModeRequest switches a task's mode.
@@ -533,7 +568,7 @@ export type SetModeRequest = Message<"cairn.v1.SetModeRequest"> & {
  * Use `create(SetModeRequestSchema)` to create a new message.
  */
 export const SetModeRequestSchema: GenMessage<SetModeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 9);
+  messageDesc(file_cairn_v1_state, 10);
 
 /**
  * SetModeResponse is empty.
@@ -548,7 +583,7 @@ export type SetModeResponse = Message<"cairn.v1.SetModeResponse"> & {
  * Use `create(SetModeResponseSchema)` to create a new message.
  */
 export const SetModeResponseSchema: GenMessage<SetModeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 10);
+  messageDesc(file_cairn_v1_state, 11);
 
 /**
  * UpdateAutoApproveRequest carries the new policy.
@@ -567,7 +602,7 @@ export type UpdateAutoApproveRequest = Message<"cairn.v1.UpdateAutoApproveReques
  * Use `create(UpdateAutoApproveRequestSchema)` to create a new message.
  */
 export const UpdateAutoApproveRequestSchema: GenMessage<UpdateAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 11);
+  messageDesc(file_cairn_v1_state, 12);
 
 /**
  * UpdateAutoApproveResponse is empty.
@@ -582,7 +617,7 @@ export type UpdateAutoApproveResponse = Message<"cairn.v1.UpdateAutoApproveRespo
  * Use `create(UpdateAutoApproveResponseSchema)` to create a new message.
  */
 export const UpdateAutoApproveResponseSchema: GenMessage<UpdateAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 12);
+  messageDesc(file_cairn_v1_state, 13);
 
 /**
  * ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -613,7 +648,7 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 13);
+  messageDesc(file_cairn_v1_state, 14);
 
 /**
  * ListModelsResponse lists model ids, and what is known about each in entries (same order).
@@ -637,7 +672,7 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 14);
+  messageDesc(file_cairn_v1_state, 15);
 
 /**
  * ModelEntry is one listed model. Prices are USD per million tokens and mean something only
@@ -694,7 +729,7 @@ export type ModelEntry = Message<"cairn.v1.ModelEntry"> & {
  * Use `create(ModelEntrySchema)` to create a new message.
  */
 export const ModelEntrySchema: GenMessage<ModelEntry> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 15);
+  messageDesc(file_cairn_v1_state, 16);
 
 /**
  * McpTool is a tool a server offers.
@@ -732,7 +767,7 @@ export type McpTool = Message<"cairn.v1.McpTool"> & {
  * Use `create(McpToolSchema)` to create a new message.
  */
 export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 16);
+  messageDesc(file_cairn_v1_state, 17);
 
 /**
  * McpResource is a fixed resource.
@@ -766,7 +801,7 @@ export type McpResource = Message<"cairn.v1.McpResource"> & {
  * Use `create(McpResourceSchema)` to create a new message.
  */
 export const McpResourceSchema: GenMessage<McpResource> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 17);
+  messageDesc(file_cairn_v1_state, 18);
 
 /**
  * McpResourceTemplate is a parameterised resource.
@@ -800,7 +835,7 @@ export type McpResourceTemplate = Message<"cairn.v1.McpResourceTemplate"> & {
  * Use `create(McpResourceTemplateSchema)` to create a new message.
  */
 export const McpResourceTemplateSchema: GenMessage<McpResourceTemplate> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 18);
+  messageDesc(file_cairn_v1_state, 19);
 
 /**
  * McpPromptArgument is one argument of a prompt.
@@ -829,7 +864,7 @@ export type McpPromptArgument = Message<"cairn.v1.McpPromptArgument"> & {
  * Use `create(McpPromptArgumentSchema)` to create a new message.
  */
 export const McpPromptArgumentSchema: GenMessage<McpPromptArgument> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 19);
+  messageDesc(file_cairn_v1_state, 20);
 
 /**
  * McpPrompt is a prompt template (the / menu offers it as /mcp:server:prompt).
@@ -858,7 +893,7 @@ export type McpPrompt = Message<"cairn.v1.McpPrompt"> & {
  * Use `create(McpPromptSchema)` to create a new message.
  */
 export const McpPromptSchema: GenMessage<McpPrompt> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 20);
+  messageDesc(file_cairn_v1_state, 21);
 
 /**
  * McpServer is one configured server.
@@ -945,7 +980,7 @@ export type McpServer = Message<"cairn.v1.McpServer"> & {
  * Use `create(McpServerSchema)` to create a new message.
  */
 export const McpServerSchema: GenMessage<McpServer> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 21);
+  messageDesc(file_cairn_v1_state, 22);
 
 /**
  * ListMcpServersRequest has no fields.
@@ -960,7 +995,7 @@ export type ListMcpServersRequest = Message<"cairn.v1.ListMcpServersRequest"> & 
  * Use `create(ListMcpServersRequestSchema)` to create a new message.
  */
 export const ListMcpServersRequestSchema: GenMessage<ListMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 22);
+  messageDesc(file_cairn_v1_state, 23);
 
 /**
  * ListMcpServersResponse is the hub's state.
@@ -993,7 +1028,7 @@ export type ListMcpServersResponse = Message<"cairn.v1.ListMcpServersResponse"> 
  * Use `create(ListMcpServersResponseSchema)` to create a new message.
  */
 export const ListMcpServersResponseSchema: GenMessage<ListMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 23);
+  messageDesc(file_cairn_v1_state, 24);
 
 /**
  * WatchMcpServersRequest has no fields.
@@ -1008,7 +1043,7 @@ export type WatchMcpServersRequest = Message<"cairn.v1.WatchMcpServersRequest"> 
  * Use `create(WatchMcpServersRequestSchema)` to create a new message.
  */
 export const WatchMcpServersRequestSchema: GenMessage<WatchMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 24);
+  messageDesc(file_cairn_v1_state, 25);
 
 /**
  * WatchMcpServersResponse is the hub's state after a change.
@@ -1037,7 +1072,7 @@ export type WatchMcpServersResponse = Message<"cairn.v1.WatchMcpServersResponse"
  * Use `create(WatchMcpServersResponseSchema)` to create a new message.
  */
 export const WatchMcpServersResponseSchema: GenMessage<WatchMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 25);
+  messageDesc(file_cairn_v1_state, 26);
 
 /**
  * RestartMcpServerRequest names the server.
@@ -1056,7 +1091,7 @@ export type RestartMcpServerRequest = Message<"cairn.v1.RestartMcpServerRequest"
  * Use `create(RestartMcpServerRequestSchema)` to create a new message.
  */
 export const RestartMcpServerRequestSchema: GenMessage<RestartMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 26);
+  messageDesc(file_cairn_v1_state, 27);
 
 /**
  * RestartMcpServerResponse is empty.
@@ -1071,7 +1106,7 @@ export type RestartMcpServerResponse = Message<"cairn.v1.RestartMcpServerRespons
  * Use `create(RestartMcpServerResponseSchema)` to create a new message.
  */
 export const RestartMcpServerResponseSchema: GenMessage<RestartMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 27);
+  messageDesc(file_cairn_v1_state, 28);
 
 /**
  * ToggleMcpServerRequest names the server and its new state.
@@ -1095,7 +1130,7 @@ export type ToggleMcpServerRequest = Message<"cairn.v1.ToggleMcpServerRequest"> 
  * Use `create(ToggleMcpServerRequestSchema)` to create a new message.
  */
 export const ToggleMcpServerRequestSchema: GenMessage<ToggleMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 28);
+  messageDesc(file_cairn_v1_state, 29);
 
 /**
  * ToggleMcpServerResponse is empty.
@@ -1110,7 +1145,7 @@ export type ToggleMcpServerResponse = Message<"cairn.v1.ToggleMcpServerResponse"
  * Use `create(ToggleMcpServerResponseSchema)` to create a new message.
  */
 export const ToggleMcpServerResponseSchema: GenMessage<ToggleMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 29);
+  messageDesc(file_cairn_v1_state, 30);
 
 /**
  * DeleteMcpServerRequest names the server.
@@ -1129,7 +1164,7 @@ export type DeleteMcpServerRequest = Message<"cairn.v1.DeleteMcpServerRequest"> 
  * Use `create(DeleteMcpServerRequestSchema)` to create a new message.
  */
 export const DeleteMcpServerRequestSchema: GenMessage<DeleteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 30);
+  messageDesc(file_cairn_v1_state, 31);
 
 /**
  * DeleteMcpServerResponse is empty.
@@ -1144,7 +1179,7 @@ export type DeleteMcpServerResponse = Message<"cairn.v1.DeleteMcpServerResponse"
  * Use `create(DeleteMcpServerResponseSchema)` to create a new message.
  */
 export const DeleteMcpServerResponseSchema: GenMessage<DeleteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 31);
+  messageDesc(file_cairn_v1_state, 32);
 
 /**
  * SetMcpServerTimeoutRequest names the server and the timeout.
@@ -1168,7 +1203,7 @@ export type SetMcpServerTimeoutRequest = Message<"cairn.v1.SetMcpServerTimeoutRe
  * Use `create(SetMcpServerTimeoutRequestSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutRequestSchema: GenMessage<SetMcpServerTimeoutRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 32);
+  messageDesc(file_cairn_v1_state, 33);
 
 /**
  * SetMcpServerTimeoutResponse is empty.
@@ -1183,7 +1218,7 @@ export type SetMcpServerTimeoutResponse = Message<"cairn.v1.SetMcpServerTimeoutR
  * Use `create(SetMcpServerTimeoutResponseSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutResponseSchema: GenMessage<SetMcpServerTimeoutResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 33);
+  messageDesc(file_cairn_v1_state, 34);
 
 /**
  * SetMcpToolAutoApproveRequest names the tool.
@@ -1212,7 +1247,7 @@ export type SetMcpToolAutoApproveRequest = Message<"cairn.v1.SetMcpToolAutoAppro
  * Use `create(SetMcpToolAutoApproveRequestSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveRequestSchema: GenMessage<SetMcpToolAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 34);
+  messageDesc(file_cairn_v1_state, 35);
 
 /**
  * SetMcpToolAutoApproveResponse is empty.
@@ -1227,7 +1262,7 @@ export type SetMcpToolAutoApproveResponse = Message<"cairn.v1.SetMcpToolAutoAppr
  * Use `create(SetMcpToolAutoApproveResponseSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveResponseSchema: GenMessage<SetMcpToolAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 35);
+  messageDesc(file_cairn_v1_state, 36);
 
 /**
  * AddRemoteMcpServerRequest describes the server.
@@ -1258,7 +1293,7 @@ export type AddRemoteMcpServerRequest = Message<"cairn.v1.AddRemoteMcpServerRequ
  * Use `create(AddRemoteMcpServerRequestSchema)` to create a new message.
  */
 export const AddRemoteMcpServerRequestSchema: GenMessage<AddRemoteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 36);
+  messageDesc(file_cairn_v1_state, 37);
 
 /**
  * AddRemoteMcpServerResponse is empty.
@@ -1273,7 +1308,7 @@ export type AddRemoteMcpServerResponse = Message<"cairn.v1.AddRemoteMcpServerRes
  * Use `create(AddRemoteMcpServerResponseSchema)` to create a new message.
  */
 export const AddRemoteMcpServerResponseSchema: GenMessage<AddRemoteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 37);
+  messageDesc(file_cairn_v1_state, 38);
 
 /**
  * ImportMcpSettingsRequest names the file to import.
@@ -1294,7 +1329,7 @@ export type ImportMcpSettingsRequest = Message<"cairn.v1.ImportMcpSettingsReques
  * Use `create(ImportMcpSettingsRequestSchema)` to create a new message.
  */
 export const ImportMcpSettingsRequestSchema: GenMessage<ImportMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 38);
+  messageDesc(file_cairn_v1_state, 39);
 
 /**
  * ImportMcpSettingsResponse says what was added.
@@ -1320,7 +1355,7 @@ export type ImportMcpSettingsResponse = Message<"cairn.v1.ImportMcpSettingsRespo
  * Use `create(ImportMcpSettingsResponseSchema)` to create a new message.
  */
 export const ImportMcpSettingsResponseSchema: GenMessage<ImportMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 39);
+  messageDesc(file_cairn_v1_state, 40);
 
 /**
  * OpenMcpSettingsRequest names the editor.
@@ -1339,7 +1374,7 @@ export type OpenMcpSettingsRequest = Message<"cairn.v1.OpenMcpSettingsRequest"> 
  * Use `create(OpenMcpSettingsRequestSchema)` to create a new message.
  */
 export const OpenMcpSettingsRequestSchema: GenMessage<OpenMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 40);
+  messageDesc(file_cairn_v1_state, 41);
 
 /**
  * OpenMcpSettingsResponse gives the path (the caller opens it itself when no editor can).
@@ -1363,7 +1398,7 @@ export type OpenMcpSettingsResponse = Message<"cairn.v1.OpenMcpSettingsResponse"
  * Use `create(OpenMcpSettingsResponseSchema)` to create a new message.
  */
 export const OpenMcpSettingsResponseSchema: GenMessage<OpenMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 41);
+  messageDesc(file_cairn_v1_state, 42);
 
 /**
  * TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
@@ -1387,7 +1422,7 @@ export type TestBrowserConnectionRequest = Message<"cairn.v1.TestBrowserConnecti
  * Use `create(TestBrowserConnectionRequestSchema)` to create a new message.
  */
 export const TestBrowserConnectionRequestSchema: GenMessage<TestBrowserConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 42);
+  messageDesc(file_cairn_v1_state, 43);
 
 /**
  * TestBrowserConnectionResponse says whether the browser could be driven, and why not.
@@ -1411,7 +1446,7 @@ export type TestBrowserConnectionResponse = Message<"cairn.v1.TestBrowserConnect
  * Use `create(TestBrowserConnectionResponseSchema)` to create a new message.
  */
 export const TestBrowserConnectionResponseSchema: GenMessage<TestBrowserConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 43);
+  messageDesc(file_cairn_v1_state, 44);
 
 /**
  * Mode is ACT (default) or PLAN.
