@@ -152,7 +152,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	st.SetHandshake(cfg.HandshakeFile)
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	// The one MCP hub of the daemon: Start reads mcp_settings.json and returns; servers
-	// connect in the background, so neither the handshake nor a new task waits for them.
+	// connect in the background, so the handshake never waits for them (a task's first
+	// request does, docs/architecture.md "MCP").
 	hub := mcp.New(mcp.Options{SettingsPath: filepath.Join(cfg.DataDir, MCPSettingsFile), ClientVersion: cfg.Version,
 		Logger: cfg.Logger.With("component", "mcp")})
 	hub.Start()

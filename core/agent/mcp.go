@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairnhq/cairn/core/mcp"
@@ -11,7 +13,10 @@ import (
 
 // mcpServers describes the hub's servers for the MCP SERVERS section, read afresh for every
 // prompt: a server that connected or changed its tools since the last turn shows up at once.
-// Disabled servers are left out.
+// Disabled servers are left out. Servers come sorted by name and each one's tools, templates
+// and resources are sorted here, whatever order the server lists them in: the section stays
+// byte for byte the same from request to request until a server's lists really change, which
+// keeps the provider's prompt cache warm.
 func mcpServers(hub *mcp.Hub) []prompt.MCPServer {
 	if hub == nil {
 		return nil
@@ -31,6 +36,11 @@ func mcpServers(hub *mcp.Hub) []prompt.MCPServer {
 		for _, r := range s.Resources {
 			ps.Resources = append(ps.Resources, prompt.MCPResource{URI: r.URI, Name: r.Name, Description: r.Description})
 		}
+		slices.SortStableFunc(ps.Tools, func(a, b prompt.MCPTool) int { return cmp.Compare(a.Name, b.Name) })
+		slices.SortStableFunc(ps.ResourceTemplates, func(a, b prompt.MCPResourceTemplate) int {
+			return cmp.Compare(a.URITemplate, b.URITemplate)
+		})
+		slices.SortStableFunc(ps.Resources, func(a, b prompt.MCPResource) int { return cmp.Compare(a.URI, b.URI) })
 		out = append(out, ps)
 	}
 	return out
@@ -68,7 +78,12 @@ func ExpandMCPPrompt(ctx context.Context, hub *mcp.Hub, text string) (out string
 	if after != "" {
 		remainder = strings.TrimSpace(remainder + "\n" + after)
 	}
-	body, err := hub.GetPrompt(ctx, server, name, args)
+	// The first message of a task may come before the server has connected.
+	err := hub.WaitReady(ctx, server)
+	var body string
+	if err == nil {
+		body, err = hub.GetPrompt(ctx, server, name, args)
+	}
 	if err != nil {
 		body = fmt.Sprintf("(The MCP prompt %s could not be loaded: %v)", head, err)
 	}

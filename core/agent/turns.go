@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/envdetails"
@@ -13,6 +14,7 @@ import (
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/browser"
+	"github.com/cairnhq/cairn/core/tools/mcptool"
 	"github.com/cairnhq/cairn/core/tools/shell"
 	"github.com/cairnhq/cairn/core/window"
 	"github.com/cairnhq/cairn/core/workspace"
@@ -38,6 +40,8 @@ type turns struct {
 	browser *browser.Session
 	// skills finds the workspace's skills for the prompt and use_skill.
 	skills skillCatalog
+	// mcpSettled is set once the first request's wait for the MCP servers ended (awaitMCP).
+	mcpSettled bool
 }
 
 var _ task.Turns = (*turns)(nil)
@@ -49,7 +53,11 @@ func (t *turns) SystemPrompt(mode string, history []llm.Message) string {
 		touchedPaths(history), t.skills)
 }
 
+// EnvDetails is also where the task's first request waits for the MCP servers still
+// connecting (awaitMCP): the loop (core/task) calls it on every turn before it renders the
+// system prompt for that turn's request, and with the run's context.
 func (t *turns) EnvDetails(ctx context.Context, r task.EnvRequest) string {
+	t.awaitMCP(ctx)
 	return envdetails.Build(ctx, envdetails.Input{IDE: t.sys.IDE, Workspace: t.ws, Editor: t.host.Editor(),
 		Terminals: t.terminals, Recent: t.recent, First: r.First, Mode: r.Mode, ContextTokens: r.ContextTokens,
 		ContextWindow: r.ContextWindow})
@@ -75,6 +83,34 @@ func (t *turns) ExpandUser(ctx context.Context, text string) string {
 		text = expanded
 	}
 	return ExpandUser(ctx, d, wfs, text).Text
+}
+
+// awaitMCP waits, once per task, until no MCP server is making its first connection attempt,
+// each for at most its own timeout (mcp.Hub.WaitConnecting), so that the first request's
+// system prompt lists the servers' tools (docs/architecture.md, "MCP"). The daemon connects
+// its servers when it starts, so in the editor there is usually nothing left to wait for; a
+// fresh `cairn run` or `cairn resume` waits for the handshakes. A run cancelled during the
+// wait leaves it undone: the next run's first request waits again.
+func (t *turns) awaitMCP(ctx context.Context) {
+	hub := t.a.cfg.MCP
+	if t.mcpSettled || hub == nil {
+		return
+	}
+	if _, ok := t.reg.Get(mcptool.UseTool); !ok {
+		if _, ok := t.reg.Get(mcptool.AccessResource); !ok {
+			t.mcpSettled = true // the prompt describes no server
+			return
+		}
+	}
+	start := time.Now()
+	if err := hub.WaitConnecting(ctx); err != nil {
+		t.a.cfg.Logger.Debug("agent: waiting for MCP servers", "err", err)
+		return
+	}
+	t.mcpSettled = true
+	if waited := time.Since(start); waited >= 100*time.Millisecond {
+		t.a.cfg.Logger.Info("agent: the first request waited for MCP servers to connect", "waited", waited)
+	}
 }
 
 func (t *turns) Project(history []llm.Message, lastTokens int64) []llm.Message {

@@ -39,6 +39,10 @@ type conn struct {
 	sess         *session // nil unless connected
 	schemas      map[string]*jsonschema.Schema
 	progress     map[string]func(Progress)
+
+	// first is set while the conn makes its first connection attempt (since the hub read
+	// its entry, or since a Restart); the attempt's end, success or failure, clears it.
+	first bool
 }
 
 func newConn(h *Hub, e entry) *conn {
@@ -52,7 +56,7 @@ func newConn(h *Hub, e entry) *conn {
 	case e.Config.Disabled:
 		c.status = StatusDisabled
 	default:
-		c.status = StatusConnecting
+		c.status, c.first = StatusConnecting, true
 	}
 	return c
 }
@@ -89,6 +93,13 @@ func (c *conn) autoApproved(tool string) bool {
 	return slices.Contains(c.cfg.AutoApprove, tool)
 }
 
+// firstAttempt reports whether the conn is connecting for the first time (see conn.first).
+func (c *conn) firstAttempt() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.first && c.status == StatusConnecting
+}
+
 func (c *conn) snapshot() Server {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -100,6 +111,9 @@ func (c *conn) snapshot() Server {
 func (c *conn) setStatus(s Status, err error) {
 	c.mu.Lock()
 	c.status = s
+	if s != StatusConnecting {
+		c.first = false
+	}
 	if err != nil {
 		c.lastErr = err.Error()
 	} else if s == StatusConnected {
@@ -117,6 +131,7 @@ func (c *conn) restart() {
 		c.sess = nil
 		c.status = StatusConnecting
 	}
+	c.first = true
 	c.mu.Unlock()
 	c.hub.changed()
 	select {

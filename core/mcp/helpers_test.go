@@ -21,9 +21,22 @@ import (
 
 // TestMain turns the test binary into a small MCP server when asked: over stdio ("1") or
 // Streamable HTTP on 127.0.0.1:$PORT ("http"), it offers a tool that adds a tool
-// (list_changed), one that answers, and one that crashes.
+// (list_changed), one that answers, and one that crashes; "slow" is the stdio server after a
+// pause of $CAIRN_MCP_TEST_DELAY (a server that takes its time to start).
 func TestMain(m *testing.M) {
 	switch os.Getenv("CAIRN_MCP_TEST_SERVER") {
+	case "slow":
+		d, err := time.ParseDuration(os.Getenv("CAIRN_MCP_TEST_DELAY"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		time.Sleep(d)
+		if err := server.ServeStdio(testServer()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
 	case "1":
 		if err := server.ServeStdio(testServer()); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -7,7 +7,9 @@
 //
 // Nothing here waits for a server on behalf of a caller that did not ask for one: Start
 // returns at once, Servers is a snapshot, and a call to a server that is not connected fails
-// fast with ErrNotConnected.
+// fast with ErrNotConnected. The waits are asked for: WaitReady (one server, before a call)
+// and WaitConnecting (every server still making its first attempt, before a task's first
+// request).
 package mcp
 
 import (
@@ -297,6 +299,52 @@ func (h *Hub) Servers() []Server {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// WaitConnecting waits while servers are making their first connection attempt (since the
+// hub read their entry, or since a Restart), each for at most its own timeout counted from
+// this call, so that a task's first request can describe them (docs/architecture.md, "MCP").
+// A server that failed and is retrying with backoff is not waited for: a broken server delays
+// no task beyond its first attempt. It returns nil when nothing is left to wait for, ctx's
+// error when ctx ends first, and ErrClosed when the hub closes meanwhile.
+func (h *Hub) WaitConnecting(ctx context.Context) error {
+	changes, cancel := h.Subscribe()
+	defer cancel()
+	start := time.Now()
+	for {
+		h.mu.Lock()
+		conns := make([]*conn, 0, len(h.conns))
+		for _, c := range h.conns {
+			conns = append(conns, c)
+		}
+		h.mu.Unlock()
+		now := time.Now()
+		var until time.Time // the nearest deadline among the servers still awaited
+		for _, c := range conns {
+			if !c.firstAttempt() {
+				continue
+			}
+			deadline := start.Add(c.timeout())
+			if deadline.After(now) && (until.IsZero() || deadline.Before(until)) {
+				until = deadline
+			}
+		}
+		if until.IsZero() {
+			return nil
+		}
+		timer := time.NewTimer(until.Sub(now))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case _, ok := <-changes:
+			timer.Stop()
+			if !ok {
+				return ErrClosed
+			}
+		case <-timer.C:
+		}
+	}
 }
 
 // Server returns one server's snapshot.

@@ -168,7 +168,9 @@ type view struct {
 	Has     map[string]bool
 	Plan    bool
 	Servers []serverView
-	// Offline lists configured servers that are not connected, as "name (status)".
+	// Offline names the configured servers that are not connected. Whether such a server is
+	// connecting or waiting to retry is left out: a failing server alternates between the
+	// two, and the text must not change with it (prompt caching).
 	Offline    []string
 	MCP        bool
 	RuleGroups []ruleGroup
@@ -210,11 +212,7 @@ func newView(in Input) view {
 	if v.MCP {
 		for _, s := range in.MCPServers {
 			if s.Status != StatusConnected {
-				status := s.Status
-				if status == "" {
-					status = StatusDisconnected
-				}
-				v.Offline = append(v.Offline, s.Name+" ("+status+")")
+				v.Offline = append(v.Offline, s.Name)
 				continue
 			}
 			sv := serverView{MCPServer: s}

@@ -173,7 +173,7 @@ func promptCases() []promptCase {
 			present: []string{
 				"MCP SERVERS", "## weather", `Input Schema: {"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1,"maximum":7}},"required":["city"]}`,
 				"- alerts: Active weather alerts.\n  Input Schema: {}", "weather://{city}/current (Current weather): Conditions right now.",
-				"- weather://status (Status)\n", "github (disconnected), memory (connecting)", "## Call an MCP tool",
+				"- weather://status (Status)\n", "unusable for now: github, memory.\n", "## Call an MCP tool",
 			},
 			absent: []string{"create_issue", "## github"},
 		},

@@ -43,27 +43,12 @@ func mcpHub(dataFlag string) *mcp.Hub {
 	return h
 }
 
-// settle waits until no server is still connecting, or until ctx ends; the servers' own
-// timeouts bound the wait.
+// settle waits until no server is making its first connection attempt, each for at most its
+// own timeout, or until ctx ends.
 func settle(ctx context.Context, h *mcp.Hub) {
-	changes, cancel := h.Subscribe()
-	defer cancel()
-	for {
-		busy := false
-		for _, s := range h.Servers() {
-			if s.Status == mcp.StatusConnecting {
-				busy = true
-			}
-		}
-		if !busy {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-changes:
-		}
-	}
+	// Its only errors are the end of ctx and a closed hub, and neither loses anything: the
+	// command goes on with the servers as they are (one still connecting shows as such).
+	_ = h.WaitConnecting(ctx)
 }
 
 func closeHub(h *mcp.Hub, stdio IO) {
