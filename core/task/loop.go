@@ -22,11 +22,11 @@ func (t *Task) Start(text string, images, files []string) error {
 		t.say(msg.SayTask, text, nil, false)
 		t.noteUnpricedLimit()
 		t.mu.Lock()
-		if n := len(t.messages); n > 0 {
-			t.messages[n-1].Images = images
-			t.messages[n-1].Files = files
+		if n := len(t.conv.messages); n > 0 {
+			t.conv.messages[n-1].Images = images
+			t.conv.messages[n-1].Files = files
 			if len(images)+len(files) > 0 {
-				t.persistLocked(t.messages[n-1], true) // a resumed task shows them too
+				t.persistLocked(t.conv.messages[n-1], true) // a resumed task shows them too
 			}
 		}
 		t.mu.Unlock()
@@ -64,13 +64,13 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 		var content []llm.Content
 		// A user turn left without an answer (the request was in flight) is merged into this one.
 		t.mu.Lock()
-		if n := len(t.api); n > 0 && t.api[n-1].Role == llm.RoleUser {
-			content = append(content, withoutEnvDetails(t.api[n-1].Content)...)
-			t.api = t.api[:n-1]
+		if n := len(t.conv.api); n > 0 && t.conv.api[n-1].Role == llm.RoleUser {
+			content = append(content, withoutEnvDetails(t.conv.api[n-1].Content)...)
+			t.conv.api = t.conv.api[:n-1]
 			t.truncateAPILocked(n - 1)
 		}
-		mode := t.meta.Mode
-		t.meta.Completed = false
+		mode := t.conv.meta.Mode
+		t.conv.meta.Completed = false
 		t.mu.Unlock()
 		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
 		if ans.Text != "" {
@@ -104,7 +104,7 @@ func (t *Task) Continue(text string, images []string) (queued bool, err error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.run != nil && !t.closed && !t.restoring {
+	if t.step.run != nil && !t.step.closed && !t.step.restoring {
 		t.enqueueLocked(text, images)
 		return true, nil
 	}
@@ -140,7 +140,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			limit = 3
 		}
 		t.mu.Lock()
-		mistakes := t.mistakes
+		mistakes := t.guards.mistakes
 		t.mu.Unlock()
 		if mistakes >= limit {
 			ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
@@ -157,7 +157,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 				t.say(msg.SayUserFeedback, ans.Text, nil, false)
 			}
 			t.mu.Lock()
-			t.mistakes = 0
+			t.guards.mistakes = 0
 			t.mu.Unlock()
 		}
 		feedback, end := t.checkLimits(ctx)
@@ -172,7 +172,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		content = append(content, t.focusChainReminder(first)...)
 		content = append(content, t.autoCondenseNote()...)
 		t.mu.Lock()
-		req := EnvRequest{First: first, Mode: t.meta.Mode, ContextTokens: t.meta.ContextTokens,
+		req := EnvRequest{First: first, Mode: t.conv.meta.Mode, ContextTokens: t.conv.meta.ContextTokens,
 			ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
 		t.mu.Unlock()
 		if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
@@ -202,13 +202,13 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			// A reply that ended early never runs its unfinished tool call: the model is told
 			// why and asked for smaller steps. Repeated cut-offs count toward the mistake limit.
 			t.mu.Lock()
-			t.mistakes++
+			t.guards.mistakes++
 			t.mu.Unlock()
 			content = []llm.Content{llm.Text(t.cutOffNote(r))}
 			continue
 		case r.tool == nil:
 			t.mu.Lock()
-			t.mistakes++
+			t.guards.mistakes++
 			t.mu.Unlock()
 			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
 			if r.native {
@@ -244,7 +244,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
 			t.mu.Lock()
-			tokens, n := t.meta.ContextTokens, len(t.api)
+			tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
 			t.mu.Unlock()
 			t.compactHook(ctx, "truncate", tokens, n)
 			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
@@ -281,10 +281,10 @@ func userError(err error) string {
 // attempt makes one request.
 func (t *Task) attempt(ctx context.Context) (reply, error) {
 	t.mu.Lock()
-	mode := t.meta.Mode
-	full := append([]llm.Message(nil), t.api...)
+	mode := t.conv.meta.Mode
+	full := t.conv.historyCopy()
 	history := t.condensedLocked(full)
-	lastTokens := t.meta.ContextTokens
+	lastTokens := t.conv.meta.ContextTokens
 	t.mu.Unlock()
 	// Whatever the projection dropped or moved, every native call goes with its result.
 	history = window.Pair(t.deps.Turns.Project(history, lastTokens))
@@ -459,14 +459,7 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 	}
 	t.updateMessage(idx, func(m *msg.Message) { m.Payload = payload })
 	t.mu.Lock()
-	t.meta.TokensIn += u.InputTokens
-	t.meta.TokensOut += u.OutputTokens
-	t.meta.CacheReads += u.CacheReadTokens
-	t.meta.CacheWrites += u.CacheWriteTokens
-	t.meta.Cost += cost
-	if total := u.Total(); total > 0 {
-		t.meta.ContextTokens = total
-	}
+	t.conv.addUsage(u, cost)
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()

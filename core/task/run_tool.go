@@ -92,7 +92,7 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	}
 	if res.Condensed != "" {
 		t.mu.Lock()
-		tokens, n := t.meta.ContextTokens, len(t.api)
+		tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
 		t.mu.Unlock()
 		t.compactHook(ctx, "condense", tokens, n)
 		t.markCondensed(res.Condensed)
@@ -104,18 +104,18 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 	switch {
 	case res.IsError && isEdit && path != "" && !res.Rejected:
 		// Failed edits of one file are the mistake limit's (below): not also a repetition.
-		t.repeat = repeatState{}
-		t.editFailures[path]++
-		if t.editFailures[path] >= 3 {
-			t.mistakes++
-			t.editFailures[path] = 0
+		t.guards.repeat = repeatState{}
+		t.guards.editFailures[path]++
+		if t.guards.editFailures[path] >= 3 {
+			t.guards.mistakes++
+			t.guards.editFailures[path] = 0
 			res.Text += "\n\n" + prompt.EditFailedRepeatedly(path)
 		}
 	case !res.IsError:
 		if isEdit {
-			delete(t.editFailures, path)
+			delete(t.guards.editFailures, path)
 		}
-		t.mistakes = 0
+		t.guards.mistakes = 0
 	}
 	t.mu.Unlock()
 	if res.IsError && !res.Rejected {
@@ -152,8 +152,7 @@ func planRefusalRow(spec tools.Spec, call tools.Call) string {
 // mistake records a model mistake and returns the feedback content.
 func (t *Task) mistake(header, _ string, res tools.Result) []llm.Content {
 	t.mu.Lock()
-	t.mistakes++
-	t.repeat = repeatState{} // counted once, as a mistake
+	t.guards.mistake() // counted once, as a mistake, not also as a repetition
 	t.mu.Unlock()
 	if header == "" {
 		header = "[unknown tool] Result:"
@@ -218,9 +217,9 @@ func sortedKeys(m map[string]string) []string {
 // setFocusChain stores a checklist the model sent with a tool call.
 func (t *Task) setFocusChain(list string) {
 	t.mu.Lock()
-	changed := t.meta.FocusChain != list
-	t.meta.FocusChain = list
-	t.requestsSince = 0
+	changed := t.conv.meta.FocusChain != list
+	t.conv.meta.FocusChain = list
+	t.focus.requestsSince = 0
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
@@ -229,8 +228,29 @@ func (t *Task) setFocusChain(list string) {
 	}
 }
 
-// focusChainReminder adds the todo-list instructions when due (spec §7): first turn, after
-// PLAN→ACT, after a user edit, and every N requests without an update.
+// focusDue says when the todo-list reminder is due (spec §7): the first turn, after a
+// PLAN→ACT switch, after the user edited the list, and every few requests without an update.
+// Its fields are guarded by Task.mu (docs/task-runtime.md).
+type focusDue struct {
+	requestsSince int // requests since the focus chain was last updated
+	progressEdit  bool
+	planToAct     bool
+}
+
+// next counts a request and reports whether the reminder goes with it, and whether the user
+// edited the list; a reminder given starts the count over.
+func (f *focusDue) next(first bool, interval int) (due, edited bool) {
+	f.requestsSince++
+	due = first || f.planToAct || f.progressEdit || f.requestsSince > interval
+	if !due {
+		return false, false
+	}
+	edited = f.progressEdit
+	*f = focusDue{}
+	return true, edited
+}
+
+// focusChainReminder adds the todo-list instructions when due (focusDue).
 func (t *Task) focusChainReminder(first bool) []llm.Content {
 	if !t.settings().FocusChainEnabled {
 		return nil
@@ -241,18 +261,15 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.requestsSince++
-	due := first || t.planToAct || t.progressEdit || t.requestsSince > interval
+	due, edited := t.focus.next(first, interval)
 	if !due {
 		return nil
 	}
-	list := t.meta.FocusChain
+	list := t.conv.meta.FocusChain
 	text := prompt.FocusChainReminder(list, list == "")
-	if t.progressEdit {
+	if edited {
 		text = "The user edited the todo list. The current list is:\n" + list + "\n\n" + text
 	}
-	t.planToAct, t.progressEdit = false, false
-	t.requestsSince = 0
 	return []llm.Content{llm.Text(text)}
 }
 
@@ -302,8 +319,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 	if autoApproved(policy, req) {
 		limit := policy.MaxRequests
 		t.mu.Lock()
-		t.autoApproved++
-		over := limit > 0 && t.autoApproved > limit && !policy.YOLO
+		over := t.guards.autoApproval(limit, policy.YOLO)
 		t.mu.Unlock()
 		if over {
 			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,
@@ -312,7 +328,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 				return tools.Answer{}, err
 			}
 			t.mu.Lock()
-			t.autoApproved = 0
+			t.guards.autoApproved = 0
 			t.mu.Unlock()
 			if !ans.Approved {
 				return ans, nil
@@ -337,7 +353,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 		return ans, err
 	}
 	t.mu.Lock()
-	t.autoApproved = 0
+	t.guards.autoApproved = 0
 	t.mu.Unlock()
 	return ans, nil
 }
