@@ -3,7 +3,6 @@ package task
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"time"
 
@@ -278,16 +277,10 @@ func userError(err error) string {
 	return err.Error()
 }
 
-// attempt makes one request.
+// attempt makes one request: it projects the window, builds the request, reads the stream
+// (showing it as it arrives), accounts the usage and settles a cancel or a broken stream.
 func (t *Task) attempt(ctx context.Context) (reply, error) {
-	t.mu.Lock()
-	mode := t.conv.meta.Mode
-	full := t.conv.historyCopy()
-	history := t.condensedLocked(full)
-	lastTokens := t.conv.meta.ContextTokens
-	t.mu.Unlock()
-	// Whatever the projection dropped or moved, every native call goes with its result.
-	history = window.Pair(t.deps.Turns.Project(history, lastTokens))
+	mode, full, history := t.projectWindow()
 	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
 	system := t.deps.Turns.SystemPrompt(mode, full)
@@ -308,96 +301,61 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		}
 	}()
 
-	var p replyReader = xmlReader{parse.New(t.parseGrammar())}
-	nr := &nativeReader{}
-	if native {
-		p = nr
-	}
 	pr := presenter{t: t}
-	var usage llm.Usage
-	finish := ""
-	gotUsage := false
-	received := false
-	draining := false
-	var streamErr error
-	for {
-		chunk, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !draining {
-				streamErr = err
-			}
-			break
-		}
-		if chunk.Usage != nil {
-			usage, gotUsage = *chunk.Usage, true
-		}
-		if chunk.FinishReason != "" {
-			finish = chunk.FinishReason
-		}
-		if draining {
-			// Read on only to learn whether more tool calls followed (the model is told they
-			// were not run); nothing more is shown.
-			p.Feed(chunk)
-			continue
-		}
-		if chunk.Reasoning != "" {
-			t.say(msg.SayReasoning, pr.reasoning+chunk.Reasoning, nil, true)
-			pr.reasoning += chunk.Reasoning
-		}
-		if chunk.Text == "" && len(chunk.ToolCalls) == 0 {
-			continue
-		}
-		received = true
-		p.Feed(chunk)
-		pr.show(ctx, p.Blocks())
-		if p.ToolDone() {
-			// Only one tool runs per message: ignore the rest, but wait briefly for the usage
-			// report that ends the stream.
-			draining = true
-			time.AfterFunc(drainWait, cancelReq)
-		}
-	}
-	toolDone := p.ToolDone()
-	blocks := p.End()
-	if !gotUsage && received && ctx.Err() == nil {
-		usage = estimateUsage(system, history, blocks)
+	sr := newStreamReader(native, t.parseGrammar())
+	sr.onReasoning = func(all string) { t.say(msg.SayReasoning, all, nil, true) }
+	sr.onBlocks = func(blocks []parse.Block) { pr.show(ctx, blocks) }
+	// Wait briefly for the usage report that ends the stream, no longer.
+	sr.onToolDone = func() { time.AfterFunc(drainWait, cancelReq) }
+	res := sr.read(stream)
+
+	usage := res.usage
+	if !res.gotUsage && res.received && ctx.Err() == nil {
+		usage = estimateUsage(system, history, res.blocks)
 	}
 	pr.final = true
+	return t.settleAttempt(ctx, reqIdx, &pr, res, usage)
+}
+
+// projectWindow is the request's conversation: the mode, the whole API history (for the
+// system prompt's rules) and the history condensed and projected into the window, where every
+// native call goes with its result whatever the projection dropped or moved.
+func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
+	t.mu.Lock()
+	mode = t.conv.meta.Mode
+	full = t.conv.historyCopy()
+	history = t.condensedLocked(full)
+	lastTokens := t.conv.meta.ContextTokens
+	t.mu.Unlock()
+	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens))
+}
+
+// settleAttempt shows the end of a read stream and records the request: a cancelled request
+// keeps what was said, marked as interrupted; a broken one is undone for a retry; a finished
+// one returns its reply (a cut-off tool call is dropped and the user told).
+func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res streamResult, usage llm.Usage) (reply, error) {
 	if ctx.Err() != nil {
-		// Keep what was said, marked as interrupted; an unfinished tool call never runs.
+		// An unfinished tool call never runs.
 		t.discardPreviews(ctx)
-		pr.show(ctx, blocks)
+		pr.show(ctx, res.blocks)
 		t.finishPartials()
-		text := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
-		if native {
-			text = nr.interruptedText()
-		}
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}})
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(res.interrupted)}})
 		t.finishRequest(ctx, reqIdx, usage, context.Canceled)
 		return reply{}, ctx.Err()
 	}
-	if streamErr == nil && !received {
-		streamErr = errors.New("the model returned an empty response")
-	}
-	if streamErr != nil {
+	if err := res.failure(); err != nil {
 		// A broken stream (network, idle timeout) is retried from the start: whatever the
 		// partial call opened is undone first.
 		t.discardPreviews(ctx)
 		t.finishPartials()
-		t.finishRequest(ctx, reqIdx, usage, streamErr)
-		return reply{}, streamErr
+		t.finishRequest(ctx, reqIdx, usage, err)
+		return reply{}, err
 	}
-	r := replyOf(blocks, toolDone, p.MoreTools(), finish)
-	if native {
-		r = nr.reply(finish)
-	}
+	r := res.reply
 	if r.cut != nil {
 		t.discardPreviews(ctx)
 	}
-	pr.show(ctx, blocks)
+	pr.show(ctx, res.blocks)
 	t.finishPartials()
 	t.finishRequest(ctx, reqIdx, usage, nil)
 	if r.cut != nil {
@@ -422,20 +380,6 @@ func (t *Task) modelRequest(m model, system string, history []llm.Message, nativ
 
 // drainWait is how long the rest of a stream is read after the tool call, for its usage.
 const drainWait = 2 * time.Second
-
-// estimateUsage counts tokens offline when the provider reported no usage.
-func estimateUsage(system string, history []llm.Message, blocks []parse.Block) llm.Usage {
-	in := llm.CountTokens(system)
-	for _, m := range history {
-		for _, c := range m.Content {
-			in += llm.CountTokens(c.Text)
-		}
-		for _, tc := range m.ToolCalls {
-			in += llm.CountTokens(tc.Arguments)
-		}
-	}
-	return llm.Usage{InputTokens: int64(in), OutputTokens: int64(llm.CountTokens(serialize(blocks, true)))}
-}
 
 func (t *Task) parseGrammar() parse.Grammar {
 	if t.deps.Registry == nil {
@@ -502,10 +446,9 @@ type presenter struct {
 	t *Task
 	// final is set once the stream ended: text is settled, and no tool call is previewed
 	// any more (a complete call runs; an unfinished one never does).
-	final     bool
-	textIdx   map[int]int // block index → message index
-	sent      map[int]int // block index → bytes shown
-	reasoning string
+	final   bool
+	textIdx map[int]int // block index → message index
+	sent    map[int]int // block index → bytes shown
 }
 
 func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
