@@ -134,31 +134,11 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if err := t.pauseUntilSaved(ctx); err != nil {
 			return endCancelled
 		}
-		limit := t.settings().MistakeLimit
-		if limit <= 0 {
-			limit = 3
+		note, end := t.checkMistakes(ctx)
+		if end != 0 {
+			return end
 		}
-		t.mu.Lock()
-		mistakes := t.guards.mistakes
-		t.mu.Unlock()
-		if mistakes >= limit {
-			ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
-				"Cairn is having trouble: the same kind of mistake happened several times in a row. "+
-					"You can add guidance and let it continue.", nil)
-			if err != nil {
-				return endCancelled
-			}
-			if !ans.Approved && ans.Text == "" {
-				return endFailed
-			}
-			content = append(content, llm.Text(prompt.TooManyMistakes(ans.Text)))
-			if ans.Text != "" {
-				t.say(msg.SayUserFeedback, ans.Text, nil, false)
-			}
-			t.mu.Lock()
-			t.guards.mistakes = 0
-			t.mu.Unlock()
-		}
+		content = append(content, note...)
 		feedback, end := t.checkLimits(ctx)
 		if end != 0 {
 			return end
@@ -167,16 +147,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			content = append(content, llm.Text(feedbackOpen+t.expand(ctx, feedback)+"\n</feedback>"))
 		}
 
-		content = append(content, t.takeHookContext()...)
-		content = append(content, t.focusChainReminder(first)...)
-		content = append(content, t.autoCondenseNote()...)
-		t.mu.Lock()
-		req := EnvRequest{First: first, Mode: t.conv.meta.Mode, ContextTokens: t.conv.meta.ContextTokens,
-			ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
-		t.mu.Unlock()
-		if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
-			content = append(content, llm.Text(env))
-		}
+		content = append(content, t.turnExtras(ctx, first)...)
 		if ctx.Err() != nil {
 			return endCancelled
 		}
@@ -196,23 +167,8 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		}
 		t.appendAPI(r.assistantMessage())
 
-		switch {
-		case r.cut != nil || r.finish == llm.FinishLength && r.tool == nil:
-			// A reply that ended early never runs its unfinished tool call: the model is told
-			// why and asked for smaller steps. Repeated cut-offs count toward the mistake limit.
-			t.mu.Lock()
-			t.guards.mistakes++
-			t.mu.Unlock()
-			content = []llm.Content{llm.Text(t.cutOffNote(r))}
-			continue
-		case r.tool == nil:
-			t.mu.Lock()
-			t.guards.mistakes++
-			t.mu.Unlock()
-			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
-			if r.native {
-				content = []llm.Content{llm.Text(prompt.NoToolsUsedNative())}
-			}
+		if r.tool == nil {
+			content = t.noToolRan(r)
 			continue
 		}
 		var next []llm.Content
@@ -226,6 +182,71 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		}
 		content = append(r.answerCalls(next), t.takeQueued(ctx)...)
 	}
+}
+
+// checkMistakes asks the user, once the model made MistakeLimit mistakes in a row, whether
+// to go on; going on starts the count over and passes the user's guidance to the model.
+func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
+	limit := t.settings().MistakeLimit
+	if limit <= 0 {
+		limit = 3
+	}
+	t.mu.Lock()
+	mistakes := t.guards.mistakes
+	t.mu.Unlock()
+	if mistakes < limit {
+		return nil, 0
+	}
+	ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
+		"Cairn is having trouble: the same kind of mistake happened several times in a row. "+
+			"You can add guidance and let it continue.", nil)
+	if err != nil {
+		return nil, endCancelled
+	}
+	if !ans.Approved && ans.Text == "" {
+		return nil, endFailed
+	}
+	note := []llm.Content{llm.Text(prompt.TooManyMistakes(ans.Text))}
+	if ans.Text != "" {
+		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+	}
+	t.mu.Lock()
+	t.guards.mistakes = 0
+	t.mu.Unlock()
+	return note, 0
+}
+
+// turnExtras is what goes with every user turn after its own content: what hooks added, the
+// todo-list reminder when due, the auto-condense note and the environment details.
+func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
+	var content []llm.Content
+	content = append(content, t.takeHookContext()...)
+	content = append(content, t.focusChainReminder(first)...)
+	content = append(content, t.autoCondenseNote()...)
+	t.mu.Lock()
+	req := EnvRequest{First: first, Mode: t.conv.meta.Mode, ContextTokens: t.conv.meta.ContextTokens,
+		ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
+	t.mu.Unlock()
+	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
+		content = append(content, llm.Text(env))
+	}
+	return content
+}
+
+// noToolRan is the next user turn after a reply that ran no tool; both cases count as a
+// mistake. A reply that ended early never runs its unfinished tool call: the model is told
+// why and asked for smaller steps. A reply without a tool call is reminded to use one.
+func (t *Task) noToolRan(r reply) []llm.Content {
+	t.mu.Lock()
+	t.guards.mistakes++
+	t.mu.Unlock()
+	switch {
+	case r.cut != nil || r.finish == llm.FinishLength:
+		return []llm.Content{llm.Text(t.cutOffNote(r))}
+	case r.native:
+		return []llm.Content{llm.Text(prompt.NoToolsUsedNative())}
+	}
+	return []llm.Content{llm.Text(prompt.NoToolsUsed())}
 }
 
 // request streams one model response, showing text as it arrives, and returns the assistant
@@ -410,96 +431,6 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 	if t.sub != nil {
 		t.sub.Account.AddUsage(u, cost)
 		t.subChanged()
-	}
-}
-
-// serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call
-// in canonical XML. Later tool calls were never run, so they are not recorded.
-func serialize(blocks []parse.Block, complete bool) string {
-	var b strings.Builder
-	for _, bl := range blocks {
-		if bl.Type == parse.Text {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(bl.Content)
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString("<" + bl.Name + ">\n")
-		for _, k := range sortedKeys(bl.Params) {
-			b.WriteString("<" + k + ">" + bl.Params[k] + "</" + k + ">\n")
-		}
-		if complete || !bl.Partial {
-			b.WriteString("</" + bl.Name + ">")
-		}
-		break
-	}
-	return b.String()
-}
-
-// presenter turns the parser's blocks into UI messages: text blocks stream as deltas, partial
-// tool calls are previewed by tools that can (the diff view fills in place).
-type presenter struct {
-	t *Task
-	// final is set once the stream ended: text is settled, and no tool call is previewed
-	// any more (a complete call runs; an unfinished one never does).
-	final   bool
-	textIdx map[int]int // block index → message index
-	sent    map[int]int // block index → bytes shown
-}
-
-func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
-	if p.textIdx == nil {
-		p.textIdx, p.sent = map[int]int{}, map[int]int{}
-	}
-	for i, b := range blocks {
-		switch b.Type {
-		case parse.Text:
-			content := b.Content
-			mi, ok := p.textIdx[i]
-			if !ok {
-				if content == "" {
-					continue
-				}
-				p.textIdx[i] = p.t.addMessage(msg.Message{Type: msg.Say, Kind: msg.SayText, Text: content, Partial: true})
-				p.sent[i] = len(content)
-				continue
-			}
-			if len(content) > p.sent[i] {
-				p.t.updateMessage(mi, func(m *msg.Message) { m.Text = content })
-				p.sent[i] = len(content)
-			}
-		case parse.ToolUse:
-			if !b.Partial || p.final {
-				continue
-			}
-			tool, ok := p.t.deps.Registry.Get(b.Name)
-			if !ok {
-				continue
-			}
-			pv, ok := tool.(tools.Previewer)
-			// A call that will be refused (PLAN mode) is never previewed: no diff view opens
-			// and nothing is created on disk.
-			if !ok || p.t.Mode() == ModePlan && !tool.Spec().PlanSafe {
-				continue
-			}
-			if !tool.Spec().PlanSafe {
-				p.t.awaitFirstCheckpoint(ctx) // a preview may create the file
-			}
-			p.preview(ctx, pv, tools.Call{Name: b.Name, Params: b.Params, Partial: true})
-		}
-	}
-}
-
-// preview shows a partial call. Its errors are not fatal (Run decides), and a panic only
-// ends the preview.
-func (p *presenter) preview(ctx context.Context, pv tools.Previewer, call tools.Call) {
-	defer p.t.recoverBug("the preview of " + call.Name)
-	if err := pv.Preview(ctx, p.t.env(), call); err != nil {
-		p.t.logger().Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
 	}
 }
 
