@@ -23,9 +23,9 @@ var errToolPanic = errors.New("tool crashed")
 // returns the next user content. A non-zero ending stops the loop. It runs the call through
 // toolSteps in order; the first step that ends the call gives the result.
 func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
-	c := &toolCall{call: tools.Call{Name: b.Name, Params: b.Params}}
-	for _, step := range t.toolSteps() {
-		if step(ctx, c) {
+	c := &toolCall{t: t, call: tools.Call{Name: b.Name, Params: b.Params}}
+	for _, step := range toolSteps {
+		if step(c, ctx) {
 			break
 		}
 	}
@@ -34,6 +34,7 @@ func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, endin
 
 // toolCall is one tool call on its way through runTool's steps.
 type toolCall struct {
+	t       *Task
 	call    tools.Call
 	tool    tools.Tool
 	spec    tools.Spec
@@ -52,28 +53,29 @@ func (c *toolCall) stop(out []llm.Content, end ending) bool {
 }
 
 // toolStep is one step of a tool call; it reports whether the call ended there.
-type toolStep func(ctx context.Context, c *toolCall) bool
+type toolStep func(c *toolCall, ctx context.Context) bool
 
 // toolSteps are the steps of a tool call, in order. Approval is not a step of its own: the
 // tool asks for it through its UI (taskUI.Approve) while it runs.
-func (t *Task) toolSteps() []toolStep {
-	return []toolStep{
-		t.toolFocusChain, t.toolLookUp, t.toolValidate, t.toolPlanMode, t.toolPreHook,
-		t.toolFirstCheckpoint, t.toolExecute, t.toolFeedback, t.toolReport, t.toolCompleted,
-		t.toolCondense, t.toolCountMistakes, t.toolResult,
-	}
+var toolSteps = []toolStep{
+	(*toolCall).focusChain, (*toolCall).lookUp, (*toolCall).validate, (*toolCall).planMode,
+	(*toolCall).preHook, (*toolCall).firstCheckpoint, (*toolCall).execute, (*toolCall).feedback,
+	(*toolCall).report, (*toolCall).completed, (*toolCall).condense, (*toolCall).countMistakes,
+	(*toolCall).result,
 }
 
-// toolFocusChain stores the todo list the call carries.
-func (t *Task) toolFocusChain(_ context.Context, c *toolCall) bool {
+// focusChain stores the todo list the call carries.
+func (c *toolCall) focusChain(_ context.Context) bool {
+	t := c.t
 	if list, ok := c.call.Params[tools.TaskProgressParam]; ok && strings.TrimSpace(list) != "" {
 		t.setFocusChain(list)
 	}
 	return false
 }
 
-// toolLookUp finds the tool; an unknown one is a mistake.
-func (t *Task) toolLookUp(_ context.Context, c *toolCall) bool {
+// lookUp finds the tool; an unknown one is a mistake.
+func (c *toolCall) lookUp(_ context.Context) bool {
+	t := c.t
 	tool, ok := t.deps.Registry.Get(c.call.Name)
 	if !ok {
 		return c.stop(t.mistake(c.call.Name, "", tools.Errorf("Unknown tool %q.", c.call.Name)), 0)
@@ -83,10 +85,11 @@ func (t *Task) toolLookUp(_ context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolValidate refuses a call without a required parameter, as a mistake. Every refusal from
+// validate refuses a call without a required parameter, as a mistake. Every refusal from
 // here on undoes what the streaming preview may have opened (a mode switch while the call
 // streamed, a missing parameter).
-func (t *Task) toolValidate(ctx context.Context, c *toolCall) bool {
+func (c *toolCall) validate(ctx context.Context) bool {
+	t := c.t
 	name := c.call.Name
 	for _, p := range c.spec.Params {
 		if v, ok := c.call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
@@ -102,8 +105,9 @@ func (t *Task) toolValidate(ctx context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolPlanMode refuses a call that may change things in PLAN mode.
-func (t *Task) toolPlanMode(ctx context.Context, c *toolCall) bool {
+// planMode refuses a call that may change things in PLAN mode.
+func (c *toolCall) planMode(ctx context.Context) bool {
+	t := c.t
 	if t.Mode() != ModePlan || c.spec.PlanSafe {
 		return false
 	}
@@ -112,10 +116,11 @@ func (t *Task) toolPlanMode(ctx context.Context, c *toolCall) bool {
 	return c.stop(t.toolContent(c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
 }
 
-// toolPreHook runs the PreToolUse hooks. A hook that blocks the call keeps the tool from
+// preHook runs the PreToolUse hooks. A hook that blocks the call keeps the tool from
 // running: what its preview opened is undone, and the model reads the hook's message as the
 // call's result.
-func (t *Task) toolPreHook(ctx context.Context, c *toolCall) bool {
+func (c *toolCall) preHook(ctx context.Context) bool {
+	t := c.t
 	if blocked, text := t.preToolHook(ctx, c.call); blocked {
 		t.discardPreviews(ctx)
 		return c.stop(t.toolContent(c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
@@ -126,18 +131,20 @@ func (t *Task) toolPreHook(ctx context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolFirstCheckpoint waits for the run's first checkpoint before a call that may change
+// firstCheckpoint waits for the run's first checkpoint before a call that may change
 // files: the snapshot must precede any change it could undo.
-func (t *Task) toolFirstCheckpoint(ctx context.Context, c *toolCall) bool {
+func (c *toolCall) firstCheckpoint(ctx context.Context) bool {
+	t := c.t
 	if !c.spec.PlanSafe {
 		t.awaitFirstCheckpoint(ctx)
 	}
 	return false
 }
 
-// toolExecute runs the tool (which asks for its approval); an error or a crash becomes a
+// execute runs the tool (which asks for its approval); an error or a crash becomes a
 // failed result.
-func (t *Task) toolExecute(ctx context.Context, c *toolCall) bool {
+func (c *toolCall) execute(ctx context.Context) bool {
+	t := c.t
 	t.noteTool(c.spec, c.call)
 	c.started = t.deps.Now()
 	res, err := t.runGuarded(ctx, c.tool, c.call)
@@ -154,9 +161,10 @@ func (t *Task) toolExecute(ctx context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolFeedback shows the user's words given with the answer, and expands mentions in the
+// feedback shows the user's words given with the answer, and expands mentions in the
 // answers of the tools that ask the user.
-func (t *Task) toolFeedback(ctx context.Context, c *toolCall) bool {
+func (c *toolCall) feedback(ctx context.Context) bool {
+	t := c.t
 	if c.res.UserFeedback != "" {
 		t.say(msg.SayUserFeedback, c.res.UserFeedback, nil, false)
 	}
@@ -166,9 +174,10 @@ func (t *Task) toolFeedback(ctx context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolReport tells the agent which files the call read or changed, runs the PostToolUse
+// report tells the agent which files the call read or changed, runs the PostToolUse
 // hooks and takes a checkpoint after a call that may have changed files.
-func (t *Task) toolReport(ctx context.Context, c *toolCall) bool {
+func (c *toolCall) report(ctx context.Context) bool {
+	t := c.t
 	if len(c.res.Read) > 0 || len(c.res.Changed) > 0 {
 		t.deps.Turns.ToolRan(ctx, c.res.Read, c.res.Changed)
 	}
@@ -179,16 +188,17 @@ func (t *Task) toolReport(ctx context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolCompleted ends the run when the call completed the task.
-func (t *Task) toolCompleted(_ context.Context, c *toolCall) bool {
+// completed ends the run when the call completed the task.
+func (c *toolCall) completed(_ context.Context) bool {
 	if c.res.Completed {
 		return c.stop(nil, endCompleted)
 	}
 	return false
 }
 
-// toolCondense records a condensed summary as the start of the history the model sees.
-func (t *Task) toolCondense(ctx context.Context, c *toolCall) bool {
+// condense records a condensed summary as the start of the history the model sees.
+func (c *toolCall) condense(ctx context.Context) bool {
+	t := c.t
 	if c.res.Condensed == "" {
 		return false
 	}
@@ -200,10 +210,11 @@ func (t *Task) toolCondense(ctx context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolCountMistakes counts a failed edit toward the mistake limit (three of one file in a
+// countMistakes counts a failed edit toward the mistake limit (three of one file in a
 // row are one mistake, and the model is told) and ends the run of mistakes after a call that
 // worked.
-func (t *Task) toolCountMistakes(_ context.Context, c *toolCall) bool {
+func (c *toolCall) countMistakes(_ context.Context) bool {
+	t := c.t
 	path := c.call.Params["path"]
 	isEdit := c.spec.Category == tools.CategoryEdit
 	t.mu.Lock()
@@ -219,9 +230,10 @@ func (t *Task) toolCountMistakes(_ context.Context, c *toolCall) bool {
 	return false
 }
 
-// toolResult ends the call with its result as the next user content; a failure is wrapped as
+// result ends the call with its result as the next user content; a failure is wrapped as
 // a tool error.
-func (t *Task) toolResult(_ context.Context, c *toolCall) bool {
+func (c *toolCall) result(_ context.Context) bool {
+	t := c.t
 	res := c.res
 	if res.IsError && !res.Rejected {
 		res = tools.Result{Text: prompt.ToolError(res.Text), Images: res.Images, UserFeedback: res.UserFeedback}
