@@ -68,3 +68,20 @@ func (c *conversation) addUsage(u llm.Usage, cost float64) {
 		c.meta.ContextTokens = total
 	}
 }
+
+// requestsAfter sums the usage of the requests recorded after row index (the rows a restore
+// cuts) and counts them; saidLater reports that the user sent words among those rows.
+func (c *conversation) requestsAfter(index int) (removed msg.APIRequest, count int, saidLater bool) {
+	for _, m := range c.messages[index+1:] {
+		saidLater = saidLater || m.Type == msg.Say && m.Kind == msg.SayUserFeedback
+		if p, ok := m.Payload.(*msg.APIRequest); ok && (m.Kind == msg.SayAPIReqStarted || m.Kind == msg.SayDeletedAPIReqs) {
+			removed.TokensIn += p.TokensIn
+			removed.TokensOut += p.TokensOut
+			removed.CacheReads += p.CacheReads
+			removed.CacheWrites += p.CacheWrites
+			removed.Cost += p.Cost
+			count++
+		}
+	}
+	return removed, count, saidLater
+}

@@ -75,6 +75,12 @@ func (g *guards) succeeded(edit bool, path string) {
 	g.mistakes = 0
 }
 
+// restart forgets the mistakes and failed edits in a row (a restore went back before them).
+func (g *guards) restart() {
+	g.editFailures = map[string]int{}
+	g.mistakes = 0
+}
+
 // autoApproval counts an auto-approval and reports whether it goes past limit (0: none).
 func (g *guards) autoApproval(limit int, yolo bool) bool {
 	g.autoApproved++

@@ -155,20 +155,7 @@ func (t *Task) dropOpenResumeLocked() {
 // cutLocked keeps the messages up to and including index and the first apiLen API messages;
 // the removed requests' usage is kept as one deleted_api_reqs row.
 func (t *Task) cutLocked(index, apiLen int) {
-	var removed msg.APIRequest
-	count := 0
-	saidLater := false
-	for _, m := range t.conv.messages[index+1:] {
-		saidLater = saidLater || m.Type == msg.Say && m.Kind == msg.SayUserFeedback
-		if p, ok := m.Payload.(*msg.APIRequest); ok && (m.Kind == msg.SayAPIReqStarted || m.Kind == msg.SayDeletedAPIReqs) {
-			removed.TokensIn += p.TokensIn
-			removed.TokensOut += p.TokensOut
-			removed.CacheReads += p.CacheReads
-			removed.CacheWrites += p.CacheWrites
-			removed.Cost += p.Cost
-			count++
-		}
-	}
+	removed, count, saidLater := t.conv.requestsAfter(index)
 	keep := index + 1
 	t.conv.messages = append([]msg.Message(nil), t.conv.messages[:keep]...)
 	t.truncateMessagesLocked(keep)
@@ -186,8 +173,7 @@ func (t *Task) cutLocked(index, apiLen int) {
 		}
 	}
 	t.conv.lastPersist = map[int]time.Time{}
-	t.guards.editFailures = map[string]int{}
-	t.guards.mistakes = 0
+	t.guards.restart()
 	t.conv.meta.Completed = false
 	t.saveMetaLocked()
 	if count > 0 {
