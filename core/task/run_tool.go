@@ -344,7 +344,7 @@ func (t *Task) setFocusChain(list string) {
 	}
 }
 
-// focusDue says when the todo-list reminder is due (spec §7): the first turn, after a
+// focusDue says when the todo-list reminder is due: the first turn, after a
 // PLAN→ACT switch, after the user edited the list, and every few requests without an update.
 // Its fields are guarded by Task.mu (docs/task-runtime.md).
 type focusDue struct {
