@@ -13,7 +13,7 @@ import (
 func (m *Manager) SetFavorite(id string, fav bool) error {
 	if t, ok := m.Get(id); ok {
 		t.mu.Lock()
-		t.meta.Favorite = fav
+		t.conv.meta.Favorite = fav
 		t.saveMetaLocked()
 		t.mu.Unlock()
 		return nil
@@ -42,8 +42,8 @@ func (t *Task) Markdown() (string, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", t.meta.Title)
-	for _, m := range t.messages {
+	fmt.Fprintf(&b, "# %s\n\n", t.conv.meta.Title)
+	for _, m := range t.conv.messages {
 		switch m.Kind {
 		case msg.SayTask:
 			fmt.Fprintf(&b, "## User\n\n%s\n\n", m.Text)
@@ -65,6 +65,6 @@ func (t *Task) Markdown() (string, string) {
 			fmt.Fprintf(&b, "## Cairn asks\n\n%s\n\n", m.Text)
 		}
 	}
-	name := "cairn_task_" + t.meta.Created.Format("2006-01-02_15-04-05") + ".md"
+	name := "cairn_task_" + t.conv.meta.Created.Format("2006-01-02_15-04-05") + ".md"
 	return b.String(), name
 }

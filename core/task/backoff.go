@@ -28,12 +28,12 @@ func (t *Task) backoff(ctx context.Context, r *msg.Retry, delay time.Duration) e
 	defer cancel()
 	w := &retryWait{index: idx, cancel: cancel}
 	t.mu.Lock()
-	t.retrying = w
+	t.step.retrying = w
 	t.mu.Unlock()
 	defer func() {
 		t.mu.Lock()
-		if t.retrying == w {
-			t.retrying = nil
+		if t.step.retrying == w {
+			t.step.retrying = nil
 		}
 		t.mu.Unlock()
 	}()
@@ -44,11 +44,11 @@ func (t *Task) backoff(ctx context.Context, r *msg.Retry, delay time.Duration) e
 // retryNowLocked ends the backoff wait when index names its row (or index < 0) and the
 // answer approves. t.mu is held.
 func (t *Task) retryNowLocked(index int, approved bool) bool {
-	w := t.retrying
+	w := t.step.retrying
 	if w == nil || !approved || index >= 0 && index != w.index {
 		return false
 	}
-	t.retrying = nil
+	t.step.retrying = nil
 	w.cancel()
 	return true
 }

@@ -20,7 +20,7 @@ func (t *Task) checkpoint(ctx context.Context) {
 	}
 	// The next user message (first request, or the tool's result) belongs to the row.
 	t.mu.Lock()
-	apiIndex := len(t.api) + 1
+	apiIndex := len(t.conv.api) + 1
 	t.mu.Unlock()
 	t.commitCheckpoint(ctx, apiIndex)
 }
@@ -45,11 +45,11 @@ func (t *Task) startFirstCheckpoint(ctx context.Context) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed || t.firstCP != nil {
+	if t.step.closed || t.step.firstCP != nil {
 		return
 	}
-	apiIndex := len(t.api) + 1
-	t.firstCP = t.goLocked("the first checkpoint", func(cctx context.Context) {
+	apiIndex := len(t.conv.api) + 1
+	t.step.firstCP = t.goLocked("the first checkpoint", func(cctx context.Context) {
 		t.commitCheckpoint(cctx, apiIndex)
 	})
 }
@@ -58,7 +58,7 @@ func (t *Task) startFirstCheckpoint(ctx context.Context) {
 // (the run was cancelled) the checkpoint is cancelled too and waited for, bounded by cancelWait.
 func (t *Task) awaitFirstCheckpoint(ctx context.Context) {
 	t.mu.Lock()
-	a := t.firstCP
+	a := t.step.firstCP
 	t.mu.Unlock()
 	if a == nil {
 		return
@@ -72,8 +72,8 @@ func (t *Task) awaitFirstCheckpoint(ctx context.Context) {
 		}
 	}
 	t.mu.Lock()
-	if t.firstCP == a {
-		t.firstCP = nil
+	if t.step.firstCP == a {
+		t.step.firstCP = nil
 	}
 	t.mu.Unlock()
 }

@@ -27,17 +27,17 @@ const DefaultAutoCondensePercent = 75
 func (t *Task) markCondensed(summary string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.meta.CondensedAt = len(t.api)
-	t.meta.CondensedSummary = summary
+	t.conv.meta.CondensedAt = len(t.conv.api)
+	t.conv.meta.CondensedSummary = summary
 	t.saveMetaLocked()
 }
 
 // condensedLocked applies the last accepted condense to history (t.mu held).
 func (t *Task) condensedLocked(history []llm.Message) []llm.Message {
-	if t.meta.CondensedAt == 0 {
+	if t.conv.meta.CondensedAt == 0 {
 		return history
 	}
-	return window.Condense(history, t.meta.CondensedAt, t.meta.CondensedSummary)
+	return window.Condense(history, t.conv.meta.CondensedAt, t.conv.meta.CondensedSummary)
 }
 
 // autoCondenseNote returns the instruction to condense for the user turn being built when
@@ -50,7 +50,7 @@ func (t *Task) autoCondenseNote() []llm.Content {
 		return nil
 	}
 	t.mu.Lock()
-	tokens, at, n := t.meta.ContextTokens, t.meta.CondensedAt, len(t.api)
+	tokens, at, n := t.conv.meta.ContextTokens, t.conv.meta.CondensedAt, len(t.conv.api)
 	t.mu.Unlock()
 	live := n
 	if at > 0 && at <= n {

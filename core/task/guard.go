@@ -28,11 +28,104 @@ const repeatLimit = 3
 //go:embed repeated.md
 var repeatedNote string
 
+// guards is what the guard rails count: model mistakes in a row (the mistake limit, loop.go),
+// auto-approvals in a row (their cap, run_tool.go), failed edits per file, identical calls in
+// a row (the loop stop), the task's limits and the requests made toward them. Its fields are
+// guarded by Task.mu (docs/task-runtime.md).
+type guards struct {
+	mistakes     int
+	autoApproved int
+	editFailures map[string]int
+	repeat       repeatState
+	limits       config.TaskLimits
+	requests     int // model requests made, toward limits.MaxRequests
+}
+
+func newGuards(limits config.TaskLimits) guards {
+	return guards{limits: limits, editFailures: map[string]int{}}
+}
+
+// mistake counts a model mistake; it also starts the repeat count over (one event, one
+// counter).
+func (g *guards) mistake() {
+	g.mistakes++
+	g.repeat = repeatState{}
+}
+
+// editFailed counts a failed edit of path and reports whether it was the third in a row,
+// which counts as a mistake and starts the file's count over. Failed edits are the mistake
+// limit's, so they start the repeat count over too.
+func (g *guards) editFailed(path string) bool {
+	g.repeat = repeatState{}
+	g.editFailures[path]++
+	if g.editFailures[path] < 3 {
+		return false
+	}
+	g.mistakes++
+	g.editFailures[path] = 0
+	return true
+}
+
+// succeeded ends the run of mistakes after a call that worked (and, for an edit, the file's
+// run of failures).
+func (g *guards) succeeded(edit bool, path string) {
+	if edit {
+		delete(g.editFailures, path)
+	}
+	g.mistakes = 0
+}
+
+// restart forgets the mistakes and failed edits in a row (a restore went back before them).
+func (g *guards) restart() {
+	g.editFailures = map[string]int{}
+	g.mistakes = 0
+}
+
+// autoApproval counts an auto-approval and reports whether it goes past limit (0: none).
+func (g *guards) autoApproval(limit int, yolo bool) bool {
+	g.autoApproved++
+	return limit > 0 && g.autoApproved > limit && !yolo
+}
+
+// repeated counts a call with key and reports whether it is the same call a repeatLimit-th
+// time in a row.
+func (g *guards) repeated(key string) bool {
+	if g.repeat.key != key {
+		g.repeat = repeatState{key: key}
+	}
+	g.repeat.count++
+	return g.repeat.count >= repeatLimit
+}
+
+// overLimit says, in words for the user, which limit the next request would go past at cost
+// so far; "" when none.
+func (g *guards) overLimit(cost float64) string {
+	l := g.limits
+	switch {
+	case l.MaxRequests > 0 && g.requests >= l.MaxRequests:
+		return fmt.Sprintf("This task has made %d model requests, its limit of %d.", g.requests, l.MaxRequests)
+	case l.MaxCost > 0 && cost >= l.MaxCost:
+		return fmt.Sprintf("This task has cost $%.4f, at or over its limit of $%.2f.", cost, l.MaxCost)
+	}
+	return ""
+}
+
+// raiseReached moves each limit that was reached (at cost so far) by its step: the size set
+// in base, else the limit's own size.
+func (g *guards) raiseReached(base config.TaskLimits, cost float64) {
+	if l := &g.limits; l.MaxRequests > 0 && g.requests >= l.MaxRequests {
+		l.MaxRequests = g.requests + step(base.MaxRequests, l.MaxRequests)
+	}
+	if l := &g.limits; l.MaxCost > 0 && cost >= l.MaxCost {
+		l.MaxCost = cost + stepF(base.MaxCost, l.MaxCost)
+	}
+}
+
 // Limits returns the task's request and cost limits (0: none).
 func (t *Task) Limits() config.TaskLimits {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.limits
+	return t.guards.limits
 }
 
 // SetLimits replaces the task's limits (the task header's control). A task stopped at a
@@ -43,7 +136,7 @@ func (t *Task) SetLimits(l config.TaskLimits) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.limits = l
+	t.guards.limits = l
 	t.publishStateLocked()
 	return nil
 }
@@ -59,7 +152,7 @@ func (t *Task) pricesKnown() bool {
 // enforced from prices: it is never silently ignored.
 func (t *Task) noteUnpricedLimit() {
 	t.mu.Lock()
-	limit := t.limits.MaxCost
+	limit := t.guards.limits.MaxCost
 	t.mu.Unlock()
 	if limit <= 0 || t.pricesKnown() {
 		return
@@ -76,14 +169,7 @@ func (t *Task) noteUnpricedLimit() {
 // overLimitLocked says, in words for the user, which limit the next request would go past;
 // "" when none.
 func (t *Task) overLimitLocked() string {
-	l := t.limits
-	switch {
-	case l.MaxRequests > 0 && t.requests >= l.MaxRequests:
-		return fmt.Sprintf("This task has made %d model requests, its limit of %d.", t.requests, l.MaxRequests)
-	case l.MaxCost > 0 && t.meta.Cost >= l.MaxCost:
-		return fmt.Sprintf("This task has cost $%.4f, at or over its limit of $%.2f.", t.meta.Cost, l.MaxCost)
-	}
-	return ""
+	return t.guards.overLimit(t.conv.meta.Cost)
 }
 
 // checkLimits runs before each model request. At a limit it asks: continue (the limit that
@@ -112,12 +198,7 @@ func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 	}
 	base := t.settings().TaskLimits
 	t.mu.Lock()
-	if l := &t.limits; l.MaxRequests > 0 && t.requests >= l.MaxRequests {
-		l.MaxRequests = t.requests + step(base.MaxRequests, l.MaxRequests)
-	}
-	if l := &t.limits; l.MaxCost > 0 && t.meta.Cost >= l.MaxCost {
-		l.MaxCost = t.meta.Cost + stepF(base.MaxCost, l.MaxCost)
-	}
+	t.guards.raiseReached(base, t.conv.meta.Cost)
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if ans.Text != "" {
@@ -145,7 +226,7 @@ func stepF(setting, current float64) float64 {
 // countRequest counts a model request toward the task's request limit.
 func (t *Task) countRequest() {
 	t.mu.Lock()
-	t.requests++
+	t.guards.requests++
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if t.sub != nil {
@@ -206,18 +287,14 @@ func (t *Task) repeating(b parse.Block) bool {
 	key := callKey(b)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.repeat.key != key {
-		t.repeat = repeatState{key: key}
-	}
-	t.repeat.count++
-	return t.repeat.count >= repeatLimit
+	return t.guards.repeated(key)
 }
 
 // forgetRepeats starts the count over. Calls the mistake limit counts (a missing parameter,
 // an unknown tool, an edit that failed) start it over as well: one event, one counter.
 func (t *Task) forgetRepeats() {
 	t.mu.Lock()
-	t.repeat = repeatState{}
+	t.guards.repeat = repeatState{}
 	t.mu.Unlock()
 }
 

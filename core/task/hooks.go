@@ -74,9 +74,9 @@ func (t *Task) promptHook(ctx context.Context, text string, files []string) {
 // resumeHook fires TaskResume with what the task was before it was resumed.
 func (t *Task) resumeHook(ctx context.Context) {
 	t.mu.Lock()
-	prev := hooks.PreviousState{MessageCount: strconv.Itoa(len(t.messages)), ConversationHistoryDeleted: "false"}
-	if n := len(t.messages); n > 0 {
-		prev.LastMessageTs = strconv.FormatInt(t.messages[n-1].Time.UnixMilli(), 10)
+	prev := hooks.PreviousState{MessageCount: strconv.Itoa(len(t.conv.messages)), ConversationHistoryDeleted: "false"}
+	if n := len(t.conv.messages); n > 0 {
+		prev.LastMessageTs = strconv.FormatInt(t.conv.messages[n-1].Time.UnixMilli(), 10)
 	}
 	t.mu.Unlock()
 	t.fireHook(ctx, hooks.TaskResume, hooks.ResumeData{TaskMetadata: t.taskMeta(), PreviousState: prev})
@@ -137,7 +137,7 @@ func (t *Task) truncationHook(ctx context.Context) {
 		return
 	}
 	t.mu.Lock()
-	tokens, n := t.meta.ContextTokens, len(t.api)
+	tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
 	t.mu.Unlock()
 	if tokens <= 0 || tokens < int64(window.MaxAllowed(t.deps.ModelInfo.ContextWindow)) {
 		return

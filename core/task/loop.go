@@ -3,7 +3,6 @@ package task
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"time"
 
@@ -22,11 +21,11 @@ func (t *Task) Start(text string, images, files []string) error {
 		t.say(msg.SayTask, text, nil, false)
 		t.noteUnpricedLimit()
 		t.mu.Lock()
-		if n := len(t.messages); n > 0 {
-			t.messages[n-1].Images = images
-			t.messages[n-1].Files = files
+		if n := len(t.conv.messages); n > 0 {
+			t.conv.messages[n-1].Images = images
+			t.conv.messages[n-1].Files = files
 			if len(images)+len(files) > 0 {
-				t.persistLocked(t.messages[n-1], true) // a resumed task shows them too
+				t.persistLocked(t.conv.messages[n-1], true) // a resumed task shows them too
 			}
 		}
 		t.mu.Unlock()
@@ -64,13 +63,13 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 		var content []llm.Content
 		// A user turn left without an answer (the request was in flight) is merged into this one.
 		t.mu.Lock()
-		if n := len(t.api); n > 0 && t.api[n-1].Role == llm.RoleUser {
-			content = append(content, withoutEnvDetails(t.api[n-1].Content)...)
-			t.api = t.api[:n-1]
+		if n := len(t.conv.api); n > 0 && t.conv.api[n-1].Role == llm.RoleUser {
+			content = append(content, withoutEnvDetails(t.conv.api[n-1].Content)...)
+			t.conv.api = t.conv.api[:n-1]
 			t.truncateAPILocked(n - 1)
 		}
-		mode := t.meta.Mode
-		t.meta.Completed = false
+		mode := t.conv.meta.Mode
+		t.conv.meta.Completed = false
 		t.mu.Unlock()
 		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
 		if ans.Text != "" {
@@ -104,7 +103,7 @@ func (t *Task) Continue(text string, images []string) (queued bool, err error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.run != nil && !t.closed && !t.restoring {
+	if t.step.run != nil && !t.step.closed && !t.step.restoring {
 		t.enqueueLocked(text, images)
 		return true, nil
 	}
@@ -135,31 +134,11 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if err := t.pauseUntilSaved(ctx); err != nil {
 			return endCancelled
 		}
-		limit := t.settings().MistakeLimit
-		if limit <= 0 {
-			limit = 3
+		note, end := t.checkMistakes(ctx)
+		if end != 0 {
+			return end
 		}
-		t.mu.Lock()
-		mistakes := t.mistakes
-		t.mu.Unlock()
-		if mistakes >= limit {
-			ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
-				"Cairn is having trouble: the same kind of mistake happened several times in a row. "+
-					"You can add guidance and let it continue.", nil)
-			if err != nil {
-				return endCancelled
-			}
-			if !ans.Approved && ans.Text == "" {
-				return endFailed
-			}
-			content = append(content, llm.Text(prompt.TooManyMistakes(ans.Text)))
-			if ans.Text != "" {
-				t.say(msg.SayUserFeedback, ans.Text, nil, false)
-			}
-			t.mu.Lock()
-			t.mistakes = 0
-			t.mu.Unlock()
-		}
+		content = append(content, note...)
 		feedback, end := t.checkLimits(ctx)
 		if end != 0 {
 			return end
@@ -168,16 +147,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			content = append(content, llm.Text(feedbackOpen+t.expand(ctx, feedback)+"\n</feedback>"))
 		}
 
-		content = append(content, t.takeHookContext()...)
-		content = append(content, t.focusChainReminder(first)...)
-		content = append(content, t.autoCondenseNote()...)
-		t.mu.Lock()
-		req := EnvRequest{First: first, Mode: t.meta.Mode, ContextTokens: t.meta.ContextTokens,
-			ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
-		t.mu.Unlock()
-		if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
-			content = append(content, llm.Text(env))
-		}
+		content = append(content, t.turnExtras(ctx, first)...)
 		if ctx.Err() != nil {
 			return endCancelled
 		}
@@ -197,23 +167,8 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		}
 		t.appendAPI(r.assistantMessage())
 
-		switch {
-		case r.cut != nil || r.finish == llm.FinishLength && r.tool == nil:
-			// A reply that ended early never runs its unfinished tool call: the model is told
-			// why and asked for smaller steps. Repeated cut-offs count toward the mistake limit.
-			t.mu.Lock()
-			t.mistakes++
-			t.mu.Unlock()
-			content = []llm.Content{llm.Text(t.cutOffNote(r))}
-			continue
-		case r.tool == nil:
-			t.mu.Lock()
-			t.mistakes++
-			t.mu.Unlock()
-			content = []llm.Content{llm.Text(prompt.NoToolsUsed())}
-			if r.native {
-				content = []llm.Content{llm.Text(prompt.NoToolsUsedNative())}
-			}
+		if r.tool == nil {
+			content = t.noToolRan(r)
 			continue
 		}
 		var next []llm.Content
@@ -227,6 +182,71 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		}
 		content = append(r.answerCalls(next), t.takeQueued(ctx)...)
 	}
+}
+
+// checkMistakes asks the user, once the model made MistakeLimit mistakes in a row, whether
+// to go on; going on starts the count over and passes the user's guidance to the model.
+func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
+	limit := t.settings().MistakeLimit
+	if limit <= 0 {
+		limit = 3
+	}
+	t.mu.Lock()
+	mistakes := t.guards.mistakes
+	t.mu.Unlock()
+	if mistakes < limit {
+		return nil, 0
+	}
+	ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
+		"Cairn is having trouble: the same kind of mistake happened several times in a row. "+
+			"You can add guidance and let it continue.", nil)
+	if err != nil {
+		return nil, endCancelled
+	}
+	if !ans.Approved && ans.Text == "" {
+		return nil, endFailed
+	}
+	note := []llm.Content{llm.Text(prompt.TooManyMistakes(ans.Text))}
+	if ans.Text != "" {
+		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+	}
+	t.mu.Lock()
+	t.guards.mistakes = 0
+	t.mu.Unlock()
+	return note, 0
+}
+
+// turnExtras is what goes with every user turn after its own content: what hooks added, the
+// todo-list reminder when due, the auto-condense note and the environment details.
+func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
+	var content []llm.Content
+	content = append(content, t.takeHookContext()...)
+	content = append(content, t.focusChainReminder(first)...)
+	content = append(content, t.autoCondenseNote()...)
+	t.mu.Lock()
+	req := EnvRequest{First: first, Mode: t.conv.meta.Mode, ContextTokens: t.conv.meta.ContextTokens,
+		ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
+	t.mu.Unlock()
+	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
+		content = append(content, llm.Text(env))
+	}
+	return content
+}
+
+// noToolRan is the next user turn after a reply that ran no tool; both cases count as a
+// mistake. A reply that ended early never runs its unfinished tool call: the model is told
+// why and asked for smaller steps. A reply without a tool call is reminded to use one.
+func (t *Task) noToolRan(r reply) []llm.Content {
+	t.mu.Lock()
+	t.guards.mistakes++
+	t.mu.Unlock()
+	switch {
+	case r.cut != nil || r.finish == llm.FinishLength:
+		return []llm.Content{llm.Text(t.cutOffNote(r))}
+	case r.native:
+		return []llm.Content{llm.Text(prompt.NoToolsUsedNative())}
+	}
+	return []llm.Content{llm.Text(prompt.NoToolsUsed())}
 }
 
 // request streams one model response, showing text as it arrives, and returns the assistant
@@ -244,7 +264,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
 			t.mu.Lock()
-			tokens, n := t.meta.ContextTokens, len(t.api)
+			tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
 			t.mu.Unlock()
 			t.compactHook(ctx, "truncate", tokens, n)
 			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
@@ -278,16 +298,10 @@ func userError(err error) string {
 	return err.Error()
 }
 
-// attempt makes one request.
+// attempt makes one request: it projects the window, builds the request, reads the stream
+// (showing it as it arrives), accounts the usage and settles a cancel or a broken stream.
 func (t *Task) attempt(ctx context.Context) (reply, error) {
-	t.mu.Lock()
-	mode := t.meta.Mode
-	full := append([]llm.Message(nil), t.api...)
-	history := t.condensedLocked(full)
-	lastTokens := t.meta.ContextTokens
-	t.mu.Unlock()
-	// Whatever the projection dropped or moved, every native call goes with its result.
-	history = window.Pair(t.deps.Turns.Project(history, lastTokens))
+	mode, full, history := t.projectWindow()
 	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
 	system := t.deps.Turns.SystemPrompt(mode, full)
@@ -308,96 +322,61 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 		}
 	}()
 
-	var p replyReader = xmlReader{parse.New(t.parseGrammar())}
-	nr := &nativeReader{}
-	if native {
-		p = nr
-	}
 	pr := presenter{t: t}
-	var usage llm.Usage
-	finish := ""
-	gotUsage := false
-	received := false
-	draining := false
-	var streamErr error
-	for {
-		chunk, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !draining {
-				streamErr = err
-			}
-			break
-		}
-		if chunk.Usage != nil {
-			usage, gotUsage = *chunk.Usage, true
-		}
-		if chunk.FinishReason != "" {
-			finish = chunk.FinishReason
-		}
-		if draining {
-			// Read on only to learn whether more tool calls followed (the model is told they
-			// were not run); nothing more is shown.
-			p.Feed(chunk)
-			continue
-		}
-		if chunk.Reasoning != "" {
-			t.say(msg.SayReasoning, pr.reasoning+chunk.Reasoning, nil, true)
-			pr.reasoning += chunk.Reasoning
-		}
-		if chunk.Text == "" && len(chunk.ToolCalls) == 0 {
-			continue
-		}
-		received = true
-		p.Feed(chunk)
-		pr.show(ctx, p.Blocks())
-		if p.ToolDone() {
-			// Only one tool runs per message: ignore the rest, but wait briefly for the usage
-			// report that ends the stream.
-			draining = true
-			time.AfterFunc(drainWait, cancelReq)
-		}
-	}
-	toolDone := p.ToolDone()
-	blocks := p.End()
-	if !gotUsage && received && ctx.Err() == nil {
-		usage = estimateUsage(system, history, blocks)
+	sr := newStreamReader(native, t.parseGrammar())
+	sr.onReasoning = func(all string) { t.say(msg.SayReasoning, all, nil, true) }
+	sr.onBlocks = func(blocks []parse.Block) { pr.show(ctx, blocks) }
+	// Wait briefly for the usage report that ends the stream, no longer.
+	sr.onToolDone = func() { time.AfterFunc(drainWait, cancelReq) }
+	res := sr.read(stream)
+
+	usage := res.usage
+	if !res.gotUsage && res.received && ctx.Err() == nil {
+		usage = estimateUsage(system, history, res.blocks)
 	}
 	pr.final = true
+	return t.settleAttempt(ctx, reqIdx, &pr, res, usage)
+}
+
+// projectWindow is the request's conversation: the mode, the whole API history (for the
+// system prompt's rules) and the history condensed and projected into the window, where every
+// native call goes with its result whatever the projection dropped or moved.
+func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
+	t.mu.Lock()
+	mode = t.conv.meta.Mode
+	full = t.conv.historyCopy()
+	history = t.condensedLocked(full)
+	lastTokens := t.conv.meta.ContextTokens
+	t.mu.Unlock()
+	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens))
+}
+
+// settleAttempt shows the end of a read stream and records the request: a cancelled request
+// keeps what was said, marked as interrupted; a broken one is undone for a retry; a finished
+// one returns its reply (a cut-off tool call is dropped and the user told).
+func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res streamResult, usage llm.Usage) (reply, error) {
 	if ctx.Err() != nil {
-		// Keep what was said, marked as interrupted; an unfinished tool call never runs.
+		// An unfinished tool call never runs.
 		t.discardPreviews(ctx)
-		pr.show(ctx, blocks)
+		pr.show(ctx, res.blocks)
 		t.finishPartials()
-		text := serialize(blocks, false) + "\n\n" + prompt.Interrupted()
-		if native {
-			text = nr.interruptedText()
-		}
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}})
+		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(res.interrupted)}})
 		t.finishRequest(ctx, reqIdx, usage, context.Canceled)
 		return reply{}, ctx.Err()
 	}
-	if streamErr == nil && !received {
-		streamErr = errors.New("the model returned an empty response")
-	}
-	if streamErr != nil {
+	if err := res.failure(); err != nil {
 		// A broken stream (network, idle timeout) is retried from the start: whatever the
 		// partial call opened is undone first.
 		t.discardPreviews(ctx)
 		t.finishPartials()
-		t.finishRequest(ctx, reqIdx, usage, streamErr)
-		return reply{}, streamErr
+		t.finishRequest(ctx, reqIdx, usage, err)
+		return reply{}, err
 	}
-	r := replyOf(blocks, toolDone, p.MoreTools(), finish)
-	if native {
-		r = nr.reply(finish)
-	}
+	r := res.reply
 	if r.cut != nil {
 		t.discardPreviews(ctx)
 	}
-	pr.show(ctx, blocks)
+	pr.show(ctx, res.blocks)
 	t.finishPartials()
 	t.finishRequest(ctx, reqIdx, usage, nil)
 	if r.cut != nil {
@@ -423,20 +402,6 @@ func (t *Task) modelRequest(m model, system string, history []llm.Message, nativ
 // drainWait is how long the rest of a stream is read after the tool call, for its usage.
 const drainWait = 2 * time.Second
 
-// estimateUsage counts tokens offline when the provider reported no usage.
-func estimateUsage(system string, history []llm.Message, blocks []parse.Block) llm.Usage {
-	in := llm.CountTokens(system)
-	for _, m := range history {
-		for _, c := range m.Content {
-			in += llm.CountTokens(c.Text)
-		}
-		for _, tc := range m.ToolCalls {
-			in += llm.CountTokens(tc.Arguments)
-		}
-	}
-	return llm.Usage{InputTokens: int64(in), OutputTokens: int64(llm.CountTokens(serialize(blocks, true)))}
-}
-
 func (t *Task) parseGrammar() parse.Grammar {
 	if t.deps.Registry == nil {
 		return parse.DefaultGrammar()
@@ -459,111 +424,13 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 	}
 	t.updateMessage(idx, func(m *msg.Message) { m.Payload = payload })
 	t.mu.Lock()
-	t.meta.TokensIn += u.InputTokens
-	t.meta.TokensOut += u.OutputTokens
-	t.meta.CacheReads += u.CacheReadTokens
-	t.meta.CacheWrites += u.CacheWriteTokens
-	t.meta.Cost += cost
-	if total := u.Total(); total > 0 {
-		t.meta.ContextTokens = total
-	}
+	t.conv.addUsage(u, cost)
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if t.sub != nil {
 		t.sub.Account.AddUsage(u, cost)
 		t.subChanged()
-	}
-}
-
-// serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call
-// in canonical XML. Later tool calls were never run, so they are not recorded.
-func serialize(blocks []parse.Block, complete bool) string {
-	var b strings.Builder
-	for _, bl := range blocks {
-		if bl.Type == parse.Text {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(bl.Content)
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString("<" + bl.Name + ">\n")
-		for _, k := range sortedKeys(bl.Params) {
-			b.WriteString("<" + k + ">" + bl.Params[k] + "</" + k + ">\n")
-		}
-		if complete || !bl.Partial {
-			b.WriteString("</" + bl.Name + ">")
-		}
-		break
-	}
-	return b.String()
-}
-
-// presenter turns the parser's blocks into UI messages: text blocks stream as deltas, partial
-// tool calls are previewed by tools that can (the diff view fills in place).
-type presenter struct {
-	t *Task
-	// final is set once the stream ended: text is settled, and no tool call is previewed
-	// any more (a complete call runs; an unfinished one never does).
-	final     bool
-	textIdx   map[int]int // block index → message index
-	sent      map[int]int // block index → bytes shown
-	reasoning string
-}
-
-func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
-	if p.textIdx == nil {
-		p.textIdx, p.sent = map[int]int{}, map[int]int{}
-	}
-	for i, b := range blocks {
-		switch b.Type {
-		case parse.Text:
-			content := b.Content
-			mi, ok := p.textIdx[i]
-			if !ok {
-				if content == "" {
-					continue
-				}
-				p.textIdx[i] = p.t.addMessage(msg.Message{Type: msg.Say, Kind: msg.SayText, Text: content, Partial: true})
-				p.sent[i] = len(content)
-				continue
-			}
-			if len(content) > p.sent[i] {
-				p.t.updateMessage(mi, func(m *msg.Message) { m.Text = content })
-				p.sent[i] = len(content)
-			}
-		case parse.ToolUse:
-			if !b.Partial || p.final {
-				continue
-			}
-			tool, ok := p.t.deps.Registry.Get(b.Name)
-			if !ok {
-				continue
-			}
-			pv, ok := tool.(tools.Previewer)
-			// A call that will be refused (PLAN mode) is never previewed: no diff view opens
-			// and nothing is created on disk.
-			if !ok || p.t.Mode() == ModePlan && !tool.Spec().PlanSafe {
-				continue
-			}
-			if !tool.Spec().PlanSafe {
-				p.t.awaitFirstCheckpoint(ctx) // a preview may create the file
-			}
-			p.preview(ctx, pv, tools.Call{Name: b.Name, Params: b.Params, Partial: true})
-		}
-	}
-}
-
-// preview shows a partial call. Its errors are not fatal (Run decides), and a panic only
-// ends the preview.
-func (p *presenter) preview(ctx context.Context, pv tools.Previewer, call tools.Call) {
-	defer p.t.recoverBug("the preview of " + call.Name)
-	if err := pv.Preview(ctx, p.t.env(), call); err != nil {
-		p.t.logger().Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
 	}
 }
 

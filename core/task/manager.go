@@ -140,15 +140,15 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	}
 	t := newTask(loaded.Meta, deps, loaded.Log)
 	t.mu.Lock()
-	t.messages = loaded.Messages
-	boundOutputRows(t.messages, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
-	t.requests = countRequests(loaded.Messages)
-	t.api = loaded.API
+	t.conv.messages = loaded.Messages
+	boundOutputRows(t.conv.messages, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
+	t.guards.requests = countRequests(loaded.Messages)
+	t.conv.api = loaded.API
 	t.status = StatusIdle
 	t.settleInterruptedLocked()
 	t.dropStaleResumeLocked()
-	if n := len(t.messages); n > 0 && t.messages[n-1].Type == msg.Ask && t.messages[n-1].Kind == msg.AskCompletionResult {
-		t.meta.Completed = true
+	if n := len(t.conv.messages); n > 0 && t.conv.messages[n-1].Type == msg.Ask && t.conv.messages[n-1].Kind == msg.AskCompletionResult {
+		t.conv.meta.Completed = true
 	}
 	t.mu.Unlock()
 	m.mu.Lock()
@@ -160,7 +160,7 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	m.tasks[id] = t
 	m.mu.Unlock()
 	t.mu.Lock()
-	if len(t.api) > 0 || len(t.messages) > 0 {
+	if len(t.conv.api) > 0 || len(t.conv.messages) > 0 {
 		t.askResumeLocked()
 	}
 	t.mu.Unlock()
@@ -171,8 +171,8 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 // restart, or a crash): messages left streaming are complete now, and a request that never
 // ended is marked as interrupted rather than left spinning.
 func (t *Task) settleInterruptedLocked() {
-	for i := range t.messages {
-		m := &t.messages[i]
+	for i := range t.conv.messages {
+		m := &t.conv.messages[i]
 		changed := m.Partial
 		m.Partial = false
 		if req, ok := m.Payload.(*msg.APIRequest); ok && m.Kind == msg.SayAPIReqStarted && !req.Done {
@@ -192,13 +192,13 @@ const interruptedRequest = "Interrupted: Cairn stopped before the response ended
 // dropStaleResumeLocked removes a resume question left by an earlier opening (the task was
 // reopened and closed again without an answer): a fresh one is asked now.
 func (t *Task) dropStaleResumeLocked() {
-	n := len(t.messages)
-	for n > 0 && t.messages[n-1].Type == msg.Ask &&
-		(t.messages[n-1].Kind == msg.AskResumeTask || t.messages[n-1].Kind == msg.AskResumeCompletedTask) {
+	n := len(t.conv.messages)
+	for n > 0 && t.conv.messages[n-1].Type == msg.Ask &&
+		(t.conv.messages[n-1].Kind == msg.AskResumeTask || t.conv.messages[n-1].Kind == msg.AskResumeCompletedTask) {
 		n--
 	}
-	if n < len(t.messages) {
-		t.messages = t.messages[:n]
+	if n < len(t.conv.messages) {
+		t.conv.messages = t.conv.messages[:n]
 		t.truncateMessagesLocked(n)
 	}
 }

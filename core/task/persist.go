@@ -49,8 +49,8 @@ func dirty(from *int, i int) {
 
 // failedLocked records a write that failed.
 func (t *Task) failedLocked(what string, err error) {
-	if t.saved.err == nil {
-		t.saved.err = fmt.Errorf("saving the %s: %w", what, err)
+	if t.conv.saved.err == nil {
+		t.conv.saved.err = fmt.Errorf("saving the %s: %w", what, err)
 		t.logger().Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
 	}
 }
@@ -58,39 +58,39 @@ func (t *Task) failedLocked(what string, err error) {
 // persistLocked writes a message record. Partial records are written at most once a second per
 // message; completed ones are synced.
 func (t *Task) persistLocked(m msg.Message, sync bool) {
-	if t.log == nil {
+	if t.conv.log == nil {
 		return
 	}
-	if t.saved.err != nil {
-		dirty(&t.saved.messagesFrom, m.Index)
+	if t.conv.saved.err != nil {
+		dirty(&t.conv.saved.messagesFrom, m.Index)
 		return
 	}
 	if !sync {
 		now := t.deps.Now()
-		if last, ok := t.lastPersist[m.Index]; ok && now.Sub(last) < time.Second {
+		if last, ok := t.conv.lastPersist[m.Index]; ok && now.Sub(last) < time.Second {
 			return
 		}
-		t.lastPersist[m.Index] = now
+		t.conv.lastPersist[m.Index] = now
 	} else {
-		delete(t.lastPersist, m.Index)
+		delete(t.conv.lastPersist, m.Index)
 	}
-	if err := t.log.AppendMessage(m, sync); err != nil {
-		dirty(&t.saved.messagesFrom, m.Index)
+	if err := t.conv.log.AppendMessage(m, sync); err != nil {
+		dirty(&t.conv.saved.messagesFrom, m.Index)
 		t.failedLocked("conversation", err)
 	}
 }
 
 // truncateMessagesLocked cuts the message records to n.
 func (t *Task) truncateMessagesLocked(n int) {
-	if t.log == nil {
+	if t.conv.log == nil {
 		return
 	}
-	if t.saved.err != nil {
-		dirty(&t.saved.messagesFrom, n)
+	if t.conv.saved.err != nil {
+		dirty(&t.conv.saved.messagesFrom, n)
 		return
 	}
-	if err := t.log.TruncateMessages(n); err != nil {
-		dirty(&t.saved.messagesFrom, n)
+	if err := t.conv.log.TruncateMessages(n); err != nil {
+		dirty(&t.conv.saved.messagesFrom, n)
 		t.failedLocked("conversation", err)
 	}
 }
@@ -103,42 +103,42 @@ func (t *Task) appendAPI(m llm.Message) {
 
 // appendAPILocked is appendAPI with t.mu held.
 func (t *Task) appendAPILocked(m llm.Message) {
-	t.api = append(t.api, m)
-	if t.log == nil {
+	t.conv.api = append(t.conv.api, m)
+	if t.conv.log == nil {
 		return
 	}
-	if t.saved.err != nil {
-		dirty(&t.saved.apiFrom, len(t.api)-1)
+	if t.conv.saved.err != nil {
+		dirty(&t.conv.saved.apiFrom, len(t.conv.api)-1)
 		return
 	}
-	if err := t.log.AppendAPI(m); err != nil {
-		dirty(&t.saved.apiFrom, len(t.api)-1)
+	if err := t.conv.log.AppendAPI(m); err != nil {
+		dirty(&t.conv.saved.apiFrom, len(t.conv.api)-1)
 		t.failedLocked("model history", err)
 	}
 }
 
 // truncateAPILocked cuts the API records to n.
 func (t *Task) truncateAPILocked(n int) {
-	if t.log == nil {
+	if t.conv.log == nil {
 		return
 	}
-	if t.saved.err != nil {
-		dirty(&t.saved.apiFrom, n)
+	if t.conv.saved.err != nil {
+		dirty(&t.conv.saved.apiFrom, n)
 		return
 	}
-	if err := t.log.TruncateAPI(n); err != nil {
-		dirty(&t.saved.apiFrom, n)
+	if err := t.conv.log.TruncateAPI(n); err != nil {
+		dirty(&t.conv.saved.apiFrom, n)
 		t.failedLocked("model history", err)
 	}
 }
 
 // saveMetaLocked writes the task header (the repair writes it last in any case).
 func (t *Task) saveMetaLocked() {
-	t.meta.Updated = t.deps.Now()
-	if t.log == nil || t.saved.err != nil {
+	t.conv.meta.Updated = t.deps.Now()
+	if t.conv.log == nil || t.conv.saved.err != nil {
 		return
 	}
-	if err := t.log.SaveMeta(t.meta); err != nil {
+	if err := t.conv.log.SaveMeta(t.conv.meta); err != nil {
 		t.failedLocked("task header", err)
 	}
 }
@@ -146,36 +146,36 @@ func (t *Task) saveMetaLocked() {
 // repairLocked writes again what a failure left out: the records from the first missing one
 // on, then the header. It clears the failure only when everything is on disk.
 func (t *Task) repairLocked() error {
-	if t.log == nil || t.saved.err == nil {
+	if t.conv.log == nil || t.conv.saved.err == nil {
 		return nil
 	}
-	if from := t.saved.messagesFrom; from >= 0 {
-		if err := t.log.TruncateMessages(from); err != nil {
+	if from := t.conv.saved.messagesFrom; from >= 0 {
+		if err := t.conv.log.TruncateMessages(from); err != nil {
 			return err
 		}
-		for _, m := range t.messages[from:] {
-			if err := t.log.AppendMessage(m, !m.Partial); err != nil {
+		for _, m := range t.conv.messages[from:] {
+			if err := t.conv.log.AppendMessage(m, !m.Partial); err != nil {
 				return err
 			}
-			t.saved.messagesFrom++
+			t.conv.saved.messagesFrom++
 		}
 	}
-	if from := t.saved.apiFrom; from >= 0 {
-		if err := t.log.TruncateAPI(from); err != nil {
+	if from := t.conv.saved.apiFrom; from >= 0 {
+		if err := t.conv.log.TruncateAPI(from); err != nil {
 			return err
 		}
-		for _, m := range t.api[from:] {
-			if err := t.log.AppendAPI(m); err != nil {
+		for _, m := range t.conv.api[from:] {
+			if err := t.conv.log.AppendAPI(m); err != nil {
 				return err
 			}
-			t.saved.apiFrom++
+			t.conv.saved.apiFrom++
 		}
 	}
-	if err := t.log.SaveMeta(t.meta); err != nil {
+	if err := t.conv.log.SaveMeta(t.conv.meta); err != nil {
 		return err
 	}
-	t.saved.reset()
-	t.lastPersist = map[int]time.Time{}
+	t.conv.saved.reset()
+	t.conv.lastPersist = map[int]time.Time{}
 	return nil
 }
 
@@ -185,7 +185,7 @@ func (t *Task) repairLocked() error {
 func (t *Task) pauseUntilSaved(ctx context.Context) error {
 	for {
 		t.mu.Lock()
-		failure := t.saved.err
+		failure := t.conv.saved.err
 		err := t.repairLocked()
 		t.mu.Unlock()
 		if failure == nil {

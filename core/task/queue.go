@@ -23,10 +23,58 @@ type Queued struct {
 	Images []string
 }
 
+// msgQueue is the queue itself, guarded by Task.mu (docs/task-runtime.md).
+type msgQueue struct {
+	items []Queued
+	seq   int // the last queued message's number, for its id
+}
+
+// push appends a message with a new id.
+func (q *msgQueue) push(text string, images []string) {
+	q.seq++
+	q.items = append(q.items, Queued{ID: "q" + strconv.Itoa(q.seq), Text: text, Images: images})
+}
+
+// remove drops the message with id and reports whether it was there.
+func (q *msgQueue) remove(id string) bool {
+	for i, m := range q.items {
+		if m.ID == id {
+			q.items = append(q.items[:i:i], q.items[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// pop empties the queue and returns its messages as one: the texts joined by a blank line,
+// the images together; false when it was empty.
+func (q *msgQueue) pop() (tools.Answer, bool) {
+	if len(q.items) == 0 {
+		return tools.Answer{}, false
+	}
+	texts := make([]string, 0, len(q.items))
+	var images []string
+	for _, m := range q.items {
+		if m.Text != "" {
+			texts = append(texts, m.Text)
+		}
+		images = append(images, m.Images...)
+	}
+	q.items = nil
+	return tools.Answer{Text: strings.Join(texts, "\n\n"), Images: images}, true
+}
+
+// list copies the queue (nil when empty).
+func (q *msgQueue) list() []Queued {
+	if len(q.items) == 0 {
+		return nil
+	}
+	return append([]Queued(nil), q.items...)
+}
+
 // enqueueLocked appends a message to the queue and publishes the state; t.mu is held.
 func (t *Task) enqueueLocked(text string, images []string) {
-	t.queueSeq++
-	t.queue = append(t.queue, Queued{ID: "q" + strconv.Itoa(t.queueSeq), Text: text, Images: images})
+	t.queue.push(text, images)
 	t.publishStateLocked()
 }
 
@@ -35,12 +83,9 @@ func (t *Task) enqueueLocked(text string, images []string) {
 func (t *Task) Unqueue(id string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for i, q := range t.queue {
-		if q.ID == id {
-			t.queue = append(t.queue[:i:i], t.queue[i+1:]...)
-			t.publishStateLocked()
-			return nil
-		}
+	if t.queue.remove(id) {
+		t.publishStateLocked()
+		return nil
 	}
 	return fmt.Errorf("%w: no queued message %q (it may have been sent already)", ErrBadRequest, id)
 }
@@ -48,27 +93,18 @@ func (t *Task) Unqueue(id string) error {
 // popQueueLocked empties the queue and returns its messages as one: the texts joined by a
 // blank line, the images together. t.mu is held.
 func (t *Task) popQueueLocked() (tools.Answer, bool) {
-	if len(t.queue) == 0 {
-		return tools.Answer{}, false
+	ans, ok := t.queue.pop()
+	if ok {
+		t.publishStateLocked()
 	}
-	texts := make([]string, 0, len(t.queue))
-	var images []string
-	for _, q := range t.queue {
-		if q.Text != "" {
-			texts = append(texts, q.Text)
-		}
-		images = append(images, q.Images...)
-	}
-	t.queue = nil
-	t.publishStateLocked()
-	return tools.Answer{Text: strings.Join(texts, "\n\n"), Images: images}, true
+	return ans, ok
 }
 
 // takeQueued is called by the loop when a step has ended: the queued messages become the
 // user's feedback in the next turn, each shown as its own row.
 func (t *Task) takeQueued(ctx context.Context) []llm.Content {
 	t.mu.Lock()
-	queue := t.queue
+	queue := t.queue.items
 	ans, ok := t.popQueueLocked()
 	t.mu.Unlock()
 	if !ok {
@@ -95,21 +131,21 @@ func (t *Task) answerFromQueueLocked(pa *pendingAsk) {
 	if !ok {
 		return
 	}
-	t.openAsk = nil
+	t.asks.open = nil
 	pa.ch <- ans // buffered: the ask was just posted, nothing else answered it
 }
 
 // sendQueuedLocked starts the next run with the queued messages when a run has ended: after
 // an interruption it resumes the task with them, otherwise they are feedback. It reports
-// whether a run started. t.mu is held and t.run is nil.
+// whether a run started. t.mu is held and t.step.run is nil.
 func (t *Task) sendQueuedLocked(cancelled bool) bool {
-	if t.closed || t.restoring || t.run != nil || t.openAsk != nil || len(t.queue) == 0 {
+	if !t.step.quiet() || t.asks.open != nil || len(t.queue.items) == 0 {
 		return false
 	}
 	ans, _ := t.popQueueLocked()
 	var err error
 	if cancelled {
-		err = t.resumeLocked(ans, t.meta.Completed, t.deps.Now().Sub(t.meta.Updated))
+		err = t.resumeLocked(ans, t.conv.meta.Completed, t.deps.Now().Sub(t.conv.meta.Updated))
 	} else {
 		err = t.feedbackLocked(ans.Text, ans.Images)
 	}
@@ -120,12 +156,4 @@ func (t *Task) sendQueuedLocked(cancelled bool) bool {
 		return false
 	}
 	return true
-}
-
-// queuedLocked copies the queue for the task's state; t.mu is held.
-func (t *Task) queuedLocked() []Queued {
-	if len(t.queue) == 0 {
-		return nil
-	}
-	return append([]Queued(nil), t.queue...)
 }

@@ -31,17 +31,17 @@ type FilesRestorer func(ctx context.Context, hash string) error
 func (t *Task) Workspace() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]string(nil), t.meta.Workspace...)
+	return append([]string(nil), t.conv.meta.Workspace...)
 }
 
 // CheckpointAt returns the checkpoint of the checkpoint_created row at index.
 func (t *Task) CheckpointAt(index int) (msg.Checkpoint, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if index < 0 || index >= len(t.messages) {
+	if index < 0 || index >= len(t.conv.messages) {
 		return msg.Checkpoint{}, fmt.Errorf("%w: message %d does not exist", ErrBadRequest, index)
 	}
-	m := t.messages[index]
+	m := t.conv.messages[index]
 	cp, ok := m.Payload.(*msg.Checkpoint)
 	if m.Type != msg.Say || m.Kind != msg.SayCheckpointCreated || !ok || cp.Hash == "" {
 		return msg.Checkpoint{}, fmt.Errorf("%w: message %d is not a checkpoint", ErrBadRequest, index)
@@ -70,20 +70,20 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 	}
 	t.mu.Lock()
 	switch {
-	case t.closed:
+	case t.step.closed:
 		t.mu.Unlock()
 		return ErrClosed
-	case t.restoring:
+	case t.step.restoring:
 		t.mu.Unlock()
 		return fmt.Errorf("%w: a restore is already running", ErrBusy)
 	}
-	t.restoring = true
-	rq := t.resumeQ
+	t.step.restoring = true
+	rq := t.asks.resume
 	t.mu.Unlock()
 	// Nothing starts while restoring; the resume question is asked again at the end.
 	defer func() {
 		t.mu.Lock()
-		t.restoring = false
+		t.step.restoring = false
 		t.askResumeLocked()
 		t.mu.Unlock()
 	}()
@@ -139,15 +139,15 @@ func restoredRow(kind RestoreKind, hash string) string {
 // dropOpenResumeLocked removes an unanswered resume question left as the last row (a fresh
 // one is asked after the restore).
 func (t *Task) dropOpenResumeLocked() {
-	n := len(t.messages)
-	if n == 0 || t.openAsk != nil {
+	n := len(t.conv.messages)
+	if n == 0 || t.asks.open != nil {
 		return
 	}
-	last := t.messages[n-1]
+	last := t.conv.messages[n-1]
 	if last.Type != msg.Ask || (last.Kind != msg.AskResumeTask && last.Kind != msg.AskResumeCompletedTask) {
 		return
 	}
-	t.messages = t.messages[: n-1 : n-1]
+	t.conv.messages = t.conv.messages[: n-1 : n-1]
 	t.truncateMessagesLocked(n - 1)
 	t.broker.Publish(Event{Kind: EventReset}, false)
 }
@@ -155,46 +155,32 @@ func (t *Task) dropOpenResumeLocked() {
 // cutLocked keeps the messages up to and including index and the first apiLen API messages;
 // the removed requests' usage is kept as one deleted_api_reqs row.
 func (t *Task) cutLocked(index, apiLen int) {
-	var removed msg.APIRequest
-	count := 0
-	saidLater := false
-	for _, m := range t.messages[index+1:] {
-		saidLater = saidLater || m.Type == msg.Say && m.Kind == msg.SayUserFeedback
-		if p, ok := m.Payload.(*msg.APIRequest); ok && (m.Kind == msg.SayAPIReqStarted || m.Kind == msg.SayDeletedAPIReqs) {
-			removed.TokensIn += p.TokensIn
-			removed.TokensOut += p.TokensOut
-			removed.CacheReads += p.CacheReads
-			removed.CacheWrites += p.CacheWrites
-			removed.Cost += p.Cost
-			count++
-		}
-	}
+	removed, count, saidLater := t.conv.requestsAfter(index)
 	keep := index + 1
-	t.messages = append([]msg.Message(nil), t.messages[:keep]...)
+	t.conv.messages = append([]msg.Message(nil), t.conv.messages[:keep]...)
 	t.truncateMessagesLocked(keep)
-	if apiLen < len(t.api) {
-		t.api = t.api[:apiLen:apiLen]
+	if apiLen < len(t.conv.api) {
+		t.conv.api = t.conv.api[:apiLen:apiLen]
 		t.truncateAPILocked(apiLen)
 	}
-	if saidLater && apiLen > 0 && apiLen <= len(t.api) {
+	if saidLater && apiLen > 0 && apiLen <= len(t.conv.api) {
 		// Words the user sent while the tool ran (queued) went out with the tool's result,
 		// the message this checkpoint keeps; their rows are cut, so they go from it too.
-		if m, ok := withoutLaterFeedback(t.api[apiLen-1]); ok {
-			t.api = t.api[: apiLen-1 : apiLen-1]
+		if m, ok := withoutLaterFeedback(t.conv.api[apiLen-1]); ok {
+			t.conv.api = t.conv.api[: apiLen-1 : apiLen-1]
 			t.truncateAPILocked(apiLen - 1)
 			t.appendAPILocked(m)
 		}
 	}
-	t.lastPersist = map[int]time.Time{}
-	t.editFailures = map[string]int{}
-	t.mistakes = 0
-	t.meta.Completed = false
+	t.conv.lastPersist = map[int]time.Time{}
+	t.guards.restart()
+	t.conv.meta.Completed = false
 	t.saveMetaLocked()
 	if count > 0 {
 		removed.Done = true
-		m := msg.Message{Index: len(t.messages), Time: t.deps.Now(), Type: msg.Say, Kind: msg.SayDeletedAPIReqs,
+		m := msg.Message{Index: len(t.conv.messages), Time: t.deps.Now(), Type: msg.Say, Kind: msg.SayDeletedAPIReqs,
 			Payload: &removed}
-		t.messages = append(t.messages, m)
+		t.conv.messages = append(t.conv.messages, m)
 		t.persistLocked(m, true)
 	}
 	t.status = StatusIdle

@@ -13,9 +13,9 @@ import (
 
 // The runtime of a task. Concurrency rules:
 //
-//   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.run),
-//     a resume question (at most one, t.resumeQ) and the run's first checkpoint (at most one,
-//     t.firstCP; the run waits for it before it ends, checkpoint.go). Each has its own
+//   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.step.run),
+//     a resume question (at most one, t.asks.resume) and the run's first checkpoint (at most one,
+//     t.step.firstCP; the run waits for it before it ends, checkpoint.go). Each has its own
 //     context, made here and never stored; the activity keeps only its cancel func and a
 //     done channel.
 //   - startRun is the one critical section that decides busy or not: it refuses while a run
@@ -23,7 +23,7 @@ import (
 //     it lets go of the lock.
 //   - A message sent while a run is active waits in t.queue (queue.go). The run takes it at
 //     the end of its current step; a run that ends with messages still queued starts the next
-//     run with them under the same lock that clears t.run, so no other start slips between.
+//     run with them under the same lock that clears t.step.run, so no other start slips between.
 //   - Close marks the task closed (nothing new starts), cancels what runs and waits for every
 //     goroutine it started before it closes the log.
 //   - A panic on a task goroutine is recovered there: the daemon and the other tasks go on;
@@ -34,6 +34,32 @@ type activity struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the goroutine has returned
 }
+
+// stepState is what the task is running now: the loop, the run's first checkpoint, the wait
+// before a retry, a restore in progress, and whether the task was closed. Its fields are
+// guarded by Task.mu (docs/task-runtime.md).
+type stepState struct {
+	run       *activity  // the running loop, nil when idle
+	firstCP   *activity  // the run's first checkpoint while it may still run (checkpoint.go)
+	retrying  *retryWait // the backoff wait before a retry, nil when none (backoff.go)
+	restoring bool       // a checkpoint restore is in progress (restore.go)
+	closed    bool       // Close was called: nothing new starts
+}
+
+// startable says why a run cannot start now (ErrClosed, ErrBusy), or nil.
+func (s *stepState) startable() error {
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.run != nil || s.restoring:
+		return ErrBusy
+	}
+	return nil
+}
+
+// quiet reports that nothing runs and nothing stops a new run from starting: not closed, no
+// restore, no loop.
+func (s *stepState) quiet() bool { return !s.closed && !s.restoring && s.run == nil }
 
 // goLocked starts fn on its own goroutine with a fresh context that Cancel or Close ends.
 // t.mu is held and the task is not closed.
@@ -85,11 +111,8 @@ func (t *Task) startRun(prepare func(), first func(ctx context.Context) []llm.Co
 
 // startRunLocked is startRun with t.mu held.
 func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []llm.Content, firstTurn bool) error {
-	switch {
-	case t.closed:
-		return ErrClosed
-	case t.run != nil || t.restoring:
-		return ErrBusy
+	if err := t.step.startable(); err != nil {
+		return err
 	}
 	t.status = StatusRunning
 	t.publishStateLocked()
@@ -99,8 +122,8 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 		defer func() {
 			t.afterRun(end)
 			t.mu.Lock()
-			if t.run == a {
-				t.run = nil
+			if t.step.run == a {
+				t.step.run = nil
 			}
 			switch {
 			case t.sendQueuedLocked(end == endCancelled):
@@ -123,7 +146,7 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 		end = t.loop(ctx, first(ctx), firstTurn)
 		t.endHook(ctx, end)
 	})
-	t.run = a
+	t.step.run = a
 	return nil
 }
 
@@ -141,7 +164,7 @@ func (t *Task) afterRun(end ending) {
 	switch end {
 	case endCompleted:
 		t.mu.Lock()
-		t.meta.Completed = true
+		t.conv.meta.Completed = true
 		t.saveMetaLocked()
 		t.mu.Unlock()
 		t.setStatus(StatusCompleted)
@@ -156,11 +179,11 @@ func (t *Task) afterRun(end ending) {
 // task is closed, being restored, running, or already asking something. The question is open
 // when this returns, so a message sent right after answers it rather than racing it.
 func (t *Task) askResumeLocked() {
-	if t.closed || t.restoring || t.run != nil || t.resumeQ != nil || t.openAsk != nil || t.sub != nil {
+	if !t.step.quiet() || t.asks.resume != nil || t.asks.open != nil || t.sub != nil {
 		return
 	}
-	completed := t.meta.Completed
-	elapsed := t.deps.Now().Sub(t.meta.Updated)
+	completed := t.conv.meta.Completed
+	elapsed := t.deps.Now().Sub(t.conv.meta.Updated)
 	kind := msg.AskResumeTask
 	if completed {
 		kind = msg.AskResumeCompletedTask
@@ -170,15 +193,15 @@ func (t *Task) askResumeLocked() {
 	a = t.goLocked("the resume question", func(ctx context.Context) {
 		ans, err := t.awaitAnswer(ctx, pa)
 		t.mu.Lock()
-		if t.resumeQ == a {
-			t.resumeQ = nil
+		if t.asks.resume == a {
+			t.asks.resume = nil
 		}
 		t.mu.Unlock()
 		if err == nil {
 			t.resume(ans, completed, elapsed)
 		}
 	})
-	t.resumeQ = a
+	t.asks.resume = a
 }
 
 // cancelWait bounds how long Cancel waits for the loop to stop: a tool that ignores its
@@ -190,7 +213,7 @@ const cancelWait = 5 * time.Second
 // not stop in time.
 func (t *Task) Cancel(ctx context.Context) error {
 	t.mu.Lock()
-	a := t.run
+	a := t.step.run
 	t.mu.Unlock()
 	if a == nil {
 		return nil
@@ -217,10 +240,10 @@ func waitDone(ctx context.Context, done <-chan struct{}) error {
 func (t *Task) Done() <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.run == nil {
+	if t.step.run == nil {
 		return nil
 	}
-	return t.run.done
+	return t.step.run.done
 }
 
 // Close stops the task: nothing new starts, the run and the resume question are cancelled,
@@ -229,12 +252,12 @@ func (t *Task) Done() <-chan struct{} {
 // later writes fail harmlessly.
 func (t *Task) Close(ctx context.Context) {
 	t.mu.Lock()
-	if t.closed {
+	if t.step.closed {
 		t.mu.Unlock()
 		return
 	}
-	t.closed = true
-	for _, a := range []*activity{t.run, t.resumeQ, t.firstCP} {
+	t.step.closed = true
+	for _, a := range []*activity{t.step.run, t.asks.resume, t.step.firstCP} { // every goroutine goLocked started
 		if a != nil {
 			a.cancel()
 		}
@@ -252,14 +275,14 @@ func (t *Task) Close(ctx context.Context) {
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.saved.err != nil {
-		t.logger().Error("task: closed with records it could not save", "task", t.id, "err", t.saved.err)
+	if t.conv.saved.err != nil {
+		t.logger().Error("task: closed with records it could not save", "task", t.id, "err", t.conv.saved.err)
 	}
-	if t.log != nil {
-		if err := t.log.Close(); err != nil {
+	if t.conv.log != nil {
+		if err := t.conv.log.Close(); err != nil {
 			t.logger().Error("task: closing the log", "task", t.id, "err", err)
 		}
-		t.log = nil
+		t.conv.log = nil
 	}
 	if err := t.deps.Turns.Close(); err != nil {
 		t.logger().Warn("task: releasing its resources", "task", t.id, "err", err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
@@ -19,110 +20,225 @@ import (
 var errToolPanic = errors.New("tool crashed")
 
 // runTool validates, approves (through the tool's own UI calls) and executes one tool call, and
-// returns the next user content. A non-zero ending stops the loop.
+// returns the next user content. A non-zero ending stops the loop. It runs the call through
+// toolSteps in order; the first step that ends the call gives the result.
 func (t *Task) runTool(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
-	call := tools.Call{Name: b.Name, Params: b.Params}
-	if list, ok := b.Params[tools.TaskProgressParam]; ok && strings.TrimSpace(list) != "" {
-		t.setFocusChain(list)
-	}
-	tool, ok := t.deps.Registry.Get(b.Name)
-	if !ok {
-		return t.mistake(b.Name, "", tools.Errorf("Unknown tool %q.", b.Name)), 0
-	}
-	// Every refusal below undoes what the streaming preview may have opened (a mode switch
-	// while the call streamed, a missing parameter).
-	spec := tool.Spec()
-	header := resultHeader(spec, call)
-	for _, p := range spec.Params {
-		if v, ok := call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
-			t.discardPreviews(ctx)
-			t.say(msg.SayError, "Cairn tried to use "+b.Name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
-			note := prompt.MissingParam(b.Name, p.Name)
-			if t.deps.ModelInfo.NativeTools() {
-				note = prompt.MissingParamNative(b.Name, p.Name)
-			}
-			return t.mistake(header, "", tools.Result{Text: note, IsError: true}), 0
+	c := &toolCall{t: t, call: tools.Call{Name: b.Name, Params: b.Params}}
+	for _, step := range toolSteps {
+		if step(c, ctx) {
+			break
 		}
 	}
-	if t.Mode() == ModePlan && !spec.PlanSafe {
-		t.discardPreviews(ctx)
-		t.say(msg.SayInfo, planRefusalRow(spec, call), nil, false)
-		return t.toolContent(header, tools.Result{Text: prompt.PlanModeRefusal(b.Name), IsError: true}), 0
-	}
+	return c.out, c.end
+}
 
-	if blocked, text := t.preToolHook(ctx, call); blocked {
-		// The tool never runs: what its preview opened is undone, and the model reads the
-		// hook's message as the call's result.
+// toolCall is one tool call on its way through runTool's steps.
+type toolCall struct {
+	t       *Task
+	call    tools.Call
+	tool    tools.Tool
+	spec    tools.Spec
+	header  string // `[name for 'arg'] Result:`
+	started time.Time
+	res     tools.Result
+	// out and end are the call's result, set by the step that ends it.
+	out []llm.Content
+	end ending
+}
+
+// stop ends the call with the next user content out and the loop's ending (0: go on).
+func (c *toolCall) stop(out []llm.Content, end ending) bool {
+	c.out, c.end = out, end
+	return true
+}
+
+// toolStep is one step of a tool call; it reports whether the call ended there.
+type toolStep func(c *toolCall, ctx context.Context) bool
+
+// toolSteps are the steps of a tool call, in order. Approval is not a step of its own: the
+// tool asks for it through its UI (taskUI.Approve) while it runs.
+var toolSteps = []toolStep{
+	(*toolCall).focusChain, (*toolCall).lookUp, (*toolCall).validate, (*toolCall).planMode,
+	(*toolCall).preHook, (*toolCall).firstCheckpoint, (*toolCall).execute, (*toolCall).feedback,
+	(*toolCall).report, (*toolCall).completed, (*toolCall).condense, (*toolCall).countMistakes,
+	(*toolCall).result,
+}
+
+// focusChain stores the todo list the call carries.
+func (c *toolCall) focusChain(_ context.Context) bool {
+	t := c.t
+	if list, ok := c.call.Params[tools.TaskProgressParam]; ok && strings.TrimSpace(list) != "" {
+		t.setFocusChain(list)
+	}
+	return false
+}
+
+// lookUp finds the tool; an unknown one is a mistake.
+func (c *toolCall) lookUp(_ context.Context) bool {
+	t := c.t
+	tool, ok := t.deps.Registry.Get(c.call.Name)
+	if !ok {
+		return c.stop(t.mistake(c.call.Name, "", tools.Errorf("Unknown tool %q.", c.call.Name)), 0)
+	}
+	c.tool, c.spec = tool, tool.Spec()
+	c.header = resultHeader(c.spec, c.call)
+	return false
+}
+
+// validate refuses a call without a required parameter, as a mistake. Every refusal from
+// here on undoes what the streaming preview may have opened (a mode switch while the call
+// streamed, a missing parameter).
+func (c *toolCall) validate(ctx context.Context) bool {
+	t := c.t
+	name := c.call.Name
+	for _, p := range c.spec.Params {
+		if v, ok := c.call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
+			t.discardPreviews(ctx)
+			t.say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
+			note := prompt.MissingParam(name, p.Name)
+			if t.deps.ModelInfo.NativeTools() {
+				note = prompt.MissingParamNative(name, p.Name)
+			}
+			return c.stop(t.mistake(c.header, "", tools.Result{Text: note, IsError: true}), 0)
+		}
+	}
+	return false
+}
+
+// planMode refuses a call that may change things in PLAN mode.
+func (c *toolCall) planMode(ctx context.Context) bool {
+	t := c.t
+	if t.Mode() != ModePlan || c.spec.PlanSafe {
+		return false
+	}
+	t.discardPreviews(ctx)
+	t.say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
+	return c.stop(t.toolContent(c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
+}
+
+// preHook runs the PreToolUse hooks. A hook that blocks the call keeps the tool from
+// running: what its preview opened is undone, and the model reads the hook's message as the
+// call's result.
+func (c *toolCall) preHook(ctx context.Context) bool {
+	t := c.t
+	if blocked, text := t.preToolHook(ctx, c.call); blocked {
 		t.discardPreviews(ctx)
-		return t.toolContent(header, tools.Result{Text: text, IsError: true, Rejected: true}), 0
+		return c.stop(t.toolContent(c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
 	}
 	if ctx.Err() != nil {
-		return nil, endCancelled
+		return c.stop(nil, endCancelled)
 	}
-	if !spec.PlanSafe {
-		t.awaitFirstCheckpoint(ctx) // the snapshot must precede any change it could undo
+	return false
+}
+
+// firstCheckpoint waits for the run's first checkpoint before a call that may change
+// files: the snapshot must precede any change it could undo.
+func (c *toolCall) firstCheckpoint(ctx context.Context) bool {
+	t := c.t
+	if !c.spec.PlanSafe {
+		t.awaitFirstCheckpoint(ctx)
 	}
-	t.noteTool(spec, call)
-	started := t.deps.Now()
-	res, err := t.runGuarded(ctx, tool, call)
+	return false
+}
+
+// execute runs the tool (which asks for its approval); an error or a crash becomes a
+// failed result.
+func (c *toolCall) execute(ctx context.Context) bool {
+	t := c.t
+	t.noteTool(c.spec, c.call)
+	c.started = t.deps.Now()
+	res, err := t.runGuarded(ctx, c.tool, c.call)
 	if ctx.Err() != nil {
-		return nil, endCancelled
+		return c.stop(nil, endCancelled)
 	}
 	if err != nil {
 		if !errors.Is(err, errToolPanic) { // a crash was reported already
-			t.say(msg.SayError, "Error running "+b.Name+": "+err.Error(), nil, false)
+			t.say(msg.SayError, "Error running "+c.call.Name+": "+err.Error(), nil, false)
 		}
 		res = tools.Result{Text: err.Error(), IsError: true}
 	}
-	if res.UserFeedback != "" {
-		t.say(msg.SayUserFeedback, res.UserFeedback, nil, false)
+	c.res = res
+	return false
+}
+
+// feedback shows the user's words given with the answer, and expands mentions in the
+// answers of the tools that ask the user.
+func (c *toolCall) feedback(ctx context.Context) bool {
+	t := c.t
+	if c.res.UserFeedback != "" {
+		t.say(msg.SayUserFeedback, c.res.UserFeedback, nil, false)
 	}
-	if spec.Category == tools.CategoryInteract && !res.IsError {
-		res.Text = t.expandAnswers(ctx, res.Text)
+	if c.spec.Category == tools.CategoryInteract && !c.res.IsError {
+		c.res.Text = t.expandAnswers(ctx, c.res.Text)
 	}
-	if len(res.Read) > 0 || len(res.Changed) > 0 {
-		t.deps.Turns.ToolRan(ctx, res.Read, res.Changed)
+	return false
+}
+
+// report tells the agent which files the call read or changed, runs the PostToolUse
+// hooks and takes a checkpoint after a call that may have changed files.
+func (c *toolCall) report(ctx context.Context) bool {
+	t := c.t
+	if len(c.res.Read) > 0 || len(c.res.Changed) > 0 {
+		t.deps.Turns.ToolRan(ctx, c.res.Read, c.res.Changed)
 	}
-	t.postToolHook(ctx, call, res, t.deps.Now().Sub(started))
-	if len(res.Changed) > 0 || spec.Category == tools.CategoryCommand {
+	t.postToolHook(ctx, c.call, c.res, t.deps.Now().Sub(c.started))
+	if len(c.res.Changed) > 0 || c.spec.Category == tools.CategoryCommand {
 		t.checkpoint(ctx)
 	}
-	if res.Completed {
-		return nil, endCompleted
-	}
-	if res.Condensed != "" {
-		t.mu.Lock()
-		tokens, n := t.meta.ContextTokens, len(t.api)
-		t.mu.Unlock()
-		t.compactHook(ctx, "condense", tokens, n)
-		t.markCondensed(res.Condensed)
-	}
+	return false
+}
 
-	path := call.Params["path"]
-	isEdit := spec.Category == tools.CategoryEdit
+// completed ends the run when the call completed the task.
+func (c *toolCall) completed(_ context.Context) bool {
+	if c.res.Completed {
+		return c.stop(nil, endCompleted)
+	}
+	return false
+}
+
+// condense records a condensed summary as the start of the history the model sees.
+func (c *toolCall) condense(ctx context.Context) bool {
+	t := c.t
+	if c.res.Condensed == "" {
+		return false
+	}
 	t.mu.Lock()
-	switch {
-	case res.IsError && isEdit && path != "" && !res.Rejected:
-		// Failed edits of one file are the mistake limit's (below): not also a repetition.
-		t.repeat = repeatState{}
-		t.editFailures[path]++
-		if t.editFailures[path] >= 3 {
-			t.mistakes++
-			t.editFailures[path] = 0
-			res.Text += "\n\n" + prompt.EditFailedRepeatedly(path)
-		}
-	case !res.IsError:
-		if isEdit {
-			delete(t.editFailures, path)
-		}
-		t.mistakes = 0
-	}
+	tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
 	t.mu.Unlock()
-	if res.IsError && !res.Rejected {
-		return t.toolContent(header, tools.Result{Text: prompt.ToolError(res.Text), Images: res.Images,
-			UserFeedback: res.UserFeedback}), 0
+	t.compactHook(ctx, "condense", tokens, n)
+	t.markCondensed(c.res.Condensed)
+	return false
+}
+
+// countMistakes counts a failed edit toward the mistake limit (three of one file in a
+// row are one mistake, and the model is told) and ends the run of mistakes after a call that
+// worked.
+func (c *toolCall) countMistakes(_ context.Context) bool {
+	t := c.t
+	path := c.call.Params["path"]
+	isEdit := c.spec.Category == tools.CategoryEdit
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case c.res.IsError && isEdit && path != "" && !c.res.Rejected:
+		if t.guards.editFailed(path) {
+			c.res.Text += "\n\n" + prompt.EditFailedRepeatedly(path)
+		}
+	case !c.res.IsError:
+		t.guards.succeeded(isEdit, path)
 	}
-	return t.toolContent(header, res), 0
+	return false
+}
+
+// result ends the call with its result as the next user content; a failure is wrapped as
+// a tool error.
+func (c *toolCall) result(_ context.Context) bool {
+	t := c.t
+	res := c.res
+	if res.IsError && !res.Rejected {
+		res = tools.Result{Text: prompt.ToolError(res.Text), Images: res.Images, UserFeedback: res.UserFeedback}
+	}
+	return c.stop(t.toolContent(c.header, res), 0)
 }
 
 // runGuarded runs a tool; a panic in it becomes a failed call (reported as a bug) rather than
@@ -152,8 +268,7 @@ func planRefusalRow(spec tools.Spec, call tools.Call) string {
 // mistake records a model mistake and returns the feedback content.
 func (t *Task) mistake(header, _ string, res tools.Result) []llm.Content {
 	t.mu.Lock()
-	t.mistakes++
-	t.repeat = repeatState{} // counted once, as a mistake
+	t.guards.mistake() // counted once, as a mistake, not also as a repetition
 	t.mu.Unlock()
 	if header == "" {
 		header = "[unknown tool] Result:"
@@ -218,9 +333,9 @@ func sortedKeys(m map[string]string) []string {
 // setFocusChain stores a checklist the model sent with a tool call.
 func (t *Task) setFocusChain(list string) {
 	t.mu.Lock()
-	changed := t.meta.FocusChain != list
-	t.meta.FocusChain = list
-	t.requestsSince = 0
+	changed := t.conv.meta.FocusChain != list
+	t.conv.meta.FocusChain = list
+	t.focus.requestsSince = 0
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
@@ -229,8 +344,29 @@ func (t *Task) setFocusChain(list string) {
 	}
 }
 
-// focusChainReminder adds the todo-list instructions when due (spec §7): first turn, after
-// PLAN→ACT, after a user edit, and every N requests without an update.
+// focusDue says when the todo-list reminder is due: the first turn, after a
+// PLAN→ACT switch, after the user edited the list, and every few requests without an update.
+// Its fields are guarded by Task.mu (docs/task-runtime.md).
+type focusDue struct {
+	requestsSince int // requests since the focus chain was last updated
+	progressEdit  bool
+	planToAct     bool
+}
+
+// next counts a request and reports whether the reminder goes with it, and whether the user
+// edited the list; a reminder given starts the count over.
+func (f *focusDue) next(first bool, interval int) (due, edited bool) {
+	f.requestsSince++
+	due = first || f.planToAct || f.progressEdit || f.requestsSince > interval
+	if !due {
+		return false, false
+	}
+	edited = f.progressEdit
+	*f = focusDue{}
+	return true, edited
+}
+
+// focusChainReminder adds the todo-list instructions when due (focusDue).
 func (t *Task) focusChainReminder(first bool) []llm.Content {
 	if !t.settings().FocusChainEnabled {
 		return nil
@@ -241,18 +377,15 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.requestsSince++
-	due := first || t.planToAct || t.progressEdit || t.requestsSince > interval
+	due, edited := t.focus.next(first, interval)
 	if !due {
 		return nil
 	}
-	list := t.meta.FocusChain
+	list := t.conv.meta.FocusChain
 	text := prompt.FocusChainReminder(list, list == "")
-	if t.progressEdit {
+	if edited {
 		text = "The user edited the todo list. The current list is:\n" + list + "\n\n" + text
 	}
-	t.planToAct, t.progressEdit = false, false
-	t.requestsSince = 0
 	return []llm.Content{llm.Text(text)}
 }
 
@@ -302,8 +435,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 	if autoApproved(policy, req) {
 		limit := policy.MaxRequests
 		t.mu.Lock()
-		t.autoApproved++
-		over := limit > 0 && t.autoApproved > limit && !policy.YOLO
+		over := t.guards.autoApproval(limit, policy.YOLO)
 		t.mu.Unlock()
 		if over {
 			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,
@@ -312,7 +444,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 				return tools.Answer{}, err
 			}
 			t.mu.Lock()
-			t.autoApproved = 0
+			t.guards.autoApproved = 0
 			t.mu.Unlock()
 			if !ans.Approved {
 				return ans, nil
@@ -337,7 +469,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 		return ans, err
 	}
 	t.mu.Lock()
-	t.autoApproved = 0
+	t.guards.autoApproved = 0
 	t.mu.Unlock()
 	return ans, nil
 }

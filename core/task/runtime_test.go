@@ -145,13 +145,13 @@ func TestConcurrentContinueStartsOneRun(t *testing.T) {
 	waitAsk(t, tk, msg.AskResumeTask)
 	// Withdraw the resume question the way a restore does, leaving the task idle.
 	tk.mu.Lock()
-	rq := tk.resumeQ
-	tk.restoring = true
+	rq := tk.asks.resume
+	tk.step.restoring = true
 	tk.mu.Unlock()
 	rq.cancel()
 	<-rq.done
 	tk.mu.Lock()
-	tk.restoring = false
+	tk.step.restoring = false
 	tk.mu.Unlock()
 
 	var started, queued atomic.Int32
@@ -391,9 +391,9 @@ func TestFullDiskPausesAndLosesNothing(t *testing.T) {
 	}})
 	tk := r.newTask("fill the disk")
 	waitAsk(t, tk, msg.AskFollowup)
-	fj := &failingJournal{journal: tk.log}
+	fj := &failingJournal{journal: tk.conv.log}
 	tk.mu.Lock()
-	tk.log = fj
+	tk.conv.log = fj
 	tk.mu.Unlock()
 	fj.full.Store(true)
 	// The answer is shown but cannot be saved: the task pauses at its next step.

@@ -13,7 +13,7 @@ const scratchName = "output"
 // scratchDir returns the task's scratch folder, or "" when the task is not stored.
 func (t *Task) scratchDir() string {
 	t.mu.Lock()
-	log := t.log
+	log := t.conv.log
 	t.mu.Unlock()
 	if log == nil || log.Dir() == "" {
 		return ""

@@ -108,8 +108,8 @@ func RunSubs(ctx context.Context, subs []*Task, prompts []string) []SubResult {
 func (t *Task) stopRun() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.run != nil {
-		t.run.cancel()
+	if t.step.run != nil {
+		t.step.run.cancel()
 	}
 }
 
@@ -117,10 +117,10 @@ func (t *Task) stopRun() {
 func (t *Task) subResult() SubResult {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	r := SubResult{Requests: t.requests, Cost: t.meta.Cost}
+	r := SubResult{Requests: t.guards.requests, Cost: t.conv.meta.Cost}
 	if t.status == StatusCompleted {
-		for i := len(t.messages) - 1; i >= 0; i-- {
-			if m := t.messages[i]; m.Type == msg.Say && m.Kind == msg.SayCompletionResult {
+		for i := len(t.conv.messages) - 1; i >= 0; i-- {
+			if m := t.conv.messages[i]; m.Type == msg.Say && m.Kind == msg.SayCompletionResult {
 				r.Done, r.Report = true, m.Text
 				return r
 			}
@@ -130,8 +130,8 @@ func (t *Task) subResult() SubResult {
 	if t.status == StatusCancelled {
 		r.Error = "it was cancelled"
 	}
-	for i := len(t.messages) - 1; i >= 0; i-- {
-		if m := t.messages[i]; m.Type == msg.Say && m.Kind == msg.SayError {
+	for i := len(t.conv.messages) - 1; i >= 0; i-- {
+		if m := t.conv.messages[i]; m.Type == msg.Say && m.Kind == msg.SayError {
 			r.Error = m.Text
 			break
 		}
@@ -164,7 +164,7 @@ func (t *Task) subChanged() {
 // subLimit says why a subagent must stop before its next request ("" when it may go on).
 func (t *Task) subLimit() string {
 	t.mu.Lock()
-	n, limit := t.requests, t.limits.MaxRequests
+	n, limit := t.guards.requests, t.guards.limits.MaxRequests
 	t.mu.Unlock()
 	if limit > 0 && n >= limit {
 		return fmt.Sprintf("The subagent stopped at its limit of %d requests without reporting.", limit)
@@ -201,11 +201,11 @@ func (a account) AddRequest() { a.t.countRequest() }
 func (a account) AddUsage(u llm.Usage, cost float64) {
 	t := a.t
 	t.mu.Lock()
-	t.meta.TokensIn += u.InputTokens
-	t.meta.TokensOut += u.OutputTokens
-	t.meta.CacheReads += u.CacheReadTokens
-	t.meta.CacheWrites += u.CacheWriteTokens
-	t.meta.Cost += cost
+	t.conv.meta.TokensIn += u.InputTokens
+	t.conv.meta.TokensOut += u.OutputTokens
+	t.conv.meta.CacheReads += u.CacheReadTokens
+	t.conv.meta.CacheWrites += u.CacheWriteTokens
+	t.conv.meta.Cost += cost
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()

@@ -217,42 +217,22 @@ type Task struct {
 	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
 	wg sync.WaitGroup
 
-	// mu guards every field below.
-	mu            sync.Mutex
-	log           journal
-	saved         saved // what a failed write left off the disk (persist.go)
-	messages      []msg.Message
-	api           []llm.Message
-	meta          store.Meta
-	status        Status
-	openAsk       *pendingAsk
-	run           *activity // the running loop, nil when idle
-	resumeQ       *activity // the resume question being asked, nil when none
-	firstCP       *activity // the run's first checkpoint while it may still run (checkpoint.go)
-	closed        bool      // Close was called: nothing new starts
-	lastPersist   map[int]time.Time
-	mistakes      int
-	autoApproved  int
-	editFailures  map[string]int
-	requestsSince int // requests since the focus chain was last updated
-	progressEdit  bool
-	planToAct     bool
-	restoring     bool       // a checkpoint restore is in progress (restore.go)
-	retrying      *retryWait // the backoff wait before a retry, nil when none (backoff.go)
-	limits        config.TaskLimits
-	requests      int         // model requests made, toward limits.MaxRequests
-	repeat        repeatState // identical tool calls in a row (guard.go)
-	hookContext   []string    // what hooks added, for the next request (hooks.go)
-	lastTool      string      // the tool used last, with its argument (a subagent's status)
-	queue         []Queued    // messages sent while a run is active (queue.go)
-	queueSeq      int         // the last queued message's number, for its id
-}
-
-type pendingAsk struct {
-	index int
-	kind  msg.Kind
-	ch    chan tools.Answer
-	prev  Status // the status before the ask, restored by the answer
+	// mu guards every field below, and every concern's data in it: one lock, because the
+	// decisions that matter span concerns (startRun looks at the step, sendQueuedLocked at the
+	// step, the open ask and the queue). It is the outermost lock: the broker's is taken under
+	// it, a taskUI's never with it (docs/task-runtime.md).
+	mu     sync.Mutex
+	conv   conversation // the chat, the API history, the header and their journal (conversation.go)
+	asks   asks         // the open question and the resume question (ask.go)
+	guards guards       // mistakes, auto-approvals, repeats, limits and requests (guard.go)
+	focus  focusDue     // when the todo-list reminder is due (run_tool.go)
+	queue  msgQueue     // messages sent while a run is active (queue.go)
+	step   stepState    // the running loop, its first checkpoint, retry wait, restore, close (run.go)
+	status Status
+	// hookContext is what hooks added, for the next request (hooks.go); lastTool is the tool
+	// used last, with its argument (a subagent's status).
+	hookContext []string
+	lastTool    string
 }
 
 func newTask(meta store.Meta, deps Deps, log journal) *Task {
@@ -269,17 +249,13 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		meta.Mode = ModeAct
 	}
 	t := &Task{
-		id:           meta.ID,
-		deps:         deps,
-		log:          log,
-		broker:       event.New(mergeEvents),
-		meta:         meta,
-		status:       StatusIdle,
-		lastPersist:  map[int]time.Time{},
-		editFailures: map[string]int{},
+		id:     meta.ID,
+		deps:   deps,
+		broker: event.New(mergeEvents),
+		conv:   newConversation(meta, log),
+		guards: newGuards(deps.Settings.TaskLimits),
+		status: StatusIdle,
 	}
-	t.saved.reset()
-	t.limits = deps.Settings.TaskLimits
 	s := deps.Settings
 	t.live.Store(&s)
 	return t
@@ -310,8 +286,8 @@ func (t *Task) ID() string { return t.id }
 func (t *Task) Subscribe() ([]msg.Message, State, *event.Subscription[Event]) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	msgs := make([]msg.Message, len(t.messages))
-	copy(msgs, t.messages)
+	msgs := make([]msg.Message, len(t.conv.messages))
+	copy(msgs, t.conv.messages)
 	return msgs, t.stateLocked(), t.broker.Subscribe()
 }
 
@@ -326,29 +302,25 @@ func (t *Task) State() State {
 func (t *Task) Messages() []msg.Message {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]msg.Message(nil), t.messages...)
+	return append([]msg.Message(nil), t.conv.messages...)
 }
 
 // API returns a copy of the API history.
 func (t *Task) API() []llm.Message {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]llm.Message(nil), t.api...)
+	return t.conv.historyCopy()
 }
 
 func (t *Task) stateLocked() State {
-	open := -1
-	if t.openAsk != nil {
-		open = t.openAsk.index
-	}
 	return State{
-		ID: t.id, Status: t.status, Mode: t.meta.Mode, Title: t.meta.Title,
-		TokensIn: t.meta.TokensIn, TokensOut: t.meta.TokensOut, CacheReads: t.meta.CacheReads,
-		CacheWrites: t.meta.CacheWrites, Cost: t.meta.Cost, ContextTokens: t.meta.ContextTokens,
-		ContextWindow: int64(t.modelFor(t.meta.Mode).info.ContextWindow), FocusChain: t.meta.FocusChain,
-		OpenAsk: open, Model: t.modelFor(t.meta.Mode).name, MessageCount: len(t.messages),
-		Requests: t.requests, Limits: t.limits, PricesKnown: t.pricesKnown(),
-		Queued: t.queuedLocked(),
+		ID: t.id, Status: t.status, Mode: t.conv.meta.Mode, Title: t.conv.meta.Title,
+		TokensIn: t.conv.meta.TokensIn, TokensOut: t.conv.meta.TokensOut, CacheReads: t.conv.meta.CacheReads,
+		CacheWrites: t.conv.meta.CacheWrites, Cost: t.conv.meta.Cost, ContextTokens: t.conv.meta.ContextTokens,
+		ContextWindow: int64(t.modelFor(t.conv.meta.Mode).info.ContextWindow), FocusChain: t.conv.meta.FocusChain,
+		OpenAsk: t.asks.index(), Model: t.modelFor(t.conv.meta.Mode).name, MessageCount: len(t.conv.messages),
+		Requests: t.guards.requests, Limits: t.guards.limits, PricesKnown: t.pricesKnown(),
+		Queued: t.queue.list(),
 	}
 }
 
@@ -374,11 +346,11 @@ func (t *Task) addMessage(m msg.Message) int {
 }
 
 func (t *Task) addMessageLocked(m msg.Message) int {
-	m.Index = len(t.messages)
+	m.Index = len(t.conv.messages)
 	if m.Time.IsZero() {
 		m.Time = t.deps.Now()
 	}
-	t.messages = append(t.messages, m)
+	t.conv.messages = append(t.conv.messages, m)
 	t.persistLocked(m, !m.Partial)
 	t.broker.Publish(Event{Kind: EventAdded, Message: m}, false)
 	return m.Index
@@ -389,13 +361,13 @@ func (t *Task) addMessageLocked(m msg.Message) int {
 func (t *Task) updateMessage(i int, fn func(m *msg.Message)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if i < 0 || i >= len(t.messages) {
+	if i < 0 || i >= len(t.conv.messages) {
 		return
 	}
-	old := t.messages[i]
+	old := t.conv.messages[i]
 	m := old
 	fn(&m)
-	t.messages[i] = m
+	t.conv.messages[i] = m
 	if old.Partial && len(m.Text) >= len(old.Text) && strings.HasPrefix(m.Text, old.Text) &&
 		samePayload(old.Payload, m.Payload) && sameRest(old, m) {
 		// Written before it is published: a client never sees a message complete that a
@@ -427,18 +399,15 @@ func samePayload(a, b msg.Payload) bool { return a == b }
 // row's text and, when given, its payload; clients receive only the appended text.
 func (t *Task) say(kind msg.Kind, text string, payload msg.Payload, partial bool) int {
 	t.mu.Lock()
-	for i := len(t.messages) - 1; i >= 0 && i >= len(t.messages)-4; i-- {
-		m := t.messages[i]
-		if m.Partial && m.Type == msg.Say && m.Kind == kind {
-			t.mu.Unlock()
-			t.updateMessage(i, func(m *msg.Message) {
-				m.Text, m.Partial = text, partial
-				if payload != nil {
-					m.Payload = payload
-				}
-			})
-			return i
-		}
+	if i := t.conv.recentPartialSay(kind); i >= 0 {
+		t.mu.Unlock()
+		t.updateMessage(i, func(m *msg.Message) {
+			m.Text, m.Partial = text, partial
+			if payload != nil {
+				m.Payload = payload
+			}
+		})
+		return i
 	}
 	defer t.mu.Unlock()
 	return t.addMessageLocked(msg.Message{Type: msg.Say, Kind: kind, Text: text, Payload: payload, Partial: partial})
@@ -447,120 +416,15 @@ func (t *Task) say(kind msg.Kind, text string, payload msg.Payload, partial bool
 // finishPartials marks every partial message complete (end of a stream, cancel, crash).
 func (t *Task) finishPartials() {
 	t.mu.Lock()
-	var idx []int
-	for i := len(t.messages) - 1; i >= 0 && i >= len(t.messages)-50; i-- {
-		if t.messages[i].Partial {
-			idx = append(idx, i)
-		}
-	}
+	idx := t.conv.recentPartials()
 	t.mu.Unlock()
 	for _, i := range idx {
 		t.updateMessage(i, func(m *msg.Message) { m.Partial = false })
 	}
 }
 
-// ask posts an ask and waits for the answer or ctx.
-func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
-	if t.sub != nil {
-		return subAnswer(kind), ctx.Err()
-	}
-	t.mu.Lock()
-	pa := t.postAskLocked(kind, text, payload)
-	t.answerFromQueueLocked(pa)
-	t.mu.Unlock()
-	return t.awaitAnswer(ctx, pa)
-}
-
-// postAskLocked posts an ask and makes it the open one.
-func (t *Task) postAskLocked(kind msg.Kind, text string, payload msg.Payload) *pendingAsk {
-	idx := t.addMessageLocked(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
-	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1), prev: t.status}
-	t.openAsk = pa
-	t.status = StatusWaiting
-	t.publishStateLocked()
-	return pa
-}
-
-// awaitAnswer waits for the answer to a posted ask, or ctx.
-func (t *Task) awaitAnswer(ctx context.Context, pa *pendingAsk) (tools.Answer, error) {
-	select {
-	case ans := <-pa.ch:
-		t.mu.Lock()
-		if t.status == StatusWaiting {
-			t.status = pa.prev
-			if pa.prev == StatusWaiting || pa.prev == StatusIdle || pa.prev == StatusCancelled || pa.prev == StatusCompleted {
-				t.status = StatusRunning
-			}
-		}
-		t.publishStateLocked()
-		t.mu.Unlock()
-		return ans, nil
-	case <-ctx.Done():
-		t.mu.Lock()
-		if t.openAsk == pa {
-			t.openAsk = nil
-			t.publishStateLocked()
-		}
-		t.mu.Unlock()
-		return tools.Answer{}, ctx.Err()
-	}
-}
-
-// Answer answers the open ask. index < 0 answers whatever ask is open. With no ask open, an
-// approval cuts a backoff wait short (backoff.go).
-func (t *Task) Answer(index int, ans tools.Answer) error {
-	t.mu.Lock()
-	pa := t.openAsk
-	if pa == nil {
-		retried := t.retryNowLocked(index, ans.Approved)
-		t.mu.Unlock()
-		if retried {
-			return nil
-		}
-		return ErrNoOpenAsk
-	}
-	if index >= 0 && index != pa.index {
-		t.mu.Unlock()
-		return ErrStaleAsk
-	}
-	t.openAsk = nil
-	t.mu.Unlock()
-	pa.ch <- ans
-	return nil
-}
-
-// AnswerKind answers the open ask only when it is of kind (ErrNoOpenAsk or ErrStaleAsk
-// otherwise), checked and answered at once: an answer given outside the chat, such as Save in
-// the editor's diff view, must not land on another question that opened in the meantime.
-func (t *Task) AnswerKind(kind msg.Kind, ans tools.Answer) error {
-	t.mu.Lock()
-	pa := t.openAsk
-	if pa == nil {
-		t.mu.Unlock()
-		return ErrNoOpenAsk
-	}
-	if pa.kind != kind {
-		t.mu.Unlock()
-		return ErrStaleAsk
-	}
-	t.openAsk = nil
-	t.mu.Unlock()
-	pa.ch <- ans
-	return nil
-}
-
 // Host returns the host the task works through (the daemon routes editor events by it).
 func (t *Task) Host() tools.Host { return t.deps.Host }
-
-// OpenAsk returns the kind of the open ask, or "".
-func (t *Task) OpenAsk() msg.Kind {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.openAsk == nil {
-		return ""
-	}
-	return t.openAsk.kind
-}
 
 // SetMode switches between PLAN and ACT (spec §2.3).
 func (t *Task) SetMode(mode string) error {
@@ -568,13 +432,13 @@ func (t *Task) SetMode(mode string) error {
 		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
 	}
 	t.mu.Lock()
-	old := t.meta.Mode
-	t.meta.Mode = mode
+	old := t.conv.meta.Mode
+	t.conv.meta.Mode = mode
 	t.saveMetaLocked()
 	t.publishStateLocked()
-	pa := t.openAsk
+	pa := t.asks.open
 	if old == ModePlan && mode == ModeAct {
-		t.planToAct = true
+		t.focus.planToAct = true
 	}
 	t.mu.Unlock()
 	if old == ModePlan && mode == ModeAct && pa != nil && pa.kind == msg.AskPlanModeRespond {
@@ -587,14 +451,14 @@ func (t *Task) SetMode(mode string) error {
 func (t *Task) Mode() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.meta.Mode
+	return t.conv.meta.Mode
 }
 
 // UpdateFocusChain stores the user's edit of the todo list; the model hears of it next turn.
 func (t *Task) UpdateFocusChain(markdown string) {
 	t.mu.Lock()
-	t.meta.FocusChain = markdown
-	t.progressEdit = true
+	t.conv.meta.FocusChain = markdown
+	t.focus.progressEdit = true
 	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
