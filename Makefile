@@ -18,7 +18,7 @@ all: build
 
 ## Dependencies --------------------------------------------------------------------------------
 
-$(NPM_STAMP): package-lock.json package.json extension/package.json webview-ui/package.json
+$(NPM_STAMP): package-lock.json package.json proto/ts/package.json extension/package.json webview-ui/package.json
 	npm ci --no-audit --no-fund
 	@touch $(NPM_STAMP)
 
@@ -43,7 +43,7 @@ extension: $(NPM_STAMP) webview
 
 ## Protocol ------------------------------------------------------------------------------------
 
-GEN_DIRS := server/internal/gen extension/src/gen webview-ui/src/gen
+GEN_DIRS := server/internal/gen proto/ts/src/gen
 
 generate: $(NPM_STAMP)
 	npx buf lint

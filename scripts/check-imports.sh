@@ -60,9 +60,16 @@ done < <(for goos in linux windows darwin; do
            GOOS=$goos CGO_ENABLED=1 go list -f '{{.ImportPath}} {{join .Imports " "}}' ./core/... ./server/...
          done | sort -u)
 
-# 4. TypeScript: the extension never imports the webview; only webview-ui/src/rpc touches the VS Code API.
+# 4. TypeScript: the extension never imports the webview; the shared package (proto/ts) imports
+#    neither side, only @bufbuild/protobuf and its own files; only webview-ui/src/rpc touches the
+#    VS Code API.
 if [ -d extension/src ] && grep -rEn "from ['\"][./]*\.\./\.\./webview-ui|from ['\"]webview-ui|cairn-webview-ui" extension/src; then
   bad "extension/src imports from webview-ui"
+fi
+if [ -d proto/ts/src ]; then
+  imports=$(grep -rEn "(from|import) ['\"]" proto/ts/src --include='*.ts' || true)
+  hits=$(grep -Ev "(from|import) ['\"](\./|\.\./|@bufbuild/protobuf)" <<<"$imports" || true; grep -E "['\"](\./|\.\./)+(extension|webview-ui)/" <<<"$imports" || true)
+  [ -z "$hits" ] || bad "proto/ts imports beyond @bufbuild/protobuf and itself: $hits"
 fi
 if [ -d webview-ui/src ]; then
   hits=$(grep -rln "acquireVsCodeApi" webview-ui/src --include='*.ts' --include='*.tsx' | grep -v '^webview-ui/src/rpc/' | grep -v '\.test\.' || true)

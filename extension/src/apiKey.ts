@@ -3,7 +3,7 @@
 // carry a key and stores it; after every daemon (re)start the stored key is sent again.
 
 import type { Message } from "@bufbuild/protobuf";
-import type { UpdateSettingsRequest } from "./gen/cairn/v1/state_pb";
+import type { UpdateSettingsRequest } from "@cairn/proto/gen/cairn/v1/state_pb";
 
 export const SECRET_KEY = "cairn.apiKey";
 

@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 import * as path from "node:path";
 import type { WebviewHost } from "./webview/host";
-import type { View } from "./relay/envelope";
+import type { View } from "@cairn/proto/envelope";
 
 export interface CommandDeps {
   webviews: WebviewHost;

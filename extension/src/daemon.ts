@@ -12,9 +12,9 @@ import { fileLocator, newerBinary } from "./supervisor/spawn";
 import type { Handshake } from "./supervisor/handshake";
 import { HostBridge, type EventOneof } from "./host/bridge";
 import type { Handlers } from "./host/dispatcher";
-import type { Hello } from "./gen/cairn/host/v1/host_pb";
-import { StateService, UpdateSettingsRequestSchema } from "./gen/cairn/v1/state_pb";
-import type { DaemonStatus } from "./relay/envelope";
+import type { Hello } from "@cairn/proto/gen/cairn/host/v1/host_pb";
+import { StateService, UpdateSettingsRequestSchema } from "@cairn/proto/gen/cairn/v1/state_pb";
+import type { DaemonStatus } from "@cairn/proto/envelope";
 
 export interface DaemonOptions {
   command: string;

@@ -18,9 +18,9 @@ import { hostHandlers } from "./host";
 import { newClientId } from "./host/clientId";
 import { registerCommands } from "./commands";
 import { SECRET_KEY, apiKeyIn } from "./apiKey";
-import { TaskStatus } from "./gen/cairn/v1/task_pb";
-import type { SubscribeResponse } from "./gen/cairn/v1/task_pb";
-import type { Broadcast, DaemonStatus, HostEvent } from "./relay/envelope";
+import { TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import type { SubscribeResponse } from "@cairn/proto/gen/cairn/v1/task_pb";
+import type { Broadcast, DaemonStatus, HostEvent } from "@cairn/proto/envelope";
 
 let daemon: Daemon | undefined;
 

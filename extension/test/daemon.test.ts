@@ -9,7 +9,7 @@ import { Daemon } from "../src/daemon";
 import { pidAlive, pipedSpawner } from "../src/supervisor/spawn";
 import { Relay } from "../src/relay/relay";
 import { cairnRegistry } from "../src/rpc/registry";
-import type { ToWebview, DaemonStatus } from "../src/relay/envelope";
+import type { ToWebview, DaemonStatus } from "@cairn/proto/envelope";
 
 const bin = process.env.CAIRN_BIN ?? path.join(__dirname, "..", "..", "bin", "cairn");
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { createRouterTransport } from "@connectrpc/connect";
-import { HostBridgeService, type ConnectRequest } from "../src/gen/cairn/v1/host_bridge_pb";
-import { RequestSchema } from "../src/gen/cairn/host/v1/host_pb";
+import { HostBridgeService, type ConnectRequest } from "@cairn/proto/gen/cairn/v1/host_bridge_pb";
+import { RequestSchema } from "@cairn/proto/gen/cairn/host/v1/host_pb";
 import { HostBridge } from "../src/host/bridge";
 import { dispatch, emptyResult } from "../src/host/dispatcher";
 import { CommandRunner, type BackgroundProcess, type CairnTerminal, type ShellExecution, type Terminals } from "../src/host/commandRunner";

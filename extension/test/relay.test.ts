@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createRouterTransport, type Transport } from "@connectrpc/connect";
 import { Relay } from "../src/relay/relay";
-import { forWebview, type Broadcast, type ToWebview } from "../src/relay/envelope";
+import { forWebview, type Broadcast, type ToWebview } from "@cairn/proto/envelope";
 import { newClientId } from "../src/host/clientId";
 import { cairnRegistry } from "../src/rpc/registry";
-import { TaskService, UiService, TaskStatus } from "../src/gen/cairn/v1/task_pb";
-import { StateService } from "../src/gen/cairn/v1/state_pb";
+import { TaskService, UiService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { apiKeyIn } from "../src/apiKey";
 import { tick } from "./fakes";
 
@@ -160,10 +160,11 @@ describe("cairnRegistry", () => {
   it("registers every generated proto file, so every RPC can be relayed", async () => {
     const { readdirSync, readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
-    const src = join(__dirname, "..", "src");
-    const registry = readFileSync(join(src, "rpc", "registry.ts"), "utf8");
+    const registry = readFileSync(join(__dirname, "..", "src", "rpc", "registry.ts"), "utf8");
+    // The generated code lives in the @cairn/proto workspace package (proto/ts).
+    const gen = join(__dirname, "..", "..", "proto", "ts", "src", "gen");
     for (const pkg of [["cairn", "v1"], ["cairn", "host", "v1"]]) {
-      for (const f of readdirSync(join(src, "gen", ...pkg)).filter((n) => n.endsWith("_pb.ts"))) {
+      for (const f of readdirSync(join(gen, ...pkg)).filter((n) => n.endsWith("_pb.ts"))) {
         const name = `file_${pkg.join("_")}_${f.replace(/_pb\.ts$/, "")}`;
         expect(registry, `${name} is not in the relay's registry`).toContain(`  ${name},`);
       }

@@ -8,10 +8,10 @@ import "../src/styles.css";
 import { App } from "../src/App";
 import { Controller } from "../src/state/controller";
 import { FakeClient } from "../src/rpc/fake";
-import { TaskService, TaskStatus, UiService, SubscribeResponseSchema, type SubscribeResponse } from "../src/gen/cairn/v1/task_pb";
-import { StateService } from "../src/gen/cairn/v1/state_pb";
-import { WorkspaceService } from "../src/gen/cairn/v1/workspace_pb";
-import { ToolOperation, type Message } from "../src/gen/cairn/v1/message_pb";
+import { TaskService, TaskStatus, UiService, SubscribeResponseSchema, type SubscribeResponse } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
+import { ToolOperation, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { appended, ask, AskKind, say, SayKind, snapshot, stateChanged, added } from "../src/test/fixtures";
 import { applyTheme } from "./themes";
 

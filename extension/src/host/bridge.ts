@@ -5,8 +5,8 @@
 
 import { create } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
-import { HostBridgeService, ConnectRequestSchema, type ConnectRequest, type ConnectResponse } from "../gen/cairn/v1/host_bridge_pb";
-import { EventSchema, type Hello, type Event } from "../gen/cairn/host/v1/host_pb";
+import { HostBridgeService, ConnectRequestSchema, type ConnectRequest, type ConnectResponse } from "@cairn/proto/gen/cairn/v1/host_bridge_pb";
+import { EventSchema, type Hello, type Event } from "@cairn/proto/gen/cairn/host/v1/host_pb";
 import { AsyncQueue } from "./queue";
 import { dispatch, type Handlers } from "./dispatcher";
 

@@ -1,7 +1,7 @@
 // Diagnostics: the Problems of the given files (all files when none are named).
 
 import * as vscode from "vscode";
-import { Severity } from "../gen/cairn/host/v1/host_pb";
+import { Severity } from "@cairn/proto/gen/cairn/host/v1/host_pb";
 import type { Handler } from "./dispatcher";
 
 const severities: Record<vscode.DiagnosticSeverity, Severity> = {

@@ -2,7 +2,7 @@
 // outcome into a Response. It never throws: a failing handler becomes Response.error.
 
 import { create } from "@bufbuild/protobuf";
-import { ResponseSchema, type Request, type Response } from "../gen/cairn/host/v1/host_pb";
+import { ResponseSchema, type Request, type Response } from "@cairn/proto/gen/cairn/host/v1/host_pb";
 
 export type RequestOneof = Exclude<Request["request"], { case: undefined }>;
 export type RequestCase = RequestOneof["case"];

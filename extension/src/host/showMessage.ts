@@ -1,7 +1,7 @@
 // ShowMessage: a notification; answered at once, without waiting for the user to dismiss it.
 
 import * as vscode from "vscode";
-import { MessageLevel } from "../gen/cairn/host/v1/host_pb";
+import { MessageLevel } from "@cairn/proto/gen/cairn/host/v1/host_pb";
 import { emptyResult, type Handler } from "./dispatcher";
 
 export const showMessage: Handler<"showMessage"> = async (req) => {

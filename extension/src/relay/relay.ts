@@ -6,7 +6,7 @@
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { fromJson, toJson, type DescMessage, type DescMethodStreaming, type DescMethodUnary, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { MethodRegistry } from "../rpc/registry";
-import type { FromWebview, RpcErrorBody, ToWebview } from "./envelope";
+import type { FromWebview, RpcErrorBody, ToWebview } from "@cairn/proto/envelope";
 
 export interface RelayOptions {
   registry: MethodRegistry;

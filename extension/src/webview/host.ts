@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { makeNonce, webviewHtml } from "./html";
 import { Relay, type RelayOptions } from "../relay/relay";
 import { newClientId } from "../host/clientId";
-import { forWebview, type Broadcast, type FromWebview, type HostEvent, type ToWebview } from "../relay/envelope";
+import { forWebview, type Broadcast, type FromWebview, type HostEvent, type ToWebview } from "@cairn/proto/envelope";
 import { saveFile, type SaveUi } from "./saveFile";
 
 /** editorSaveUi saves through the editor's save dialog, next to the first workspace folder. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
-import { AskResponse, TaskService, TaskStatus } from "../gen/cairn/v1/task_pb";
-import { ToolOperation } from "../gen/cairn/v1/message_pb";
+import { AskResponse, TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { ask, AskKind, say, SayKind, snapshot, stateChanged } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
-import type { Message } from "../gen/cairn/v1/message_pb";
+import type { Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 
 interface Case {
   name: string;

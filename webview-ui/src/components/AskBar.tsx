@@ -1,8 +1,8 @@
 // AskBar shows the buttons of the open ask (and Cancel while the task runs).
 
 import { useEffect, useRef, useSyncExternalStore } from "react";
-import { AskResponse } from "../gen/cairn/v1/task_pb";
-import { TaskStatus } from "../gen/cairn/v1/task_pb";
+import { AskResponse } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
 import { useRow, useTaskState } from "../state/taskStore";
 import { askButtons, type ButtonAction } from "../util/askButtons";

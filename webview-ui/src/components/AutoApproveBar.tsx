@@ -2,7 +2,7 @@
 
 import { useId, useState } from "react";
 import { create } from "@bufbuild/protobuf";
-import { AutoApproveSchema, type AutoApprove } from "../gen/cairn/v1/state_pb";
+import { AutoApproveSchema, type AutoApprove } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { TaskService, UiService } from "../gen/cairn/v1/task_pb";
-import { Mode, StateService } from "../gen/cairn/v1/state_pb";
-import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
+import { TaskService, UiService } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { Mode, StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { FakeClient } from "../rpc/fake";
 import { configuredSettings, flushAsync, renderApp } from "../test/renderApp";
 

@@ -2,8 +2,8 @@
 // and the model picker.
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
-import { WorkspaceService, type SlashCommand } from "../gen/cairn/v1/workspace_pb";
-import { Mode } from "../gen/cairn/v1/state_pb";
+import { WorkspaceService, type SlashCommand } from "@cairn/proto/gen/cairn/v1/workspace_pb";
+import { Mode } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { isAbort } from "../rpc";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";

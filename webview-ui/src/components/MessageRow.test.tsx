@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, screen } from "@testing-library/react";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { AskResponse, TaskService } from "../gen/cairn/v1/task_pb";
+import { AskResponse, TaskService } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { added, appended, say, SayKind, snapshot, updated } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
 

@@ -3,10 +3,10 @@
 
 import { memo, useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { AskKind, SayKind, ToolOperation, ToolOutcome, type Message, type ToolPayload } from "../gen/cairn/v1/message_pb";
+import { AskKind, SayKind, ToolOperation, ToolOutcome, type Message, type ToolPayload } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { useRow, type TaskStore } from "../state/taskStore";
 import { useController } from "../state/context";
-import { RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
+import { RestoreKind } from "@cairn/proto/gen/cairn/v1/checkpoint_pb";
 import { isEditTool } from "../util/askButtons";
 import { base64, formatCost } from "../util/format";
 import { isLaunch, sessionStart } from "../util/browserSession";

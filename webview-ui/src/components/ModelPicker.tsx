@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { create } from "@bufbuild/protobuf";
-import { ApiConfigSchema, Mode, SettingsSchema, StateService } from "../gen/cairn/v1/state_pb";
+import { ApiConfigSchema, Mode, SettingsSchema, StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 

@@ -3,7 +3,7 @@
 // picking a model row sets the Act mode model.
 
 import { useEffect, useState } from "react";
-import { StateService, type ApiConfig, type ModelEntry, type ProviderPreset } from "../gen/cairn/v1/state_pb";
+import { StateService, type ApiConfig, type ModelEntry, type ProviderPreset } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { formatModelPrices, formatTokens } from "../util/format";
 

@@ -3,7 +3,7 @@
 // every change of the work it covers in one multi-file diff.
 
 import { useState } from "react";
-import { SayKind, type Message } from "../gen/cairn/v1/message_pb";
+import { SayKind, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import type { TaskStore } from "../state/taskStore";
 import { useController } from "../state/context";
 import { changesSpan, copyText, isUserMessage } from "../util/rowActions";

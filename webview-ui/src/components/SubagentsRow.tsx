@@ -2,7 +2,7 @@
 // prompt, live status, requests, cost and the last tool it used. The daemon replaces the row's
 // text (JSON, see core/msg.Subagents) as the children move on.
 
-import type { Message } from "../gen/cairn/v1/message_pb";
+import type { Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { formatCost } from "../util/format";
 
 export interface Subagent {

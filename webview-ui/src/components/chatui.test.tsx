@@ -3,10 +3,10 @@
 
 import { describe, expect, it } from "vitest";
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { AskResponse, TaskService, TaskStatus } from "../gen/cairn/v1/task_pb";
-import { StateService } from "../gen/cairn/v1/state_pb";
-import { CheckpointService } from "../gen/cairn/v1/checkpoint_pb";
-import { ToolOperation, type Message } from "../gen/cairn/v1/message_pb";
+import { AskResponse, TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { CheckpointService } from "@cairn/proto/gen/cairn/v1/checkpoint_pb";
+import { ToolOperation, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { ask, AskKind, say, SayKind, snapshot, stateChanged } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
 import { keyAction, type KeyContext } from "../util/chatKeys";

@@ -8,7 +8,7 @@ import type {
   MessageInitShape,
   MessageShape,
 } from "@bufbuild/protobuf";
-import type { HostEvent } from "./envelope";
+import type { HostEvent } from "@cairn/proto/envelope";
 
 export interface CallOptions {
   /** Aborting cancels the call (a {type:"cancel"} envelope); the promise/iterator rejects with code "cancelled". */

@@ -4,7 +4,8 @@
 
 import { create, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { CairnClient, CallOptions, PersistedState } from "./client";
-import { RpcError, type HostEvent } from "./envelope";
+import type { HostEvent } from "@cairn/proto/envelope";
+import { RpcError } from "./errors";
 import { AsyncQueue } from "./queue";
 
 export interface RecordedCall {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { PostMessageClient, type Port } from "./vscode";
-import { RpcError, type IncomingMessage, type OutgoingMessage } from "./envelope";
-import { AskResponse, TaskService, UiService } from "../gen/cairn/v1/task_pb";
+import type { FromWebview, ToWebview } from "@cairn/proto/envelope";
+import { RpcError } from "./errors";
+import { AskResponse, TaskService, UiService } from "@cairn/proto/gen/cairn/v1/task_pb";
 
 function fakePort() {
-  const sent: OutgoingMessage[] = [];
-  let handler: (m: IncomingMessage) => void = () => {};
+  const sent: FromWebview[] = [];
+  let handler: (m: ToWebview) => void = () => {};
   let state: unknown;
   const port: Port = {
     post: (m) => sent.push(m),
@@ -13,7 +14,7 @@ function fakePort() {
     getState: () => state,
     setState: (s) => (state = s),
   };
-  return { port, sent, deliver: (m: IncomingMessage) => handler(m) };
+  return { port, sent, deliver: (m: ToWebview) => handler(m) };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));

@@ -3,13 +3,14 @@
 
 import { create, fromJson, toJson, type DescMessage, type DescMethod, type MessageShape } from "@bufbuild/protobuf";
 import type { CairnClient, CallOptions, PersistedState } from "./client";
-import { RpcError, type HostEvent, type IncomingMessage, type OutgoingMessage } from "./envelope";
+import type { FromWebview, HostEvent, ToWebview } from "@cairn/proto/envelope";
+import { RpcError } from "./errors";
 import { AsyncQueue } from "./queue";
 
 /** Port is the raw message channel; tests substitute a fake one. */
 export interface Port {
-  post(message: OutgoingMessage): void;
-  listen(handler: (message: IncomingMessage) => void): void;
+  post(message: FromWebview): void;
+  listen(handler: (message: ToWebview) => void): void;
   getState(): unknown;
   setState(state: unknown): void;
 }
@@ -29,7 +30,7 @@ export function vscodePort(): Port {
       : { postMessage: (m) => window.parent.postMessage(m, "*"), getState: () => undefined, setState: () => {} };
   return {
     post: (m) => api.postMessage(m),
-    listen: (h) => window.addEventListener("message", (e: MessageEvent) => h(e.data as IncomingMessage)),
+    listen: (h) => window.addEventListener("message", (e: MessageEvent) => h(e.data as ToWebview)),
     getState: () => api.getState(),
     setState: (s) => api.setState(s),
   };
@@ -51,7 +52,7 @@ export class PostMessageClient implements CairnClient {
     port.listen((m) => this.receive(m));
   }
 
-  private receive(m: IncomingMessage): void {
+  private receive(m: ToWebview): void {
     if (!m || typeof m !== "object") return;
     if (m.type === "host") {
       for (const l of this.hostListeners) l(m);
@@ -60,8 +61,8 @@ export class PostMessageClient implements CairnClient {
     if (m.type !== "rpc") return;
     const p = this.pending.get(m.id);
     if (!p) return;
-    if (m.payload !== undefined && m.payload !== null) p.item(m.payload);
-    if (m.done) {
+    if ("payload" in m && m.payload !== undefined && m.payload !== null) p.item(m.payload);
+    if ("done" in m && m.done) {
       this.pending.delete(m.id);
       p.done(m.error ? new RpcError(m.error.code, m.error.message) : undefined);
     }

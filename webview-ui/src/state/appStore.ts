@@ -3,8 +3,8 @@
 
 import { useSyncExternalStore } from "react";
 import type { DaemonStatus, View } from "../rpc";
-import type { Settings } from "../gen/cairn/v1/state_pb";
-import { Mode } from "../gen/cairn/v1/state_pb";
+import type { Settings } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { Mode } from "@cairn/proto/gen/cairn/v1/state_pb";
 
 export interface AppState {
   view: Exclude<View, "newTask">;

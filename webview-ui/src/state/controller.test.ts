@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AskResponse, TaskService, UiService } from "../gen/cairn/v1/task_pb";
+import { AskResponse, TaskService, UiService } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { FakeClient } from "../rpc/fake";
 import type { HostEvent } from "../rpc";
 import { ask, AskKind, snapshot } from "../test/fixtures";

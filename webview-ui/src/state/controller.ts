@@ -3,9 +3,9 @@
 
 import { create } from "@bufbuild/protobuf";
 import { isAbort, type CairnClient, type HostEvent } from "../rpc";
-import { AskResponse, TaskService, UiService } from "../gen/cairn/v1/task_pb";
-import { AutoApproveSchema, Mode, SettingsSchema, StateService, type AutoApprove, type Settings } from "../gen/cairn/v1/state_pb";
-import { CheckpointService, RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
+import { AskResponse, TaskService, UiService } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { AutoApproveSchema, Mode, SettingsSchema, StateService, type AutoApprove, type Settings } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { CheckpointService, RestoreKind } from "@cairn/proto/gen/cairn/v1/checkpoint_pb";
 import { AppStore } from "./appStore";
 import { TaskStore, type Scheduler } from "./taskStore";
 

@@ -6,8 +6,8 @@
 // (flush() runs them now); structural changes (snapshot, added, updated, state) notify at once.
 
 import { useCallback, useSyncExternalStore } from "react";
-import type { Message } from "../gen/cairn/v1/message_pb";
-import type { SubscribeResponse, TaskState } from "../gen/cairn/v1/task_pb";
+import type { Message } from "@cairn/proto/gen/cairn/v1/message_pb";
+import type { SubscribeResponse, TaskState } from "@cairn/proto/gen/cairn/v1/task_pb";
 
 type Listener = () => void;
 export type Scheduler = (run: () => void) => void;

@@ -1,9 +1,9 @@
 // Builders for messages and subscription events used by tests and the harness.
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { AskKind, MessageSchema, SayKind, type Message } from "../gen/cairn/v1/message_pb";
-import { SubscribeResponseSchema, TaskStateSchema, TaskStatus, type SubscribeResponse } from "../gen/cairn/v1/task_pb";
-import { Mode } from "../gen/cairn/v1/state_pb";
+import { AskKind, MessageSchema, SayKind, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
+import { SubscribeResponseSchema, TaskStateSchema, TaskStatus, type SubscribeResponse } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { Mode } from "@cairn/proto/gen/cairn/v1/state_pb";
 
 type MsgInit = Omit<Exclude<MessageInitShape<typeof MessageSchema>, Message>, "index" | "kind" | "$typeName">;
 

@@ -3,9 +3,9 @@
 import { act, render } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { VirtuosoMockContext } from "react-virtuoso";
-import type { SubscribeResponse } from "../gen/cairn/v1/task_pb";
-import { TaskService, UiService } from "../gen/cairn/v1/task_pb";
-import { StateService } from "../gen/cairn/v1/state_pb";
+import type { SubscribeResponse } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { TaskService, UiService } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { FakeClient } from "../rpc/fake";
 import { Controller } from "../state/controller";
 import { App } from "../App";

@@ -1,6 +1,6 @@
 // askButtons maps an open ask to its action buttons (Cline's buttonConfig, same labels).
 
-import { AskKind, ToolOperation, type Message } from "../gen/cairn/v1/message_pb";
+import { AskKind, ToolOperation, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 
 /** What a button does: answer the ask, or close the task and start over. */
 export type ButtonAction = "approve" | "reject" | "newTask" | "newTaskWithContext";

@@ -3,7 +3,7 @@
 // model's text and request rows in between. The first row renders the whole session; the others
 // render nothing. A row of any other kind (an error, a question, a user message) ends the run.
 
-import { AskKind, SayKind, type BrowserPayload, type Message } from "../gen/cairn/v1/message_pb";
+import { AskKind, SayKind, type BrowserPayload, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 
 export function isLaunch(m: Message): boolean {
   return (

@@ -1,7 +1,7 @@
 // What a chat row offers besides its content: the text its copy button copies, whether it is a
 // user message that can be edited and sent again, and the span of work a completion covers.
 
-import { AskKind, SayKind, type Message } from "../gen/cairn/v1/message_pb";
+import { AskKind, SayKind, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 
 const copySay = new Set<SayKind>([
   SayKind.TASK,

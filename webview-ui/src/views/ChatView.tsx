@@ -10,7 +10,7 @@ import { ChatInput } from "../components/ChatInput";
 import { TaskHeader } from "../components/TaskHeader";
 import { AutoApproveBar } from "../components/AutoApproveBar";
 import { QueuedMessages } from "../components/QueuedMessages";
-import { TaskStatus } from "../gen/cairn/v1/task_pb";
+import { TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { askButtons } from "../util/askButtons";
 import { NewTaskPanel } from "./NewTaskPanel";
 

@@ -2,7 +2,7 @@
 // export (copied as markdown) and delete.
 
 import { useEffect, useState } from "react";
-import { TaskService, TaskSort, type TaskSummary } from "../gen/cairn/v1/task_pb";
+import { TaskService, TaskSort, type TaskSummary } from "@cairn/proto/gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
 import { costOrUnknown, formatBytes, formatDate, formatTokens } from "../util/format";
 

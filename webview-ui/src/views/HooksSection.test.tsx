@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { screen, within } from "@testing-library/react";
-import { HookStatus } from "../gen/cairn/v1/hooks_pb";
-import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
+import { HookStatus } from "@cairn/proto/gen/cairn/v1/hooks_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { flushAsync, renderApp } from "../test/renderApp";
 import { say, SayKind, snapshot } from "../test/fixtures";
 

@@ -4,8 +4,8 @@
 // them and sends the user's choices.
 
 import { useCallback, useEffect, useState } from "react";
-import { HookStatus, type HookEntry, type ListHooksResponse } from "../gen/cairn/v1/hooks_pb";
-import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
+import { HookStatus, type HookEntry, type ListHooksResponse } from "@cairn/proto/gen/cairn/v1/hooks_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 
 const statusLabel: Record<HookStatus, string> = {

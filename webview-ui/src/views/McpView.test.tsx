@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { screen, within } from "@testing-library/react";
-import { McpServerStatus, McpService } from "../gen/cairn/v1/state_pb";
-import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
+import { McpServerStatus, McpService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { say, SayKind, snapshot } from "../test/fixtures";
 import { flushAsync, renderApp } from "../test/renderApp";
 

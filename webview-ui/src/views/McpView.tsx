@@ -5,7 +5,7 @@
 // settings imported. Every change is an RPC; the stream brings the new state back.
 
 import { useEffect, useState } from "react";
-import { McpServerStatus, McpService, type McpServer, type WatchMcpServersResponse } from "../gen/cairn/v1/state_pb";
+import { McpServerStatus, McpService, type McpServer, type WatchMcpServersResponse } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 
 const statusText: Record<McpServerStatus, string> = {

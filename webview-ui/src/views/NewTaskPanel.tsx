@@ -1,7 +1,7 @@
 // NewTaskPanel: what the chat shows when no task is open — a short intro and recent tasks.
 
 import { useEffect, useState } from "react";
-import { TaskService, TaskSort, type TaskSummary } from "../gen/cairn/v1/task_pb";
+import { TaskService, TaskSort, type TaskSummary } from "@cairn/proto/gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 import { formatCost, formatDate } from "../util/format";

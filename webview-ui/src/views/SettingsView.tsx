@@ -11,8 +11,8 @@ import {
   type BrowserStatus,
   type ProviderPreset,
   type Settings,
-} from "../gen/cairn/v1/state_pb";
-import { WorkspaceService, type RuleEntry } from "../gen/cairn/v1/workspace_pb";
+} from "@cairn/proto/gen/cairn/v1/state_pb";
+import { WorkspaceService, type RuleEntry } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 import { AutoApproveEditor } from "../components/AutoApproveBar";

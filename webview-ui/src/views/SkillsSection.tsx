@@ -3,7 +3,7 @@
 // shown with the daemon's reason, so a broken SKILL.md is easy to find and fix.
 
 import { useEffect, useState } from "react";
-import { WorkspaceService, type SkillEntry } from "../gen/cairn/v1/workspace_pb";
+import { WorkspaceService, type SkillEntry } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 
 /** sourceLabels names where a skill was found, as the settings list shows it. */

@@ -3,7 +3,7 @@
 
 import { useState } from "react";
 import { create } from "@bufbuild/protobuf";
-import { ApiConfigSchema, SettingsSchema, StateService } from "../gen/cairn/v1/state_pb";
+import { ApiConfigSchema, SettingsSchema, StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 

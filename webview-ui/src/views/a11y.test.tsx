@@ -5,9 +5,9 @@
 import { describe, expect, it } from "vitest";
 import axe from "axe-core";
 import { screen } from "@testing-library/react";
-import { McpServerStatus, McpService } from "../gen/cairn/v1/state_pb";
-import { TaskService, TaskStatus } from "../gen/cairn/v1/task_pb";
-import { ToolOperation } from "../gen/cairn/v1/message_pb";
+import { McpServerStatus, McpService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { ask, AskKind, say, SayKind, snapshot } from "../test/fixtures";
 import { flushAsync, renderApp } from "../test/renderApp";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { screen } from "@testing-library/react";
-import { TaskService, TaskStatus } from "../gen/cairn/v1/task_pb";
-import { ToolOperation } from "../gen/cairn/v1/message_pb";
+import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { ask, AskKind, say, SayKind, snapshot, stateChanged } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
 

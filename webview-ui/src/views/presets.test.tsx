@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
-import { StateService } from "../gen/cairn/v1/state_pb";
-import { TaskService } from "../gen/cairn/v1/task_pb";
-import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
+import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { TaskService } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { FakeClient } from "../rpc/fake";
 import { configuredSettings, renderApp } from "../test/renderApp";
 

@@ -1,11 +1,11 @@
-import { CheckpointService, RestoreKind } from "../gen/cairn/v1/checkpoint_pb";
+import { CheckpointService, RestoreKind } from "@cairn/proto/gen/cairn/v1/checkpoint_pb";
 import { describe, expect, it } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
-import { TaskService, TaskSort, TaskStatus, UiService } from "../gen/cairn/v1/task_pb";
+import { TaskService, TaskSort, TaskStatus, UiService } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { clone, create } from "@bufbuild/protobuf";
-import { ApiConfigSchema, McpService, SettingsSchema, StateService } from "../gen/cairn/v1/state_pb";
-import { WorkspaceService } from "../gen/cairn/v1/workspace_pb";
-import { ToolOperation } from "../gen/cairn/v1/message_pb";
+import { ApiConfigSchema, McpService, SettingsSchema, StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
+import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { FakeClient } from "../rpc/fake";
 import { added, appended, ask, AskKind, say, SayKind, snapshot, stateChanged, updated } from "../test/fixtures";
 import { configuredSettings, flushAsync, renderApp } from "../test/renderApp";

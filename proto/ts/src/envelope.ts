@@ -1,9 +1,15 @@
-// The webview ⇄ extension postMessage envelope (the shared contract; webview-ui/src/rpc/envelope.ts
-// is the other side).
+// The webview ⇄ extension postMessage envelope: the one definition both sides compile against.
+// The webview sends FromWebview messages; the extension relays each "rpc" one to the daemon's gRPC
+// services unchanged (protobuf JSON payloads) and answers with ToWebview messages: the call's
+// replies, then one "done" (with the gRPC code name on failure), plus host events of its own.
+// docs/architecture.md ("One message, end to end") follows one message through it.
 
 import type { JsonValue } from "@bufbuild/protobuf";
 
+/** The views the extension can ask the webview to show. */
 export type View = "chat" | "history" | "settings" | "mcp" | "newTask";
+
+/** The daemon's state as the extension's supervisor sees it. */
 export type DaemonStatus = "starting" | "ready" | "restarting" | "failed";
 
 /** webview → extension */
@@ -14,6 +20,7 @@ export type FromWebview =
   // The extension asks where to save (its save dialog) and writes the file.
   | { type: "saveFile"; fileName: string; content: string };
 
+/** A failed call: code is the gRPC code name ("unavailable", "cancelled"…). */
 export interface RpcErrorBody {
   code: string;
   message: string;
@@ -28,6 +35,7 @@ export interface WindowContext {
   hostId: string;
 }
 
+/** Editor events that are not RPC replies. */
 export type HostEvent =
   | { type: "host"; event: "addToInput"; text: string }
   | { type: "host"; event: "navigate"; view: View }
@@ -40,7 +48,7 @@ export type HostEvent =
 /** What the extension broadcasts: host events, the context still without a webview's id. */
 export type Broadcast = Exclude<HostEvent, { event: "context" }> | WindowContext;
 
-/** extension → webview */
+/** extension → webview: one message per reply of a call, then one that ends it. */
 export type ToWebview =
   | { type: "rpc"; id: string; payload: JsonValue }
   | { type: "rpc"; id: string; done: true; error?: RpcErrorBody }
