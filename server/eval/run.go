@@ -163,7 +163,7 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 	id := resp.GetTaskId()
 	s := &session{c: cfg.Client, id: id, handled: map[int32]bool{}}
 	defer func() {
-		s.close(log)
+		s.close(log, ctx.Err() != nil)
 		prompt, completion, cost := s.usage()
 		res.PromptTokens, res.CompletionTokens, res.CostUSD = prompt, completion, cost
 	}()
@@ -345,8 +345,9 @@ func (s *session) usage() (prompt, completion int64, cost float64) {
 }
 
 // close stops the task and takes it out of the daemon (it stays in the data dir's history).
-// It gets its own short deadline: the run's context may be over.
-func (s *session) close(log *slog.Logger) {
+// It gets its own short deadline: the run's context may be over. When the run was interrupted
+// the daemon is stopping too, and a failure says nothing.
+func (s *session) close(log *slog.Logger, interrupted bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := s.c.Tasks.CancelTask(ctx, &cairnv1.CancelTaskRequest{TaskId: s.id}); err != nil {
@@ -358,7 +359,7 @@ func (s *session) close(log *slog.Logger) {
 			s.state = ev.GetSnapshot().GetState()
 		}
 	}
-	if _, err := s.c.Tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: s.id}); err != nil {
+	if _, err := s.c.Tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: s.id}); err != nil && !interrupted {
 		log.Warn("eval: closing the task in the daemon", "task", s.id, "err", err)
 	}
 }
