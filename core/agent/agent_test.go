@@ -129,6 +129,8 @@ func TestNoCommandsLeavesExecuteCommandOut(t *testing.T) {
 		if _, ok := d.Registry.Get("write_to_file"); !ok {
 			t.Errorf("NoCommands=%v: write_to_file is missing", off)
 		}
-		d.Turns.Close()
+		if err := d.Turns.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -84,7 +84,8 @@ func Table(stats []Stats, tries int, compare float64) string {
 	if compare >= 0 {
 		head = append(head, fmt.Sprintf("vs %.1f%%", compare))
 	}
-	fmt.Fprintln(w, strings.Join(head, "\t")+"\t")
+	// Writes to a tabwriter over a strings.Builder do not fail; Flush reports any error.
+	_, _ = fmt.Fprintln(w, strings.Join(head, "\t")+"\t")
 	for _, s := range stats {
 		row := []string{s.Language, fmt.Sprint(s.Count)}
 		for k := 1; k <= tries; k++ {
@@ -95,7 +96,7 @@ func Table(stats []Stats, tries int, compare float64) string {
 		if compare >= 0 {
 			row = append(row, fmt.Sprintf("%+.1f", s.Rate(tries)-compare))
 		}
-		fmt.Fprintln(w, strings.Join(row, "\t")+"\t")
+		_, _ = fmt.Fprintln(w, strings.Join(row, "\t")+"\t")
 	}
 	if err := w.Flush(); err != nil {
 		return err.Error() // a strings.Builder does not fail
