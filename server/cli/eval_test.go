@@ -350,3 +350,39 @@ func TestEvalReportsMissingToolchains(t *testing.T) {
 		t.Fatalf("a results file was made: %v", err)
 	}
 }
+
+// JavaScript: the test tools come from npm once into the shared cache (the user cache dir, so
+// later runs reuse them); a stub fails its first try and the reference passes on the second.
+func TestEvalJavaScript(t *testing.T) {
+	ds := polyglot(t)
+	cacheBase, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"javascript/sum-of-multiples"}
+	ex := loadSet(t, ds, keys)[0]
+	turns := append([]llmtest.Turn{{Text: completion}}, writeReference(t, ex)...)
+	turns = append(turns, llmtest.Turn{Text: completion})
+	srv := llmtest.New(t, llmtest.Script{Routes: []llmtest.Route{{FirstUserContains: marker(ex), Turns: turns}}})
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	out := filepath.Join(t.TempDir(), "results.jsonl")
+	work := t.TempDir()
+	var stdout, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"eval", "polyglot", "--dataset", ds, "--exercises", strings.Join(keys, ","),
+		"--base-url", srv.URL(), "--api-key", "k", "--model", "m", "--out", out, "--work", work,
+		"--cache", filepath.Join(cacheBase, "cairn", "eval")}, cli.IO{In: strings.NewReader(""), Out: &stdout, Err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), errb.String())
+	}
+	if err := srv.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, out)["javascript/sum-of-multiples"]
+	if r == nil || r["passed_on_try"] != 2.0 {
+		t.Fatalf("result %v\n%s", r, errb.String())
+	}
+	// The link to the shared tools is gone after the tests: the workspace is the exercise's.
+	if _, err := os.Lstat(filepath.Join(work, "javascript", "sum-of-multiples", "node_modules")); !os.IsNotExist(err) {
+		t.Fatalf("node_modules left in the workspace: %v", err)
+	}
+}
