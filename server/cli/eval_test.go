@@ -386,3 +386,29 @@ func TestEvalJavaScript(t *testing.T) {
 		t.Fatalf("node_modules left in the workspace: %v", err)
 	}
 }
+
+// The pause after many auto-approved actions in a row (20 by default) is answered: a model
+// that reads 25 times before writing the solution still passes, without an error.
+func TestEvalGoesOnAfterManyAutoApprovals(t *testing.T) {
+	ds := polyglot(t)
+	keys := []string{"go/trinary"}
+	ex := loadSet(t, ds, keys)[0]
+	var turns []llmtest.Turn
+	for i := range 25 {
+		file := ex.Solution[0]
+		if i%2 == 1 {
+			file = "go.mod" // the same call three times in a row is stopped as a loop
+		}
+		turns = append(turns, llmtest.Turn{Text: "<read_file>\n<path>" + file + "</path>\n</read_file>"})
+	}
+	turns = append(turns, writeReference(t, ex)...)
+	turns = append(turns, llmtest.Turn{Text: completion})
+	code, logs, out, _, _ := evalCLI(t, ds, llmtest.Script{Routes: []llmtest.Route{{FirstUserContains: marker(ex), Turns: turns}}},
+		keys, "--tries", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, logs)
+	}
+	if r := readResults(t, out)["go/trinary"]; r == nil || r["passed"] != true || r["error"] != "" {
+		t.Fatalf("result %v\n%s", r, logs)
+	}
+}

@@ -254,8 +254,8 @@ func (s *session) subscribe(ctx context.Context) error {
 }
 
 // next follows the task until it asks something that ends a try and returns that ask.
-// Approvals the settings did not give are refused (nobody is there to give them); resume and
-// condense questions are approved.
+// Approvals the settings did not give are refused (nobody is there to give them); resume,
+// condense and auto-approval-count questions are approved.
 func (s *session) next(ctx context.Context) (*cairnv1.Message, error) {
 	for {
 		for len(s.pending) > 0 {
@@ -317,7 +317,10 @@ func (s *session) answer(ctx context.Context, m *cairnv1.Message) (end bool, err
 	case cairnv1.AskKind_ASK_KIND_TOOL, cairnv1.AskKind_ASK_KIND_COMMAND, cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH,
 		cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER:
 		return false, reply(cairnv1.AskResponse_ASK_RESPONSE_REJECT, refusal(describe(m)))
-	case cairnv1.AskKind_ASK_KIND_RESUME_TASK, cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK, cairnv1.AskKind_ASK_KIND_CONDENSE:
+	case cairnv1.AskKind_ASK_KIND_RESUME_TASK, cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK, cairnv1.AskKind_ASK_KIND_CONDENSE,
+		// The count of auto-approved actions in a row is a pause for a user watching; a
+		// benchmark is bounded by the task limits and the exercise's time limit instead.
+		cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED:
 		return false, reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
 	}
 	return true, nil
