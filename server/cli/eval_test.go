@@ -412,3 +412,23 @@ func TestEvalGoesOnAfterManyAutoApprovals(t *testing.T) {
 		t.Fatalf("result %v\n%s", r, logs)
 	}
 }
+
+// --agentic offers execute_command and approves it: the model runs the tests itself.
+func TestEvalAgenticRunsCommands(t *testing.T) {
+	ds := polyglot(t)
+	keys := []string{"go/octal"}
+	ex := loadSet(t, ds, keys)[0]
+	turns := []llmtest.Turn{{Text: "<execute_command>\n<command>go test ./...</command>\n<requires_approval>false</requires_approval>\n</execute_command>",
+		Expect: &llmtest.Expect{Contains: []string{"<execute_command>", "go test ./..."}}}}
+	turns = append(turns, writeReference(t, ex)...)
+	turns[1].Expect = &llmtest.Expect{LastUserContains: []string{"[execute_command for 'go test ./...'] Result:", "FAIL"}}
+	turns = append(turns, llmtest.Turn{Text: completion})
+	code, logs, out, _, _ := evalCLI(t, ds, llmtest.Script{Routes: []llmtest.Route{{FirstUserContains: marker(ex), Turns: turns}}},
+		keys, "--agentic", "--tries", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, logs)
+	}
+	if r := readResults(t, out)["go/octal"]; r == nil || r["passed"] != true {
+		t.Fatalf("result %v\n%s", r, logs)
+	}
+}

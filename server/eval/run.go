@@ -322,8 +322,14 @@ func (s *session) answer(ctx context.Context, m *cairnv1.Message) (end bool, err
 		// benchmark is bounded by the task limits and the exercise's time limit instead.
 		cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED:
 		return false, reply(cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
+	case cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT, cairnv1.AskKind_ASK_KIND_FOLLOWUP, cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND,
+		cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED,
+		cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL,
+		cairnv1.AskKind_ASK_KIND_NEW_TASK:
+		return true, nil
 	}
-	return true, nil
+	// Others (a running command's "proceed while running?") need no answer: the task goes on.
+	return false, nil
 }
 
 // describe names what an ask wants approved, for the refusal.
