@@ -129,7 +129,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	catalog := skillCatalog{root: ws.Root(), global: a.cfg.GlobalSkillsDir, settings: a.env.Settings, logger: a.cfg.Logger}
 	provider := NewProvider(s)
 	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: provider, model: s.API.Model, info: info, ide: ide}
-	reg := taskTools(terminals, session, webRenderer(s, a.cfg.FindBrowser), a.cfg.MCP, catalog, sub)
+	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg.FindBrowser), a.cfg.MCP, catalog, sub)
 	t := &turns{
 		skills: catalog,
 		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,

@@ -109,3 +109,28 @@ func TestTurnsFollowTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// With NoCommands a task has no execute_command: not in its registry, not in its prompt
+// (cairn eval's default protocol); without it both have it.
+func TestNoCommandsLeavesExecuteCommandOut(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		env := newEnv()
+		env.set(func(s *config.Settings) { s.NoCommands = off })
+		a := New(env, Config{GlobalRulesDir: filepath.Join(t.TempDir(), "none")})
+		d, err := a.Deps(context.Background(), task.Options{Workspace: []string{t.TempDir()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, has := d.Registry.Get("execute_command")
+		inPrompt := strings.Contains(d.Turns.SystemPrompt(task.ModeAct, nil), "<execute_command>")
+		if has == off || inPrompt == off {
+			t.Errorf("NoCommands=%v: registry has execute_command %v, prompt shows it %v", off, has, inPrompt)
+		}
+		if _, ok := d.Registry.Get("write_to_file"); !ok {
+			t.Errorf("NoCommands=%v: write_to_file is missing", off)
+		}
+		if err := d.Turns.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -35,11 +35,15 @@ func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
 // tool refuses to run while the session is open. web_fetch renders pages built by scripts
 // with render (nil: it does not). use_skill loads skills from catalog (nil: not offered; the
 // prompt also leaves it out while no skill is usable). use_subagents is offered when sub is
-// not nil.
+// not nil. execute_command is offered only when terminals is not nil (the NoCommands setting
+// passes nil).
 func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub,
 	catalog useskill.Catalog, sub subagents.Runner) *tools.Registry {
-	r := tools.NewRegistry(
-		shell.New(terminals),
+	var first []tools.Tool
+	if terminals != nil {
+		first = append(first, shell.New(terminals))
+	}
+	r := tools.NewRegistry(append(first,
 		readfile.New(),
 		edit.NewWrite(),
 		edit.NewReplace(),
@@ -47,7 +51,7 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 		listfiles.New(),
 		codedefs.New(),
 		webfetch.New(webfetch.Fetcher{}, render),
-	)
+	)...)
 	if sub != nil {
 		r.Add(subagents.New(sub))
 	}
@@ -147,4 +151,13 @@ func catalogueInfo(s config.Settings, dataDir string, info llm.ModelInfo) llm.Mo
 		out.ContextWindow = int(s.API.ContextWindow)
 	}
 	return out
+}
+
+// offeredTerminals is terminals, or nil when the settings leave execute_command out
+// (config.Settings.NoCommands: `cairn eval`'s default protocol, README "Benchmark").
+func offeredTerminals(s config.Settings, terminals *shell.Registry) *shell.Registry {
+	if s.NoCommands {
+		return nil
+	}
+	return terminals
 }

@@ -109,6 +109,9 @@ type Settings struct {
 	SecretEnv []string `json:"secretEnv,omitempty"`
 	// HookTimeoutSeconds bounds each hook's run (0: 30 seconds).
 	HookTimeoutSeconds int `json:"hookTimeoutSeconds,omitempty"`
+	// NoCommands leaves execute_command out of every task's tools and system prompt: the
+	// protocol of `cairn eval` without --agentic (README "Benchmark").
+	NoCommands bool `json:"noCommands,omitempty"`
 }
 
 // BrowserViewports are the viewport sizes the browser setting offers, the default first.

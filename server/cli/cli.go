@@ -83,6 +83,8 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return resume(ctx, rest, io)
 	case "mcp":
 		return mcpCommand(ctx, rest, io)
+	case "eval":
+		return evalCommand(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -120,6 +122,9 @@ const usageText = `usage:
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version
   cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL [JSON]
+  cairn eval polyglot --dataset DIR [--languages go,python,…] [--exercises LANG/NAME,…] [--limit N]
+            [--tries 2] [--parallel N] [--agentic] [--out results.jsonl] [--resume] [--compare RATE]
+            [--test-timeout 3m] [--task-timeout 30m] [--work DIR] [--model M] [--base-url URL] …
 environment: CAIRN_BASE_URL, CAIRN_API_KEY (else OPENAI_API_KEY), CAIRN_MODEL, CAIRN_DATA_DIR
 `
 

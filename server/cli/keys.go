@@ -96,7 +96,7 @@ type keyPlan struct {
 
 // planKeys works out, for the command line args (without the program name) and the
 // environment env, what the process image that goes on must be started with. Only commands
-// that start other processes are concerned: run and resume (the key flag and variables),
+// that start other processes are concerned: run, resume and eval polyglot (the key flag and variables),
 // serve, tool and mcp (key variables only: they take no key).
 func planKeys(args, env []string) keyPlan {
 	p := keyPlan{args: args, env: env}
@@ -104,7 +104,13 @@ func planKeys(args, env []string) keyPlan {
 		return p
 	}
 	var fs *flag.FlagSet
+	head := 1 // the words before the flags
 	switch args[0] {
+	case "eval":
+		if len(args) > 1 && args[1] == "polyglot" {
+			fs, _ = evalFlags(IO{Err: io.Discard})
+			head = 2
+		}
 	case "run":
 		fs, _ = runFlags(IO{Err: io.Discard})
 	case "resume":
@@ -132,8 +138,8 @@ func planKeys(args, env []string) keyPlan {
 			}
 		}
 		var flags []string
-		p.args, flags = withoutFlag(fs, args[1:], keyFlag)
-		p.args = append([]string{args[0]}, p.args...)
+		p.args, flags = withoutFlag(fs, args[head:], keyFlag)
+		p.args = append(slices.Clone(args[:head]), p.args...)
 		if len(flags) > 0 {
 			p.keys.Flag = flags[len(flags)-1]
 			secrets.AddValues(flags...)

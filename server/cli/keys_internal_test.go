@@ -19,6 +19,8 @@ func TestPlanKeysRemovesOnlyKeyFlags(t *testing.T) {
 		{[]string{"resume", "--api-key=a1234567", "--api-key", "sk-flag-key-0002", "ID"}, []string{"resume", "ID"}, "sk-flag-key-0002"},
 		{[]string{"run", "--model", "--api-key", "task"}, []string{"run", "--model", "--api-key", "task"}, ""},
 		{[]string{"run", "--", "--api-key", "k"}, []string{"run", "--", "--api-key", "k"}, ""},
+		{[]string{"eval", "polyglot", "--dataset", "d", "--api-key", "sk-flag-key-0002", "--agentic"},
+			[]string{"eval", "polyglot", "--dataset", "d", "--agentic"}, "sk-flag-key-0002"},
 	}
 	for _, c := range cases {
 		p := planKeys(c.args, env)

@@ -148,6 +148,11 @@ func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsF
 		stdio.errf("cairn: %v\n", err)
 		return exitUsage
 	}
+	return privateDaemon(ctx, dataDir(dataFlag), settings, stdio, fn)
+}
+
+// privateDaemon starts a daemon with settings on a temporary socket, connects, and runs fn.
+func privateDaemon(ctx context.Context, dataDir string, settings config.Settings, stdio IO, fn func(*client) int) int {
 	if settings.API.BaseURL == "" {
 		stdio.errf("cairn: no model endpoint: set --base-url/--api-key or CAIRN_BASE_URL/CAIRN_API_KEY\n")
 		return exitUsage
@@ -168,7 +173,7 @@ func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsF
 	}
 	dctx, stop := context.WithCancel(ctx)
 	defer stop()
-	d, err := server.Start(dctx, server.Config{DataDir: dataDir(dataFlag), Socket: filepath.Join(tmp, "daemon.sock"),
+	d, err := server.Start(dctx, server.Config{DataDir: dataDir, Socket: filepath.Join(tmp, "daemon.sock"),
 		TokenFile: filepath.Join(tmp, "daemon.token"), Version: Version, Settings: &settings, Logger: log})
 	if err != nil {
 		stdio.errf("cairn: %v\n", err)

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/server/eval"
+)
+
+// evalOptions are the flags of `cairn eval polyglot`.
+type evalOptions struct {
+	dataset, languages, exercises, out, compare, work, cache, dataFlag *string
+	limit, tries, parallel                                             *int
+	agentic, resume                                                    *bool
+	testTimeout, taskTimeout                                           *time.Duration
+	sf                                                                 *settingsFlags
+}
+
+// evalFlags defines the flags of `cairn eval polyglot`; Main reads the same set to find the
+// key among them (keys.go).
+func evalFlags(stdio IO) (*flag.FlagSet, *evalOptions) {
+	fs := newFlags("eval polyglot", stdio)
+	o := &evalOptions{sf: &settingsFlags{}}
+	o.dataset = fs.String("dataset", "", "a checkout of the polyglot benchmark (LANG/exercises/practice/NAME)")
+	o.languages = fs.String("languages", "", "comma list of the dataset's language folders to run (default: all)")
+	o.exercises = fs.String("exercises", "", "comma list of LANG/NAME, or NAME for every language (default: all)")
+	o.limit = fs.Int("limit", 0, "run only the first N exercises of each language (0: all)")
+	o.tries = fs.Int("tries", 2, "test runs per exercise; a failure with tries left goes back to the task")
+	o.parallel = fs.Int("parallel", runtime.NumCPU(), "exercises run at once")
+	o.agentic = fs.Bool("agentic", false, "also offer and auto-approve commands (the agent may run the tests itself)")
+	o.out = fs.String("out", "results.jsonl", "results file, one JSON line per exercise")
+	o.resume = fs.Bool("resume", false, "keep the results file and skip the exercises already in it")
+	o.compare = fs.String("compare", "", "a published pass rate (percent) to compare the last try's rate with")
+	o.testTimeout = fs.Duration("test-timeout", 3*time.Minute, "time limit of one test run")
+	o.taskTimeout = fs.Duration("task-timeout", 30*time.Minute, "time limit of one exercise, all tries")
+	o.work = fs.String("work", "", "folder for the workspaces, kept after the run (default: a temporary one, removed)")
+	o.cache = fs.String("cache", "", "folder for tools installed once (default: the user cache dir's cairn/eval)")
+	o.dataFlag = fs.String("data-dir", "", "data directory of the run's daemon, keeping its tasks (default: a temporary one)")
+	o.sf.register(fs)
+	return fs, o
+}
+
+// evalCommand is `cairn eval polyglot …` (README "Benchmark").
+func evalCommand(ctx context.Context, args []string, stdio IO) int {
+	if len(args) == 0 || args[0] != "polyglot" {
+		stdio.errf("cairn eval: the benchmark to run is required: cairn eval polyglot --dataset DIR\n")
+		return exitUsage
+	}
+	fs, o := evalFlags(stdio)
+	if code, ok := parseFlags(fs, args[1:]); !ok {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		stdio.errf("cairn eval: "+format+"\n", a...)
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fail(exitUsage, "unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	case *o.dataset == "":
+		return fail(exitUsage, "--dataset is required (a checkout of the polyglot benchmark; README \"Benchmark\")")
+	case *o.tries < 1:
+		return fail(exitUsage, "--tries must be at least 1")
+	case *o.parallel < 1:
+		return fail(exitUsage, "--parallel must be at least 1")
+	case *o.limit < 0:
+		return fail(exitUsage, "--limit must not be negative")
+	}
+	compare := -1.0
+	if *o.compare != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(*o.compare), "%"), 64)
+		if err != nil || v < 0 || v > 100 {
+			return fail(exitUsage, "--compare must be a pass rate in percent, like 61.3")
+		}
+		compare = v
+	}
+	settings, err := o.sf.settings()
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	evalSettings(&settings, *o.agentic)
+	exercises, err := eval.Load(*o.dataset, eval.Selection{Languages: commaList(*o.languages),
+		Exercises: commaList(*o.exercises), Limit: *o.limit})
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	log := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if os.Getenv("CAIRN_DEBUG") != "" {
+		log = logger(stdio.Err)
+	}
+	cache := *o.cache
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return fail(exitFailure, "no cache folder (%v): give one with --cache", err)
+		}
+		cache = filepath.Join(base, "cairn", "eval")
+	}
+	// The tests run code the model wrote: they get no secret of the settings or the machine.
+	tc := &eval.Toolchains{Env: settings.Secrets().Scrub(os.Environ()), CacheDir: cache}
+	if code, ok := checkToolchains(ctx, tc, exercises, stdio); !ok {
+		return code
+	}
+	results, done, err := eval.OpenResults(*o.out, *o.resume, log)
+	if err != nil {
+		return fail(exitFailure, "results file: %v", err)
+	}
+	defer func() {
+		if err := results.Close(); err != nil {
+			stdio.errf("cairn eval: closing %s: %v\n", *o.out, err)
+		}
+	}()
+	todo := skipDone(exercises, done)
+	if len(done) > 0 {
+		stdio.errf("cairn eval: %d exercises already in %s, %d to run\n", len(exercises)-len(todo), *o.out, len(todo))
+	}
+	if err := tc.SetUp(ctx, todo); err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	work, cleanup, err := tempUnless(*o.work, "cairn-eval-")
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	defer cleanup(stdio)
+	data := *o.dataFlag
+	if data == "" {
+		data = filepath.Join(work, ".data")
+	}
+	start := time.Now()
+	return privateDaemon(ctx, data, settings, stdio, func(c *client) int {
+		fresh, err := eval.Run(ctx, eval.Config{Client: eval.Client{Tasks: c.tasks, UI: c.ui}, Toolchains: tc,
+			Tries: *o.tries, Parallel: *o.parallel, Agentic: *o.agentic, TestTimeout: *o.testTimeout,
+			TaskTimeout: *o.taskTimeout, WorkDir: work, Results: results, Done: done, Progress: stdio.Err, Logger: log}, todo)
+		all := append(done, fresh...)
+		table := eval.Table(eval.Summarize(all, *o.tries), *o.tries, compare)
+		if code := stdio.emit(table); code != exitOK {
+			return code
+		}
+		stdio.errf("cairn eval: %d exercises in %s (this run: %d in %s)\n", len(all), *o.out, len(fresh),
+			time.Since(start).Round(time.Second))
+		switch {
+		case ctx.Err() != nil:
+			return fail(exitFailure, "interrupted; %s holds the finished exercises: run the same command with --resume to go on", *o.out)
+		case err != nil:
+			return fail(exitFailure, "%v", err)
+		}
+		return exitOK
+	})
+}
+
+// evalSettings sets the protocol of a benchmark run over the user's model settings: edits and
+// reads in the workspace approved, nothing else; commands offered and approved only when
+// agentic; no browser.
+func evalSettings(s *config.Settings, agentic bool) {
+	a := &s.AutoApprove
+	a.Enabled, a.ReadFiles, a.EditFiles = true, true, true
+	a.ReadFilesOutside, a.EditFilesOutside, a.Browser, a.LocalNetwork, a.MCP, a.Protected, a.YOLO =
+		false, false, false, false, false, false, false
+	a.SafeCommands, a.AllCommands = agentic, agentic
+	s.NoCommands = !agentic
+	s.BrowserEnabled = false
+}
+
+// checkToolchains reports every language whose toolchain is missing, before anything runs.
+func checkToolchains(ctx context.Context, tc *eval.Toolchains, exercises []eval.Exercise, stdio IO) (int, bool) {
+	var langs []string
+	for _, ex := range exercises {
+		if len(langs) == 0 || langs[len(langs)-1] != ex.Language {
+			langs = append(langs, ex.Language)
+		}
+	}
+	problems := tc.Check(ctx, langs)
+	sort.Strings(langs)
+	bad := false
+	for _, l := range langs {
+		if err := problems[l]; err != nil {
+			stdio.errf("cairn eval: %s: %v\n", l, err)
+			bad = true
+		}
+	}
+	if bad {
+		stdio.errf("cairn eval: install what is missing, or leave those languages out with --languages\n")
+		return exitFailure, false
+	}
+	return 0, true
+}
+
+// skipDone leaves out the exercises that already have a result.
+func skipDone(exercises []eval.Exercise, done []eval.Result) []eval.Exercise {
+	have := map[string]bool{}
+	for _, r := range done {
+		have[r.Key()] = true
+	}
+	var out []eval.Exercise
+	for _, ex := range exercises {
+		if !have[ex.Key()] {
+			out = append(out, ex)
+		}
+	}
+	return out
+}
+
+// tempUnless returns dir, made if needed and kept; or, when dir is "", a new temporary folder
+// that cleanup removes.
+func tempUnless(dir, pattern string) (string, func(IO), error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", nil, err
+		}
+		return abs, func(IO) {}, os.MkdirAll(abs, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func(stdio IO) {
+		if err := os.RemoveAll(tmp); err != nil {
+			stdio.errf("cairn eval: removing %s: %v\n", tmp, err)
+		}
+	}, nil
+}
+
+func commaList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

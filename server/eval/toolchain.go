@@ -1,0 +1,219 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Toolchains runs the exercises' tests: which programs each language needs, whether they are
+// there, and the test command. Languages are the dataset's folder names.
+type Toolchains struct {
+	// Env is the environment of the test commands (the caller removes secrets from it: the
+	// tests run code the model wrote).
+	Env []string
+	// CacheDir holds what is installed once for all exercises (JavaScript's test tools).
+	CacheDir string
+
+	python string // the interpreter that has pytest, found by Check
+}
+
+// Supported are the languages the harness can test.
+var Supported = []string{"go", "javascript", "python", "rust"}
+
+// Check finds each language's toolchain and returns, per language, why it cannot run (nil when
+// it can). It runs nothing of the benchmark.
+func (t *Toolchains) Check(ctx context.Context, langs []string) map[string]error {
+	out := map[string]error{}
+	need := func(progs ...string) error {
+		var missing []string
+		for _, p := range progs {
+			if _, err := exec.LookPath(p); err != nil {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("%s not found on PATH", strings.Join(missing, " and "))
+		}
+		return nil
+	}
+	for _, l := range langs {
+		switch l {
+		case "go":
+			out[l] = need("go")
+		case "rust":
+			out[l] = need("cargo")
+		case "javascript":
+			out[l] = need("node", "npm")
+		case "python":
+			out[l] = t.findPytest(ctx)
+		case "cpp", "java":
+			out[l] = errors.New("not supported by this harness yet (go, javascript, python and rust are)")
+		default:
+			out[l] = fmt.Errorf("not a language the harness knows (it knows %s)", strings.Join(Supported, ", "))
+		}
+	}
+	return out
+}
+
+// findPytest looks for a Python that can run pytest: the interpreters on PATH, then the
+// system's own (a version manager's python3 often lacks the packages the system has).
+func (t *Toolchains) findPytest(ctx context.Context) error {
+	var tried []string
+	for _, name := range []string{"python3", "python", "/usr/bin/python3"} {
+		p, err := exec.LookPath(name)
+		if err != nil || slices.Contains(tried, p) {
+			continue
+		}
+		tried = append(tried, p)
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		cmd := exec.CommandContext(cctx, p, "-m", "pytest", "--version")
+		cmd.Env = t.Env
+		err = cmd.Run()
+		cancel()
+		if err == nil {
+			t.python = p
+			return nil
+		}
+	}
+	if len(tried) == 0 {
+		return errors.New("no python3 found on PATH")
+	}
+	return fmt.Errorf("no Python with pytest (tried %s): install pytest, e.g. Debian's python3-pytest", strings.Join(tried, ", "))
+}
+
+// jsDir is where JavaScript's test tools are installed, once for every exercise.
+func (t *Toolchains) jsDir() string { return filepath.Join(t.CacheDir, "javascript") }
+
+// SetUp installs what the exercises' languages need once: JavaScript's test tools (the union
+// of the exercises' devDependencies) into the cache, unless the same set is already there.
+func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
+	deps := map[string]string{}
+	for _, ex := range exercises {
+		if ex.Language != "javascript" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(ex.Dir, "package.json"))
+		if err != nil {
+			return fmt.Errorf("exercise %s: %w", ex.Key(), err)
+		}
+		var pkg struct {
+			Dev map[string]string `json:"devDependencies"`
+		}
+		if err := json.Unmarshal(b, &pkg); err != nil {
+			return fmt.Errorf("exercise %s: package.json: %w", ex.Key(), err)
+		}
+		maps.Copy(deps, pkg.Dev)
+	}
+	if len(deps) == 0 {
+		return nil
+	}
+	manifest, err := json.MarshalIndent(map[string]any{"name": "cairn-eval-javascript-tools", "private": true,
+		"devDependencies": deps}, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := t.jsDir()
+	old, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err == nil && bytes.Equal(old, manifest) {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "jest")); err == nil {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir, cmd.Env = dir, t.Env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("installing JavaScript's test tools into %s: %w\n%s", dir, err, tail(string(out), 20))
+	}
+	return nil
+}
+
+// TestRun is the outcome of one run of an exercise's tests.
+type TestRun struct {
+	Passed bool
+	Output string
+}
+
+// Test runs the exercise's tests in the workspace ws within timeout. scratch is a folder of the
+// harness outside the workspace (Rust builds there). An error means the tests could not be
+// run at all; failing tests are a TestRun that did not pass.
+func (t *Toolchains) Test(ctx context.Context, ex Exercise, ws, scratch string, timeout time.Duration) (run TestRun, err error) {
+	var args []string
+	env := slices.Clone(t.Env)
+	switch ex.Language {
+	case "go":
+		args = []string{"go", "test", "./..."}
+		env = append(env, "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
+	case "python":
+		if t.python == "" {
+			return TestRun{}, errors.New("no Python with pytest (Check was not run)")
+		}
+		args = []string{t.python, "-m", "pytest", "-q", "-p", "no:cacheprovider"}
+	case "rust":
+		args = []string{"cargo", "test", "--", "--include-ignored"}
+		env = append(env, "CARGO_TARGET_DIR="+filepath.Join(scratch, "target"))
+	case "javascript":
+		link := filepath.Join(ws, "node_modules")
+		if err := os.RemoveAll(link); err != nil {
+			return TestRun{}, err
+		}
+		if err := os.Symlink(filepath.Join(t.jsDir(), "node_modules"), link); err != nil {
+			return TestRun{}, fmt.Errorf("linking JavaScript's test tools: %w", err)
+		}
+		defer func() {
+			// The link goes before the agent's next try: the workspace is the exercise's own.
+			if rerr := os.Remove(link); rerr != nil && !os.IsNotExist(rerr) && err == nil {
+				err = fmt.Errorf("removing the link to JavaScript's test tools: %w", rerr)
+			}
+		}()
+		args = []string{"npm", "test", "--silent"}
+		env = append(env, "CI=true")
+	default:
+		return TestRun{}, fmt.Errorf("no test command for %s", ex.Language)
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, args[0], args[1:]...)
+	cmd.Dir, cmd.Env = ws, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	ownGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return TestRun{}, ctx.Err()
+	case cctx.Err() != nil:
+		return TestRun{Output: out.String() + fmt.Sprintf("\nThe tests did not finish within %s and were stopped.\n", timeout)}, nil
+	case errors.As(err, &exit):
+		return TestRun{Output: out.String()}, nil
+	case err != nil:
+		return TestRun{}, fmt.Errorf("running %s: %w", strings.Join(args, " "), err)
+	}
+	return TestRun{Passed: true, Output: out.String()}, nil
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
