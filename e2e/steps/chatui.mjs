@@ -3,9 +3,9 @@
 // changes in one diff editor; a past message is edited and resent after a confirm (the files and
 // the conversation go back to the checkpoint before it); the task is exported through the save
 // dialog; and axe-core, injected into the webview frame, finds no serious or critical violation
-// and no unnamed button in the chat (showing the completed task), history, settings and MCP
-// views, in the window's theme and again in the other one (light and dark), with screenshots of
-// the completed task in both.
+// and no unnamed button in the chat (showing the completed task), the auto-approve bar, history,
+// settings and MCP views, in the window's theme and again in the other one (light and dark),
+// with screenshots of the completed task in both.
 //
 // run.mjs calls it last in window B, after browserStep:
 //
@@ -144,11 +144,18 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   );
   log(`exported the task to ${exported}`);
 
-  // 5. Accessibility of the four views in both themes, the chat showing the completed task (issue
-  // 30: the completion's title fell under the contrast minimum in the light theme only). Every
-  // finding of both passes is collected, then the step fails on them.
+  // 5. Accessibility of the views in both themes, the chat showing the completed task (issue 30:
+  // the completion's title fell under the contrast minimum in the light theme only). Every
+  // finding of both passes is collected, then the step fails on them. The auto-approve bar,
+  // unfolded, fills the panel: it is audited on its own, and the chat with it folded.
+  const autoApprove = view.getByRole("button", { name: /^Auto-approve:/ });
+  const setAutoApprove = async (open) => {
+    if ((await autoApprove.getAttribute("aria-expanded")) !== String(open)) await autoApprove.click();
+    await poll(`the auto-approve bar ${open ? "open" : "folded"}`, async () => (await autoApprove.getAttribute("aria-expanded")) === String(open), 10_000);
+  };
   const views = [
-    ["chat", async () => view.getByRole("button", { name: /^Auto-approve:/ }).click()],
+    ["auto-approve", () => setAutoApprove(true)],
+    ["chat", () => setAutoApprove(false)],
     ["history", async () => view.getByRole("button", { name: "History" }).click()],
     ["settings", async () => view.getByRole("button", { name: "Settings" }).click()],
     ["mcp", async () => view.getByRole("button", { name: "MCP Servers" }).click()],
@@ -165,6 +172,12 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
         await completion.scrollIntoViewIfNeeded();
         await completion.getByText("Task Completed").waitFor();
         await completion.getByText("The changelog names the version.").waitFor();
+        // On screen, not only in the DOM: the title is what the middle of its own box shows.
+        const onScreen = await completion.locator(".row-title").evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return el.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+        });
+        if (!onScreen) fail(`the completed task is not on screen for the ${th} audit`);
         await screenshot(page, `completed-${th}`);
       }
       const r = await audit(page, axeSource);
@@ -174,7 +187,7 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
       for (const u of r.unnamed) found.push(`${name} (${th}): unnamed button ${u}`);
       count += r.bad.length + r.unnamed.length;
     }
-    log(`axe ${th} theme: ${count} serious/critical findings or unnamed buttons in the four views`);
+    log(`axe ${th} theme: ${count} serious/critical findings or unnamed buttons in the five views`);
     await view.getByRole("button", { name: "Done", exact: true }).first().click(); // leave the MCP view
     await chat.waitFor({ state: "attached" });
   };
