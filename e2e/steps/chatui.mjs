@@ -3,8 +3,9 @@
 // changes in one diff editor; a past message is edited and resent after a confirm (the files and
 // the conversation go back to the checkpoint before it); the task is exported through the save
 // dialog; and axe-core, injected into the webview frame, finds no serious or critical violation
-// and no unnamed button in the chat, history, settings and MCP views. Screenshots in the
-// window's theme and in the other one (light and dark).
+// and no unnamed button in the chat (showing the completed task), the auto-approve bar, history,
+// settings and MCP views, in the window's theme and again in the other one (light and dark),
+// with screenshots of the completed task in both.
 //
 // run.mjs calls it last in window B, after browserStep:
 //
@@ -53,9 +54,14 @@ async function audit(page, axeSource) {
   if (!(await frame.evaluate(() => typeof window.axe === "object"))) await frame.evaluate(axeSource);
   return frame.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    // Each node with what axe measured (a contrast finding names both colours and the ratio).
+    const node = (n) => {
+      const d = n.any?.find((c) => c.data?.contrastRatio !== undefined)?.data;
+      return `${n.html.slice(0, 100)}${d ? ` [${d.fgColor} on ${d.bgColor}: ${d.contrastRatio}:1, needs ${d.expectedContrastRatio}]` : ""}`;
+    };
     const bad = r.violations
       .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}) ×${v.nodes.length}: ${v.nodes[0]?.html.slice(0, 100)}`);
+      .map((v) => `${v.id} (${v.impact}) ×${v.nodes.length}: ${v.nodes.slice(0, 5).map(node).join(" | ")}`);
     const unnamed = r.violations.filter((v) => v.id === "button-name").flatMap((v) => v.nodes.map((n) => n.html.slice(0, 100)));
     return { bad, unnamed, total: r.violations.length };
   });
@@ -138,28 +144,59 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   );
   log(`exported the task to ${exported}`);
 
-  // 5. Accessibility of the four views, and the screenshots in the other theme.
+  // 5. Accessibility of the views in both themes, the chat showing the completed task (issue 30:
+  // the completion's title fell under the contrast minimum in the light theme only). Every
+  // finding of both passes is collected, then the step fails on them. The auto-approve bar,
+  // unfolded, fills the panel: it is audited on its own, and the chat with it folded.
+  const autoApprove = view.getByRole("button", { name: /^Auto-approve:/ });
+  const setAutoApprove = async (open) => {
+    if ((await autoApprove.getAttribute("aria-expanded")) !== String(open)) await autoApprove.click();
+    await poll(`the auto-approve bar ${open ? "open" : "folded"}`, async () => (await autoApprove.getAttribute("aria-expanded")) === String(open), 10_000);
+  };
   const views = [
-    ["chat", async () => view.getByRole("button", { name: /^Auto-approve:/ }).click()],
+    ["auto-approve", () => setAutoApprove(true)],
+    ["chat", () => setAutoApprove(false)],
     ["history", async () => view.getByRole("button", { name: "History" }).click()],
     ["settings", async () => view.getByRole("button", { name: "Settings" }).click()],
     ["mcp", async () => view.getByRole("button", { name: "MCP Servers" }).click()],
   ];
   const found = [];
-  for (const [name, open] of views) {
-    await open();
-    await view.locator("body").first().waitFor();
-    const r = await audit(page, axeSource);
-    log(`axe ${name}: ${r.bad.length} serious/critical, ${r.unnamed.length} unnamed buttons, ${r.total} rules violated in all`);
-    await screenshot(page, `a11y-${name}-${theme}`);
-    for (const b of r.bad) found.push(`${name}: ${b}`);
-    for (const u of r.unnamed) found.push(`${name}: unnamed button ${u}`);
-  }
-  if (found.length) fail(`axe found:\n${found.join("\n")}`);
-  await view.getByRole("button", { name: "Done", exact: true }).first().click(); // leave the MCP view
-  await view.getByRole("main", { name: "Chat" }).waitFor({ state: "attached" });
-
+  const auditViews = async (th) => {
+    let count = 0;
+    for (const [name, open] of views) {
+      await open();
+      await view.locator("body").first().waitFor();
+      if (name === "chat") {
+        // axe judges what is on screen: bring the last completion into view first.
+        const completion = chat.locator(".completion-row").last();
+        await completion.scrollIntoViewIfNeeded();
+        await completion.getByText("Task Completed").waitFor();
+        await completion.getByText("The changelog names the version.").waitFor();
+        // On screen, not only in the DOM: the title is what the middle of its own box shows.
+        const onScreen = await completion.locator(".row-title").evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return el.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+        });
+        if (!onScreen) fail(`the completed task is not on screen for the ${th} audit`);
+        await screenshot(page, `completed-${th}`);
+      }
+      const r = await audit(page, axeSource);
+      log(`axe ${name} (${th}): ${r.bad.length} serious/critical, ${r.unnamed.length} unnamed buttons, ${r.total} rules violated in all`);
+      await screenshot(page, `a11y-${name}-${th}`);
+      for (const b of r.bad) found.push(`${name} (${th}): ${b}`);
+      for (const u of r.unnamed) found.push(`${name} (${th}): unnamed button ${u}`);
+      count += r.bad.length + r.unnamed.length;
+    }
+    log(`axe ${th} theme: ${count} serious/critical findings or unnamed buttons in the five views`);
+    await view.getByRole("button", { name: "Done", exact: true }).first().click(); // leave the MCP view
+    await chat.waitFor({ state: "attached" });
+  };
+  await auditViews(theme);
   await switchTheme(page, other === "dark" ? /Default Dark Modern/ : /Default Light Modern/, other === "dark");
+  await view.locator(other === "dark" ? "body.vscode-dark" : "body.vscode-light").waitFor({ timeout: 30_000 });
+  await auditViews(other);
+  if (found.length) fail(`axe found:\n${found.join("\n")}`);
+
   await view.getByRole("button", { name: "History" }).click();
   await screenshot(page, `history-${other}`);
   await view.getByRole("button", { name: "Done" }).first().click();
