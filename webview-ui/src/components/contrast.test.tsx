@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TaskStatus } from "../gen/cairn/v1/task_pb";
-import { ToolOperation, ToolOutcome } from "../gen/cairn/v1/message_pb";
+import { TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { ToolOperation, ToolOutcome } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { ask, AskKind, say, SayKind, snapshot } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
 
