@@ -105,6 +105,9 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		return task.Deps{}, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
 	}
 	s := a.env.Settings()
+	if opts.Overrides != nil {
+		s = opts.Overrides.Apply(s)
+	}
 	if s.API.BaseURL == "" && s.API.APIKey == "" {
 		return task.Deps{}, ErrNoModel
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
 )
@@ -20,6 +21,8 @@ type Options struct {
 	Workspace []string
 	HostID    string
 	Mode      string
+	// Overrides are the task's own settings (nil: the shared settings govern it).
+	Overrides *config.Overrides
 }
 
 // DepsFunc builds a task's dependencies (provider, tools, host) for its workspace and host.
