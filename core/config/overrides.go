@@ -14,8 +14,11 @@ import (
 type Overrides struct {
 	BaseURL string `json:"baseUrl,omitempty"`
 	// APIKey is never saved (json "-").
-	APIKey          string `json:"-"`
-	Model           string `json:"model,omitempty"`
+	APIKey string `json:"-"`
+	Model  string `json:"model,omitempty"`
+	// PlanModel is the model of PLAN mode the user picked for the task (when the shared
+	// settings have a PLAN model of their own).
+	PlanModel       string `json:"planModel,omitempty"`
 	ToolFormat      string `json:"toolFormat,omitempty"`
 	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 	// AutoApprove, when set, is the task's whole approval policy; the shared policy no
@@ -29,9 +32,37 @@ type Overrides struct {
 
 // IsZero reports whether the overrides change nothing.
 func (o Overrides) IsZero() bool {
-	return o.BaseURL == "" && o.APIKey == "" && o.Model == "" && o.ToolFormat == "" &&
+	return o.BaseURL == "" && o.APIKey == "" && o.Model == "" && o.PlanModel == "" && o.ToolFormat == "" &&
 		o.ReasoningEffort == "" && o.AutoApprove == nil && o.MaxRequests == 0 && o.MaxCost == 0 &&
 		o.Browser == nil
+}
+
+// With returns o with top's fields on top: a field top sets replaces o's.
+func (o Overrides) With(top Overrides) Overrides {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&o.BaseURL, top.BaseURL)
+	set(&o.APIKey, top.APIKey)
+	set(&o.Model, top.Model)
+	set(&o.PlanModel, top.PlanModel)
+	set(&o.ToolFormat, top.ToolFormat)
+	set(&o.ReasoningEffort, top.ReasoningEffort)
+	if top.AutoApprove != nil {
+		o.AutoApprove = top.AutoApprove
+	}
+	if top.MaxRequests > 0 {
+		o.MaxRequests = top.MaxRequests
+	}
+	if top.MaxCost > 0 {
+		o.MaxCost = top.MaxCost
+	}
+	if top.Browser != nil {
+		o.Browser = top.Browser
+	}
+	return o
 }
 
 // Check says what is wrong with the overrides, in the words of the flags that set them.
@@ -76,6 +107,9 @@ func (o Overrides) Apply(shared Settings) Settings {
 	}
 	if o.Model != "" {
 		s.API.Model = o.Model
+	}
+	if o.PlanModel != "" {
+		s.API.PlanModel = o.PlanModel
 	}
 	if o.ToolFormat != "" {
 		s.API.ToolFormat = o.ToolFormat
