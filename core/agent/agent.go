@@ -18,6 +18,7 @@ import (
 	"github.com/cairnhq/cairn/core/envdetails"
 	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/host/direct"
+	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/task"
@@ -105,6 +106,9 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		return task.Deps{}, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
 	}
 	s := a.env.Settings()
+	if opts.Overrides != nil {
+		s = opts.Overrides.Apply(s)
+	}
 	if s.API.BaseURL == "" && s.API.APIKey == "" {
 		return task.Deps{}, ErrNoModel
 	}
@@ -124,15 +128,17 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		editor = host.Editor()
 	}
 	terminals := shell.NewRegistry()
-	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
-	session := browserSession(s, info, a.cfg.FindBrowser)
+	models := a.models(s)
+	// One session serves both modes; each request offers browser_action only when its own
+	// model sees images (tools.ForModel).
+	images := models.ActInfo.SupportsImages || models.Plan != "" && models.PlanInfo.SupportsImages
+	session := browserSession(s, llm.ModelInfo{SupportsImages: images}, a.cfg.FindBrowser)
 	catalog := skillCatalog{root: ws.Root(), global: a.cfg.GlobalSkillsDir, settings: a.env.Settings, logger: a.cfg.Logger}
-	provider := NewProvider(s)
-	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: provider, model: s.API.Model, info: info, ide: ide}
+	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: models.Provider, model: models.Act, info: models.ActInfo, ide: ide}
 	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg.FindBrowser), a.cfg.MCP, catalog, sub)
 	t := &turns{
 		skills: catalog,
-		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, info: info, settings: s,
+		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, settings: s,
 		browser: session,
 		recent:  envdetails.NewTracker(),
 		sys:     systemInfo(ide, ws.Root()),
@@ -142,13 +148,12 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		t.checkpoints = &checkpoints{dataDir: a.cfg.DataDir, root: ws.Root()}
 	}
 	return task.Deps{
-		Provider:  provider,
-		Model:     s.API.Model,
-		ModelInfo: info,
-		// The PLAN model, when it is another one, is priced from the table: the settings'
-		// prices are the ACT model's.
-		PlanModel:     s.API.PlanModel,
-		PlanModelInfo: planModelInfo(s, info),
+		Provider:      models.Provider,
+		Model:         models.Act,
+		ModelInfo:     models.ActInfo,
+		PlanModel:     models.Plan,
+		PlanModelInfo: models.PlanInfo,
+		Models:        a.models,
 		Registry:      reg,
 		Host:          host,
 		Files:         ws,
@@ -158,6 +163,15 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		Logger:        a.cfg.Logger,
 		Hooks:         a.hookRunner(opts.Workspace, s),
 	}, nil
+}
+
+// models resolves the task's models from its settings: the ACT model with the settings'
+// window, prices and tool format, and the PLAN model, when it is another one, from the model
+// table (the settings' prices are the ACT model's).
+func (a *Assembler) models(s config.Settings) *task.Models {
+	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
+	return &task.Models{Provider: NewProvider(s), Act: s.API.Model, ActInfo: info,
+		Plan: s.API.PlanModel, PlanInfo: planModelInfo(s, info)}
 }
 
 // hookRunner returns the task's hook runner, or nil when the daemon keeps no hook trust.

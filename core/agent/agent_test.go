@@ -84,7 +84,7 @@ func TestTurnsFollowTheEnvironment(t *testing.T) {
 	if len(env.asked) != 1 || env.asked[0] != "window-1" {
 		t.Fatalf("editors asked for: %v", env.asked)
 	}
-	sys := d.Turns.SystemPrompt(task.ModeAct, nil)
+	sys := d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, nil)
 	if !strings.Contains(sys, "Always answer in haiku.") || !strings.Contains(sys, "Fake Editor") {
 		t.Fatalf("the prompt lacks the rule or the editor's name")
 	}
@@ -94,7 +94,7 @@ func TestTurnsFollowTheEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(d2.Turns.SystemPrompt(task.ModeAct, nil), "haiku") {
+	if strings.Contains(d2.Turns.SystemPrompt(task.ModeAct, d2.ModelInfo, nil), "haiku") {
 		t.Fatal("a rule switched off is still in the prompt")
 	}
 	if got := d.Turns.ExpandUser(context.Background(), "see @/notes.txt"); !strings.Contains(got, "remember the milk") {
@@ -122,7 +122,7 @@ func TestNoCommandsLeavesExecuteCommandOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, has := d.Registry.Get("execute_command")
-		inPrompt := strings.Contains(d.Turns.SystemPrompt(task.ModeAct, nil), "<execute_command>")
+		inPrompt := strings.Contains(d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, nil), "<execute_command>")
 		if has == off || inPrompt == off {
 			t.Errorf("NoCommands=%v: registry has execute_command %v, prompt shows it %v", off, has, inPrompt)
 		}

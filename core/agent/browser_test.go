@@ -58,7 +58,7 @@ func TestBrowserOffered(t *testing.T) {
 				}
 			}()
 			_, has := d.Registry.Get(browser.Name)
-			sys := d.Turns.SystemPrompt(task.ModeAct, nil)
+			sys := d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, nil)
 			inPrompt := strings.Contains(sys, "## browser_action")
 			if has != tc.want || inPrompt != tc.want {
 				t.Errorf("browser_action in registry %v, in prompt %v; want %v", has, inPrompt, tc.want)

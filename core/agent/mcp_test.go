@@ -78,7 +78,7 @@ func TestTasksUseTheHub(t *testing.T) {
 			t.Errorf("%s is not offered", name)
 		}
 	}
-	sys := d.Turns.SystemPrompt(task.ModeAct, nil)
+	sys := d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, nil)
 	for _, want := range []string{"MCP SERVERS", "## everything", "### Instructions", "- echo: ", `"message"`,
 		"demo://resource/dynamic/text/{resourceId}", "### Direct Resources"} {
 		if !strings.Contains(sys, want) {
@@ -115,7 +115,7 @@ func TestNoHubNoMCP(t *testing.T) {
 	if _, ok := d.Registry.Get("use_mcp_tool"); ok {
 		t.Error("MCP tools offered without servers")
 	}
-	if sys := d.Turns.SystemPrompt(task.ModeAct, nil); strings.Contains(sys, "MCP SERVERS") || strings.Contains(sys, "use_mcp_tool") {
+	if sys := d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, nil); strings.Contains(sys, "MCP SERVERS") || strings.Contains(sys, "use_mcp_tool") {
 		t.Error("the prompt mentions MCP without servers")
 	}
 }

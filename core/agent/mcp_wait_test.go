@@ -245,7 +245,7 @@ func TestNeverConnectingServerDelaysOnlyUpToItsTimeout(t *testing.T) {
 		}
 		if s.Error != "" && (s.Status == mcp.StatusConnecting || s.Status == mcp.StatusDisconnected) {
 			if _, seen := sections[s.Status]; !seen {
-				sections[s.Status] = mcpSection(d.Turns.SystemPrompt(task.ModeAct, nil))
+				sections[s.Status] = mcpSection(d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, nil))
 			}
 		}
 		select {

@@ -25,7 +25,7 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 	}
 	usable := skills.Usable(catalog.Skills())
 	w, h := s.BrowserSize()
-	return prompt.Build(prompt.Input{Specs: promptSpecs(reg.Specs(), usable), Skills: usable, Mode: mode, System: sys, Cwd: sys.Cwd,
+	return prompt.Build(prompt.Input{Specs: tools.ForModel(promptSpecs(reg.Specs(), usable), info.SupportsImages), Skills: usable, Mode: mode, System: sys, Cwd: sys.Cwd,
 		BrowserViewport:   fmt.Sprintf("%dx%d", w, h),
 		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
 		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),

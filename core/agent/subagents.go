@@ -116,7 +116,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 	}
 	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.a.cfg.MCP)
 	t := &turns{
-		a: r.a, ws: ws, host: r.host, terminals: shell.NewRegistry(), reg: reg, info: r.info, settings: s,
+		a: r.a, ws: ws, host: r.host, terminals: shell.NewRegistry(), reg: reg, settings: s,
 		recent: envdetails.NewTracker(),
 		sys:    systemInfo(r.ide, ws.Root()),
 		fit:    &window.State{Dedup: s.DedupFileContents},

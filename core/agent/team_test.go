@@ -92,7 +92,7 @@ func TestTeamFilesReachThePrompt(t *testing.T) {
 
 	check := func(name string, history []llm.Message, present, absent []string) {
 		t.Helper()
-		sys := d.Turns.SystemPrompt(task.ModeAct, history)
+		sys := d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, history)
 		for _, s := range present {
 			if !strings.Contains(sys, s) {
 				t.Errorf("%s: prompt lacks %q", name, s)

@@ -28,7 +28,6 @@ type turns struct {
 	editor    tools.Editor // nil without an editor
 	terminals *shell.Registry
 	reg       *tools.Registry
-	info      llm.ModelInfo
 	settings  config.Settings
 	recent    *envdetails.Tracker
 	sys       prompt.SystemInfo
@@ -48,8 +47,8 @@ var _ task.Turns = (*turns)(nil)
 
 // SystemPrompt reads the rules again for every request: which apply depends on the files the
 // task touched so far.
-func (t *turns) SystemPrompt(mode string, history []llm.Message) string {
-	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, t.info, t.a.cfg,
+func (t *turns) SystemPrompt(mode string, model llm.ModelInfo, history []llm.Message) string {
+	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, model, t.a.cfg,
 		touchedPaths(history), t.skills)
 }
 
@@ -113,8 +112,8 @@ func (t *turns) awaitMCP(ctx context.Context) {
 	}
 }
 
-func (t *turns) Project(history []llm.Message, lastTokens int64) []llm.Message {
-	return window.Project(history, t.fit, lastTokens, t.info.ContextWindow)
+func (t *turns) Project(history []llm.Message, lastTokens int64, contextWindow int) []llm.Message {
+	return window.Project(history, t.fit, lastTokens, contextWindow)
 }
 
 func (t *turns) ContextOverflow() { window.Shrink(t.fit) }

@@ -112,6 +112,10 @@ type Settings struct {
 	// NoCommands leaves execute_command out of every task's tools and system prompt: the
 	// protocol of `cairn eval` without --agentic (README "Benchmark").
 	NoCommands bool `json:"noCommands,omitempty"`
+
+	// otherSecrets are secret values these settings no longer use but a task's children must
+	// not see: the shared key a task's Overrides replaced (never saved).
+	otherSecrets []string
 }
 
 // BrowserViewports are the viewport sizes the browser setting offers, the default first.

@@ -19,10 +19,12 @@ type Secrets struct {
 }
 
 // Secrets returns the settings' secrets: the names of SecretEnvNames, and as values the API key
-// and the custom header values (for a header of the form "Bearer TOKEN", TOKEN as well).
+// and the custom header values (for a header of the form "Bearer TOKEN", TOKEN as well), and the
+// shared key and header values that a task's Overrides replaced.
 func (s Settings) Secrets() Secrets {
 	x := Secrets{Names: s.SecretEnvNames()}
 	x.AddValues(s.API.APIKey)
+	x.AddValues(s.otherSecrets...)
 	for _, v := range s.API.Headers {
 		x.AddValues(v)
 		if f := strings.Fields(v); len(f) > 1 {

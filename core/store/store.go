@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 )
@@ -62,6 +63,9 @@ type Meta struct {
 	// the messages from that index on (0: never condensed).
 	CondensedAt      int    `json:"condensedAt,omitempty"`
 	CondensedSummary string `json:"condensedSummary,omitempty"`
+	// Overrides are the task's own settings (cairn run --connect's flags), its key excepted:
+	// config.Overrides never serialises it.
+	Overrides *config.Overrides `json:"overrides,omitempty"`
 	// SizeBytes is filled in by List from the task folder.
 	SizeBytes int64 `json:"-"`
 }

@@ -24,15 +24,21 @@ func (m *Manager) SetFavorite(id string, fav bool) error {
 	return m.store.UpdateMeta(id, func(meta *store.Meta) { meta.Favorite = fav })
 }
 
-// SetAutoApprove applies a new auto-approval policy to every loaded task.
+// SetAutoApprove applies a new auto-approval policy to every loaded task but those with a
+// policy of their own (config.Overrides).
 func (m *Manager) SetAutoApprove(p config.AutoApprove) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.tasks {
 		t.mu.Lock() // serialises writers; readers load the pointer without it
+		if t.ownPolicyLocked() {
+			t.mu.Unlock()
+			continue
+		}
 		s := *t.settings()
 		s.AutoApprove = p
 		t.live.Store(&s)
+		t.publishStateLocked() // the header names the policy
 		t.mu.Unlock()
 	}
 }

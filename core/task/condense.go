@@ -50,7 +50,7 @@ func (t *Task) autoCondenseNote() []llm.Content {
 		return nil
 	}
 	t.mu.Lock()
-	tokens, at, n := t.conv.meta.ContextTokens, t.conv.meta.CondensedAt, len(t.conv.api)
+	tokens, at, n, mode := t.conv.meta.ContextTokens, t.conv.meta.CondensedAt, len(t.conv.api), t.conv.meta.Mode
 	t.mu.Unlock()
 	live := n
 	if at > 0 && at <= n {
@@ -59,7 +59,7 @@ func (t *Task) autoCondenseNote() []llm.Content {
 	if at == n || live <= 2 {
 		return nil
 	}
-	if !AutoCondenseDue(tokens, t.deps.ModelInfo.ContextWindow, s.AutoCondensePercent) {
+	if !AutoCondenseDue(tokens, t.modelFor(mode).info.ContextWindow, s.AutoCondensePercent) {
 		return nil
 	}
 	return []llm.Content{llm.Text(strings.TrimSpace(autoCondenseMD))}

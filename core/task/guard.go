@@ -143,8 +143,8 @@ func (t *Task) SetLimits(l config.TaskLimits) error {
 
 // pricesKnown reports whether the model's requests can be priced (the model table or the
 // settings' prices); without prices a cost limit counts only what the provider reports.
-func (t *Task) pricesKnown() bool {
-	i := t.deps.ModelInfo
+func (t *Task) pricesKnown(mode string) bool {
+	i := t.modelFor(mode).info
 	return i.InputPrice > 0 || i.OutputPrice > 0
 }
 
@@ -152,14 +152,14 @@ func (t *Task) pricesKnown() bool {
 // enforced from prices: it is never silently ignored.
 func (t *Task) noteUnpricedLimit() {
 	t.mu.Lock()
-	limit := t.guards.limits.MaxCost
+	limit, mode := t.guards.limits.MaxCost, t.conv.meta.Mode
 	t.mu.Unlock()
-	if limit <= 0 || t.pricesKnown() {
+	if limit <= 0 || t.pricesKnown(mode) {
 		return
 	}
 	model := "this model"
-	if t.deps.Model != "" {
-		model = t.deps.Model
+	if m := t.modelFor(mode).name; m != "" {
+		model = m
 	}
 	t.say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
 		"Only costs the provider reports count toward it; set api.inputPrice and api.outputPrice (USD per million tokens) to price every request.",

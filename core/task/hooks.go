@@ -137,9 +137,9 @@ func (t *Task) truncationHook(ctx context.Context) {
 		return
 	}
 	t.mu.Lock()
-	tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
+	tokens, n, mode := t.conv.meta.ContextTokens, len(t.conv.api), t.conv.meta.Mode
 	t.mu.Unlock()
-	if tokens <= 0 || tokens < int64(window.MaxAllowed(t.deps.ModelInfo.ContextWindow)) {
+	if tokens <= 0 || tokens < int64(window.MaxAllowed(t.modelFor(mode).info.ContextWindow)) {
 		return
 	}
 	t.compactHook(ctx, "truncate", tokens, n)

@@ -225,7 +225,7 @@ func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 	content = append(content, t.autoCondenseNote()...)
 	t.mu.Lock()
 	req := EnvRequest{First: first, Mode: t.conv.meta.Mode, ContextTokens: t.conv.meta.ContextTokens,
-		ContextWindow: int64(t.deps.ModelInfo.ContextWindow)}
+		ContextWindow: int64(t.modelFor(t.conv.meta.Mode).info.ContextWindow)}
 	t.mu.Unlock()
 	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
 		content = append(content, llm.Text(env))
@@ -304,13 +304,14 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	mode, full, history := t.projectWindow()
 	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
-	system := t.deps.Turns.SystemPrompt(mode, full)
+	m := t.modelFor(mode)
+	system := t.deps.Turns.SystemPrompt(mode, m.info, full)
 	// The request has its own context so that, once the tool call is complete, the rest of the
 	// stream (only read for its usage report) can be cut short without cancelling the task.
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
-	native := t.deps.ModelInfo.NativeTools()
-	stream, err := t.deps.Provider.Stream(reqCtx, t.modelRequest(t.modelFor(mode), system, history, native))
+	native := m.info.NativeTools()
+	stream, err := t.provider().Stream(reqCtx, t.modelRequest(m, system, history, native))
 	if err != nil {
 		t.finishRequest(ctx, reqIdx, llm.Usage{}, err)
 		return reply{}, err
@@ -348,7 +349,7 @@ func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
 	history = t.condensedLocked(full)
 	lastTokens := t.conv.meta.ContextTokens
 	t.mu.Unlock()
-	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens))
+	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens, t.modelFor(mode).info.ContextWindow))
 }
 
 // settleAttempt shows the end of a read stream and records the request: a cancelled request
@@ -391,7 +392,7 @@ func (t *Task) modelRequest(m model, system string, history []llm.Message, nativ
 	req := llm.Request{Model: m.name, System: system, Messages: history, MaxTokens: m.info.MaxOutput}
 	s := t.settings()
 	if native && t.deps.Registry != nil {
-		req.Tools = prompt.ToolDefinitions(t.deps.Registry.OfferedSpecs(), s.FocusChainEnabled)
+		req.Tools = prompt.ToolDefinitions(tools.ForModel(t.deps.Registry.OfferedSpecs(), m.info.SupportsImages), s.FocusChainEnabled)
 	}
 	if m.info.ReasoningEffort {
 		req.ReasoningEffort = s.API.ReasoningEffort

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
 )
@@ -20,6 +21,8 @@ type Options struct {
 	Workspace []string
 	HostID    string
 	Mode      string
+	// Overrides are the task's own settings (nil: the shared settings govern it).
+	Overrides *config.Overrides
 }
 
 // DepsFunc builds a task's dependencies (provider, tools, host) for its workspace and host.
@@ -30,9 +33,12 @@ type Manager struct {
 	store *store.Store
 	deps  DepsFunc
 
-	// mu guards tasks and opening.
+	// mu guards tasks, keys and opening.
 	mu    sync.Mutex
 	tasks map[string]*Task
+	// keys are the API keys of tasks with settings of their own, by task id: a key is never
+	// saved, so it lives here, for a task closed and reopened while the daemon runs.
+	keys map[string]string
 	// opening serialises Open and Clear of one task, so a reopen never meets the store lock
 	// (store.Load) still held by its own earlier opening.
 	opening map[string]*openGate
@@ -46,7 +52,7 @@ type openGate struct {
 
 // NewManager returns a manager of the tasks in st (nil: tasks are not saved).
 func NewManager(st *store.Store, deps DepsFunc) *Manager {
-	return &Manager{store: st, deps: deps, tasks: map[string]*Task{}, opening: map[string]*openGate{}}
+	return &Manager{store: st, deps: deps, tasks: map[string]*Task{}, keys: map[string]string{}, opening: map[string]*openGate{}}
 }
 
 // gate waits for task id's Open/Clear turn; the returned func ends it.
@@ -85,6 +91,10 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 	now := time.Now()
 	meta := store.Meta{ID: newID(now), Title: title(text), Workspace: opts.Workspace, Model: deps.Model,
 		Mode: opts.Mode, Created: now, Updated: now}
+	if opts.Overrides != nil {
+		own := *opts.Overrides
+		meta.Overrides = &own // its key is kept in memory only (config.Overrides)
+	}
 	var log *store.Log
 	if m.store != nil {
 		if log, err = m.store.Create(meta); err != nil {
@@ -98,6 +108,9 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 	t := newTask(meta, deps, j)
 	m.mu.Lock()
 	m.tasks[t.id] = t
+	if meta.Overrides != nil && meta.Overrides.APIKey != "" {
+		m.keys[t.id] = meta.Overrides.APIKey
+	}
 	m.mu.Unlock()
 	if err := t.Start(text, images, files); err != nil {
 		m.Clear(ctx, t.id)
@@ -117,15 +130,23 @@ func (m *Manager) Get(id string) (*Task, bool) {
 // Open returns the task, loading it from the store (with a resume ask) when it is not loaded.
 // A task another daemon holds is refused with the store's *store.LockedError.
 func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, error) {
+	return m.OpenWith(ctx, id, hostID, nil)
+}
+
+// OpenWith is Open with settings of the task's own on top of those it was started with (nil:
+// none). A task already loaded takes the model and policy of extra (UpdateOwnSettings); an
+// endpoint, key, tool format or limit applies when the task is next loaded, so for a loaded
+// task they are refused rather than ignored.
+func (m *Manager) OpenWith(ctx context.Context, id, hostID string, extra *config.Overrides) (*Task, error) {
 	if t, ok := m.Get(id); ok {
-		return t, nil
+		return t, t.applyOverrides(extra)
 	}
 	if m.store == nil {
 		return nil, ErrNotFound
 	}
 	defer m.gate(id)()
 	if t, ok := m.Get(id); ok {
-		return t, nil
+		return t, t.applyOverrides(extra)
 	}
 	loaded, err := m.store.Load(id)
 	if errors.Is(err, store.ErrLocked) {
@@ -134,7 +155,9 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
-	deps, err := m.deps(ctx, Options{Workspace: loaded.Meta.Workspace, HostID: hostID, Mode: loaded.Meta.Mode})
+	own := m.reopened(id, loaded.Meta.Overrides, extra)
+	loaded.Meta.Overrides = own
+	deps, err := m.deps(ctx, Options{Workspace: loaded.Meta.Workspace, HostID: hostID, Mode: loaded.Meta.Mode, Overrides: own})
 	if err != nil {
 		return nil, errors.Join(err, loaded.Log.Close())
 	}
@@ -165,6 +188,29 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 	}
 	t.mu.Unlock()
 	return t, nil
+}
+
+// reopened returns the settings of its own a task is reopened with: those it was saved with,
+// with extra's fields on top and its key from memory when extra brings none (nil: none).
+func (m *Manager) reopened(id string, saved, extra *config.Overrides) *config.Overrides {
+	if saved == nil && extra == nil {
+		return nil
+	}
+	var own config.Overrides
+	if saved != nil {
+		own = *saved
+	}
+	if extra != nil {
+		own = own.With(*extra)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if own.APIKey == "" {
+		own.APIKey = m.keys[id]
+	} else {
+		m.keys[id] = own.APIKey
+	}
+	return &own
 }
 
 // settleInterruptedLocked finishes what the daemon was doing when it stopped (a cancel, a

@@ -1,6 +1,11 @@
 package task
 
-import "github.com/cairnhq/cairn/core/llm"
+import (
+	"fmt"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm"
+)
 
 // model is the model that answers a request, with what the loop knows about it.
 type model struct {
@@ -8,11 +13,104 @@ type model struct {
 	info llm.ModelInfo
 }
 
+// Models are the models a task's requests go to and the client that reaches them: the ACT
+// model, and the PLAN model when another one answers PLAN requests ("" Plan: the ACT model).
+type Models struct {
+	Provider llm.Provider
+	Act      string
+	ActInfo  llm.ModelInfo
+	Plan     string
+	PlanInfo llm.ModelInfo
+}
+
+// modelsOf returns the models deps start the task with.
+func modelsOf(d Deps) *Models {
+	return &Models{Provider: d.Provider, Act: d.Model, ActInfo: d.ModelInfo, Plan: d.PlanModel, PlanInfo: d.PlanModelInfo}
+}
+
 // modelFor returns the model of mode: the PLAN model in PLAN mode when one is set, else the
-// ACT model. Switching modes between requests switches models; the history goes with it.
+// ACT model. Everything that depends on the model asks it for the mode at hand: the window,
+// condensing, prices, the tool format, images (docs/architecture.md, "Models"). Switching
+// modes between requests switches models; the history goes with it.
 func (t *Task) modelFor(mode string) model {
-	if mode == ModePlan && t.deps.PlanModel != "" {
-		return model{name: t.deps.PlanModel, info: t.deps.PlanModelInfo}
+	m := t.models.Load()
+	if mode == ModePlan && m.Plan != "" {
+		return model{name: m.Plan, info: m.PlanInfo}
 	}
-	return model{name: t.deps.Model, info: t.deps.ModelInfo}
+	return model{name: m.Act, info: m.ActInfo}
+}
+
+// provider is the client of the task's models.
+func (t *Task) provider() llm.Provider { return t.models.Load().Provider }
+
+// ownSettingsLocked reports whether the task has settings of its own (config.Overrides).
+func (t *Task) ownSettingsLocked() bool { return t.conv.meta.Overrides != nil }
+
+// ownPolicyLocked reports whether the task's approval policy is its own: the shared policy's
+// changes pass it by.
+func (t *Task) ownPolicyLocked() bool {
+	return t.conv.meta.Overrides != nil && t.conv.meta.Overrides.AutoApprove != nil
+}
+
+// applyOverrides gives a loaded task the settings of its own a resume brings (nil: none):
+// its model and policy at once; an endpoint, key, tool format, effort, limit or browser
+// switch would need the task assembled again, so they are refused, never ignored.
+func (t *Task) applyOverrides(extra *config.Overrides) error {
+	if extra == nil || extra.IsZero() {
+		return nil
+	}
+	rest := *extra
+	rest.Model, rest.PlanModel, rest.AutoApprove = "", "", nil
+	if !rest.IsZero() {
+		return fmt.Errorf("%w: the task is open in this daemon; its endpoint, key, tool format, effort, limits and browser "+
+			"change when it is resumed after it is closed (the model and auto-approve policy change at once)", ErrBadRequest)
+	}
+	t.mu.Lock()
+	if t.conv.meta.Overrides == nil {
+		t.conv.meta.Overrides = &config.Overrides{}
+	}
+	t.mu.Unlock()
+	return t.UpdateOwnSettings(extra.Model, extra.AutoApprove)
+}
+
+// UpdateOwnSettings changes the model of the current mode (model != "") or the approval
+// policy (p != nil) of a task that has settings of its own, from its next request, and saves
+// them with the task. A task on the shared settings is refused with ErrNotOwnSettings: its
+// model and policy are the shared settings'.
+func (t *Task) UpdateOwnSettings(model string, p *config.AutoApprove) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.step.closed {
+		return ErrClosed
+	}
+	if !t.ownSettingsLocked() {
+		return ErrNotOwnSettings
+	}
+	own := *t.conv.meta.Overrides
+	s := *t.settings()
+	if model != "" {
+		if t.deps.Models == nil {
+			return fmt.Errorf("%w: this task's model cannot change", ErrBadRequest)
+		}
+		if t.conv.meta.Mode == ModePlan && s.API.PlanModel != "" && s.API.PlanModel != s.API.Model {
+			s.API.PlanModel, own.PlanModel = model, model
+		} else {
+			s.API.Model, own.Model = model, model
+			t.conv.meta.Model = model
+		}
+		t.models.Store(t.deps.Models(s))
+	}
+	if p != nil {
+		policy := *p
+		if len(policy.DenyList) == 0 {
+			policy.DenyList = s.AutoApprove.DenyList
+		}
+		s.AutoApprove = policy
+		own.AutoApprove = &policy
+	}
+	t.live.Store(&s)
+	t.conv.meta.Overrides = &own
+	t.saveMetaLocked()
+	t.publishStateLocked()
+	return nil
 }

@@ -204,7 +204,7 @@ type pairingTurns struct {
 	fit *window.State
 }
 
-func (p pairingTurns) Project(h []llm.Message, last int64) []llm.Message {
+func (p pairingTurns) Project(h []llm.Message, last int64, _ int) []llm.Message {
 	return window.Project(h, p.fit, last, 64_000)
 }
 

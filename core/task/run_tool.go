@@ -96,7 +96,7 @@ func (c *toolCall) validate(ctx context.Context) bool {
 			t.discardPreviews(ctx)
 			t.say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			note := prompt.MissingParam(name, p.Name)
-			if t.deps.ModelInfo.NativeTools() {
+			if t.modelFor(t.Mode()).info.NativeTools() {
 				note = prompt.MissingParamNative(name, p.Name)
 			}
 			return c.stop(t.mistake(c.header, "", tools.Result{Text: note, IsError: true}), 0)
@@ -393,11 +393,12 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 func (t *Task) env() *tools.Env {
 	s := t.settings()
 	scratch := t.scratchDir()
+	mode := t.Mode()
 	return &tools.Env{
 		Files:   t.deps.Files,
 		Host:    t.deps.Host,
 		UI:      &taskUI{t: t, row: -1},
-		Mode:    t.Mode(),
+		Mode:    mode,
 		Scratch: scratch,
 		Account: account{t},
 		Settings: tools.Settings{
@@ -405,7 +406,7 @@ func (t *Task) env() *tools.Env {
 			OutputByteLimit:   s.OutputByteLimit,
 			ReadFileLineLimit: s.ReadFileLineLimit,
 			FullEditResults:   s.FullEditResults,
-			SupportsImages:    t.deps.ModelInfo.SupportsImages,
+			SupportsImages:    t.modelFor(mode).info.SupportsImages,
 		},
 	}
 }

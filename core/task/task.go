@@ -28,6 +28,9 @@ var (
 	ErrBusy       = errors.New("the task is busy")
 	ErrBadRequest = errors.New("bad request")
 	ErrClosed     = errors.New("the task is closed")
+	// ErrNotOwnSettings refuses a change of one task's model or policy when the task runs on
+	// the shared settings.
+	ErrNotOwnSettings = errors.New("the task runs on the shared settings: change them in Settings")
 )
 
 // Status is what the task is doing.
@@ -74,6 +77,10 @@ type State struct {
 	PricesKnown bool
 	// Queued are the messages waiting for the current step to end (queue.go).
 	Queued []Queued
+	// AutoApprove is the policy the task runs under; OwnSettings says the task has settings
+	// of its own (config.Overrides): its model and policy change for it alone.
+	AutoApprove config.AutoApprove
+	OwnSettings bool
 }
 
 // EventKind tells which field of Event is set.
@@ -135,6 +142,9 @@ type Deps struct {
 	// Turns builds the parts of each turn that come from the world around the loop (nil: a
 	// bare loop with no prompt, environment details, expansion or checkpoints; tests).
 	Turns Turns
+	// Models resolves the models of settings (nil: the task's models never change); a task
+	// with settings of its own uses it when the user picks another model for it.
+	Models func(s config.Settings) *Models
 	// Now and Sleep are the clock, replaceable in tests.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -159,16 +169,18 @@ type Hooks interface {
 // goroutine, one at a time, except Close and Checkpoint: a run's first checkpoint is taken in
 // the background while the other methods go on (checkpoint.go).
 type Turns interface {
-	// SystemPrompt renders the system prompt for a mode. history is the task's whole API
+	// SystemPrompt renders the system prompt for a mode, whose model is described by model
+	// (its tool format and whether it sees images). history is the task's whole API
 	// conversation so far, neither condensed nor projected (rules that apply only to some
 	// files look at the paths it touched); it is a copy the callee may keep but not change.
-	SystemPrompt(mode string, history []llm.Message) string
+	SystemPrompt(mode string, model llm.ModelInfo, history []llm.Message) string
 	// EnvDetails renders <environment_details> for a turn.
 	EnvDetails(ctx context.Context, r EnvRequest) string
 	// ExpandUser expands mentions and slash commands in user text.
 	ExpandUser(ctx context.Context, text string) string
-	// Project fits the API history into the context window (a projection of it).
-	Project(history []llm.Message, lastTokens int64) []llm.Message
+	// Project fits the API history into a context window of contextWindow tokens (0:
+	// unknown), the window of the model the request goes to (a projection of it).
+	Project(history []llm.Message, lastTokens int64, contextWindow int) []llm.Message
 	// ContextOverflow is called when the provider rejected a request as too long for the
 	// window, before the one silent retry, so the next Project can shrink.
 	ContextOverflow()
@@ -186,14 +198,14 @@ type Turns interface {
 // bareTurns is the Turns of a task without an agent around it.
 type bareTurns struct{}
 
-func (bareTurns) SystemPrompt(string, []llm.Message) string        { return "" }
-func (bareTurns) EnvDetails(context.Context, EnvRequest) string    { return "" }
-func (bareTurns) ExpandUser(_ context.Context, text string) string { return text }
-func (bareTurns) Project(h []llm.Message, _ int64) []llm.Message   { return h }
-func (bareTurns) ContextOverflow()                                 {}
-func (bareTurns) Checkpoint(context.Context) (string, error)       { return "", nil }
-func (bareTurns) ToolRan(context.Context, []string, []string)      {}
-func (bareTurns) Close() error                                     { return nil }
+func (bareTurns) SystemPrompt(string, llm.ModelInfo, []llm.Message) string { return "" }
+func (bareTurns) EnvDetails(context.Context, EnvRequest) string            { return "" }
+func (bareTurns) ExpandUser(_ context.Context, text string) string         { return text }
+func (bareTurns) Project(h []llm.Message, _ int64, _ int) []llm.Message    { return h }
+func (bareTurns) ContextOverflow()                                         {}
+func (bareTurns) Checkpoint(context.Context) (string, error)               { return "", nil }
+func (bareTurns) ToolRan(context.Context, []string, []string)              {}
+func (bareTurns) Close() error                                             { return nil }
 
 // EnvRequest says what environment details a turn needs.
 type EnvRequest struct {
@@ -214,6 +226,9 @@ type Task struct {
 	// live holds the task's current settings: the auto-approval policy changes while tools
 	// run, which read it without the lock.
 	live atomic.Pointer[config.Settings]
+	// models are the task's models (models.go): they change only for a task with settings of
+	// its own, read without the lock.
+	models atomic.Pointer[Models]
 	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
 	wg sync.WaitGroup
 
@@ -258,6 +273,7 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	}
 	s := deps.Settings
 	t.live.Store(&s)
+	t.models.Store(modelsOf(deps))
 	return t
 }
 
@@ -319,8 +335,8 @@ func (t *Task) stateLocked() State {
 		CacheWrites: t.conv.meta.CacheWrites, Cost: t.conv.meta.Cost, ContextTokens: t.conv.meta.ContextTokens,
 		ContextWindow: int64(t.modelFor(t.conv.meta.Mode).info.ContextWindow), FocusChain: t.conv.meta.FocusChain,
 		OpenAsk: t.asks.index(), Model: t.modelFor(t.conv.meta.Mode).name, MessageCount: len(t.conv.messages),
-		Requests: t.guards.requests, Limits: t.guards.limits, PricesKnown: t.pricesKnown(),
-		Queued: t.queue.list(),
+		Requests: t.guards.requests, Limits: t.guards.limits, PricesKnown: t.pricesKnown(t.conv.meta.Mode),
+		Queued: t.queue.list(), AutoApprove: t.settings().AutoApprove, OwnSettings: t.ownSettingsLocked(),
 	}
 }
 

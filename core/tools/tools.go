@@ -50,6 +50,25 @@ type Spec struct {
 	PlanSafe bool
 	// ArgParam names the parameter shown in the result header `[name for 'arg'] Result:`.
 	ArgParam string
+	// NeedsImages tools are offered only to models that see images (their results are
+	// screenshots): ForModel drops them for the others.
+	NeedsImages bool
+}
+
+// ForModel returns the specs a model is offered: all of them when it sees images, else those
+// that do not need images. A task asks for the model of the mode at hand, so a PLAN model
+// without images is not offered what the ACT model is.
+func ForModel(specs []Spec, images bool) []Spec {
+	if images {
+		return specs
+	}
+	out := make([]Spec, 0, len(specs))
+	for _, s := range specs {
+		if !s.NeedsImages {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ParamNames lists the spec's parameter names plus task_progress, which every tool accepts.

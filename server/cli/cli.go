@@ -20,7 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cairnhq/cairn/core/config"
-	"github.com/cairnhq/cairn/core/llm"
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
 // Version is set at build time (-ldflags "-X github.com/cairnhq/cairn/server/cli.Version=…").
@@ -189,12 +189,57 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.apiKey, "api-key", "", "API key")
 	fs.StringVar(&f.toolFormat, "tool-format", "", "how the model calls tools: native or xml (default: the model table's, xml for unknown models)")
 	fs.StringVar(&f.reasoningEffort, "reasoning-effort", "", "low, medium or high, for models that take a reasoning effort")
-	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: read,edit,command,browser,local,mcp,protected,outside")
+	fs.StringVar(&f.autoApprove, "auto-approve", "", "comma list: "+strings.Join(config.ApprovalCategories, ","))
 	fs.BoolVar(&f.yolo, "yolo", false, "approve everything (the command deny list still asks)")
 	fs.BoolVar(&f.browser, "browser", false, "offer browser_action and render script-built pages (needs a Chromium or Chrome, or browserRemoteUrl)")
 	fs.BoolVar(&f.noBrowser, "no-browser", false, "never start a browser for this task")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the task once it has cost this many USD (0: the settings' limit)")
+}
+
+var errBothBrowser = errors.New("--browser and --no-browser cannot both be given")
+
+// overrides are the flags as one task's own settings, without the approval categories (they
+// add to a policy: WithApprovals).
+func (f *settingsFlags) overrides() config.Overrides {
+	o := config.Overrides{BaseURL: f.baseURL, APIKey: f.apiKeyFlag(), Model: f.model, ToolFormat: f.toolFormat,
+		ReasoningEffort: f.reasoningEffort, MaxRequests: f.maxRequests, MaxCost: f.maxCost}
+	switch {
+	case f.browser:
+		o.Browser = &f.browser
+	case f.noBrowser:
+		off := false
+		o.Browser = &off
+	}
+	return o
+}
+
+// taskOverrides are the flags as the settings of the one task a run starts or resumes in a
+// shared daemon (--connect): that daemon's settings stay as they are. nil when no flag is set.
+func (f *settingsFlags) taskOverrides() (*cairnv1.TaskOverrides, error) {
+	o := f.overrides()
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if f.browser && f.noBrowser {
+		return nil, errBothBrowser
+	}
+	cats := strings.Split(f.autoApprove, ",")
+	if _, err := (config.AutoApprove{}).WithApprovals(cats, f.yolo); err != nil {
+		return nil, err
+	}
+	if o.IsZero() && strings.TrimSpace(f.autoApprove) == "" && !f.yolo {
+		return nil, nil
+	}
+	var approve []string
+	for _, c := range cats {
+		if c = strings.TrimSpace(c); c != "" {
+			approve = append(approve, c)
+		}
+	}
+	return &cairnv1.TaskOverrides{BaseUrl: o.BaseURL, ApiKey: o.APIKey, Model: o.Model, ToolFormat: o.ToolFormat,
+		ReasoningEffort: o.ReasoningEffort, AutoApprove: approve, Yolo: f.yolo, MaxRequests: int32(min(o.MaxRequests, math.MaxInt32)),
+		MaxCost: o.MaxCost, Browser: o.Browser}, nil
 }
 
 func (f *settingsFlags) settings() (config.Settings, error) {
@@ -224,69 +269,35 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	if f.model != "" {
 		s.API.Model = f.model
 	}
-	switch f.toolFormat {
-	case "":
-	case llm.ToolFormatNative, llm.ToolFormatXML:
-		s.API.ToolFormat = f.toolFormat
-	default:
-		return s, fmt.Errorf("--tool-format must be native or xml, not %q", f.toolFormat)
+	ov := f.overrides()
+	if err := ov.Check(); err != nil {
+		return s, err
 	}
-	switch f.reasoningEffort {
-	case "":
-	case "low", "medium", "high":
-		s.API.ReasoningEffort = f.reasoningEffort
-	default:
-		return s, fmt.Errorf("--reasoning-effort must be low, medium or high, not %q", f.reasoningEffort)
+	if ov.ToolFormat != "" {
+		s.API.ToolFormat = ov.ToolFormat
+	}
+	if ov.ReasoningEffort != "" {
+		s.API.ReasoningEffort = ov.ReasoningEffort
 	}
 	if s.API.BaseURL == "" && s.API.APIKey != "" {
 		s.API.BaseURL = "https://api.openai.com/v1"
 	}
-	for _, c := range strings.Split(f.autoApprove, ",") {
-		switch strings.TrimSpace(c) {
-		case "":
-		case "read":
-			s.AutoApprove.ReadFiles = true
-		case "edit":
-			s.AutoApprove.EditFiles = true
-		case "command":
-			s.AutoApprove.SafeCommands, s.AutoApprove.AllCommands = true, true
-		case "browser":
-			s.AutoApprove.Browser = true
-		case "local":
-			s.AutoApprove.LocalNetwork = true
-		case "mcp":
-			s.AutoApprove.MCP = true
-		case "protected":
-			s.AutoApprove.Protected = true
-		case "outside":
-			s.AutoApprove.ReadFilesOutside, s.AutoApprove.EditFilesOutside = true, true
-		default:
-			return s, fmt.Errorf("--auto-approve: unknown category %q (use read,edit,command,browser,local,mcp,protected,outside)", c)
-		}
+	p, err := s.AutoApprove.WithApprovals(strings.Split(f.autoApprove, ","), f.yolo)
+	if err != nil {
+		return s, err
 	}
-	if f.autoApprove != "" {
-		s.AutoApprove.Enabled = true
+	s.AutoApprove = p
+	if f.browser && f.noBrowser {
+		return s, errBothBrowser
 	}
-	s.AutoApprove.YOLO = s.AutoApprove.YOLO || f.yolo
-	switch {
-	case f.browser && f.noBrowser:
-		return s, fmt.Errorf("--browser and --no-browser cannot both be given")
-	case f.browser:
-		s.BrowserEnabled = true
-	case f.noBrowser:
-		s.BrowserEnabled = false
+	if ov.Browser != nil {
+		s.BrowserEnabled = *ov.Browser
 	}
-	switch {
-	case f.maxRequests < 0:
-		return s, fmt.Errorf("--max-requests must be positive")
-	case f.maxCost < 0 || math.IsNaN(f.maxCost) || math.IsInf(f.maxCost, 0):
-		return s, fmt.Errorf("--max-cost must be a positive amount of USD")
+	if ov.MaxRequests > 0 {
+		s.TaskLimits.MaxRequests = ov.MaxRequests
 	}
-	if f.maxRequests > 0 {
-		s.TaskLimits.MaxRequests = f.maxRequests
-	}
-	if f.maxCost > 0 {
-		s.TaskLimits.MaxCost = f.maxCost
+	if ov.MaxCost > 0 {
+		s.TaskLimits.MaxCost = ov.MaxCost
 	}
 	return s, nil
 }

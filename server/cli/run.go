@@ -40,7 +40,7 @@ func runFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 	o.mode = fs.String("mode", "act", "act or plan")
 	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
 	o.dataFlag = fs.String("data-dir", "", "data directory")
-	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
+	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir: its settings, with this run's flags for this task only")
 	o.trustHooks = fs.Bool("hooks", false, "enable hooks for the workspace and trust the hook files as they are now "+
 		"(a hook created or changed during the run does not run)")
 	o.sf.register(fs)
@@ -53,7 +53,7 @@ func resumeFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 	o := &runOptions{sf: &settingsFlags{}}
 	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
 	o.dataFlag = fs.String("data-dir", "", "data directory")
-	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir (and its settings)")
+	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir: its settings, with this run's flags for this task only")
 	o.sf.register(fs)
 	return fs, o
 }
@@ -74,6 +74,15 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn run: --mode must be act or plan\n")
 		return exitUsage
 	}
+	var own *cairnv1.TaskOverrides
+	if *connect {
+		// A shared daemon keeps its settings: the flags become this task's own.
+		var err error
+		if own, err = sf.taskOverrides(); err != nil {
+			stdio.errf("cairn run: %v\n", err)
+			return exitUsage
+		}
+	}
 	return withDaemon(ctx, *dataFlag, *connect, *sf, stdio, func(c *client) int {
 		root, err := filepath.Abs(*dir)
 		if err != nil {
@@ -93,7 +102,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		// Protobuf strings are UTF-8 only: bad bytes in the task or the folder's name become
 		// U+FFFD (the daemon maps such a folder name back to the folder on disk).
 		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
-			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m})
+			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m, Overrides: own})
 		if err != nil {
 			stdio.errf("cairn run: %v\n", statusText(err))
 			return exitFailure
@@ -118,8 +127,16 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 		return exitUsage
 	}
 	id := fs.Arg(0)
+	var own *cairnv1.TaskOverrides
+	if *connect {
+		var err error
+		if own, err = sf.taskOverrides(); err != nil {
+			stdio.errf("cairn resume: %v\n", err)
+			return exitUsage
+		}
+	}
 	return withDaemon(ctx, *dataFlag, *connect, *sf, stdio, func(c *client) int {
-		if _, err := c.tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: id}); err != nil {
+		if _, err := c.tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: id, Overrides: own}); err != nil {
 			stdio.errf("cairn resume: %v\n", statusText(err))
 			return exitFailure
 		}

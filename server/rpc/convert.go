@@ -136,7 +136,8 @@ func toState(s task.State) *cairnv1.TaskState {
 		TokensIn: s.TokensIn, TokensOut: s.TokensOut, CacheReads: s.CacheReads, CacheWrites: s.CacheWrites, Cost: s.Cost,
 		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
 		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount),
-		Requests: int32(s.Requests), Limits: toLimits(s.Limits), PricesKnown: s.PricesKnown, Queued: toQueued(s.Queued)}
+		Requests: int32(s.Requests), Limits: toLimits(s.Limits), PricesKnown: s.PricesKnown, Queued: toQueued(s.Queued),
+		AutoApprove: toAutoApprove(s.AutoApprove), OwnSettings: s.OwnSettings}
 }
 
 func toQueued(qs []task.Queued) []*cairnv1.QueuedMessage {

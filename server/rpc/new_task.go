@@ -10,7 +10,12 @@ import (
 
 // NewTask starts a task.
 func (s *Services) NewTask(ctx context.Context, req *cairnv1.NewTaskRequest) (*cairnv1.NewTaskResponse, error) {
-	t, err := s.b.Tasks.New(ctx, task.Options{Workspace: req.GetWorkspaceRoots(), HostID: req.GetHostId(), Mode: fromMode(req.GetMode())},
+	own, err := fromOverrides(req.GetOverrides(), s.b.Settings.Get())
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.b.Tasks.New(ctx, task.Options{Workspace: req.GetWorkspaceRoots(), HostID: req.GetHostId(), Mode: fromMode(req.GetMode()),
+		Overrides: own},
 		req.GetText(), req.GetImages(), req.GetFiles())
 	if err != nil {
 		return nil, toStatus(err)

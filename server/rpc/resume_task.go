@@ -14,7 +14,11 @@ func (s *Services) ResumeTask(ctx context.Context, req *cairnv1.ResumeTaskReques
 	if req.GetTaskId() == "" {
 		return nil, status.Error(codes.InvalidArgument, "task_id is required")
 	}
-	if _, err := s.b.Tasks.Open(ctx, req.GetTaskId(), req.GetHostId()); err != nil {
+	own, err := fromOverrides(req.GetOverrides(), s.b.Settings.Get())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.b.Tasks.OpenWith(ctx, req.GetTaskId(), req.GetHostId(), own); err != nil {
 		return nil, toStatus(err)
 	}
 	return &cairnv1.ResumeTaskResponse{}, nil

@@ -37,6 +37,7 @@ func (t *Tool) Spec() tools.Spec {
 	w, h := t.session.Viewport()
 	return tools.Spec{
 		Name:        Name,
+		NeedsImages: true,
 		Description: description(w, h),
 		Params: []tools.Param{
 			{Name: "action", Required: true, Description: messages.Format("param-action"), Usage: "Action to perform (e.g., launch, click, type, scroll_down, scroll_up, close)"},

@@ -5,6 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { AutoApproveSchema, type AutoApprove } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
+import { useTaskState } from "../state/taskStore";
 
 type Flag = "readFiles" | "readFilesOutside" | "editFiles" | "editFilesOutside" | "safeCommands" | "allCommands" | "browser" | "localNetwork" | "mcp";
 
@@ -121,19 +122,33 @@ function CommandList({ label, hint, value, disabled, onChange }: { label: string
 
 export function AutoApproveBar({ ctrl }: { ctrl: Controller }) {
   const settings = useApp(ctrl.app, (s) => s.settings);
+  const task = useTaskState(ctrl.task);
   const [open, setOpen] = useState(false);
   if (!settings) return null;
-  const aa = settings.autoApprove ?? ctrl.defaultAutoApprove();
-  const on = categories.filter((c) => aa[c.key]).map((c) => c.short);
-  if (aa.protected) on.push("Protected");
-  const summary = aa.yolo ? "YOLO" : !aa.enabled ? "Off" : on.length ? on.join(", ") : "None";
+  // A task with settings of its own (cairn run --connect's flags) has its own policy: the bar
+  // shows and changes that task's, and says so.
+  const own = task?.ownSettings && task.autoApprove ? task.autoApprove : undefined;
+  const aa = own ?? settings.autoApprove ?? ctrl.defaultAutoApprove();
+  const summary = approvalSummary(aa);
   return (
     <div className="auto-approve-bar">
       <button className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className={`codicon codicon-chevron-${open ? "down" : "right"}`} aria-hidden />
-        <span className="muted">Auto-approve:</span> <span className="aa-summary">{summary}</span>
+        <span className="muted">{own ? "Auto-approve (this task only):" : "Auto-approve:"}</span> <span className="aa-summary">{summary}</span>
       </button>
-      {open && <AutoApproveEditor value={aa} onChange={(v) => void ctrl.updateAutoApprove(v)} />}
+      {open && (
+        <AutoApproveEditor
+          value={aa}
+          onChange={(v) => void (own ? ctrl.updateTaskSettings({ autoApprove: v }) : ctrl.updateAutoApprove(v))}
+        />
+      )}
     </div>
   );
+}
+
+/** approvalSummary names what a policy approves without asking, in a few words. */
+export function approvalSummary(aa: AutoApprove): string {
+  const on = categories.filter((c) => aa[c.key]).map((c) => c.short);
+  if (aa.protected) on.push("Protected");
+  return aa.yolo ? "YOLO" : !aa.enabled ? "Off" : on.length ? on.join(", ") : "None";
 }

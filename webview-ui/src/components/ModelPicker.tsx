@@ -5,13 +5,18 @@ import { create } from "@bufbuild/protobuf";
 import { ApiConfigSchema, Mode, SettingsSchema, StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
+import { useTaskState } from "../state/taskStore";
 
 export function ModelPicker({ ctrl, mode }: { ctrl: Controller; mode: Mode }) {
   const settings = useApp(ctrl.app, (s) => s.settings);
+  const task = useTaskState(ctrl.task);
   const [models, setModels] = useState<string[]>([]);
   const api = settings?.api;
   const planField = mode === Mode.PLAN && !!api?.planModel;
-  const current = (planField ? api?.planModel : api?.model) ?? "";
+  // A task with settings of its own picks its own model: the picker shows and changes that
+  // task's model only, and says so.
+  const own = !!task?.ownSettings;
+  const current = (own ? task?.model : planField ? api?.planModel : api?.model) ?? "";
 
   useEffect(() => {
     if (!api?.model) return;
@@ -28,9 +33,14 @@ export function ModelPicker({ ctrl, mode }: { ctrl: Controller; mode: Mode }) {
   return (
     <select
       className="model-picker"
-      aria-label="Model"
+      aria-label={own ? "Model (this task only)" : "Model"}
+      title={own ? "This task has settings of its own: the model changes for this task only" : undefined}
       value={current}
       onChange={(e) => {
+        if (own) {
+          void ctrl.updateTaskSettings({ model: e.target.value });
+          return;
+        }
         const next = create(ApiConfigSchema, { ...api, apiKey: "", ...(planField ? { planModel: e.target.value } : { model: e.target.value }) });
         void ctrl.saveSettings(create(SettingsSchema, { ...settings, api: next }));
       }}

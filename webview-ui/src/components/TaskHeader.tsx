@@ -6,6 +6,7 @@ import type { Controller } from "../state/controller";
 import { useTaskState } from "../state/taskStore";
 import { formatCost, formatTokens } from "../util/format";
 import { parseChecklist, serializeChecklist } from "../util/focusChain";
+import { approvalSummary } from "./AutoApproveBar";
 
 export function TaskHeader({ ctrl }: { ctrl: Controller }) {
   const s = useTaskState(ctrl.task);
@@ -50,6 +51,17 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
           </span>
         )}
       </div>
+      {expanded && (
+        <div className="task-settings muted small" aria-label="Task settings">
+          <span title="The model answering in the current mode">
+            <span className="codicon codicon-hubot" aria-hidden /> {s.model || "no model"}
+          </span>
+          <span title="What runs without asking">
+            <span className="codicon codicon-shield" aria-hidden /> Auto-approve: {s.autoApprove ? approvalSummary(s.autoApprove) : "unknown"}
+          </span>
+          {s.ownSettings && <span className="badge">this task's own settings</span>}
+        </div>
+      )}
       <TaskLimitsRow ctrl={ctrl} />
       {ctxWindow > 0 && (
         <div className="context-window" title={`${used.toLocaleString()} / ${ctxWindow.toLocaleString()} tokens`}>

@@ -322,6 +322,20 @@ export class Controller {
     }
   }
 
+  /**
+   * updateTaskSettings changes the model or approval policy of the open task when it has settings
+   * of its own (TaskState.ownSettings): that task only; the shared settings stay as they are.
+   */
+  async updateTaskSettings(change: { model?: string; autoApprove?: AutoApprove }): Promise<void> {
+    const taskId = this.app.get().taskId;
+    if (!taskId) return;
+    try {
+      await this.client.unary(TaskService.method.updateTaskSettings, { taskId, model: change.model ?? "", autoApprove: change.autoApprove });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
   /** setTaskLimits sets the task's request and cost limits (0: none). */
   async setTaskLimits(maxRequests: number, maxCost: number): Promise<void> {
     const taskId = this.app.get().taskId;

@@ -192,6 +192,230 @@ func (TaskStatus) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
 }
 
+// UpdateTaskSettingsRequest carries what changes; an empty model and an unset policy keep theirs.
+type UpdateTaskSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Model         string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	AutoApprove   *AutoApprove           `protobuf:"bytes,3,opt,name=auto_approve,json=autoApprove,proto3" json:"auto_approve,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateTaskSettingsRequest) Reset() {
+	*x = UpdateTaskSettingsRequest{}
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateTaskSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateTaskSettingsRequest) ProtoMessage() {}
+
+func (x *UpdateTaskSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateTaskSettingsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateTaskSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *UpdateTaskSettingsRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *UpdateTaskSettingsRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *UpdateTaskSettingsRequest) GetAutoApprove() *AutoApprove {
+	if x != nil {
+		return x.AutoApprove
+	}
+	return nil
+}
+
+// UpdateTaskSettingsResponse is empty; the task's state shows the change.
+type UpdateTaskSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateTaskSettingsResponse) Reset() {
+	*x = UpdateTaskSettingsResponse{}
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateTaskSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateTaskSettingsResponse) ProtoMessage() {}
+
+func (x *UpdateTaskSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateTaskSettingsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateTaskSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+}
+
+// TaskOverrides are settings that govern one task only (the flags of `cairn run --connect`):
+// they are never written into the shared settings and survive resume, except the key, which
+// the daemon keeps in memory only. Empty fields keep the shared value.
+type TaskOverrides struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	BaseUrl string                 `protobuf:"bytes,1,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
+	ApiKey  string                 `protobuf:"bytes,2,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
+	Model   string                 `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
+	// "native" or "xml".
+	ToolFormat string `protobuf:"bytes,4,opt,name=tool_format,json=toolFormat,proto3" json:"tool_format,omitempty"`
+	// "low", "medium" or "high".
+	ReasoningEffort string `protobuf:"bytes,5,opt,name=reasoning_effort,json=reasoningEffort,proto3" json:"reasoning_effort,omitempty"`
+	// Approval categories added to the shared policy when the task starts (read, edit, command,
+	// browser, local, mcp, protected, outside); the result is the task's own policy.
+	AutoApprove []string `protobuf:"bytes,6,rep,name=auto_approve,json=autoApprove,proto3" json:"auto_approve,omitempty"`
+	// Approve everything (the deny list still asks); also makes the policy the task's own.
+	Yolo        bool  `protobuf:"varint,7,opt,name=yolo,proto3" json:"yolo,omitempty"`
+	MaxRequests int32 `protobuf:"varint,8,opt,name=max_requests,json=maxRequests,proto3" json:"max_requests,omitempty"`
+	// USD.
+	MaxCost float64 `protobuf:"fixed64,9,opt,name=max_cost,json=maxCost,proto3" json:"max_cost,omitempty"`
+	// Set: the browser is on or off for this task.
+	Browser       *bool `protobuf:"varint,10,opt,name=browser,proto3,oneof" json:"browser,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskOverrides) Reset() {
+	*x = TaskOverrides{}
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskOverrides) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskOverrides) ProtoMessage() {}
+
+func (x *TaskOverrides) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskOverrides.ProtoReflect.Descriptor instead.
+func (*TaskOverrides) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TaskOverrides) GetBaseUrl() string {
+	if x != nil {
+		return x.BaseUrl
+	}
+	return ""
+}
+
+func (x *TaskOverrides) GetApiKey() string {
+	if x != nil {
+		return x.ApiKey
+	}
+	return ""
+}
+
+func (x *TaskOverrides) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *TaskOverrides) GetToolFormat() string {
+	if x != nil {
+		return x.ToolFormat
+	}
+	return ""
+}
+
+func (x *TaskOverrides) GetReasoningEffort() string {
+	if x != nil {
+		return x.ReasoningEffort
+	}
+	return ""
+}
+
+func (x *TaskOverrides) GetAutoApprove() []string {
+	if x != nil {
+		return x.AutoApprove
+	}
+	return nil
+}
+
+func (x *TaskOverrides) GetYolo() bool {
+	if x != nil {
+		return x.Yolo
+	}
+	return false
+}
+
+func (x *TaskOverrides) GetMaxRequests() int32 {
+	if x != nil {
+		return x.MaxRequests
+	}
+	return 0
+}
+
+func (x *TaskOverrides) GetMaxCost() float64 {
+	if x != nil {
+		return x.MaxCost
+	}
+	return 0
+}
+
+func (x *TaskOverrides) GetBrowser() bool {
+	if x != nil && x.Browser != nil {
+		return *x.Browser
+	}
+	return false
+}
+
 // SetTaskLimitsRequest sets a task's limits.
 type SetTaskLimitsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -203,7 +427,7 @@ type SetTaskLimitsRequest struct {
 
 func (x *SetTaskLimitsRequest) Reset() {
 	*x = SetTaskLimitsRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -215,7 +439,7 @@ func (x *SetTaskLimitsRequest) String() string {
 func (*SetTaskLimitsRequest) ProtoMessage() {}
 
 func (x *SetTaskLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -228,7 +452,7 @@ func (x *SetTaskLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetTaskLimitsRequest.ProtoReflect.Descriptor instead.
 func (*SetTaskLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SetTaskLimitsRequest) GetTaskId() string {
@@ -254,7 +478,7 @@ type SetTaskLimitsResponse struct {
 
 func (x *SetTaskLimitsResponse) Reset() {
 	*x = SetTaskLimitsResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -266,7 +490,7 @@ func (x *SetTaskLimitsResponse) String() string {
 func (*SetTaskLimitsResponse) ProtoMessage() {}
 
 func (x *SetTaskLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -279,7 +503,7 @@ func (x *SetTaskLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetTaskLimitsResponse.ProtoReflect.Descriptor instead.
 func (*SetTaskLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
 }
 
 // NewTaskRequest starts a task in a workspace.
@@ -293,15 +517,17 @@ type NewTaskRequest struct {
 	// The host that serves this task: the host_id of HostBridgeService.Connect's welcome, which
 	// stays the same across reconnects of that host. Empty: the daemon's direct disk/process
 	// host. While the named host is not connected, the task uses the direct host.
-	HostId        string `protobuf:"bytes,5,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
-	Mode          Mode   `protobuf:"varint,6,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
+	HostId string `protobuf:"bytes,5,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	Mode   Mode   `protobuf:"varint,6,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
+	// Settings for this task only; unset: the shared settings.
+	Overrides     *TaskOverrides `protobuf:"bytes,7,opt,name=overrides,proto3" json:"overrides,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NewTaskRequest) Reset() {
 	*x = NewTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -313,7 +539,7 @@ func (x *NewTaskRequest) String() string {
 func (*NewTaskRequest) ProtoMessage() {}
 
 func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -326,7 +552,7 @@ func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskRequest.ProtoReflect.Descriptor instead.
 func (*NewTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *NewTaskRequest) GetText() string {
@@ -371,6 +597,13 @@ func (x *NewTaskRequest) GetMode() Mode {
 	return Mode_MODE_UNSPECIFIED
 }
 
+func (x *NewTaskRequest) GetOverrides() *TaskOverrides {
+	if x != nil {
+		return x.Overrides
+	}
+	return nil
+}
+
 // NewTaskResponse names the new task.
 type NewTaskResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -381,7 +614,7 @@ type NewTaskResponse struct {
 
 func (x *NewTaskResponse) Reset() {
 	*x = NewTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -393,7 +626,7 @@ func (x *NewTaskResponse) String() string {
 func (*NewTaskResponse) ProtoMessage() {}
 
 func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -406,7 +639,7 @@ func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskResponse.ProtoReflect.Descriptor instead.
 func (*NewTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *NewTaskResponse) GetTaskId() string {
@@ -436,7 +669,7 @@ type AnswerAskRequest struct {
 
 func (x *AnswerAskRequest) Reset() {
 	*x = AnswerAskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +681,7 @@ func (x *AnswerAskRequest) String() string {
 func (*AnswerAskRequest) ProtoMessage() {}
 
 func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +694,7 @@ func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskRequest.ProtoReflect.Descriptor instead.
 func (*AnswerAskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AnswerAskRequest) GetTaskId() string {
@@ -522,7 +755,7 @@ type AnswerAskResponse struct {
 
 func (x *AnswerAskResponse) Reset() {
 	*x = AnswerAskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -534,7 +767,7 @@ func (x *AnswerAskResponse) String() string {
 func (*AnswerAskResponse) ProtoMessage() {}
 
 func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -547,7 +780,7 @@ func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskResponse.ProtoReflect.Descriptor instead.
 func (*AnswerAskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
 }
 
 // SendMessageRequest carries user text for a task.
@@ -565,7 +798,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +810,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +823,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SendMessageRequest) GetTaskId() string {
@@ -639,7 +872,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -651,7 +884,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -664,7 +897,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SendMessageResponse) GetQueued() bool {
@@ -685,7 +918,7 @@ type RemoveQueuedMessageRequest struct {
 
 func (x *RemoveQueuedMessageRequest) Reset() {
 	*x = RemoveQueuedMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +930,7 @@ func (x *RemoveQueuedMessageRequest) String() string {
 func (*RemoveQueuedMessageRequest) ProtoMessage() {}
 
 func (x *RemoveQueuedMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +943,7 @@ func (x *RemoveQueuedMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveQueuedMessageRequest.ProtoReflect.Descriptor instead.
 func (*RemoveQueuedMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RemoveQueuedMessageRequest) GetTaskId() string {
@@ -736,7 +969,7 @@ type RemoveQueuedMessageResponse struct {
 
 func (x *RemoveQueuedMessageResponse) Reset() {
 	*x = RemoveQueuedMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +981,7 @@ func (x *RemoveQueuedMessageResponse) String() string {
 func (*RemoveQueuedMessageResponse) ProtoMessage() {}
 
 func (x *RemoveQueuedMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +994,7 @@ func (x *RemoveQueuedMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveQueuedMessageResponse.ProtoReflect.Descriptor instead.
 func (*RemoveQueuedMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
 }
 
 // EditMessageRequest carries the new text of a past user message.
@@ -780,7 +1013,7 @@ type EditMessageRequest struct {
 
 func (x *EditMessageRequest) Reset() {
 	*x = EditMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -792,7 +1025,7 @@ func (x *EditMessageRequest) String() string {
 func (*EditMessageRequest) ProtoMessage() {}
 
 func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -805,7 +1038,7 @@ func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
 func (*EditMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *EditMessageRequest) GetTaskId() string {
@@ -852,7 +1085,7 @@ type EditMessageResponse struct {
 
 func (x *EditMessageResponse) Reset() {
 	*x = EditMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -864,7 +1097,7 @@ func (x *EditMessageResponse) String() string {
 func (*EditMessageResponse) ProtoMessage() {}
 
 func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -877,7 +1110,7 @@ func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
 func (*EditMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
 }
 
 // CancelTaskRequest names the task to cancel.
@@ -890,7 +1123,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -902,7 +1135,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -915,7 +1148,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -934,7 +1167,7 @@ type CancelTaskResponse struct {
 
 func (x *CancelTaskResponse) Reset() {
 	*x = CancelTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -946,7 +1179,7 @@ func (x *CancelTaskResponse) String() string {
 func (*CancelTaskResponse) ProtoMessage() {}
 
 func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -959,7 +1192,7 @@ func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskResponse.ProtoReflect.Descriptor instead.
 func (*CancelTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
 }
 
 // ClearTaskRequest names the task to close.
@@ -972,7 +1205,7 @@ type ClearTaskRequest struct {
 
 func (x *ClearTaskRequest) Reset() {
 	*x = ClearTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +1217,7 @@ func (x *ClearTaskRequest) String() string {
 func (*ClearTaskRequest) ProtoMessage() {}
 
 func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +1230,7 @@ func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskRequest.ProtoReflect.Descriptor instead.
 func (*ClearTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ClearTaskRequest) GetTaskId() string {
@@ -1016,7 +1249,7 @@ type ClearTaskResponse struct {
 
 func (x *ClearTaskResponse) Reset() {
 	*x = ClearTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1028,7 +1261,7 @@ func (x *ClearTaskResponse) String() string {
 func (*ClearTaskResponse) ProtoMessage() {}
 
 func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1041,7 +1274,7 @@ func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskResponse.ProtoReflect.Descriptor instead.
 func (*ClearTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
 }
 
 // ResumeTaskRequest names a task from history.
@@ -1049,14 +1282,17 @@ type ResumeTaskRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
 	// The host that serves the task (see NewTaskRequest.host_id).
-	HostId        string `protobuf:"bytes,2,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	HostId string `protobuf:"bytes,2,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	// Settings for this task only, on top of those it was started with (a task's key is not
+	// saved: a resumed task without one uses the shared key when its endpoint is the shared one).
+	Overrides     *TaskOverrides `protobuf:"bytes,3,opt,name=overrides,proto3" json:"overrides,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ResumeTaskRequest) Reset() {
 	*x = ResumeTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1068,7 +1304,7 @@ func (x *ResumeTaskRequest) String() string {
 func (*ResumeTaskRequest) ProtoMessage() {}
 
 func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1081,7 +1317,7 @@ func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
 func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ResumeTaskRequest) GetTaskId() string {
@@ -1098,6 +1334,13 @@ func (x *ResumeTaskRequest) GetHostId() string {
 	return ""
 }
 
+func (x *ResumeTaskRequest) GetOverrides() *TaskOverrides {
+	if x != nil {
+		return x.Overrides
+	}
+	return nil
+}
+
 // ResumeTaskResponse is empty; the resume ask arrives on the subscription.
 type ResumeTaskResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1107,7 +1350,7 @@ type ResumeTaskResponse struct {
 
 func (x *ResumeTaskResponse) Reset() {
 	*x = ResumeTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1362,7 @@ func (x *ResumeTaskResponse) String() string {
 func (*ResumeTaskResponse) ProtoMessage() {}
 
 func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1375,7 @@ func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
 func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
 }
 
 // ListTasksRequest filters and orders history.
@@ -1149,7 +1392,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1161,7 +1404,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1174,7 +1417,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListTasksRequest) GetSearch() string {
@@ -1216,7 +1459,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1228,7 +1471,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1241,7 +1484,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListTasksResponse) GetTasks() []*TaskSummary {
@@ -1283,7 +1526,7 @@ type TaskSummary struct {
 
 func (x *TaskSummary) Reset() {
 	*x = TaskSummary{}
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1295,7 +1538,7 @@ func (x *TaskSummary) String() string {
 func (*TaskSummary) ProtoMessage() {}
 
 func (x *TaskSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1308,7 +1551,7 @@ func (x *TaskSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskSummary.ProtoReflect.Descriptor instead.
 func (*TaskSummary) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TaskSummary) GetTaskId() string {
@@ -1420,7 +1663,7 @@ type DeleteTasksRequest struct {
 
 func (x *DeleteTasksRequest) Reset() {
 	*x = DeleteTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1432,7 +1675,7 @@ func (x *DeleteTasksRequest) String() string {
 func (*DeleteTasksRequest) ProtoMessage() {}
 
 func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1445,7 +1688,7 @@ func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteTasksRequest) GetTaskIds() []string {
@@ -1471,7 +1714,7 @@ type DeleteTasksResponse struct {
 
 func (x *DeleteTasksResponse) Reset() {
 	*x = DeleteTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1483,7 +1726,7 @@ func (x *DeleteTasksResponse) String() string {
 func (*DeleteTasksResponse) ProtoMessage() {}
 
 func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1496,7 +1739,7 @@ func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
 }
 
 // ExportTaskRequest names a task.
@@ -1509,7 +1752,7 @@ type ExportTaskRequest struct {
 
 func (x *ExportTaskRequest) Reset() {
 	*x = ExportTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1521,7 +1764,7 @@ func (x *ExportTaskRequest) String() string {
 func (*ExportTaskRequest) ProtoMessage() {}
 
 func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1534,7 +1777,7 @@ func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskRequest.ProtoReflect.Descriptor instead.
 func (*ExportTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ExportTaskRequest) GetTaskId() string {
@@ -1555,7 +1798,7 @@ type ExportTaskResponse struct {
 
 func (x *ExportTaskResponse) Reset() {
 	*x = ExportTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1810,7 @@ func (x *ExportTaskResponse) String() string {
 func (*ExportTaskResponse) ProtoMessage() {}
 
 func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1823,7 @@ func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskResponse.ProtoReflect.Descriptor instead.
 func (*ExportTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ExportTaskResponse) GetMarkdown() string {
@@ -1608,7 +1851,7 @@ type SetFavoriteRequest struct {
 
 func (x *SetFavoriteRequest) Reset() {
 	*x = SetFavoriteRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1620,7 +1863,7 @@ func (x *SetFavoriteRequest) String() string {
 func (*SetFavoriteRequest) ProtoMessage() {}
 
 func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1633,7 +1876,7 @@ func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteRequest.ProtoReflect.Descriptor instead.
 func (*SetFavoriteRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SetFavoriteRequest) GetTaskId() string {
@@ -1659,7 +1902,7 @@ type SetFavoriteResponse struct {
 
 func (x *SetFavoriteResponse) Reset() {
 	*x = SetFavoriteResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +1914,7 @@ func (x *SetFavoriteResponse) String() string {
 func (*SetFavoriteResponse) ProtoMessage() {}
 
 func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +1927,7 @@ func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteResponse.ProtoReflect.Descriptor instead.
 func (*SetFavoriteResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
 }
 
 // UpdateFocusChainRequest carries the user's edited todo list.
@@ -1698,7 +1941,7 @@ type UpdateFocusChainRequest struct {
 
 func (x *UpdateFocusChainRequest) Reset() {
 	*x = UpdateFocusChainRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1710,7 +1953,7 @@ func (x *UpdateFocusChainRequest) String() string {
 func (*UpdateFocusChainRequest) ProtoMessage() {}
 
 func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1723,7 +1966,7 @@ func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UpdateFocusChainRequest) GetTaskId() string {
@@ -1749,7 +1992,7 @@ type UpdateFocusChainResponse struct {
 
 func (x *UpdateFocusChainResponse) Reset() {
 	*x = UpdateFocusChainResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1761,7 +2004,7 @@ func (x *UpdateFocusChainResponse) String() string {
 func (*UpdateFocusChainResponse) ProtoMessage() {}
 
 func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1774,7 +2017,7 @@ func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainResponse.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
 }
 
 // SubscribeRequest names the task to watch.
@@ -1791,7 +2034,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1803,7 +2046,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1816,7 +2059,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SubscribeRequest) GetTaskId() string {
@@ -1861,7 +2104,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2116,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2129,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SubscribeResponse) GetEvent() isSubscribeResponse_Event {
@@ -2000,7 +2243,7 @@ type MessageFinalized struct {
 
 func (x *MessageFinalized) Reset() {
 	*x = MessageFinalized{}
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2012,7 +2255,7 @@ func (x *MessageFinalized) String() string {
 func (*MessageFinalized) ProtoMessage() {}
 
 func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2025,7 +2268,7 @@ func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageFinalized.ProtoReflect.Descriptor instead.
 func (*MessageFinalized) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *MessageFinalized) GetIndex() int32 {
@@ -2048,7 +2291,7 @@ type Snapshot struct {
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2060,7 +2303,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2073,7 +2316,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Snapshot) GetState() *TaskState {
@@ -2107,7 +2350,7 @@ type MessageAdded struct {
 
 func (x *MessageAdded) Reset() {
 	*x = MessageAdded{}
-	mi := &file_cairn_v1_task_proto_msgTypes[33]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2119,7 +2362,7 @@ func (x *MessageAdded) String() string {
 func (*MessageAdded) ProtoMessage() {}
 
 func (x *MessageAdded) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[33]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2132,7 +2375,7 @@ func (x *MessageAdded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAdded.ProtoReflect.Descriptor instead.
 func (*MessageAdded) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{33}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *MessageAdded) GetMessage() *Message {
@@ -2153,7 +2396,7 @@ type TextAppended struct {
 
 func (x *TextAppended) Reset() {
 	*x = TextAppended{}
-	mi := &file_cairn_v1_task_proto_msgTypes[34]
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2408,7 @@ func (x *TextAppended) String() string {
 func (*TextAppended) ProtoMessage() {}
 
 func (x *TextAppended) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[34]
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2421,7 @@ func (x *TextAppended) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppended.ProtoReflect.Descriptor instead.
 func (*TextAppended) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{34}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *TextAppended) GetIndex() int32 {
@@ -2205,7 +2448,7 @@ type MessageUpdated struct {
 
 func (x *MessageUpdated) Reset() {
 	*x = MessageUpdated{}
-	mi := &file_cairn_v1_task_proto_msgTypes[35]
+	mi := &file_cairn_v1_task_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2217,7 +2460,7 @@ func (x *MessageUpdated) String() string {
 func (*MessageUpdated) ProtoMessage() {}
 
 func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[35]
+	mi := &file_cairn_v1_task_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2230,7 +2473,7 @@ func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageUpdated.ProtoReflect.Descriptor instead.
 func (*MessageUpdated) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{35}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *MessageUpdated) GetMessage() *Message {
@@ -2256,7 +2499,8 @@ type TaskState struct {
 	ContextWindow int64                  `protobuf:"varint,11,opt,name=context_window,json=contextWindow,proto3" json:"context_window,omitempty"`
 	FocusChain    string                 `protobuf:"bytes,12,opt,name=focus_chain,json=focusChain,proto3" json:"focus_chain,omitempty"`
 	// Index of the open ask, -1 when none.
-	OpenAskIndex int32  `protobuf:"varint,13,opt,name=open_ask_index,json=openAskIndex,proto3" json:"open_ask_index,omitempty"`
+	OpenAskIndex int32 `protobuf:"varint,13,opt,name=open_ask_index,json=openAskIndex,proto3" json:"open_ask_index,omitempty"`
+	// The model answering the task in its current mode (the PLAN model in PLAN mode when one is set).
 	Model        string `protobuf:"bytes,14,opt,name=model,proto3" json:"model,omitempty"`
 	MessageCount int32  `protobuf:"varint,15,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
 	// Model requests made so far, and the limits (0: none) they and cost count against.
@@ -2265,14 +2509,19 @@ type TaskState struct {
 	// False when the model's prices are unknown: a cost limit counts only reported costs.
 	PricesKnown bool `protobuf:"varint,18,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
 	// Messages sent while the task runs, waiting for the current step to end.
-	Queued        []*QueuedMessage `protobuf:"bytes,19,rep,name=queued,proto3" json:"queued,omitempty"`
+	Queued []*QueuedMessage `protobuf:"bytes,19,rep,name=queued,proto3" json:"queued,omitempty"`
+	// The approval policy the task runs under: its own or the shared one.
+	AutoApprove *AutoApprove `protobuf:"bytes,20,opt,name=auto_approve,json=autoApprove,proto3" json:"auto_approve,omitempty"`
+	// The task has settings of its own (TaskOverrides): the chat's model picker and auto-approve
+	// bar change this task only (UpdateTaskSettings).
+	OwnSettings   bool `protobuf:"varint,21,opt,name=own_settings,json=ownSettings,proto3" json:"own_settings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskState) Reset() {
 	*x = TaskState{}
-	mi := &file_cairn_v1_task_proto_msgTypes[36]
+	mi := &file_cairn_v1_task_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2284,7 +2533,7 @@ func (x *TaskState) String() string {
 func (*TaskState) ProtoMessage() {}
 
 func (x *TaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[36]
+	mi := &file_cairn_v1_task_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2297,7 +2546,7 @@ func (x *TaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskState.ProtoReflect.Descriptor instead.
 func (*TaskState) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{36}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *TaskState) GetTaskId() string {
@@ -2433,6 +2682,20 @@ func (x *TaskState) GetQueued() []*QueuedMessage {
 	return nil
 }
 
+func (x *TaskState) GetAutoApprove() *AutoApprove {
+	if x != nil {
+		return x.AutoApprove
+	}
+	return nil
+}
+
+func (x *TaskState) GetOwnSettings() bool {
+	if x != nil {
+		return x.OwnSettings
+	}
+	return false
+}
+
 // QueuedMessage is a message waiting to be sent.
 type QueuedMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2445,7 +2708,7 @@ type QueuedMessage struct {
 
 func (x *QueuedMessage) Reset() {
 	*x = QueuedMessage{}
-	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	mi := &file_cairn_v1_task_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2457,7 +2720,7 @@ func (x *QueuedMessage) String() string {
 func (*QueuedMessage) ProtoMessage() {}
 
 func (x *QueuedMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	mi := &file_cairn_v1_task_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2470,7 +2733,7 @@ func (x *QueuedMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueuedMessage.ProtoReflect.Descriptor instead.
 func (*QueuedMessage) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{37}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *QueuedMessage) GetId() string {
@@ -2498,18 +2761,39 @@ var File_cairn_v1_task_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\"]\n" +
+	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\"\x84\x01\n" +
+	"\x19UpdateTaskSettingsRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model\x128\n" +
+	"\fauto_approve\x18\x03 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1c\n" +
+	"\x1aUpdateTaskSettingsResponse\"\xc5\x02\n" +
+	"\rTaskOverrides\x12\x19\n" +
+	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
+	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x14\n" +
+	"\x05model\x18\x03 \x01(\tR\x05model\x12\x1f\n" +
+	"\vtool_format\x18\x04 \x01(\tR\n" +
+	"toolFormat\x12)\n" +
+	"\x10reasoning_effort\x18\x05 \x01(\tR\x0freasoningEffort\x12!\n" +
+	"\fauto_approve\x18\x06 \x03(\tR\vautoApprove\x12\x12\n" +
+	"\x04yolo\x18\a \x01(\bR\x04yolo\x12!\n" +
+	"\fmax_requests\x18\b \x01(\x05R\vmaxRequests\x12\x19\n" +
+	"\bmax_cost\x18\t \x01(\x01R\amaxCost\x12\x1d\n" +
+	"\abrowser\x18\n" +
+	" \x01(\bH\x00R\abrowser\x88\x01\x01B\n" +
+	"\n" +
+	"\b_browser\"]\n" +
 	"\x14SetTaskLimitsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06limits\x18\x02 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\"\x17\n" +
-	"\x15SetTaskLimitsResponse\"\xb8\x01\n" +
+	"\x15SetTaskLimitsResponse\"\xef\x01\n" +
 	"\x0eNewTaskRequest\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
 	"\x06images\x18\x02 \x03(\tR\x06images\x12\x14\n" +
 	"\x05files\x18\x03 \x03(\tR\x05files\x12'\n" +
 	"\x0fworkspace_roots\x18\x04 \x03(\tR\x0eworkspaceRoots\x12\x17\n" +
 	"\ahost_id\x18\x05 \x01(\tR\x06hostId\x12\"\n" +
-	"\x04mode\x18\x06 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\"*\n" +
+	"\x04mode\x18\x06 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\x125\n" +
+	"\toverrides\x18\a \x01(\v2\x17.cairn.v1.TaskOverridesR\toverrides\"*\n" +
 	"\x0fNewTaskResponse\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\xf5\x01\n" +
 	"\x10AnswerAskRequest\x12\x17\n" +
@@ -2547,10 +2831,11 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x12CancelTaskResponse\"+\n" +
 	"\x10ClearTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\x13\n" +
-	"\x11ClearTaskResponse\"E\n" +
+	"\x11ClearTaskResponse\"|\n" +
 	"\x11ResumeTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x17\n" +
-	"\ahost_id\x18\x02 \x01(\tR\x06hostId\"\x14\n" +
+	"\ahost_id\x18\x02 \x01(\tR\x06hostId\x125\n" +
+	"\toverrides\x18\x03 \x01(\v2\x17.cairn.v1.TaskOverridesR\toverrides\"\x14\n" +
 	"\x12ResumeTaskResponse\"\xa0\x01\n" +
 	"\x10ListTasksRequest\x12\x16\n" +
 	"\x06search\x18\x01 \x01(\tR\x06search\x12%\n" +
@@ -2621,7 +2906,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x14\n" +
 	"\x05delta\x18\x02 \x01(\tR\x05delta\"=\n" +
 	"\x0eMessageUpdated\x12+\n" +
-	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\x8e\x05\n" +
+	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xeb\x05\n" +
 	"\tTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.cairn.v1.TaskStatusR\x06status\x12\"\n" +
@@ -2645,7 +2930,9 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\brequests\x18\x10 \x01(\x05R\brequests\x12,\n" +
 	"\x06limits\x18\x11 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\x12!\n" +
 	"\fprices_known\x18\x12 \x01(\bR\vpricesKnown\x12/\n" +
-	"\x06queued\x18\x13 \x03(\v2\x17.cairn.v1.QueuedMessageR\x06queued\"T\n" +
+	"\x06queued\x18\x13 \x03(\v2\x17.cairn.v1.QueuedMessageR\x06queued\x128\n" +
+	"\fauto_approve\x18\x14 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12!\n" +
+	"\fown_settings\x18\x15 \x01(\bR\vownSettings\"T\n" +
 	"\rQueuedMessage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1f\n" +
@@ -2670,7 +2957,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x15TASK_STATUS_COMPLETED\x10\x03\x12\x19\n" +
 	"\x15TASK_STATUS_CANCELLED\x10\x04\x12\x16\n" +
 	"\x12TASK_STATUS_FAILED\x10\x05\x12\x14\n" +
-	"\x10TASK_STATUS_IDLE\x10\x062\xbb\b\n" +
+	"\x10TASK_STATUS_IDLE\x10\x062\x9c\t\n" +
 	"\vTaskService\x12>\n" +
 	"\aNewTask\x12\x18.cairn.v1.NewTaskRequest\x1a\x19.cairn.v1.NewTaskResponse\x12D\n" +
 	"\tAnswerAsk\x12\x1a.cairn.v1.AnswerAskRequest\x1a\x1b.cairn.v1.AnswerAskResponse\x12J\n" +
@@ -2688,7 +2975,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"ExportTask\x12\x1b.cairn.v1.ExportTaskRequest\x1a\x1c.cairn.v1.ExportTaskResponse\x12J\n" +
 	"\vSetFavorite\x12\x1c.cairn.v1.SetFavoriteRequest\x1a\x1d.cairn.v1.SetFavoriteResponse\x12Y\n" +
 	"\x10UpdateFocusChain\x12!.cairn.v1.UpdateFocusChainRequest\x1a\".cairn.v1.UpdateFocusChainResponse\x12P\n" +
-	"\rSetTaskLimits\x12\x1e.cairn.v1.SetTaskLimitsRequest\x1a\x1f.cairn.v1.SetTaskLimitsResponse2S\n" +
+	"\rSetTaskLimits\x12\x1e.cairn.v1.SetTaskLimitsRequest\x1a\x1f.cairn.v1.SetTaskLimitsResponse\x12_\n" +
+	"\x12UpdateTaskSettings\x12#.cairn.v1.UpdateTaskSettingsRequest\x1a$.cairn.v1.UpdateTaskSettingsResponse2S\n" +
 	"\tUiService\x12F\n" +
 	"\tSubscribe\x12\x1a.cairn.v1.SubscribeRequest\x1a\x1b.cairn.v1.SubscribeResponse0\x01B?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
@@ -2705,108 +2993,118 @@ func file_cairn_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_cairn_v1_task_proto_goTypes = []any{
 	(AskResponse)(0),                    // 0: cairn.v1.AskResponse
 	(TaskSort)(0),                       // 1: cairn.v1.TaskSort
 	(TaskStatus)(0),                     // 2: cairn.v1.TaskStatus
-	(*SetTaskLimitsRequest)(nil),        // 3: cairn.v1.SetTaskLimitsRequest
-	(*SetTaskLimitsResponse)(nil),       // 4: cairn.v1.SetTaskLimitsResponse
-	(*NewTaskRequest)(nil),              // 5: cairn.v1.NewTaskRequest
-	(*NewTaskResponse)(nil),             // 6: cairn.v1.NewTaskResponse
-	(*AnswerAskRequest)(nil),            // 7: cairn.v1.AnswerAskRequest
-	(*AnswerAskResponse)(nil),           // 8: cairn.v1.AnswerAskResponse
-	(*SendMessageRequest)(nil),          // 9: cairn.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),         // 10: cairn.v1.SendMessageResponse
-	(*RemoveQueuedMessageRequest)(nil),  // 11: cairn.v1.RemoveQueuedMessageRequest
-	(*RemoveQueuedMessageResponse)(nil), // 12: cairn.v1.RemoveQueuedMessageResponse
-	(*EditMessageRequest)(nil),          // 13: cairn.v1.EditMessageRequest
-	(*EditMessageResponse)(nil),         // 14: cairn.v1.EditMessageResponse
-	(*CancelTaskRequest)(nil),           // 15: cairn.v1.CancelTaskRequest
-	(*CancelTaskResponse)(nil),          // 16: cairn.v1.CancelTaskResponse
-	(*ClearTaskRequest)(nil),            // 17: cairn.v1.ClearTaskRequest
-	(*ClearTaskResponse)(nil),           // 18: cairn.v1.ClearTaskResponse
-	(*ResumeTaskRequest)(nil),           // 19: cairn.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),          // 20: cairn.v1.ResumeTaskResponse
-	(*ListTasksRequest)(nil),            // 21: cairn.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),           // 22: cairn.v1.ListTasksResponse
-	(*TaskSummary)(nil),                 // 23: cairn.v1.TaskSummary
-	(*DeleteTasksRequest)(nil),          // 24: cairn.v1.DeleteTasksRequest
-	(*DeleteTasksResponse)(nil),         // 25: cairn.v1.DeleteTasksResponse
-	(*ExportTaskRequest)(nil),           // 26: cairn.v1.ExportTaskRequest
-	(*ExportTaskResponse)(nil),          // 27: cairn.v1.ExportTaskResponse
-	(*SetFavoriteRequest)(nil),          // 28: cairn.v1.SetFavoriteRequest
-	(*SetFavoriteResponse)(nil),         // 29: cairn.v1.SetFavoriteResponse
-	(*UpdateFocusChainRequest)(nil),     // 30: cairn.v1.UpdateFocusChainRequest
-	(*UpdateFocusChainResponse)(nil),    // 31: cairn.v1.UpdateFocusChainResponse
-	(*SubscribeRequest)(nil),            // 32: cairn.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),           // 33: cairn.v1.SubscribeResponse
-	(*MessageFinalized)(nil),            // 34: cairn.v1.MessageFinalized
-	(*Snapshot)(nil),                    // 35: cairn.v1.Snapshot
-	(*MessageAdded)(nil),                // 36: cairn.v1.MessageAdded
-	(*TextAppended)(nil),                // 37: cairn.v1.TextAppended
-	(*MessageUpdated)(nil),              // 38: cairn.v1.MessageUpdated
-	(*TaskState)(nil),                   // 39: cairn.v1.TaskState
-	(*QueuedMessage)(nil),               // 40: cairn.v1.QueuedMessage
-	(*TaskLimits)(nil),                  // 41: cairn.v1.TaskLimits
-	(Mode)(0),                           // 42: cairn.v1.Mode
-	(*Message)(nil),                     // 43: cairn.v1.Message
+	(*UpdateTaskSettingsRequest)(nil),   // 3: cairn.v1.UpdateTaskSettingsRequest
+	(*UpdateTaskSettingsResponse)(nil),  // 4: cairn.v1.UpdateTaskSettingsResponse
+	(*TaskOverrides)(nil),               // 5: cairn.v1.TaskOverrides
+	(*SetTaskLimitsRequest)(nil),        // 6: cairn.v1.SetTaskLimitsRequest
+	(*SetTaskLimitsResponse)(nil),       // 7: cairn.v1.SetTaskLimitsResponse
+	(*NewTaskRequest)(nil),              // 8: cairn.v1.NewTaskRequest
+	(*NewTaskResponse)(nil),             // 9: cairn.v1.NewTaskResponse
+	(*AnswerAskRequest)(nil),            // 10: cairn.v1.AnswerAskRequest
+	(*AnswerAskResponse)(nil),           // 11: cairn.v1.AnswerAskResponse
+	(*SendMessageRequest)(nil),          // 12: cairn.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),         // 13: cairn.v1.SendMessageResponse
+	(*RemoveQueuedMessageRequest)(nil),  // 14: cairn.v1.RemoveQueuedMessageRequest
+	(*RemoveQueuedMessageResponse)(nil), // 15: cairn.v1.RemoveQueuedMessageResponse
+	(*EditMessageRequest)(nil),          // 16: cairn.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),         // 17: cairn.v1.EditMessageResponse
+	(*CancelTaskRequest)(nil),           // 18: cairn.v1.CancelTaskRequest
+	(*CancelTaskResponse)(nil),          // 19: cairn.v1.CancelTaskResponse
+	(*ClearTaskRequest)(nil),            // 20: cairn.v1.ClearTaskRequest
+	(*ClearTaskResponse)(nil),           // 21: cairn.v1.ClearTaskResponse
+	(*ResumeTaskRequest)(nil),           // 22: cairn.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),          // 23: cairn.v1.ResumeTaskResponse
+	(*ListTasksRequest)(nil),            // 24: cairn.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),           // 25: cairn.v1.ListTasksResponse
+	(*TaskSummary)(nil),                 // 26: cairn.v1.TaskSummary
+	(*DeleteTasksRequest)(nil),          // 27: cairn.v1.DeleteTasksRequest
+	(*DeleteTasksResponse)(nil),         // 28: cairn.v1.DeleteTasksResponse
+	(*ExportTaskRequest)(nil),           // 29: cairn.v1.ExportTaskRequest
+	(*ExportTaskResponse)(nil),          // 30: cairn.v1.ExportTaskResponse
+	(*SetFavoriteRequest)(nil),          // 31: cairn.v1.SetFavoriteRequest
+	(*SetFavoriteResponse)(nil),         // 32: cairn.v1.SetFavoriteResponse
+	(*UpdateFocusChainRequest)(nil),     // 33: cairn.v1.UpdateFocusChainRequest
+	(*UpdateFocusChainResponse)(nil),    // 34: cairn.v1.UpdateFocusChainResponse
+	(*SubscribeRequest)(nil),            // 35: cairn.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),           // 36: cairn.v1.SubscribeResponse
+	(*MessageFinalized)(nil),            // 37: cairn.v1.MessageFinalized
+	(*Snapshot)(nil),                    // 38: cairn.v1.Snapshot
+	(*MessageAdded)(nil),                // 39: cairn.v1.MessageAdded
+	(*TextAppended)(nil),                // 40: cairn.v1.TextAppended
+	(*MessageUpdated)(nil),              // 41: cairn.v1.MessageUpdated
+	(*TaskState)(nil),                   // 42: cairn.v1.TaskState
+	(*QueuedMessage)(nil),               // 43: cairn.v1.QueuedMessage
+	(*AutoApprove)(nil),                 // 44: cairn.v1.AutoApprove
+	(*TaskLimits)(nil),                  // 45: cairn.v1.TaskLimits
+	(Mode)(0),                           // 46: cairn.v1.Mode
+	(*Message)(nil),                     // 47: cairn.v1.Message
 }
 var file_cairn_v1_task_proto_depIdxs = []int32{
-	41, // 0: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
-	42, // 1: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
-	0,  // 2: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
-	1,  // 3: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
-	23, // 4: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
-	35, // 5: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
-	36, // 6: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
-	37, // 7: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
-	38, // 8: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
-	39, // 9: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
-	34, // 10: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
-	39, // 11: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
-	43, // 12: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
-	43, // 13: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
-	43, // 14: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
-	2,  // 15: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
-	42, // 16: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
-	41, // 17: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
-	40, // 18: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
-	5,  // 19: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
-	7,  // 20: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
-	9,  // 21: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
-	11, // 22: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
-	13, // 23: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
-	15, // 24: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
-	17, // 25: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
-	19, // 26: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
-	21, // 27: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
-	24, // 28: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
-	26, // 29: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
-	28, // 30: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
-	30, // 31: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
-	3,  // 32: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
-	32, // 33: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
-	6,  // 34: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
-	8,  // 35: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
-	10, // 36: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
-	12, // 37: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
-	14, // 38: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
-	16, // 39: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
-	18, // 40: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
-	20, // 41: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
-	22, // 42: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
-	25, // 43: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
-	27, // 44: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
-	29, // 45: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
-	31, // 46: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
-	4,  // 47: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
-	33, // 48: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
-	34, // [34:49] is the sub-list for method output_type
-	19, // [19:34] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	44, // 0: cairn.v1.UpdateTaskSettingsRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	45, // 1: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
+	46, // 2: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
+	5,  // 3: cairn.v1.NewTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
+	0,  // 4: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
+	5,  // 5: cairn.v1.ResumeTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
+	1,  // 6: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
+	26, // 7: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
+	38, // 8: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
+	39, // 9: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
+	40, // 10: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
+	41, // 11: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
+	42, // 12: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
+	37, // 13: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
+	42, // 14: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
+	47, // 15: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
+	47, // 16: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
+	47, // 17: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
+	2,  // 18: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
+	46, // 19: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
+	45, // 20: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
+	43, // 21: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
+	44, // 22: cairn.v1.TaskState.auto_approve:type_name -> cairn.v1.AutoApprove
+	8,  // 23: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
+	10, // 24: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
+	12, // 25: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
+	14, // 26: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
+	16, // 27: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
+	18, // 28: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
+	20, // 29: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
+	22, // 30: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
+	24, // 31: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
+	27, // 32: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
+	29, // 33: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
+	31, // 34: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
+	33, // 35: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
+	6,  // 36: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
+	3,  // 37: cairn.v1.TaskService.UpdateTaskSettings:input_type -> cairn.v1.UpdateTaskSettingsRequest
+	35, // 38: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
+	9,  // 39: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
+	11, // 40: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
+	13, // 41: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
+	15, // 42: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
+	17, // 43: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
+	19, // 44: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
+	21, // 45: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
+	23, // 46: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
+	25, // 47: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
+	28, // 48: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
+	30, // 49: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
+	32, // 50: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
+	34, // 51: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
+	7,  // 52: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
+	4,  // 53: cairn.v1.TaskService.UpdateTaskSettings:output_type -> cairn.v1.UpdateTaskSettingsResponse
+	36, // 54: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
+	39, // [39:55] is the sub-list for method output_type
+	23, // [23:39] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_task_proto_init() }
@@ -2816,9 +3114,10 @@ func file_cairn_v1_task_proto_init() {
 	}
 	file_cairn_v1_message_proto_init()
 	file_cairn_v1_state_proto_init()
-	file_cairn_v1_task_proto_msgTypes[4].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[10].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[30].OneofWrappers = []any{
+	file_cairn_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[7].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[13].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[33].OneofWrappers = []any{
 		(*SubscribeResponse_Snapshot)(nil),
 		(*SubscribeResponse_MessageAdded)(nil),
 		(*SubscribeResponse_TextAppended)(nil),
@@ -2832,7 +3131,7 @@ func file_cairn_v1_task_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_task_proto_rawDesc), len(file_cairn_v1_task_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   38,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -33,6 +33,7 @@ const (
 	TaskService_SetFavorite_FullMethodName         = "/cairn.v1.TaskService/SetFavorite"
 	TaskService_UpdateFocusChain_FullMethodName    = "/cairn.v1.TaskService/UpdateFocusChain"
 	TaskService_SetTaskLimits_FullMethodName       = "/cairn.v1.TaskService/SetTaskLimits"
+	TaskService_UpdateTaskSettings_FullMethodName  = "/cairn.v1.TaskService/UpdateTaskSettings"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -73,6 +74,10 @@ type TaskServiceClient interface {
 	// SetTaskLimits replaces one task's request and cost limits (the header's control); a task
 	// stopped at a limit goes on once its question is answered.
 	SetTaskLimits(ctx context.Context, in *SetTaskLimitsRequest, opts ...grpc.CallOption) (*SetTaskLimitsResponse, error)
+	// UpdateTaskSettings changes the model or approval policy of a task that has settings of its
+	// own (TaskState.own_settings): that task only, from its next request; the shared settings
+	// stay as they are. A task without its own settings is refused (FailedPrecondition).
+	UpdateTaskSettings(ctx context.Context, in *UpdateTaskSettingsRequest, opts ...grpc.CallOption) (*UpdateTaskSettingsResponse, error)
 }
 
 type taskServiceClient struct {
@@ -223,6 +228,16 @@ func (c *taskServiceClient) SetTaskLimits(ctx context.Context, in *SetTaskLimits
 	return out, nil
 }
 
+func (c *taskServiceClient) UpdateTaskSettings(ctx context.Context, in *UpdateTaskSettingsRequest, opts ...grpc.CallOption) (*UpdateTaskSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateTaskSettingsResponse)
+	err := c.cc.Invoke(ctx, TaskService_UpdateTaskSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -261,6 +276,10 @@ type TaskServiceServer interface {
 	// SetTaskLimits replaces one task's request and cost limits (the header's control); a task
 	// stopped at a limit goes on once its question is answered.
 	SetTaskLimits(context.Context, *SetTaskLimitsRequest) (*SetTaskLimitsResponse, error)
+	// UpdateTaskSettings changes the model or approval policy of a task that has settings of its
+	// own (TaskState.own_settings): that task only, from its next request; the shared settings
+	// stay as they are. A task without its own settings is refused (FailedPrecondition).
+	UpdateTaskSettings(context.Context, *UpdateTaskSettingsRequest) (*UpdateTaskSettingsResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -312,6 +331,9 @@ func (UnimplementedTaskServiceServer) UpdateFocusChain(context.Context, *UpdateF
 }
 func (UnimplementedTaskServiceServer) SetTaskLimits(context.Context, *SetTaskLimitsRequest) (*SetTaskLimitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetTaskLimits not implemented")
+}
+func (UnimplementedTaskServiceServer) UpdateTaskSettings(context.Context, *UpdateTaskSettingsRequest) (*UpdateTaskSettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateTaskSettings not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -586,6 +608,24 @@ func _TaskService_SetTaskLimits_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_UpdateTaskSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateTaskSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).UpdateTaskSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_UpdateTaskSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).UpdateTaskSettings(ctx, req.(*UpdateTaskSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -648,6 +688,10 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetTaskLimits",
 			Handler:    _TaskService_SetTaskLimits_Handler,
+		},
+		{
+			MethodName: "UpdateTaskSettings",
+			Handler:    _TaskService_UpdateTaskSettings_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message as Message$1 } from "./message_pb";
 import { file_cairn_v1_message } from "./message_pb";
-import type { Mode, TaskLimits } from "./state_pb";
+import type { AutoApprove, Mode, TaskLimits } from "./state_pb";
 import { file_cairn_v1_state } from "./state_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,130 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/task.proto.
  */
 export const file_cairn_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSJNChRTZXRUYXNrTGltaXRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEiQKBmxpbWl0cxgCIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMiFwoVU2V0VGFza0xpbWl0c1Jlc3BvbnNlIoUBCg5OZXdUYXNrUmVxdWVzdBIMCgR0ZXh0GAEgASgJEg4KBmltYWdlcxgCIAMoCRINCgVmaWxlcxgDIAMoCRIXCg93b3Jrc3BhY2Vfcm9vdHMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCRIcCgRtb2RlGAYgASgOMg4uY2Fpcm4udjEuTW9kZSIiCg9OZXdUYXNrUmVzcG9uc2USDwoHdGFza19pZBgBIAEoCSK4AQoQQW5zd2VyQXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEicKCHJlc3BvbnNlGAIgASgOMhUuY2Fpcm4udjEuQXNrUmVzcG9uc2USDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDQoFZmlsZXMYBSADKAkSGgoNbWVzc2FnZV9pbmRleBgGIAEoBUgAiAEBEg8KB2hvc3RfaWQYByABKAlCEAoOX21lc3NhZ2VfaW5kZXgiEwoRQW5zd2VyQXNrUmVzcG9uc2UiYwoSU2VuZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZpbWFnZXMYAyADKAkSDQoFZmlsZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCSIlChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoCCI5ChpSZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgoKAmlkGAIgASgJIh0KG1JlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZSKCAQoSRWRpdE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSGgoNbWVzc2FnZV9pbmRleBgCIAEoBUgAiAEBEgwKBHRleHQYAyABKAkSDgoGaW1hZ2VzGAQgAygJEg8KB2hvc3RfaWQYBSABKAlCEAoOX21lc3NhZ2VfaW5kZXgiFQoTRWRpdE1lc3NhZ2VSZXNwb25zZSIkChFDYW5jZWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIhQKEkNhbmNlbFRhc2tSZXNwb25zZSIjChBDbGVhclRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiEwoRQ2xlYXJUYXNrUmVzcG9uc2UiNQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIPCgdob3N0X2lkGAIgASgJIhQKElJlc3VtZVRhc2tSZXNwb25zZSJ0ChBMaXN0VGFza3NSZXF1ZXN0Eg4KBnNlYXJjaBgBIAEoCRIWCg5mYXZvcml0ZXNfb25seRgCIAEoCBIWCg53b3Jrc3BhY2Vfcm9vdBgDIAEoCRIgCgRzb3J0GAQgASgOMhIuY2Fpcm4udjEuVGFza1NvcnQiUwoRTGlzdFRhc2tzUmVzcG9uc2USJAoFdGFza3MYASADKAsyFS5jYWlybi52MS5UYXNrU3VtbWFyeRIYChB0b3RhbF9zaXplX2J5dGVzGAIgASgDIqICCgtUYXNrU3VtbWFyeRIPCgd0YXNrX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEhYKDndvcmtzcGFjZV9yb290GAMgASgJEhcKD2NyZWF0ZWRfdW5peF9tcxgEIAEoAxIXCg91cGRhdGVkX3VuaXhfbXMYBSABKAMSEQoJdG9rZW5zX2luGAYgASgDEhIKCnRva2Vuc19vdXQYByABKAMSFAoMY2FjaGVfd3JpdGVzGAggASgDEhMKC2NhY2hlX3JlYWRzGAkgASgDEgwKBGNvc3QYCiABKAESEgoKc2l6ZV9ieXRlcxgLIAEoAxIQCghmYXZvcml0ZRgMIAEoCBINCgVtb2RlbBgNIAEoCRIUCgxwcmljZXNfa25vd24YDiABKAgiMwoSRGVsZXRlVGFza3NSZXF1ZXN0EhAKCHRhc2tfaWRzGAEgAygJEgsKA2FsbBgCIAEoCCIVChNEZWxldGVUYXNrc1Jlc3BvbnNlIiQKEUV4cG9ydFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiOQoSRXhwb3J0VGFza1Jlc3BvbnNlEhAKCG1hcmtkb3duGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCSI3ChJTZXRGYXZvcml0ZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIQCghmYXZvcml0ZRgCIAEoCCIVChNTZXRGYXZvcml0ZVJlc3BvbnNlIjwKF1VwZGF0ZUZvY3VzQ2hhaW5SZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSEAoIbWFya2Rvd24YAiABKAkiGgoYVXBkYXRlRm9jdXNDaGFpblJlc3BvbnNlIksKEFN1YnNjcmliZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIVCg1zbmFwc2hvdF90YWlsGAIgASgFEg8KB2hvc3RfaWQYAyABKAkiwgIKEVN1YnNjcmliZVJlc3BvbnNlEiYKCHNuYXBzaG90GAEgASgLMhIuY2Fpcm4udjEuU25hcHNob3RIABIvCg1tZXNzYWdlX2FkZGVkGAIgASgLMhYuY2Fpcm4udjEuTWVzc2FnZUFkZGVkSAASLwoNdGV4dF9hcHBlbmRlZBgDIAEoCzIWLmNhaXJuLnYxLlRleHRBcHBlbmRlZEgAEjMKD21lc3NhZ2VfdXBkYXRlZBgEIAEoCzIYLmNhaXJuLnYxLk1lc3NhZ2VVcGRhdGVkSAASLAoNc3RhdGVfY2hhbmdlZBgFIAEoCzITLmNhaXJuLnYxLlRhc2tTdGF0ZUgAEjcKEW1lc3NhZ2VfZmluYWxpemVkGAYgASgLMhouY2Fpcm4udjEuTWVzc2FnZUZpbmFsaXplZEgAQgcKBWV2ZW50IiEKEE1lc3NhZ2VGaW5hbGl6ZWQSDQoFaW5kZXgYASABKAUiaAoIU25hcHNob3QSIgoFc3RhdGUYASABKAsyEy5jYWlybi52MS5UYXNrU3RhdGUSIwoIbWVzc2FnZXMYAiADKAsyES5jYWlybi52MS5NZXNzYWdlEhMKC2ZpcnN0X2luZGV4GAMgASgFIjIKDE1lc3NhZ2VBZGRlZBIiCgdtZXNzYWdlGAEgASgLMhEuY2Fpcm4udjEuTWVzc2FnZSIsCgxUZXh0QXBwZW5kZWQSDQoFaW5kZXgYASABKAUSDQoFZGVsdGEYAiABKAkiNAoOTWVzc2FnZVVwZGF0ZWQSIgoHbWVzc2FnZRgBIAEoCzIRLmNhaXJuLnYxLk1lc3NhZ2UiyQMKCVRhc2tTdGF0ZRIPCgd0YXNrX2lkGAEgASgJEiQKBnN0YXR1cxgCIAEoDjIULmNhaXJuLnYxLlRhc2tTdGF0dXMSHAoEbW9kZRgDIAEoDjIOLmNhaXJuLnYxLk1vZGUSDQoFdGl0bGUYBCABKAkSEQoJdG9rZW5zX2luGAUgASgDEhIKCnRva2Vuc19vdXQYBiABKAMSFAoMY2FjaGVfd3JpdGVzGAcgASgDEhMKC2NhY2hlX3JlYWRzGAggASgDEgwKBGNvc3QYCSABKAESFgoOY29udGV4dF90b2tlbnMYCiABKAMSFgoOY29udGV4dF93aW5kb3cYCyABKAMSEwoLZm9jdXNfY2hhaW4YDCABKAkSFgoOb3Blbl9hc2tfaW5kZXgYDSABKAUSDQoFbW9kZWwYDiABKAkSFQoNbWVzc2FnZV9jb3VudBgPIAEoBRIQCghyZXF1ZXN0cxgQIAEoBRIkCgZsaW1pdHMYESABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhQKDHByaWNlc19rbm93bhgSIAEoCBInCgZxdWV1ZWQYEyADKAsyFy5jYWlybi52MS5RdWV1ZWRNZXNzYWdlIj4KDVF1ZXVlZE1lc3NhZ2USCgoCaWQYASABKAkSDAoEdGV4dBgCIAEoCRITCgtpbWFnZV9jb3VudBgDIAEoBSp4CgtBc2tSZXNwb25zZRIcChhBU0tfUkVTUE9OU0VfVU5TUEVDSUZJRUQQABIYChRBU0tfUkVTUE9OU0VfQVBQUk9WRRABEhcKE0FTS19SRVNQT05TRV9SRUpFQ1QQAhIYChRBU0tfUkVTUE9OU0VfTUVTU0FHRRADKooBCghUYXNrU29ydBIZChVUQVNLX1NPUlRfVU5TUEVDSUZJRUQQABIUChBUQVNLX1NPUlRfTkVXRVNUEAESFAoQVEFTS19TT1JUX09MREVTVBACEhwKGFRBU0tfU09SVF9NT1NUX0VYUEVOU0lWRRADEhkKFVRBU0tfU09SVF9NT1NUX1RPS0VOUxAEKr8BCgpUYXNrU3RhdHVzEhsKF1RBU0tfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTVEFTS19TVEFUVVNfUlVOTklORxABEhcKE1RBU0tfU1RBVFVTX1dBSVRJTkcQAhIZChVUQVNLX1NUQVRVU19DT01QTEVURUQQAxIZChVUQVNLX1NUQVRVU19DQU5DRUxMRUQQBBIWChJUQVNLX1NUQVRVU19GQUlMRUQQBRIUChBUQVNLX1NUQVRVU19JRExFEAYyuwgKC1Rhc2tTZXJ2aWNlEj4KB05ld1Rhc2sSGC5jYWlybi52MS5OZXdUYXNrUmVxdWVzdBoZLmNhaXJuLnYxLk5ld1Rhc2tSZXNwb25zZRJECglBbnN3ZXJBc2sSGi5jYWlybi52MS5BbnN3ZXJBc2tSZXF1ZXN0GhsuY2Fpcm4udjEuQW5zd2VyQXNrUmVzcG9uc2USSgoLU2VuZE1lc3NhZ2USHC5jYWlybi52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHS5jYWlybi52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEmIKE1JlbW92ZVF1ZXVlZE1lc3NhZ2USJC5jYWlybi52MS5SZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBolLmNhaXJuLnYxLlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZRJKCgtFZGl0TWVzc2FnZRIcLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVzcG9uc2USRwoKQ2FuY2VsVGFzaxIbLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuQ2FuY2VsVGFza1Jlc3BvbnNlEkQKCUNsZWFyVGFzaxIaLmNhaXJuLnYxLkNsZWFyVGFza1JlcXVlc3QaGy5jYWlybi52MS5DbGVhclRhc2tSZXNwb25zZRJHCgpSZXN1bWVUYXNrEhsuY2Fpcm4udjEuUmVzdW1lVGFza1JlcXVlc3QaHC5jYWlybi52MS5SZXN1bWVUYXNrUmVzcG9uc2USRAoJTGlzdFRhc2tzEhouY2Fpcm4udjEuTGlzdFRhc2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RUYXNrc1Jlc3BvbnNlEkoKC0RlbGV0ZVRhc2tzEhwuY2Fpcm4udjEuRGVsZXRlVGFza3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRGVsZXRlVGFza3NSZXNwb25zZRJHCgpFeHBvcnRUYXNrEhsuY2Fpcm4udjEuRXhwb3J0VGFza1JlcXVlc3QaHC5jYWlybi52MS5FeHBvcnRUYXNrUmVzcG9uc2USSgoLU2V0RmF2b3JpdGUSHC5jYWlybi52MS5TZXRGYXZvcml0ZVJlcXVlc3QaHS5jYWlybi52MS5TZXRGYXZvcml0ZVJlc3BvbnNlElkKEFVwZGF0ZUZvY3VzQ2hhaW4SIS5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVxdWVzdBoiLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZRJQCg1TZXRUYXNrTGltaXRzEh4uY2Fpcm4udjEuU2V0VGFza0xpbWl0c1JlcXVlc3QaHy5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVzcG9uc2UyUwoJVWlTZXJ2aWNlEkYKCVN1YnNjcmliZRIaLmNhaXJuLnYxLlN1YnNjcmliZVJlcXVlc3QaGy5jYWlybi52MS5TdWJzY3JpYmVSZXNwb25zZTABQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw", [file_cairn_v1_message, file_cairn_v1_state]);
+  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSJoChlVcGRhdGVUYXNrU2V0dGluZ3NSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSKwoMYXV0b19hcHByb3ZlGAMgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUiHAoaVXBkYXRlVGFza1NldHRpbmdzUmVzcG9uc2Ui3gEKDVRhc2tPdmVycmlkZXMSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCRINCgVtb2RlbBgDIAEoCRITCgt0b29sX2Zvcm1hdBgEIAEoCRIYChByZWFzb25pbmdfZWZmb3J0GAUgASgJEhQKDGF1dG9fYXBwcm92ZRgGIAMoCRIMCgR5b2xvGAcgASgIEhQKDG1heF9yZXF1ZXN0cxgIIAEoBRIQCghtYXhfY29zdBgJIAEoARIUCgdicm93c2VyGAogASgISACIAQFCCgoIX2Jyb3dzZXIiTQoUU2V0VGFza0xpbWl0c1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIkCgZsaW1pdHMYAiABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzIhcKFVNldFRhc2tMaW1pdHNSZXNwb25zZSKxAQoOTmV3VGFza1JlcXVlc3QSDAoEdGV4dBgBIAEoCRIOCgZpbWFnZXMYAiADKAkSDQoFZmlsZXMYAyADKAkSFwoPd29ya3NwYWNlX3Jvb3RzGAQgAygJEg8KB2hvc3RfaWQYBSABKAkSHAoEbW9kZRgGIAEoDjIOLmNhaXJuLnYxLk1vZGUSKgoJb3ZlcnJpZGVzGAcgASgLMhcuY2Fpcm4udjEuVGFza092ZXJyaWRlcyIiCg9OZXdUYXNrUmVzcG9uc2USDwoHdGFza19pZBgBIAEoCSK4AQoQQW5zd2VyQXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEicKCHJlc3BvbnNlGAIgASgOMhUuY2Fpcm4udjEuQXNrUmVzcG9uc2USDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDQoFZmlsZXMYBSADKAkSGgoNbWVzc2FnZV9pbmRleBgGIAEoBUgAiAEBEg8KB2hvc3RfaWQYByABKAlCEAoOX21lc3NhZ2VfaW5kZXgiEwoRQW5zd2VyQXNrUmVzcG9uc2UiYwoSU2VuZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZpbWFnZXMYAyADKAkSDQoFZmlsZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCSIlChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoCCI5ChpSZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgoKAmlkGAIgASgJIh0KG1JlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZSKCAQoSRWRpdE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSGgoNbWVzc2FnZV9pbmRleBgCIAEoBUgAiAEBEgwKBHRleHQYAyABKAkSDgoGaW1hZ2VzGAQgAygJEg8KB2hvc3RfaWQYBSABKAlCEAoOX21lc3NhZ2VfaW5kZXgiFQoTRWRpdE1lc3NhZ2VSZXNwb25zZSIkChFDYW5jZWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIhQKEkNhbmNlbFRhc2tSZXNwb25zZSIjChBDbGVhclRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiEwoRQ2xlYXJUYXNrUmVzcG9uc2UiYQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIPCgdob3N0X2lkGAIgASgJEioKCW92ZXJyaWRlcxgDIAEoCzIXLmNhaXJuLnYxLlRhc2tPdmVycmlkZXMiFAoSUmVzdW1lVGFza1Jlc3BvbnNlInQKEExpc3RUYXNrc1JlcXVlc3QSDgoGc2VhcmNoGAEgASgJEhYKDmZhdm9yaXRlc19vbmx5GAIgASgIEhYKDndvcmtzcGFjZV9yb290GAMgASgJEiAKBHNvcnQYBCABKA4yEi5jYWlybi52MS5UYXNrU29ydCJTChFMaXN0VGFza3NSZXNwb25zZRIkCgV0YXNrcxgBIAMoCzIVLmNhaXJuLnYxLlRhc2tTdW1tYXJ5EhgKEHRvdGFsX3NpemVfYnl0ZXMYAiABKAMiogIKC1Rhc2tTdW1tYXJ5Eg8KB3Rhc2tfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSFgoOd29ya3NwYWNlX3Jvb3QYAyABKAkSFwoPY3JlYXRlZF91bml4X21zGAQgASgDEhcKD3VwZGF0ZWRfdW5peF9tcxgFIAEoAxIRCgl0b2tlbnNfaW4YBiABKAMSEgoKdG9rZW5zX291dBgHIAEoAxIUCgxjYWNoZV93cml0ZXMYCCABKAMSEwoLY2FjaGVfcmVhZHMYCSABKAMSDAoEY29zdBgKIAEoARISCgpzaXplX2J5dGVzGAsgASgDEhAKCGZhdm9yaXRlGAwgASgIEg0KBW1vZGVsGA0gASgJEhQKDHByaWNlc19rbm93bhgOIAEoCCIzChJEZWxldGVUYXNrc1JlcXVlc3QSEAoIdGFza19pZHMYASADKAkSCwoDYWxsGAIgASgIIhUKE0RlbGV0ZVRhc2tzUmVzcG9uc2UiJAoRRXhwb3J0VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSI5ChJFeHBvcnRUYXNrUmVzcG9uc2USEAoIbWFya2Rvd24YASABKAkSEQoJZmlsZV9uYW1lGAIgASgJIjcKElNldEZhdm9yaXRlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhAKCGZhdm9yaXRlGAIgASgIIhUKE1NldEZhdm9yaXRlUmVzcG9uc2UiPAoXVXBkYXRlRm9jdXNDaGFpblJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIQCghtYXJrZG93bhgCIAEoCSIaChhVcGRhdGVGb2N1c0NoYWluUmVzcG9uc2UiSwoQU3Vic2NyaWJlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhUKDXNuYXBzaG90X3RhaWwYAiABKAUSDwoHaG9zdF9pZBgDIAEoCSLCAgoRU3Vic2NyaWJlUmVzcG9uc2USJgoIc25hcHNob3QYASABKAsyEi5jYWlybi52MS5TbmFwc2hvdEgAEi8KDW1lc3NhZ2VfYWRkZWQYAiABKAsyFi5jYWlybi52MS5NZXNzYWdlQWRkZWRIABIvCg10ZXh0X2FwcGVuZGVkGAMgASgLMhYuY2Fpcm4udjEuVGV4dEFwcGVuZGVkSAASMwoPbWVzc2FnZV91cGRhdGVkGAQgASgLMhguY2Fpcm4udjEuTWVzc2FnZVVwZGF0ZWRIABIsCg1zdGF0ZV9jaGFuZ2VkGAUgASgLMhMuY2Fpcm4udjEuVGFza1N0YXRlSAASNwoRbWVzc2FnZV9maW5hbGl6ZWQYBiABKAsyGi5jYWlybi52MS5NZXNzYWdlRmluYWxpemVkSABCBwoFZXZlbnQiIQoQTWVzc2FnZUZpbmFsaXplZBINCgVpbmRleBgBIAEoBSJoCghTbmFwc2hvdBIiCgVzdGF0ZRgBIAEoCzITLmNhaXJuLnYxLlRhc2tTdGF0ZRIjCghtZXNzYWdlcxgCIAMoCzIRLmNhaXJuLnYxLk1lc3NhZ2USEwoLZmlyc3RfaW5kZXgYAyABKAUiMgoMTWVzc2FnZUFkZGVkEiIKB21lc3NhZ2UYASABKAsyES5jYWlybi52MS5NZXNzYWdlIiwKDFRleHRBcHBlbmRlZBINCgVpbmRleBgBIAEoBRINCgVkZWx0YRgCIAEoCSI0Cg5NZXNzYWdlVXBkYXRlZBIiCgdtZXNzYWdlGAEgASgLMhEuY2Fpcm4udjEuTWVzc2FnZSKMBAoJVGFza1N0YXRlEg8KB3Rhc2tfaWQYASABKAkSJAoGc3RhdHVzGAIgASgOMhQuY2Fpcm4udjEuVGFza1N0YXR1cxIcCgRtb2RlGAMgASgOMg4uY2Fpcm4udjEuTW9kZRINCgV0aXRsZRgEIAEoCRIRCgl0b2tlbnNfaW4YBSABKAMSEgoKdG9rZW5zX291dBgGIAEoAxIUCgxjYWNoZV93cml0ZXMYByABKAMSEwoLY2FjaGVfcmVhZHMYCCABKAMSDAoEY29zdBgJIAEoARIWCg5jb250ZXh0X3Rva2VucxgKIAEoAxIWCg5jb250ZXh0X3dpbmRvdxgLIAEoAxITCgtmb2N1c19jaGFpbhgMIAEoCRIWCg5vcGVuX2Fza19pbmRleBgNIAEoBRINCgVtb2RlbBgOIAEoCRIVCg1tZXNzYWdlX2NvdW50GA8gASgFEhAKCHJlcXVlc3RzGBAgASgFEiQKBmxpbWl0cxgRIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMSFAoMcHJpY2VzX2tub3duGBIgASgIEicKBnF1ZXVlZBgTIAMoCzIXLmNhaXJuLnYxLlF1ZXVlZE1lc3NhZ2USKwoMYXV0b19hcHByb3ZlGBQgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFAoMb3duX3NldHRpbmdzGBUgASgIIj4KDVF1ZXVlZE1lc3NhZ2USCgoCaWQYASABKAkSDAoEdGV4dBgCIAEoCRITCgtpbWFnZV9jb3VudBgDIAEoBSp4CgtBc2tSZXNwb25zZRIcChhBU0tfUkVTUE9OU0VfVU5TUEVDSUZJRUQQABIYChRBU0tfUkVTUE9OU0VfQVBQUk9WRRABEhcKE0FTS19SRVNQT05TRV9SRUpFQ1QQAhIYChRBU0tfUkVTUE9OU0VfTUVTU0FHRRADKooBCghUYXNrU29ydBIZChVUQVNLX1NPUlRfVU5TUEVDSUZJRUQQABIUChBUQVNLX1NPUlRfTkVXRVNUEAESFAoQVEFTS19TT1JUX09MREVTVBACEhwKGFRBU0tfU09SVF9NT1NUX0VYUEVOU0lWRRADEhkKFVRBU0tfU09SVF9NT1NUX1RPS0VOUxAEKr8BCgpUYXNrU3RhdHVzEhsKF1RBU0tfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTVEFTS19TVEFUVVNfUlVOTklORxABEhcKE1RBU0tfU1RBVFVTX1dBSVRJTkcQAhIZChVUQVNLX1NUQVRVU19DT01QTEVURUQQAxIZChVUQVNLX1NUQVRVU19DQU5DRUxMRUQQBBIWChJUQVNLX1NUQVRVU19GQUlMRUQQBRIUChBUQVNLX1NUQVRVU19JRExFEAYynAkKC1Rhc2tTZXJ2aWNlEj4KB05ld1Rhc2sSGC5jYWlybi52MS5OZXdUYXNrUmVxdWVzdBoZLmNhaXJuLnYxLk5ld1Rhc2tSZXNwb25zZRJECglBbnN3ZXJBc2sSGi5jYWlybi52MS5BbnN3ZXJBc2tSZXF1ZXN0GhsuY2Fpcm4udjEuQW5zd2VyQXNrUmVzcG9uc2USSgoLU2VuZE1lc3NhZ2USHC5jYWlybi52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHS5jYWlybi52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEmIKE1JlbW92ZVF1ZXVlZE1lc3NhZ2USJC5jYWlybi52MS5SZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBolLmNhaXJuLnYxLlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZRJKCgtFZGl0TWVzc2FnZRIcLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVzcG9uc2USRwoKQ2FuY2VsVGFzaxIbLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuQ2FuY2VsVGFza1Jlc3BvbnNlEkQKCUNsZWFyVGFzaxIaLmNhaXJuLnYxLkNsZWFyVGFza1JlcXVlc3QaGy5jYWlybi52MS5DbGVhclRhc2tSZXNwb25zZRJHCgpSZXN1bWVUYXNrEhsuY2Fpcm4udjEuUmVzdW1lVGFza1JlcXVlc3QaHC5jYWlybi52MS5SZXN1bWVUYXNrUmVzcG9uc2USRAoJTGlzdFRhc2tzEhouY2Fpcm4udjEuTGlzdFRhc2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RUYXNrc1Jlc3BvbnNlEkoKC0RlbGV0ZVRhc2tzEhwuY2Fpcm4udjEuRGVsZXRlVGFza3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRGVsZXRlVGFza3NSZXNwb25zZRJHCgpFeHBvcnRUYXNrEhsuY2Fpcm4udjEuRXhwb3J0VGFza1JlcXVlc3QaHC5jYWlybi52MS5FeHBvcnRUYXNrUmVzcG9uc2USSgoLU2V0RmF2b3JpdGUSHC5jYWlybi52MS5TZXRGYXZvcml0ZVJlcXVlc3QaHS5jYWlybi52MS5TZXRGYXZvcml0ZVJlc3BvbnNlElkKEFVwZGF0ZUZvY3VzQ2hhaW4SIS5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVxdWVzdBoiLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZRJQCg1TZXRUYXNrTGltaXRzEh4uY2Fpcm4udjEuU2V0VGFza0xpbWl0c1JlcXVlc3QaHy5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVzcG9uc2USXwoSVXBkYXRlVGFza1NldHRpbmdzEiMuY2Fpcm4udjEuVXBkYXRlVGFza1NldHRpbmdzUmVxdWVzdBokLmNhaXJuLnYxLlVwZGF0ZVRhc2tTZXR0aW5nc1Jlc3BvbnNlMlMKCVVpU2VydmljZRJGCglTdWJzY3JpYmUSGi5jYWlybi52MS5TdWJzY3JpYmVSZXF1ZXN0GhsuY2Fpcm4udjEuU3Vic2NyaWJlUmVzcG9uc2UwAUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM", [file_cairn_v1_message, file_cairn_v1_state]);
+
+/**
+ * UpdateTaskSettingsRequest carries what changes; an empty model and an unset policy keep theirs.
+ *
+ * @generated from message cairn.v1.UpdateTaskSettingsRequest
+ */
+export type UpdateTaskSettingsRequest = Message<"cairn.v1.UpdateTaskSettingsRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: string model = 2;
+   */
+  model: string;
+
+  /**
+   * @generated from field: cairn.v1.AutoApprove auto_approve = 3;
+   */
+  autoApprove?: AutoApprove | undefined;
+};
+
+/**
+ * Describes the message cairn.v1.UpdateTaskSettingsRequest.
+ * Use `create(UpdateTaskSettingsRequestSchema)` to create a new message.
+ */
+export const UpdateTaskSettingsRequestSchema: GenMessage<UpdateTaskSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 0);
+
+/**
+ * UpdateTaskSettingsResponse is empty; the task's state shows the change.
+ *
+ * @generated from message cairn.v1.UpdateTaskSettingsResponse
+ */
+export type UpdateTaskSettingsResponse = Message<"cairn.v1.UpdateTaskSettingsResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.UpdateTaskSettingsResponse.
+ * Use `create(UpdateTaskSettingsResponseSchema)` to create a new message.
+ */
+export const UpdateTaskSettingsResponseSchema: GenMessage<UpdateTaskSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 1);
+
+/**
+ * TaskOverrides are settings that govern one task only (the flags of `cairn run --connect`):
+ * they are never written into the shared settings and survive resume, except the key, which
+ * the daemon keeps in memory only. Empty fields keep the shared value.
+ *
+ * @generated from message cairn.v1.TaskOverrides
+ */
+export type TaskOverrides = Message<"cairn.v1.TaskOverrides"> & {
+  /**
+   * @generated from field: string base_url = 1;
+   */
+  baseUrl: string;
+
+  /**
+   * @generated from field: string api_key = 2;
+   */
+  apiKey: string;
+
+  /**
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * "native" or "xml".
+   *
+   * @generated from field: string tool_format = 4;
+   */
+  toolFormat: string;
+
+  /**
+   * "low", "medium" or "high".
+   *
+   * @generated from field: string reasoning_effort = 5;
+   */
+  reasoningEffort: string;
+
+  /**
+   * Approval categories added to the shared policy when the task starts (read, edit, command,
+   * browser, local, mcp, protected, outside); the result is the task's own policy.
+   *
+   * @generated from field: repeated string auto_approve = 6;
+   */
+  autoApprove: string[];
+
+  /**
+   * Approve everything (the deny list still asks); also makes the policy the task's own.
+   *
+   * @generated from field: bool yolo = 7;
+   */
+  yolo: boolean;
+
+  /**
+   * @generated from field: int32 max_requests = 8;
+   */
+  maxRequests: number;
+
+  /**
+   * USD.
+   *
+   * @generated from field: double max_cost = 9;
+   */
+  maxCost: number;
+
+  /**
+   * Set: the browser is on or off for this task.
+   *
+   * @generated from field: optional bool browser = 10;
+   */
+  browser?: boolean | undefined;
+};
+
+/**
+ * Describes the message cairn.v1.TaskOverrides.
+ * Use `create(TaskOverridesSchema)` to create a new message.
+ */
+export const TaskOverridesSchema: GenMessage<TaskOverrides> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 2);
 
 /**
  * SetTaskLimitsRequest sets a task's limits.
@@ -38,7 +161,7 @@ export type SetTaskLimitsRequest = Message<"cairn.v1.SetTaskLimitsRequest"> & {
  * Use `create(SetTaskLimitsRequestSchema)` to create a new message.
  */
 export const SetTaskLimitsRequestSchema: GenMessage<SetTaskLimitsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 0);
+  messageDesc(file_cairn_v1_task, 3);
 
 /**
  * SetTaskLimitsResponse is empty.
@@ -53,7 +176,7 @@ export type SetTaskLimitsResponse = Message<"cairn.v1.SetTaskLimitsResponse"> & 
  * Use `create(SetTaskLimitsResponseSchema)` to create a new message.
  */
 export const SetTaskLimitsResponseSchema: GenMessage<SetTaskLimitsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 1);
+  messageDesc(file_cairn_v1_task, 4);
 
 /**
  * NewTaskRequest starts a task in a workspace.
@@ -96,6 +219,13 @@ export type NewTaskRequest = Message<"cairn.v1.NewTaskRequest"> & {
    * @generated from field: cairn.v1.Mode mode = 6;
    */
   mode: Mode;
+
+  /**
+   * Settings for this task only; unset: the shared settings.
+   *
+   * @generated from field: cairn.v1.TaskOverrides overrides = 7;
+   */
+  overrides?: TaskOverrides | undefined;
 };
 
 /**
@@ -103,7 +233,7 @@ export type NewTaskRequest = Message<"cairn.v1.NewTaskRequest"> & {
  * Use `create(NewTaskRequestSchema)` to create a new message.
  */
 export const NewTaskRequestSchema: GenMessage<NewTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 2);
+  messageDesc(file_cairn_v1_task, 5);
 
 /**
  * NewTaskResponse names the new task.
@@ -122,7 +252,7 @@ export type NewTaskResponse = Message<"cairn.v1.NewTaskResponse"> & {
  * Use `create(NewTaskResponseSchema)` to create a new message.
  */
 export const NewTaskResponseSchema: GenMessage<NewTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 3);
+  messageDesc(file_cairn_v1_task, 6);
 
 /**
  * AnswerAskRequest answers the open ask of a task.
@@ -177,7 +307,7 @@ export type AnswerAskRequest = Message<"cairn.v1.AnswerAskRequest"> & {
  * Use `create(AnswerAskRequestSchema)` to create a new message.
  */
 export const AnswerAskRequestSchema: GenMessage<AnswerAskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 4);
+  messageDesc(file_cairn_v1_task, 7);
 
 /**
  * AnswerAskResponse is empty.
@@ -192,7 +322,7 @@ export type AnswerAskResponse = Message<"cairn.v1.AnswerAskResponse"> & {
  * Use `create(AnswerAskResponseSchema)` to create a new message.
  */
 export const AnswerAskResponseSchema: GenMessage<AnswerAskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 5);
+  messageDesc(file_cairn_v1_task, 8);
 
 /**
  * SendMessageRequest carries user text for a task.
@@ -233,7 +363,7 @@ export type SendMessageRequest = Message<"cairn.v1.SendMessageRequest"> & {
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 6);
+  messageDesc(file_cairn_v1_task, 9);
 
 /**
  * SendMessageResponse says what became of the text.
@@ -254,7 +384,7 @@ export type SendMessageResponse = Message<"cairn.v1.SendMessageResponse"> & {
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 7);
+  messageDesc(file_cairn_v1_task, 10);
 
 /**
  * RemoveQueuedMessageRequest names a queued message (QueuedMessage.id).
@@ -278,7 +408,7 @@ export type RemoveQueuedMessageRequest = Message<"cairn.v1.RemoveQueuedMessageRe
  * Use `create(RemoveQueuedMessageRequestSchema)` to create a new message.
  */
 export const RemoveQueuedMessageRequestSchema: GenMessage<RemoveQueuedMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 8);
+  messageDesc(file_cairn_v1_task, 11);
 
 /**
  * RemoveQueuedMessageResponse is empty.
@@ -293,7 +423,7 @@ export type RemoveQueuedMessageResponse = Message<"cairn.v1.RemoveQueuedMessageR
  * Use `create(RemoveQueuedMessageResponseSchema)` to create a new message.
  */
 export const RemoveQueuedMessageResponseSchema: GenMessage<RemoveQueuedMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 9);
+  messageDesc(file_cairn_v1_task, 12);
 
 /**
  * EditMessageRequest carries the new text of a past user message.
@@ -336,7 +466,7 @@ export type EditMessageRequest = Message<"cairn.v1.EditMessageRequest"> & {
  * Use `create(EditMessageRequestSchema)` to create a new message.
  */
 export const EditMessageRequestSchema: GenMessage<EditMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 10);
+  messageDesc(file_cairn_v1_task, 13);
 
 /**
  * EditMessageResponse is empty; subscribers receive a new snapshot after the cut.
@@ -351,7 +481,7 @@ export type EditMessageResponse = Message<"cairn.v1.EditMessageResponse"> & {
  * Use `create(EditMessageResponseSchema)` to create a new message.
  */
 export const EditMessageResponseSchema: GenMessage<EditMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 11);
+  messageDesc(file_cairn_v1_task, 14);
 
 /**
  * CancelTaskRequest names the task to cancel.
@@ -370,7 +500,7 @@ export type CancelTaskRequest = Message<"cairn.v1.CancelTaskRequest"> & {
  * Use `create(CancelTaskRequestSchema)` to create a new message.
  */
 export const CancelTaskRequestSchema: GenMessage<CancelTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 12);
+  messageDesc(file_cairn_v1_task, 15);
 
 /**
  * CancelTaskResponse is empty.
@@ -385,7 +515,7 @@ export type CancelTaskResponse = Message<"cairn.v1.CancelTaskResponse"> & {
  * Use `create(CancelTaskResponseSchema)` to create a new message.
  */
 export const CancelTaskResponseSchema: GenMessage<CancelTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 13);
+  messageDesc(file_cairn_v1_task, 16);
 
 /**
  * ClearTaskRequest names the task to close.
@@ -404,7 +534,7 @@ export type ClearTaskRequest = Message<"cairn.v1.ClearTaskRequest"> & {
  * Use `create(ClearTaskRequestSchema)` to create a new message.
  */
 export const ClearTaskRequestSchema: GenMessage<ClearTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 14);
+  messageDesc(file_cairn_v1_task, 17);
 
 /**
  * ClearTaskResponse is empty.
@@ -419,7 +549,7 @@ export type ClearTaskResponse = Message<"cairn.v1.ClearTaskResponse"> & {
  * Use `create(ClearTaskResponseSchema)` to create a new message.
  */
 export const ClearTaskResponseSchema: GenMessage<ClearTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 15);
+  messageDesc(file_cairn_v1_task, 18);
 
 /**
  * ResumeTaskRequest names a task from history.
@@ -438,6 +568,14 @@ export type ResumeTaskRequest = Message<"cairn.v1.ResumeTaskRequest"> & {
    * @generated from field: string host_id = 2;
    */
   hostId: string;
+
+  /**
+   * Settings for this task only, on top of those it was started with (a task's key is not
+   * saved: a resumed task without one uses the shared key when its endpoint is the shared one).
+   *
+   * @generated from field: cairn.v1.TaskOverrides overrides = 3;
+   */
+  overrides?: TaskOverrides | undefined;
 };
 
 /**
@@ -445,7 +583,7 @@ export type ResumeTaskRequest = Message<"cairn.v1.ResumeTaskRequest"> & {
  * Use `create(ResumeTaskRequestSchema)` to create a new message.
  */
 export const ResumeTaskRequestSchema: GenMessage<ResumeTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 16);
+  messageDesc(file_cairn_v1_task, 19);
 
 /**
  * ResumeTaskResponse is empty; the resume ask arrives on the subscription.
@@ -460,7 +598,7 @@ export type ResumeTaskResponse = Message<"cairn.v1.ResumeTaskResponse"> & {
  * Use `create(ResumeTaskResponseSchema)` to create a new message.
  */
 export const ResumeTaskResponseSchema: GenMessage<ResumeTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 17);
+  messageDesc(file_cairn_v1_task, 20);
 
 /**
  * ListTasksRequest filters and orders history.
@@ -496,7 +634,7 @@ export type ListTasksRequest = Message<"cairn.v1.ListTasksRequest"> & {
  * Use `create(ListTasksRequestSchema)` to create a new message.
  */
 export const ListTasksRequestSchema: GenMessage<ListTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 18);
+  messageDesc(file_cairn_v1_task, 21);
 
 /**
  * ListTasksResponse is the history list.
@@ -520,7 +658,7 @@ export type ListTasksResponse = Message<"cairn.v1.ListTasksResponse"> & {
  * Use `create(ListTasksResponseSchema)` to create a new message.
  */
 export const ListTasksResponseSchema: GenMessage<ListTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 19);
+  messageDesc(file_cairn_v1_task, 22);
 
 /**
  * TaskSummary is one history entry.
@@ -607,7 +745,7 @@ export type TaskSummary = Message<"cairn.v1.TaskSummary"> & {
  * Use `create(TaskSummarySchema)` to create a new message.
  */
 export const TaskSummarySchema: GenMessage<TaskSummary> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 20);
+  messageDesc(file_cairn_v1_task, 23);
 
 /**
  * DeleteTasksRequest deletes tasks.
@@ -631,7 +769,7 @@ export type DeleteTasksRequest = Message<"cairn.v1.DeleteTasksRequest"> & {
  * Use `create(DeleteTasksRequestSchema)` to create a new message.
  */
 export const DeleteTasksRequestSchema: GenMessage<DeleteTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 21);
+  messageDesc(file_cairn_v1_task, 24);
 
 /**
  * DeleteTasksResponse is empty.
@@ -646,7 +784,7 @@ export type DeleteTasksResponse = Message<"cairn.v1.DeleteTasksResponse"> & {
  * Use `create(DeleteTasksResponseSchema)` to create a new message.
  */
 export const DeleteTasksResponseSchema: GenMessage<DeleteTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 22);
+  messageDesc(file_cairn_v1_task, 25);
 
 /**
  * ExportTaskRequest names a task.
@@ -665,7 +803,7 @@ export type ExportTaskRequest = Message<"cairn.v1.ExportTaskRequest"> & {
  * Use `create(ExportTaskRequestSchema)` to create a new message.
  */
 export const ExportTaskRequestSchema: GenMessage<ExportTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 23);
+  messageDesc(file_cairn_v1_task, 26);
 
 /**
  * ExportTaskResponse is the task as markdown.
@@ -689,7 +827,7 @@ export type ExportTaskResponse = Message<"cairn.v1.ExportTaskResponse"> & {
  * Use `create(ExportTaskResponseSchema)` to create a new message.
  */
 export const ExportTaskResponseSchema: GenMessage<ExportTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 24);
+  messageDesc(file_cairn_v1_task, 27);
 
 /**
  * SetFavoriteRequest marks a task.
@@ -713,7 +851,7 @@ export type SetFavoriteRequest = Message<"cairn.v1.SetFavoriteRequest"> & {
  * Use `create(SetFavoriteRequestSchema)` to create a new message.
  */
 export const SetFavoriteRequestSchema: GenMessage<SetFavoriteRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 25);
+  messageDesc(file_cairn_v1_task, 28);
 
 /**
  * SetFavoriteResponse is empty.
@@ -728,7 +866,7 @@ export type SetFavoriteResponse = Message<"cairn.v1.SetFavoriteResponse"> & {
  * Use `create(SetFavoriteResponseSchema)` to create a new message.
  */
 export const SetFavoriteResponseSchema: GenMessage<SetFavoriteResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 26);
+  messageDesc(file_cairn_v1_task, 29);
 
 /**
  * UpdateFocusChainRequest carries the user's edited todo list.
@@ -752,7 +890,7 @@ export type UpdateFocusChainRequest = Message<"cairn.v1.UpdateFocusChainRequest"
  * Use `create(UpdateFocusChainRequestSchema)` to create a new message.
  */
 export const UpdateFocusChainRequestSchema: GenMessage<UpdateFocusChainRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 27);
+  messageDesc(file_cairn_v1_task, 30);
 
 /**
  * UpdateFocusChainResponse is empty.
@@ -767,7 +905,7 @@ export type UpdateFocusChainResponse = Message<"cairn.v1.UpdateFocusChainRespons
  * Use `create(UpdateFocusChainResponseSchema)` to create a new message.
  */
 export const UpdateFocusChainResponseSchema: GenMessage<UpdateFocusChainResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 28);
+  messageDesc(file_cairn_v1_task, 31);
 
 /**
  * SubscribeRequest names the task to watch.
@@ -800,7 +938,7 @@ export type SubscribeRequest = Message<"cairn.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 29);
+  messageDesc(file_cairn_v1_task, 32);
 
 /**
  * SubscribeResponse is one event of a task subscription. Snapshot comes first; then
@@ -858,7 +996,7 @@ export type SubscribeResponse = Message<"cairn.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 30);
+  messageDesc(file_cairn_v1_task, 33);
 
 /**
  * MessageFinalized marks a streaming message complete; its text is what the deltas built.
@@ -877,7 +1015,7 @@ export type MessageFinalized = Message<"cairn.v1.MessageFinalized"> & {
  * Use `create(MessageFinalizedSchema)` to create a new message.
  */
 export const MessageFinalizedSchema: GenMessage<MessageFinalized> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 31);
+  messageDesc(file_cairn_v1_task, 34);
 
 /**
  * Snapshot is the task as it is now.
@@ -908,7 +1046,7 @@ export type Snapshot = Message<"cairn.v1.Snapshot"> & {
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 32);
+  messageDesc(file_cairn_v1_task, 35);
 
 /**
  * MessageAdded appends a message.
@@ -927,7 +1065,7 @@ export type MessageAdded = Message<"cairn.v1.MessageAdded"> & {
  * Use `create(MessageAddedSchema)` to create a new message.
  */
 export const MessageAddedSchema: GenMessage<MessageAdded> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 33);
+  messageDesc(file_cairn_v1_task, 36);
 
 /**
  * TextAppended extends the text of a streaming message.
@@ -951,7 +1089,7 @@ export type TextAppended = Message<"cairn.v1.TextAppended"> & {
  * Use `create(TextAppendedSchema)` to create a new message.
  */
 export const TextAppendedSchema: GenMessage<TextAppended> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 34);
+  messageDesc(file_cairn_v1_task, 37);
 
 /**
  * MessageUpdated replaces a message (finalised, or its payload changed).
@@ -970,7 +1108,7 @@ export type MessageUpdated = Message<"cairn.v1.MessageUpdated"> & {
  * Use `create(MessageUpdatedSchema)` to create a new message.
  */
 export const MessageUpdatedSchema: GenMessage<MessageUpdated> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 35);
+  messageDesc(file_cairn_v1_task, 38);
 
 /**
  * TaskState is the task's header state.
@@ -1046,6 +1184,8 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
   openAskIndex: number;
 
   /**
+   * The model answering the task in its current mode (the PLAN model in PLAN mode when one is set).
+   *
    * @generated from field: string model = 14;
    */
   model: string;
@@ -1080,6 +1220,21 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
    * @generated from field: repeated cairn.v1.QueuedMessage queued = 19;
    */
   queued: QueuedMessage[];
+
+  /**
+   * The approval policy the task runs under: its own or the shared one.
+   *
+   * @generated from field: cairn.v1.AutoApprove auto_approve = 20;
+   */
+  autoApprove?: AutoApprove | undefined;
+
+  /**
+   * The task has settings of its own (TaskOverrides): the chat's model picker and auto-approve
+   * bar change this task only (UpdateTaskSettings).
+   *
+   * @generated from field: bool own_settings = 21;
+   */
+  ownSettings: boolean;
 };
 
 /**
@@ -1087,7 +1242,7 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
  * Use `create(TaskStateSchema)` to create a new message.
  */
 export const TaskStateSchema: GenMessage<TaskState> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 36);
+  messageDesc(file_cairn_v1_task, 39);
 
 /**
  * QueuedMessage is a message waiting to be sent.
@@ -1116,7 +1271,7 @@ export type QueuedMessage = Message<"cairn.v1.QueuedMessage"> & {
  * Use `create(QueuedMessageSchema)` to create a new message.
  */
 export const QueuedMessageSchema: GenMessage<QueuedMessage> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 37);
+  messageDesc(file_cairn_v1_task, 40);
 
 /**
  * AskResponse is the user's kind of answer.
@@ -1386,6 +1541,18 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof SetTaskLimitsRequestSchema;
     output: typeof SetTaskLimitsResponseSchema;
+  },
+  /**
+   * UpdateTaskSettings changes the model or approval policy of a task that has settings of its
+   * own (TaskState.own_settings): that task only, from its next request; the shared settings
+   * stay as they are. A task without its own settings is refused (FailedPrecondition).
+   *
+   * @generated from rpc cairn.v1.TaskService.UpdateTaskSettings
+   */
+  updateTaskSettings: {
+    methodKind: "unary";
+    input: typeof UpdateTaskSettingsRequestSchema;
+    output: typeof UpdateTaskSettingsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_task, 0);

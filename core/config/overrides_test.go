@@ -1,0 +1,96 @@
+package config
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestOverridesApply(t *testing.T) {
+	shared := Default()
+	shared.API = API{BaseURL: "https://shared.example/v1", APIKey: "sk-shared-0123456789", Model: "big",
+		Headers: map[string]string{"X-Org": "org-secret-value"}, Preset: "openrouter"}
+	yes := false
+	o := Overrides{Model: "small", ToolFormat: "xml", ReasoningEffort: "low", MaxRequests: 7, MaxCost: 0.5,
+		AutoApprove: &AutoApprove{Enabled: true, EditFiles: true}, Browser: &yes}
+	s := o.Apply(shared)
+	if s.API.BaseURL != shared.API.BaseURL || s.API.APIKey != shared.API.APIKey || s.API.Preset != "openrouter" {
+		t.Errorf("same endpoint: the shared key and preset stay: %+v", s.API)
+	}
+	if s.API.Model != "small" || s.API.ToolFormat != "xml" || s.API.ReasoningEffort != "low" {
+		t.Errorf("model fields not applied: %+v", s.API)
+	}
+	if s.TaskLimits != (TaskLimits{MaxRequests: 7, MaxCost: 0.5}) || s.BrowserEnabled {
+		t.Errorf("limits %+v browser %v", s.TaskLimits, s.BrowserEnabled)
+	}
+	if !s.AutoApprove.EditFiles || s.AutoApprove.ReadFiles {
+		t.Errorf("the task's policy replaces the shared one: %+v", s.AutoApprove)
+	}
+	if !slices.Equal(s.AutoApprove.DenyList, shared.AutoApprove.DenyList) {
+		t.Errorf("a policy without a deny list keeps the shared deny list: %v", s.AutoApprove.DenyList)
+	}
+	if shared.API.Model != "big" || !shared.AutoApprove.ReadFiles {
+		t.Errorf("Apply changed the shared settings: %+v", shared)
+	}
+}
+
+// An endpoint of the task's own never receives the shared key or headers, and they stay
+// secrets of its children.
+func TestOverridesOtherEndpointGetsNoSharedKey(t *testing.T) {
+	shared := Default()
+	shared.API = API{BaseURL: "https://shared.example/v1", APIKey: "sk-shared-0123456789",
+		Headers: map[string]string{"X-Org": "org-secret-value"}, Preset: "openrouter"}
+	s := Overrides{BaseURL: "http://127.0.0.1:9/v1"}.Apply(shared)
+	if s.API.APIKey != "" || s.API.Headers != nil || s.API.Preset != "" {
+		t.Fatalf("the shared key, headers or preset went to another endpoint: %+v", s.API)
+	}
+	for _, v := range []string{"sk-shared-0123456789", "org-secret-value"} {
+		if !slices.Contains(s.Secrets().Values, v) {
+			t.Errorf("%q is no longer scrubbed from the task's children: %v", v, s.Secrets().Values)
+		}
+	}
+	s = Overrides{BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-own-0123456789"}.Apply(shared)
+	if s.API.APIKey != "sk-own-0123456789" {
+		t.Errorf("own key: %q", s.API.APIKey)
+	}
+	if !slices.Contains(s.Secrets().Values, "sk-own-0123456789") || !slices.Contains(s.Secrets().Values, "sk-shared-0123456789") {
+		t.Errorf("both keys must be scrubbed: %v", s.Secrets().Values)
+	}
+}
+
+func TestOverridesKeyIsNeverSaved(t *testing.T) {
+	b, err := json.Marshal(Overrides{APIKey: "sk-own-0123456789", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "sk-own") {
+		t.Fatalf("the key was serialised: %s", b)
+	}
+	if (Overrides{}).IsZero() != true || (Overrides{APIKey: "k"}).IsZero() {
+		t.Error("IsZero")
+	}
+}
+
+func TestWithApprovals(t *testing.T) {
+	p, err := Default().AutoApprove.WithApprovals([]string{"edit", " command", ""}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ReadFiles || !p.EditFiles || !p.AllCommands || p.YOLO || p.Protected {
+		t.Errorf("policy %+v", p)
+	}
+	if p, _ = (AutoApprove{}).WithApprovals(nil, true); !p.YOLO {
+		t.Error("yolo")
+	}
+	if _, err := (AutoApprove{}).WithApprovals([]string{"everything"}, false); err == nil ||
+		!strings.Contains(err.Error(), `"everything"`) {
+		t.Errorf("unknown category: %v", err)
+	}
+	if err := (Overrides{ToolFormat: "json"}).Check(); err == nil {
+		t.Error("a bad tool format passes Check")
+	}
+	if err := (Overrides{MaxCost: -1}).Check(); err == nil {
+		t.Error("a negative cost passes Check")
+	}
+}

@@ -1,0 +1,62 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/task"
+)
+
+// fromOverrides turns a request's task overrides into the task's own settings, its approval
+// categories added to the shared policy (nil in, nil out). Bad values are InvalidArgument.
+func fromOverrides(in *cairnv1.TaskOverrides, shared config.Settings) (*config.Overrides, error) {
+	if in == nil {
+		return nil, nil
+	}
+	o := config.Overrides{BaseURL: strings.TrimSpace(in.GetBaseUrl()), APIKey: strings.TrimSpace(in.GetApiKey()),
+		Model: strings.TrimSpace(in.GetModel()), ToolFormat: in.GetToolFormat(), ReasoningEffort: in.GetReasoningEffort(),
+		MaxRequests: int(in.GetMaxRequests()), MaxCost: in.GetMaxCost()}
+	if in.Browser != nil {
+		on := in.GetBrowser()
+		o.Browser = &on
+	}
+	if len(in.GetAutoApprove()) > 0 || in.GetYolo() {
+		p, err := shared.AutoApprove.WithApprovals(in.GetAutoApprove(), in.GetYolo())
+		if err != nil {
+			return nil, status.Error(codes.InvalidArgument, err.Error())
+		}
+		o.AutoApprove = &p
+	}
+	if err := o.Check(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return &o, nil
+}
+
+// UpdateTaskSettings changes the model or the policy of a task with settings of its own.
+func (s *Services) UpdateTaskSettings(ctx context.Context, req *cairnv1.UpdateTaskSettingsRequest) (*cairnv1.UpdateTaskSettingsResponse, error) {
+	t, err := s.taskFor(ctx, req.GetTaskId())
+	if err != nil {
+		return nil, err
+	}
+	var p *config.AutoApprove
+	if req.GetAutoApprove() != nil {
+		v := fromAutoApprove(req.GetAutoApprove())
+		p = &v
+	}
+	err = t.UpdateOwnSettings(strings.TrimSpace(req.GetModel()), p)
+	if errors.Is(err, task.ErrNotOwnSettings) {
+		return nil, status.Error(codes.FailedPrecondition, err.Error())
+	}
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &cairnv1.UpdateTaskSettingsResponse{}, nil
+}
