@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+
+	"github.com/cairnhq/cairn/core/internal/mdsections"
 )
 
 //go:embed texts.md
@@ -14,17 +16,7 @@ var textsMD string
 // texts maps a section heading of texts.md to its template. The file is embedded, so a parse
 // failure is a build defect that the key test exposes; it is parsed on first use, not at
 // every process start.
-var texts = sync.OnceValue(func() map[string]*template.Template { return parseTexts(textsMD) })
-
-func parseTexts(md string) map[string]*template.Template {
-	out := map[string]*template.Template{}
-	for _, sec := range strings.Split(md, "\n## ")[1:] {
-		name, body, _ := strings.Cut(sec, "\n")
-		name = strings.TrimSpace(name)
-		out[name] = template.Must(template.New(name).Parse(strings.TrimSpace(body)))
-	}
-	return out
-}
+var texts = sync.OnceValue(func() map[string]*template.Template { return mdsections.Templates(textsMD) })
 
 // textData feeds the templates.
 type textData struct {
