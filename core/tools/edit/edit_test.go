@@ -655,3 +655,17 @@ func TestOutcomeRecorded(t *testing.T) {
 		}
 	})
 }
+
+// TestEveryToolHasItsDescription: write_to_file and replace_in_file take their descriptions
+// from the sections of descriptions.md named after them.
+func TestEveryToolHasItsDescription(t *testing.T) {
+	for _, tool := range []*Tool{NewWrite(), NewReplace()} {
+		s := tool.Spec()
+		if _, ok := descriptions[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {
+			t.Errorf("%s: description %q", s.Name, s.Description)
+		}
+	}
+	if len(descriptions) != 2 {
+		t.Errorf("descriptions.md has %d sections, want 2", len(descriptions))
+	}
+}

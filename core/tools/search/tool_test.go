@@ -155,7 +155,7 @@ func TestLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = res.Format(func(p string) string { return p })
-	if len(out) > MaxOutputBytes+200 || !strings.HasSuffix(out, cutText) {
+	if len(out) > MaxOutputBytes+200 || !strings.HasSuffix(out, message("cut")) {
 		t.Errorf("output %d bytes, suffix %q", len(out), out[max(0, len(out)-80):])
 	}
 }
