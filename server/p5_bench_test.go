@@ -4,6 +4,7 @@ package server_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,21 +15,24 @@ import (
 	"time"
 )
 
-// TestP5Report prints spec §12 P5 when CAIRN_BENCH=1 (`make bench`): exec → handshake time,
-// idle RSS and idle CPU of `cairn serve`, beside a bare grpc-go server measured in the same run.
-// RSS counts the executable's mapped pages (clean, shared page cache) with the process's own;
-// the private column (RssAnon) is the memory the process alone holds.
-func TestP5Report(t *testing.T) {
-	if os.Getenv("CAIRN_BENCH") == "" {
-		t.Skip("set CAIRN_BENCH=1 (make bench) to print P5")
-	}
-	dir := t.TempDir()
+// BenchmarkP5 is the P5 figure of `make bench`: exec → handshake time, idle RSS and idle CPU
+// of `cairn serve`, beside a bare grpc-go server (the anchor) measured the same way. One
+// iteration starts each 15 times; handshake-ms is the median over all starts, and the last
+// start of each iteration is left idle for 1 s and then measured: RSS counts the executable's
+// mapped pages (clean, shared page cache) with the process's own, private-MB (RssAnon) is the
+// memory the process alone holds, idle-cpu-ticks its CPU over the next 3 s. The anchor's
+// figures carry the prefix bare- and the ratios x-bare. Targets: handshake ≤ 20 ms and
+// ≤ 1.3× the anchor, idle RSS ≤ 20 MB and ≤ 1.6× the anchor, idle CPU 0 (Node alone: about
+// 130 ms and 40.5 MB). An idle daemon that burns CPU fails the benchmark: that one is a
+// promise, not a target a loaded machine may miss.
+func BenchmarkP5(b *testing.B) {
+	dir := b.TempDir()
 	build := func(name, pkg string) string {
 		out := filepath.Join(dir, name)
 		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
 		cmd.Dir = ".."
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", pkg, err, b)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("build %s: %v\n%s", pkg, err, msg)
 		}
 		return out
 	}
@@ -36,57 +40,72 @@ func TestP5Report(t *testing.T) {
 	bare := build("baregrpc", "./server/internal/bench/baregrpc")
 
 	type result struct {
-		start   time.Duration
+		starts  []time.Duration
 		rssKB   int
 		anonKB  int
 		cpuTick int
 	}
-	measure := func(argv func(i int) []string) result {
+	run := 0
+	measure := func(r *result, argv func(i int) []string) {
 		const runs = 15
-		var starts []time.Duration
-		var last result
 		for i := range runs {
-			args := argv(i)
+			run++
+			args := argv(run)
 			cmd := exec.Command(args[0], args[1:]...)
-			out, _ := cmd.StdoutPipe()
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
 			begin := time.Now()
 			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+				b.Fatal(err)
 			}
 			if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-				t.Fatalf("%v: no handshake: %v", args, err)
+				b.Fatalf("%v: no handshake: %v", args, err)
 			}
-			starts = append(starts, time.Since(begin))
+			r.starts = append(r.starts, time.Since(begin))
 			if i == runs-1 {
 				time.Sleep(time.Second) // settle
-				last.rssKB = statusKB(cmd.Process.Pid, "VmRSS:")
-				last.anonKB = statusKB(cmd.Process.Pid, "RssAnon:")
+				r.rssKB = statusKB(cmd.Process.Pid, "VmRSS:")
+				r.anonKB = statusKB(cmd.Process.Pid, "RssAnon:")
 				c0 := cpuTicks(cmd.Process.Pid)
 				time.Sleep(3 * time.Second)
-				last.cpuTick = cpuTicks(cmd.Process.Pid) - c0
+				r.cpuTick = max(r.cpuTick, cpuTicks(cmd.Process.Pid)-c0)
 			}
-			_ = cmd.Process.Signal(os.Interrupt)
-			_ = cmd.Wait()
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				b.Fatal(err)
+			}
+			// An exit status (the bare server dies of the signal) is how it ends; only a
+			// failure to wait is worth saying.
+			var exit *exec.ExitError
+			if err := cmd.Wait(); err != nil && !errors.As(err, &exit) {
+				b.Logf("%s: %v", filepath.Base(args[0]), err)
+			}
 		}
-		last.start = median(starts)
-		return last
 	}
-	d := measure(func(i int) []string {
-		data := filepath.Join(dir, fmt.Sprintf("data%d", i))
-		return []string{cairn, "serve", "--data-dir", data, "--socket", filepath.Join(dir, fmt.Sprintf("c%d.sock", i))}
-	})
-	b := measure(func(i int) []string { return []string{bare, filepath.Join(dir, fmt.Sprintf("b%d.sock", i))} })
-	fmt.Printf("\nP5 daemon — median of 15 starts; RSS and CPU after 1 s idle\n")
-	fmt.Printf("%-22s %12s %12s %12s %18s\n", "", "handshake", "idle RSS", "private", "idle CPU (3 s)")
-	row := func(name string, r result) {
-		fmt.Printf("%-22s %12v %9.1f MB %9.1f MB %15d ticks\n", name, r.start.Round(10*time.Microsecond),
-			float64(r.rssKB)/1024, float64(r.anonKB)/1024, r.cpuTick)
+	var d, bg result
+	for b.Loop() {
+		measure(&d, func(i int) []string {
+			data := filepath.Join(dir, fmt.Sprintf("data%d", i))
+			return []string{cairn, "serve", "--data-dir", data, "--socket", filepath.Join(dir, fmt.Sprintf("c%d.sock", i))}
+		})
+		measure(&bg, func(i int) []string { return []string{bare, filepath.Join(dir, fmt.Sprintf("b%d.sock", i))} })
 	}
-	row("cairn serve", d)
-	row("bare grpc-go (anchor)", b)
-	fmt.Printf("%-22s %11.2f× %11.2f× %11.2f×\n", "ratio to the anchor", float64(d.start)/float64(b.start),
-		float64(d.rssKB)/float64(max(1, b.rssKB)), float64(d.anonKB)/float64(max(1, b.anonKB)))
-	fmt.Printf("targets: handshake ≤ 20 ms and ≤ 1.3× the anchor, idle RSS ≤ 20 MB and ≤ 1.6× the anchor, idle CPU 0 (Node alone: ~130 ms, 40.5 MB)\n")
+	ds, bs := median(d.starts), median(bg.starts)
+	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1000 }
+	b.ReportMetric(ms(ds), "handshake-ms")
+	b.ReportMetric(ms(bs), "bare-handshake-ms")
+	b.ReportMetric(float64(ds)/float64(max(1, bs)), "x-bare-handshake")
+	b.ReportMetric(float64(d.rssKB)/1024, "rss-MB")
+	b.ReportMetric(float64(bg.rssKB)/1024, "bare-rss-MB")
+	b.ReportMetric(float64(d.rssKB)/float64(max(1, bg.rssKB)), "x-bare-rss")
+	b.ReportMetric(float64(d.anonKB)/1024, "private-MB")
+	b.ReportMetric(float64(d.anonKB)/float64(max(1, bg.anonKB)), "x-bare-private")
+	b.ReportMetric(float64(d.cpuTick), "idle-cpu-ticks")
+	b.ReportMetric(float64(bg.cpuTick), "bare-idle-cpu-ticks")
+	if d.cpuTick != 0 {
+		b.Errorf("the idle daemon used %d CPU ticks in 3 s, want 0", d.cpuTick)
+	}
 }
 
 // statusKB reads one kB field (VmRSS:, RssAnon:) of /proc/PID/status.

@@ -12,20 +12,19 @@ import (
 	"time"
 )
 
-// TestMCPHandshakeReport prints, when CAIRN_BENCH=1 (`make bench`), the daemon's exec →
-// handshake time with five MCP servers configured beside none, measured alternately in the
-// same run. The hub connects in the background, so the figure must not grow.
-func TestMCPHandshakeReport(t *testing.T) {
-	if os.Getenv("CAIRN_BENCH") == "" {
-		t.Skip("set CAIRN_BENCH=1 (make bench) to print the MCP handshake figure")
-	}
-	bin := everythingBin(t)
-	dir := t.TempDir()
+// BenchmarkMCPHandshake is the MCP handshake figure of `make bench`: the daemon's exec →
+// handshake time with five MCP servers configured (five-p50-ms, five-mean-ms) beside none
+// (the anchor: none-p50-ms, none-mean-ms), started alternately, and x-none, the ratio of the
+// medians. One iteration is 31 starts of each. Target: the five servers cost the handshake
+// nothing (x-none about 1), since the hub connects them in the background.
+func BenchmarkMCPHandshake(b *testing.B) {
+	bin := everythingBin(b)
+	dir := b.TempDir()
 	cairn := filepath.Join(dir, "cairn")
 	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", cairn, "./server/cmd/cairn")
 	build.Dir = ".."
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, b)
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
 	}
 	servers := map[string]any{}
 	for i := range 5 {
@@ -33,50 +32,55 @@ func TestMCPHandshakeReport(t *testing.T) {
 	}
 	settings, err := json.Marshal(map[string]any{"mcpServers": servers})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	start := func(i int, withMCP bool) time.Duration {
 		data := filepath.Join(dir, fmt.Sprintf("data%d-%v", i, withMCP))
 		if err := os.MkdirAll(data, 0o700); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		if withMCP {
 			if err := os.WriteFile(filepath.Join(data, "mcp_settings.json"), settings, 0o600); err != nil {
-				t.Fatal(err)
+				b.Fatal(err)
 			}
 		}
 		cmd := exec.Command(cairn, "serve", "--data-dir", data, "--socket", filepath.Join(dir, fmt.Sprintf("s%d-%v.sock", i, withMCP)))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		begin := time.Now()
 		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-			t.Fatalf("no handshake: %v", err)
+			b.Fatalf("no handshake: %v", err)
 		}
 		took := time.Since(begin)
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		if err := cmd.Wait(); err != nil {
-			t.Logf("cairn serve exited: %v", err)
+			b.Logf("cairn serve exited: %v", err)
 		}
 		return took
 	}
 	const runs = 31
 	var none, five []time.Duration
-	for i := range runs {
-		none = append(none, start(i, false))
-		five = append(five, start(i, true))
+	run := 0
+	for b.Loop() {
+		for range runs {
+			run++
+			none = append(none, start(run, false))
+			five = append(five, start(run, true))
+		}
 	}
-	fmt.Printf("\nMCP — cairn serve exec → handshake, %d starts each, alternating\n", runs)
-	fmt.Printf("%-30s %10s %10s\n", "", "p50", "mean")
-	fmt.Printf("%-30s %10v %10v\n", "no MCP servers", p50(none), mean(none))
-	fmt.Printf("%-30s %10v %10v\n", "5 MCP servers (everything)", p50(five), mean(five))
-	fmt.Printf("target: 5 servers cost the handshake nothing (they connect in the background)\n")
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(p50(none)), "none-p50-ms")
+	b.ReportMetric(ms(mean(none)), "none-mean-ms")
+	b.ReportMetric(ms(p50(five)), "five-p50-ms")
+	b.ReportMetric(ms(mean(five)), "five-mean-ms")
+	b.ReportMetric(float64(p50(five))/float64(max(1, p50(none))), "x-none")
 }
 
 func p50(ds []time.Duration) time.Duration {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -31,7 +32,7 @@ type stampedModel struct {
 	arrivals []time.Time
 }
 
-func newStampedModel(t *testing.T) *stampedModel {
+func newStampedModel(t testing.TB) *stampedModel {
 	end := llmtest.Turn{Text: "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>"}
 	m := &stampedModel{llm: llmtest.New(t, llmtest.Script{OnEnd: &end})}
 	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +56,7 @@ func (m *stampedModel) count() int {
 // firstRequest starts a task and returns the time from the NewTask call to the arrival of
 // its first model request, then waits for the task to finish (its first checkpoint included:
 // the completion waits for it) so the next measurement does not share the machine with it.
-func (m *stampedModel) firstRequest(t *testing.T, e *servertest.Env, text string) (wall, cpu time.Duration) {
+func (m *stampedModel) firstRequest(t testing.TB, e *servertest.Env, text string) (wall, cpu time.Duration) {
 	t.Helper()
 	before := m.count()
 	cpu0 := selfCPU()
@@ -91,7 +92,7 @@ func selfCPU() time.Duration {
 
 // makeWorkspace writes a git repository of n files (100 to a folder) with a rules file, and
 // commits it, as a user's checkout would be.
-func makeWorkspace(t *testing.T, n int) string {
+func makeWorkspace(t testing.TB, n int) string {
 	t.Helper()
 	root := t.TempDir()
 	for i := range n {
@@ -125,19 +126,21 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// TestP8Report prints spec §12 P8 when CAIRN_BENCH=1 (`make bench`): NewTask → first byte of
-// the model request on a 100,000-file git workspace (environment details, file listing, rules,
-// three file mentions), cold (a new data dir: no shadow repository, first task of the daemon)
-// and warm (the next task of the same daemon), beside a one-file workspace measured the same
-// way in the same run. CAIRN_P8_PROFILE=FILE writes a CPU profile of the warm tasks.
-func TestP8Report(t *testing.T) {
-	if os.Getenv("CAIRN_BENCH") == "" {
-		t.Skip("set CAIRN_BENCH=1 (make bench) to print P8")
-	}
+// BenchmarkP8 is the P8 figure of `make bench`: NewTask → first byte of the model request on a
+// 100,000-file git workspace (environment details, file listing, rules, three file mentions),
+// cold (a new data dir: no shadow repository, the daemon's first task) and warm (the next
+// tasks of the same daemon), beside a one-file workspace (the anchor) measured the same way.
+// One iteration starts 3 daemons on each workspace and runs 1 cold and 5 warm tasks on each.
+// Metrics are medians over all iterations: cold-ms, warm-ms, cold-cpu-ms and warm-cpu-ms
+// (this process's CPU: daemon, client and fake model) of the big workspace, the same with the
+// prefix one- for the anchor, and the ratios x-one-cold and x-one-warm. Targets: ≤ 300 ms
+// cold, ≤ 50 ms warm, ≤ 2× the one-file workspace. CAIRN_P8_PROFILE=FILE writes a CPU profile
+// of the first iteration's warm tasks on the big workspace.
+func BenchmarkP8(b *testing.B) {
 	files := 100_000
 	const runs, warmRuns = 3, 5
-	big := makeWorkspace(t, files)
-	small := makeWorkspace(t, 1)
+	big := makeWorkspace(b, files)
+	small := makeWorkspace(b, 1)
 	text := func(n int) string {
 		s := "Look at these:"
 		for i := range min(n, 3) {
@@ -145,28 +148,27 @@ func TestP8Report(t *testing.T) {
 		}
 		return s
 	}
-	type figures struct{ cold, warm, coldCPU, warmCPU time.Duration }
-	measure := func(root string, n int, profile string) figures {
-		var colds, warms, coldCPU, warmCPU []time.Duration
+	type samples struct{ colds, warms, coldCPU, warmCPU []time.Duration }
+	measure := func(f *samples, root string, n int, profile string) {
 		for range runs {
-			m := newStampedModel(t)
-			e := servertest.StartWith(t, m.llm, servertest.Options{Workspace: root, Settings: func(s *config.Settings) {
+			m := newStampedModel(b)
+			e := servertest.StartWith(b, m.llm, servertest.Options{Workspace: root, Settings: func(s *config.Settings) {
 				s.API.BaseURL = m.srv.URL + "/v1"
 			}})
-			w, c := m.firstRequest(t, e, text(n))
-			colds, coldCPU = append(colds, w), append(coldCPU, c)
-			if profile != "" && len(warms) == 0 {
-				f, err := os.Create(profile)
+			w, c := m.firstRequest(b, e, text(n))
+			f.colds, f.coldCPU = append(f.colds, w), append(f.coldCPU, c)
+			if profile != "" {
+				pf, err := os.Create(profile)
 				if err != nil {
-					t.Fatal(err)
+					b.Fatal(err)
 				}
-				if err := pprof.StartCPUProfile(f); err != nil {
-					t.Fatal(err)
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					b.Fatal(err)
 				}
 			}
 			for range warmRuns {
-				w, c := m.firstRequest(t, e, text(n))
-				warms, warmCPU = append(warms, w), append(warmCPU, c)
+				w, c := m.firstRequest(b, e, text(n))
+				f.warms, f.warmCPU = append(f.warms, w), append(f.warmCPU, c)
 			}
 			if profile != "" {
 				pprof.StopCPUProfile()
@@ -174,22 +176,27 @@ func TestP8Report(t *testing.T) {
 			}
 			e.Stop()
 		}
-		return figures{median(colds), median(warms), median(coldCPU), median(warmCPU)}
 	}
-	bigF := measure(big, files, os.Getenv("CAIRN_P8_PROFILE"))
-	oneF := measure(small, 1, "")
-	load, _ := os.ReadFile("/proc/loadavg")
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-	fmt.Printf("\nP8 time to first model request — NewTask → first request byte at the model; medians of %d cold, %d warm\n", runs, runs*warmRuns)
-	fmt.Printf("%-30s %12s %12s %14s %14s\n", "", "cold", "warm", "cold CPU", "warm CPU")
-	row := func(name string, f figures) {
-		fmt.Printf("%-30s %12s %12s %14s %14s\n", name, ms(f.cold), ms(f.warm), ms(f.coldCPU), ms(f.warmCPU))
+	profile := os.Getenv("CAIRN_P8_PROFILE")
+	var bigS, oneS samples
+	for b.Loop() {
+		measure(&bigS, big, files, profile)
+		profile = ""
+		measure(&oneS, small, 1, "")
 	}
-	row(fmt.Sprintf("%d-file git workspace", files), bigF)
-	row("one-file workspace (anchor)", oneF)
-	ratio := func(a, b time.Duration) string { return fmt.Sprintf("%.1f×", float64(a)/float64(max(1, b))) }
-	fmt.Printf("%-30s %12s %12s %14s %14s\n", "ratio", ratio(bigF.cold, oneF.cold), ratio(bigF.warm, oneF.warm),
-		ratio(bigF.coldCPU, oneF.coldCPU), ratio(bigF.warmCPU, oneF.warmCPU))
-	fmt.Printf("load average at the end: %s", load)
-	fmt.Printf("targets: ≤ 300 ms cold, ≤ 50 ms warm, ≤ 2× the one-file workspace\n")
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	report := func(prefix string, f samples) {
+		b.ReportMetric(ms(median(f.colds)), prefix+"cold-ms")
+		b.ReportMetric(ms(median(f.warms)), prefix+"warm-ms")
+		b.ReportMetric(ms(median(f.coldCPU)), prefix+"cold-cpu-ms")
+		b.ReportMetric(ms(median(f.warmCPU)), prefix+"warm-cpu-ms")
+	}
+	report("", bigS)
+	report("one-", oneS)
+	ratio := func(a, o []time.Duration) float64 { return float64(median(a)) / float64(max(1, median(o))) }
+	b.ReportMetric(ratio(bigS.colds, oneS.colds), "x-one-cold")
+	b.ReportMetric(ratio(bigS.warms, oneS.warms), "x-one-warm")
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		b.Logf("load average at the end: %s", strings.TrimSpace(string(load)))
+	}
 }
