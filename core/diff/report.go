@@ -32,17 +32,13 @@ type msgData struct {
 }
 
 func render(key string, d msgData) string {
-	t, ok := messages[key]
+	out, ok := messages.Render(key, d)
 	if !ok {
-		// A missing section is a defect in messages.md; still say something useful.
-		return fmt.Sprintf("edit failed (%s) at block %d", key, d.Block)
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
+		// A missing or broken section is a defect in messages.md; still say something useful.
 		return fmt.Sprintf("edit failed (%s) at block %d", key, d.Block)
 	}
 	// Optional fields leave blank lines behind; collapse them so the text stays compact.
-	return strings.ReplaceAll(b.String(), "\n\n", "\n")
+	return strings.ReplaceAll(out, "\n\n", "\n")
 }
 
 func formatError(kind error, block, diffLine int, line, key string) *ApplyError {

@@ -22,13 +22,31 @@ func Split(md string) map[string]string {
 	return out
 }
 
+// Set is a file's sections parsed as text/templates, by key.
+type Set map[string]*template.Template
+
 // Templates parses every section of md as a text/template named after its key. The files are
 // embedded in the binary, so a section that does not parse is a defect of the build: it
 // panics, and the first test of the package that reads the file shows it.
-func Templates(md string) map[string]*template.Template {
-	out := map[string]*template.Template{}
+func Templates(md string) Set {
+	out := Set{}
 	for key, body := range Split(md) {
 		out[key] = template.Must(template.New(key).Parse(body))
 	}
 	return out
+}
+
+// Render executes section key with data. It reports false when there is no such section or
+// the template fails on data (both defects the caller's tests catch); the caller then writes
+// a plainer text of its own rather than nothing.
+func (s Set) Render(key string, data any) (string, bool) {
+	t, ok := s[key]
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return "", false
+	}
+	return b.String(), true
 }

@@ -62,3 +62,16 @@ func TestTemplatesPanicsOnABrokenSection(t *testing.T) {
 	}()
 	Templates("## broken\n{{.Name\n")
 }
+
+func TestRender(t *testing.T) {
+	ts := Templates("## greet\nHello {{.Name}}.\n\n## broken\n{{.Missing}}\n")
+	if out, ok := ts.Render("greet", struct{ Name string }{"Ada"}); !ok || out != "Hello Ada." {
+		t.Fatalf("Render(greet) = %q, %v", out, ok)
+	}
+	if out, ok := ts.Render("absent", nil); ok || out != "" {
+		t.Fatalf("a missing section must report false, got %q, %v", out, ok)
+	}
+	if out, ok := ts.Render("broken", struct{ Name string }{"Ada"}); ok || out != "" {
+		t.Fatalf("a template that fails on its data must report false, got %q, %v", out, ok)
+	}
+}
