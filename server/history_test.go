@@ -60,7 +60,7 @@ func seedHistory(t *testing.T, dataDir string, tasks []seeded) {
 	}
 }
 
-func listIDs(t *testing.T, e *servertest.Env, req *cairnv1.ListTasksRequest) ([]string, *cairnv1.ListTasksResponse) {
+func listIDs(t testing.TB, e *servertest.Env, req *cairnv1.ListTasksRequest) ([]string, *cairnv1.ListTasksResponse) {
 	t.Helper()
 	resp, err := e.Tasks.ListTasks(context.Background(), req)
 	if err != nil {
@@ -228,55 +228,63 @@ func TestHistoryShowsLiveTask(t *testing.T) {
 	}
 }
 
-// TestHistoryOpenReport prints how long a 10,000-message task takes to appear in history and
-// to open over gRPC (ResumeTask, then the Subscribe snapshot), spec §11 (CAIRN_BENCH=1).
-func TestHistoryOpenReport(t *testing.T) {
-	if os.Getenv("CAIRN_BENCH") == "" {
-		t.Skip("set CAIRN_BENCH=1 to print the figures")
-	}
-	dataDir, ws := t.TempDir(), t.TempDir()
-	st, err := store.Open(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	l, err := st.Create(store.Meta{ID: "big", Title: "big task", Workspace: []string{ws}, Created: now, Updated: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+// BenchmarkHistoryOpen is the history figure of `make bench`: how long a 10,000-message task
+// takes to appear in history (list-ms, ListTasks) and to open over gRPC (open-ms: ResumeTask,
+// then the Subscribe snapshot; target < 1 s). One iteration writes the task into a fresh data
+// dir (not timed), starts a daemon on it and measures both.
+func BenchmarkHistoryOpen(b *testing.B) {
 	const n = 10_000
-	for i := range n {
-		m := msg.Message{Index: i, Time: now, Type: msg.Say, Kind: msg.SayText, Text: fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))}
-		if i%3 == 1 {
-			m.Type, m.Kind, m.Text = msg.Ask, msg.AskTool, ""
-			m.Payload = &msg.Tool{Op: msg.OpEditedExistingFile, Path: "src/app.go", Diff: "@@ -1 +1 @@\n-old\n+new\n"}
+	var listed, opened time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		dataDir, ws := b.TempDir(), b.TempDir()
+		st, err := store.Open(dataDir)
+		if err != nil {
+			b.Fatal(err)
 		}
-		if err := l.AppendMessage(m, false); err != nil {
-			t.Fatal(err)
+		now := time.Now()
+		l, err := st.Create(store.Meta{ID: "big", Title: "big task", Workspace: []string{ws}, Created: now, Updated: now})
+		if err != nil {
+			b.Fatal(err)
 		}
-	}
-	mustClose(t, l)
-	e := servertest.Start(t, llmtest.Script{}, servertest.Options{DataDir: dataDir, Workspace: ws})
-	ctx := context.Background()
+		for i := range n {
+			m := msg.Message{Index: i, Time: now, Type: msg.Say, Kind: msg.SayText, Text: fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))}
+			if i%3 == 1 {
+				m.Type, m.Kind, m.Text = msg.Ask, msg.AskTool, ""
+				m.Payload = &msg.Tool{Op: msg.OpEditedExistingFile, Path: "src/app.go", Diff: "@@ -1 +1 @@\n-old\n+new\n"}
+			}
+			if err := l.AppendMessage(m, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		mustClose(b, l)
+		e := servertest.Start(b, llmtest.Script{}, servertest.Options{DataDir: dataDir, Workspace: ws})
+		ctx := context.Background()
+		b.StartTimer()
 
-	start := time.Now()
-	if _, resp := listIDs(t, e, &cairnv1.ListTasksRequest{}); len(resp.GetTasks()) != 1 {
-		t.Fatal("not listed")
+		start := time.Now()
+		if _, resp := listIDs(b, e, &cairnv1.ListTasksRequest{}); len(resp.GetTasks()) != 1 {
+			b.Fatal("not listed")
+		}
+		listed += time.Since(start)
+		start = time.Now()
+		if _, err := e.Tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: "big"}); err != nil {
+			b.Fatal(err)
+		}
+		stream, err := e.UI.Subscribe(ctx, &cairnv1.SubscribeRequest{TaskId: "big"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		first, err := stream.Recv()
+		if err != nil || len(first.GetSnapshot().GetMessages()) < n {
+			b.Fatalf("snapshot: %d messages, %v", len(first.GetSnapshot().GetMessages()), err)
+		}
+		opened += time.Since(start)
+		b.StopTimer()
+		e.Stop()
+		b.StartTimer()
 	}
-	listed := time.Since(start)
-	start = time.Now()
-	if _, err := e.Tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: "big"}); err != nil {
-		t.Fatal(err)
-	}
-	stream, err := e.UI.Subscribe(ctx, &cairnv1.SubscribeRequest{TaskId: "big"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := stream.Recv()
-	if err != nil || len(first.GetSnapshot().GetMessages()) < n {
-		t.Fatalf("snapshot: %d messages, %v", len(first.GetSnapshot().GetMessages()), err)
-	}
-	opened := time.Since(start)
-	t.Logf("10,000-message task: history list %v; ResumeTask + Subscribe snapshot (%d messages) %v (target < 1 s)",
-		listed, len(first.GetSnapshot().GetMessages()), opened)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(listed), "list-ms")
+	b.ReportMetric(ms(opened), "open-ms")
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // everythingBin is the everything MCP server installed by the root package.json.
-func everythingBin(t *testing.T) string {
+func everythingBin(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	bin := filepath.Join(filepath.Dir(file), "..", "node_modules", ".bin", "mcp-server-everything")

@@ -127,7 +127,7 @@ type loadModel struct {
 
 var taskRE = regexp.MustCompile(`R7 task (\d+)\b`)
 
-func newLoadModel(t *testing.T, shape loadShape) *loadModel {
+func newLoadModel(t testing.TB, shape loadShape) *loadModel {
 	lm := &loadModel{sent: map[string]time.Time{}}
 	perTurn := shape.replyBytes / pieceSize / (shape.tools + 1)
 	for task := range shape.tasks {
@@ -356,7 +356,7 @@ type loadDaemon struct {
 	unused *llmtest.Server
 }
 
-func startLoad(t *testing.T, shape loadShape) *loadDaemon {
+func startLoad(t testing.TB, shape loadShape) *loadDaemon {
 	t.Helper()
 	lm := newLoadModel(t, shape)
 	ws := t.TempDir()
@@ -388,7 +388,7 @@ func (d *loadDaemon) stop() {
 }
 
 // round runs every task of the shape once, concurrently, and adds what it saw to res.
-func (d *loadDaemon) round(t *testing.T, res *loadResult) {
+func (d *loadDaemon) round(t testing.TB, res *loadResult) {
 	t.Helper()
 	e, lm, shape := d.e, d.lm, d.shape
 	lm.reset()
@@ -462,23 +462,51 @@ func (d *loadDaemon) round(t *testing.T, res *loadResult) {
 }
 
 // runLoad starts one daemon, runs one round of shape against it and closes it.
-func runLoad(t *testing.T, shape loadShape) loadResult {
+func runLoad(t testing.TB, shape loadShape) loadResult {
 	t.Helper()
 	var res loadResult
 	debug.FreeOSMemory()
 	res.goroutines[0] = runtime.NumGoroutine()
 	res.rssBefore = procRSS()
-	// A subtest, so everything the run registered for cleanup is released before "after".
-	t.Run("run", func(t *testing.T) {
-		d := startLoad(t, shape)
-		d.round(t, &res)
-		d.stop()
-	})
+	// Everything the run registers for cleanup is released before "after".
+	scope := &cleanupScope{TB: t}
+	t.Cleanup(scope.close) // when the run fails half way
+	d := startLoad(scope, shape)
+	d.round(scope, &res)
+	d.stop()
+	scope.close()
 	res.summarize()
 	res.goroutines[1] = settleGoroutines(res.goroutines[0])
 	debug.FreeOSMemory() // what the heap holds, not what the runtime has yet to give back
 	res.rssAfter = procRSS()
 	return res
+}
+
+// cleanupScope is a test or benchmark whose cleanups (servertest's daemon, the fake models)
+// run when close is called rather than when the test ends, so that a run's goroutines and
+// memory are gone before what is left is measured. (A benchmark cannot hold a subtest.)
+type cleanupScope struct {
+	testing.TB
+	mu  sync.Mutex // guards fns
+	fns []func()
+}
+
+// Cleanup registers f to run at close.
+func (s *cleanupScope) Cleanup(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fns = append(s.fns, f)
+}
+
+// close runs the registered functions, the last first, each once.
+func (s *cleanupScope) close() {
+	s.mu.Lock()
+	fns := s.fns
+	s.fns = nil
+	s.mu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
 }
 
 // summarize turns the latencies into percentiles.
@@ -503,28 +531,43 @@ func TestLoadLosesNothing(t *testing.T) {
 	}
 }
 
-func printLoad(title string, shape loadShape, r loadResult) {
-	fmt.Printf("\n%s — %d tasks × %d subscribers, %d KB streamed and %d tools a task\n", title,
-		shape.tasks, shape.subscribers, shape.replyBytes/1000, shape.tools)
-	fmt.Printf("  wall %v; chunk delivery p50 %v, p99 %v over %d arrivals\n", r.wall.Round(time.Millisecond),
-		r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.chunks)
-	fmt.Printf("  lost %d, duplicated %d, wrong text %d messages\n", r.lost, r.dup, r.badText)
-	fmt.Printf("  goroutines %d before, %d after; RSS (daemon and clients, one process) %.1f MB before, %.1f MB peak, %.1f MB after\n",
-		r.goroutines[0], r.goroutines[1], float64(r.rssBefore)/1024, float64(r.rssPeak)/1024, float64(r.rssAfter)/1024)
-}
-
-// TestR7Report prints the full R7 load when CAIRN_BENCH=1 (`make bench`).
-func TestR7Report(t *testing.T) {
-	if os.Getenv("CAIRN_BENCH") == "" {
-		t.Skip("set CAIRN_BENCH=1 (make bench) to print R7")
+// BenchmarkR7Load is the R7 load of `make bench`: 20 tasks × 5 subscribers on one daemon, each
+// task streaming 200 KB and running 10 tools, unpaced and paced. Unpaced, the fake model writes
+// as fast as the daemon reads: the wall time is the throughput and the latency is mostly the
+// backlog in the sockets. Paced at 100 bytes every 2 ms per task (50 KB/s, far above a real
+// model's rate) the latency is the delivery's own. One iteration is one run on a fresh daemon.
+// Metrics of the last run: wall-ms, p50-ms and p99-ms of chunk delivery, arrivals, RSS (daemon
+// and clients share this process) before, at its peak and after, and the goroutines before
+// and after. A message lost, duplicated or with the wrong text fails the benchmark
+// (TestLoadLosesNothing checks the same on a smaller load in `make test`).
+func BenchmarkR7Load(b *testing.B) {
+	for _, paced := range []bool{false, true} {
+		shape := loadShape{tasks: 20, subscribers: 5, replyBytes: 200_000, tools: 10}
+		name := "unpaced"
+		if paced {
+			shape.chunkDelay = 2 * time.Millisecond
+			name = "paced"
+		}
+		b.Run(name, func(b *testing.B) {
+			var r loadResult
+			for b.Loop() {
+				r = runLoad(b, shape)
+				if r.lost != 0 || r.dup != 0 || r.badText != 0 {
+					b.Fatalf("lost %d, duplicated %d, wrong text %d messages", r.lost, r.dup, r.badText)
+				}
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(ms(r.wall), "wall-ms")
+			b.ReportMetric(ms(r.p50), "p50-ms")
+			b.ReportMetric(ms(r.p99), "p99-ms")
+			b.ReportMetric(float64(r.chunks), "arrivals")
+			b.ReportMetric(float64(r.rssBefore)/1024, "rss-before-MB")
+			b.ReportMetric(float64(r.rssPeak)/1024, "rss-peak-MB")
+			b.ReportMetric(float64(r.rssAfter)/1024, "rss-after-MB")
+			b.ReportMetric(float64(r.goroutines[0]), "goroutines-before")
+			b.ReportMetric(float64(r.goroutines[1]), "goroutines-after")
+		})
 	}
-	// Unpaced, the fake model writes as fast as the daemon reads: the wall time is the
-	// throughput and the latency is mostly the backlog in the sockets. Paced at 100 bytes every
-	// 2 ms per task (50 KB/s, far above a real model's rate) the latency is the delivery's own.
-	shape := loadShape{tasks: 20, subscribers: 5, replyBytes: 200_000, tools: 10}
-	printLoad("R7 load, unpaced", shape, runLoad(t, shape))
-	shape.chunkDelay = 2 * time.Millisecond
-	printLoad("R7 load, paced", shape, runLoad(t, shape))
 }
 
 // TestR7Soak runs the load at a lower rate for CAIRN_SOAK (a duration, `make soak`) on one

@@ -2,14 +2,12 @@ package checkpoint
 
 import (
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata golden files")
+	"github.com/cairnhq/cairn/core/internal/golden"
+)
 
 // The generated info/exclude: defaults, the user's ignore files with includes resolved, the
 // data dir, nested repositories and large files, with glob characters quoted.
@@ -27,19 +25,7 @@ func TestExcludeFileGolden(t *testing.T) {
 		Large:  map[string]int64{"big*.bin": 11 << 20, "end ": 12 << 20},
 	}
 	got := m.excludes(skip)
-	golden := filepath.Join("testdata", "exclude.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Fatalf("exclude file differs from %s (run with -update to accept):\n%s", golden, got)
-	}
+	golden.File(t, filepath.Join("testdata", "exclude.golden"), got)
 }
 
 func TestEscapePattern(t *testing.T) {

@@ -113,7 +113,7 @@ func trackedIn(t testing.TB, m *Manager, hash string) []string {
 }
 
 // isolateHome points HOME at a fresh folder so the workspace under t.TempDir is not refused.
-func isolateHome(t *testing.T) string {
+func isolateHome(t testing.TB) string {
 	t.Helper()
 	needGit(t)
 	home := t.TempDir()

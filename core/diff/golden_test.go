@@ -3,7 +3,6 @@ package diff
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
+
 	"golang.org/x/tools/txtar"
 )
-
-var update = flag.Bool("update", false, "rewrite the expected/message sections of testdata/*.txtar")
 
 // Case files (testdata/*.txtar) have these sections:
 //
@@ -91,18 +90,18 @@ func runCase(t *testing.T, path string) {
 				t.Errorf("error lacks %q:\n%s", sub, err)
 			}
 		}
-		golden(t, ar, path, "message", err.Error()+"\n")
+		goldenSection(t, ar, path, "message", err.Error()+"\n")
 		return
 	}
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)
 	}
-	golden(t, ar, path, "expected", encode(string(res.Content)))
+	goldenSection(t, ar, path, "expected", encode(string(res.Content)))
 	var b strings.Builder
 	for _, e := range res.Edits {
 		fmt.Fprintf(&b, "%d: %d-%d %s\n", e.Block, e.Start+1, e.End, e.Level)
 	}
-	golden(t, ar, path, "edits", b.String())
+	goldenSection(t, ar, path, "edits", b.String())
 	checkPreviewAgrees(t, original, decode(sec["diff"]), res.Content)
 }
 
@@ -130,7 +129,7 @@ func checkPreviewAgrees(t *testing.T, original []byte, diff string, want []byte)
 	}
 }
 
-func golden(t *testing.T, ar *txtar.Archive, path, name, got string) {
+func goldenSection(t *testing.T, ar *txtar.Archive, path, name, got string) {
 	t.Helper()
 	for i := range ar.Files {
 		if ar.Files[i].Name != name {
@@ -139,7 +138,7 @@ func golden(t *testing.T, ar *txtar.Archive, path, name, got string) {
 		if string(ar.Files[i].Data) == got {
 			return
 		}
-		if *update {
+		if golden.Update() {
 			ar.Files[i].Data = []byte(got)
 			writeArchive(t, ar, path)
 			return
@@ -147,7 +146,7 @@ func golden(t *testing.T, ar *txtar.Archive, path, name, got string) {
 		t.Errorf("%s differs (run with -update to accept):\n got:\n%s\nwant:\n%s", name, got, ar.Files[i].Data)
 		return
 	}
-	if !*update {
+	if !golden.Update() {
 		t.Errorf("missing section %q (run with -update)", name)
 		return
 	}

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/template"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairnhq/cairn/core/internal/mdsections"
 )
 
 //go:embed messages.md
@@ -16,17 +17,7 @@ var messagesMD string
 
 // messages maps a section heading of messages.md to its template. The file is embedded, so a
 // parse failure is a build defect that every test exposes at once.
-var messages = parseMessages(messagesMD)
-
-func parseMessages(md string) map[string]*template.Template {
-	out := map[string]*template.Template{}
-	for _, sec := range strings.Split(md, "\n## ")[1:] {
-		name, body, _ := strings.Cut(sec, "\n")
-		body = strings.TrimSpace(body)
-		out[strings.TrimSpace(name)] = template.Must(template.New(name).Parse(body))
-	}
-	return out
-}
+var messages = mdsections.Templates(messagesMD)
 
 // msgData feeds the templates.
 type msgData struct {
@@ -41,17 +32,13 @@ type msgData struct {
 }
 
 func render(key string, d msgData) string {
-	t, ok := messages[key]
+	out, ok := messages.Render(key, d)
 	if !ok {
-		// A missing section is a defect in messages.md; still say something useful.
-		return fmt.Sprintf("edit failed (%s) at block %d", key, d.Block)
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
+		// A missing or broken section is a defect in messages.md; still say something useful.
 		return fmt.Sprintf("edit failed (%s) at block %d", key, d.Block)
 	}
 	// Optional fields leave blank lines behind; collapse them so the text stays compact.
-	return strings.ReplaceAll(b.String(), "\n\n", "\n")
+	return strings.ReplaceAll(out, "\n\n", "\n")
 }
 
 func formatError(kind error, block, diffLine int, line, key string) *ApplyError {

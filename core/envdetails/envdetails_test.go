@@ -2,20 +2,19 @@ package envdetails
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"time"
 	_ "time/tzdata" // the zone tests must not depend on the machine's tz database
 
 	"github.com/cairnhq/cairn/core/tools/shell"
 	"github.com/cairnhq/cairn/core/workspace"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // writeTree creates files (path → content) below dir.
 func writeTree(t *testing.T, dir string, files map[string]string) {
@@ -141,19 +140,7 @@ func TestBuildGolden(t *testing.T) {
 			if in.Recent != nil {
 				_ = in.Recent.Close()
 			}
-			golden := filepath.Join("testdata", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("Build differs from %s (run with -update to accept):\n%s", golden, got)
-			}
+			golden.File(t, filepath.Join("testdata", c.name+".golden"), got)
 		})
 	}
 }

@@ -2,16 +2,15 @@ package hooks
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"time"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // dumpScript copies the hook's stdin to $HOOK_DUMP_DIR/<its name>.json.
 const dumpScript = "#!/bin/sh\ncat > \"$HOOK_DUMP_DIR/$(basename \"$0\").json\"\n"
@@ -50,22 +49,7 @@ func TestInputGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = []byte(strings.ReplaceAll(string(got), root, "$ROOT") + "\n")
-			golden := filepath.Join("testdata", "input", string(k)+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("input of %s:\n got %s\nwant %s", k, got, want)
-			}
+			golden.File(t, filepath.Join("testdata", "input", string(k)+".json"), string(got))
 		})
 	}
 }

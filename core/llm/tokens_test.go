@@ -170,7 +170,7 @@ func randomText(alphabet []rune, n int) string {
 
 // TestCountTokensHugeInputs only checks that these inputs are counted at all and sensibly:
 // before the bounded merge they would not finish within the test's deadline. (Timing is in
-// BenchmarkCountTokensHuge and TestTokensReport.)
+// BenchmarkCountTokensHuge.)
 func TestCountTokensHugeInputs(t *testing.T) {
 	for name, text := range hugeTexts() {
 		t.Run(name, func(t *testing.T) {
@@ -191,36 +191,37 @@ func BenchmarkCountTokens(b *testing.B) {
 	}
 }
 
+// BenchmarkCountTokensHuge is the token-counting figure of `make bench`: the time to count
+// each huge input (with tokens, the count), and, as the anchor, the regexp-based reference
+// encoder against CountTokens on a 30 KB word, where the reference can still be run (it is
+// quadratic: 120 KB takes about 16 times as long). The anchor case reports ref-ms and
+// x-faster, how many times faster CountTokens is than the reference on the same word.
 func BenchmarkCountTokensHuge(b *testing.B) {
-	CountTokens("warm")
-	for name, text := range hugeTexts() {
-		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				CountTokens(text)
-			}
-		})
-	}
-}
-
-// TestTokensReport prints the token-counting figures (CAIRN_BENCH=1): the time to count each
-// huge input, beside the reference encoder on the 120 KB word where it can still be run.
-func TestTokensReport(t *testing.T) {
-	if os.Getenv("CAIRN_BENCH") == "" {
-		t.Skip("set CAIRN_BENCH=1 to print the token-counting figures")
-	}
 	CountTokens("warm")
 	texts := hugeTexts()
 	for _, name := range []string{"one 120 KB word", "120 KB of spaces", "3 MB mixed", "3 MB of CJK", "3 MB word"} {
 		text := texts[name]
-		start := time.Now()
-		n := CountTokens(text)
-		took := time.Since(start)
-		t.Logf("tokens: %-16s %8d bytes → %7d tokens in %v", name, len(text), n, took.Round(time.Microsecond))
+		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			n := 0
+			for b.Loop() {
+				n = CountTokens(text)
+			}
+			b.ReportMetric(float64(n), "tokens")
+		})
 	}
-	word := strings.Repeat("a", 30_000)
-	start := time.Now()
-	referenceCount(t, word)
-	t.Logf("tokens: anchor: the regexp-based reference counts a 30 KB word in %v (quadratic: 120 KB ≈ 16×)",
-		time.Since(start).Round(time.Millisecond))
+	b.Run("anchor_30_KB_word", func(b *testing.B) {
+		word := strings.Repeat("a", 30_000)
+		var ours, ref time.Duration
+		for b.Loop() {
+			start := time.Now()
+			CountTokens(word)
+			ours += time.Since(start)
+			start = time.Now()
+			referenceCount(b, word)
+			ref += time.Since(start)
+		}
+		b.ReportMetric(float64(ref.Microseconds())/1000/float64(b.N), "ref-ms")
+		b.ReportMetric(float64(ref)/float64(max(ours, 1)), "x-faster")
+	})
 }

@@ -2,7 +2,6 @@ package mentions
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,13 +14,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
+
 	"golang.org/x/tools/txtar"
 
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/workspace"
 )
-
-var update = flag.Bool("update", false, "rewrite the mentions/expanded sections of testdata/*.txtar")
 
 // Case files (testdata/*.txtar) describe one expansion. Sections:
 //
@@ -215,7 +214,7 @@ func runCase(t *testing.T, file string) {
 	}
 	gotList, gotText := undo(list.String()), undo(got)+"\n"
 
-	if *update {
+	if golden.Update() {
 		var files []txtar.File
 		for _, f := range ar.Files {
 			if f.Name != "mentions" && f.Name != "expanded" {

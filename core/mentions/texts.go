@@ -3,9 +3,9 @@ package mentions
 import (
 	_ "embed"
 	"fmt"
-	"strings"
 	"sync"
-	"text/template"
+
+	"github.com/cairnhq/cairn/core/internal/mdsections"
 )
 
 //go:embed texts.md
@@ -14,17 +14,7 @@ var textsMD string
 // texts maps a section heading of texts.md to its template. The file is embedded, so a parse
 // failure is a build defect that the key test exposes; it is parsed on first use, not at
 // every process start.
-var texts = sync.OnceValue(func() map[string]*template.Template { return parseTexts(textsMD) })
-
-func parseTexts(md string) map[string]*template.Template {
-	out := map[string]*template.Template{}
-	for _, sec := range strings.Split(md, "\n## ")[1:] {
-		name, body, _ := strings.Cut(sec, "\n")
-		name = strings.TrimSpace(name)
-		out[name] = template.Must(template.New(name).Parse(strings.TrimSpace(body)))
-	}
-	return out
-}
+var texts = sync.OnceValue(func() mdsections.Set { return mdsections.Templates(textsMD) })
 
 // textData feeds the templates.
 type textData struct {
@@ -33,14 +23,10 @@ type textData struct {
 }
 
 func render(key string, d textData) string {
-	t, ok := texts()[key]
+	out, ok := texts().Render(key, d)
 	if !ok {
-		// A missing section is a defect in texts.md; the tests list every key.
+		// A missing or broken section is a defect in texts.md; the tests list every key.
 		return fmt.Sprintf("(%s)", key)
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
-		return fmt.Sprintf("(%s)", key)
-	}
-	return b.String()
+	return out
 }

@@ -3,17 +3,16 @@ package parse
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
+
 	"golang.org/x/tools/txtar"
 )
-
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/cases in canonical form")
 
 // testCase is one file of testdata/cases: a txtar archive whose comment describes the case
 // (a line "crlf" turns every newline of the input into CRLF), with sections "input" (the
@@ -103,7 +102,7 @@ func TestCases(t *testing.T) {
 	for _, c := range loadCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			got := Parse(g, c.input)
-			if *update {
+			if golden.Update() {
 				for i := range c.arc.Files {
 					if c.arc.Files[i].Name == "want" {
 						c.arc.Files[i].Data = []byte(canonical(t, got))

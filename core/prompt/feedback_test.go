@@ -1,8 +1,11 @@
 package prompt
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"time"
 )
 
@@ -37,7 +40,7 @@ func TestFeedbackGolden(t *testing.T) {
 		}
 		b.WriteString("#### " + n.name + "\n" + n.text + "\n\n")
 	}
-	golden(t, "feedback.golden", b.String())
+	golden.File(t, filepath.Join("testdata", "feedback.golden"), b.String())
 }
 
 func TestToolErrorExact(t *testing.T) {

@@ -1,66 +1,15 @@
 package prompt
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/tools"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./core/prompt -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file; run with -update and review the diff.\n%s", name, firstDiff(string(want), got))
-	}
-}
-
-// firstDiff shows the first differing line, enough to see what moved.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return ""
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
-}
 
 func baseInput() Input {
 	return Input{
@@ -204,7 +153,7 @@ func TestBuildGolden(t *testing.T) {
 			if again := Build(tc.in); again != got {
 				t.Error("Build differs from Render, or the output is not deterministic")
 			}
-			golden(t, tc.golden, got)
+			golden.File(t, filepath.Join("testdata", tc.golden), got)
 			for _, s := range tc.present {
 				if !strings.Contains(got, s) {
 					t.Errorf("missing %q", s)

@@ -1,9 +1,11 @@
 package prompt
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/skills"
 	"github.com/cairnhq/cairn/core/tools"
@@ -47,7 +49,7 @@ func TestTeamSectionsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "team_sections.golden", sections(got, "SKILLS", "USER'S CUSTOM INSTRUCTIONS"))
+	golden.File(t, filepath.Join("testdata", "team_sections.golden"), sections(got, "SKILLS", "USER'S CUSTOM INSTRUCTIONS"))
 	if i, j := strings.Index(got, "\nSKILLS\n"), strings.Index(got, "\nRULES\n"); i < 0 || j < i {
 		t.Errorf("SKILLS should come before RULES (at %d, %d)", i, j)
 	}

@@ -2,8 +2,11 @@ package prompt
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/golden"
 )
 
 // TestToolDefinitions renders the function definitions of the test tools to a golden file and
@@ -45,7 +48,7 @@ func TestToolDefinitions(t *testing.T) {
 		}
 		b.WriteString("## " + d.Name + "\n" + d.Description + "\n" + string(d.Parameters) + "\n\n")
 	}
-	golden(t, "tooldefs.golden", b.String())
+	golden.File(t, filepath.Join("testdata", "tooldefs.golden"), b.String())
 	for _, d := range ToolDefinitions(specs[:1], false) {
 		if strings.Contains(string(d.Parameters), "task_progress") {
 			t.Error("task_progress offered with the focus chain off")

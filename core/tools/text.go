@@ -2,21 +2,17 @@ package tools
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/cairnhq/cairn/core/internal/mdsections"
 )
 
 // Sections are a tool family's model-facing sentences, read from an embedded markdown file
 // with one `## key` section each, so the wording lives in .md files and not in Go strings.
 type Sections map[string]string
 
-// ParseSections splits md at its `## key` headings.
+// ParseSections splits md at its `## key` headings (core/internal/mdsections).
 func ParseSections(md string) Sections {
-	out := Sections{}
-	for _, part := range strings.Split("\n"+md, "\n## ")[1:] {
-		key, body, _ := strings.Cut(part, "\n")
-		out[strings.TrimSpace(key)] = strings.TrimSpace(body)
-	}
-	return out
+	return Sections(mdsections.Split(md))
 }
 
 // Format returns section key formatted with args (fmt verbs). A missing key is a programming

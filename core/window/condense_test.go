@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/llm"
 )
 
@@ -116,7 +117,7 @@ func TestCondenseGolden(t *testing.T) {
 	out := Condense(h, 2, "1. The user asked for X.\n2. Next: do Y.")
 	got := texts(out[0])
 	path := filepath.Join("testdata", "condense", "first.golden")
-	if *update {
+	if golden.Update() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,13 @@
 package window
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/golden"
 
 	"golang.org/x/tools/txtar"
 
@@ -14,8 +15,6 @@ import (
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/tools/readfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/dedup/*.txtar")
 
 // Dedup cases (testdata/dedup/*.txtar): the comment says what the case shows; sections
 // `user` and `assistant` are messages in order, `user+` adds a content block to the previous
@@ -53,7 +52,7 @@ func TestDedupGolden(t *testing.T) {
 			if !reflect.DeepEqual(msgs, before) {
 				t.Fatal("dedup modified its input")
 			}
-			if *update {
+			if golden.Update() {
 				if want == nil {
 					ar.Files = append(ar.Files, txtar.File{Name: "want"})
 					want = &ar.Files[len(ar.Files)-1]

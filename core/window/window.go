@@ -16,9 +16,9 @@ package window
 import (
 	_ "embed"
 	"fmt"
-	"strings"
 	"sync"
 
+	"github.com/cairnhq/cairn/core/internal/mdsections"
 	"github.com/cairnhq/cairn/core/llm"
 )
 
@@ -28,16 +28,7 @@ import (
 var notesMD string
 
 // notes is split into its sections on first use.
-var notes = sync.OnceValue(func() map[string]string { return parseSections(notesMD) })
-
-func parseSections(md string) map[string]string {
-	out := map[string]string{}
-	for _, part := range strings.Split("\n"+md, "\n## ")[1:] {
-		key, body, _ := strings.Cut(part, "\n")
-		out[strings.TrimSpace(key)] = strings.TrimSpace(body)
-	}
-	return out
-}
+var notes = sync.OnceValue(func() map[string]string { return mdsections.Split(notesMD) })
 
 // DefaultWindow is assumed when the model's context window is unknown (0).
 const DefaultWindow = 128_000

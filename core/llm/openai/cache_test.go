@@ -7,10 +7,10 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/llm"
 )
 
@@ -76,19 +76,7 @@ func TestCacheControlGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	pretty.WriteByte('\n')
-	const golden = "testdata/cache_control.golden.json"
-	if *update {
-		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pretty.String() != string(want) {
-		t.Errorf("body differs from %s:\n%s", golden, pretty.String())
-	}
+	golden.File(t, "testdata/cache_control.golden.json", pretty.String())
 	if n := strings.Count(pretty.String(), `"cache_control"`); n != 3 {
 		t.Errorf("%d breakpoints, want 3 (system and the last two user turns)", n)
 	}

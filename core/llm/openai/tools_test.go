@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // assembled is what a replayed stream amounts to: the chunks as the adapter returned them and
 // the message they add up to.
@@ -72,7 +69,7 @@ func TestToolCallStreams(t *testing.T) {
 				}
 			}
 			got.ToolCalls = calls.Calls()
-			golden(t, strings.TrimSuffix(file, ".sse")+".golden.json", got)
+			goldenJSON(t, strings.TrimSuffix(file, ".sse")+".golden.json", got)
 		})
 	}
 }
@@ -135,30 +132,17 @@ func TestNativeHistoryRequest(t *testing.T) {
 	if bytes.Contains(body, []byte("reasoning_content")) {
 		t.Error("the request sends reasoning back")
 	}
-	golden(t, "native_request.golden.json", v)
+	goldenJSON(t, "native_request.golden.json", v)
 }
 
-func golden(t *testing.T, name string, v any) {
+// goldenJSON compares v, as indented JSON, with testdata/name.
+func goldenJSON(t *testing.T, name string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	path := "testdata/" + name
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
+	golden.File(t, "testdata/"+name, string(got)+"\n")
 }
 
 // TestFakeModelToolCalls plays the fake model's tool-call turns through the adapter: split

@@ -3,7 +3,6 @@ package presets
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,12 +13,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"time"
 
 	"golang.org/x/tools/txtar"
 )
-
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/list/*.txtar")
 
 // recorded serves the responses of a txtar case: a section named "METHOD /path" answers that
 // request ("POST /api/show <model>" answers Ollama's show request for one model); anything
@@ -129,7 +128,7 @@ func TestListRecorded(t *testing.T) {
 					want = &ar.Files[i]
 				}
 			}
-			if *update {
+			if golden.Update() {
 				if want == nil {
 					ar.Files = append(ar.Files, txtar.File{Name: "want"})
 					want = &ar.Files[len(ar.Files)-1]

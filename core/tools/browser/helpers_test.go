@@ -53,7 +53,7 @@ func needBrowser(t testing.TB) {
 // folder, so that processes of this test are told apart from any other Chromium by their
 // --user-data-dir. It returns that folder. The name is short on purpose: Chromium puts Unix
 // sockets in it, and a socket path has a small length limit.
-func isolate(t *testing.T) string {
+func isolate(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "cdp")
 	if err != nil {

@@ -2,15 +2,14 @@ package codedefs
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
+	"github.com/cairnhq/cairn/core/internal/golden"
+)
 
 // TestParseGolden parses one realistic file per supported extension and compares the
 // definitions (kind, name, line) and the formatted outline with testdata/golden/<file>.golden.
@@ -42,33 +41,13 @@ func TestParseGolden(t *testing.T) {
 			b.WriteString("\n")
 			b.WriteString(Format([]File{{Name: name, Defs: defs}}))
 			b.WriteString("\n")
-			compareGolden(t, filepath.Join("testdata/golden", name+".golden"), b.String())
+			golden.File(t, filepath.Join("testdata/golden", name+".golden"), b.String())
 		})
 	}
 	for _, ext := range Extensions() {
 		if !seen[ext] {
 			t.Errorf("no testdata/lang file for %s", ext)
 		}
-	}
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch (run with -update to accept)\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/toolstest"
@@ -69,7 +70,7 @@ func TestFolderGolden(t *testing.T) {
 			t.Errorf("output mentions %q, which must be skipped", bad)
 		}
 	}
-	compareGolden(t, "testdata/golden/folder.golden", res.Text+"\n")
+	golden.File(t, "testdata/golden/folder.golden", res.Text+"\n")
 
 	if len(ui.Approvals) != 1 {
 		t.Fatalf("approvals = %d, want 1", len(ui.Approvals))

@@ -9,7 +9,7 @@ package edit
 
 import (
 	"context"
-	"embed"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,16 +24,12 @@ import (
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
-//go:embed descriptions/*.md
-var descriptions embed.FS
+// descriptions.md holds the two tools' descriptions, one `## tool name` section each.
+//
+//go:embed descriptions.md
+var descriptionsMD string
 
-func describe(name string) string {
-	b, err := descriptions.ReadFile("descriptions/" + name + ".md")
-	if err != nil {
-		panic("edit: missing description " + name)
-	}
-	return strings.TrimSpace(string(b))
-}
+var descriptions = tools.ParseSections(descriptionsMD)
 
 // maxFileSize is the largest file an edit will load.
 const maxFileSize = 20 << 20
@@ -70,13 +66,13 @@ func NewReplace() *Tool { return &Tool{} }
 // Spec describes the tool.
 func (t *Tool) Spec() tools.Spec {
 	if t.whole {
-		return tools.Spec{Name: "write_to_file", Description: describe("write_to_file"), Category: tools.CategoryEdit, ArgParam: "path",
+		return tools.Spec{Name: "write_to_file", Description: descriptions.Format("write_to_file"), Category: tools.CategoryEdit, ArgParam: "path",
 			Params: []tools.Param{
 				{Name: "path", Required: true, Description: "File path, relative to the workspace root.", Usage: "File path here"},
 				{Name: "content", Required: true, Description: "The complete file content.", Usage: "Your file content here"},
 			}}
 	}
-	return tools.Spec{Name: "replace_in_file", Description: describe("replace_in_file"), Category: tools.CategoryEdit, ArgParam: "path",
+	return tools.Spec{Name: "replace_in_file", Description: descriptions.Format("replace_in_file"), Category: tools.CategoryEdit, ArgParam: "path",
 		Params: []tools.Param{
 			{Name: "path", Required: true, Description: "File path, relative to the workspace root.", Usage: "File path here"},
 			{Name: "diff", Required: true, Description: "One or more SEARCH/REPLACE blocks.", Usage: "Search and replace blocks here"},

@@ -2,7 +2,6 @@ package edit
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,33 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/results/*.golden")
-
-// golden compares got with testdata/results/name.golden (rewritten with -update).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "results", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s: result text differs from the golden file\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
 
 const small = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 
@@ -63,7 +39,7 @@ func TestReplaceApproved(t *testing.T) {
 		!strings.Contains(p.Diff, "-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n") {
 		t.Errorf("approval = %+v, payload = %+v", a, p)
 	}
-	golden(t, "replace_small", res.Text)
+	golden.File(t, filepath.Join("testdata", "results", "replace_small"+".golden"), res.Text)
 }
 
 func TestRejectLeavesFileIdentical(t *testing.T) {
@@ -137,7 +113,7 @@ func TestNewFileInNewFolders(t *testing.T) {
 	if p.Op != msg.OpNewFileCreated || p.Content != newFileText("one\ntwo\n") || p.Path != "a/b/new.txt" {
 		t.Errorf("payload = %+v", p)
 	}
-	golden(t, "new_file_small", res.Text)
+	golden.File(t, filepath.Join("testdata", "results", "new_file_small"+".golden"), res.Text)
 }
 
 func TestCancelWhileAskingReverts(t *testing.T) {
@@ -256,7 +232,7 @@ func TestReplaceFailureLeavesFileAndShowsClosest(t *testing.T) {
 	if !f.ui.said(msg.SayDiffError) || len(f.ui.approvals) != 0 {
 		t.Errorf("diff_error shown=%v, approvals=%d", f.ui.said(msg.SayDiffError), len(f.ui.approvals))
 	}
-	golden(t, "replace_no_match", res.Text)
+	golden.File(t, filepath.Join("testdata", "results", "replace_no_match"+".golden"), res.Text)
 }
 
 func TestReplaceMissingFile(t *testing.T) {
@@ -452,7 +428,7 @@ func TestResultText(t *testing.T) {
 					t.Errorf("result has %q", w)
 				}
 			}
-			golden(t, c.name, res.Text)
+			golden.File(t, filepath.Join("testdata", "results", c.name+".golden"), res.Text)
 		})
 	}
 }
@@ -654,4 +630,18 @@ func TestOutcomeRecorded(t *testing.T) {
 			t.Fatalf("Run = %+v, %v; outcomes %v", res, err, f.ui.outcomes)
 		}
 	})
+}
+
+// TestEveryToolHasItsDescription: write_to_file and replace_in_file take their descriptions
+// from the sections of descriptions.md named after them.
+func TestEveryToolHasItsDescription(t *testing.T) {
+	for _, tool := range []*Tool{NewWrite(), NewReplace()} {
+		s := tool.Spec()
+		if _, ok := descriptions[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {
+			t.Errorf("%s: description %q", s.Name, s.Description)
+		}
+	}
+	if len(descriptions) != 2 {
+		t.Errorf("descriptions.md has %d sections, want 2", len(descriptions))
+	}
 }

@@ -2,9 +2,11 @@ package edit
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -105,7 +107,7 @@ func TestMatchNotesResult(t *testing.T) {
 	if strings.Contains(res.Text, "Note on block 1") {
 		t.Error("an exact block got a note")
 	}
-	golden(t, "replace_match_notes", res.Text)
+	golden.File(t, filepath.Join("testdata", "results", "replace_match_notes.golden"), res.Text)
 }
 
 // TestReplaceRefusedLeavesFile covers diffs that must change nothing: the file stays byte

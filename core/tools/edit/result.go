@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/template"
 
 	"github.com/cairnhq/cairn/core/diff"
+	"github.com/cairnhq/cairn/core/internal/mdsections"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -18,16 +18,7 @@ var messagesMD string
 // messages maps a section heading of messages.md to its template. The file is embedded, so a
 // parse failure is a build defect that the key test exposes; it is parsed on first use, not
 // at every process start.
-var messages = sync.OnceValue(func() map[string]*template.Template { return parseMessages(messagesMD) })
-
-func parseMessages(md string) map[string]*template.Template {
-	out := map[string]*template.Template{}
-	for _, sec := range strings.Split(md, "\n## ")[1:] {
-		name, body, _ := strings.Cut(sec, "\n")
-		out[strings.TrimSpace(name)] = template.Must(template.New(name).Parse(strings.TrimSpace(body)))
-	}
-	return out
-}
+var messages = sync.OnceValue(func() mdsections.Set { return mdsections.Templates(messagesMD) })
 
 // msgData feeds the templates of messages.md.
 type msgData struct {
@@ -44,16 +35,12 @@ type msgData struct {
 }
 
 func render(key string, d msgData) string {
-	t, ok := messages()[key]
+	out, ok := messages().Render(key, d)
 	if !ok {
-		// A missing section is a defect in messages.md; still say something true.
+		// A missing or broken section is a defect in messages.md; still say something true.
 		return fmt.Sprintf("(%s: %s)", key, d.Path)
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
-		return fmt.Sprintf("(%s: %s)", key, d.Path)
-	}
-	return b.String()
+	return out
 }
 
 // compactThreshold: files up to this many lines come back whole after an edit (spec §9).

@@ -5,7 +5,7 @@ package interact
 
 import (
 	"context"
-	"embed"
+	_ "embed"
 	"encoding/json"
 	"strings"
 
@@ -13,16 +13,12 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-//go:embed descriptions/*.md
-var descriptions embed.FS
+// descriptions.md holds the tools' descriptions, one `## tool name` section each.
+//
+//go:embed descriptions.md
+var descriptionsMD string
 
-func describe(name string) string {
-	b, err := descriptions.ReadFile("descriptions/" + name + ".md")
-	if err != nil {
-		panic("interact: missing description " + name) // caught by every test that builds a spec
-	}
-	return strings.TrimSpace(string(b))
-}
+var descriptions = tools.ParseSections(descriptionsMD)
 
 // All returns every interact tool.
 func All() []tools.Tool {
@@ -35,7 +31,7 @@ type Followup struct{}
 // Spec describes the tool.
 func (Followup) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "ask_followup_question", Description: describe("ask_followup_question"),
+		Name: "ask_followup_question", Description: descriptions.Format("ask_followup_question"),
 		Category: tools.CategoryInteract, PlanSafe: true, ArgParam: "question",
 		Params: []tools.Param{
 			{Name: "question", Required: true, Description: "The question to ask.", Usage: "Your question here"},
@@ -75,7 +71,7 @@ type Completion struct{}
 // Spec describes the tool.
 func (Completion) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "attempt_completion", Description: describe("attempt_completion"),
+		Name: "attempt_completion", Description: descriptions.Format("attempt_completion"),
 		Category: tools.CategoryInteract, PlanSafe: false,
 		Params: []tools.Param{
 			{Name: "result", Required: true, Description: "The final result, stated plainly.", Usage: "Your final result description here"},
@@ -121,7 +117,7 @@ type PlanRespond struct{}
 // Spec describes the tool.
 func (PlanRespond) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "plan_mode_respond", Description: describe("plan_mode_respond"),
+		Name: "plan_mode_respond", Description: descriptions.Format("plan_mode_respond"),
 		Category: tools.CategoryInteract, PlanSafe: true,
 		Params: []tools.Param{
 			{Name: "response", Required: true, Description: "Your reply to the user.", Usage: "Your response here"},
@@ -154,7 +150,7 @@ type NewTask struct{}
 // Spec describes the tool.
 func (NewTask) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "new_task", Description: describe("new_task"), Category: tools.CategoryInteract, PlanSafe: true,
+		Name: "new_task", Description: descriptions.Format("new_task"), Category: tools.CategoryInteract, PlanSafe: true,
 		Params: []tools.Param{{Name: "context", Required: true, Description: "The context to carry into the new task.", Usage: "Context to preload the new task with"}},
 	}
 }
@@ -179,7 +175,7 @@ type Condense struct{}
 // Spec describes the tool.
 func (Condense) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "condense", Description: describe("condense"), Category: tools.CategoryInteract, PlanSafe: true,
+		Name: "condense", Description: descriptions.Format("condense"), Category: tools.CategoryInteract, PlanSafe: true,
 		Params: []tools.Param{{Name: "context", Required: true, Description: "The structured summary.", Usage: "Summary of the conversation"}},
 	}
 }

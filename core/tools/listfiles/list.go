@@ -83,13 +83,13 @@ func List(ctx context.Context, t Tree, dir string, recursive bool, limit int) (e
 func Format(entries []string, truncated bool) string {
 	if len(entries) == 0 {
 		if truncated {
-			return fmt.Sprintf(truncatedText, 0)
+			return message("truncated", 0)
 		}
-		return emptyText
+		return message("empty")
 	}
 	out := strings.Join(entries, "\n")
 	if truncated {
-		out += "\n\n" + fmt.Sprintf(truncatedText, len(entries))
+		out += "\n\n" + message("truncated", len(entries))
 	}
 	return out
 }

@@ -29,10 +29,10 @@ type files interface {
 func (*Tool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        Name,
-		Description: description,
+		Description: strings.TrimSpace(description),
 		Params: []tools.Param{
-			{Name: "path", Required: true, Description: paramPath, Usage: "Directory path here"},
-			{Name: "recursive", Description: paramRecursive, Usage: "true or false (optional)"},
+			{Name: "path", Required: true, Description: message("param_path"), Usage: "Directory path here"},
+			{Name: "recursive", Description: message("param_recursive"), Usage: "true or false (optional)"},
 		},
 		Category: tools.CategoryRead,
 		PlanSafe: true,
@@ -60,14 +60,14 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	rel := fs.Rel(abs)
 	if fs.Ignored(abs) {
 		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
-		return tools.Errorf(blockedText, rel), nil
+		return tools.Errorf("%s", message("blocked", rel)), nil
 	}
 	entries, truncated, err := List(ctx, fs, abs, recursive, DefaultLimit)
 	switch {
 	case errors.Is(err, ErrNotDir):
-		return tools.Errorf(notFoundText, rel), nil
+		return tools.Errorf("%s", message("not_found", rel)), nil
 	case errors.Is(err, ErrRefused):
-		return tools.Errorf(refusedText, rel), nil
+		return tools.Errorf("%s", message("refused", rel)), nil
 	case err != nil:
 		return tools.Result{}, fmt.Errorf("list %s: %w", rel, err)
 	}
@@ -88,7 +88,7 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Result{}, fmt.Errorf("list %s: approval: %w", rel, err)
 	}
 	if !ans.Approved {
-		return tools.Result{Text: deniedText, Rejected: true, UserFeedback: ans.Text}, nil
+		return tools.Result{Text: message("denied"), Rejected: true, UserFeedback: ans.Text}, nil
 	}
 	return tools.Result{Text: listing, UserFeedback: ans.Text}, nil
 }

@@ -2,19 +2,17 @@ package listfiles
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/workspace"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fakeUI records what the tool asked and said, and answers approvals with approve.
 type fakeUI struct {
@@ -150,25 +148,8 @@ func TestRunGolden(t *testing.T) {
 			if tc.name == "root_refused" {
 				text = strings.ReplaceAll(text, filepath.ToSlash(fsRoot), "/") // `C:/` on Windows
 			}
-			golden(t, filepath.Join("testdata", tc.name+".golden"), text)
+			golden.File(t, filepath.Join("testdata", tc.name+".golden"), text)
 		})
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch:\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

@@ -12,11 +12,11 @@ func (r Results) Format(rel func(abs string) string) string {
 	var b strings.Builder
 	switch {
 	case r.More:
-		fmt.Fprintf(&b, moreText, r.Total)
+		b.WriteString(message("more", r.Total))
 	case r.Total == 1:
-		fmt.Fprintf(&b, foundText, "1 result")
+		b.WriteString(message("found", "1 result"))
 	default:
-		fmt.Fprintf(&b, foundText, fmt.Sprintf("%d results", r.Total))
+		b.WriteString(message("found", fmt.Sprintf("%d results", r.Total)))
 	}
 	b.WriteString("\n\n")
 	var block strings.Builder
@@ -36,7 +36,7 @@ func (r Results) Format(rel func(abs string) string) string {
 		}
 		block.WriteString("│----\n\n")
 		if b.Len()+block.Len() > MaxOutputBytes {
-			b.WriteString(cutText)
+			b.WriteString(message("cut"))
 			return b.String()
 		}
 		b.WriteString(block.String())

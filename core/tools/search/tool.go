@@ -30,11 +30,11 @@ type files interface {
 func (*Tool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        Name,
-		Description: description,
+		Description: strings.TrimSpace(description),
 		Params: []tools.Param{
-			{Name: "path", Required: true, Description: paramPath, Usage: "Directory path here"},
-			{Name: "regex", Required: true, Description: paramRegex, Usage: "Your regex pattern here"},
-			{Name: "file_pattern", Description: paramFilePattern, Usage: "file pattern here (optional)"},
+			{Name: "path", Required: true, Description: message("param_path"), Usage: "Directory path here"},
+			{Name: "regex", Required: true, Description: message("param_regex"), Usage: "Your regex pattern here"},
+			{Name: "file_pattern", Description: message("param_file_pattern"), Usage: "file pattern here (optional)"},
 		},
 		Category: tools.CategoryRead,
 		PlanSafe: true,
@@ -66,17 +66,17 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	rel := fs.Rel(abs)
 	if fs.Ignored(abs) {
 		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
-		return tools.Errorf(blockedText, rel), nil
+		return tools.Errorf("%s", message("blocked", rel)), nil
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return tools.Errorf(notFoundText, rel), nil
+		return tools.Errorf("%s", message("not_found", rel)), nil
 	}
 	res, err := Search(ctx, abs, Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs})
 	switch {
 	case errors.Is(err, ErrBadRegex):
-		return tools.Errorf(badRegexText, strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": ")), nil
+		return tools.Errorf("%s", message("bad_regex", strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": "))), nil
 	case errors.Is(err, ErrBadGlob):
-		return tools.Errorf(badGlobText, pattern), nil
+		return tools.Errorf("%s", message("bad_glob", pattern)), nil
 	case err != nil:
 		return tools.Result{}, fmt.Errorf("search %s: %w", rel, err)
 	}
@@ -93,7 +93,7 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Result{}, fmt.Errorf("search %s: approval: %w", rel, err)
 	}
 	if !ans.Approved {
-		return tools.Result{Text: deniedText, Rejected: true, UserFeedback: ans.Text}, nil
+		return tools.Result{Text: message("denied"), Rejected: true, UserFeedback: ans.Text}, nil
 	}
 	return tools.Result{Text: out, UserFeedback: ans.Text}, nil
 }

@@ -2,18 +2,16 @@ package search
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/workspace"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 type fakeUI struct {
 	approve   bool
@@ -93,25 +91,8 @@ func TestRunGolden(t *testing.T) {
 			if strings.Contains(res.Text, "timeout.go") {
 				t.Error("a file blocked by the user ignore file shows up")
 			}
-			golden(t, filepath.Join("testdata", tc.name+".golden"), res.Text)
+			golden.File(t, filepath.Join("testdata", tc.name+".golden"), res.Text)
 		})
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch:\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 
@@ -155,7 +136,7 @@ func TestLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = res.Format(func(p string) string { return p })
-	if len(out) > MaxOutputBytes+200 || !strings.HasSuffix(out, cutText) {
+	if len(out) > MaxOutputBytes+200 || !strings.HasSuffix(out, message("cut")) {
 		t.Errorf("output %d bytes, suffix %q", len(out), out[max(0, len(out)-80):])
 	}
 }

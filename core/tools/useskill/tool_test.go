@@ -2,19 +2,17 @@ package useskill
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/skills"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/toolstest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // catalog is a fixed list of skills, found afresh from disk on every call like the agent's.
 type catalog struct {
@@ -128,29 +126,11 @@ func TestRun(t *testing.T) {
 				}
 			}
 			if tt.golden != "" {
-				golden(t, tt.golden, text)
+				golden.File(t, filepath.Join("testdata", tt.golden), text)
 			} else if !strings.Contains(text, tt.want) {
 				t.Errorf("text = %q, want it to contain %q", text, tt.want)
 			}
 		})
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("result differs from %s:\n%s", name, got)
 	}
 }
 

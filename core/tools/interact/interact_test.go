@@ -1,0 +1,21 @@
+package interact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEveryToolHasItsDescription: each interact tool's spec takes its description from a
+// section of descriptions.md named after the tool, and no section is left over.
+func TestEveryToolHasItsDescription(t *testing.T) {
+	all := All()
+	for _, tool := range all {
+		s := tool.Spec()
+		if _, ok := descriptions[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {
+			t.Errorf("%s: description %q", s.Name, s.Description)
+		}
+	}
+	if len(descriptions) != len(all) {
+		t.Errorf("descriptions.md has %d sections for %d tools", len(descriptions), len(all))
+	}
+}
