@@ -22,8 +22,8 @@ func checkpointRoot(roots []string) (string, error) {
 	return ws.Root(), nil
 }
 
-// checkpointDiff backs the compare RPC.
-func (c *composer) checkpointDiff(ctx context.Context, roots []string, from, to string) (string, []checkpoint.FileDiff, error) {
+// CheckpointDiff backs the compare RPC (rpc.Env).
+func (c *composer) CheckpointDiff(ctx context.Context, roots []string, from, to string) (string, []checkpoint.FileDiff, error) {
 	root, err := checkpointRoot(roots)
 	if err != nil {
 		return "", nil, err
@@ -35,8 +35,8 @@ func (c *composer) checkpointDiff(ctx context.Context, roots []string, from, to 
 	return root, files, nil
 }
 
-// checkpointRestoreFiles backs the files part of the restore RPC.
-func (c *composer) checkpointRestoreFiles(ctx context.Context, roots []string, hash string) error {
+// CheckpointRestoreFiles backs the files part of the restore RPC (rpc.Env).
+func (c *composer) CheckpointRestoreFiles(ctx context.Context, roots []string, hash string) error {
 	root, err := checkpointRoot(roots)
 	if err != nil {
 		return err

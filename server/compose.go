@@ -8,9 +8,11 @@ import (
 	"sync"
 
 	"github.com/cairnhq/cairn/server/hostbridge"
+	"github.com/cairnhq/cairn/server/rpc"
 
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm/presets"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
@@ -31,7 +33,16 @@ type composer struct {
 	indexes map[string]*workspace.Index
 }
 
-var _ agent.Env = (*composer)(nil)
+var (
+	_ agent.Env = (*composer)(nil)
+	_ rpc.Env   = (*composer)(nil)
+)
+
+// Models lists an endpoint's models the way its preset reads them, caching catalogues in the
+// data dir (rpc.Env).
+func (c *composer) Models(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error) {
+	return presets.List(ctx, presets.Lookup(preset), presets.Endpoint{BaseURL: baseURL, APIKey: apiKey, CacheDir: c.agent.DataDir})
+}
 
 // Settings implements agent.Env.
 func (c *composer) Settings() config.Settings { return c.settings.Get() }
@@ -45,8 +56,8 @@ func (c *composer) Editor(id string, fallback tools.Host) (tools.Host, string) {
 	return c.hosts.Ref(id, fallback), name
 }
 
-// index returns the file index of a workspace root, built once and kept current.
-func (c *composer) index(ctx context.Context, root string) (*workspace.Index, error) {
+// Index returns the file index of a workspace root, built once and kept current (rpc.Env).
+func (c *composer) Index(ctx context.Context, root string) (*workspace.Index, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ix, ok := c.indexes[root]; ok {

@@ -32,7 +32,6 @@ import (
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/hooks"
-	"github.com/cairnhq/cairn/core/llm/presets"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
@@ -151,6 +150,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	// A daemon refused a task this one holds names this handshake (README, "One owner per task").
 	st.SetHandshake(cfg.HandshakeFile)
 	hosts := hostbridge.NewRegistry(cfg.Version)
+	hosts.Logger = cfg.Logger.With("component", "hostbridge")
 	// The one MCP hub of the daemon: Start reads mcp_settings.json and returns; servers
 	// connect in the background, so the handshake never waits for them (a task's first
 	// request does, docs/architecture.md "MCP").
@@ -186,19 +186,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	hosts.OnGone = func(id string) { stopOrphans(tasks, hosts, id, cfg.WindowGrace, cfg.Logger) }
 	svc := rpc.New(&rpc.Backend{
-		Tasks: tasks, Settings: settings, Hosts: hosts, Version: cfg.Version, DataDir: cfg.DataDir,
-		Index: comp.index,
-		Models: func(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error) {
-			return presets.List(ctx, presets.Lookup(preset), presets.Endpoint{BaseURL: baseURL, APIKey: apiKey, CacheDir: cfg.DataDir})
-		},
-		GlobalRulesDir:         comp.agent.GlobalRulesDir,
-		GlobalWorkflowsDir:     comp.agent.GlobalWorkflowsDir,
-		GlobalSkillsDir:        comp.agent.GlobalSkillsDir,
-		CheckpointDiff:         comp.checkpointDiff,
-		CheckpointRestoreFiles: comp.checkpointRestoreFiles,
-		MCP:                    hub,
-		Hooks:                  agentCfg.Hooks,
-		GlobalHooksDir:         agentCfg.GlobalHooksDir,
+		Tasks: tasks, Settings: settings, Hosts: hosts, MCP: hub, Hooks: agentCfg.Hooks, Version: cfg.Version,
+		Dirs: rpc.Dirs{Data: cfg.DataDir, GlobalRules: comp.agent.GlobalRulesDir, GlobalWorkflows: comp.agent.GlobalWorkflowsDir,
+			GlobalSkills: comp.agent.GlobalSkillsDir, GlobalHooks: agentCfg.GlobalHooksDir},
+		Env: comp,
 	})
 	// watchCtx ends the executable watch when the daemon stops.
 	watchCtx, stopWatch := context.WithCancel(context.Background())

@@ -25,11 +25,17 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 	}
 	usable := skills.Usable(catalog.Skills())
 	w, h := s.BrowserSize()
-	return prompt.Build(prompt.Input{Specs: tools.ForModel(promptSpecs(reg.Specs(), usable), info.SupportsImages), Skills: usable, Mode: mode, System: sys, Cwd: sys.Cwd,
+	out, err := prompt.Render(prompt.Input{Specs: tools.ForModel(promptSpecs(reg.Specs(), usable), info.SupportsImages), Skills: usable, Mode: mode, System: sys, Cwd: sys.Cwd,
 		BrowserViewport:   fmt.Sprintf("%dx%d", w, h),
 		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
 		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),
 		SupportsImages: info.SupportsImages, MCPServers: mcpServers(cfg.MCP), NativeTools: info.NativeTools()})
+	if err != nil && cfg.Logger != nil {
+		// A template that fails is a bug in Cairn: the task goes on with the sections that
+		// rendered, and the daemon log says which failed.
+		cfg.Logger.Error("agent: rendering the system prompt (a bug: please report it)", "err", err)
+	}
+	return out
 }
 
 // SystemPrompt is the exact prompt a task in root would get (`cairn debug prompt`).

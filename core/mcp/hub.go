@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"sync"
@@ -217,6 +218,7 @@ func (h *Hub) Reload() error {
 		h.bg.Add(1)
 		go func() {
 			defer h.bg.Done()
+			defer h.recoverBug(c, "connecting")
 			c.run()
 		}()
 	}
@@ -231,11 +233,25 @@ func (h *Hub) Reload() error {
 	for _, c := range stop {
 		go func() {
 			defer h.bg.Done()
+			defer h.recoverBug(c, "stopping")
 			c.stop()
 		}()
 	}
 	h.changed()
 	return nil
+}
+
+// recoverBug turns a panic on a server's goroutine into a bug report in the daemon log and a
+// server shown as disconnected with that error, never a dead daemon (the same rule as a
+// task's goroutines).
+func (h *Hub) recoverBug(c *conn, doing string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	h.opts.Logger.Error("bug: mcp server goroutine panicked", "server", c.name, "doing", doing, "panic", r, "stack", string(debug.Stack()))
+	c.setStatus(StatusDisconnected, fmt.Errorf("internal error while %s (a bug in Cairn; see the daemon log): %v", doing, r))
+	h.changed()
 }
 
 func (h *Hub) setSettingsErr(err error) error {

@@ -132,15 +132,9 @@ var sectionTmpl = sync.OnceValue(func() *template.Template {
 		ParseFS(sectionFS, "sections/*.md"))
 })
 
-// Build renders the system prompt. Templates are fixed at build time and covered by the
-// golden tests, so a rendering failure is a bug: Build then returns the sections that did
-// render rather than nothing. Tests and tools that must notice use Render.
-func Build(in Input) string {
-	out, _ := Render(in)
-	return out
-}
-
-// Render renders the system prompt and reports a template failure.
+// Render renders the system prompt. Templates are fixed at build time and covered by the
+// golden tests, so a failure is a bug: Render then returns the sections that did render, for
+// the task to go on with, and the error, for the caller to report.
 func Render(in Input) (string, error) {
 	v := newView(in)
 	parts := make([]string, 0, len(sectionOrder))

@@ -150,7 +150,7 @@ func TestBuildGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Render: %v", err)
 			}
-			if again := Build(tc.in); again != got {
+			if again := render(t, tc.in); again != got {
 				t.Error("Build differs from Render, or the output is not deterministic")
 			}
 			golden.File(t, filepath.Join("testdata", tc.golden), got)
@@ -173,7 +173,7 @@ func TestBuildGolden(t *testing.T) {
 func TestEveryToolAndParamRendered(t *testing.T) {
 	for _, tc := range promptCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Build(tc.in)
+			got := render(t, tc.in)
 			if tc.in.NativeTools {
 				// The tools' descriptions and parameters travel as function definitions
 				// (TestToolDefinitions); the prompt only names them.
@@ -211,7 +211,7 @@ func TestSectionOrder(t *testing.T) {
 	in := baseInput()
 	in.MCPServers = testServers()
 	in.Rules = testRules()
-	got := Build(in)
+	got := render(t, in)
 	want := []string{
 		"You are Cairn", "TOOL USE", "AUTOMATIC TODO LIST MANAGEMENT", "MCP SERVERS", "EDITING FILES",
 		"ACT MODE V.S. PLAN MODE", "CAPABILITIES", "RULES", "SYSTEM INFORMATION", "OBJECTIVE",
@@ -242,7 +242,7 @@ func firstLine(s string) string {
 func TestExamplesOnlyForOfferedTools(t *testing.T) {
 	in := baseInput()
 	in.Specs = []tools.Spec{testSpecs()[1], testSpecs()[12]} // read_file, attempt_completion
-	got := Build(in)
+	got := render(t, in)
 	tagRE := regexp.MustCompile(`(?m)^<([a-z_]+)>$`)
 	offered := map[string]bool{"read_file": true, "attempt_completion": true, "tool_name": true}
 	params := map[string]bool{}
@@ -267,8 +267,18 @@ func TestCwdFallsBackToSystemCwd(t *testing.T) {
 	in := baseInput()
 	in.Cwd = ""
 	in.System.Cwd = "/srv/app"
-	got := Build(in)
+	got := render(t, in)
 	if !strings.Contains(got, "The working directory is /srv/app.") {
 		t.Error("RULES should use System.Cwd when Cwd is empty")
 	}
+}
+
+// render is Render for tests: a template failure fails the test.
+func render(tb testing.TB, in Input) string {
+	tb.Helper()
+	out, err := Render(in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }

@@ -62,7 +62,7 @@ func TestSkillsSectionOnlyWithSkillsAndTool(t *testing.T) {
 	noTool.Specs = baseInput().Specs
 	for name, in := range map[string]Input{"no skills": noSkills, "no use_skill tool": noTool} {
 		t.Run(name, func(t *testing.T) {
-			if got := Build(in); strings.Contains(got, "SKILLS") || strings.Contains(got, "pdf-forms") {
+			if got := render(t, in); strings.Contains(got, "SKILLS") || strings.Contains(got, "pdf-forms") {
 				t.Error("the SKILLS section was rendered")
 			}
 		})

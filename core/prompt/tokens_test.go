@@ -33,7 +33,7 @@ const maxPromptTokens = 6000
 
 func TestPromptTokenBudget(t *testing.T) {
 	for _, tc := range promptCases() {
-		n := countTokens(t, Build(tc.in))
+		n := countTokens(t, render(t, tc.in))
 		t.Logf("%s: %d tokens", tc.name, n)
 		if tc.name == "act" && n > maxPromptTokens {
 			t.Errorf("ACT prompt with all tools is %d tokens, budget %d", n, maxPromptTokens)
@@ -41,12 +41,12 @@ func TestPromptTokenBudget(t *testing.T) {
 	}
 }
 
-func BenchmarkBuild(b *testing.B) {
+func BenchmarkRender(b *testing.B) {
 	in := baseInput()
 	in.MCPServers = testServers()
 	in.Rules = testRules()
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = Build(in)
+		_ = render(b, in)
 	}
 }

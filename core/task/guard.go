@@ -329,5 +329,5 @@ func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content,
 	if ans.Text != "" {
 		t.say(msg.SayUserFeedback, ans.Text, nil, false)
 	}
-	return t.toolContent(header, res), 0
+	return t.toolContent(ctx, header, res), 0
 }

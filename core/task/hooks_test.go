@@ -3,7 +3,6 @@ package task
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,13 +13,12 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/hooks"
+	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/edit"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite golden files")
 
 // recorder is a hand-written Hooks: it records every event and answers from a table.
 type recorder struct {
@@ -84,26 +82,6 @@ func editsApproved(s *config.Settings) {
 	s.AutoApprove.Enabled, s.AutoApprove.EditFiles, s.AutoApprove.Protected = true, true, true
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *updateGolden {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s:\n got:\n%s\nwant:\n%s", name, got, want)
-	}
-}
-
 // TestHookEventsGolden drives a task through every hook point — start, a tool, a context
 // overflow, completion, feedback, a cancel and a resume — and compares the events the hooks
 // received with testdata/hook_events.txt.
@@ -143,7 +121,7 @@ func TestHookEventsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the second TaskComplete", func() bool { return rec.count(hooks.TaskComplete) == 2 })
-	golden(t, "hook_events.txt", rec.lines(t, tk.ID()))
+	golden.File(t, filepath.Join("testdata", "hook_events.txt"), rec.lines(t, tk.ID()))
 }
 
 // TestPreToolUseBlocksWrite runs a real PreToolUse script that blocks every write: the file

@@ -88,7 +88,10 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	now := deps.Now() // the task's own clock, as everything it dates
 	meta := store.Meta{ID: newID(now), Title: title(text), Workspace: opts.Workspace, Model: deps.Model,
 		Mode: opts.Mode, Created: now, Updated: now}
 	if opts.Overrides != nil {

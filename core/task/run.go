@@ -2,6 +2,7 @@ package task
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -204,13 +205,13 @@ func (t *Task) askResumeLocked() {
 	t.asks.resume = a
 }
 
-// cancelWait bounds how long Cancel waits for the loop to stop: a tool that ignores its
-// context must not hang the caller.
+// cancelWait bounds how long Cancel and Close wait for the task's goroutines when the
+// caller's ctx has no deadline: a tool that ignores its context must not hang the caller.
 const cancelWait = 5 * time.Second
 
-// Cancel stops the running request and tools and waits (bounded by ctx and cancelWait) until
-// the loop has stopped; the task then asks to be resumed. It returns ErrBusy when the loop did
-// not stop in time.
+// Cancel stops the running request and tools and waits, until ctx's deadline (cancelWait when
+// it has none), for the loop to stop; the task then asks to be resumed. It returns ErrBusy
+// when the loop did not stop in time.
 func (t *Task) Cancel(ctx context.Context) error {
 	t.mu.Lock()
 	a := t.step.run
@@ -222,19 +223,26 @@ func (t *Task) Cancel(ctx context.Context) error {
 	return waitDone(ctx, a.done)
 }
 
-// waitDone waits for done, ctx or cancelWait, whichever comes first.
+// waitDone waits for done until ctx ends; a ctx without a deadline is given cancelWait.
 func waitDone(ctx context.Context, done <-chan struct{}) error {
-	timer := time.NewTimer(cancelWait)
-	defer timer.Stop()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, cancelWait, errStopTimeout)
+		defer cancel()
+	}
 	select {
 	case <-done:
 		return nil
 	case <-ctx.Done():
+		if context.Cause(ctx) == errStopTimeout {
+			return fmt.Errorf("%w: the task did not stop within %s", ErrBusy, cancelWait)
+		}
 		return ctx.Err()
-	case <-timer.C:
-		return fmt.Errorf("%w: the task did not stop within %s", ErrBusy, cancelWait)
 	}
 }
+
+// errStopTimeout is the cause of waitDone's own deadline.
+var errStopTimeout = errors.New("the task did not stop in time")
 
 // Done returns a channel closed when the current run ends (nil when idle).
 func (t *Task) Done() <-chan struct{} {
@@ -247,8 +255,8 @@ func (t *Task) Done() <-chan struct{} {
 }
 
 // Close stops the task: nothing new starts, the run and the resume question are cancelled,
-// and Close waits (bounded by ctx) for every goroutine the task started before it closes the
-// log and ends its subscriptions. A goroutine stuck past ctx is reported in the log; its
+// and Close waits (until ctx's deadline, cancelWait when it has none) for every goroutine the
+// task started before it closes the log and ends its subscriptions. A goroutine stuck past ctx is reported in the log; its
 // later writes fail harmlessly.
 func (t *Task) Close(ctx context.Context) {
 	t.mu.Lock()

@@ -74,11 +74,11 @@ func (c *toolCall) focusChain(_ context.Context) bool {
 }
 
 // lookUp finds the tool; an unknown one is a mistake.
-func (c *toolCall) lookUp(_ context.Context) bool {
+func (c *toolCall) lookUp(ctx context.Context) bool {
 	t := c.t
 	tool, ok := t.deps.Registry.Get(c.call.Name)
 	if !ok {
-		return c.stop(t.mistake(c.call.Name, "", tools.Errorf("Unknown tool %q.", c.call.Name)), 0)
+		return c.stop(t.mistake(ctx, c.call.Name, tools.Errorf("Unknown tool %q.", c.call.Name)), 0)
 	}
 	c.tool, c.spec = tool, tool.Spec()
 	c.header = resultHeader(c.spec, c.call)
@@ -99,7 +99,7 @@ func (c *toolCall) validate(ctx context.Context) bool {
 			if t.modelFor(t.Mode()).info.NativeTools() {
 				note = prompt.MissingParamNative(name, p.Name)
 			}
-			return c.stop(t.mistake(c.header, "", tools.Result{Text: note, IsError: true}), 0)
+			return c.stop(t.mistake(ctx, c.header, tools.Result{Text: note, IsError: true}), 0)
 		}
 	}
 	return false
@@ -113,7 +113,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 	}
 	t.discardPreviews(ctx)
 	t.say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
-	return c.stop(t.toolContent(c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
+	return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
 }
 
 // preHook runs the PreToolUse hooks. A hook that blocks the call keeps the tool from
@@ -123,7 +123,7 @@ func (c *toolCall) preHook(ctx context.Context) bool {
 	t := c.t
 	if blocked, text := t.preToolHook(ctx, c.call); blocked {
 		t.discardPreviews(ctx)
-		return c.stop(t.toolContent(c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
+		return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
 	}
 	if ctx.Err() != nil {
 		return c.stop(nil, endCancelled)
@@ -232,13 +232,13 @@ func (c *toolCall) countMistakes(_ context.Context) bool {
 
 // result ends the call with its result as the next user content; a failure is wrapped as
 // a tool error.
-func (c *toolCall) result(_ context.Context) bool {
+func (c *toolCall) result(ctx context.Context) bool {
 	t := c.t
 	res := c.res
 	if res.IsError && !res.Rejected {
 		res = tools.Result{Text: prompt.ToolError(res.Text), Images: res.Images, UserFeedback: res.UserFeedback}
 	}
-	return c.stop(t.toolContent(c.header, res), 0)
+	return c.stop(t.toolContent(ctx, c.header, res), 0)
 }
 
 // runGuarded runs a tool; a panic in it becomes a failed call (reported as a bug) rather than
@@ -266,7 +266,7 @@ func planRefusalRow(spec tools.Spec, call tools.Call) string {
 }
 
 // mistake records a model mistake and returns the feedback content.
-func (t *Task) mistake(header, _ string, res tools.Result) []llm.Content {
+func (t *Task) mistake(ctx context.Context, header string, res tools.Result) []llm.Content {
 	t.mu.Lock()
 	t.guards.mistake() // counted once, as a mistake, not also as a repetition
 	t.mu.Unlock()
@@ -275,12 +275,13 @@ func (t *Task) mistake(header, _ string, res tools.Result) []llm.Content {
 	} else if !strings.HasPrefix(header, "[") {
 		header = "[" + header + "] Result:"
 	}
-	return t.toolContent(header, tools.Result{Text: prompt.ToolError(res.Text)})
+	return t.toolContent(ctx, header, tools.Result{Text: prompt.ToolError(res.Text)})
 }
 
 // toolContent builds the next user turn from a result: the `[tool for 'arg'] Result:` header,
-// the text, images, and the user's feedback.
-func (t *Task) toolContent(header string, res tools.Result) []llm.Content {
+// the text, images, and the user's feedback, whose mentions are expanded within ctx (an @url
+// in it is fetched, and stops with the task).
+func (t *Task) toolContent(ctx context.Context, header string, res tools.Result) []llm.Content {
 	text := res.Text
 	if res.Rejected && strings.TrimSpace(text) == "" {
 		text = prompt.ToolDenied()
@@ -291,7 +292,7 @@ func (t *Task) toolContent(header string, res tools.Result) []llm.Content {
 			ImageData: encodeBase64(img.Data)})
 	}
 	if res.UserFeedback != "" {
-		content = append(content, llm.Text(feedbackOpen+t.expand(context.Background(), res.UserFeedback)+"\n</feedback>"))
+		content = append(content, llm.Text(feedbackOpen+t.expand(ctx, res.UserFeedback)+"\n</feedback>"))
 	}
 	return content
 }

@@ -43,7 +43,10 @@ func NewSub(deps Deps, opts SubOptions) *Task {
 	if opts.MaxRequests <= 0 {
 		opts.MaxRequests = defaultSubRequests
 	}
-	now := time.Now()
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	now := deps.Now()
 	meta := store.Meta{ID: "sub-" + newID(now), Model: deps.Model, Mode: ModeAct, Created: now, Updated: now}
 	deps.Settings.TaskLimits.MaxRequests = opts.MaxRequests
 	deps.Settings.TaskLimits.MaxCost = 0

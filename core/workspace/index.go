@@ -42,6 +42,10 @@ type Index struct {
 	watcher *fsnotify.Watcher // nil when the system refused a watcher: the index stays static
 	done    chan struct{}
 	stopped sync.WaitGroup
+	// ctx bounds the scans the watcher starts (a new folder, a rescan): Close cancels it, so
+	// a scan under way stops with the index instead of running to its end.
+	ctx  context.Context
+	stop context.CancelFunc
 
 	// mu guards entries, flat and sorted. A fresh scan only fills flat (no map: 100k map
 	// inserts cost more than the walk); the first change from the watcher turns it into
@@ -57,6 +61,8 @@ type Index struct {
 // folder it reads.
 func NewIndex(ctx context.Context, ws *Workspace) (*Index, error) {
 	ix := &Index{ws: ws, done: make(chan struct{})}
+	// The index outlives the call that built it: its scans keep ctx's values, not its end.
+	ix.ctx, ix.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		ix.watcher = w
 	}
@@ -78,6 +84,7 @@ func (ix *Index) Close() error {
 	default:
 	}
 	close(ix.done)
+	ix.stop()
 	var err error
 	if ix.watcher != nil {
 		err = ix.watcher.Close()
@@ -359,8 +366,9 @@ func (ix *Index) apply(ev fsnotify.Event) {
 		ix.flat, ix.sorted = nil, false
 		ix.mu.Unlock()
 		if st.IsDir() {
-			// Files may have landed before the watch did: scan what is there now.
-			_ = ix.scan(context.Background(), ev.Name)
+			// Files may have landed before the watch did: scan what is there now. A scan that
+			// fails (the folder went away, the index closed) leaves the index as it was.
+			_ = ix.scan(ix.ctx, ev.Name)
 		}
 	}
 }
@@ -385,8 +393,9 @@ func (ix *Index) remove(path string) {
 	ix.flat, ix.sorted = nil, false
 }
 
+// rescan reads every root again; one that fails (the index closed) keeps what it had.
 func (ix *Index) rescan() {
-	_ = ix.scanRoots(context.Background())
+	_ = ix.scanRoots(ix.ctx)
 }
 
 // snapshot returns the entries as a slice, sorted by path so equal scores keep a stable order.

@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -35,6 +37,8 @@ const DefaultDeadline = 60 * time.Second
 // Registry holds the connected hosts.
 type Registry struct {
 	version string
+	// Logger receives bug reports and failures nobody else sees (nil: discarded).
+	Logger *slog.Logger
 	// OnDiffDecision is called when a user presses Save or Reject in the editor on a diff that
 	// was opened through owner and whose proposal is complete (its approval may be open). It
 	// is called on the host's receiving goroutine: it must not block on that host.
@@ -54,6 +58,21 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry(version string) *Registry {
 	return &Registry{version: version, hosts: map[string]*Host{}, sessions: map[string]*diffSession{}}
+}
+
+func (r *Registry) logger() *slog.Logger {
+	if r.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Logger
+}
+
+// recoverBug turns a panic on one of the bridge's goroutines into a bug report in the daemon
+// log, never a dead daemon (the same rule as a task's goroutines).
+func (r *Registry) recoverBug(doing string) {
+	if v := recover(); v != nil {
+		r.logger().Error("bug: host bridge goroutine panicked", "doing", doing, "panic", v, "stack", string(debug.Stack()))
+	}
 }
 
 // Get returns the connection currently serving the host with stable id id.
@@ -414,9 +433,12 @@ func (t terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Proc
 		return nil, err
 	}
 	go func() {
+		defer t.h.r.recoverBug("stopping a command in the editor's terminal")
 		select {
 		case <-ctx.Done():
-			_ = p.Kill()
+			if err := p.Kill(); err != nil {
+				t.h.r.logger().Warn("hostbridge: stopping a command in the editor's terminal", "command", id, "err", err)
+			}
 		case <-p.exited:
 		}
 	}()

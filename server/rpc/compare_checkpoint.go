@@ -25,10 +25,10 @@ func (s *Services) CompareCheckpoint(ctx context.Context, req *cairnv1.CompareCh
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	if s.b.CheckpointDiff == nil {
+	if s.b.Env == nil {
 		return nil, status.Error(codes.Unimplemented, "checkpoints are not available")
 	}
-	root, files, err := s.b.CheckpointDiff(ctx, t.Workspace(), cp.Hash, req.GetToHash())
+	root, files, err := s.b.Env.CheckpointDiff(ctx, t.Workspace(), cp.Hash, req.GetToHash())
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // CreateRule writes a new rules file.
 func (s *Services) CreateRule(_ context.Context, req *cairnv1.CreateRuleRequest) (*cairnv1.CreateRuleResponse, error) {
-	r, err := rules.Create(req.GetWorkspaceRoot(), s.b.GlobalRulesDir, req.GetGlobal(), req.GetName(), req.GetContent())
+	r, err := rules.Create(req.GetWorkspaceRoot(), s.b.Dirs.GlobalRules, req.GetGlobal(), req.GetName(), req.GetContent())
 	if err != nil {
 		return nil, rulesStatus(err)
 	}

@@ -22,9 +22,9 @@ func (s *Services) EditMessage(ctx context.Context, req *cairnv1.EditMessageRequ
 		return nil, err
 	}
 	var files task.FilesRestorer
-	if s.b.CheckpointRestoreFiles != nil {
+	if s.b.Env != nil {
 		roots := t.Workspace()
-		files = func(ctx context.Context, hash string) error { return s.b.CheckpointRestoreFiles(ctx, roots, hash) }
+		files = func(ctx context.Context, hash string) error { return s.b.Env.CheckpointRestoreFiles(ctx, roots, hash) }
 	}
 	if err := t.EditMessage(ctx, int(req.GetMessageIndex()), req.GetText(), req.GetImages(), files); err != nil {
 		return nil, toStatus(err)

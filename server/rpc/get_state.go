@@ -13,7 +13,7 @@ import (
 // GetState returns the settings without secrets.
 func (s *Services) GetState(context.Context, *cairnv1.GetStateRequest) (*cairnv1.GetStateResponse, error) {
 	set := s.b.Settings.Get()
-	return &cairnv1.GetStateResponse{Settings: toSettings(set), Version: s.b.Version, DataDir: s.b.DataDir,
+	return &cairnv1.GetStateResponse{Settings: toSettings(set), Version: s.b.Version, DataDir: s.b.Dirs.Data,
 		Presets: toPresets(presets.All()), Browser: browserStatus(set, nil)}, nil
 }
 

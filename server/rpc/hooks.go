@@ -33,7 +33,7 @@ func (s *Services) findHook(root, path string) (hooks.Hook, error) {
 	if s.b.Hooks == nil {
 		return hooks.Hook{}, status.Error(codes.FailedPrecondition, "this daemon keeps no hook trust")
 	}
-	hs, err := hooks.Discover(roots(root), s.b.GlobalHooksDir)
+	hs, err := hooks.Discover(roots(root), s.b.Dirs.GlobalHooks)
 	if err != nil {
 		return hooks.Hook{}, toStatus(err)
 	}

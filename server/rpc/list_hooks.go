@@ -23,11 +23,11 @@ func (s *Services) ListHooks(_ context.Context, req *cairnv1.ListHooksRequest) (
 	if err != nil {
 		return nil, err
 	}
-	out := &cairnv1.ListHooksResponse{GlobalDir: s.b.GlobalHooksDir}
+	out := &cairnv1.ListHooksResponse{GlobalDir: s.b.Dirs.GlobalHooks}
 	if s.b.Hooks == nil {
 		return out, nil
 	}
-	hs, err := hooks.Discover(roots(root), s.b.GlobalHooksDir)
+	hs, err := hooks.Discover(roots(root), s.b.Dirs.GlobalHooks)
 	if err != nil {
 		return nil, toStatus(err)
 	}

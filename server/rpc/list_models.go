@@ -3,6 +3,9 @@ package rpc
 import (
 	"context"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
@@ -19,7 +22,10 @@ func (s *Services) ListModels(ctx context.Context, req *cairnv1.ListModelsReques
 	if preset == "" {
 		preset = cur.API.Preset
 	}
-	models, err := s.b.Models(ctx, preset, base, key)
+	if s.b.Env == nil {
+		return nil, status.Error(codes.Unavailable, "this daemon cannot list models")
+	}
+	models, err := s.b.Env.Models(ctx, preset, base, key)
 	if err != nil {
 		return nil, toStatus(err)
 	}

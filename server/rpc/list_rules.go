@@ -11,7 +11,7 @@ import (
 // ListRules lists rules files and workflows with their toggles.
 func (s *Services) ListRules(_ context.Context, req *cairnv1.ListRulesRequest) (*cairnv1.ListRulesResponse, error) {
 	toggles := s.b.Settings.Get().RuleToggles
-	rs, err := rules.Load(req.GetWorkspaceRoot(), s.b.GlobalRulesDir, toggles)
+	rs, err := rules.Load(req.GetWorkspaceRoot(), s.b.Dirs.GlobalRules, toggles)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -20,7 +20,7 @@ func (s *Services) ListRules(_ context.Context, req *cairnv1.ListRulesRequest) (
 		out.Rules = append(out.Rules, &cairnv1.RuleEntry{Id: r.ID, Name: r.Name, Path: r.Path, Source: string(r.Source),
 			Enabled: r.Enabled, Global: r.Source == rules.SourceGlobal})
 	}
-	wfs, err := rules.Workflows(req.GetWorkspaceRoot(), s.b.GlobalWorkflowsDir, toggles)
+	wfs, err := rules.Workflows(req.GetWorkspaceRoot(), s.b.Dirs.GlobalWorkflows, toggles)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -11,7 +11,7 @@ import (
 // ListSkills lists skills with their toggles; a skill that cannot be used is listed with its
 // problem rather than failing the list.
 func (s *Services) ListSkills(_ context.Context, req *cairnv1.ListSkillsRequest) (*cairnv1.ListSkillsResponse, error) {
-	all, err := skills.Find(req.GetWorkspaceRoot(), s.b.GlobalSkillsDir, s.b.Settings.Get().SkillToggles)
+	all, err := skills.Find(req.GetWorkspaceRoot(), s.b.Dirs.GlobalSkills, s.b.Settings.Get().SkillToggles)
 	if err != nil && len(all) == 0 {
 		return nil, toStatus(err)
 	}

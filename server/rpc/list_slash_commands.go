@@ -24,7 +24,7 @@ var builtinCommands = []*cairnv1.SlashCommand{
 func (s *Services) ListSlashCommands(_ context.Context, req *cairnv1.ListSlashCommandsRequest) (*cairnv1.ListSlashCommandsResponse, error) {
 	out := &cairnv1.ListSlashCommandsResponse{Commands: append([]*cairnv1.SlashCommand(nil), builtinCommands...)}
 	if root := req.GetWorkspaceRoot(); root != "" {
-		wfs, err := rules.Workflows(root, s.b.GlobalWorkflowsDir, s.b.Settings.Get().RuleToggles)
+		wfs, err := rules.Workflows(root, s.b.Dirs.GlobalWorkflows, s.b.Settings.Get().RuleToggles)
 		if err != nil {
 			return nil, toStatus(err)
 		}

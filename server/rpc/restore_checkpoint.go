@@ -34,9 +34,9 @@ func (s *Services) RestoreCheckpoint(ctx context.Context, req *cairnv1.RestoreCh
 		return nil, err
 	}
 	var files task.FilesRestorer
-	if s.b.CheckpointRestoreFiles != nil {
+	if s.b.Env != nil {
 		roots := t.Workspace()
-		files = func(ctx context.Context, hash string) error { return s.b.CheckpointRestoreFiles(ctx, roots, hash) }
+		files = func(ctx context.Context, hash string) error { return s.b.Env.CheckpointRestoreFiles(ctx, roots, hash) }
 	}
 	if err := t.Restore(ctx, int(req.GetMessageIndex()), kind, files); err != nil {
 		return nil, toStatus(err)

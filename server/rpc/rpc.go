@@ -23,32 +23,38 @@ import (
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
-// Backend is what the handlers call, built by the composition root.
+// Backend is what the handlers call, built by the composition root: core's long-lived parts,
+// the folders they read, and the few operations only the composition root can do.
 type Backend struct {
 	Tasks    *task.Manager
 	Settings *config.Holder
 	Hosts    *hostbridge.Registry
-	Version  string
-	DataDir  string
+	// MCP is the daemon's MCP hub; Hooks records the hooks the user enabled and trusted.
+	MCP     *mcp.Hub
+	Hooks   *hooks.Store
+	Version string
+	Dirs    Dirs
+	// Env does what needs the composition root (nil: those RPCs fail as unavailable).
+	Env Env
+}
+
+// Dirs are the folders the handlers read: the data dir and the user's global folders.
+type Dirs struct {
+	Data                                                    string
+	GlobalRules, GlobalWorkflows, GlobalSkills, GlobalHooks string
+}
+
+// Env is what the handlers ask of the composition root.
+type Env interface {
 	// Index returns the file index of a workspace root (built on first use).
-	Index func(ctx context.Context, root string) (*workspace.Index, error)
+	Index(ctx context.Context, root string) (*workspace.Index, error)
 	// Models lists the models of an endpoint, read the way its preset says.
-	Models func(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error)
-	// GlobalRulesDir and GlobalWorkflowsDir are the user's global rules folders.
-	GlobalRulesDir, GlobalWorkflowsDir string
-	// GlobalSkillsDir is the user's global skills folder.
-	GlobalSkillsDir string
+	Models(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error)
 	// CheckpointDiff lists the files changed in a task's workspace between checkpoint from and
 	// checkpoint to ("": the working tree); the paths are relative to root, returned with it.
-	CheckpointDiff func(ctx context.Context, workspace []string, from, to string) (root string, files []checkpoint.FileDiff, err error)
+	CheckpointDiff(ctx context.Context, workspace []string, from, to string) (root string, files []checkpoint.FileDiff, err error)
 	// CheckpointRestoreFiles puts a task's workspace files back to a checkpoint.
-	CheckpointRestoreFiles func(ctx context.Context, workspace []string, hash string) error
-	// MCP is the daemon's MCP hub.
-	MCP *mcp.Hub
-	// Hooks records the hooks the user enabled and trusted; GlobalHooksDir is the global
-	// hooks folder.
-	Hooks          *hooks.Store
-	GlobalHooksDir string
+	CheckpointRestoreFiles(ctx context.Context, workspace []string, hash string) error
 }
 
 // Services implements every cairn.v1 service.

@@ -14,7 +14,10 @@ func (s *Services) SearchFiles(ctx context.Context, req *cairnv1.SearchFilesRequ
 	if req.GetWorkspaceRoot() == "" {
 		return nil, status.Error(codes.InvalidArgument, "workspace_root is required")
 	}
-	ix, err := s.b.Index(ctx, req.GetWorkspaceRoot())
+	if s.b.Env == nil {
+		return nil, status.Error(codes.Unavailable, "this daemon keeps no file index")
+	}
+	ix, err := s.b.Env.Index(ctx, req.GetWorkspaceRoot())
 	if err != nil {
 		return nil, toStatus(err)
 	}
