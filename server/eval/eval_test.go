@@ -232,3 +232,45 @@ func TestTestTimeLimit(t *testing.T) {
 		t.Fatalf("run %+v after %s", run, time.Since(start))
 	}
 }
+
+// Java's @Disabled tests are switched on in the workspace, as Aider's harness does.
+func TestJavaDisabledTestsRun(t *testing.T) {
+	got := string(enableSkipped("java", []byte("  @Disabled(\"Remove to run test\")\n  @Test\n  public void b() {}\n  @Disabled\n  @Test\n  public void c() {}\n")))
+	if want := "  @Test\n  public void b() {}\n  @Test\n  public void c() {}\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// A C++ exercise is configured with every test on and built in the harness's scratch folder;
+// the build runs the tests (the exercises' CMakeLists do), so a failing test fails the build.
+func TestCppBuildRunsTheTests(t *testing.T) {
+	if _, err := exec.LookPath("cmake"); err != nil {
+		t.Skip("cmake is not installed")
+	}
+	cmake := "cmake_minimum_required(VERSION 3.10)\nproject(sum CXX)\nadd_executable(sum sum_test.cpp)\n" +
+		"if(EXERCISM_RUN_ALL_TESTS)\n  target_compile_definitions(sum PRIVATE EXERCISM_RUN_ALL_TESTS)\nendif()\n" +
+		"add_custom_command(TARGET sum POST_BUILD COMMAND sum)\n"
+	test := "#include \"sum.h\"\nint main() {\n#ifdef EXERCISM_RUN_ALL_TESTS\n  return sum(1, 2) == 3 ? 0 : 1;\n#else\n  return 0;\n#endif\n}\n"
+	for _, tc := range []struct {
+		solution string
+		pass     bool
+	}{{"inline int sum(int a, int b) { return a + b; }\n", true}, {"inline int sum(int a, int b) { return a - b; }\n", false}} {
+		ws, scratch := t.TempDir(), t.TempDir()
+		for name, text := range map[string]string{"CMakeLists.txt": cmake, "sum_test.cpp": test, "sum.h": tc.solution} {
+			if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tcs := &Toolchains{Env: os.Environ()}
+		if errs := tcs.Check(context.Background(), []string{"cpp"}); errs["cpp"] != nil {
+			t.Skip(errs["cpp"])
+		}
+		run, err := tcs.Test(context.Background(), Exercise{Language: "cpp", Name: "sum"}, ws, scratch, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Passed != tc.pass {
+			t.Errorf("solution %q: passed %v, want %v\n%s", tc.solution, run.Passed, tc.pass, run.Output)
+		}
+	}
+}

@@ -30,6 +30,8 @@ var testCommand = map[string]string{
 	"python":     "python3 -m pytest",
 	"rust":       "cargo test -- --include-ignored",
 	"javascript": "npm test",
+	"cpp":        "cmake -DEXERCISM_RUN_ALL_TESTS=1 -S . -B build && cmake --build build",
+	"java":       "gradle test --offline",
 }
 
 // TaskText is the task an exercise starts with: the line "Exercise: NAME (LANGUAGE)", the

@@ -28,7 +28,7 @@ type Toolchains struct {
 }
 
 // Supported are the languages the harness can test.
-var Supported = []string{"go", "javascript", "python", "rust"}
+var Supported = []string{"cpp", "go", "java", "javascript", "python", "rust"}
 
 // Check finds each language's toolchain and returns, per language, why it cannot run (nil when
 // it can). It runs nothing of the benchmark.
@@ -56,8 +56,14 @@ func (t *Toolchains) Check(ctx context.Context, langs []string) map[string]error
 			out[l] = need("node", "npm")
 		case "python":
 			out[l] = t.findPytest(ctx)
-		case "cpp", "java":
-			out[l] = errors.New("not supported by this harness yet (go, javascript, python and rust are)")
+		case "cpp":
+			out[l] = need("cmake", "make", "c++")
+		case "java":
+			// The exercises' gradle wrapper downloads gradle: the machine's own gradle runs
+			// the tests instead, offline.
+			if err := need("gradle", "java"); err != nil {
+				out[l] = fmt.Errorf("%w (the exercises' gradle wrapper needs the network; install a system gradle)", err)
+			}
 		default:
 			out[l] = fmt.Errorf("not a language the harness knows (it knows %s)", strings.Join(Supported, ", "))
 		}
@@ -167,6 +173,15 @@ func (t *Toolchains) Test(ctx context.Context, ex Exercise, ws, scratch string, 
 	case "rust":
 		args = []string{"cargo", "test", "--", "--include-ignored"}
 		env = append(env, "CARGO_TARGET_DIR="+filepath.Join(scratch, "target"))
+	case "cpp":
+		// As Aider's harness: configure with every test enabled; building runs the tests.
+		build := filepath.Join(scratch, "build")
+		if err := os.RemoveAll(build); err != nil {
+			return TestRun{}, err
+		}
+		args = []string{"sh", "-c", `cmake -DEXERCISM_RUN_ALL_TESTS=1 -G "Unix Makefiles" -S . -B "$0" && cmake --build "$0"`, build}
+	case "java":
+		args = []string{"gradle", "test", "--offline", "--console=plain", "-q", "--project-cache-dir", filepath.Join(scratch, "gradle")}
 	case "javascript":
 		link := filepath.Join(ws, "node_modules")
 		if err := os.RemoveAll(link); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -92,11 +93,22 @@ func RestoreTests(ex Exercise, dir string) error {
 	return nil
 }
 
-// enableSkipped turns the skipped tests of a JavaScript test file into tests (xtest → test), as
-// Aider's harness does; Rust's ignored tests run through cargo's --include-ignored instead.
+// enableSkipped turns the skipped tests of a test file into tests, as Aider's harness does:
+// JavaScript's xtest becomes test and Java's @Disabled annotations go; Rust's ignored tests run
+// through cargo's --include-ignored and C++'s through EXERCISM_RUN_ALL_TESTS instead.
 func enableSkipped(lang string, b []byte) []byte {
-	if lang != "javascript" {
-		return b
+	switch lang {
+	case "javascript":
+		return bytes.ReplaceAll(b, []byte("xtest("), []byte("test("))
+	case "java":
+		return javaDisabled.ReplaceAll(javaDisabledLine.ReplaceAll(b, nil), nil)
 	}
-	return bytes.ReplaceAll(b, []byte("xtest("), []byte("test("))
+	return b
 }
+
+// javaDisabledLine is a line holding only a JUnit @Disabled annotation (with its reason);
+// javaDisabled is one beside other code on its line.
+var (
+	javaDisabledLine = regexp.MustCompile(`(?m)^[ \t]*@Disabled(\([^)]*\))?[ \t]*\r?\n`)
+	javaDisabled     = regexp.MustCompile(`@Disabled(\([^)]*\))?[ \t]*`)
+)
