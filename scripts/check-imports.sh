@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails when a package imports across the architecture's dependency direction
-# (docs: architecture.md "Rules"). Go rules use `go list`; TypeScript rules use grep.
+# (docs/architecture.md, "Packages and levels"). Go rules use `go list`; TypeScript rules use grep.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)

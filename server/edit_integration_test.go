@@ -16,8 +16,8 @@ import (
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 )
 
-// Edits over gRPC (spec §9): the real daemon, the fake model, and a fake editor host on the
-// real bridge that keeps diffs in memory and writes them on save.
+// Edits over gRPC (docs/tools.md, "Editing files"): the real daemon, the fake model, and a fake
+// editor host on the real bridge that keeps diffs in memory and writes them on save.
 
 const goFile = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n"
 

@@ -15,10 +15,10 @@ import (
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 )
 
-// P7 (spec §12): a scripted 30-request task that re-reads and edits the same three ~400-line
-// files sends at least 30% fewer prompt tokens with duplicate file contents removed and
-// compact edit results (the defaults) than with both off. Tokens are counted here with the
-// offline tokenizer over what the fake model received, system prompt included.
+// P7 (docs/performance.md): a scripted 30-request task that re-reads and edits the same three
+// ~400-line files sends at least 30% fewer prompt tokens with duplicate file contents removed and
+// compact edit results (the defaults) than with both off. Tokens are counted here with the offline
+// tokenizer over what the fake model received, system prompt included.
 //
 // The fake model runs with a prefix cache (llmtest.Script.PrefixCache): with the defaults, at
 // least p7MinCacheShare of the prompt tokens after request p7CacheFrom are served from it,

@@ -65,7 +65,7 @@ type Config struct {
 	Logger   *slog.Logger
 }
 
-// MCPSettingsFile is the MCP settings file in the data dir (spec §10).
+// MCPSettingsFile is the MCP settings file in the data dir (docs/architecture.md, "MCP").
 const MCPSettingsFile = "mcp_settings.json"
 
 // HooksFile records, in the data dir, the hooks the user enabled and trusted.
@@ -416,7 +416,8 @@ func (a authenticator) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServe
 	return h(srv, ss)
 }
 
-// recoverUnary reports a handler panic as Internal and keeps the daemon serving (house rule 8).
+// recoverUnary reports a handler panic as Internal and keeps the daemon serving
+// (docs/conventions.md, "Bugs are reported and survived").
 func recoverUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
 		defer func() {

@@ -10,7 +10,8 @@ import (
 	"github.com/cairnhq/cairn/core/tools/shell"
 )
 
-// Expansion is user text after slash commands and mentions were expanded (spec §6).
+// Expansion is user text after slash commands and mentions were expanded (docs/prompt.md,
+// "Mentions, slash commands and rules").
 type Expansion struct {
 	Text string
 	// Slash is the command the text started with, nil when none.

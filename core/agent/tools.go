@@ -25,8 +25,8 @@ import (
 
 // Tools returns a fresh tool registry for one task (edit tools keep per-task streaming state;
 // terminals are the task's running commands), without browser_action. The MCP tools are
-// offered when the daemon's hub has at least one server configured (spec §4: no MCP, no MCP
-// tools or section).
+// offered when the daemon's hub has at least one server configured (docs/tools.md, "Which tools a
+// task gets": no MCP server, no MCP tools or section).
 func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
 	return taskTools(terminals, nil, nil, hub, nil, nil)
 }
@@ -76,7 +76,7 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 }
 
 // NewProvider builds the model client for the settings: OpenAI-compatible, with the retry and
-// idle-timeout policy of spec §2.4.
+// idle-timeout policy of docs/prompt.md, "Providers and retries".
 func NewProvider(s config.Settings) llm.Provider {
 	p := openai.New(providerConfig(s))
 	idle := time.Duration(s.API.RequestIdleTimeout) * time.Second

@@ -1,11 +1,11 @@
-// Package checkpoint snapshots a workspace into a shadow git repository so an agent's file
-// changes can be compared and undone (spec §11). The shadow repository lives in the data dir
-// (GIT_DIR outside the workspace) and uses the workspace as its work tree; the user's own
-// repositories are only ever read: no .git folder in the workspace is renamed, written or
-// locked. Commits honour the workspace's .gitignore files, the user's ignore file
-// (.cairnignore/.clineignore) and default excludes (dependency and build folders, media,
-// archives, databases, logs); nested repositories and files over the size limit are skipped
-// and reported by Warnings.
+// Package checkpoint snapshots a workspace into a shadow git repository so an agent's file changes
+// can be compared and undone (docs/architecture.md, "Checkpoints and the first checkpoint"). The
+// shadow repository lives in the data dir (GIT_DIR outside the workspace) and uses the workspace as
+// its work tree; the user's own repositories are only ever read: no .git folder in the workspace is
+// renamed, written or locked. Commits honour the workspace's .gitignore files, the user's ignore
+// file (.cairnignore/.clineignore) and default excludes (dependency and build folders, media,
+// archives, databases, logs); nested repositories and files over the size limit are skipped and
+// reported by Warnings.
 //
 // A Manager serves one task; several Managers on one workspace share the repository and take
 // turns through a per-repository lock.

@@ -1,5 +1,5 @@
 // Package config holds the user's settings: the model endpoint, the auto-approval policy and
-// the task preferences, with their defaults (spec §2.2, §2.4, §7) and a JSON file form.
+// the task preferences, with their defaults (docs/settings.md) and a JSON file form.
 package config
 
 import (
@@ -42,7 +42,7 @@ type API struct {
 	AzureAPIVersion string `json:"azureApiVersion,omitempty"`
 }
 
-// AutoApprove is the approval policy of spec §2.2.
+// AutoApprove is the approval policy (docs/architecture.md, "Approvals").
 type AutoApprove struct {
 	Enabled          bool `json:"enabled"`
 	ReadFiles        bool `json:"readFiles"`
@@ -133,8 +133,8 @@ func (s Settings) BrowserSize() (width, height int) {
 	return width, height
 }
 
-// DefaultDenyList is the command deny list (spec §2.2): a command with a part that matches an
-// entry is always asked, even under YOLO. core/shellcmd matches entries against the parsed
+// DefaultDenyList is the command deny list (README, "Security"): a command with a part that matches
+// an entry is always asked, even under YOLO. core/shellcmd matches entries against the parsed
 // command in any flag spelling; see shellcmd.Script.Denied for the entry forms.
 var DefaultDenyList = []string{
 	"rm -rf", "sudo", "doas", "git push --force", "git push -f", "git reset --hard", "git clean -f",

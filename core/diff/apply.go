@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Level says how a block was located (spec §9 matching order).
+// Level says how a block was located (docs/tools.md, "Editing files": the matching order).
 type Level uint8
 
 const (

@@ -58,8 +58,8 @@ func (c benchCase) name() string {
 	return s
 }
 
-// BenchmarkApply is P2's final apply (spec §12: 50 blocks on 100k lines ≤ 2 ms; 10 trimmed
-// blocks ≤ 10 ms).
+// BenchmarkApply is P2's final apply (docs/performance.md: 50 blocks on 100k lines ≤ 2 ms; 10
+// trimmed blocks ≤ 10 ms).
 func BenchmarkApply(b *testing.B) {
 	for _, c := range benchCases {
 		original, diff := genFile(c.lines), benchDiff(c.blocks, c.lines, c.trimmed)
@@ -76,9 +76,9 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
-// BenchmarkStreaming is P2's whole streaming sequence: a new Preview, the diff fed in
-// 20-byte chunks, the content built whenever the view changed on a new block (what a
-// throttling caller would do), and the final Apply (spec §12: ≤ 30 ms; trimmed ≤ 100 ms).
+// BenchmarkStreaming is P2's whole streaming sequence: a new Preview, the diff fed in 20-byte
+// chunks, the content built whenever the view changed on a new block (what a throttling caller
+// would do), and the final Apply (docs/performance.md: ≤ 30 ms; trimmed ≤ 100 ms).
 func BenchmarkStreaming(b *testing.B) {
 	for _, c := range benchCases {
 		original, diff := genFile(c.lines), benchDiff(c.blocks, c.lines, c.trimmed)

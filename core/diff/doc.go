@@ -1,6 +1,7 @@
 // Package diff is Cairn's edit engine: it parses SEARCH/REPLACE blocks, locates each block in
 // the original file (exact, then whitespace-trimmed, then out of order, then by anchor lines),
-// and produces the new file content together with the validated list of edits (spec §9).
+// and produces the new file content together with the validated list of edits (docs/tools.md,
+// "Editing files").
 //
 // The package never touches the disk. Callers hand it the original bytes and get new bytes
 // back; when anything is wrong, nothing is produced and the caller keeps the file as it was.

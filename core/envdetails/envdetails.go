@@ -1,7 +1,8 @@
 // Package envdetails renders the <environment_details> block appended to every user turn
-// (spec §5): the workspace roots, what the editor shows, what the terminals printed, files
-// someone else changed behind the agent's back, the time, on the first turn the file list, the
-// project configuration and the tools on PATH, then the context usage and the mode.
+// (docs/prompt.md, "Environment details"): the workspace roots, what the editor shows, what the
+// terminals printed, files someone else changed behind the agent's back, the time, on the first
+// turn the file list, the project configuration and the tools on PATH, then the context usage and
+// the mode.
 package envdetails
 
 import (
@@ -39,7 +40,8 @@ type Input struct {
 	CLITools func() []string
 }
 
-// busyWait is how long a turn waits for busy terminals to settle (spec §5).
+// busyWait is how long a turn waits for busy terminals to settle (docs/prompt.md, "Environment
+// details").
 const busyWait = 15 * time.Second
 
 // defaultWindow is the context window assumed when the model table does not know it.
@@ -117,8 +119,8 @@ func Build(ctx context.Context, in Input) string {
 	return b.String()
 }
 
-// ContextUsage renders "12,345 / 128K tokens used (10%)" (the percentage rounded, as spec §5
-// shows it).
+// ContextUsage renders "12,345 / 128K tokens used (10%)" (the percentage rounded, as
+// docs/prompt.md, "Environment details", shows it).
 func ContextUsage(tokens, window int64) string {
 	if window <= 0 {
 		window = defaultWindow

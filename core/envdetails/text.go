@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// Model-facing text, written once and embedded (house rule 15).
+// Model-facing text, written once and embedded (docs/conventions.md, "Comments and model-facing
+// text").
 //
 //go:embed text/*.md
 var textFS embed.FS

@@ -18,7 +18,7 @@ import (
 const maxHashed = 16 << 20
 
 // Tracker notices files the agent has read or edited that someone else changed afterwards
-// (spec §5 "Recently Modified Files"; Cline's FileContextTracker).
+// (docs/prompt.md, "Environment details": Recently Modified Files; Cline's FileContextTracker).
 //
 // The agent's own edits are not reported: the task reports every file a tool read or changed
 // through Files after the tool ran, and the tracker records what the agent saw then. A file

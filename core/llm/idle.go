@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// DefaultIdleTimeout is spec §2.4's requestIdleTimeout.
+// DefaultIdleTimeout is the default of api.requestIdleTimeoutSeconds (docs/settings.md, "api").
 const DefaultIdleTimeout = 120 * time.Second
 
 // WithIdleTimeout wraps p so that a request fails with ErrIdleTimeout when the model sends

@@ -1,7 +1,8 @@
 // Package llm is Cairn's provider-neutral model layer: the request and chunk types the agent
 // loop speaks, the Provider/Stream contract adapters implement, the provider-level retry and
-// idle-timeout wrappers (spec §2.4), the built-in model info table with cost arithmetic, and an
-// offline token estimate (spec §7).
+// idle-timeout wrappers (docs/prompt.md, "Providers and retries"), the built-in model info
+// table with cost arithmetic, and an offline token estimate (docs/prompt.md, "The context
+// window").
 //
 // It imports no vendor SDK: adapters live in sub-packages (llm/openai) so the core never learns
 // a wire format, and tests drive the loop with llmtest's scripted server.

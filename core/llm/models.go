@@ -29,7 +29,8 @@ type ModelInfo struct {
 // NativeTools reports whether the model calls tools natively.
 func (m ModelInfo) NativeTools() bool { return m.ToolFormat == ToolFormatNative }
 
-// DefaultContextWindow is assumed for models the table does not know (spec §7).
+// DefaultContextWindow is assumed for models the table does not know (docs/prompt.md, "The context
+// window").
 const DefaultContextWindow = 128_000
 
 // UnknownModel is the info of a model missing from the table. Images are assumed supported,

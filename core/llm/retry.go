@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// RetryPolicy configures the provider-level retry of spec §2.4.
+// RetryPolicy configures the provider-level retry (docs/prompt.md, "Providers and retries").
 type RetryPolicy struct {
 	// Attempts is the total number of tries, the first included (Cline's default is 3).
 	Attempts int
@@ -25,7 +25,8 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// DefaultRetryPolicy is spec §2.4's: 3 tries, 1 s base, 10 s max.
+// DefaultRetryPolicy is the documented one (docs/prompt.md, "Providers and retries"): 3
+// tries, 1 s base, 10 s max.
 func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{Attempts: 3, Base: time.Second, Max: 10 * time.Second}
 }

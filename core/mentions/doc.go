@@ -1,5 +1,5 @@
 // Package mentions recognises the @-mentions of user text and expands them into the context
-// the model sees (spec §6).
+// the model sees (docs/prompt.md, "Mentions, slash commands and rules").
 //
 // Recognition is purely syntactic: a token that starts with `@` at the start of the text or
 // right after whitespace and names a workspace path (`@/src/main.go`, `@/docs/`,

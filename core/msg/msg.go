@@ -14,7 +14,7 @@ const (
 	Ask Type = "ask"
 )
 
-// Kind is the message kind (spec §2), the same names as Cline's.
+// Kind is the message kind: a chat row's say or ask kind, with the same names as Cline's.
 type Kind string
 
 // Ask kinds.

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// Spec §12 P1: streaming a write_to_file in 20-byte chunks, calling Blocks after every chunk
-// as the loop does, beside the way Cline works — parsing the whole accumulated text again on
+// P1 (docs/performance.md): streaming a write_to_file in 20-byte chunks, calling Blocks after every
+// chunk as the loop does, beside the way Cline works — parsing the whole accumulated text again on
 // every chunk — measured with this same parser so the ratio is honest.
 
 const benchChunk = 20

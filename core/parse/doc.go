@@ -1,5 +1,5 @@
 // Package parse turns the model's streamed output into ordered blocks — text and XML tool
-// calls — as the chunks arrive (spec §3).
+// calls — as the chunks arrive (docs/prompt.md, "Reading the model's reply").
 //
 // The parser is incremental: Feed appends a chunk and scans only bytes it has not scanned
 // before, so a whole message costs O(its length), and Blocks is cheap enough to call after

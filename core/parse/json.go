@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// jsonBlock is the wire form printed by `cairn debug parse` (spec §13). Text blocks carry
+// jsonBlock is the wire form printed by `cairn debug parse` (docs/cli.md). Text blocks carry
 // content, tool blocks name and params; both carry partial.
 type jsonBlock struct {
 	Type    string             `json:"type"`

@@ -20,7 +20,7 @@ var feedbackTmpl = sync.OnceValue(func() *template.Template {
 
 // feedback renders one note. The templates are fixed and every one is exercised by the
 // tests, so an execution error is a bug; the note then degrades to the bare template name
-// rather than taking the loop down (house rule 8).
+// rather than taking the loop down (docs/conventions.md, "Bugs are reported and survived").
 func feedback(name string, data any) string {
 	var b bytes.Buffer
 	if err := feedbackTmpl().ExecuteTemplate(&b, name+".md", data); err != nil {

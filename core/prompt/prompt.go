@@ -1,5 +1,5 @@
-// Package prompt renders the system prompt (spec §4) and the short model-facing notes the loop
-// sends back when something about a tool call needs correcting.
+// Package prompt renders the system prompt (docs/prompt.md) and the short model-facing notes the
+// loop sends back when something about a tool call needs correcting.
 //
 // It is pure: everything it needs comes in an Input, and the same Input always renders the
 // same bytes (no clock, no map iteration), so prompt caching upstream and the golden files in

@@ -206,7 +206,8 @@ func TestEveryToolAndParamRendered(t *testing.T) {
 	}
 }
 
-// TestSectionOrder checks the top-level sections appear once each, in the spec's order.
+// TestSectionOrder checks the top-level sections appear once each, in the documented order
+// (docs/prompt.md, "The system prompt").
 func TestSectionOrder(t *testing.T) {
 	in := baseInput()
 	in.MCPServers = testServers()

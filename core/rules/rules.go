@@ -2,7 +2,7 @@
 // decides which rules apply to a task.
 //
 // Rules are standing instructions the system prompt carries in USER'S CUSTOM INSTRUCTIONS
-// (spec §4, §6). They come from a global folder and from well-known names in the workspace:
+// (docs/prompt.md). They come from a global folder and from well-known names in the workspace:
 // `.clinerules` and `.cairnrules` (a file, or a folder read recursively without its
 // `workflows/` and `skills/` subfolders), `.cursorrules`, `.cursor/rules/*.mdc`,
 // `.windsurfrules`, and `AGENTS.md` at the root and in nested folders. Workflows are the files

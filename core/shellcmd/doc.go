@@ -1,7 +1,7 @@
-// Package shellcmd reads a command line the way a shell would before Cairn decides whether it
-// may run on its own (spec §2.2). It parses the line with mvdan.cc/sh into simple commands,
-// sees through wrappers (env, timeout, sudo, xargs, …), the scripts handed to `bash -c`,
-// `eval` and here-documents, command substitutions and pipelines, and records redirections.
+// Package shellcmd reads a command line the way a shell would before Cairn decides whether it may
+// run on its own (README, "Security"). It parses the line with mvdan.cc/sh into simple commands,
+// sees through wrappers (env, timeout, sudo, xargs, …), the scripts handed to `bash -c`, `eval` and
+// here-documents, command substitutions and pipelines, and records redirections.
 //
 // On that structure it answers three questions: does any part match the deny list (in any
 // flag spelling), is every part read-only by Cairn's own classification, and does every part

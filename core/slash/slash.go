@@ -1,5 +1,5 @@
 // Package slash turns a slash command at the start of a user message into explicit
-// instructions for the model (spec §6).
+// instructions for the model (docs/prompt.md, "Mentions, slash commands and rules").
 //
 // A command is the first word of the message after optional leading whitespace, followed by
 // whitespace or the end, matched case-sensitively: the built-ins /newtask, /smol and /compact

@@ -6,9 +6,9 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// autoApproved applies the auto-approval policy of spec §2.2 to one request. A write to a
-// protected file (req.Protected) needs, on top of its own category, YOLO or the separate
-// "protected" category: auto-approved edits and commands alone never change what git, the
+// autoApproved applies the auto-approval policy (docs/architecture.md, "Approvals") to one request.
+// A write to a protected file (req.Protected) needs, on top of its own category, YOLO or the
+// separate "protected" category: auto-approved edits and commands alone never change what git, the
 // editor or Cairn later run.
 func autoApproved(p config.AutoApprove, req tools.Approval) bool {
 	if !categoryApproved(p, req) {

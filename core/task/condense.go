@@ -9,10 +9,10 @@ import (
 	"github.com/cairnhq/cairn/core/window"
 )
 
-// Condensing (/compact, /smol, auto-condense; spec §7): once the user accepts the model's
-// summary, requests send the task, the summary and what follows instead of the earlier turns.
-// The history on disk is untouched; the condensing point is kept in the task's metadata, so a
-// resumed task goes on from the summary too.
+// Condensing (/compact, /smol, auto-condense; docs/architecture.md, "Condensing"): once the user
+// accepts the model's summary, requests send the task, the summary and what follows instead of the
+// earlier turns. The history on disk is untouched; the condensing point is kept in the task's
+// metadata, so a resumed task goes on from the summary too.
 
 // autoCondenseMD asks the model to condense when the window is nearly full.
 //

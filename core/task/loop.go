@@ -125,7 +125,8 @@ func (t *Task) expand(ctx context.Context, text string) string {
 	return t.deps.Turns.ExpandUser(ctx, text)
 }
 
-// loop is the recursive request loop of spec §2.1, written as iteration.
+// loop is the recursive request loop (docs/architecture.md, "One message, end to end"), written as
+// iteration.
 func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) ending {
 	for {
 		if ctx.Err() != nil {
@@ -250,8 +251,8 @@ func (t *Task) noToolRan(r reply) []llm.Content {
 }
 
 // request streams one model response, showing text as it arrives, and returns the assistant
-// message to record (cut after the first tool call) and that call. Failures are retried per
-// spec §2.4 and then asked about (api_req_failed).
+// message to record (cut after the first tool call) and that call. Failures are retried as
+// docs/prompt.md, "Providers and retries", says and then asked about (api_req_failed).
 func (t *Task) request(ctx context.Context) (reply, error) {
 	const maxAutoRetries = 3
 	for attempt := 0; ; attempt++ {

@@ -10,7 +10,8 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 )
 
-// RestoreKind says what a checkpoint restore puts back (spec §11).
+// RestoreKind says what a checkpoint restore puts back (docs/architecture.md, "Checkpoints and the
+// first checkpoint").
 type RestoreKind int
 
 // Restore kinds.

@@ -78,7 +78,8 @@ func (t *Task) goLocked(what string, fn func(ctx context.Context)) *activity {
 	return a
 }
 
-// recoverBug turns a panic into a logged bug report and an error row (house rule 8).
+// recoverBug turns a panic into a logged bug report and an error row (docs/conventions.md,
+// "Bugs are reported and survived").
 func (t *Task) recoverBug(where string) {
 	r := recover()
 	if r == nil {

@@ -442,7 +442,7 @@ func (t *Task) finishPartials() {
 // Host returns the host the task works through (the daemon routes editor events by it).
 func (t *Task) Host() tools.Host { return t.deps.Host }
 
-// SetMode switches between PLAN and ACT (spec §2.3).
+// SetMode switches between PLAN and ACT (docs/tools.md, "PLAN mode").
 func (t *Task) SetMode(mode string) error {
 	if mode != ModeAct && mode != ModePlan {
 		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)

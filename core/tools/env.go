@@ -58,7 +58,7 @@ type Settings struct {
 	OutputByteLimit int
 	// ReadFileLineLimit: files longer than this return the first part with a note. Default 2000.
 	ReadFileLineLimit int
-	// FullEditResults always returns the whole file after an edit (spec §9).
+	// FullEditResults always returns the whole file after an edit (docs/tools.md, "Editing files").
 	FullEditResults bool
 	// SupportsImages is set when the model accepts image blocks.
 	SupportsImages bool
@@ -159,7 +159,8 @@ type Host interface {
 	Editor() Editor
 }
 
-// DiffPresenter shows a proposed file change for review (spec §9 "Diff view flow").
+// DiffPresenter shows a proposed file change for review (docs/tools.md, "write_to_file and
+// replace_in_file").
 type DiffPresenter interface {
 	// Open shows original ↔ proposed for abs. isNew is set when the file does not exist yet.
 	Open(ctx context.Context, abs string, original string, isNew bool) (DiffSession, error)

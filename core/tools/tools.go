@@ -1,10 +1,10 @@
 // Package tools defines what a tool is to the agent loop: its model-facing Spec, the parsed
 // Call it receives, the Result it returns, and the small host interfaces tool families consume.
 //
-// Tools have two error channels (house rule 6). What the model can fix — a bad parameter, a
-// SEARCH block that does not match, a denied approval, an ignored path — is a Result with
-// IsError set and a clear Text. What broke — an I/O failure, a lost host, a bug — is a Go error
-// wrapped with %w; the loop reports it and the task survives.
+// Tools have two error channels (docs/conventions.md, "Two kinds of error"). What the model can fix
+// — a bad parameter, a SEARCH block that does not match, a denied approval, an ignored path — is a
+// Result with IsError set and a clear Text. What broke — an I/O failure, a lost host, a bug — is a
+// Go error wrapped with %w; the loop reports it and the task survives.
 //
 // Tool families live in sub-packages (files, search, codedefs, shell, edit, interact, …). A
 // family never imports core/task or a sibling family.
@@ -19,8 +19,8 @@ import (
 // Category groups tools for auto-approval and for PLAN mode.
 type Category string
 
-// Categories of spec §2.2. Interact tools (questions, completion) are never "approved": they
-// are the conversation itself.
+// Categories of approval (docs/tools.md, "Approval"). Interact tools (questions, completion) are
+// never "approved": they are the conversation itself.
 const (
 	CategoryRead    Category = "read"
 	CategoryEdit    Category = "edit"
@@ -46,7 +46,7 @@ type Spec struct {
 	Description string // model-facing; lives in an embedded .md file of the family
 	Params      []Param
 	Category    Category
-	// PlanSafe tools may run in PLAN mode (spec §2.3).
+	// PlanSafe tools may run in PLAN mode (docs/tools.md, "PLAN mode").
 	PlanSafe bool
 	// ArgParam names the parameter shown in the result header `[name for 'arg'] Result:`.
 	ArgParam string
@@ -80,7 +80,8 @@ func (s Spec) ParamNames() []string {
 	return append(names, TaskProgressParam)
 }
 
-// TaskProgressParam is the focus-chain checklist any tool call may carry (spec §7).
+// TaskProgressParam is the focus-chain checklist any tool call may carry (docs/tools.md,
+// "task_progress").
 const TaskProgressParam = "task_progress"
 
 // Call is one parsed tool use. Params holds only parameters that appeared.

@@ -6,12 +6,12 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 )
 
-// Condense returns the conversation as sent after the user accepted a summary (condense, spec
-// §7): the first user message (the task), the summary, and the messages from index at on. at is
-// the index of the user message that carries the condense tool's result; it becomes part of
-// the first message so that user and assistant still alternate (and the truncation head of
-// Project still applies). Like Project, it is a projection: history and the contents it refers
-// to are never modified, unchanged messages are shared.
+// Condense returns the conversation as sent after the user accepted a summary (condense;
+// docs/architecture.md, "Condensing"): the first user message (the task), the summary, and the
+// messages from index at on. at is the index of the user message that carries the condense tool's
+// result; it becomes part of the first message so that user and assistant still alternate (and the
+// truncation head of Project still applies). Like Project, it is a projection: history and the
+// contents it refers to are never modified, unchanged messages are shared.
 //
 // The history is returned as is when at does not point at a user message that follows an
 // assistant condense call (no condensing yet, or the history was cut back before it).

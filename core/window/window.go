@@ -1,8 +1,8 @@
-// Package window fits a task's API history into the model's context window (spec §7). It is a
-// projection: the history on disk is never rewritten. Each request is built by Project from
-// the whole history and a per-task State that remembers how much of the middle of the
-// conversation has been dropped, so that the prefix sent to the model stays the same from one
-// request to the next (prompt caching) until the next truncation.
+// Package window fits a task's API history into the model's context window (docs/prompt.md, "The
+// context window"). It is a projection: the history on disk is never rewritten. Each request is
+// built by Project from the whole history and a per-task State that remembers how much of the
+// middle of the conversation has been dropped, so that the prefix sent to the model stays the same
+// from one request to the next (prompt caching) until the next truncation.
 //
 // Two savings apply. Duplicate file contents (copies of a file from read_file results, edit
 // results' final content and @-mentions) are replaced by a short note when State.Dedup is set,
@@ -34,7 +34,7 @@ var notes = sync.OnceValue(func() map[string]string { return mdsections.Split(no
 const DefaultWindow = 128_000
 
 // MaxAllowed is how many tokens a request may use in a window of contextWindow tokens: the
-// rest is a buffer for the reply and for estimation error (spec §7).
+// rest is a buffer for the reply and for estimation error (docs/prompt.md, "The context window").
 func MaxAllowed(contextWindow int) int {
 	if contextWindow <= 0 {
 		contextWindow = DefaultWindow

@@ -66,8 +66,8 @@ func goSource(b *testing.B) string {
 	return filepath.Join(strings.TrimSpace(string(out)), "src")
 }
 
-// BenchmarkListing is spec P4: an ignore-aware walk of every file (the listing primitive)
-// and a full index build, next to `rg --files` on the same tree in the same run.
+// BenchmarkListing is P4 (docs/performance.md): an ignore-aware walk of every file (the listing
+// primitive) and a full index build, next to `rg --files` on the same tree in the same run.
 func BenchmarkListing(b *testing.B) {
 	trees := map[string]string{"tree100k": benchTree(b), "gosrc": goSource(b)}
 	for _, name := range []string{"tree100k", "gosrc"} {
@@ -152,7 +152,7 @@ func report(b *testing.B, dir string, n int, cpu0 float64) {
 	}
 }
 
-// BenchmarkQuery is spec P4's warm query latency on the 100k-file index (target < 20 ms).
+// BenchmarkQuery is P4's warm query latency on the 100k-file index (target < 20 ms).
 func BenchmarkQuery(b *testing.B) {
 	dir := benchTree(b)
 	ix, err := NewIndex(context.Background(), newWS(b, dir))

@@ -1,6 +1,6 @@
-// P9, end-to-end streaming latency (spec §12, issue 18): from a chunk leaving the model server to
-// its text in the webview's DOM, in real VS Code (code-server) with the real daemon, extension
-// and webview in between.
+// P9, end-to-end streaming latency (docs/performance.md, issue 18): from a chunk leaving the model
+// server to its text in the webview's DOM, in real VS Code (code-server) with the real daemon,
+// extension and webview in between.
 //
 //   fake model ──► proxy (this file) ──► daemon ──gRPC──► extension host ──postMessage──► webview
 //                  t_sent                                                    t_msg        t_dom
@@ -24,8 +24,8 @@
 //
 // The model's answer is a few hundred markers streamed one per event every 15 ms (a fast real
 // model's pace), then an attempt_completion. Printed: sent/seen/missing counts, p50/p95/max of
-// t_dom − t_sent beside the targets (p50 ≤ 16 ms, one frame; p95 ≤ 50 ms), and the two legs.
-// The figures are a benchmark, not an assertion (spec §12); a marker that never reaches the
+// t_dom − t_sent beside the targets (p50 ≤ 16 ms, one frame; p95 ≤ 50 ms), and the two legs. The
+// figures are a benchmark, not an assertion (docs/performance.md); a marker that never reaches the
 // DOM is a failure, since that is text lost on the way. The figures are also written to
 // test-results/e2e/p9.json.
 //

@@ -1,5 +1,5 @@
 // The extension's composition root: a supervisor for the daemon, the host bridge, and the
-// webview relay (house rule 14: nothing more).
+// webview relay, nothing more (docs/conventions.md, "The extension and the webview").
 
 import * as vscode from "vscode";
 import * as crypto from "node:crypto";

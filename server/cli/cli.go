@@ -1,6 +1,6 @@
-// Package cli is the `cairn` command line (spec §13): serve, run, tool, debug, history, resume
-// and version. main only calls Main; the commands here parse flags and call the server and
-// core packages.
+// Package cli is the `cairn` command line (docs/cli.md): serve, run, tool, debug, history, resume,
+// mcp, eval and version. main only calls Main; the commands here parse flags and call the server
+// and core packages.
 package cli
 
 import (
@@ -26,7 +26,7 @@ import (
 // Version is set at build time (-ldflags "-X github.com/cairnhq/cairn/server/cli.Version=…").
 var Version = "0.1.0-dev"
 
-// Exit codes (spec §13).
+// Exit codes (docs/cli.md, "Exit codes").
 const (
 	exitOK        = 0
 	exitFailure   = 1

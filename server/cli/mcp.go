@@ -14,7 +14,7 @@ import (
 	"github.com/cairnhq/cairn/core/mcp"
 )
 
-// mcpSettingsFile is the MCP settings file in the data dir (spec §10).
+// mcpSettingsFile is the MCP settings file in the data dir (docs/architecture.md, "MCP").
 const mcpSettingsFile = "mcp_settings.json"
 
 // mcpCommand runs `cairn mcp list|import|call`. It reads the data dir's mcp_settings.json and

@@ -14,7 +14,7 @@ import (
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
-// mentionsOutput is what `cairn debug mentions` prints (spec §13).
+// mentionsOutput is what `cairn debug mentions` prints (docs/cli.md, "cairn debug").
 type mentionsOutput struct {
 	Mentions []string `json:"mentions"`
 	Slash    *string  `json:"slash"`

@@ -12,8 +12,8 @@ import (
 	"github.com/cairnhq/cairn/server/cli"
 )
 
-// `cairn debug mentions` (spec §13): stdin is user text; the output names the mentions as
-// written, the slash command, and the text expanded against DIR with the direct host.
+// `cairn debug mentions` (docs/cli.md, "cairn debug"): stdin is user text; the output names the
+// mentions as written, the slash command, and the text expanded against DIR with the direct host.
 func TestDebugMentions(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)

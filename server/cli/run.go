@@ -227,8 +227,8 @@ func closeClient(stdio IO, c *client) {
 }
 
 // printer follows a task's subscription, prints it, and answers asks: on a terminal by asking
-// the user, otherwise by the rules of spec §13 (deny what is not auto-approved, exit 3 on a
-// question).
+// the user, otherwise by the rules of docs/cli.md, "cairn run" (deny what is not
+// auto-approved, exit 3 on a question).
 type printer struct {
 	io       IO
 	c        *client

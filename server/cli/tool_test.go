@@ -11,8 +11,8 @@ import (
 	"github.com/cairnhq/cairn/server/cli"
 )
 
-// `cairn tool` (spec §13): stdin is an assistant message; its first tool call runs in DIR and
-// the result is printed exactly as the model would receive it.
+// `cairn tool` (docs/cli.md, "cairn tool"): stdin is an assistant message; its first tool call runs
+// in DIR and the result is printed exactly as the model would receive it.
 
 const toolSrc = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 

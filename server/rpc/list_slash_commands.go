@@ -9,7 +9,8 @@ import (
 	"github.com/cairnhq/cairn/core/rules"
 )
 
-// builtinCommands are the slash commands every workspace has (spec §6).
+// builtinCommands are the slash commands every workspace has (docs/prompt.md, "Mentions,
+// slash commands and rules").
 var builtinCommands = []*cairnv1.SlashCommand{
 	{Name: "newtask", Description: "Start a new task with context from this one"},
 	{Name: "smol", Description: "Condense the conversation to save context"},

@@ -1,6 +1,6 @@
 // Package servertest runs the real daemon in-process over a temporary Unix socket, with the
 // scripted fake model and a fake editor host speaking the real bridge stream, for integration
-// tests of whole tasks (house rule 10).
+// tests of whole tasks (docs/conventions.md, "End-to-end RPC tests").
 package servertest
 
 import (

@@ -1,4 +1,4 @@
-// Performance check of the chat webview in headless Chromium (spec §12 P6):
+// Performance check of the chat webview in headless Chromium (P6, docs/performance.md):
 //   1. a 5,000-message task: decode + first screen (target < 1 s)
 //   2. a scripted scroll through it: long tasks and frame times
 //   3. 10,000 streamed chunks appended to the last message: JS heap stays flat

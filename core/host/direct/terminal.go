@@ -12,7 +12,8 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 )
 
-// DefaultGrace is how long a killed process group gets between SIGTERM and SIGKILL (spec §8).
+// DefaultGrace is how long a killed process group gets between SIGTERM and SIGKILL
+// (docs/tools.md, "execute_command").
 const DefaultGrace = 5 * time.Second
 
 // drainIdle bounds how long output is still read after the shell exited. Bytes written before

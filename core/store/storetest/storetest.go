@@ -1,7 +1,8 @@
-// Package storetest is the conformance suite of task stores (house rule 9): the file store
-// and the in-memory one must behave alike for everything the task loop and the history RPCs
-// rely on — messages folded by index, API history with truncation, metadata replaced whole,
-// history newest first with sizes, favourites, deletion, and refusal of bad ids and gaps.
+// Package storetest is the conformance suite of task stores (docs/conventions.md, "Tests are
+// data"): the file store and the in-memory one must behave alike for everything the task loop and
+// the history RPCs rely on — messages folded by index, API history with truncation, metadata
+// replaced whole, history newest first with sizes, favourites, deletion, and refusal of bad ids and
+// gaps.
 package storetest
 
 import (

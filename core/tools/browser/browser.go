@@ -19,7 +19,7 @@ import (
 // Name is the tool's name in the prompt.
 const Name = "browser_action"
 
-// Model-facing texts (house rule 15).
+// Model-facing texts (docs/conventions.md, "Comments and model-facing text").
 var (
 	//go:embed description.md
 	descriptionText string

@@ -1,6 +1,7 @@
-// Package edit implements write_to_file and replace_in_file (spec §9): the new content is
-// computed by core/diff, shown in the host's diff view while the model streams, and saved only
-// when the user approves. A failed, rejected or cancelled edit leaves the file byte-identical.
+// Package edit implements write_to_file and replace_in_file (docs/tools.md, "Editing files"): the
+// new content is computed by core/diff, shown in the host's diff view while the model streams, and
+// saved only when the user approves. A failed, rejected or cancelled edit leaves the file
+// byte-identical.
 //
 // After a save the model is told what is on disk (see resultText): the changes the user or
 // the editor's formatter made to the proposal, errors the editor reports that were not there
@@ -217,7 +218,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	body := call.Params[t.bodyParam()]
 	if call.Partial {
 		// The call never closed, so its body may be cut short: a diff whose last block lost
-		// lines, or half a file. Applying either would lose data (spec §9).
+		// lines, or half a file. Applying either would lose data (docs/tools.md,
+		// "write_to_file and replace_in_file").
 		t.closeSession(ctx)
 		return errorResult("cut-off", msgData{Path: path, Tool: call.Name}), nil
 	}

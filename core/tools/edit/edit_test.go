@@ -368,8 +368,9 @@ func genLines(n int) string {
 	return b.String()
 }
 
-// TestResultText covers what the model is told after a save (spec §9): the whole file when it
-// is small, differs from the proposal or the setting asks; otherwise only changed hunks.
+// TestResultText covers what the model is told after a save (docs/tools.md, "Editing files"): the
+// whole file when it is small, differs from the proposal or the setting asks; otherwise only
+// changed hunks.
 func TestResultText(t *testing.T) {
 	long := genLines(400)
 	longEdited := strings.Replace(long, "line 200\n", "line two hundred\n", 1)

@@ -10,9 +10,9 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// The diffs below are written the way models write them in practice (spec §9): a `>` after
-// the marker keyword, a last block without its REPLACE marker, and SEARCH text whose
-// whitespace or middle lines differ from the file.
+// The diffs below are written the way models write them in practice (docs/tools.md, "Editing
+// files"): a `>` after the marker keyword, a last block without its REPLACE marker, and SEARCH text
+// whose whitespace or middle lines differ from the file.
 
 const funcs = "func a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 2\n}\n\nfunc c() {\n\tx := 3\n\treturn x\n}\n"
 

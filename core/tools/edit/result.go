@@ -43,7 +43,8 @@ func render(key string, d msgData) string {
 	return out
 }
 
-// compactThreshold: files up to this many lines come back whole after an edit (spec §9).
+// compactThreshold: files up to this many lines come back whole after an edit (docs/tools.md,
+// "Editing files").
 const compactThreshold = 300
 
 // outcome is what happened to one approved edit, everything resultText needs.
@@ -60,10 +61,10 @@ type outcome struct {
 	edits []diff.Edit
 }
 
-// resultText tells the model what is on disk now (spec §9): the success line; the changes the
-// user or the editor's formatter made to the proposal, as a diff; errors that appeared with
-// the edit; and the final content when it differs from the proposal or the file is small —
-// otherwise only the changed hunks, which saves tokens on long files.
+// resultText tells the model what is on disk now (docs/tools.md, "Editing files"): the success
+// line; the changes the user or the editor's formatter made to the proposal, as a diff; errors that
+// appeared with the edit; and the final content when it differs from the proposal or the file is
+// small — otherwise only the changed hunks, which saves tokens on long files.
 //
 // Texts are shown with LF line endings and without a BOM: the model writes LF, and the file
 // keeps its own style on disk whatever the model sees.
@@ -94,9 +95,9 @@ func resultText(o outcome) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// matchNotes tells the model which blocks were not found verbatim (spec §9): a block placed
-// by whitespace-trimmed lines or by its anchor lines replaced lines that differ from its
-// SEARCH text, so the model should look at them in the saved file before building on them.
+// matchNotes tells the model which blocks were not found verbatim (docs/tools.md, "Editing files"):
+// a block placed by whitespace-trimmed lines or by its anchor lines replaced lines that differ from
+// its SEARCH text, so the model should look at them in the saved file before building on them.
 // Blocks found verbatim, before or after the previous block, need no note.
 func matchNotes(edits []diff.Edit) string {
 	var notes []string

@@ -15,10 +15,10 @@ import (
 	"time"
 )
 
-// BenchmarkSearchGoSource is spec P3: search_files on $(go env GOROOT)/src next to ripgrep's
-// wall time for the same search in the same run. Both report every match (no 300 cap) so the
-// work is the same; rg runs with --no-require-git because we apply .gitignore files outside
-// git repositories too.
+// BenchmarkSearchGoSource is P3 (docs/performance.md): search_files on $(go env GOROOT)/src next to
+// ripgrep's wall time for the same search in the same run. Both report every match (no 300 cap) so
+// the work is the same; rg runs with --no-require-git because we apply .gitignore files outside git
+// repositories too.
 func BenchmarkSearchGoSource(b *testing.B) {
 	src := goSource(b)
 	if _, err := os.Stat(src); err != nil {

@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// p3Queries are the spec P3 searches: a literal, a regex with classes, a case-insensitive
-// literal.
+// p3Queries are the P3 searches (docs/performance.md): a literal, a regex with classes, a
+// case-insensitive literal.
 var p3Queries = []struct{ name, regex string }{
 	{"literal", `func main`},
 	{"classes", `[A-Z][a-z]+Error\(`},

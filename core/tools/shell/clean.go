@@ -84,7 +84,7 @@ func escapeComplete(s []byte) bool {
 // escapeSeq matches ECMA-48 escape sequences: CSI (colours, cursor moves), the string
 // commands ending in BEL or ST (OSC titles and links, DCS, …) and two/three-byte escapes.
 // A regexp instead of a terminal library: the one we used built width tables at start-up and
-// cost the daemon 28 ms of init on every launch (spec P5).
+// cost the daemon 28 ms of init on every launch (P5, docs/performance.md).
 var escapeSeq = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|[\\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[ -/]*[0-~])")
 })

@@ -18,7 +18,8 @@ const quietPeriod = 300 * time.Millisecond
 // The oldest lines go first: the latest output says most about the command's state.
 const maxPending = 1 << 20
 
-// TerminalState is one command as environment details show it (spec §5).
+// TerminalState is one command as environment details show it (docs/prompt.md,
+// "Environment details").
 type TerminalState struct {
 	Command string
 	// NewOutput is the cleaned output not reported before.

@@ -2,11 +2,11 @@
 // details: a Registry of the commands a task started, so output that arrives after the tool
 // returned ("proceed while running") still reaches the model.
 //
-// The tool refuses commands that would print a file the workspace's ignore file hides (as
-// read_file does), marks those that write a protected file (core/protect), then asks for
-// approval; deny and allow lists and auto-approval are the
-// loop's job (spec §2.2). Output is cleaned of terminal escapes and line-limited here, so every host
-// terminal (the editor's or core/host/direct) gives the model the same plain text.
+// The tool refuses commands that would print a file the workspace's ignore file hides (as read_file
+// does), marks those that write a protected file (core/protect), then asks for approval; deny and
+// allow lists and auto-approval are the loop's job (docs/architecture.md, "Approvals"). Output is
+// cleaned of terminal escapes and line-limited here, so every host terminal (the editor's or
+// core/host/direct) gives the model the same plain text.
 package shell
 
 import (

@@ -2,7 +2,8 @@ package shell
 
 import "fmt"
 
-// DefaultLineLimit caps command output sent to the model when the setting is 0 (spec §8).
+// DefaultLineLimit caps command output sent to the model when the setting is 0 (docs/settings.md,
+// outputLineLimit).
 const DefaultLineLimit = 500
 
 // omittedNote marks where Truncate (and the registry's backlog cap) cut lines out.

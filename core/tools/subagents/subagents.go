@@ -24,7 +24,7 @@ const Name = "use_subagents"
 // MaxChildren is how many subagents one call may start.
 const MaxChildren = 4
 
-// Model-facing texts (house rule 15).
+// Model-facing texts (docs/conventions.md, "Comments and model-facing text").
 var (
 	//go:embed description.md
 	description string

@@ -17,7 +17,7 @@ const Name = "web_fetch"
 // MaxChars caps the text the model receives from one page.
 const MaxChars = 50_000
 
-// Model-facing texts (house rule 15).
+// Model-facing texts (docs/conventions.md, "Comments and model-facing text").
 var (
 	//go:embed description.md
 	description string

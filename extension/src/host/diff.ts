@@ -1,5 +1,6 @@
 // OpenDiff / UpdateDiff / SaveDiff / RevertDiff: VS Code's diff editor with the original as a
-// read-only virtual document on the left and the real file, editable, on the right (spec §9).
+// read-only virtual document on the left and the real file, editable, on the right
+// (docs/tools.md, "write_to_file and replace_in_file").
 // Nothing is saved until SaveDiff; RevertDiff leaves the file as it was (a new file and the
 // folders created for it are removed) and no dirty document behind.
 

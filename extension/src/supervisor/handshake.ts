@@ -1,4 +1,4 @@
-// The daemon's ready line: one JSON object on stdout (spec §1).
+// The daemon's ready line: one JSON object on stdout (docs/cli.md, "cairn serve").
 
 /** Handshake is what `cairn serve` prints once it accepts connections. */
 export interface Handshake {

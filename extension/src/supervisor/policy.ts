@@ -6,7 +6,7 @@ export type RestartDecision =
   | { action: "giveUp"; crash: number };
 
 export interface RestartPolicyOptions {
-  /** The crash that makes the supervisor give up (the spec's "at most 5 crashes"). */
+  /** The crash that makes the supervisor give up: the fifth (docs/architecture.md, "The extension"). */
   maxCrashes: number;
   /** Delay before the first restart; doubled for each further crash. */
   baseDelayMs: number;

@@ -1,4 +1,5 @@
-// AutoApproveBar: a one-line summary that expands to the auto-approve categories (spec §2.2).
+// AutoApproveBar: a one-line summary that expands to the auto-approve categories
+// (docs/settings.md, "autoApprove").
 
 import { useId, useState } from "react";
 import { create } from "@bufbuild/protobuf";

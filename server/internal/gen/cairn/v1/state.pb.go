@@ -309,7 +309,7 @@ func (x *ApiConfig) GetAzureApiVersion() string {
 	return ""
 }
 
-// AutoApprove is the auto-approval policy (spec §2.2).
+// AutoApprove is the auto-approval policy (docs/settings.md, "autoApprove").
 type AutoApprove struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	Enabled          bool                   `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`

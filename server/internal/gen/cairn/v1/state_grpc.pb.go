@@ -345,8 +345,9 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// McpService shows and manages the daemon's MCP servers (spec §10). It lives in this file so
-// that the editor's relay, which knows the services of the existing files, carries it as is.
+// McpService shows and manages the daemon's MCP servers (docs/architecture.md, "MCP"). It
+// lives in this file so that the editor's relay, which knows the services of the existing
+// files, carries it as is.
 type McpServiceClient interface {
 	// ListMcpServers returns every configured server with its status and lists.
 	ListMcpServers(ctx context.Context, in *ListMcpServersRequest, opts ...grpc.CallOption) (*ListMcpServersResponse, error)
@@ -492,8 +493,9 @@ func (c *mcpServiceClient) OpenMcpSettings(ctx context.Context, in *OpenMcpSetti
 // All implementations must embed UnimplementedMcpServiceServer
 // for forward compatibility.
 //
-// McpService shows and manages the daemon's MCP servers (spec §10). It lives in this file so
-// that the editor's relay, which knows the services of the existing files, carries it as is.
+// McpService shows and manages the daemon's MCP servers (docs/architecture.md, "MCP"). It
+// lives in this file so that the editor's relay, which knows the services of the existing
+// files, carries it as is.
 type McpServiceServer interface {
 	// ListMcpServers returns every configured server with its status and lists.
 	ListMcpServers(context.Context, *ListMcpServersRequest) (*ListMcpServersResponse, error)

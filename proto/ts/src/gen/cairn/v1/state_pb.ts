@@ -128,7 +128,7 @@ export const ApiConfigSchema: GenMessage<ApiConfig> = /*@__PURE__*/
   messageDesc(file_cairn_v1_state, 0);
 
 /**
- * AutoApprove is the auto-approval policy (spec §2.2).
+ * AutoApprove is the auto-approval policy (docs/settings.md, "autoApprove").
  *
  * @generated from message cairn.v1.AutoApprove
  */
@@ -1585,8 +1585,9 @@ export const StateService: GenService<{
   serviceDesc(file_cairn_v1_state, 0);
 
 /**
- * McpService shows and manages the daemon's MCP servers (spec §10). It lives in this file so
- * that the editor's relay, which knows the services of the existing files, carries it as is.
+ * McpService shows and manages the daemon's MCP servers (docs/architecture.md, "MCP"). It
+ * lives in this file so that the editor's relay, which knows the services of the existing
+ * files, carries it as is.
  *
  * @generated from service cairn.v1.McpService
  */
