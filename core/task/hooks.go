@@ -17,7 +17,7 @@ import (
 // request. Only PreToolUse may stop something: the tool call it blocks.
 
 // cancelHookWait bounds the TaskCancel hooks: they run after the run's context ended, and
-// Cancel waits at most cancelWait for the loop to stop.
+// Cancel, without a deadline of its caller's, waits at most cancelWait for the loop to stop.
 const cancelHookWait = 4 * time.Second
 
 // fireHook runs the hooks of one event, shows their failures and skips, and queues what they
