@@ -71,7 +71,9 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	if _, err := os.Stat(abs); err != nil {
 		return tools.Errorf("%s", message("not_found", rel)), nil
 	}
-	res, err := Search(ctx, abs, Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs})
+	// `.` with several roots searches them all; Rel labels
+	// the files of the other roots `name:path`.
+	res, err := SearchRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs})
 	switch {
 	case errors.Is(err, ErrBadRegex):
 		return tools.Errorf("%s", message("bad_regex", strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": "))), nil
