@@ -49,6 +49,10 @@ type Options struct {
 	Workers int
 	// Tree supplies ignore-aware walking; nil builds a workspace rooted at the searched path.
 	Tree Walker
+	// Indexes, when set, lets a search of a folder skip the files the index of its workspace
+	// root rules out (built on first need; until it is ready the search scans). Results are
+	// the same either way.
+	Indexes *Indexes
 }
 
 // Line is one line of output.
@@ -111,6 +115,10 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		}
 		tree = ws
 	}
+	var cand *candidates
+	if opts.Indexes != nil {
+		cand = opts.Indexes.covering(tree, root).plan(planQuery(opts.Regex))
+	}
 	wopts := workspace.SearchOptions
 	if opts.FilePattern != "" {
 		wopts.Override = s.override
@@ -125,6 +133,9 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		}
 		if !d.Type().IsRegular() {
 			return nil // folders are walked, symlinks not followed (ripgrep's default)
+		}
+		if cand != nil && !cand.wants(path, d) {
+			return nil // its trigrams rule a match out
 		}
 		s.searchFile(path)
 		return nil

@@ -15,10 +15,12 @@ import (
 const Name = "search_files"
 
 // Tool is search_files.
-type Tool struct{}
+type Tool struct {
+	indexes *Indexes
+}
 
-// New returns the search_files tool.
-func New() *Tool { return &Tool{} }
+// New returns the search_files tool; every tool it returns shares the daemon's indexes.
+func New() *Tool { return &Tool{indexes: shared} }
 
 // files is what search_files needs from env.Files: the workspace plus ignore-aware walking.
 type files interface {
@@ -43,7 +45,7 @@ func (*Tool) Spec() tools.Spec {
 }
 
 // Run implements tools.Tool.
-func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
 	path, ok := call.Param("path")
 	if !ok || strings.TrimSpace(path) == "" {
 		return tools.MissingParam(Name, "path"), nil
@@ -73,7 +75,7 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	}
 	// `.` with several roots searches them all; Rel labels
 	// the files of the other roots `name:path`.
-	res, err := SearchRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs})
+	res, err := SearchRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs, Indexes: t.indexes})
 	switch {
 	case errors.Is(err, ErrBadRegex):
 		return tools.Errorf("%s", message("bad_regex", strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": "))), nil
