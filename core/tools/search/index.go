@@ -8,12 +8,13 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
-// The live index (issue 33): per workspace root, a trigram index of the files a search
+// The live index: per workspace root, a trigram index of the files a search
 // reads, kept by the daemon across tasks. It never decides what a search finds: the search
 // walks the tree with its own rules as always, and the index only lets it skip files whose
 // trigrams show they cannot match. Freshness is checked at query time: a file whose size or
@@ -46,9 +47,16 @@ func NewIndexes(idle time.Duration) *Indexes {
 	return &Indexes{idle: idle, m: map[string]*Index{}}
 }
 
-// shared is the daemon's set: every search_files tool made by New uses it, so tasks on the
-// same workspace share one warm index.
-var shared = NewIndexes(0)
+// Shared is the daemon's set: once EnableIndexes is called, every search_files tool made by
+// New uses it, so the tasks on one workspace share one warm index. A one-shot process
+// (`cairn tool` without --connect) never enables it: a background build would only compete
+// with its one scan.
+var Shared = NewIndexes(0)
+
+var indexesOn atomic.Bool
+
+// EnableIndexes makes search_files tools use Shared from now on (the daemon calls it once).
+func EnableIndexes() { indexesOn.Store(true) }
 
 // For returns the index of root, creating it and starting its build in the background on
 // first need. The index is usable once Ready; until then searches scan.
@@ -92,22 +100,24 @@ func (r *Indexes) dropIfIdle(root string, ix *Index) {
 	delete(r.m, root)
 }
 
-// covering returns the index of the workspace root holding dir: the innermost root of tree
-// that contains it when tree knows its roots, dir itself otherwise.
+// covering returns the index of the workspace root holding dir (the innermost root of
+// tree that contains it), or nil when dir lies in no root or tree does not know its roots:
+// a folder searched outside the workspace is scanned, never indexed.
 func (r *Indexes) covering(tree Walker, dir string) *Index {
-	root := dir
-	if rs, ok := tree.(rooted); ok {
-		best := ""
-		for _, x := range rs.Roots() {
-			if coveredBy([]string{x.Path}, dir) && len(x.Path) > len(best) {
-				best = x.Path
-			}
-		}
-		if best != "" {
-			root = best
+	rs, ok := tree.(rooted)
+	if !ok {
+		return nil
+	}
+	best := ""
+	for _, x := range rs.Roots() {
+		if coveredBy([]string{x.Path}, dir) && len(x.Path) > len(best) {
+			best = x.Path
 		}
 	}
-	return r.For(root)
+	if best == "" {
+		return nil
+	}
+	return r.For(best)
 }
 
 // fileKind says how an indexed file takes part in searches.
@@ -332,7 +342,7 @@ type candidates struct {
 // plan returns the candidate set of q, or nil when the index is not ready or q cannot narrow
 // anything (the search then reads every file, as the scan does).
 func (ix *Index) plan(q *query) *candidates {
-	if q.op == qAll {
+	if ix == nil || q.op == qAll {
 		return nil
 	}
 	ix.mu.RLock()

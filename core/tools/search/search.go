@@ -116,7 +116,7 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		tree = ws
 	}
 	var cand *candidates
-	if opts.Indexes != nil {
+	if opts.Indexes != nil && opts.Tree != nil {
 		cand = opts.Indexes.covering(tree, root).plan(planQuery(opts.Regex))
 	}
 	wopts := workspace.SearchOptions

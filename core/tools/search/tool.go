@@ -16,11 +16,11 @@ const Name = "search_files"
 
 // Tool is search_files.
 type Tool struct {
-	indexes *Indexes
+	indexes *Indexes // nil: Shared once EnableIndexes was called, else none
 }
 
-// New returns the search_files tool; every tool it returns shares the daemon's indexes.
-func New() *Tool { return &Tool{indexes: shared} }
+// New returns the search_files tool.
+func New() *Tool { return &Tool{} }
 
 // files is what search_files needs from env.Files: the workspace plus ignore-aware walking.
 type files interface {
@@ -73,9 +73,13 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if _, err := os.Stat(abs); err != nil {
 		return tools.Errorf("%s", message("not_found", rel)), nil
 	}
+	idx := t.indexes
+	if idx == nil && indexesOn.Load() {
+		idx = Shared
+	}
 	// `.` with several roots searches them all; Rel labels
 	// the files of the other roots `name:path`.
-	res, err := SearchRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs, Indexes: t.indexes})
+	res, err := SearchRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs, Indexes: idx})
 	switch {
 	case errors.Is(err, ErrBadRegex):
 		return tools.Errorf("%s", message("bad_regex", strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": "))), nil
