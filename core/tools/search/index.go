@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -150,13 +151,25 @@ type Index struct {
 	files map[string]entry    // by absolute path
 	post  map[uint32][]uint32 // trigram -> ids, ascending
 	next  uint32              // the next id; a file indexed again gets a new one
+	// list is the last refresh walk's files in path order, valid while the watch has seen
+	// no change since generation listGen (and listOK: every folder was watched).
+	list    []listedFile
+	listGen uint64
+	listOK  bool
+
+	watch      *treeWatch // nil where folders cannot be watched
+	watchMu    sync.Mutex // guards the watch's use, closed and gen
+	closed     bool
+	gen        uint64     // changes seen by the watch
+	refreshing atomic.Bool
+	fast       atomic.Int64 // searches answered from the list (for tests and the bench)
 	bytes int64               // source bytes indexed (for the memory report)
 	built time.Duration       // how long the first build took
 }
 
 func newIndex(root string) *Index {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Index{root: root, ctx: ctx, cancel: cancel, files: map[string]entry{}, post: map[uint32][]uint32{}}
+	return &Index{root: root, ctx: ctx, cancel: cancel, files: map[string]entry{}, post: map[uint32][]uint32{}, watch: newTreeWatch()}
 }
 
 // Ready reports whether the first build has finished.
@@ -210,37 +223,32 @@ func (ix *Index) stop() {
 	if ix.timer != nil {
 		ix.timer.Stop()
 	}
+	ix.watchMu.Lock()
+	defer ix.watchMu.Unlock()
+	if ix.watch != nil && !ix.closed {
+		ix.watch.close()
+	}
+	ix.closed = true
 }
 
-// build indexes every file a search of the root would read.
+// watchAdd watches one more folder; false when it cannot (no watch, closed, or the limit).
+func (ix *Index) watchAdd(dir string) bool {
+	ix.watchMu.Lock()
+	defer ix.watchMu.Unlock()
+	return ix.watch != nil && !ix.closed && ix.watch.add(dir)
+}
+
+// listedFile is one file of the last refresh walk.
+type listedFile struct {
+	path string
+	id   uint32
+	kind fileKind
+}
+
+// build is the first refresh; the index is ready when it ends.
 func (ix *Index) build() {
 	start := time.Now()
-	ws, err := workspace.New(ix.root)
-	if err != nil {
-		slog.Warn("search index: cannot open the root; searches scan", "root", ix.root, "err", err)
-		return
-	}
-	var bufs sync.Pool
-	err = ws.Walk(ix.ctx, ix.root, workspace.SearchOptions, runtime.GOMAXPROCS(0), func(path string, d fs.DirEntry, _ *workspace.Filter) error {
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // gone since the folder was read
-		}
-		bp, _ := bufs.Get().(*[]byte)
-		if bp == nil {
-			bp = new([]byte)
-		}
-		ix.add(path, info, bp)
-		bufs.Put(bp)
-		return nil
-	})
-	if err != nil {
-		if ix.ctx.Err() == nil {
-			slog.Warn("search index: build failed; searches scan", "root", ix.root, "err", err)
-		}
+	if !ix.refresh() {
 		return
 	}
 	ix.mu.Lock()
@@ -249,6 +257,122 @@ func (ix *Index) build() {
 	files, took := len(ix.files), ix.built
 	ix.mu.Unlock()
 	slog.Debug("search index ready", "root", ix.root, "files", files, "took", took)
+}
+
+// refresh walks the root as a search of it would, indexes every file not indexed as it is
+// now, forgets the files no longer there, and records the walk's file list. Where the
+// folders can be watched (inotify), the list stays valid until the watch sees a change, and
+// a search of the whole root then reads its candidates from the list without walking.
+func (ix *Index) refresh() bool {
+	ws, err := workspace.New(ix.root)
+	if err != nil {
+		slog.Warn("search index: cannot open the root; searches scan", "root", ix.root, "err", err)
+		return false
+	}
+	gen, watched := ix.watchGen()
+	if watched {
+		watched = ix.watchAdd(ix.root)
+	}
+	var (
+		bufs sync.Pool
+		mu   sync.Mutex // guards list and watched
+		list []listedFile
+	)
+	err = ws.Walk(ix.ctx, ix.root, workspace.SearchOptions, runtime.GOMAXPROCS(0), func(path string, d fs.DirEntry, _ *workspace.Filter) error {
+		if d.IsDir() {
+			mu.Lock()
+			try := watched
+			mu.Unlock()
+			if try && !ix.watchAdd(path) {
+				mu.Lock()
+				watched = false
+				mu.Unlock()
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone since the folder was read
+		}
+		ix.mu.RLock()
+		e, ok := ix.files[path]
+		ix.mu.RUnlock()
+		if !ok || e.size != info.Size() || e.mtime != info.ModTime().UnixNano() {
+			bp, _ := bufs.Get().(*[]byte)
+			if bp == nil {
+				bp = new([]byte)
+			}
+			e, _, ok = ix.add(path, info, bp)
+			bufs.Put(bp)
+			if !ok {
+				return nil
+			}
+		}
+		mu.Lock()
+		list = append(list, listedFile{path: path, id: e.id, kind: e.kind})
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		if ix.ctx.Err() == nil {
+			slog.Warn("search index: walk failed; searches scan", "root", ix.root, "err", err)
+		}
+		return false
+	}
+	slices.SortFunc(list, func(a, b listedFile) int { return strings.Compare(a.path, b.path) })
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if len(list) < len(ix.files) {
+		seen := make(map[string]bool, len(list))
+		for _, f := range list {
+			seen[f.path] = true
+		}
+		for p, e := range ix.files {
+			if !seen[p] {
+				delete(ix.files, p)
+				ix.bytes -= e.size
+			}
+		}
+	}
+	ix.list, ix.listGen, ix.listOK = list, gen, watched
+	return true
+}
+
+// watchGen drains the watch and returns the count of changes seen so far, and whether the
+// index has a watch at all.
+func (ix *Index) watchGen() (uint64, bool) {
+	ix.watchMu.Lock()
+	defer ix.watchMu.Unlock()
+	if ix.watch == nil || ix.closed {
+		return 0, false
+	}
+	if ix.watch.changed() {
+		ix.gen++
+	}
+	return ix.gen, true
+}
+
+// unchanged reports whether nothing changed in the tree since the last refresh walk began
+// and every folder of it is watched; when something did, it starts a refresh in the
+// background (one at a time) and the caller walks.
+func (ix *Index) unchanged() bool {
+	gen, watched := ix.watchGen()
+	if !watched {
+		return false
+	}
+	ix.mu.RLock()
+	ok := ix.listOK && ix.list != nil && gen == ix.listGen
+	ix.mu.RUnlock()
+	if !ok && ix.refreshing.CompareAndSwap(false, true) {
+		go func() {
+			defer ix.refreshing.Store(false)
+			ix.refresh()
+		}()
+	}
+	return ok
 }
 
 // add reads and indexes one file, returning its entry and sorted trigrams; ok is false when
@@ -455,4 +579,23 @@ func (c *candidates) decide(e entry, tris []uint32, fromBits bool) bool {
 		return c.bits[e.id/64]&(1<<(e.id%64)) != 0
 	}
 	return c.q.holds(func(t uint32) bool { _, found := slices.BinarySearch(tris, t); return found })
+}
+
+// listed returns the files of the whole root a search must read, in path order, when the
+// tree is unchanged since the last refresh walk: the candidates among the listed files and
+// every file too large to index. ok is false when the search must walk.
+func (c *candidates) listed() (paths []string, ok bool) {
+	if !c.ix.unchanged() {
+		return nil, false
+	}
+	c.ix.mu.RLock()
+	defer c.ix.mu.RUnlock()
+	for _, f := range c.ix.list {
+		switch {
+		case f.kind == kindLarge, f.kind == kindText && (f.id >= c.n || c.bits[f.id/64]&(1<<(f.id%64)) != 0):
+			paths = append(paths, f.path)
+		}
+	}
+	c.ix.fast.Add(1)
+	return paths, true
 }

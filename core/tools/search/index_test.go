@@ -174,8 +174,31 @@ func TestIndexedSearchMatchesScan(t *testing.T) {
 			t.Errorf("%s: no results; the corpus should hold some", q.Regex)
 		}
 	}
+	if runtime.GOOS == "linux" {
+		// Nothing changed since the build: the searches of the root read the index's list.
+		if fast := idx.For(ws.Root()).fast.Load(); fast < int64(len(indexQueries)/2) {
+			t.Errorf("only %d searches used the unchanged tree's list", fast)
+		}
+	}
 	if narrowed < len(indexQueries)-3 {
 		t.Errorf("the index narrowed only %d of %d queries", narrowed, len(indexQueries))
+	}
+}
+
+// settle waits until the index's list is current again after a change (a refresh runs in
+// the background), so the next search goes by the watch rather than a walk. Without a watch
+// (not Linux) there is nothing to wait for.
+func settle(t *testing.T, ix *Index) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !ix.unchanged() {
+		if time.Now().After(deadline) {
+			t.Fatal("the index's list never became current")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -202,7 +225,7 @@ func TestIndexFollowsTheDisk(t *testing.T) {
 	}
 	idx := NewIndexes(0)
 	t.Cleanup(idx.Close)
-	ready(t, idx, ws.Root())
+	ix := ready(t, idx, ws.Root())
 	search := func(re string) string {
 		t.Helper()
 		res, err := Search(context.Background(), ws.Root(), Options{Regex: re, Context: 1, Tree: ws, Indexes: idx})
@@ -220,6 +243,7 @@ func TestIndexFollowsTheDisk(t *testing.T) {
 	}
 	write := func(name, content string) {
 		t.Helper()
+		settle(t, ix) // the change must be seen by the watch, not by a walk already due
 		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -235,11 +259,28 @@ func TestIndexFollowsTheDisk(t *testing.T) {
 	if got := search(`(?i)ZEBRAFISH`); !strings.Contains(got, "gen/fresh.go") {
 		t.Errorf("new file not found:\n%s", got)
 	}
+	settle(t, ix)
 	if err := os.Remove(filepath.Join(root, "gen/fresh.go")); err != nil {
 		t.Fatal(err)
 	}
 	if got := search(`zebrafish`); strings.Contains(got, "fresh.go") {
 		t.Errorf("deleted file found:\n%s", got)
+	}
+	settle(t, ix)
+	if err := os.MkdirAll(filepath.Join(root, "newdir/deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("newdir/deeper/n.go", "an okapi\n")
+	if got := search(`okapi`); !strings.Contains(got, "newdir/deeper/n.go") {
+		t.Errorf("file in a new folder not found:\n%s", got)
+	}
+	write("newdir/deeper/n.go", "an okapi again\n")
+	if got := search(`okapi again`); !strings.Contains(got, "newdir/deeper/n.go") {
+		t.Errorf("file changed in a new folder not found:\n%s", got)
+	}
+	write(".ignore", "skip_me.go\nsrc/\n")
+	if got := search(`func main`); strings.Contains(got, "src/a/b/c/deep.go") {
+		t.Errorf("a folder newly ignored is still searched:\n%s", got)
 	}
 	write("docs/notes.txt", "TODO\x00now binary\n")
 	if got := search(`TODO`); strings.Contains(got, "docs/notes.txt") {

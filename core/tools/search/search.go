@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -119,6 +120,16 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 	if opts.Indexes != nil && opts.Tree != nil {
 		cand = opts.Indexes.covering(tree, root).plan(planQuery(opts.Regex))
 	}
+	if cand != nil && opts.FilePattern == "" && root == cand.ix.root {
+		// The whole root, unchanged since the index's last walk: read its candidates only.
+		if paths, ok := cand.listed(); ok {
+			s.searchAll(ctx, paths, opts.Workers)
+			if err := ctx.Err(); err != nil {
+				return Results{}, fmt.Errorf("search %s: %w", root, err)
+			}
+			return s.results(), nil
+		}
+	}
 	wopts := workspace.SearchOptions
 	if opts.FilePattern != "" {
 		wopts.Override = s.override
@@ -144,6 +155,25 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		return Results{}, fmt.Errorf("search %s: %w", root, err)
 	}
 	return s.results(), nil
+}
+
+// searchAll searches the given files (in path order) with workers goroutines, skipping those
+// past the cut as the walk does.
+func (s *searcher) searchAll(ctx context.Context, paths []string, workers int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(paths)) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) || s.pastCutoff(paths[i]) {
+					return // the rest sorts after the cut too
+				}
+				s.searchFile(paths[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 type searcher struct {
