@@ -160,11 +160,11 @@ type Index struct {
 	watch      *treeWatch // nil where folders cannot be watched
 	watchMu    sync.Mutex // guards the watch's use, closed and gen
 	closed     bool
-	gen        uint64     // changes seen by the watch
+	gen        uint64 // changes seen by the watch
 	refreshing atomic.Bool
-	fast       atomic.Int64 // searches answered from the list (for tests and the bench)
-	bytes int64               // source bytes indexed (for the memory report)
-	built time.Duration       // how long the first build took
+	fast       atomic.Int64  // searches answered from the list (for tests and the bench)
+	bytes      int64         // source bytes indexed (for the memory report)
+	built      time.Duration // how long the first build took
 }
 
 func newIndex(root string) *Index {
