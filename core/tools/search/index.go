@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"io/fs"
 	"log/slog"
 	"runtime"
@@ -30,6 +31,10 @@ const (
 	// maxIndexed is the largest file whose trigrams are kept; a larger one is always read.
 	maxIndexed = 8 << 20
 )
+
+// rebuildMin is the garbage postings below which an index is never rebuilt (a variable so a
+// test can see a rebuild on a small tree).
+var rebuildMin = 1 << 16
 
 // Indexes holds the index of each workspace root searched recently. It is safe for
 // concurrent use.
@@ -133,6 +138,7 @@ const (
 // entry is what the index knows of one file, valid while size and mtime are unchanged.
 type entry struct {
 	id    uint32
+	ntri  uint32 // its postings, which turn to garbage when it is indexed again or deleted
 	size  int64
 	mtime int64
 	kind  fileKind
@@ -149,8 +155,13 @@ type Index struct {
 	ready bool
 	used  time.Time
 	files map[string]entry    // by absolute path
-	post  map[uint32][]uint32 // trigram -> ids, ascending
-	next  uint32              // the next id; a file indexed again gets a new one
+	post  map[uint32]postings // by trigram
+	// next is the next id: a file indexed again gets a new one, and ids never restart (a
+	// search's candidate bits hold the ids below the next of its start).
+	next uint32
+	// total postings held, and garbage: those of files indexed again or gone since. When
+	// garbage outweighs the rest, the next refresh starts over.
+	total, garbage int
 	// list is the last refresh walk's files in path order, valid while the watch has seen
 	// no change since generation listGen (and listOK: every folder was watched).
 	list    []listedFile
@@ -169,7 +180,7 @@ type Index struct {
 
 func newIndex(root string) *Index {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Index{root: root, ctx: ctx, cancel: cancel, files: map[string]entry{}, post: map[uint32][]uint32{}, watch: newTreeWatch()}
+	return &Index{root: root, ctx: ctx, cancel: cancel, files: map[string]entry{}, post: map[uint32]postings{}, watch: newTreeWatch()}
 }
 
 // Ready reports whether the first build has finished.
@@ -184,10 +195,7 @@ func (ix *Index) Ready() bool {
 func (ix *Index) Stats() (files int, source int64, postings int, build time.Duration) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	for _, p := range ix.post {
-		postings += len(p)
-	}
-	return len(ix.files), ix.bytes, postings, ix.built
+	return len(ix.files), ix.bytes, ix.total, ix.built
 }
 
 // Wait blocks until the index is ready or ctx ends.
@@ -238,6 +246,42 @@ func (ix *Index) watchAdd(dir string) bool {
 	return ix.watch != nil && !ix.closed && ix.watch.add(dir)
 }
 
+// postings are the ids of the files holding one trigram, ascending, as varint-coded gaps:
+// most gaps of a common trigram fit one byte, so a posting costs little more than a byte
+// (the index is meant to stay within a quarter of the source bytes it covers).
+type postings struct {
+	b    []byte
+	last uint32 // the last id added
+	n    int    // ids held
+}
+
+func (p *postings) add(id uint32) {
+	p.b = binary.AppendUvarint(p.b, uint64(id-p.last))
+	p.last = id
+	p.n++
+}
+
+// mark sets the bit of every id in bits.
+func (p postings) mark(bits []uint64) {
+	id := uint32(0)
+	for b := p.b; len(b) > 0; {
+		d, k := binary.Uvarint(b)
+		b = b[k:]
+		id += uint32(d)
+		bits[id/64] |= 1 << (id % 64)
+	}
+}
+
+// clip drops the spare capacity appends left behind once a build is done.
+func (ix *Index) clip() {
+	for t, p := range ix.post {
+		if cap(p.b) > len(p.b)+len(p.b)/8 {
+			p.b = slices.Clone(p.b)
+			ix.post[t] = p
+		}
+	}
+}
+
 // listedFile is one file of the last refresh walk.
 type listedFile struct {
 	path string
@@ -252,6 +296,7 @@ func (ix *Index) build() {
 		return
 	}
 	ix.mu.Lock()
+	ix.clip()
 	ix.ready = true
 	ix.built = time.Since(start)
 	files, took := len(ix.files), ix.built
@@ -269,6 +314,15 @@ func (ix *Index) refresh() bool {
 		slog.Warn("search index: cannot open the root; searches scan", "root", ix.root, "err", err)
 		return false
 	}
+	ix.mu.Lock()
+	if ix.garbage > ix.total-ix.garbage && ix.garbage > rebuildMin {
+		// Mostly garbage: start over. Searches scan meanwhile; ids go on from next.
+		slog.Debug("search index: rebuilding", "root", ix.root, "postings", ix.total, "garbage", ix.garbage)
+		ix.files, ix.post, ix.list = map[string]entry{}, map[uint32]postings{}, nil
+		ix.total, ix.garbage, ix.bytes, ix.ready = 0, 0, 0, false
+	}
+	rebuilding := !ix.ready
+	ix.mu.Unlock()
 	gen, watched := ix.watchGen()
 	if watched {
 		watched = ix.watchAdd(ix.root)
@@ -334,10 +388,15 @@ func (ix *Index) refresh() bool {
 			if !seen[p] {
 				delete(ix.files, p)
 				ix.bytes -= e.size
+				ix.garbage += int(e.ntri)
 			}
 		}
 	}
 	ix.list, ix.listGen, ix.listOK = list, gen, watched
+	if rebuilding && ix.built > 0 {
+		ix.clip()
+		ix.ready = true // a rebuild is done (a first build is finished by build)
+	}
 	return true
 }
 
@@ -399,12 +458,17 @@ func (ix *Index) add(path string, info fs.FileInfo, bp *[]byte) (e entry, tris [
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	e.id = ix.next
+	e.ntri = uint32(len(tris))
 	ix.next++
 	for _, t := range tris {
-		ix.post[t] = append(ix.post[t], e.id)
+		p := ix.post[t]
+		p.add(e.id)
+		ix.post[t] = p
 	}
+	ix.total += len(tris)
 	if old, had := ix.files[path]; had {
 		ix.bytes -= old.size
+		ix.garbage += int(old.ntri)
 	}
 	ix.files[path] = e
 	ix.bytes += e.size
@@ -504,9 +568,7 @@ func (ix *Index) eval(q *query) (bits []uint64, all bool) {
 	}
 	acc := make([]uint64, n)
 	for _, t := range q.tris {
-		for _, id := range ix.post[t] {
-			acc[id/64] |= 1 << (id % 64)
-		}
+		ix.post[t].mark(acc)
 	}
 	for _, s := range q.sub {
 		b, all := ix.eval(s)
@@ -522,9 +584,7 @@ func (ix *Index) eval(q *query) (bits []uint64, all bool) {
 
 func (ix *Index) postingBits(t uint32, n int) []uint64 {
 	b := make([]uint64, n)
-	for _, id := range ix.post[t] {
-		b[id/64] |= 1 << (id % 64)
-	}
+	ix.post[t].mark(b)
 	return b
 }
 

@@ -313,3 +313,52 @@ func TestIndexDroppedWhenIdle(t *testing.T) {
 		t.Error("the dropped index came back")
 	}
 }
+
+// TestIndexRebuildsWhenMostlyGarbage checks that files rewritten again and again do not
+// grow the index without bound: once the postings of replaced versions outweigh the live
+// ones, a refresh starts over, and searches still equal the scan.
+func TestIndexRebuildsWhenMostlyGarbage(t *testing.T) {
+	old := rebuildMin
+	rebuildMin = 0
+	t.Cleanup(func() { rebuildMin = old })
+	root := t.TempDir()
+	writeCorpus(t, root)
+	ws, err := workspace.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := NewIndexes(0)
+	t.Cleanup(idx.Close)
+	ix := ready(t, idx, ws.Root())
+	_, _, live, _ := ix.Stats()
+	name := filepath.Join(root, "src/many.go")
+	for i := range 40 {
+		content := strings.Repeat(fmt.Sprintf("round %d of many distinct words: w%dx w%dy w%dz\n", i, i, i*7, i*13), 20)
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Regex: fmt.Sprintf(`w%dx`, i), Context: 1, Tree: ws}
+		scan, err := Search(context.Background(), ws.Root(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Indexes = idx
+		got, err := Search(context.Background(), ws.Root(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, scan) || got.Total != 20 {
+			t.Fatalf("round %d: indexed %d results, scan %d", i, got.Total, scan.Total)
+		}
+	}
+	settle(t, ix)
+	if err := ix.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.RLock()
+	total, garbage := ix.total, ix.garbage
+	ix.mu.RUnlock()
+	if garbage > total-garbage || total > 4*live {
+		t.Errorf("after 40 rewrites: %d postings, %d garbage (%d live after the build)", total, garbage, live)
+	}
+}
