@@ -1,5 +1,7 @@
 // Package search is the search_files tool: a pure-Go, ripgrep-compatible regex search over
-// the workspace (parallel walk, literal prefilter, RE2) with Cline's result format.
+// the workspace (parallel walk, literal prefilter, RE2) with Cline's result format. In the
+// daemon a trigram index per workspace root (index.go) lets a search read only the files
+// that can match; what it finds is the same.
 package search
 
 import (
