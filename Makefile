@@ -115,6 +115,7 @@ bench: daemon $(NPM_STAMP)
 	$(GO) test -p 1 -count=1 -timeout 60m -run '^$$' -bench '$(BENCH_SCENARIOS)' -benchtime 1x \
 		./core/tools/search ./core/tools/browser ./core/tools/mcptool ./core/checkpoint ./server
 	$(GO) test -run '^$$' -bench 'SearchGoSource|Listing|Query' -benchtime 5x ./core/tools/search ./core/workspace
+	$(GO) test -run '^$$' -bench 'IndexedSearch' -benchtime 1x -v ./core/tools/search
 	npm run -w webview-ui perf
 
 # R7 soak: one daemon under a steady lower load for 30 minutes; prints its RSS (flat within

@@ -37,6 +37,7 @@ import (
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
@@ -112,6 +113,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// The daemon keeps a warm trigram index per workspace root for search_files.
+	search.EnableIndexes()
 	lis, addr, sockPath, err := listen(cfg)
 	if err != nil {
 		return nil, err
@@ -313,6 +316,7 @@ func (d *Daemon) stop() {
 		d.grpc.Stop()
 	}
 	d.comp.closeIndexes()
+	search.Shared.Close()
 	mctx, mcancel := context.WithTimeout(context.Background(), 8*time.Second)
 	if err := d.comp.mcp.Close(mctx); err != nil {
 		d.cfg.Logger.Warn("stopping MCP servers", "err", err)

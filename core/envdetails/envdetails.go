@@ -95,7 +95,11 @@ func Build(ctx context.Context, in Input) string {
 
 	if in.First && ws != nil {
 		root := ws.Root()
-		fmt.Fprintf(&b, "# Current Working Directory (%s) Files\n%s\n\n", root, fileList(ctx, ws, root))
+		fmt.Fprintf(&b, "# Current Working Directory (%s) Files\n%s\n\n", root, fileList(ctx, ws, root, ""))
+		// Every other root gets its own list, its entries in the `name:path` form the tools take.
+		for _, r := range ws.Roots()[1:] {
+			fmt.Fprintf(&b, "# Workspace Root %s (%s) Files\n%s\n\n", r.Name, r.Path, fileList(ctx, ws, r.Path, r.Name+":"))
+		}
 		fmt.Fprintf(&b, "# Workspace Configuration\n%s\n\n", workspaceConfig(ctx, ws))
 		detect := in.CLITools
 		if detect == nil {
@@ -188,13 +192,17 @@ func terminals(b *strings.Builder, title string, ts []shell.TerminalState) {
 	b.WriteString("\n")
 }
 
-func fileList(ctx context.Context, ws *workspace.Workspace, root string) string {
+// fileList is a root's recursive listing, each entry prefixed with label.
+func fileList(ctx context.Context, ws *workspace.Workspace, root, label string) string {
 	entries, truncated, err := listfiles.List(ctx, ws, root, true, listfiles.DefaultLimit)
 	switch {
 	case errors.Is(err, listfiles.ErrRefused):
 		return listRefusedText
 	case err != nil:
 		return fmt.Sprintf(listFailedText, err)
+	}
+	for i, e := range entries {
+		entries[i] = label + e
 	}
 	return listfiles.Format(entries, truncated)
 }

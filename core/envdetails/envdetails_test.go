@@ -119,6 +119,21 @@ func TestBuildGolden(t *testing.T) {
 				CLITools:      func() []string { panic("CLI tools are first-turn only") },
 			}
 		}},
+		{"first_turn_multiroot", func(t *testing.T, tmp string) Input {
+			// Each root's files are listed; the other root's entries carry its name.
+			writeTree(t, filepath.Join(tmp, "app"), map[string]string{"main.go": "package main\n", "src/util.go": "package src\n"})
+			writeTree(t, filepath.Join(tmp, "lib"), map[string]string{"lib.go": "package lib\n", "internal/x.go": "package internal\n", ".ignore": "skip/\n", "skip/y.go": "y\n"})
+			return Input{
+				IDE:           "Visual Studio Code",
+				Workspace:     newWorkspace(t, filepath.Join(tmp, "app"), filepath.Join(tmp, "lib")),
+				First:         true,
+				Mode:          "act",
+				ContextTokens: 1000,
+				ContextWindow: 128_000,
+				Now:           time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
+				CLITools:      func() []string { return nil },
+			}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

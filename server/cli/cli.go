@@ -117,7 +117,7 @@ const usageText = `usage:
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
             [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
-  cairn tool [-C DIR] [--yes]        stdin: an assistant message; runs its first tool call
+  cairn tool [-C DIR] [--yes] [--connect]  stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version

@@ -2,28 +2,27 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 
-	"github.com/cairnhq/cairn/core/agent"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
-	"github.com/cairnhq/cairn/core/config"
-	"github.com/cairnhq/cairn/core/host/direct"
-	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/parse"
-	"github.com/cairnhq/cairn/core/task"
-	"github.com/cairnhq/cairn/core/tools"
-	"github.com/cairnhq/cairn/core/tools/shell"
-	"github.com/cairnhq/cairn/core/workspace"
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+	"github.com/cairnhq/cairn/server/rpc"
 )
 
 // tool parses stdin as a streamed model message and runs its first tool call in DIR with the
-// direct host, printing the result exactly as the model would receive it.
+// direct host, printing the result exactly as the model would receive it. With --connect the
+// call runs in the daemon already serving the data dir, whose search index is warm.
 func tool(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("tool", stdio)
 	dir := fs.String("C", ".", "workspace directory")
 	yes := fs.Bool("yes", false, "approve everything (edits are saved)")
+	connect := fs.Bool("connect", false, "run the call in the daemon already running on the data dir")
+	dataFlag := fs.String("data-dir", "", "data directory (with --connect)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -32,83 +31,53 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn tool: %v\n", err)
 		return exitFailure
 	}
-	var call *parse.Block
-	for _, b := range parse.Parse(parse.DefaultGrammar(), string(in)) {
-		if b.Type == parse.ToolUse {
-			call = &b
-			break
-		}
-	}
-	if call == nil {
-		stdio.errf("cairn tool: no tool call found in the message\n")
-		return exitUsage
-	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
 		stdio.errf("cairn tool: %v\n", err)
 		return exitUsage
 	}
-	ws, err := workspace.New(root)
-	if err != nil {
-		stdio.errf("cairn tool: %v\n", err)
-		return exitUsage
-	}
-	reg := agent.Tools(shell.NewRegistry(), nil)
-	t, ok := reg.Get(call.Name)
-	if !ok {
-		stdio.errf("cairn tool: %s cannot run outside a task\n", call.Name)
-		return exitUsage
-	}
-	c := tools.Call{Name: call.Name, Params: call.Params, Partial: call.Partial}
-	if call.Partial {
-		stdio.errf("cairn tool: the tool call is incomplete (no closing tag)\n")
-		return exitUsage
-	}
-	s := config.Default()
-	env := &tools.Env{Files: ws, Host: direct.New("", []string{root}), UI: &cliUI{yes: *yes, stdio: stdio}, Mode: task.ModeAct,
-		Settings: tools.Settings{OutputLineLimit: s.OutputLineLimit, ReadFileLineLimit: s.ReadFileLineLimit}}
-	spec := t.Spec()
-	for _, p := range spec.Params {
-		if v, ok := c.Params[p.Name]; p.Required && (!ok || v == "" && p.Name != "content") {
-			stdio.emit(task.ResultText(spec, c, tools.Result{IsError: true, Text: "Missing value for required parameter '" + p.Name + "'."}) + "\n")
+	var out rpc.ToolOutcome
+	if *connect {
+		c, err := attach(ctx, dataDir(*dataFlag))
+		if err != nil {
+			stdio.errf("cairn tool: --connect: %v\n", err)
+			return exitFailure
+		}
+		defer closeClient(stdio, c)
+		resp, err := c.ws.RunTool(ctx, &cairnv1.RunToolRequest{WorkspaceRoot: root, Message: string(in), Yes: *yes})
+		if status.Code(err) == codes.InvalidArgument {
+			stdio.errf("cairn tool: %s\n", usageDetail(status.Convert(err).Message()))
+			return exitUsage
+		}
+		if err != nil {
+			stdio.errf("cairn tool: %v\n", err)
+			return exitFailure
+		}
+		out = rpc.ToolOutcome{Result: resp.GetResult(), Failed: resp.GetFailed(), Notes: resp.GetNotes()}
+	} else {
+		out, err = rpc.RunToolCall(ctx, root, string(in), *yes)
+		if errors.Is(err, rpc.ErrToolUsage) {
+			stdio.errf("cairn tool: %s\n", usageDetail(err.Error()))
+			return exitUsage
+		}
+		if err != nil {
+			stdio.errf("cairn tool: %v\n", err)
 			return exitFailure
 		}
 	}
-	res, err := t.Run(ctx, env, c)
-	if err != nil {
-		res = tools.Result{IsError: true, Text: err.Error()}
+	for _, n := range out.Notes {
+		stdio.errf("%s\n", n)
 	}
-	if code := stdio.emit(task.ResultText(spec, c, res) + "\n"); code != exitOK {
+	if code := stdio.emit(out.Result + "\n"); code != exitOK {
 		return code
 	}
-	if res.IsError || res.Rejected {
+	if out.Failed {
 		return exitFailure
 	}
 	return exitOK
 }
 
-// cliUI approves everything with --yes and nothing without; questions cannot be answered.
-type cliUI struct {
-	yes   bool
-	stdio IO
-}
-
-func (u *cliUI) Approve(context.Context, tools.Approval) (tools.Answer, error) {
-	if !u.yes {
-		u.stdio.errf("cairn tool: not approved (use --yes)\n")
-	}
-	return tools.Answer{Approved: u.yes}, nil
-}
-
-func (u *cliUI) Ask(_ context.Context, kind msg.Kind, text string, _ msg.Payload) (tools.Answer, error) {
-	if kind == msg.AskCompletionResult {
-		return tools.Answer{Approved: true}, nil
-	}
-	return tools.Answer{}, fmt.Errorf("cairn tool: %s needs a user (%s)", kind, text)
-}
-
-func (u *cliUI) Say(_ context.Context, kind msg.Kind, text string, _ msg.Payload, partial bool) {
-	if !partial && (kind == msg.SayError || kind == msg.SayIgnoreError || kind == msg.SayDiffError) {
-		u.stdio.errf("%s: %s\n", kind, text)
-	}
+// usageDetail drops the generic part of a usage error, keeping what went wrong.
+func usageDetail(text string) string {
+	return strings.TrimPrefix(text, rpc.ErrToolUsage.Error()+": ")
 }

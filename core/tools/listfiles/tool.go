@@ -62,7 +62,14 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		env.UI.Say(ctx, msg.SayIgnoreError, rel, nil, false)
 		return tools.Errorf("%s", message("blocked", rel)), nil
 	}
-	entries, truncated, err := List(ctx, fs, abs, recursive, DefaultLimit)
+	var entries []string
+	var truncated bool
+	if rs, ok := fs.(rooted); ok && abs == fs.Root() && len(rs.Roots()) > 1 {
+		// `.` with several roots lists them all, the other roots' entries labelled `name:path`.
+		entries, truncated, err = ListRoots(ctx, fs, rs.Roots(), recursive, DefaultLimit)
+	} else {
+		entries, truncated, err = List(ctx, fs, abs, recursive, DefaultLimit)
+	}
 	switch {
 	case errors.Is(err, ErrNotDir):
 		return tools.Errorf("%s", message("not_found", rel)), nil

@@ -1,5 +1,7 @@
 // Package search is the search_files tool: a pure-Go, ripgrep-compatible regex search over
-// the workspace (parallel walk, literal prefilter, RE2) with Cline's result format.
+// the workspace (parallel walk, literal prefilter, RE2) with Cline's result format. In the
+// daemon a trigram index per workspace root (index.go) lets a search read only the files
+// that can match; what it finds is the same.
 package search
 
 import (
@@ -14,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -49,6 +52,10 @@ type Options struct {
 	Workers int
 	// Tree supplies ignore-aware walking; nil builds a workspace rooted at the searched path.
 	Tree Walker
+	// Indexes, when set, lets a search of a folder skip the files the index of its workspace
+	// root rules out (built on first need; until it is ready the search scans). Results are
+	// the same either way.
+	Indexes *Indexes
 }
 
 // Line is one line of output.
@@ -111,6 +118,20 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		}
 		tree = ws
 	}
+	var cand *candidates
+	if opts.Indexes != nil && opts.Tree != nil {
+		cand = opts.Indexes.covering(tree, root).plan(planQuery(opts.Regex))
+	}
+	if cand != nil && opts.FilePattern == "" && root == cand.ix.root {
+		// The whole root, unchanged since the index's last walk: read its candidates only.
+		if paths, ok := cand.listed(); ok {
+			s.searchAll(ctx, paths, opts.Workers)
+			if err := ctx.Err(); err != nil {
+				return Results{}, fmt.Errorf("search %s: %w", root, err)
+			}
+			return s.results(), nil
+		}
+	}
 	wopts := workspace.SearchOptions
 	if opts.FilePattern != "" {
 		wopts.Override = s.override
@@ -126,6 +147,9 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		if !d.Type().IsRegular() {
 			return nil // folders are walked, symlinks not followed (ripgrep's default)
 		}
+		if cand != nil && !cand.wants(path, d) {
+			return nil // its trigrams rule a match out
+		}
 		s.searchFile(path)
 		return nil
 	})
@@ -133,6 +157,25 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 		return Results{}, fmt.Errorf("search %s: %w", root, err)
 	}
 	return s.results(), nil
+}
+
+// searchAll searches the given files (in path order) with workers goroutines, skipping those
+// past the cut as the walk does.
+func (s *searcher) searchAll(ctx context.Context, paths []string, workers int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(paths)) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) || s.pastCutoff(paths[i]) {
+					return // the rest sorts after the cut too
+				}
+				s.searchFile(paths[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 type searcher struct {

@@ -15,7 +15,9 @@ import (
 const Name = "search_files"
 
 // Tool is search_files.
-type Tool struct{}
+type Tool struct {
+	indexes *Indexes // nil: Shared once EnableIndexes was called, else none
+}
 
 // New returns the search_files tool.
 func New() *Tool { return &Tool{} }
@@ -43,7 +45,7 @@ func (*Tool) Spec() tools.Spec {
 }
 
 // Run implements tools.Tool.
-func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
 	path, ok := call.Param("path")
 	if !ok || strings.TrimSpace(path) == "" {
 		return tools.MissingParam(Name, "path"), nil
@@ -71,7 +73,13 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	if _, err := os.Stat(abs); err != nil {
 		return tools.Errorf("%s", message("not_found", rel)), nil
 	}
-	res, err := Search(ctx, abs, Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs})
+	idx := t.indexes
+	if idx == nil && indexesOn.Load() {
+		idx = Shared
+	}
+	// `.` with several roots searches them all; Rel labels
+	// the files of the other roots `name:path`.
+	res, err := SearchRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs, Indexes: idx})
 	switch {
 	case errors.Is(err, ErrBadRegex):
 		return tools.Errorf("%s", message("bad_regex", strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": "))), nil

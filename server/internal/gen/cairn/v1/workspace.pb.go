@@ -21,6 +21,131 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// RunToolRequest is a model message holding a tool call, and where to run it.
+type RunToolRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	WorkspaceRoot string                 `protobuf:"bytes,1,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// yes approves the call (edits are saved); without it the call is denied.
+	Yes           bool `protobuf:"varint,3,opt,name=yes,proto3" json:"yes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunToolRequest) Reset() {
+	*x = RunToolRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunToolRequest) ProtoMessage() {}
+
+func (x *RunToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunToolRequest.ProtoReflect.Descriptor instead.
+func (*RunToolRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RunToolRequest) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *RunToolRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *RunToolRequest) GetYes() bool {
+	if x != nil {
+		return x.Yes
+	}
+	return false
+}
+
+// RunToolResponse is the tool's result exactly as the model would receive it.
+type RunToolResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Result string                 `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	// failed is set when the result is an error or the call was denied.
+	Failed bool `protobuf:"varint,2,opt,name=failed,proto3" json:"failed,omitempty"`
+	// notes are the lines `cairn tool` writes to standard error (refusals, errors shown).
+	Notes         []string `protobuf:"bytes,3,rep,name=notes,proto3" json:"notes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunToolResponse) Reset() {
+	*x = RunToolResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunToolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunToolResponse) ProtoMessage() {}
+
+func (x *RunToolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunToolResponse.ProtoReflect.Descriptor instead.
+func (*RunToolResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RunToolResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *RunToolResponse) GetFailed() bool {
+	if x != nil {
+		return x.Failed
+	}
+	return false
+}
+
+func (x *RunToolResponse) GetNotes() []string {
+	if x != nil {
+		return x.Notes
+	}
+	return nil
+}
+
 // SearchFilesRequest is a fuzzy query in a workspace.
 type SearchFilesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -33,7 +158,7 @@ type SearchFilesRequest struct {
 
 func (x *SearchFilesRequest) Reset() {
 	*x = SearchFilesRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +170,7 @@ func (x *SearchFilesRequest) String() string {
 func (*SearchFilesRequest) ProtoMessage() {}
 
 func (x *SearchFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +183,7 @@ func (x *SearchFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchFilesRequest.ProtoReflect.Descriptor instead.
 func (*SearchFilesRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{0}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SearchFilesRequest) GetWorkspaceRoot() string {
@@ -94,7 +219,7 @@ type FileMatch struct {
 
 func (x *FileMatch) Reset() {
 	*x = FileMatch{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -106,7 +231,7 @@ func (x *FileMatch) String() string {
 func (*FileMatch) ProtoMessage() {}
 
 func (x *FileMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -119,7 +244,7 @@ func (x *FileMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileMatch.ProtoReflect.Descriptor instead.
 func (*FileMatch) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{1}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *FileMatch) GetPath() string {
@@ -153,7 +278,7 @@ type SearchFilesResponse struct {
 
 func (x *SearchFilesResponse) Reset() {
 	*x = SearchFilesResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -165,7 +290,7 @@ func (x *SearchFilesResponse) String() string {
 func (*SearchFilesResponse) ProtoMessage() {}
 
 func (x *SearchFilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -178,7 +303,7 @@ func (x *SearchFilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchFilesResponse.ProtoReflect.Descriptor instead.
 func (*SearchFilesResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SearchFilesResponse) GetMatches() []*FileMatch {
@@ -198,7 +323,7 @@ type ListSlashCommandsRequest struct {
 
 func (x *ListSlashCommandsRequest) Reset() {
 	*x = ListSlashCommandsRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -210,7 +335,7 @@ func (x *ListSlashCommandsRequest) String() string {
 func (*ListSlashCommandsRequest) ProtoMessage() {}
 
 func (x *ListSlashCommandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -223,7 +348,7 @@ func (x *ListSlashCommandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSlashCommandsRequest.ProtoReflect.Descriptor instead.
 func (*ListSlashCommandsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListSlashCommandsRequest) GetWorkspaceRoot() string {
@@ -245,7 +370,7 @@ type SlashCommand struct {
 
 func (x *SlashCommand) Reset() {
 	*x = SlashCommand{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -257,7 +382,7 @@ func (x *SlashCommand) String() string {
 func (*SlashCommand) ProtoMessage() {}
 
 func (x *SlashCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -270,7 +395,7 @@ func (x *SlashCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlashCommand.ProtoReflect.Descriptor instead.
 func (*SlashCommand) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SlashCommand) GetName() string {
@@ -304,7 +429,7 @@ type ListSlashCommandsResponse struct {
 
 func (x *ListSlashCommandsResponse) Reset() {
 	*x = ListSlashCommandsResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -316,7 +441,7 @@ func (x *ListSlashCommandsResponse) String() string {
 func (*ListSlashCommandsResponse) ProtoMessage() {}
 
 func (x *ListSlashCommandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -329,7 +454,7 @@ func (x *ListSlashCommandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSlashCommandsResponse.ProtoReflect.Descriptor instead.
 func (*ListSlashCommandsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListSlashCommandsResponse) GetCommands() []*SlashCommand {
@@ -349,7 +474,7 @@ type ListRulesRequest struct {
 
 func (x *ListRulesRequest) Reset() {
 	*x = ListRulesRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -361,7 +486,7 @@ func (x *ListRulesRequest) String() string {
 func (*ListRulesRequest) ProtoMessage() {}
 
 func (x *ListRulesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -374,7 +499,7 @@ func (x *ListRulesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulesRequest.ProtoReflect.Descriptor instead.
 func (*ListRulesRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListRulesRequest) GetWorkspaceRoot() string {
@@ -400,7 +525,7 @@ type RuleEntry struct {
 
 func (x *RuleEntry) Reset() {
 	*x = RuleEntry{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -412,7 +537,7 @@ func (x *RuleEntry) String() string {
 func (*RuleEntry) ProtoMessage() {}
 
 func (x *RuleEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -425,7 +550,7 @@ func (x *RuleEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleEntry.ProtoReflect.Descriptor instead.
 func (*RuleEntry) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RuleEntry) GetId() string {
@@ -487,7 +612,7 @@ type ListRulesResponse struct {
 
 func (x *ListRulesResponse) Reset() {
 	*x = ListRulesResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -499,7 +624,7 @@ func (x *ListRulesResponse) String() string {
 func (*ListRulesResponse) ProtoMessage() {}
 
 func (x *ListRulesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -512,7 +637,7 @@ func (x *ListRulesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulesResponse.ProtoReflect.Descriptor instead.
 func (*ListRulesResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListRulesResponse) GetRules() []*RuleEntry {
@@ -533,7 +658,7 @@ type ToggleRuleRequest struct {
 
 func (x *ToggleRuleRequest) Reset() {
 	*x = ToggleRuleRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -545,7 +670,7 @@ func (x *ToggleRuleRequest) String() string {
 func (*ToggleRuleRequest) ProtoMessage() {}
 
 func (x *ToggleRuleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -558,7 +683,7 @@ func (x *ToggleRuleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleRuleRequest.ProtoReflect.Descriptor instead.
 func (*ToggleRuleRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ToggleRuleRequest) GetId() string {
@@ -584,7 +709,7 @@ type ToggleRuleResponse struct {
 
 func (x *ToggleRuleResponse) Reset() {
 	*x = ToggleRuleResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -596,7 +721,7 @@ func (x *ToggleRuleResponse) String() string {
 func (*ToggleRuleResponse) ProtoMessage() {}
 
 func (x *ToggleRuleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -609,7 +734,7 @@ func (x *ToggleRuleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleRuleResponse.ProtoReflect.Descriptor instead.
 func (*ToggleRuleResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{12}
 }
 
 // CreateRuleRequest names the new rules file.
@@ -626,7 +751,7 @@ type CreateRuleRequest struct {
 
 func (x *CreateRuleRequest) Reset() {
 	*x = CreateRuleRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -638,7 +763,7 @@ func (x *CreateRuleRequest) String() string {
 func (*CreateRuleRequest) ProtoMessage() {}
 
 func (x *CreateRuleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -651,7 +776,7 @@ func (x *CreateRuleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRuleRequest.ProtoReflect.Descriptor instead.
 func (*CreateRuleRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateRuleRequest) GetWorkspaceRoot() string {
@@ -692,7 +817,7 @@ type CreateRuleResponse struct {
 
 func (x *CreateRuleResponse) Reset() {
 	*x = CreateRuleResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +829,7 @@ func (x *CreateRuleResponse) String() string {
 func (*CreateRuleResponse) ProtoMessage() {}
 
 func (x *CreateRuleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +842,7 @@ func (x *CreateRuleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRuleResponse.ProtoReflect.Descriptor instead.
 func (*CreateRuleResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateRuleResponse) GetRule() *RuleEntry {
@@ -738,7 +863,7 @@ type DeleteRuleRequest struct {
 
 func (x *DeleteRuleRequest) Reset() {
 	*x = DeleteRuleRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +875,7 @@ func (x *DeleteRuleRequest) String() string {
 func (*DeleteRuleRequest) ProtoMessage() {}
 
 func (x *DeleteRuleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +888,7 @@ func (x *DeleteRuleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRuleRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRuleRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DeleteRuleRequest) GetWorkspaceRoot() string {
@@ -789,7 +914,7 @@ type DeleteRuleResponse struct {
 
 func (x *DeleteRuleResponse) Reset() {
 	*x = DeleteRuleResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +926,7 @@ func (x *DeleteRuleResponse) String() string {
 func (*DeleteRuleResponse) ProtoMessage() {}
 
 func (x *DeleteRuleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +939,7 @@ func (x *DeleteRuleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRuleResponse.ProtoReflect.Descriptor instead.
 func (*DeleteRuleResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{16}
 }
 
 // ListSkillsRequest names the workspace.
@@ -827,7 +952,7 @@ type ListSkillsRequest struct {
 
 func (x *ListSkillsRequest) Reset() {
 	*x = ListSkillsRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -839,7 +964,7 @@ func (x *ListSkillsRequest) String() string {
 func (*ListSkillsRequest) ProtoMessage() {}
 
 func (x *ListSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -852,7 +977,7 @@ func (x *ListSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSkillsRequest.ProtoReflect.Descriptor instead.
 func (*ListSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListSkillsRequest) GetWorkspaceRoot() string {
@@ -882,7 +1007,7 @@ type SkillEntry struct {
 
 func (x *SkillEntry) Reset() {
 	*x = SkillEntry{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -894,7 +1019,7 @@ func (x *SkillEntry) String() string {
 func (*SkillEntry) ProtoMessage() {}
 
 func (x *SkillEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -907,7 +1032,7 @@ func (x *SkillEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillEntry.ProtoReflect.Descriptor instead.
 func (*SkillEntry) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SkillEntry) GetId() string {
@@ -969,7 +1094,7 @@ type ListSkillsResponse struct {
 
 func (x *ListSkillsResponse) Reset() {
 	*x = ListSkillsResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1106,7 @@ func (x *ListSkillsResponse) String() string {
 func (*ListSkillsResponse) ProtoMessage() {}
 
 func (x *ListSkillsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1119,7 @@ func (x *ListSkillsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSkillsResponse.ProtoReflect.Descriptor instead.
 func (*ListSkillsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListSkillsResponse) GetSkills() []*SkillEntry {
@@ -1015,7 +1140,7 @@ type ToggleSkillRequest struct {
 
 func (x *ToggleSkillRequest) Reset() {
 	*x = ToggleSkillRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1152,7 @@ func (x *ToggleSkillRequest) String() string {
 func (*ToggleSkillRequest) ProtoMessage() {}
 
 func (x *ToggleSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1165,7 @@ func (x *ToggleSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleSkillRequest.ProtoReflect.Descriptor instead.
 func (*ToggleSkillRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ToggleSkillRequest) GetId() string {
@@ -1066,7 +1191,7 @@ type ToggleSkillResponse struct {
 
 func (x *ToggleSkillResponse) Reset() {
 	*x = ToggleSkillResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1203,7 @@ func (x *ToggleSkillResponse) String() string {
 func (*ToggleSkillResponse) ProtoMessage() {}
 
 func (x *ToggleSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,14 +1216,22 @@ func (x *ToggleSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleSkillResponse.ProtoReflect.Descriptor instead.
 func (*ToggleSkillResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{21}
 }
 
 var File_cairn_v1_workspace_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\x1a\x14cairn/v1/hooks.proto\"g\n" +
+	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\x1a\x14cairn/v1/hooks.proto\"c\n" +
+	"\x0eRunToolRequest\x12%\n" +
+	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x10\n" +
+	"\x03yes\x18\x03 \x01(\bR\x03yes\"W\n" +
+	"\x0fRunToolResponse\x12\x16\n" +
+	"\x06result\x18\x01 \x01(\tR\x06result\x12\x16\n" +
+	"\x06failed\x18\x02 \x01(\bR\x06failed\x12\x14\n" +
+	"\x05notes\x18\x03 \x03(\tR\x05notes\"g\n" +
 	"\x12SearchFilesRequest\x12%\n" +
 	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12\x14\n" +
@@ -1160,7 +1293,7 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\x12ToggleSkillRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aenabled\x18\x02 \x01(\bR\aenabled\"\x15\n" +
-	"\x13ToggleSkillResponse2\x93\a\n" +
+	"\x13ToggleSkillResponse2\xd3\a\n" +
 	"\x10WorkspaceService\x12J\n" +
 	"\vSearchFiles\x12\x1c.cairn.v1.SearchFilesRequest\x1a\x1d.cairn.v1.SearchFilesResponse\x12\\\n" +
 	"\x11ListSlashCommands\x12\".cairn.v1.ListSlashCommandsRequest\x1a#.cairn.v1.ListSlashCommandsResponse\x12D\n" +
@@ -1178,7 +1311,8 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\vEnableHooks\x12\x1c.cairn.v1.EnableHooksRequest\x1a\x1d.cairn.v1.EnableHooksResponse\x12D\n" +
 	"\tTrustHook\x12\x1a.cairn.v1.TrustHookRequest\x1a\x1b.cairn.v1.TrustHookResponse\x12G\n" +
 	"\n" +
-	"ToggleHook\x12\x1b.cairn.v1.ToggleHookRequest\x1a\x1c.cairn.v1.ToggleHookResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"ToggleHook\x12\x1b.cairn.v1.ToggleHookRequest\x1a\x1c.cairn.v1.ToggleHookResponse\x12>\n" +
+	"\aRunTool\x12\x18.cairn.v1.RunToolRequest\x1a\x19.cairn.v1.RunToolResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_workspace_proto_rawDescOnce sync.Once
@@ -1192,69 +1326,73 @@ func file_cairn_v1_workspace_proto_rawDescGZIP() []byte {
 	return file_cairn_v1_workspace_proto_rawDescData
 }
 
-var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_cairn_v1_workspace_proto_goTypes = []any{
-	(*SearchFilesRequest)(nil),        // 0: cairn.v1.SearchFilesRequest
-	(*FileMatch)(nil),                 // 1: cairn.v1.FileMatch
-	(*SearchFilesResponse)(nil),       // 2: cairn.v1.SearchFilesResponse
-	(*ListSlashCommandsRequest)(nil),  // 3: cairn.v1.ListSlashCommandsRequest
-	(*SlashCommand)(nil),              // 4: cairn.v1.SlashCommand
-	(*ListSlashCommandsResponse)(nil), // 5: cairn.v1.ListSlashCommandsResponse
-	(*ListRulesRequest)(nil),          // 6: cairn.v1.ListRulesRequest
-	(*RuleEntry)(nil),                 // 7: cairn.v1.RuleEntry
-	(*ListRulesResponse)(nil),         // 8: cairn.v1.ListRulesResponse
-	(*ToggleRuleRequest)(nil),         // 9: cairn.v1.ToggleRuleRequest
-	(*ToggleRuleResponse)(nil),        // 10: cairn.v1.ToggleRuleResponse
-	(*CreateRuleRequest)(nil),         // 11: cairn.v1.CreateRuleRequest
-	(*CreateRuleResponse)(nil),        // 12: cairn.v1.CreateRuleResponse
-	(*DeleteRuleRequest)(nil),         // 13: cairn.v1.DeleteRuleRequest
-	(*DeleteRuleResponse)(nil),        // 14: cairn.v1.DeleteRuleResponse
-	(*ListSkillsRequest)(nil),         // 15: cairn.v1.ListSkillsRequest
-	(*SkillEntry)(nil),                // 16: cairn.v1.SkillEntry
-	(*ListSkillsResponse)(nil),        // 17: cairn.v1.ListSkillsResponse
-	(*ToggleSkillRequest)(nil),        // 18: cairn.v1.ToggleSkillRequest
-	(*ToggleSkillResponse)(nil),       // 19: cairn.v1.ToggleSkillResponse
-	(*ListHooksRequest)(nil),          // 20: cairn.v1.ListHooksRequest
-	(*EnableHooksRequest)(nil),        // 21: cairn.v1.EnableHooksRequest
-	(*TrustHookRequest)(nil),          // 22: cairn.v1.TrustHookRequest
-	(*ToggleHookRequest)(nil),         // 23: cairn.v1.ToggleHookRequest
-	(*ListHooksResponse)(nil),         // 24: cairn.v1.ListHooksResponse
-	(*EnableHooksResponse)(nil),       // 25: cairn.v1.EnableHooksResponse
-	(*TrustHookResponse)(nil),         // 26: cairn.v1.TrustHookResponse
-	(*ToggleHookResponse)(nil),        // 27: cairn.v1.ToggleHookResponse
+	(*RunToolRequest)(nil),            // 0: cairn.v1.RunToolRequest
+	(*RunToolResponse)(nil),           // 1: cairn.v1.RunToolResponse
+	(*SearchFilesRequest)(nil),        // 2: cairn.v1.SearchFilesRequest
+	(*FileMatch)(nil),                 // 3: cairn.v1.FileMatch
+	(*SearchFilesResponse)(nil),       // 4: cairn.v1.SearchFilesResponse
+	(*ListSlashCommandsRequest)(nil),  // 5: cairn.v1.ListSlashCommandsRequest
+	(*SlashCommand)(nil),              // 6: cairn.v1.SlashCommand
+	(*ListSlashCommandsResponse)(nil), // 7: cairn.v1.ListSlashCommandsResponse
+	(*ListRulesRequest)(nil),          // 8: cairn.v1.ListRulesRequest
+	(*RuleEntry)(nil),                 // 9: cairn.v1.RuleEntry
+	(*ListRulesResponse)(nil),         // 10: cairn.v1.ListRulesResponse
+	(*ToggleRuleRequest)(nil),         // 11: cairn.v1.ToggleRuleRequest
+	(*ToggleRuleResponse)(nil),        // 12: cairn.v1.ToggleRuleResponse
+	(*CreateRuleRequest)(nil),         // 13: cairn.v1.CreateRuleRequest
+	(*CreateRuleResponse)(nil),        // 14: cairn.v1.CreateRuleResponse
+	(*DeleteRuleRequest)(nil),         // 15: cairn.v1.DeleteRuleRequest
+	(*DeleteRuleResponse)(nil),        // 16: cairn.v1.DeleteRuleResponse
+	(*ListSkillsRequest)(nil),         // 17: cairn.v1.ListSkillsRequest
+	(*SkillEntry)(nil),                // 18: cairn.v1.SkillEntry
+	(*ListSkillsResponse)(nil),        // 19: cairn.v1.ListSkillsResponse
+	(*ToggleSkillRequest)(nil),        // 20: cairn.v1.ToggleSkillRequest
+	(*ToggleSkillResponse)(nil),       // 21: cairn.v1.ToggleSkillResponse
+	(*ListHooksRequest)(nil),          // 22: cairn.v1.ListHooksRequest
+	(*EnableHooksRequest)(nil),        // 23: cairn.v1.EnableHooksRequest
+	(*TrustHookRequest)(nil),          // 24: cairn.v1.TrustHookRequest
+	(*ToggleHookRequest)(nil),         // 25: cairn.v1.ToggleHookRequest
+	(*ListHooksResponse)(nil),         // 26: cairn.v1.ListHooksResponse
+	(*EnableHooksResponse)(nil),       // 27: cairn.v1.EnableHooksResponse
+	(*TrustHookResponse)(nil),         // 28: cairn.v1.TrustHookResponse
+	(*ToggleHookResponse)(nil),        // 29: cairn.v1.ToggleHookResponse
 }
 var file_cairn_v1_workspace_proto_depIdxs = []int32{
-	1,  // 0: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
-	4,  // 1: cairn.v1.ListSlashCommandsResponse.commands:type_name -> cairn.v1.SlashCommand
-	7,  // 2: cairn.v1.ListRulesResponse.rules:type_name -> cairn.v1.RuleEntry
-	7,  // 3: cairn.v1.CreateRuleResponse.rule:type_name -> cairn.v1.RuleEntry
-	16, // 4: cairn.v1.ListSkillsResponse.skills:type_name -> cairn.v1.SkillEntry
-	0,  // 5: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
-	3,  // 6: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
-	6,  // 7: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
-	9,  // 8: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
-	11, // 9: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
-	13, // 10: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
-	15, // 11: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
-	18, // 12: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
-	20, // 13: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
-	21, // 14: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
-	22, // 15: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
-	23, // 16: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
-	2,  // 17: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
-	5,  // 18: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
-	8,  // 19: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
-	10, // 20: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
-	12, // 21: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
-	14, // 22: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
-	17, // 23: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
-	19, // 24: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
-	24, // 25: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
-	25, // 26: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
-	26, // 27: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
-	27, // 28: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
-	17, // [17:29] is the sub-list for method output_type
-	5,  // [5:17] is the sub-list for method input_type
+	3,  // 0: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
+	6,  // 1: cairn.v1.ListSlashCommandsResponse.commands:type_name -> cairn.v1.SlashCommand
+	9,  // 2: cairn.v1.ListRulesResponse.rules:type_name -> cairn.v1.RuleEntry
+	9,  // 3: cairn.v1.CreateRuleResponse.rule:type_name -> cairn.v1.RuleEntry
+	18, // 4: cairn.v1.ListSkillsResponse.skills:type_name -> cairn.v1.SkillEntry
+	2,  // 5: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
+	5,  // 6: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
+	8,  // 7: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
+	11, // 8: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
+	13, // 9: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
+	15, // 10: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
+	17, // 11: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
+	20, // 12: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
+	22, // 13: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
+	23, // 14: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
+	24, // 15: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
+	25, // 16: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
+	0,  // 17: cairn.v1.WorkspaceService.RunTool:input_type -> cairn.v1.RunToolRequest
+	4,  // 18: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
+	7,  // 19: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
+	10, // 20: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
+	12, // 21: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
+	14, // 22: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
+	16, // 23: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
+	19, // 24: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
+	21, // 25: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
+	26, // 26: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
+	27, // 27: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
+	28, // 28: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
+	29, // 29: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
+	1,  // 30: cairn.v1.WorkspaceService.RunTool:output_type -> cairn.v1.RunToolResponse
+	18, // [18:31] is the sub-list for method output_type
+	5,  // [5:18] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
@@ -1272,7 +1410,7 @@ func file_cairn_v1_workspace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_workspace_proto_rawDesc), len(file_cairn_v1_workspace_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

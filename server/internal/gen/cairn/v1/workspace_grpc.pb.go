@@ -31,6 +31,7 @@ const (
 	WorkspaceService_EnableHooks_FullMethodName       = "/cairn.v1.WorkspaceService/EnableHooks"
 	WorkspaceService_TrustHook_FullMethodName         = "/cairn.v1.WorkspaceService/TrustHook"
 	WorkspaceService_ToggleHook_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleHook"
+	WorkspaceService_RunTool_FullMethodName           = "/cairn.v1.WorkspaceService/RunTool"
 )
 
 // WorkspaceServiceClient is the client API for WorkspaceService service.
@@ -63,6 +64,9 @@ type WorkspaceServiceClient interface {
 	TrustHook(ctx context.Context, in *TrustHookRequest, opts ...grpc.CallOption) (*TrustHookResponse, error)
 	// ToggleHook switches one hook on or off.
 	ToggleHook(ctx context.Context, in *ToggleHookRequest, opts ...grpc.CallOption) (*ToggleHookResponse, error)
+	// RunTool runs the first tool call of a model message in a workspace, outside any task,
+	// as `cairn tool` does (`cairn tool --connect`): the daemon's warm search index answers.
+	RunTool(ctx context.Context, in *RunToolRequest, opts ...grpc.CallOption) (*RunToolResponse, error)
 }
 
 type workspaceServiceClient struct {
@@ -193,6 +197,16 @@ func (c *workspaceServiceClient) ToggleHook(ctx context.Context, in *ToggleHookR
 	return out, nil
 }
 
+func (c *workspaceServiceClient) RunTool(ctx context.Context, in *RunToolRequest, opts ...grpc.CallOption) (*RunToolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunToolResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_RunTool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkspaceServiceServer is the server API for WorkspaceService service.
 // All implementations must embed UnimplementedWorkspaceServiceServer
 // for forward compatibility.
@@ -223,6 +237,9 @@ type WorkspaceServiceServer interface {
 	TrustHook(context.Context, *TrustHookRequest) (*TrustHookResponse, error)
 	// ToggleHook switches one hook on or off.
 	ToggleHook(context.Context, *ToggleHookRequest) (*ToggleHookResponse, error)
+	// RunTool runs the first tool call of a model message in a workspace, outside any task,
+	// as `cairn tool` does (`cairn tool --connect`): the daemon's warm search index answers.
+	RunTool(context.Context, *RunToolRequest) (*RunToolResponse, error)
 	mustEmbedUnimplementedWorkspaceServiceServer()
 }
 
@@ -268,6 +285,9 @@ func (UnimplementedWorkspaceServiceServer) TrustHook(context.Context, *TrustHook
 }
 func (UnimplementedWorkspaceServiceServer) ToggleHook(context.Context, *ToggleHookRequest) (*ToggleHookResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ToggleHook not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) RunTool(context.Context, *RunToolRequest) (*RunToolResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunTool not implemented")
 }
 func (UnimplementedWorkspaceServiceServer) mustEmbedUnimplementedWorkspaceServiceServer() {}
 func (UnimplementedWorkspaceServiceServer) testEmbeddedByValue()                          {}
@@ -506,6 +526,24 @@ func _WorkspaceService_ToggleHook_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkspaceService_RunTool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunToolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).RunTool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_RunTool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).RunTool(ctx, req.(*RunToolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkspaceService_ServiceDesc is the grpc.ServiceDesc for WorkspaceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -560,6 +598,10 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ToggleHook",
 			Handler:    _WorkspaceService_ToggleHook_Handler,
+		},
+		{
+			MethodName: "RunTool",
+			Handler:    _WorkspaceService_RunTool_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -12,7 +12,71 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/workspace.proto.
  */
 export const file_cairn_v1_workspace: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlIloKEUNyZWF0ZVJ1bGVSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg4KBmdsb2JhbBgCIAEoCBIMCgRuYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAkiNwoSQ3JlYXRlUnVsZVJlc3BvbnNlEiEKBHJ1bGUYASABKAsyEy5jYWlybi52MS5SdWxlRW50cnkiNwoRRGVsZXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCgoCaWQYAiABKAkiFAoSRGVsZXRlUnVsZVJlc3BvbnNlIisKEUxpc3RTa2lsbHNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInsKClNraWxsRW50cnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIMCgRwYXRoGAQgASgJEg4KBnNvdXJjZRgFIAEoCRIPCgdlbmFibGVkGAYgASgIEg8KB3Byb2JsZW0YByABKAkiOgoSTGlzdFNraWxsc1Jlc3BvbnNlEiQKBnNraWxscxgBIAMoCzIULmNhaXJuLnYxLlNraWxsRW50cnkiMQoSVG9nZ2xlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFQoTVG9nZ2xlU2tpbGxSZXNwb25zZTKTBwoQV29ya3NwYWNlU2VydmljZRJKCgtTZWFyY2hGaWxlcxIcLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBodLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USXAoRTGlzdFNsYXNoQ29tbWFuZHMSIi5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QaIy5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1Jlc3BvbnNlEkQKCUxpc3RSdWxlcxIaLmNhaXJuLnYxLkxpc3RSdWxlc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0UnVsZXNSZXNwb25zZRJHCgpUb2dnbGVSdWxlEhsuY2Fpcm4udjEuVG9nZ2xlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5Ub2dnbGVSdWxlUmVzcG9uc2USRwoKQ3JlYXRlUnVsZRIbLmNhaXJuLnYxLkNyZWF0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlc3BvbnNlEkcKCkRlbGV0ZVJ1bGUSGy5jYWlybi52MS5EZWxldGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXNwb25zZRJHCgpMaXN0U2tpbGxzEhsuY2Fpcm4udjEuTGlzdFNraWxsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0U2tpbGxzUmVzcG9uc2USSgoLVG9nZ2xlU2tpbGwSHC5jYWlybi52MS5Ub2dnbGVTa2lsbFJlcXVlc3QaHS5jYWlybi52MS5Ub2dnbGVTa2lsbFJlc3BvbnNlEkQKCUxpc3RIb29rcxIaLmNhaXJuLnYxLkxpc3RIb29rc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0SG9va3NSZXNwb25zZRJKCgtFbmFibGVIb29rcxIcLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVxdWVzdBodLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVzcG9uc2USRAoJVHJ1c3RIb29rEhouY2Fpcm4udjEuVHJ1c3RIb29rUmVxdWVzdBobLmNhaXJuLnYxLlRydXN0SG9va1Jlc3BvbnNlEkcKClRvZ2dsZUhvb2sSGy5jYWlybi52MS5Ub2dnbGVIb29rUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZUhvb2tSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM", [file_cairn_v1_hooks]);
+  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIkYKDlJ1blRvb2xSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg8KB21lc3NhZ2UYAiABKAkSCwoDeWVzGAMgASgIIkAKD1J1blRvb2xSZXNwb25zZRIOCgZyZXN1bHQYASABKAkSDgoGZmFpbGVkGAIgASgIEg0KBW5vdGVzGAMgAygJIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlIloKEUNyZWF0ZVJ1bGVSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg4KBmdsb2JhbBgCIAEoCBIMCgRuYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAkiNwoSQ3JlYXRlUnVsZVJlc3BvbnNlEiEKBHJ1bGUYASABKAsyEy5jYWlybi52MS5SdWxlRW50cnkiNwoRRGVsZXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCgoCaWQYAiABKAkiFAoSRGVsZXRlUnVsZVJlc3BvbnNlIisKEUxpc3RTa2lsbHNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInsKClNraWxsRW50cnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIMCgRwYXRoGAQgASgJEg4KBnNvdXJjZRgFIAEoCRIPCgdlbmFibGVkGAYgASgIEg8KB3Byb2JsZW0YByABKAkiOgoSTGlzdFNraWxsc1Jlc3BvbnNlEiQKBnNraWxscxgBIAMoCzIULmNhaXJuLnYxLlNraWxsRW50cnkiMQoSVG9nZ2xlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFQoTVG9nZ2xlU2tpbGxSZXNwb25zZTLTBwoQV29ya3NwYWNlU2VydmljZRJKCgtTZWFyY2hGaWxlcxIcLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBodLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USXAoRTGlzdFNsYXNoQ29tbWFuZHMSIi5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QaIy5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1Jlc3BvbnNlEkQKCUxpc3RSdWxlcxIaLmNhaXJuLnYxLkxpc3RSdWxlc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0UnVsZXNSZXNwb25zZRJHCgpUb2dnbGVSdWxlEhsuY2Fpcm4udjEuVG9nZ2xlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5Ub2dnbGVSdWxlUmVzcG9uc2USRwoKQ3JlYXRlUnVsZRIbLmNhaXJuLnYxLkNyZWF0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlc3BvbnNlEkcKCkRlbGV0ZVJ1bGUSGy5jYWlybi52MS5EZWxldGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXNwb25zZRJHCgpMaXN0U2tpbGxzEhsuY2Fpcm4udjEuTGlzdFNraWxsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0U2tpbGxzUmVzcG9uc2USSgoLVG9nZ2xlU2tpbGwSHC5jYWlybi52MS5Ub2dnbGVTa2lsbFJlcXVlc3QaHS5jYWlybi52MS5Ub2dnbGVTa2lsbFJlc3BvbnNlEkQKCUxpc3RIb29rcxIaLmNhaXJuLnYxLkxpc3RIb29rc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0SG9va3NSZXNwb25zZRJKCgtFbmFibGVIb29rcxIcLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVxdWVzdBodLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVzcG9uc2USRAoJVHJ1c3RIb29rEhouY2Fpcm4udjEuVHJ1c3RIb29rUmVxdWVzdBobLmNhaXJuLnYxLlRydXN0SG9va1Jlc3BvbnNlEkcKClRvZ2dsZUhvb2sSGy5jYWlybi52MS5Ub2dnbGVIb29rUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZUhvb2tSZXNwb25zZRI+CgdSdW5Ub29sEhguY2Fpcm4udjEuUnVuVG9vbFJlcXVlc3QaGS5jYWlybi52MS5SdW5Ub29sUmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z", [file_cairn_v1_hooks]);
+
+/**
+ * RunToolRequest is a model message holding a tool call, and where to run it.
+ *
+ * @generated from message cairn.v1.RunToolRequest
+ */
+export type RunToolRequest = Message<"cairn.v1.RunToolRequest"> & {
+  /**
+   * @generated from field: string workspace_root = 1;
+   */
+  workspaceRoot: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * yes approves the call (edits are saved); without it the call is denied.
+   *
+   * @generated from field: bool yes = 3;
+   */
+  yes: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.RunToolRequest.
+ * Use `create(RunToolRequestSchema)` to create a new message.
+ */
+export const RunToolRequestSchema: GenMessage<RunToolRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 0);
+
+/**
+ * RunToolResponse is the tool's result exactly as the model would receive it.
+ *
+ * @generated from message cairn.v1.RunToolResponse
+ */
+export type RunToolResponse = Message<"cairn.v1.RunToolResponse"> & {
+  /**
+   * @generated from field: string result = 1;
+   */
+  result: string;
+
+  /**
+   * failed is set when the result is an error or the call was denied.
+   *
+   * @generated from field: bool failed = 2;
+   */
+  failed: boolean;
+
+  /**
+   * notes are the lines `cairn tool` writes to standard error (refusals, errors shown).
+   *
+   * @generated from field: repeated string notes = 3;
+   */
+  notes: string[];
+};
+
+/**
+ * Describes the message cairn.v1.RunToolResponse.
+ * Use `create(RunToolResponseSchema)` to create a new message.
+ */
+export const RunToolResponseSchema: GenMessage<RunToolResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 1);
 
 /**
  * SearchFilesRequest is a fuzzy query in a workspace.
@@ -41,7 +105,7 @@ export type SearchFilesRequest = Message<"cairn.v1.SearchFilesRequest"> & {
  * Use `create(SearchFilesRequestSchema)` to create a new message.
  */
 export const SearchFilesRequestSchema: GenMessage<SearchFilesRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 0);
+  messageDesc(file_cairn_v1_workspace, 2);
 
 /**
  * FileMatch is one result.
@@ -70,7 +134,7 @@ export type FileMatch = Message<"cairn.v1.FileMatch"> & {
  * Use `create(FileMatchSchema)` to create a new message.
  */
 export const FileMatchSchema: GenMessage<FileMatch> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 1);
+  messageDesc(file_cairn_v1_workspace, 3);
 
 /**
  * SearchFilesResponse lists matches, best first.
@@ -89,7 +153,7 @@ export type SearchFilesResponse = Message<"cairn.v1.SearchFilesResponse"> & {
  * Use `create(SearchFilesResponseSchema)` to create a new message.
  */
 export const SearchFilesResponseSchema: GenMessage<SearchFilesResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 2);
+  messageDesc(file_cairn_v1_workspace, 4);
 
 /**
  * ListSlashCommandsRequest names the workspace for its workflows.
@@ -108,7 +172,7 @@ export type ListSlashCommandsRequest = Message<"cairn.v1.ListSlashCommandsReques
  * Use `create(ListSlashCommandsRequestSchema)` to create a new message.
  */
 export const ListSlashCommandsRequestSchema: GenMessage<ListSlashCommandsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 3);
+  messageDesc(file_cairn_v1_workspace, 5);
 
 /**
  * SlashCommand is one entry of the / menu.
@@ -137,7 +201,7 @@ export type SlashCommand = Message<"cairn.v1.SlashCommand"> & {
  * Use `create(SlashCommandSchema)` to create a new message.
  */
 export const SlashCommandSchema: GenMessage<SlashCommand> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 4);
+  messageDesc(file_cairn_v1_workspace, 6);
 
 /**
  * ListSlashCommandsResponse lists commands.
@@ -156,7 +220,7 @@ export type ListSlashCommandsResponse = Message<"cairn.v1.ListSlashCommandsRespo
  * Use `create(ListSlashCommandsResponseSchema)` to create a new message.
  */
 export const ListSlashCommandsResponseSchema: GenMessage<ListSlashCommandsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 5);
+  messageDesc(file_cairn_v1_workspace, 7);
 
 /**
  * ListRulesRequest names the workspace.
@@ -175,7 +239,7 @@ export type ListRulesRequest = Message<"cairn.v1.ListRulesRequest"> & {
  * Use `create(ListRulesRequestSchema)` to create a new message.
  */
 export const ListRulesRequestSchema: GenMessage<ListRulesRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 6);
+  messageDesc(file_cairn_v1_workspace, 8);
 
 /**
  * RuleEntry is one rules file or workflow.
@@ -224,7 +288,7 @@ export type RuleEntry = Message<"cairn.v1.RuleEntry"> & {
  * Use `create(RuleEntrySchema)` to create a new message.
  */
 export const RuleEntrySchema: GenMessage<RuleEntry> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 7);
+  messageDesc(file_cairn_v1_workspace, 9);
 
 /**
  * ListRulesResponse lists rules.
@@ -243,7 +307,7 @@ export type ListRulesResponse = Message<"cairn.v1.ListRulesResponse"> & {
  * Use `create(ListRulesResponseSchema)` to create a new message.
  */
 export const ListRulesResponseSchema: GenMessage<ListRulesResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 8);
+  messageDesc(file_cairn_v1_workspace, 10);
 
 /**
  * ToggleRuleRequest sets a toggle.
@@ -267,7 +331,7 @@ export type ToggleRuleRequest = Message<"cairn.v1.ToggleRuleRequest"> & {
  * Use `create(ToggleRuleRequestSchema)` to create a new message.
  */
 export const ToggleRuleRequestSchema: GenMessage<ToggleRuleRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 9);
+  messageDesc(file_cairn_v1_workspace, 11);
 
 /**
  * ToggleRuleResponse is empty.
@@ -282,7 +346,7 @@ export type ToggleRuleResponse = Message<"cairn.v1.ToggleRuleResponse"> & {
  * Use `create(ToggleRuleResponseSchema)` to create a new message.
  */
 export const ToggleRuleResponseSchema: GenMessage<ToggleRuleResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 10);
+  messageDesc(file_cairn_v1_workspace, 12);
 
 /**
  * CreateRuleRequest names the new rules file.
@@ -318,7 +382,7 @@ export type CreateRuleRequest = Message<"cairn.v1.CreateRuleRequest"> & {
  * Use `create(CreateRuleRequestSchema)` to create a new message.
  */
 export const CreateRuleRequestSchema: GenMessage<CreateRuleRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 11);
+  messageDesc(file_cairn_v1_workspace, 13);
 
 /**
  * CreateRuleResponse is the created rule.
@@ -337,7 +401,7 @@ export type CreateRuleResponse = Message<"cairn.v1.CreateRuleResponse"> & {
  * Use `create(CreateRuleResponseSchema)` to create a new message.
  */
 export const CreateRuleResponseSchema: GenMessage<CreateRuleResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 12);
+  messageDesc(file_cairn_v1_workspace, 14);
 
 /**
  * DeleteRuleRequest names the rule to delete.
@@ -361,7 +425,7 @@ export type DeleteRuleRequest = Message<"cairn.v1.DeleteRuleRequest"> & {
  * Use `create(DeleteRuleRequestSchema)` to create a new message.
  */
 export const DeleteRuleRequestSchema: GenMessage<DeleteRuleRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 13);
+  messageDesc(file_cairn_v1_workspace, 15);
 
 /**
  * DeleteRuleResponse is empty.
@@ -376,7 +440,7 @@ export type DeleteRuleResponse = Message<"cairn.v1.DeleteRuleResponse"> & {
  * Use `create(DeleteRuleResponseSchema)` to create a new message.
  */
 export const DeleteRuleResponseSchema: GenMessage<DeleteRuleResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 14);
+  messageDesc(file_cairn_v1_workspace, 16);
 
 /**
  * ListSkillsRequest names the workspace.
@@ -395,7 +459,7 @@ export type ListSkillsRequest = Message<"cairn.v1.ListSkillsRequest"> & {
  * Use `create(ListSkillsRequestSchema)` to create a new message.
  */
 export const ListSkillsRequestSchema: GenMessage<ListSkillsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 15);
+  messageDesc(file_cairn_v1_workspace, 17);
 
 /**
  * SkillEntry is one skill folder.
@@ -452,7 +516,7 @@ export type SkillEntry = Message<"cairn.v1.SkillEntry"> & {
  * Use `create(SkillEntrySchema)` to create a new message.
  */
 export const SkillEntrySchema: GenMessage<SkillEntry> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 16);
+  messageDesc(file_cairn_v1_workspace, 18);
 
 /**
  * ListSkillsResponse lists skills in order of precedence.
@@ -471,7 +535,7 @@ export type ListSkillsResponse = Message<"cairn.v1.ListSkillsResponse"> & {
  * Use `create(ListSkillsResponseSchema)` to create a new message.
  */
 export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 17);
+  messageDesc(file_cairn_v1_workspace, 19);
 
 /**
  * ToggleSkillRequest sets a skill's toggle.
@@ -495,7 +559,7 @@ export type ToggleSkillRequest = Message<"cairn.v1.ToggleSkillRequest"> & {
  * Use `create(ToggleSkillRequestSchema)` to create a new message.
  */
 export const ToggleSkillRequestSchema: GenMessage<ToggleSkillRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 18);
+  messageDesc(file_cairn_v1_workspace, 20);
 
 /**
  * ToggleSkillResponse is empty.
@@ -510,7 +574,7 @@ export type ToggleSkillResponse = Message<"cairn.v1.ToggleSkillResponse"> & {
  * Use `create(ToggleSkillResponseSchema)` to create a new message.
  */
 export const ToggleSkillResponseSchema: GenMessage<ToggleSkillResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 19);
+  messageDesc(file_cairn_v1_workspace, 21);
 
 /**
  * WorkspaceService serves the chat input's menus and the rules view.
@@ -637,6 +701,17 @@ export const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof ToggleHookRequestSchema;
     output: typeof ToggleHookResponseSchema;
+  },
+  /**
+   * RunTool runs the first tool call of a model message in a workspace, outside any task,
+   * as `cairn tool` does (`cairn tool --connect`): the daemon's warm search index answers.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.RunTool
+   */
+  runTool: {
+    methodKind: "unary";
+    input: typeof RunToolRequestSchema;
+    output: typeof RunToolResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_workspace, 0);

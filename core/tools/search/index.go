@@ -1,0 +1,661 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// The live index: per workspace root, a trigram index of the files a search
+// reads, kept by the daemon across tasks. It never decides what a search finds: the search
+// walks the tree with its own rules as always, and the index only lets it skip files whose
+// trigrams show they cannot match. Freshness is checked at query time: a file whose size or
+// modification time differs from what was indexed, or that was never indexed, is indexed
+// again on the spot and decided from its new trigrams; a deleted file is simply not walked.
+// So results are exactly the scan's, whatever changed on disk since the build.
+
+// Defaults of an Indexes.
+const (
+	// DefaultIdle is how long an index unused by any search is kept.
+	DefaultIdle = 10 * time.Minute
+	// maxIndexed is the largest file whose trigrams are kept; a larger one is always read.
+	maxIndexed = 8 << 20
+)
+
+// rebuildMin is the garbage postings below which an index is never rebuilt (a variable so a
+// test can see a rebuild on a small tree).
+var rebuildMin = 1 << 16
+
+// Indexes holds the index of each workspace root searched recently. It is safe for
+// concurrent use.
+type Indexes struct {
+	idle time.Duration
+	mu   sync.Mutex
+	m    map[string]*Index // by root
+}
+
+// NewIndexes returns an empty set of indexes that drops an index idle for longer than idle
+// (0 means DefaultIdle).
+func NewIndexes(idle time.Duration) *Indexes {
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	return &Indexes{idle: idle, m: map[string]*Index{}}
+}
+
+// Shared is the daemon's set: once EnableIndexes is called, every search_files tool made by
+// New uses it, so the tasks on one workspace share one warm index. A one-shot process
+// (`cairn tool` without --connect) never enables it: a background build would only compete
+// with its one scan.
+var Shared = NewIndexes(0)
+
+var indexesOn atomic.Bool
+
+// EnableIndexes makes search_files tools use Shared from now on (the daemon calls it once).
+func EnableIndexes() { indexesOn.Store(true) }
+
+// For returns the index of root, creating it and starting its build in the background on
+// first need. The index is usable once Ready; until then searches scan.
+func (r *Indexes) For(root string) *Index {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ix := r.m[root]
+	if ix == nil {
+		ix = newIndex(root)
+		r.m[root] = ix
+		ix.timer = time.AfterFunc(r.idle, func() { r.dropIfIdle(root, ix) })
+		go ix.build()
+	}
+	ix.touch()
+	return ix
+}
+
+// Close stops every build and drops every index.
+func (r *Indexes) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for root, ix := range r.m {
+		ix.stop()
+		delete(r.m, root)
+	}
+}
+
+// dropIfIdle drops ix when no search used it for the idle time, or checks again later.
+func (r *Indexes) dropIfIdle(root string, ix *Index) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m[root] != ix {
+		return
+	}
+	if since := time.Since(ix.lastUse()); since < r.idle {
+		ix.timer.Reset(r.idle - since)
+		return
+	}
+	slog.Debug("search index dropped after idling", "root", root)
+	ix.stop()
+	delete(r.m, root)
+}
+
+// covering returns the index of the workspace root holding dir (the innermost root of
+// tree that contains it), or nil when dir lies in no root or tree does not know its roots:
+// a folder searched outside the workspace is scanned, never indexed.
+func (r *Indexes) covering(tree Walker, dir string) *Index {
+	rs, ok := tree.(rooted)
+	if !ok {
+		return nil
+	}
+	best := ""
+	for _, x := range rs.Roots() {
+		if coveredBy([]string{x.Path}, dir) && len(x.Path) > len(best) {
+			best = x.Path
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return r.For(best)
+}
+
+// fileKind says how an indexed file takes part in searches.
+type fileKind uint8
+
+const (
+	kindText   fileKind = iota // its trigrams are in the postings
+	kindBinary                 // a NUL in its first bytes: no search reads it
+	kindLarge                  // too large to index: every search reads it
+)
+
+// entry is what the index knows of one file, valid while size and mtime are unchanged.
+type entry struct {
+	id    uint32
+	ntri  uint32 // its postings, which turn to garbage when it is indexed again or deleted
+	size  int64
+	mtime int64
+	kind  fileKind
+}
+
+// Index is one root's trigram index.
+type Index struct {
+	root   string
+	ctx    context.Context
+	cancel context.CancelFunc
+	timer  *time.Timer
+
+	mu    sync.RWMutex
+	ready bool
+	used  time.Time
+	files map[string]entry    // by absolute path
+	post  map[uint32]postings // by trigram
+	// next is the next id: a file indexed again gets a new one, and ids never restart (a
+	// search's candidate bits hold the ids below the next of its start).
+	next uint32
+	// total postings held, and garbage: those of files indexed again or gone since. When
+	// garbage outweighs the rest, the next refresh starts over.
+	total, garbage int
+	// list is the last refresh walk's files in path order, valid while the watch has seen
+	// no change since generation listGen (and listOK: every folder was watched).
+	list    []listedFile
+	listGen uint64
+	listOK  bool
+
+	watch      *treeWatch // nil where folders cannot be watched
+	watchMu    sync.Mutex // guards the watch's use, closed and gen
+	closed     bool
+	gen        uint64 // changes seen by the watch
+	refreshing atomic.Bool
+	fast       atomic.Int64  // searches answered from the list (for tests and the bench)
+	bytes      int64         // source bytes indexed (for the memory report)
+	built      time.Duration // how long the first build took
+}
+
+func newIndex(root string) *Index {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Index{root: root, ctx: ctx, cancel: cancel, files: map[string]entry{}, post: map[uint32]postings{}, watch: newTreeWatch()}
+}
+
+// Ready reports whether the first build has finished.
+func (ix *Index) Ready() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.ready
+}
+
+// Stats reports the files and source bytes indexed, the postings held and how long the
+// first build took (0 while it runs).
+func (ix *Index) Stats() (files int, source int64, postings int, build time.Duration) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.files), ix.bytes, ix.total, ix.built
+}
+
+// Wait blocks until the index is ready or ctx ends.
+func (ix *Index) Wait(ctx context.Context) error {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for !ix.Ready() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ix.ctx.Done():
+			return ix.ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+func (ix *Index) touch() {
+	ix.mu.Lock()
+	ix.used = time.Now()
+	ix.mu.Unlock()
+}
+
+func (ix *Index) lastUse() time.Time {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.used
+}
+
+func (ix *Index) stop() {
+	ix.cancel()
+	if ix.timer != nil {
+		ix.timer.Stop()
+	}
+	ix.watchMu.Lock()
+	defer ix.watchMu.Unlock()
+	if ix.watch != nil && !ix.closed {
+		ix.watch.close()
+	}
+	ix.closed = true
+}
+
+// watchAdd watches one more folder; false when it cannot (no watch, closed, or the limit).
+func (ix *Index) watchAdd(dir string) bool {
+	ix.watchMu.Lock()
+	defer ix.watchMu.Unlock()
+	return ix.watch != nil && !ix.closed && ix.watch.add(dir)
+}
+
+// postings are the ids of the files holding one trigram, ascending, as varint-coded gaps:
+// most gaps of a common trigram fit one byte, so a posting costs little more than a byte
+// (the index is meant to stay within a quarter of the source bytes it covers).
+type postings struct {
+	b    []byte
+	last uint32 // the last id added
+	n    int    // ids held
+}
+
+func (p *postings) add(id uint32) {
+	p.b = binary.AppendUvarint(p.b, uint64(id-p.last))
+	p.last = id
+	p.n++
+}
+
+// mark sets the bit of every id in bits.
+func (p postings) mark(bits []uint64) {
+	id := uint32(0)
+	for b := p.b; len(b) > 0; {
+		d, k := binary.Uvarint(b)
+		b = b[k:]
+		id += uint32(d)
+		bits[id/64] |= 1 << (id % 64)
+	}
+}
+
+// clip drops the spare capacity appends left behind once a build is done.
+func (ix *Index) clip() {
+	for t, p := range ix.post {
+		if cap(p.b) > len(p.b)+len(p.b)/8 {
+			p.b = slices.Clone(p.b)
+			ix.post[t] = p
+		}
+	}
+}
+
+// listedFile is one file of the last refresh walk.
+type listedFile struct {
+	path string
+	id   uint32
+	kind fileKind
+}
+
+// build is the first refresh; the index is ready when it ends.
+func (ix *Index) build() {
+	start := time.Now()
+	if !ix.refresh() {
+		return
+	}
+	ix.mu.Lock()
+	ix.clip()
+	ix.ready = true
+	ix.built = time.Since(start)
+	files, took := len(ix.files), ix.built
+	ix.mu.Unlock()
+	slog.Debug("search index ready", "root", ix.root, "files", files, "took", took)
+}
+
+// refresh walks the root as a search of it would, indexes every file not indexed as it is
+// now, forgets the files no longer there, and records the walk's file list. Where the
+// folders can be watched (inotify), the list stays valid until the watch sees a change, and
+// a search of the whole root then reads its candidates from the list without walking.
+func (ix *Index) refresh() bool {
+	ws, err := workspace.New(ix.root)
+	if err != nil {
+		slog.Warn("search index: cannot open the root; searches scan", "root", ix.root, "err", err)
+		return false
+	}
+	ix.mu.Lock()
+	if ix.garbage > ix.total-ix.garbage && ix.garbage > rebuildMin {
+		// Mostly garbage: start over. Searches scan meanwhile; ids go on from next.
+		slog.Debug("search index: rebuilding", "root", ix.root, "postings", ix.total, "garbage", ix.garbage)
+		ix.files, ix.post, ix.list = map[string]entry{}, map[uint32]postings{}, nil
+		ix.total, ix.garbage, ix.bytes, ix.ready = 0, 0, 0, false
+	}
+	rebuilding := !ix.ready
+	ix.mu.Unlock()
+	gen, watched := ix.watchGen()
+	if watched {
+		watched = ix.watchAdd(ix.root)
+	}
+	var (
+		bufs sync.Pool
+		mu   sync.Mutex // guards list and watched
+		list []listedFile
+	)
+	err = ws.Walk(ix.ctx, ix.root, workspace.SearchOptions, runtime.GOMAXPROCS(0), func(path string, d fs.DirEntry, _ *workspace.Filter) error {
+		if d.IsDir() {
+			mu.Lock()
+			try := watched
+			mu.Unlock()
+			if try && !ix.watchAdd(path) {
+				mu.Lock()
+				watched = false
+				mu.Unlock()
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone since the folder was read
+		}
+		ix.mu.RLock()
+		e, ok := ix.files[path]
+		ix.mu.RUnlock()
+		if !ok || e.size != info.Size() || e.mtime != info.ModTime().UnixNano() {
+			bp, _ := bufs.Get().(*[]byte)
+			if bp == nil {
+				bp = new([]byte)
+			}
+			e, _, ok = ix.add(path, info, bp)
+			bufs.Put(bp)
+			if !ok {
+				return nil
+			}
+		}
+		mu.Lock()
+		list = append(list, listedFile{path: path, id: e.id, kind: e.kind})
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		if ix.ctx.Err() == nil {
+			slog.Warn("search index: walk failed; searches scan", "root", ix.root, "err", err)
+		}
+		return false
+	}
+	slices.SortFunc(list, func(a, b listedFile) int { return strings.Compare(a.path, b.path) })
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if len(list) < len(ix.files) {
+		seen := make(map[string]bool, len(list))
+		for _, f := range list {
+			seen[f.path] = true
+		}
+		for p, e := range ix.files {
+			if !seen[p] {
+				delete(ix.files, p)
+				ix.bytes -= e.size
+				ix.garbage += int(e.ntri)
+			}
+		}
+	}
+	ix.list, ix.listGen, ix.listOK = list, gen, watched
+	if rebuilding && ix.built > 0 {
+		ix.clip()
+		ix.ready = true // a rebuild is done (a first build is finished by build)
+	}
+	return true
+}
+
+// watchGen drains the watch and returns the count of changes seen so far, and whether the
+// index has a watch at all.
+func (ix *Index) watchGen() (uint64, bool) {
+	ix.watchMu.Lock()
+	defer ix.watchMu.Unlock()
+	if ix.watch == nil || ix.closed {
+		return 0, false
+	}
+	if ix.watch.changed() {
+		ix.gen++
+	}
+	return ix.gen, true
+}
+
+// unchanged reports whether nothing changed in the tree since the last refresh walk began
+// and every folder of it is watched; when something did, it starts a refresh in the
+// background (one at a time) and the caller walks.
+func (ix *Index) unchanged() bool {
+	gen, watched := ix.watchGen()
+	if !watched {
+		return false
+	}
+	ix.mu.RLock()
+	ok := ix.listOK && ix.list != nil && gen == ix.listGen
+	ix.mu.RUnlock()
+	if !ok && ix.refreshing.CompareAndSwap(false, true) {
+		go func() {
+			defer ix.refreshing.Store(false)
+			ix.refresh()
+		}()
+	}
+	return ok
+}
+
+// add reads and indexes one file, returning its entry and sorted trigrams; ok is false when
+// it cannot be read (the search then reads it and decides, as the scan does).
+func (ix *Index) add(path string, info fs.FileInfo, bp *[]byte) (e entry, tris []uint32, ok bool) {
+	e = entry{size: info.Size(), mtime: info.ModTime().UnixNano()}
+	if e.size > maxIndexed {
+		e.kind = kindLarge
+	} else {
+		data, err := readInto(path, *bp)
+		if err != nil {
+			return entry{}, nil, false
+		}
+		*bp = data[:0]
+		if int64(len(data)) != e.size {
+			return entry{}, nil, false // changing while read: decided by the search itself
+		}
+		if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
+			e.kind = kindBinary
+		} else {
+			tris = fileTrigrams(data)
+		}
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	e.id = ix.next
+	e.ntri = uint32(len(tris))
+	ix.next++
+	for _, t := range tris {
+		p := ix.post[t]
+		p.add(e.id)
+		ix.post[t] = p
+	}
+	ix.total += len(tris)
+	if old, had := ix.files[path]; had {
+		ix.bytes -= old.size
+		ix.garbage += int(old.ntri)
+	}
+	ix.files[path] = e
+	ix.bytes += e.size
+	return e, tris, true
+}
+
+// trigramSet collects the distinct trigrams of one file: a bit per possible trigram, and the
+// list of those set, so clearing costs what the file held rather than the whole table.
+type trigramSet struct {
+	bits []uint64 // 1<<24 bits
+	list []uint32
+}
+
+var trigramSets = sync.Pool{New: func() any { return &trigramSet{bits: make([]uint64, 1<<24/64)} }}
+
+// fileTrigrams returns the distinct trigrams of data's ASCII-lowercased bytes, sorted.
+func fileTrigrams(data []byte) []uint32 {
+	if len(data) < 4096 {
+		// Small: sorting the few trigrams costs less than touching the shared table.
+		out := make([]uint32, 0, max(len(data)-2, 0))
+		var t uint32
+		for i, c := range data {
+			t = (t<<8 | uint32(lowerByte(c))) & 0xffffff
+			if i >= 2 {
+				out = append(out, t)
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	ts := trigramSets.Get().(*trigramSet)
+	defer trigramSets.Put(ts)
+	ts.list = ts.list[:0]
+	var t uint32
+	for i, c := range data {
+		t = (t<<8 | uint32(lowerByte(c))) & 0xffffff
+		if i >= 2 && ts.bits[t/64]&(1<<(t%64)) == 0 {
+			ts.bits[t/64] |= 1 << (t % 64)
+			ts.list = append(ts.list, t)
+		}
+	}
+	out := slices.Clone(ts.list)
+	for _, t := range out {
+		ts.bits[t/64] = 0
+	}
+	slices.Sort(out)
+	return out
+}
+
+// candidates is a search's use of an index: which files may match.
+type candidates struct {
+	ix   *Index
+	q    *query
+	bits []uint64 // ids that satisfy q among the files indexed when the search began
+	n    uint32   // the ids below n are those files
+	buf  sync.Pool
+}
+
+// plan returns the candidate set of q, or nil when the index is not ready or q cannot narrow
+// anything (the search then reads every file, as the scan does).
+func (ix *Index) plan(q *query) *candidates {
+	if ix == nil || q.op == qAll {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if !ix.ready {
+		return nil
+	}
+	bits, all := ix.eval(q)
+	if all {
+		return nil
+	}
+	return &candidates{ix: ix, q: q, bits: bits, n: ix.next}
+}
+
+// eval computes the ids satisfying q as a bit set; all means q does not narrow.
+func (ix *Index) eval(q *query) (bits []uint64, all bool) {
+	n := (int(ix.next) + 63) / 64
+	switch q.op {
+	case qAll:
+		return nil, true
+	case qNone:
+		return make([]uint64, n), false
+	case qAnd:
+		var acc []uint64
+		for _, t := range q.tris {
+			acc = intersect(acc, ix.postingBits(t, n))
+		}
+		for _, s := range q.sub {
+			b, all := ix.eval(s)
+			if !all {
+				acc = intersect(acc, b)
+			}
+		}
+		return acc, acc == nil
+	}
+	acc := make([]uint64, n)
+	for _, t := range q.tris {
+		ix.post[t].mark(acc)
+	}
+	for _, s := range q.sub {
+		b, all := ix.eval(s)
+		if all {
+			return nil, true
+		}
+		for i := range b {
+			acc[i] |= b[i]
+		}
+	}
+	return acc, false
+}
+
+func (ix *Index) postingBits(t uint32, n int) []uint64 {
+	b := make([]uint64, n)
+	ix.post[t].mark(b)
+	return b
+}
+
+// intersect returns a ∩ b, where nil a means "everything".
+func intersect(a, b []uint64) []uint64 {
+	if a == nil {
+		return b
+	}
+	for i := range a {
+		a[i] &= b[i]
+	}
+	return a
+}
+
+// wants reports whether the search must read path: a file indexed as it is now is read
+// only if its trigrams allow a match; a changed or new one is indexed first and decided
+// from its new trigrams; one that cannot be checked is read.
+func (c *candidates) wants(path string, d fs.DirEntry) bool {
+	info, err := d.Info()
+	if err != nil {
+		return true
+	}
+	c.ix.mu.RLock()
+	e, ok := c.ix.files[path]
+	c.ix.mu.RUnlock()
+	if ok && e.size == info.Size() && e.mtime == info.ModTime().UnixNano() {
+		return c.decide(e, nil, true)
+	}
+	bp, _ := c.buf.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	defer c.buf.Put(bp)
+	e, tris, ok := c.ix.add(path, info, bp)
+	if !ok {
+		return true
+	}
+	return c.decide(e, tris, false)
+}
+
+func (c *candidates) decide(e entry, tris []uint32, fromBits bool) bool {
+	switch e.kind {
+	case kindBinary:
+		return false
+	case kindLarge:
+		return true
+	}
+	if fromBits {
+		if e.id >= c.n {
+			return true // indexed again by another search since this one began
+		}
+		return c.bits[e.id/64]&(1<<(e.id%64)) != 0
+	}
+	return c.q.holds(func(t uint32) bool { _, found := slices.BinarySearch(tris, t); return found })
+}
+
+// listed returns the files of the whole root a search must read, in path order, when the
+// tree is unchanged since the last refresh walk: the candidates among the listed files and
+// every file too large to index. ok is false when the search must walk.
+func (c *candidates) listed() (paths []string, ok bool) {
+	if !c.ix.unchanged() {
+		return nil, false
+	}
+	c.ix.mu.RLock()
+	defer c.ix.mu.RUnlock()
+	for _, f := range c.ix.list {
+		switch {
+		case f.kind == kindLarge, f.kind == kindText && (f.id >= c.n || c.bits[f.id/64]&(1<<(f.id%64)) != 0):
+			paths = append(paths, f.path)
+		}
+	}
+	c.ix.fast.Add(1)
+	return paths, true
+}

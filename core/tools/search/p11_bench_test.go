@@ -1,0 +1,85 @@
+//go:build unix
+
+package search
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cairnhq/cairn/core/workspace"
+)
+
+// BenchmarkIndexedSearch is the in-process part of P11 in `make bench`: on CAIRN_P11_TREE
+// (default $(go env GOROOT)/src) the cold index build (time, heap growth, source bytes), then
+// for each P3 query the median of 9 warm indexed searches beside the median of 9 scans and,
+// when ripgrep is installed, of 9 `rg --json --context 1` runs. Metrics: index-ms, scan-ms,
+// rg-ms and x-rg (rg's time over the index's). The daemon path through `cairn tool
+// --connect` is not measured here.
+func BenchmarkIndexedSearch(b *testing.B) {
+	src := os.Getenv("CAIRN_P11_TREE")
+	if src == "" {
+		src = goSource(b)
+	}
+	ws, err := workspace.New(src)
+	if err != nil {
+		b.Skip(err)
+	}
+	rg, _ := exec.LookPath("rg")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	idx := NewIndexes(time.Hour)
+	defer idx.Close()
+	ix := idx.For(ws.Root())
+	if err := ix.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	files, source, postings, build := ix.Stats()
+	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	b.Logf("P11 index of %s: %d files, %d MB source, %d postings, built in %v, heap +%d MB (%.0f%% of the source)",
+		src, files, source>>20, postings, build.Round(time.Millisecond), heap>>20, 100*float64(heap)/float64(max(source, 1)))
+	const runs = 9
+	median := func(f func()) time.Duration {
+		var d []time.Duration
+		for range runs {
+			start := time.Now()
+			f()
+			d = append(d, time.Since(start))
+		}
+		slices.Sort(d)
+		return d[runs/2]
+	}
+	for _, q := range p3Queries {
+		b.Run(q.name, func(b *testing.B) {
+			search := func(idx *Indexes) func() {
+				return func() {
+					if _, err := Search(context.Background(), ws.Root(), Options{Regex: q.regex, Context: 1, Tree: ws, Indexes: idx}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			for b.Loop() {
+				indexed := median(search(idx))
+				scan := median(search(nil))
+				b.ReportMetric(float64(indexed.Microseconds())/1000, "index-ms")
+				b.ReportMetric(float64(scan.Microseconds())/1000, "scan-ms")
+				if rg != "" {
+					rgTime := median(func() {
+						c := exec.Command(rg, "--json", "--context", "1", "-e", q.regex, ".")
+						c.Dir = src
+						_ = c.Run() // exit 1 means no match; only the time counts
+					})
+					b.ReportMetric(float64(rgTime.Microseconds())/1000, "rg-ms")
+					b.ReportMetric(float64(rgTime)/float64(indexed), "x-rg")
+				}
+			}
+		})
+	}
+}
