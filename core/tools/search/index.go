@@ -97,8 +97,9 @@ func (r *Indexes) dropIfIdle(root string, ix *Index) {
 	if r.m[root] != ix {
 		return
 	}
-	if since := time.Since(ix.lastUse()); since < r.idle {
-		ix.timer.Reset(r.idle - since)
+	if since := time.Since(ix.lastUse()); since < r.idle || !ix.Ready() {
+		// A search used it lately, or it is still being built for one: not idle.
+		ix.timer.Reset(max(r.idle-since, r.idle/2))
 		return
 	}
 	slog.Debug("search index dropped after idling", "root", root)
@@ -469,6 +470,14 @@ func (ix *Index) add(path string, info fs.FileInfo, bp *[]byte) (e entry, tris [
 	if old, had := ix.files[path]; had {
 		ix.bytes -= old.size
 		ix.garbage += int(old.ntri)
+		if ix.garbage > ix.total-ix.garbage && ix.garbage > rebuildMin && ix.refreshing.CompareAndSwap(false, true) {
+			// Mostly garbage: the refresh that starts over. Where no watch starts refreshes
+			// (other OSes), this is the only place that would.
+			go func() {
+				defer ix.refreshing.Store(false)
+				ix.refresh()
+			}()
+		}
 	}
 	ix.files[path] = e
 	ix.bytes += e.size

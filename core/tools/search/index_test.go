@@ -352,6 +352,11 @@ func TestIndexRebuildsWhenMostlyGarbage(t *testing.T) {
 		}
 	}
 	settle(t, ix)
+	for deadline := time.Now().Add(30 * time.Second); ix.refreshing.Load(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the refresh never ended")
+		}
+	}
 	if err := ix.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
