@@ -13,11 +13,11 @@ type rooted interface {
 	Roots() []workspace.Root
 }
 
-// SearchRoots searches several folders as one search (`.` with several workspace
+// InRoots searches several folders as one search (`.` with several workspace
 // roots covers them all): each folder's files in path order, the folders in the order given,
 // and opts.MaxResults applied to the total. A folder lying inside an earlier one is skipped,
 // since the earlier walk already covered it. With one folder it is exactly Search.
-func SearchRoots(ctx context.Context, roots []string, opts Options) (Results, error) {
+func InRoots(ctx context.Context, roots []string, opts Options) (Results, error) {
 	if len(roots) == 1 {
 		return Search(ctx, roots[0], opts)
 	}

@@ -69,10 +69,10 @@ func TestRunCoversEveryRoot(t *testing.T) {
 	}
 }
 
-// TestSearchRootsCapIsTotal checks that the result cap counts both roots together: the
+// TestInRootsCapIsTotal checks that the result cap counts both roots together: the
 // primary's matches come first, the other root fills what is left, and a match beyond the
 // cap in a later root still reports "more".
-func TestSearchRootsCapIsTotal(t *testing.T) {
+func TestInRootsCapIsTotal(t *testing.T) {
 	ws := twoRoots(t, 2)
 	var roots []string
 	for _, r := range ws.Roots() {
@@ -90,7 +90,7 @@ func TestSearchRootsCapIsTotal(t *testing.T) {
 		{max: 9, total: 8, more: false, last: "lib:sub/b.txt"},
 	}
 	for _, c := range cases {
-		res, err := SearchRoots(context.Background(), roots, Options{Regex: "needle", Context: 1, MaxResults: c.max, Tree: ws})
+		res, err := InRoots(context.Background(), roots, Options{Regex: "needle", Context: 1, MaxResults: c.max, Tree: ws})
 		if err != nil {
 			t.Fatal(err)
 		}

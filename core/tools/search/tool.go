@@ -79,7 +79,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 	// `.` with several roots searches them all; Rel labels
 	// the files of the other roots `name:path`.
-	res, err := SearchRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs, Indexes: idx})
+	res, err := InRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs, Indexes: idx})
 	switch {
 	case errors.Is(err, ErrBadRegex):
 		return tools.Errorf("%s", message("bad_regex", strings.TrimPrefix(err.Error(), ErrBadRegex.Error()+": "))), nil

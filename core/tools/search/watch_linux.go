@@ -36,20 +36,20 @@ func (w *treeWatch) add(dir string) bool {
 // changed drains the queue and reports whether it held any event (an overflow included).
 // A read error other than "nothing queued" also counts as a change: the caller walks.
 func (w *treeWatch) changed() bool {
-	any := false
+	seen := false
 	for {
 		n, err := syscall.Read(w.fd, w.buf)
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
 		if errors.Is(err, syscall.EAGAIN) {
-			return any
+			return seen
 		}
 		if err != nil || n <= 0 {
 			return true
 		}
 		// Every event counts, even IN_IGNORED for a folder removed: the list is stale.
-		any = true
+		seen = true
 	}
 }
 
