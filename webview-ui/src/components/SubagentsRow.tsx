@@ -48,7 +48,8 @@ export function SubagentsRow({ m }: { m: Message }) {
       <div className="row-header">
         <span className="codicon codicon-organization" aria-hidden />
         <span className="row-title">{title}</span>
-        <span className="badge">{formatCost(cost)}</span>
+        {/* Rows carry no prices: a cost of zero may be an unknown price, so only a real one shows. */}
+        {cost > 0 && <span className="badge">{formatCost(cost)}</span>}
       </div>
       <ol className="subagents" aria-label="Subagents">
         {children.map((c, i) => (
@@ -57,7 +58,8 @@ export function SubagentsRow({ m }: { m: Message }) {
               <span className={`codicon codicon-${statusIcon[c.status] ?? "circle-large-outline"}`} aria-hidden />
               <span className="subagent-status">{c.status}</span>
               <span className="subagent-meta">
-                {c.requests} {c.requests === 1 ? "request" : "requests"} · {formatCost(c.cost)}
+                {c.requests} {c.requests === 1 ? "request" : "requests"}
+                {c.cost > 0 ? ` · ${formatCost(c.cost)}` : ""}
               </span>
             </div>
             <div className="subagent-prompt" title={c.prompt}>

@@ -1,0 +1,88 @@
+// The chat knows its own state (issue 31): a one-line collapsed header, one cost rule in every
+// view, the real buttons named, the right input during every streaming moment, and "See new
+// changes" only when there are new changes.
+
+import { describe, expect, it } from "vitest";
+import { screen, within } from "@testing-library/react";
+import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { TaskService } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { FakeClient } from "../rpc/fake";
+import { say, SayKind, snapshot } from "../test/fixtures";
+import { configuredSettings, renderApp } from "../test/renderApp";
+
+const task = say(0, SayKind.TASK, { text: "Fix the bug" });
+
+describe("collapsed task header", () => {
+  it("is one line: the title and one cost figure, nothing else", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(
+      snapshot([task], { pricesKnown: true, cost: 0.01, tokensIn: 1200n, tokensOut: 300n, cacheReads: 50n, requests: 2, contextWindow: 1000n, contextTokens: 200n }),
+    );
+    const header = screen.getByRole("region", { name: "Task" });
+    // Only the title row; tokens, limits and the context bar wait for the expanded view.
+    expect(header.children).toHaveLength(1);
+    expect(header.querySelector(".task-title-row")).toBe(header.children[0]);
+    expect(within(header).getAllByText(/\$0\.0100/)).toHaveLength(1);
+    expect(within(header).queryByText(/no cost limit/)).toBeNull();
+    expect(within(header).queryByRole("progressbar")).toBeNull();
+  });
+
+  it("shows no cost figure while prices are unknown", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(snapshot([task], { pricesKnown: false, cost: 0, tokensIn: 1200n }));
+    const header = screen.getByRole("region", { name: "Task" });
+    expect(within(header).queryByText(/\$|price/)).toBeNull();
+  });
+
+  it("expanded: model, approval policy, tokens, cache, limits and the context bar", async () => {
+    const { push, user } = await renderApp({ taskId: "t1" });
+    await push(
+      snapshot([task], {
+        pricesKnown: true, cost: 0.01, tokensIn: 1200n, tokensOut: 300n, cacheReads: 50n, cacheWrites: 10n,
+        requests: 2, contextWindow: 1000n, contextTokens: 200n, model: "plan-model",
+      }),
+    );
+    await user.click(screen.getByRole("button", { name: "Fix the bug" }));
+    const header = screen.getByRole("region", { name: "Task" });
+    expect(within(header).getByLabelText("Task settings").textContent).toContain("plan-model");
+    expect(within(header).getByLabelText("Task settings").textContent).toContain("Auto-approve");
+    expect(within(header).getByLabelText("Tokens in").textContent).toBe("1.2k");
+    expect(within(header).getByTitle("Cache writes / reads")).toBeTruthy();
+    expect(within(header).getByLabelText("Requests").textContent).toBe("2 requests");
+    expect(within(header).getByRole("progressbar", { name: "Context window" })).toBeTruthy();
+  });
+});
+
+describe("one cost truth", () => {
+  it("Recent tasks shows price unknown for an unpriced task, as History does", async () => {
+    const fake = new FakeClient();
+    fake.on(StateService.method.getState, () => ({ settings: configuredSettings }));
+    fake.on(StateService.method.listModels, () => ({ models: [] }));
+    fake.on(TaskService.method.listTasks, () => ({
+      tasks: [{ taskId: "a", title: "Local task", tokensIn: 5000n, tokensOut: 100n, cost: 0, pricesKnown: false, updatedUnixMs: 1_700_000_000_000n }],
+    }));
+    await renderApp({ fake });
+    const recent = await screen.findByRole("button", { name: /Local task/ });
+    expect(recent.textContent).toContain("price unknown");
+    expect(recent.textContent).not.toContain("$0.0000");
+  });
+
+  it("a subagents row shows no $0.0000 for children whose cost is not known", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const children = [{ prompt: "Read db.go", status: "done", requests: 2, cost: 0 }];
+    await push(snapshot([task, say(1, SayKind.SUBAGENTS, { text: JSON.stringify({ children }) })], { pricesKnown: false, tokensIn: 10n }));
+    const list = screen.getByRole("list", { name: "Subagents" });
+    expect(list.closest(".subagents-row")?.textContent).not.toContain("$0.0000");
+    expect(within(list).getByText(/2 requests/)).toBeTruthy();
+  });
+
+  it("Set task limits is a themed button, not text", async () => {
+    const { push, user } = await renderApp({ taskId: "t1" });
+    await push(snapshot([task], { pricesKnown: true }));
+    await user.click(screen.getByRole("button", { name: "Fix the bug" }));
+    const b = screen.getByRole("button", { name: "Set task limits" });
+    expect(b.className).not.toContain("link-button");
+    expect(b.className).toMatch(/\b(small-button|button)\b/);
+  });
+});
+
