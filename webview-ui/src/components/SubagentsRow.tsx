@@ -4,6 +4,7 @@
 
 import type { Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { formatCost } from "../util/format";
+import { toolWords } from "../util/toolWords";
 
 export interface Subagent {
   prompt: string;
@@ -67,7 +68,7 @@ export function SubagentsRow({ m }: { m: Message }) {
             </div>
             {c.lastTool && (
               <div className="subagent-tool">
-                <span className="codicon codicon-tools" aria-hidden /> {c.lastTool}
+                <span className="codicon codicon-tools" aria-hidden /> {toolWords(c.lastTool)}
               </div>
             )}
             {c.error && <div className="subagent-error">{c.error}</div>}

@@ -3,11 +3,12 @@
 // changes" only when there are new changes.
 
 import { describe, expect, it } from "vitest";
-import { screen, within } from "@testing-library/react";
+import { act, screen, within } from "@testing-library/react";
 import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
-import { TaskService } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { FakeClient } from "../rpc/fake";
-import { say, SayKind, snapshot } from "../test/fixtures";
+import { added, ask, AskKind, say, SayKind, snapshot, stateChanged } from "../test/fixtures";
 import { configuredSettings, renderApp } from "../test/renderApp";
 
 const task = say(0, SayKind.TASK, { text: "Fix the bug" });
@@ -86,3 +87,57 @@ describe("one cost truth", () => {
   });
 });
 
+
+describe("right words at the right moment", () => {
+  it("the feedback box names the buttons that send it", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const cmd = ask(1, AskKind.COMMAND, { payload: { case: "command", value: { command: "make", requiresApproval: true } } });
+    await push(snapshot([task, cmd], { status: TaskStatus.WAITING, openAskIndex: 1 }));
+    expect(screen.getByRole("button", { name: "Run Command" })).toBeTruthy();
+    expect(screen.getByPlaceholderText("Type feedback (sent with Run Command or Reject)…")).toBeTruthy();
+    const edit = ask(2, AskKind.TOOL, { payload: { case: "tool", value: { operation: ToolOperation.EDITED_EXISTING_FILE, path: "a.go", diff: "@@" } } });
+    await push(snapshot([task, cmd, edit], { status: TaskStatus.WAITING, openAskIndex: 2 }));
+    expect(screen.getByPlaceholderText("Type feedback (sent with Save or Reject)…")).toBeTruthy();
+  });
+
+  it("after a command's withdrawn ask, the next request streams with Cancel and the queue", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const out = ask(1, AskKind.COMMAND_OUTPUT, { payload: { case: "command", value: { command: "make" } } });
+    await push(snapshot([task, out], { status: TaskStatus.WAITING, openAskIndex: 1 }));
+    expect(screen.getByRole("button", { name: "Proceed While Running" })).toBeTruthy();
+    // The command ended: the daemon withdraws the ask and the next request streams.
+    await push(stateChanged({ status: TaskStatus.WAITING, openAskIndex: -1 }), added(say(2, SayKind.API_REQ_STARTED, { partial: true })));
+    expect(screen.getByRole("button", { name: "Cancel" })).toBeTruthy();
+    expect(screen.getByPlaceholderText(/^Queue a message/)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Proceed While Running" })).toBeNull();
+  });
+
+  it("a resolved resume question leaves no question behind", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const resume = ask(1, AskKind.RESUME_TASK);
+    await push(snapshot([task, resume], { status: TaskStatus.WAITING, openAskIndex: 1 }));
+    expect(screen.getByText("Task was interrupted. Resume it?")).toBeTruthy();
+    await push(snapshot([task, resume, say(2, SayKind.USER_FEEDBACK, { text: "go on" })], { status: TaskStatus.RUNNING, openAskIndex: -1 }));
+    expect(screen.queryByText(/Resume it\?/)).toBeNull();
+    expect(screen.getByText("Task was interrupted, then resumed.")).toBeTruthy();
+  });
+
+  it("no internal words: a restored point, subagent tools, the daemon's status", async () => {
+    const { fake, push } = await renderApp({ taskId: "t1" });
+    const children = [
+      { prompt: "Write a.go", status: "running", requests: 1, cost: 0.001, lastTool: "write_to_file a.go" },
+      { prompt: "Read db.go", status: "done", requests: 2, cost: 0.002, lastTool: "attempt_completion" },
+    ];
+    await push(
+      snapshot([task, say(1, SayKind.DELETED_API_REQS), say(2, SayKind.SUBAGENTS, { text: JSON.stringify({ children }) })]),
+    );
+    const chat = screen.getByRole("main", { name: "Chat" });
+    expect(chat.textContent).not.toMatch(/API requests|write_to_file|attempt_completion/);
+    expect(within(chat).getByText(/Wrote a\.go/)).toBeTruthy();
+    expect(within(chat).getByText(/Finished/)).toBeTruthy();
+    act(() => fake.emitHost({ type: "host", event: "daemon", status: "restarting" }));
+    const banner = await screen.findByRole("status");
+    expect(banner.textContent).not.toMatch(/daemon/i);
+    expect(banner.textContent).toMatch(/starting again/);
+  });
+});
