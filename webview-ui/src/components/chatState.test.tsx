@@ -141,3 +141,39 @@ describe("right words at the right moment", () => {
     expect(banner.textContent).toMatch(/starting again/);
   });
 });
+
+describe("See new changes only after changes", () => {
+  const cp = (i: number, hash: string) => say(i, SayKind.CHECKPOINT_CREATED, { payload: { case: "checkpoint", value: { hash } } });
+  const done = (i: number) => say(i, SayKind.COMPLETION_RESULT, { payload: { case: "completion", value: { result: `done ${i}` } } });
+  const feedback = (i: number) => say(i, SayKind.USER_FEEDBACK, { text: "more" });
+  const mcp = (i: number, toolName: string, uri = "") =>
+    say(i, SayKind.MCP_SERVER_REQUEST_STARTED, { payload: { case: "mcp", value: { serverName: "everything", toolName, uri } } });
+  const cases: Array<{ name: string; msgs: ReturnType<typeof say>[]; offered: boolean }> = [
+    { name: "an edit made a checkpoint", msgs: [task, cp(1, "h1"), cp(2, "h2"), done(3)], offered: true },
+    { name: "a blocked command or read-only subagents left no checkpoint", msgs: [task, cp(1, "h1"), say(2, SayKind.ERROR, { text: "blocked" }), done(3)], offered: false },
+    { name: "the second completion changed nothing", msgs: [task, cp(1, "h1"), cp(2, "h2"), done(3), feedback(4), done(5)], offered: false },
+    { name: "after a resume the same state was checkpointed again", msgs: [task, cp(1, "h1"), cp(2, "h2"), done(3), feedback(4), cp(5, "h2"), done(6)], offered: false },
+    { name: "an MCP tool call may have changed files", msgs: [task, cp(1, "h1"), mcp(2, "write_file"), done(3)], offered: true },
+    { name: "an MCP resource read changed nothing", msgs: [task, cp(1, "h1"), mcp(2, "", "file:///a"), done(3)], offered: false },
+  ];
+  for (const c of cases) {
+    it(`${c.offered ? "offers" : "does not offer"} it when ${c.name}`, async () => {
+      const { push } = await renderApp({ taskId: "t1" });
+      await push(snapshot(c.msgs, { status: TaskStatus.COMPLETED }));
+      const last = c.msgs[c.msgs.length - 1]!;
+      const row = document.querySelector(`[data-index="${last.index}"]`) as HTMLElement;
+      expect(within(row).queryByRole("button", { name: /See new changes/ }) !== null).toBe(c.offered);
+    });
+  }
+
+  it("appears once a checkpoint shows the work changed something", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    // A completion row whose checkpoint arrives in a later snapshot (the list grew before it).
+    await push(snapshot([task, cp(1, "h1"), done(2)], { status: TaskStatus.COMPLETED }));
+    let row = document.querySelector('[data-index="2"]') as HTMLElement;
+    expect(within(row).queryByRole("button", { name: /See new changes/ })).toBeNull();
+    await push(snapshot([task, cp(1, "h1"), cp(2, "h2"), done(3)], { status: TaskStatus.COMPLETED }));
+    row = document.querySelector('[data-index="3"]') as HTMLElement;
+    expect(within(row).getByRole("button", { name: /See new changes/ })).toBeTruthy();
+  });
+});
