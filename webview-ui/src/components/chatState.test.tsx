@@ -3,6 +3,9 @@
 // changes" only when there are new changes.
 
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { act, screen, within } from "@testing-library/react";
 import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
@@ -175,5 +178,46 @@ describe("See new changes only after changes", () => {
     await push(snapshot([task, cp(1, "h1"), cp(2, "h2"), done(3)], { status: TaskStatus.COMPLETED }));
     row = document.querySelector('[data-index="3"]') as HTMLElement;
     expect(within(row).getByRole("button", { name: /See new changes/ })).toBeTruthy();
+  });
+});
+
+// The stylesheet as shipped (vitest does not load CSS into jsdom).
+const css = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "styles.css"), "utf8");
+
+/** cssRule is the body of the first rule whose selector is exactly sel ("" when there is none). */
+function cssRule(sel: string): string {
+  const i = css.indexOf(`${sel} {`);
+  if (i < 0) return "";
+  return css.slice(i, css.indexOf("}", i));
+}
+
+describe("nothing covers text; long text wraps", () => {
+  it("Jump to latest sits in its own strip, not over the chat", () => {
+    expect(cssRule(".jump-latest")).not.toMatch(/position:\s*absolute/);
+    expect(cssRule(".jump-latest-bar")).toMatch(/flex: none/);
+  });
+
+  it("the auto-approve bar keeps its label on one line and wraps its list", async () => {
+    await renderApp();
+    const label = screen.getByText("Auto-approve:");
+    expect(label.className).toContain("aa-label");
+    expect(cssRule(".aa-label")).toContain("white-space: nowrap");
+    expect(cssRule(".aa-summary")).not.toMatch(/nowrap|ellipsis/);
+  });
+
+  it("hook diffs and MCP server names wrap instead of being cut", () => {
+    expect(cssRule(".hook-diff")).toContain("white-space: pre-wrap");
+    expect(cssRule(".hook-row > .check")).toContain("flex-wrap: wrap");
+    expect(cssRule(".mcp-name")).not.toMatch(/nowrap|ellipsis/);
+  });
+
+  it("settings say at length below a field what a placeholder would cut", async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const key = screen.getByLabelText("API key") as HTMLInputElement;
+    expect(key.placeholder.length).toBeLessThanOrEqual(16);
+    expect(screen.getByText("A key is stored; leave this empty to keep it.")).toBeTruthy();
+    const tools = screen.getByRole("combobox", { name: "Tool calls" }) as HTMLSelectElement;
+    for (const o of Array.from(tools.options)) expect(o.text.length, o.text).toBeLessThanOrEqual(26);
   });
 });

@@ -100,10 +100,17 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
               type="password"
               value={api.apiKey}
               onChange={(e) => setApi({ apiKey: e.target.value })}
-              placeholder={api.apiKeySet ? "•••••• (stored; leave empty to keep)" : "sk-…"}
+              placeholder={api.apiKeySet ? "•••••• stored" : "sk-…"}
               autoComplete="off"
+              aria-describedby={api.apiKeySet ? "settings-key-hint" : undefined}
             />
           </label>
+          {/* Said below the field: a placeholder this long is cut in a narrow sidebar. */}
+          {api.apiKeySet && (
+            <span id="settings-key-hint" className="muted small">
+              A key is stored; leave this empty to keep it.
+            </span>
+          )}
           <ProviderPicker ctrl={ctrl} api={api} setApi={setApi} presets={presets} />
           <label className="field">
             Act mode model
@@ -129,12 +136,15 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
           </label>
           <label className="field">
             Tool calls
-            <select value={api.toolFormat} onChange={(e) => setApi({ toolFormat: e.target.value })}>
-              <option value="">As the model table says (XML for unknown models)</option>
+            <select value={api.toolFormat} onChange={(e) => setApi({ toolFormat: e.target.value })} aria-describedby="settings-toolformat-hint">
+              <option value="">The model's default</option>
               <option value="native">Native function calling</option>
               <option value="xml">XML in the reply</option>
             </select>
           </label>
+          <span id="settings-toolformat-hint" className="muted small">
+            The default follows the model table, and XML for a model it does not list.
+          </span>
           <label className="field">
             Reasoning effort
             <select value={api.reasoningEffort} onChange={(e) => setApi({ reasoningEffort: e.target.value })}>
