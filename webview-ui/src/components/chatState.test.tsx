@@ -10,9 +10,11 @@ import { act, screen, within } from "@testing-library/react";
 import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
+import { HookStatus } from "@cairn/proto/gen/cairn/v1/hooks_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { FakeClient } from "../rpc/fake";
 import { added, ask, AskKind, say, SayKind, snapshot, stateChanged } from "../test/fixtures";
-import { configuredSettings, renderApp } from "../test/renderApp";
+import { configuredSettings, flushAsync, renderApp } from "../test/renderApp";
 
 const task = say(0, SayKind.TASK, { text: "Fix the bug" });
 
@@ -219,5 +221,30 @@ describe("nothing covers text; long text wraps", () => {
     expect(screen.getByText("A key is stored; leave this empty to keep it.")).toBeTruthy();
     const tools = screen.getByRole("combobox", { name: "Tool calls" }) as HTMLSelectElement;
     for (const o of Array.from(tools.options)) expect(o.text.length, o.text).toBeLessThanOrEqual(26);
+  });
+});
+
+describe("every button in the theme's button colours", () => {
+  it("a .button is themed even without primary or secondary", () => {
+    const rule = cssRule(".button");
+    expect(rule).toMatch(/background: var\(--vscode-button-secondaryBackground\)/);
+    expect(rule).toMatch(/color: var\(--vscode-button-secondaryForeground\)/);
+  });
+
+  it("Test connection and Trust this version say which of the theme's buttons they are", async () => {
+    const app = await renderApp();
+    const hook = {
+      kind: "PreToolUse", name: ".clinerules/hooks/PreToolUse", path: "/work/proj/.clinerules/hooks/PreToolUse",
+      status: HookStatus.CHANGED, enabled: true, executable: true, diff: "+echo hi\n", currentSha256: "abc",
+    };
+    app.fake.on(WorkspaceService.method.listRules, () => ({ rules: [] }));
+    app.fake.on(WorkspaceService.method.listHooks, () => ({ hooks: [hook], workspaceEnabled: true, globalEnabled: true, globalDir: "/g" }));
+    await app.user.click(screen.getByRole("button", { name: "Settings" }));
+    await flushAsync();
+    const trust = screen.getByRole("button", { name: "Trust this version" });
+    const test = screen.getByRole("button", { name: "Test connection" });
+    for (const b of [trust, test]) expect(b.className).toMatch(/\bbutton (primary|secondary)\b/);
+    // And no other .button in Settings goes without one.
+    for (const b of Array.from(document.querySelectorAll("button.button"))) expect(b.className, b.textContent ?? "").toMatch(/\b(primary|secondary)\b/);
   });
 });

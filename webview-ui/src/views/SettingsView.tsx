@@ -255,7 +255,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
           </label>
           <div className="field-inline">
             <button
-              className="button"
+              className="button secondary"
               disabled={browserTest === "testing"}
               onClick={async () => {
                 setBrowserTest("testing");
