@@ -546,7 +546,9 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
     case SayKind.USER_FEEDBACK_DIFF:
       return (
         <div>
-          <Header icon="edit" title="You edited the proposed change" />
+          {/* Posted after an edit saved with changes (core/tools/edit): the proposal above, and here
+              what the saved file has that the proposal did not. */}
+          <Header icon="edit" title={`Saved with your changes${toolPath(m)}: what differs from the proposal`} />
           <DiffView diff={m.payload.case === "tool" ? m.payload.value.diff : m.text} />
         </div>
       );
@@ -677,4 +679,9 @@ function RetryRow({ m }: { m: Message }) {
       {(r?.error || m.text) && <div className="error-text">{r?.error || m.text}</div>}
     </div>
   );
+}
+
+/** toolPath is " to PATH" for a row whose tool payload names a file, else "". */
+function toolPath(m: Message): string {
+  return m.payload.case === "tool" && m.payload.value.path ? ` to ${m.payload.value.path}` : "";
 }

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { act, screen, within } from "@testing-library/react";
 import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
-import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
+import { ToolOperation, ToolOutcome } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { HookStatus } from "@cairn/proto/gen/cairn/v1/hooks_pb";
 import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { FakeClient } from "../rpc/fake";
@@ -246,5 +246,21 @@ describe("every button in the theme's button colours", () => {
     for (const b of [trust, test]) expect(b.className).toMatch(/\bbutton (primary|secondary)\b/);
     // And no other .button in Settings goes without one.
     for (const b of Array.from(document.querySelectorAll("button.button"))) expect(b.className, b.textContent ?? "").toMatch(/\b(primary|secondary)\b/);
+  });
+});
+
+describe("the diff in the chat is what was saved", () => {
+  it("an edit saved with the user's changes is followed by what differs from the proposal", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    const proposal = say(1, SayKind.TOOL, {
+      payload: { case: "tool", value: { operation: ToolOperation.EDITED_EXISTING_FILE, path: "a.go", diff: "@@ -1 +1 @@\n-a\n+b\n", outcome: ToolOutcome.SAVED_WITH_CHANGES } },
+    });
+    const saved = say(2, SayKind.USER_FEEDBACK_DIFF, {
+      payload: { case: "tool", value: { operation: ToolOperation.EDITED_EXISTING_FILE, path: "a.go", diff: "@@ -1 +1 @@\n-b\n+b, edited\n" } },
+    });
+    await push(snapshot([task, proposal, saved]));
+    const row = document.querySelector('[data-index="2"]') as HTMLElement;
+    expect(within(row).getByText("Saved with your changes to a.go: what differs from the proposal")).toBeTruthy();
+    expect(row.textContent).toContain("+b, edited");
   });
 });
