@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { act, screen, within } from "@testing-library/react";
-import { StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { McpServerStatus, McpService, StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { ToolOperation, ToolOutcome } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { HookStatus } from "@cairn/proto/gen/cairn/v1/hooks_pb";
@@ -262,5 +262,40 @@ describe("the diff in the chat is what was saved", () => {
     const row = document.querySelector('[data-index="2"]') as HTMLElement;
     expect(within(row).getByText("Saved with your changes to a.go: what differs from the proposal")).toBeTruthy();
     expect(row.textContent).toContain("+b, edited");
+  });
+});
+
+describe("setup and settings agree", () => {
+  it("settings ask for provider, base URL, API key, then the model", async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const order = [
+      screen.getByRole("combobox", { name: "Provider" }),
+      screen.getByRole("textbox", { name: "Base URL" }),
+      screen.getByLabelText("API key"),
+      screen.getByRole("list", { name: "Models" }),
+    ];
+    for (let i = 1; i < order.length; i++) {
+      expect(order[i - 1]!.compareDocumentPosition(order[i]!) & Node.DOCUMENT_POSITION_FOLLOWING, `field ${i}`).toBeTruthy();
+    }
+  });
+
+  it("an empty model list says so", async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    await flushAsync();
+    expect(screen.getByText("The endpoint listed no models: type the model's name below.")).toBeTruthy();
+  });
+
+  it("an MCP server's enable checkbox has a visible label", async () => {
+    const app = await renderApp();
+    await app.user.click(screen.getByRole("button", { name: "MCP Servers" }));
+    app.fake.lastStream(McpService.method.watchMcpServers).push({
+      servers: [{ name: "everything", status: McpServerStatus.CONNECTED, transport: "stdio", target: "x", timeoutSeconds: 60 }],
+      settingsPath: "/data/mcp_settings.json",
+    });
+    await flushAsync();
+    const box = screen.getByRole("checkbox", { name: "Enable everything" });
+    expect(box.closest("label")?.textContent?.trim()).toBe("Enable");
   });
 });

@@ -94,24 +94,33 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
       <div className="settings-body">
         <fieldset>
           <legend>API provider</legend>
-          <label className="field">
-            API key
-            <input
-              type="password"
-              value={api.apiKey}
-              onChange={(e) => setApi({ apiKey: e.target.value })}
-              placeholder={api.apiKeySet ? "•••••• stored" : "sk-…"}
-              autoComplete="off"
-              aria-describedby={api.apiKeySet ? "settings-key-hint" : undefined}
-            />
-          </label>
-          {/* Said below the field: a placeholder this long is cut in a narrow sidebar. */}
-          {api.apiKeySet && (
-            <span id="settings-key-hint" className="muted small">
-              A key is stored; leave this empty to keep it.
-            </span>
-          )}
-          <ProviderPicker ctrl={ctrl} api={api} setApi={setApi} presets={presets} />
+          <ProviderPicker
+            ctrl={ctrl}
+            api={api}
+            setApi={setApi}
+            presets={presets}
+            keyField={
+              <>
+                <label className="field">
+                  API key
+                  <input
+                    type="password"
+                    value={api.apiKey}
+                    onChange={(e) => setApi({ apiKey: e.target.value })}
+                    placeholder={api.apiKeySet ? "•••••• stored" : "sk-…"}
+                    autoComplete="off"
+                    aria-describedby={api.apiKeySet ? "settings-key-hint" : undefined}
+                  />
+                </label>
+                {/* Said below the field: a placeholder this long is cut in a narrow sidebar. */}
+                {api.apiKeySet && (
+                  <span id="settings-key-hint" className="muted small">
+                    A key is stored; leave this empty to keep it.
+                  </span>
+                )}
+              </>
+            }
+          />
           <label className="field">
             Act mode model
             <input list="settings-models" value={api.model} onChange={(e) => setApi({ model: e.target.value })} />
