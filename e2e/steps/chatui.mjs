@@ -197,12 +197,21 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   await auditViews(other);
   if (found.length) fail(`axe found:\n${found.join("\n")}`);
 
+  // Each screenshot waits for the state its name promises (issue 31 item 10: the bar's toggle
+  // was clicked blind, so the resent chat and the open bar were caught under each other's names).
   await view.getByRole("button", { name: "History" }).click();
+  await view.getByRole("region", { name: "History" }).waitFor();
   await screenshot(page, `history-${other}`);
   await view.getByRole("button", { name: "Done" }).first().click();
+  await setAutoApprove(false);
+  await view.locator(".auto-approve-editor").waitFor({ state: "detached" });
+  await chat.locator(".user-bubble", { hasText: "Mention the version too." }).first().waitFor();
+  await chat.locator(".completion-row").last().scrollIntoViewIfNeeded();
   await screenshot(page, `edit-resent-${other}`);
-  await view.getByRole("button", { name: /^Auto-approve:/ }).click();
+  await setAutoApprove(true);
+  await view.locator(".auto-approve-editor").waitFor();
   await screenshot(page, `auto-approve-${other}`);
+  await setAutoApprove(false);
   const errors = await (await fetch(`${fakeRoot}/_errors`)).json();
   if (errors?.length) fail(`the fake model's expectations failed:\n${errors.join("\n")}`);
 }

@@ -66,7 +66,9 @@ export async function guardrails({ page, view, input, workspace, fakeRoot, scree
   log(`the edit of .vscode/settings.json waits for approval: "${reason.trim()}"`);
   await screenshot(page, "protected-edit");
 
-  // While it waits, set a cost limit in the task header, then reject the edit.
+  // While it waits, set a cost limit in the task header (the limits are in its expanded view),
+  // then reject the edit.
+  await view.getByRole("region", { name: "Task" }).locator("button.task-title").click();
   await view.getByRole("button", { name: "Set task limits" }).click();
   await view.getByRole("spinbutton", { name: "Max cost" }).fill("0.05");
   await view.getByRole("button", { name: "Save limits" }).click();

@@ -72,7 +72,7 @@ export async function subagentsStep({ page, view, input, workspace, fakeRoot, re
 
   // While the children stream their reports, the row shows them running with their last tool.
   await view.getByText(/Subagents: \d of 3 running/).first().waitFor({ timeout: 30_000 });
-  await list.getByText("read_file sub-alpha.txt").first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+  await list.getByText("Read sub-alpha.txt").first().waitFor({ timeout: 30_000 }).catch(() => undefined);
   await screenshot(page, "subagents-running");
 
   await view.getByText("Subagents: 3 finished").first().waitFor({ timeout: 60_000 });

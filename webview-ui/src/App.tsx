@@ -45,7 +45,7 @@ export function App({ ctrl }: { ctrl: Controller }) {
         </nav>
         {daemon !== "ready" && (
           <div className={`banner ${daemon === "failed" ? "error" : ""}`} role="status">
-            {daemon === "failed" ? "The Cairn daemon stopped. Use the command “Cairn: Restart Daemon”." : `Cairn daemon ${daemon}…`}
+            {bannerText(daemon)}
           </div>
         )}
         {notice && (
@@ -64,4 +64,19 @@ export function App({ ctrl }: { ctrl: Controller }) {
       </div>
     </ControllerContext.Provider>
   );
+}
+
+/**
+ * bannerText is what the user sees while Cairn's background process is not ready: what is
+ * happening and, when it stopped, what to do; never the bare status word.
+ */
+function bannerText(daemon: string): string {
+  switch (daemon) {
+    case "failed":
+      return "Cairn stopped. Use the command “Cairn: Restart Daemon” to start it again.";
+    case "restarting":
+      return "Cairn stopped unexpectedly and is starting again…";
+    default:
+      return "Starting Cairn…";
+  }
 }

@@ -341,6 +341,10 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		tools.RecordOutcome(ctx, env.UI, msg.OutcomeSaved)
 	} else {
 		tools.RecordOutcome(ctx, env.UI, msg.OutcomeSavedWithChanges)
+		// The chat shows what was saved, not only what was proposed: a row with what the user
+		// (or the editor's formatter) changed in the proposal, the diff the model is told too.
+		env.UI.Say(ctx, msg.SayUserFeedbackDiff, "", &msg.Tool{Op: payload.Op, Path: rel, Outside: !inside,
+			Diff: Unified(rel, modelText(string(proposed)), modelText(final), 3)}, false)
 	}
 	o := outcome{rel: rel, orig: string(orig), proposed: string(proposed), final: final, isNew: isNew,
 		full: env.Settings.FullEditResults, edits: edits}

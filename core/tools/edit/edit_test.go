@@ -633,6 +633,45 @@ func TestOutcomeRecorded(t *testing.T) {
 	})
 }
 
+// TestSavedWithChangesShowsWhatWasSaved: when the user (or a formatter) changed the proposal
+// before it was saved, the chat gets a row with what changed between the proposal and the saved
+// file (issue 31 item 6); a proposal saved as it was gets none.
+func TestSavedWithChangesShowsWhatWasSaved(t *testing.T) {
+	for _, changed := range []bool{false, true} {
+		f := newFixture(t, map[string]string{"pkg/main.go": small})
+		f.ui.answer = tools.Answer{Approved: true}
+		if changed {
+			f.host.onSave = func(s string) string { return strings.Replace(s, "hello", "hello, user", 1) }
+		}
+		if _, err := NewReplace().Run(context.Background(), f.env, replaceCall("pkg/main.go", block("\tprintln(\"hi\")\n", "\tprintln(\"hello\")\n"))); err != nil {
+			t.Fatal(err)
+		}
+		var rows []*msg.Tool
+		for i, k := range f.ui.says {
+			if k == msg.SayUserFeedbackDiff {
+				p, ok := f.ui.payloads[i].(*msg.Tool)
+				if !ok {
+					t.Fatalf("the saved-changes row carries %T, want *msg.Tool", f.ui.payloads[i])
+				}
+				rows = append(rows, p)
+			}
+		}
+		if !changed {
+			if len(rows) != 0 {
+				t.Fatalf("a proposal saved unchanged got %d saved-changes rows", len(rows))
+			}
+			continue
+		}
+		if len(rows) != 1 {
+			t.Fatalf("saved with changes: %d saved-changes rows, want 1", len(rows))
+		}
+		d := rows[0]
+		if d.Path != "pkg/main.go" || !strings.Contains(d.Diff, "-\tprintln(\"hello\")") || !strings.Contains(d.Diff, "+\tprintln(\"hello, user\")") {
+			t.Fatalf("saved-changes row = path %q, diff:\n%s", d.Path, d.Diff)
+		}
+	}
+}
+
 // TestEveryToolHasItsDescription: write_to_file and replace_in_file take their descriptions
 // from the sections of descriptions.md named after them.
 func TestEveryToolHasItsDescription(t *testing.T) {

@@ -183,6 +183,7 @@ type fakeUI struct {
 	mu        sync.Mutex
 	approvals []tools.Approval
 	says      []msg.Kind
+	payloads  []msg.Payload // beside says, the payload of each
 	outcomes  []msg.Outcome
 }
 
@@ -210,10 +211,11 @@ func (u *fakeUI) Ask(context.Context, msg.Kind, string, msg.Payload) (tools.Answ
 	return tools.Answer{}, errors.New("fake: no questions")
 }
 
-func (u *fakeUI) Say(_ context.Context, kind msg.Kind, _ string, _ msg.Payload, _ bool) {
+func (u *fakeUI) Say(_ context.Context, kind msg.Kind, _ string, p msg.Payload, _ bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.says = append(u.says, kind)
+	u.payloads = append(u.payloads, p)
 }
 
 func (u *fakeUI) said(kind msg.Kind) bool {

@@ -2,10 +2,9 @@
 
 import { useEffect, useRef, useSyncExternalStore } from "react";
 import { AskResponse } from "@cairn/proto/gen/cairn/v1/task_pb";
-import { TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
 import { useRow, useTaskState } from "../state/taskStore";
-import { askButtons, type ButtonAction } from "../util/askButtons";
+import { askButtons, working, type ButtonAction } from "../util/askButtons";
 import { keyAction } from "../util/chatKeys";
 
 /** holdsText: the key went to a text field with something typed in it. */
@@ -37,7 +36,7 @@ export function useOpenAsk(ctrl: Controller) {
 export function AskBar({ ctrl, draft, keys = false }: { ctrl: Controller; draft: Draft; keys?: boolean }) {
   const { state, ask } = useOpenAsk(ctrl);
   const cfg = askButtons(ask);
-  const running = state?.status === TaskStatus.RUNNING && !ask;
+  const running = working(state) && !ask;
 
   const run = (action: ButtonAction) => {
     const text = draft.text.trim();

@@ -135,7 +135,7 @@ export function AutoApproveBar({ ctrl }: { ctrl: Controller }) {
     <div className="auto-approve-bar">
       <button className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className={`codicon codicon-chevron-${open ? "down" : "right"}`} aria-hidden />
-        <span className="muted">{own ? "Auto-approve (this task only):" : "Auto-approve:"}</span> <span className="aa-summary">{summary}</span>
+        <span className="muted aa-label">{own ? "Auto-approve (this task only):" : "Auto-approve:"}</span><span className="aa-summary">{summary}</span>
       </button>
       {open && (
         <AutoApproveEditor

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { screen, within } from "@testing-library/react";
 import { added, ask, AskKind, say, SayKind, snapshot } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
@@ -80,7 +83,7 @@ describe("BrowserSession row", () => {
 
     // Earlier steps, then enlarge.
     await user.click(within(row).getByLabelText("Previous step"));
-    expect(within(row).getByText("Step 1 of 2")).toBeTruthy();
+    expect(within(row).getByText("Step 1 of 3: Launch")).toBeTruthy();
     expect(within(row).queryByLabelText(/Mouse at/)).toBeNull();
     expect(within(row).getByText("No new console output")).toBeTruthy();
     await user.click(within(row).getByLabelText("Enlarge screenshot"));
@@ -104,5 +107,46 @@ describe("BrowserSession row", () => {
     await push(added(say(2, SayKind.BROWSER_ACTION_RESULT, { payload: { case: "browser", value: { screenshotPng: png(900, 600, 7), currentUrl: url, logs: "[log] ready" } } })));
     expect(within(screen.getByLabelText("Browser session")).getByAltText("Browser screenshot")).toBeTruthy();
     expect(screen.getByLabelText("Console output").textContent).toContain("[log] ready");
+  });
+});
+
+describe("the browser row says what happened (issue 31 item 8)", () => {
+  it("counts one step per action, and each action selects its step", async () => {
+    const { push, user } = await renderApp({ taskId: "t1" });
+    await push(snapshot(session()));
+    const row = screen.getByLabelText("Browser session");
+    // Three actions: launch, click, close. The latest screenshot is the click's.
+    expect(within(row).getByText("Step 2 of 3: Click")).toBeTruthy();
+    await user.click(within(row).getByLabelText("Next step"));
+    expect(within(row).getByText("Step 3 of 3: Close")).toBeTruthy();
+    // The close left no screenshot: the page as the click left it, without the click's ring.
+    expect(atob((within(row).getByAltText("Browser screenshot") as HTMLImageElement).src.split(",")[1]!).charCodeAt(32)).toBe(2);
+    expect(within(row).queryByLabelText(/Mouse at/)).toBeNull();
+    await user.click(within(row).getByRole("button", { name: /^Launch/ }));
+    expect(within(row).getByText("Step 1 of 3: Launch")).toBeTruthy();
+  });
+
+  it("a click reads as a place on its screenshot, not as coordinates", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(snapshot(session()));
+    const click = within(screen.getByLabelText("Browser session")).getByRole("button", { name: /^Click/ });
+    expect(click.textContent).not.toMatch(/\d+,\d+/);
+    expect(click.getAttribute("title")).toBe("200,125");
+  });
+
+  it("the ring leaves the clicked spot visible, and the enlarged view fits and closes", async () => {
+    const { push, user } = await renderApp({ taskId: "t1" });
+    await push(snapshot(session()));
+    const css = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "styles.css"), "utf8");
+    const rule = (sel: string) => {
+      const i = css.indexOf(`${sel} {`);
+      return i < 0 ? "" : css.slice(i, css.indexOf("}", i));
+    };
+    expect(rule(".mouse-marker")).toContain("background: transparent");
+    expect(rule(".screenshot-overlay .screenshot-frame .screenshot")).toMatch(/max-width: 100%/);
+    await user.click(screen.getByLabelText("Enlarge screenshot"));
+    const dialog = screen.getByRole("dialog", { name: "Enlarged screenshot" });
+    await user.click(within(dialog).getByRole("button", { name: "Close enlarged screenshot" }));
+    expect(screen.queryByRole("dialog", { name: "Enlarged screenshot" })).toBeNull();
   });
 });

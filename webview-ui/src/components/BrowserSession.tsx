@@ -1,6 +1,7 @@
 // BrowserSession renders a browser_action session as one chat row: the launch URL, the latest
-// screenshot (or any earlier step's) with the mouse position marked, the console lines of that
-// step, and the actions taken. Clicking the screenshot enlarges it.
+// screenshot (or any earlier action's) with the click marked by a ring that leaves the clicked
+// spot visible, the console lines of that action, and the actions taken (each one selects its
+// step). Clicking the screenshot enlarges it to fit the panel, with a close control.
 
 import { useCallback, useMemo, useState, useSyncExternalStore } from "react";
 import { useMessageCount, type TaskStore } from "../state/taskStore";
@@ -41,11 +42,18 @@ const actionLabels: Record<string, string> = {
 export function BrowserSession({ store, pos, asking }: { store: TaskStore; pos: number; asking: boolean }) {
   const { rows, version, closed } = useSessionRows(store, pos);
   const all = useMemo(() => steps(rows), [rows.length, version]); // eslint-disable-line react-hooks/exhaustive-deps
-  const shots = all.filter((s) => s.screenshot);
   const [picked, setPicked] = useState<number | null>(null);
   const [enlarged, setEnlarged] = useState(false);
-  const shown = picked === null ? shots.length - 1 : Math.min(picked, shots.length - 1);
-  const step = shots[shown];
+  // The pager walks the actions themselves, so its count is the number of actions. Until the
+  // user picks one it follows the latest action that left a screenshot.
+  let latestShot = -1;
+  for (let i = all.length - 1; i >= 0 && latestShot < 0; i--) if (all[i]!.screenshot) latestShot = i;
+  const shown = picked === null ? Math.max(latestShot, 0) : Math.min(picked, all.length - 1);
+  // An action without a screenshot of its own (a close) shows the page as the last one left it.
+  let shotAt = -1;
+  for (let i = shown; i >= 0 && shotAt < 0; i--) if (all[i]!.screenshot) shotAt = i;
+  const step = shotAt >= 0 ? all[shotAt] : undefined;
+  const current = all[shown];
   const launchURL = all[0]?.detail ?? "";
   return (
     <div className={`browser-session${asking ? " pending" : ""}`} aria-label="Browser session">
@@ -63,19 +71,19 @@ export function BrowserSession({ store, pos, asking }: { store: TaskStore; pos: 
           <div className="browser-url" aria-label="Page URL" title={step.url}>
             {step.url}
           </div>
-          <Screenshot step={step} onClick={() => setEnlarged(true)} />
-          {shots.length > 1 && (
+          <Screenshot step={step} own={shotAt === shown} onClick={() => setEnlarged(true)} />
+          {all.length > 1 && (
             <div className="browser-pager">
               <button className="link-button" disabled={shown <= 0} onClick={() => setPicked(shown - 1)} aria-label="Previous step">
                 <span className="codicon codicon-chevron-left" aria-hidden />
               </button>
               <span>
-                Step {shown + 1} of {shots.length}
+                Step {shown + 1} of {all.length}: {actionLabels[current?.action ?? ""] ?? current?.action}
               </span>
               <button
                 className="link-button"
-                disabled={shown >= shots.length - 1}
-                onClick={() => setPicked(shown + 1 >= shots.length - 1 ? null : shown + 1)}
+                disabled={shown >= all.length - 1}
+                onClick={() => setPicked(shown + 1)}
                 aria-label="Next step"
               >
                 <span className="codicon codicon-chevron-right" aria-hidden />
@@ -83,8 +91,8 @@ export function BrowserSession({ store, pos, asking }: { store: TaskStore; pos: 
             </div>
           )}
           <div className="browser-console" aria-label="Console output">
-            {step.logs ? (
-              step.logs.split("\n").map((l, i) => (
+            {current?.logs ? (
+              current.logs.split("\n").map((l, i) => (
                 <div key={i} className={/^\[(error|warning)\]/.test(l) ? "console-line console-error" : "console-line"}>
                   {l}
                 </div>
@@ -97,13 +105,15 @@ export function BrowserSession({ store, pos, asking }: { store: TaskStore; pos: 
       )}
       <ol className="browser-actions">
         {all.map((s, i) => (
-          <li key={i}>
+          <li key={i} aria-current={step && i === shown ? "step" : undefined}>
             {s.notes.map((n, j) => (
               <div key={j} className="muted browser-note">
                 {n}
               </div>
             ))}
-            <span className="badge">{actionLabels[s.action] ?? s.action}</span> {s.action !== "launch" && s.detail}
+            <button className="link-button browser-action" title={s.detail || undefined} disabled={!step} onClick={() => setPicked(i)}>
+              <span className="badge">{actionLabels[s.action] ?? s.action}</span> {actionDetail(s)}
+            </button>
           </li>
         ))}
       </ol>
@@ -117,17 +127,36 @@ export function BrowserSession({ store, pos, asking }: { store: TaskStore; pos: 
           onClick={() => setEnlarged(false)}
           onKeyDown={(e) => e.key === "Escape" && setEnlarged(false)}
         >
-          <Screenshot step={step} />
+          <button className="icon-button screenshot-close" aria-label="Close enlarged screenshot" title="Close (Escape)" onClick={() => setEnlarged(false)}>
+            <span className="codicon codicon-close" aria-hidden />
+          </button>
+          <Screenshot step={step} own={shotAt === shown} />
         </div>
       )}
     </div>
   );
 }
 
-function Screenshot({ step, onClick }: { step: Step; onClick?: () => void }) {
+/**
+ * actionDetail is an action in words: a click points at the ring on its screenshot (its
+ * coordinates are the tooltip) and typed text is quoted; the launch's page is the URL above.
+ */
+function actionDetail(s: Step): string {
+  switch (s.action) {
+    case "click":
+      return s.screenshot && parseMouse(s.mouse) ? "where the ring on its screenshot shows" : "on the page";
+    case "type":
+      return s.detail ? `“${s.detail}”` : "";
+    default:
+      return "";
+  }
+}
+
+function Screenshot({ step, own = true, onClick }: { step: Step; own?: boolean; onClick?: () => void }) {
   if (!step.screenshot) return null;
   const size = pngSize(step.screenshot);
-  const mouse = parseMouse(step.mouse);
+  // The ring marks where this action clicked: only on the action's own screenshot.
+  const mouse = own ? parseMouse(step.mouse) : undefined;
   const img = <img className="screenshot" src={`data:image/png;base64,${base64(step.screenshot)}`} alt="Browser screenshot" />;
   return (
     <div className="screenshot-frame">

@@ -93,6 +93,7 @@ export function MessageList({ store }: { store: TaskStore }) {
         itemContent={(i) => <MessageRow store={store} pos={i} />}
       />
       {away && (
+        <div className="jump-latest-bar">
         <button
           className="button secondary jump-latest"
           onClick={() => {
@@ -103,6 +104,7 @@ export function MessageList({ store }: { store: TaskStore }) {
         >
           <span className="codicon codicon-arrow-down" aria-hidden /> Jump to latest
         </button>
+        </div>
       )}
     </div>
   );

@@ -497,10 +497,11 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
         return m.text ? <Markdown text={m.text} /> : <div className="row-spacer" />;
       case AskKind.API_REQ_FAILED:
         return <ErrorRow m={m} title="API request failed" />;
+      // Once answered (resumed, or a message sent), these no longer ask: they say what happened.
       case AskKind.RESUME_TASK:
-        return <Info icon="debug-pause" text="Task was interrupted. Resume it?" />;
+        return <Info icon="debug-pause" text={open ? "Task was interrupted. Resume it?" : "Task was interrupted, then resumed."} />;
       case AskKind.RESUME_COMPLETED_TASK:
-        return <Info icon="history" text="This task was completed. Continue it or start a new one." />;
+        return <Info icon="history" text={open ? "This task was completed. Continue it or start a new one." : "This task was completed, then continued."} />;
       case AskKind.MISTAKE_LIMIT_REACHED:
         return <ErrorRow m={m} title="Cairn is having trouble" />;
       case AskKind.TASK_LIMIT_REACHED:
@@ -545,7 +546,9 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
     case SayKind.USER_FEEDBACK_DIFF:
       return (
         <div>
-          <Header icon="edit" title="You edited the proposed change" />
+          {/* Posted after an edit saved with changes (core/tools/edit): the proposal above, and here
+              what the saved file has that the proposal did not. */}
+          <Header icon="edit" title={`Saved with your changes${toolPath(m)}: what differs from the proposal`} />
           <DiffView diff={m.payload.case === "tool" ? m.payload.value.diff : m.text} />
         </div>
       );
@@ -566,7 +569,8 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
     case SayKind.API_REQ_RETRIED:
       return <Info icon="sync" text="API request retried" />;
     case SayKind.DELETED_API_REQS:
-      return <Info icon="trash" text="Earlier API requests removed from the context" />;
+      // Written when the user went back to an earlier message (restore, edit and resend).
+      return <Info icon="discard" text="Went back to an earlier point: what came after it was removed" />;
     case SayKind.COMPLETION_RESULT: {
       const c = m.payload.case === "completion" ? m.payload.value : undefined;
       return (
@@ -675,4 +679,9 @@ function RetryRow({ m }: { m: Message }) {
       {(r?.error || m.text) && <div className="error-text">{r?.error || m.text}</div>}
     </div>
   );
+}
+
+/** toolPath is " to PATH" for a row whose tool payload names a file, else "". */
+function toolPath(m: Message): string {
+  return m.payload.case === "tool" && m.payload.value.path ? ` to ${m.payload.value.path}` : "";
 }

@@ -1,8 +1,9 @@
 // ProviderPicker chooses the provider preset and lists its models with what is known about
 // them (context window, prices per million tokens). Picking a preset fills in its endpoint;
-// picking a model row sets the Act mode model.
+// picking a model row sets the Act mode model. The fields come in the order Provider, Base URL,
+// API key (given by the caller), models.
 
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { StateService, type ApiConfig, type ModelEntry, type ProviderPreset } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { formatModelPrices, formatTokens } from "../util/format";
@@ -12,23 +13,31 @@ export function ProviderPicker({
   api,
   setApi,
   presets,
+  keyField,
 }: {
   ctrl: Controller;
   api: ApiConfig;
   setApi(patch: Partial<ApiConfig>): void;
   presets: ProviderPreset[];
+  /** keyField is the API key input, placed after the endpoint and before the models. */
+  keyField?: ReactNode;
 }) {
   const preset = presets.find((p) => p.id === api.preset);
   const [entries, setEntries] = useState<ModelEntry[]>([]);
   const [error, setError] = useState<string>();
   const [reload, setReload] = useState(0);
+  // Set once an answer came: an empty list is only worth a word after the endpoint answered.
+  const [loaded, setLoaded] = useState(false);
 
   useEffect(() => {
     const ac = new AbortController();
     setError(undefined);
     ctrl.client
       .unary(StateService.method.listModels, { preset: api.preset, baseUrl: api.baseUrl, apiKey: api.apiKey }, { signal: ac.signal })
-      .then((r) => setEntries(r.entries))
+      .then((r) => {
+        setEntries(r.entries);
+        setLoaded(true);
+      })
       .catch((e: unknown) => {
         if (!ac.signal.aborted) {
           setEntries([]);
@@ -81,6 +90,7 @@ export function ProviderPicker({
           </label>
         </>
       )}
+      {keyField}
       {preset?.cacheControl && <p className="muted small">Requests mark the system prompt and the latest turns for prompt caching.</p>}
       <div className="model-list-header">
         <span>Models{entries.length > 0 ? ` (${entries.length})` : ""}</span>
@@ -91,6 +101,11 @@ export function ProviderPicker({
       {error && (
         <p className="muted small" role="alert">
           Could not list models: {error}
+        </p>
+      )}
+      {!error && loaded && entries.length === 0 && (
+        <p className="muted small" role="status">
+          The endpoint listed no models: type the model's name below.
         </p>
       )}
       <ul className="model-list" aria-label="Models">

@@ -2,11 +2,11 @@
 // (after a confirm, since it restores the checkpoint before it), and, on a completion, open
 // every change of the work it covers in one multi-file diff.
 
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { SayKind, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import type { TaskStore } from "../state/taskStore";
 import { useController } from "../state/context";
-import { changesSpan, copyText, isUserMessage } from "../util/rowActions";
+import { changesSpan, completionChanged, copyText, isUserMessage } from "../util/rowActions";
 import { CopyButton } from "./CopyButton";
 
 export function RowActions({ store, m }: { store: TaskStore; m: Message }) {
@@ -17,11 +17,7 @@ export function RowActions({ store, m }: { store: TaskStore; m: Message }) {
   if (!text && !editable && !completion) return null;
   return (
     <>
-      {completion && (
-        <div className="row-footer">
-          <SeeChanges store={store} m={m} />
-        </div>
-      )}
+      {completion && <SeeChanges store={store} m={m} />}
       <div className="row-actions">
         {editable && editing === undefined && (
           <button className="icon-button" aria-label="Edit and resend" title="Edit and resend" onClick={() => setEditing(m.text)}>
@@ -37,16 +33,22 @@ export function RowActions({ store, m }: { store: TaskStore; m: Message }) {
 
 function SeeChanges({ store, m }: { store: TaskStore; m: Message }) {
   const ctrl = useController();
-  // The span is worked out on click: no row subscribes to the list for it.
+  // Offered only when the work changed something; rows before this one decide, so only a
+  // change in that answer re-renders the row.
+  const changed = useSyncExternalStore(store.subscribeList, () => completionChanged(store.messages, m.index - store.firstIndex));
+  // The span itself is worked out on click.
   const open = () => {
     const s = changesSpan(store.messages, m.index - store.firstIndex);
     if (!s) ctrl.app.set({ notice: "There is no checkpoint to compare with: checkpoints were off for this work." });
     else void ctrl.compareCheckpoint(s.fromIndex, s.toHash);
   };
+  if (!changed) return null;
   return (
-    <button className="small-button" title="Open every file this work changed in one diff" onClick={open}>
-      <span className="codicon codicon-diff-multiple" aria-hidden /> See new changes
-    </button>
+    <div className="row-footer">
+      <button className="small-button" title="Open every file this work changed in one diff" onClick={open}>
+        <span className="codicon codicon-diff-multiple" aria-hidden /> See new changes
+      </button>
+    </div>
   );
 }
 

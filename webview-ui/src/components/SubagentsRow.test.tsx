@@ -26,7 +26,7 @@ describe("the subagents row", () => {
     expect(screen.getByText("Subagents: 2 of 2 running")).toBeTruthy();
     const list = screen.getByRole("list", { name: "Subagents" });
     expect(within(list).getByLabelText("Subagent 1: running")).toBeTruthy();
-    expect(within(list).getByText("read_file api.go")).toBeTruthy();
+    expect(within(list).getByText("Read api.go", { selector: ".subagent-tool" })).toBeTruthy();
     await push(
       updated(
         row(

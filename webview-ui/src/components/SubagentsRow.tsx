@@ -4,6 +4,7 @@
 
 import type { Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { formatCost } from "../util/format";
+import { toolWords } from "../util/toolWords";
 
 export interface Subagent {
   prompt: string;
@@ -48,7 +49,8 @@ export function SubagentsRow({ m }: { m: Message }) {
       <div className="row-header">
         <span className="codicon codicon-organization" aria-hidden />
         <span className="row-title">{title}</span>
-        <span className="badge">{formatCost(cost)}</span>
+        {/* Rows carry no prices: a cost of zero may be an unknown price, so only a real one shows. */}
+        {cost > 0 && <span className="badge">{formatCost(cost)}</span>}
       </div>
       <ol className="subagents" aria-label="Subagents">
         {children.map((c, i) => (
@@ -57,7 +59,8 @@ export function SubagentsRow({ m }: { m: Message }) {
               <span className={`codicon codicon-${statusIcon[c.status] ?? "circle-large-outline"}`} aria-hidden />
               <span className="subagent-status">{c.status}</span>
               <span className="subagent-meta">
-                {c.requests} {c.requests === 1 ? "request" : "requests"} · {formatCost(c.cost)}
+                {c.requests} {c.requests === 1 ? "request" : "requests"}
+                {c.cost > 0 ? ` · ${formatCost(c.cost)}` : ""}
               </span>
             </div>
             <div className="subagent-prompt" title={c.prompt}>
@@ -65,7 +68,7 @@ export function SubagentsRow({ m }: { m: Message }) {
             </div>
             {c.lastTool && (
               <div className="subagent-tool">
-                <span className="codicon codicon-tools" aria-hidden /> {c.lastTool}
+                <span className="codicon codicon-tools" aria-hidden /> {toolWords(c.lastTool)}
               </div>
             )}
             {c.error && <div className="subagent-error">{c.error}</div>}

@@ -1,10 +1,12 @@
-// TaskHeader: the task's title, tokens, cost, requests and cost against the task's limits (with
-// a control to set or raise them), context window and focus-chain checklist.
+// TaskHeader: collapsed, one line with the task's title and its cost when known (README,
+// "Providers": one rule for every cost shown); expanded, the model of the current mode, the
+// approval policy, tokens, cache, requests and cost against the task's limits (with a control to
+// set or raise them) and the context window. The focus-chain checklist follows in both.
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { Controller } from "../state/controller";
 import { useTaskState } from "../state/taskStore";
-import { formatCost, formatTokens } from "../util/format";
+import { costKnown, costOrUnknown, formatCost, formatTokens } from "../util/format";
 import { parseChecklist, serializeChecklist } from "../util/focusChain";
 import { approvalSummary } from "./AutoApproveBar";
 
@@ -13,6 +15,12 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
   const [expanded, setExpanded] = useState(false);
   const [editing, setEditing] = useState<string | undefined>();
   const [chainOpen, setChainOpen] = useState(true);
+  // At a limit the header opens by itself: the limits row and its control are what the user
+  // needs next. It stays open after the limit is raised, until the user closes it.
+  const limitHit = s ? atLimit(s) : false;
+  useEffect(() => {
+    if (limitHit) setExpanded(true);
+  }, [limitHit]);
   if (!s) return null;
   const ctxWindow = Number(s.contextWindow);
   const used = Number(s.contextTokens);
@@ -20,57 +28,61 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
   const items = parseChecklist(s.focusChain);
   const done = items.filter((i) => i.done).length;
   const title = s.title || "Task";
-  const costText = costLabel(s);
 
   return (
     <section className="task-header" aria-label="Task">
+      {/* Collapsed, the header is this one line: the title and the cost when it is known. */}
       <div className="task-title-row">
         <button className="link-button task-title" aria-expanded={expanded} onClick={() => setExpanded(!expanded)} title={title}>
           <span className={`codicon codicon-chevron-${expanded ? "down" : "right"}`} aria-hidden />
           <span className={expanded ? "task-text expanded" : "task-text"}>{title}</span>
         </button>
-        <span className="badge cost" aria-label="Cost" title={costText === UNKNOWN_PRICE ? "The model's prices are unknown" : undefined}>
-          {costText}
-        </span>
+        {costKnown(s) && (
+          <span className="badge cost" aria-label="Cost">
+            {formatCost(s.cost)}
+          </span>
+        )}
         <button className="icon-button" aria-label="Export task" title="Export as markdown" onClick={() => void ctrl.exportTask()}>
           <span className="codicon codicon-desktop-download" aria-hidden />
         </button>
       </div>
-      <div className="task-stats">
-        <span title="Tokens in" aria-label="Tokens in">
-          <span className="codicon codicon-arrow-up" aria-hidden />
-          {formatTokens(s.tokensIn)}
-        </span>
-        <span title="Tokens out" aria-label="Tokens out">
-          <span className="codicon codicon-arrow-down" aria-hidden />
-          {formatTokens(s.tokensOut)}
-        </span>
-        {(s.cacheReads > 0n || s.cacheWrites > 0n) && (
-          <span title="Cache writes / reads">
-            <span className="codicon codicon-database" aria-hidden />+{formatTokens(s.cacheWrites)} → {formatTokens(s.cacheReads)}
-          </span>
-        )}
-      </div>
       {expanded && (
-        <div className="task-settings muted small" aria-label="Task settings">
-          <span title="The model answering in the current mode">
-            <span className="codicon codicon-hubot" aria-hidden /> {s.model || "no model"}
-          </span>
-          <span title="What runs without asking">
-            <span className="codicon codicon-shield" aria-hidden /> Auto-approve: {s.autoApprove ? approvalSummary(s.autoApprove) : "unknown"}
-          </span>
-          {s.ownSettings && <span className="badge">this task's own settings</span>}
-        </div>
-      )}
-      <TaskLimitsRow ctrl={ctrl} />
-      {ctxWindow > 0 && (
-        <div className="context-window" title={`${used.toLocaleString()} / ${ctxWindow.toLocaleString()} tokens`}>
-          <span className="muted small">{formatTokens(used)}</span>
-          <div className="context-bar" role="progressbar" aria-label="Context window" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
-            <div className={`context-fill${pct > 80 ? " high" : ""}`} style={{ width: `${pct}%` }} />
+        <>
+          <div className="task-settings muted small" aria-label="Task settings">
+            <span title="The model answering in the current mode">
+              <span className="codicon codicon-hubot" aria-hidden /> {s.model || "no model"}
+            </span>
+            <span title="What runs without asking">
+              <span className="codicon codicon-shield" aria-hidden /> Auto-approve: {s.autoApprove ? approvalSummary(s.autoApprove) : "unknown"}
+            </span>
+            {s.ownSettings && <span className="badge">this task's own settings</span>}
           </div>
-          <span className="muted small">{formatTokens(ctxWindow)}</span>
-        </div>
+          <div className="task-stats">
+            <span title="Tokens in" aria-label="Tokens in">
+              <span className="codicon codicon-arrow-up" aria-hidden />
+              {formatTokens(s.tokensIn)}
+            </span>
+            <span title="Tokens out" aria-label="Tokens out">
+              <span className="codicon codicon-arrow-down" aria-hidden />
+              {formatTokens(s.tokensOut)}
+            </span>
+            {(s.cacheReads > 0n || s.cacheWrites > 0n) && (
+              <span title="Cache writes / reads">
+                <span className="codicon codicon-database" aria-hidden />+{formatTokens(s.cacheWrites)} → {formatTokens(s.cacheReads)}
+              </span>
+            )}
+          </div>
+          <TaskLimitsRow ctrl={ctrl} />
+          {ctxWindow > 0 && (
+            <div className="context-window" title={`${used.toLocaleString()} / ${ctxWindow.toLocaleString()} tokens`}>
+              <span className="muted small">{formatTokens(used)}</span>
+              <div className="context-bar" role="progressbar" aria-label="Context window" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+                <div className={`context-fill${pct > 80 ? " high" : ""}`} style={{ width: `${pct}%` }} />
+              </div>
+              <span className="muted small">{formatTokens(ctxWindow)}</span>
+            </div>
+          )}
+        </>
       )}
       {(items.length > 0 || editing !== undefined) && (
         <div className="focus-chain">
@@ -125,15 +137,17 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
   );
 }
 
-const UNKNOWN_PRICE = "price unknown";
+interface LimitState {
+  requests: number;
+  cost: number;
+  limits?: { maxRequests: number; maxCost: number };
+}
 
-/**
- * costLabel is the task's cost, or "price unknown" when tokens were used, the model's prices are
- * unknown and the provider reported no cost: "$0.0000" would claim the work was free.
- */
-function costLabel(s: { cost: number; pricesKnown: boolean; tokensIn: bigint; tokensOut: bigint }): string {
-  if (s.cost === 0 && !s.pricesKnown && s.tokensIn + s.tokensOut > 0n) return UNKNOWN_PRICE;
-  return formatCost(s.cost);
+/** atLimit reports a task whose requests or cost reached one of its limits. */
+function atLimit(s: LimitState): boolean {
+  const maxRequests = s.limits?.maxRequests ?? 0;
+  const maxCost = s.limits?.maxCost ?? 0;
+  return (maxRequests > 0 && s.requests >= maxRequests) || (maxCost > 0 && s.cost >= maxCost);
 }
 
 /** TaskLimitsRow shows requests and cost against the task's limits, and edits the limits. */
@@ -143,7 +157,6 @@ function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
   if (!s) return null;
   const maxRequests = s.limits?.maxRequests ?? 0;
   const maxCost = s.limits?.maxCost ?? 0;
-  const atLimit = (maxRequests > 0 && s.requests >= maxRequests) || (maxCost > 0 && s.cost >= maxCost);
   const save = () => {
     if (!editing) return;
     const r = Math.max(0, Math.floor(Number(editing.requests) || 0));
@@ -152,21 +165,17 @@ function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
     setEditing(undefined);
   };
   return (
-    <div className={`task-limits${atLimit ? " at-limit" : ""}`} aria-label="Task limits">
+    <div className={`task-limits${atLimit(s) ? " at-limit" : ""}`} aria-label="Task limits">
       <span title="Model requests against the task's limit" aria-label="Requests">
         <span className="codicon codicon-pulse" aria-hidden />
         {s.requests}
         {maxRequests > 0 ? ` / ${maxRequests}` : ""} {s.requests === 1 && maxRequests <= 1 ? "request" : "requests"}
       </span>
-      <span title="Cost against the task's limit" aria-label="Cost limit">
-        {costLabel(s)}
+      <span title={s.pricesKnown ? "Cost against the task's limit" : "The model's prices are unknown: only costs the provider reports count against the limit"}
+        aria-label="Cost limit">
+        {costOrUnknown(s)}
         {maxCost > 0 ? ` / ${formatCost(maxCost)}` : " (no cost limit)"}
       </span>
-      {maxCost > 0 && !s.pricesKnown && (
-        <span className="badge warn" title="The model's prices are unknown: only costs the provider reports count">
-          prices unknown
-        </span>
-      )}
       {editing ? (
         <span className="task-limits-edit">
           <label>
@@ -183,8 +192,9 @@ function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
           <button className="button secondary" onClick={() => setEditing(undefined)}>Cancel</button>
         </span>
       ) : (
-        // The visible text is the accessible name (axe: label-content-name-mismatch).
-        <button className="link-button"
+        // A themed button, not link-like text: the limit's ask tells the user to use it. The
+        // visible text is the accessible name (axe: label-content-name-mismatch).
+        <button className="small-button"
           onClick={() => setEditing({ requests: String(maxRequests || ""), cost: maxCost ? String(maxCost) : "" })}>
           Set task limits
         </button>

@@ -181,10 +181,13 @@ describe("task cost", () => {
   ];
   for (const c of cases) {
     it(`header: ${c.name}`, async () => {
-      const { push } = await renderApp({ taskId: "t1" });
+      const { push, user } = await renderApp({ taskId: "t1" });
       await push(snapshot([task], c.state));
-      expect(screen.getByLabelText("Cost").textContent).toBe(c.want);
-      // The limits line says the same, never "$0.0000" for an unknown price.
+      // Collapsed: one cost figure when it is known, none when it is not.
+      if (c.want === "price unknown") expect(screen.queryByLabelText("Cost")).toBeNull();
+      else expect(screen.getByLabelText("Cost").textContent).toBe(c.want);
+      // Expanded, the limits line says the same, never "$0.0000" for an unknown price.
+      await user.click(screen.getByRole("button", { name: "Fix the bug" }));
       expect(screen.getByLabelText("Cost limit").textContent).toBe(`${c.want} (no cost limit)`);
     });
   }

@@ -1,6 +1,7 @@
 // askButtons maps an open ask to its action buttons (Cline's buttonConfig, same labels).
 
 import { AskKind, ToolOperation, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
+import { TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 
 /** What a button does: answer the ask, or close the task and start over. */
 export type ButtonAction = "approve" | "reject" | "newTask" | "newTaskWithContext";
@@ -14,10 +15,22 @@ export interface AskButtons {
   placeholder: string;
 }
 
-const approveReject = (primary: string): Pick<AskButtons, "primary" | "secondary"> => ({
+const approveReject = (primary: string): Pick<AskButtons, "primary" | "secondary" | "placeholder"> => ({
   primary: { label: primary, action: "approve" },
   secondary: { label: "Reject", action: "reject" },
+  // Feedback goes out with whichever of the two buttons the user presses: name them as shown.
+  placeholder: `Type feedback (sent with ${primary} or Reject)…`,
 });
+
+/**
+ * working reports a task that is busy with no question for the user: the moment for Cancel and
+ * for "Queue a message". A waiting task whose ask was withdrawn (the "Proceed While Running" of
+ * a command that ended) works on with its next request, so it counts too.
+ */
+export function working(state: { status: TaskStatus; openAskIndex: number } | undefined): boolean {
+  if (!state) return false;
+  return state.status === TaskStatus.RUNNING || (state.status === TaskStatus.WAITING && state.openAskIndex < 0);
+}
 
 export function isEditTool(m: Message): boolean {
   if (m.payload.case !== "tool") return false;
@@ -28,15 +41,14 @@ export function isEditTool(m: Message): boolean {
 export function askButtons(m: Message | undefined): AskButtons {
   const none: AskButtons = { options: [], placeholder: "Type a message…" };
   if (!m || m.kind.case !== "ask") return none;
-  const feedback = "Type feedback (sent with Approve/Reject)…";
   switch (m.kind.value) {
     case AskKind.TOOL:
-      return { ...approveReject(isEditTool(m) ? "Save" : "Approve"), options: [], placeholder: feedback };
+      return { ...approveReject(isEditTool(m) ? "Save" : "Approve"), options: [] };
     case AskKind.COMMAND:
-      return { ...approveReject("Run Command"), options: [], placeholder: feedback };
+      return { ...approveReject("Run Command"), options: [] };
     case AskKind.USE_MCP_SERVER:
     case AskKind.BROWSER_ACTION_LAUNCH:
-      return { ...approveReject("Approve"), options: [], placeholder: feedback };
+      return { ...approveReject("Approve"), options: [] };
     case AskKind.COMMAND_OUTPUT:
       return { primary: { label: "Proceed While Running", action: "approve" }, options: [], placeholder: none.placeholder };
     case AskKind.API_REQ_FAILED:

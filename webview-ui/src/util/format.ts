@@ -37,8 +37,29 @@ export function formatModelPrices(m: { pricesKnown: boolean; inputPrice: number;
   return `$${m.inputPrice} in · $${m.outputPrice} out${cache} /M`;
 }
 
-/** costOrUnknown is a stored task's cost, or "price unknown" when it could not be priced. */
-export function costOrUnknown(t: { cost: number; pricesKnown: boolean; tokensIn: bigint; tokensOut: bigint }): string {
-  if (t.cost === 0 && !t.pricesKnown && t.tokensIn + t.tokensOut > 0n) return "price unknown";
-  return formatCost(t.cost);
+/** Priced is what the one cost rule needs to know about a task (or part of one). */
+export interface Priced {
+  cost: number;
+  pricesKnown: boolean;
+  tokensIn: bigint;
+  tokensOut: bigint;
+}
+
+/** UNKNOWN_PRICE is what every view shows for a cost that is not known. */
+export const UNKNOWN_PRICE = "price unknown";
+
+/**
+ * costKnown is the one rule for every cost the webview shows: a cost is known when the model's
+ * prices are, when the provider reported one, or when nothing was used yet.
+ */
+export function costKnown(t: Priced): boolean {
+  return t.pricesKnown || t.cost > 0 || t.tokensIn + t.tokensOut === 0n;
+}
+
+/**
+ * costOrUnknown is a task's cost when it is known, otherwise "price unknown": "$0.0000" would
+ * claim that work was free. The header, Recent tasks, History and the limits row all use it.
+ */
+export function costOrUnknown(t: Priced): string {
+  return costKnown(t) ? formatCost(t.cost) : UNKNOWN_PRICE;
 }

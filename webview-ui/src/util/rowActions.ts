@@ -90,3 +90,37 @@ export function changesSpan(messages: readonly (Message | undefined)[], pos: num
   const f = messages[from];
   return f ? { fromIndex: f.index, toHash } : undefined;
 }
+
+/** mcpToolCall: a row of an MCP tool call (asked or auto-approved); resource reads change nothing. */
+function mcpToolCall(m: Message | undefined): boolean {
+  if (!m || m.payload.case !== "mcp" || !m.payload.value.toolName) return false;
+  return (
+    (m.kind.case === "ask" && m.kind.value === AskKind.USE_MCP_SERVER) ||
+    (m.kind.case === "say" && m.kind.value === SayKind.MCP_SERVER_REQUEST_STARTED)
+  );
+}
+
+/**
+ * completionChanged reports whether the work the completion at pos covers may have changed the
+ * workspace, so that "See new changes" is offered only then. The daemon posts a checkpoint row
+ * only when the workspace differs from its previous one (checkpoints are taken after edits and
+ * commands), so the span changed when a checkpoint in it has another hash than the one it
+ * starts from. A blocked command, subagents that only read or a chat-only answer leave none.
+ * MCP tool calls are not followed by a checkpoint, so one in the span counts as a possible
+ * change. With no checkpoint at all the offer stays: its click says why there is nothing to
+ * compare.
+ */
+export function completionChanged(messages: readonly (Message | undefined)[], pos: number): boolean {
+  const span = changesSpan(messages, pos);
+  if (!span) return true;
+  let from = -1;
+  for (let i = 0; i < pos; i++) if (messages[i]?.index === span.fromIndex) from = i;
+  const f = messages[from];
+  const fromHash = f?.payload.case === "checkpoint" ? f.payload.value.hash : "";
+  for (let i = from + 1; i < pos; i++) {
+    const m = messages[i];
+    if (isSay(m, SayKind.CHECKPOINT_CREATED) && m.payload.case === "checkpoint" && m.payload.value.hash !== fromHash) return true;
+    if (mcpToolCall(m)) return true;
+  }
+  return false;
+}

@@ -10,8 +10,7 @@ import { ChatInput } from "../components/ChatInput";
 import { TaskHeader } from "../components/TaskHeader";
 import { AutoApproveBar } from "../components/AutoApproveBar";
 import { QueuedMessages } from "../components/QueuedMessages";
-import { TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
-import { askButtons } from "../util/askButtons";
+import { askButtons, working } from "../util/askButtons";
 import { NewTaskPanel } from "./NewTaskPanel";
 
 export function ChatView({ ctrl, hidden }: { ctrl: Controller; hidden: boolean }) {
@@ -20,7 +19,7 @@ export function ChatView({ ctrl, hidden }: { ctrl: Controller; hidden: boolean }
   const [images, setImages] = useState<string[]>([]);
   const { state, ask } = useOpenAsk(ctrl);
   // While the task works without a question, a sent message waits in the daemon's queue.
-  const queueing = !!taskId && state?.status === TaskStatus.RUNNING && !ask;
+  const queueing = !!taskId && working(state) && !ask;
   const cfg = askButtons(ask);
   const draft = {
     text,

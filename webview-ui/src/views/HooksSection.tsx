@@ -138,7 +138,7 @@ function HookRow({ h, onTrust, onToggle }: { h: HookEntry; onTrust(): void; onTo
               </span>
             ))}
           </pre>
-          <button className="button" onClick={onTrust}>
+          <button className="button primary" onClick={onTrust}>
             Trust this version
           </button>
         </div>

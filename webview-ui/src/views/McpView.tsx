@@ -133,6 +133,8 @@ function ServerCard({ server: s, ctrl, act }: { server: McpServer; ctrl: Control
               checked={!s.disabled}
               onChange={(e) => act(() => c.unary(McpService.method.toggleMcpServer, { name: s.name, disabled: !e.target.checked }))}
             />
+            {/* Visible, and the start of the accessible name "Enable NAME". */}
+            <span className="small">Enable</span>
           </label>
         </span>
       </div>

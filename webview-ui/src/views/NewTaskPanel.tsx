@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { TaskService, TaskSort, type TaskSummary } from "@cairn/proto/gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
-import { formatCost, formatDate } from "../util/format";
+import { costOrUnknown, formatDate } from "../util/format";
 
 export function NewTaskPanel({ ctrl }: { ctrl: Controller }) {
   const [recent, setRecent] = useState<TaskSummary[]>([]);
@@ -34,7 +34,7 @@ export function NewTaskPanel({ ctrl }: { ctrl: Controller }) {
             <button key={t.taskId} className="recent-item" onClick={() => void ctrl.resumeTask(t.taskId)}>
               <span className="recent-title">{t.title}</span>
               <span className="muted small">
-                {formatDate(t.updatedUnixMs)} · {formatCost(t.cost)}
+                {formatDate(t.updatedUnixMs)} · {costOrUnknown(t)}
               </span>
             </button>
           ))}

@@ -94,17 +94,33 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
       <div className="settings-body">
         <fieldset>
           <legend>API provider</legend>
-          <label className="field">
-            API key
-            <input
-              type="password"
-              value={api.apiKey}
-              onChange={(e) => setApi({ apiKey: e.target.value })}
-              placeholder={api.apiKeySet ? "•••••• (stored; leave empty to keep)" : "sk-…"}
-              autoComplete="off"
-            />
-          </label>
-          <ProviderPicker ctrl={ctrl} api={api} setApi={setApi} presets={presets} />
+          <ProviderPicker
+            ctrl={ctrl}
+            api={api}
+            setApi={setApi}
+            presets={presets}
+            keyField={
+              <>
+                <label className="field">
+                  API key
+                  <input
+                    type="password"
+                    value={api.apiKey}
+                    onChange={(e) => setApi({ apiKey: e.target.value })}
+                    placeholder={api.apiKeySet ? "•••••• stored" : "sk-…"}
+                    autoComplete="off"
+                    aria-describedby={api.apiKeySet ? "settings-key-hint" : undefined}
+                  />
+                </label>
+                {/* Said below the field: a placeholder this long is cut in a narrow sidebar. */}
+                {api.apiKeySet && (
+                  <span id="settings-key-hint" className="muted small">
+                    A key is stored; leave this empty to keep it.
+                  </span>
+                )}
+              </>
+            }
+          />
           <label className="field">
             Act mode model
             <input list="settings-models" value={api.model} onChange={(e) => setApi({ model: e.target.value })} />
@@ -129,12 +145,15 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
           </label>
           <label className="field">
             Tool calls
-            <select value={api.toolFormat} onChange={(e) => setApi({ toolFormat: e.target.value })}>
-              <option value="">As the model table says (XML for unknown models)</option>
+            <select value={api.toolFormat} onChange={(e) => setApi({ toolFormat: e.target.value })} aria-describedby="settings-toolformat-hint">
+              <option value="">The model's default</option>
               <option value="native">Native function calling</option>
               <option value="xml">XML in the reply</option>
             </select>
           </label>
+          <span id="settings-toolformat-hint" className="muted small">
+            The default follows the model table, and XML for a model it does not list.
+          </span>
           <label className="field">
             Reasoning effort
             <select value={api.reasoningEffort} onChange={(e) => setApi({ reasoningEffort: e.target.value })}>
@@ -245,7 +264,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
           </label>
           <div className="field-inline">
             <button
-              className="button"
+              className="button secondary"
               disabled={browserTest === "testing"}
               onClick={async () => {
                 setBrowserTest("testing");

@@ -78,10 +78,18 @@ describe("guard rails", () => {
     expect(screen.getByLabelText("Task limits").className).not.toContain("at-limit");
   });
 
-  it("a cost limit without prices is flagged", async () => {
-    const { push } = await renderApp({ taskId: "t1" });
-    await push(snapshot([say(0, SayKind.TASK, { text: "t" })], { requests: 1, limits: { maxRequests: 5, maxCost: 1 }, pricesKnown: false }));
+  it("a cost limit without prices says what counts, without a chip contradicting the cost", async () => {
+    const { push, user } = await renderApp({ taskId: "t1" });
+    await push(snapshot([say(0, SayKind.TASK, { text: "t" })], { requests: 1, cost: 0.07, tokensIn: 10n, limits: { maxRequests: 5, maxCost: 0.05 }, pricesKnown: false }));
     expect(screen.getByLabelText("Requests").textContent).toBe("1 / 5 requests");
-    expect(screen.getByText("prices unknown")).toBeTruthy();
+    const cost = screen.getByLabelText("Cost limit");
+    expect(cost.textContent).toBe("$0.0700 / $0.0500");
+    expect(cost.getAttribute("title")).toMatch(/only costs the provider reports count/);
+    expect(screen.queryByText("prices unknown")).toBeNull();
+    // Opened by the limit, the header stays open once the user raised it.
+    await user.click(screen.getByRole("button", { name: "Set task limits" }));
+    await push(stateChanged({ requests: 1, cost: 0.07, tokensIn: 10n, limits: { maxRequests: 5, maxCost: 1 }, pricesKnown: false }));
+    expect(screen.getByLabelText("Task limits")).toBeTruthy();
   });
+
 });

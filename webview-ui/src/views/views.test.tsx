@@ -29,7 +29,7 @@ function historyFake(): FakeClient {
 
 describe("chat list", () => {
   it("renders a snapshot as a list, streams deltas into the last row and finalizes it", async () => {
-    const { push } = await renderApp({ taskId: "t1" });
+    const { push, user } = await renderApp({ taskId: "t1" });
     await push(
       snapshot(
         [
@@ -52,7 +52,8 @@ describe("chat list", () => {
     await push(added(say(3, SayKind.COMPLETION_RESULT, { payload: { case: "completion", value: { result: "All good" } } })));
     expect(within(list).getAllByRole("listitem")).toHaveLength(4);
     expect(within(list).getByText("Task Completed")).toBeTruthy();
-    // Header numbers.
+    // Header numbers, in the expanded header.
+    await user.click(screen.getByRole("button", { name: "Fix the bug" }));
     expect(screen.getByLabelText("Tokens in").textContent).toContain("15k");
     expect(screen.getByRole("progressbar", { name: "Context window" }).getAttribute("aria-valuenow")).toBe("23");
   });
@@ -141,7 +142,7 @@ describe("chat list", () => {
     const { fake } = await renderApp({ taskId: "t1" });
     const first = fake.lastStream(UiService.method.subscribe);
     act(() => fake.emitHost({ type: "host", event: "daemon", status: "restarting" }));
-    expect(screen.getByRole("status").textContent).toContain("restarting");
+    expect(screen.getByRole("status").textContent).toContain("starting again");
     act(() => fake.emitHost({ type: "host", event: "daemon", status: "ready" }));
     await flushAsync();
     const second = fake.lastStream(UiService.method.subscribe);
