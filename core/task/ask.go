@@ -81,23 +81,32 @@ func (t *Task) awaitAnswer(ctx context.Context, pa *pendingAsk) (tools.Answer, e
 	select {
 	case ans := <-pa.ch:
 		t.mu.Lock()
-		if t.status == StatusWaiting {
-			t.status = pa.prev
-			if pa.prev == StatusWaiting || pa.prev == StatusIdle || pa.prev == StatusCancelled || pa.prev == StatusCompleted {
-				t.status = StatusRunning
-			}
-		}
+		t.leaveWaitingLocked(pa)
 		t.publishStateLocked()
 		t.mu.Unlock()
 		return ans, nil
 	case <-ctx.Done():
 		t.mu.Lock()
 		if t.asks.open == pa {
+			// Withdrawn (the command it was about ended, or the step was cancelled): the task
+			// is no longer waiting for anyone; a cancelled run sets its own status after.
 			t.asks.open = nil
+			t.leaveWaitingLocked(pa)
 			t.publishStateLocked()
 		}
 		t.mu.Unlock()
 		return tools.Answer{}, ctx.Err()
+	}
+}
+
+// leaveWaitingLocked ends the waiting status an ask set: the task works on.
+func (t *Task) leaveWaitingLocked(pa *pendingAsk) {
+	if t.status != StatusWaiting {
+		return
+	}
+	t.status = pa.prev
+	if pa.prev == StatusWaiting || pa.prev == StatusIdle || pa.prev == StatusCancelled || pa.prev == StatusCompleted {
+		t.status = StatusRunning
 	}
 }
 
