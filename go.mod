@@ -21,6 +21,8 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
+require github.com/coder/acp-go-sdk v0.13.0 // indirect
+
 require (
 	4d63.com/gocheckcompilerdirectives v1.4.0 // indirect
 	4d63.com/gochecknoglobals v0.2.2 // indirect
