@@ -15,7 +15,7 @@ import (
 
 // cancelWait bounds how long a cancelled prompt waits for the task to confirm; the protocol
 // wants the prompt answered promptly (README "Use Cairn in Zed, JetBrains, Neovim").
-const cancelWait = 800 * time.Millisecond
+const cancelWait = 700 * time.Millisecond
 
 // session is one ACP session: its workspace roots and mode, and once the first prompt came,
 // its task and the goroutine that follows the task's subscription.
@@ -103,11 +103,25 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 		clear()
 		return r, nil
 	case <-ctx.Done():
-		// session/cancel (the SDK ends the prompt's context) or the connection went away.
-		clear()
+		// session/cancel (the SDK ends the prompt's context) or the connection went away. The
+		// waiter stays until the task confirms (its resume question), so that confirmation
+		// cannot end the next prompt's turn; the wait is bounded to answer within a second.
+		deadline := time.Now().Add(cancelWait)
 		s.cancelTask()
+		select {
+		case <-wait:
+		case <-time.After(time.Until(deadline)):
+			s.a.log.Warn("acp: the task did not confirm the cancel in time", "task", s.taskIDNow())
+		}
+		clear()
 		return sdk.StopReasonCancelled, nil
 	}
+}
+
+func (s *session) taskIDNow() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taskID
 }
 
 // finish ends the running turn with r; without one running it does nothing.
@@ -162,6 +176,10 @@ func (s *session) setMode(ctx context.Context, m cairnv1.Mode) error {
 	s.mu.Lock()
 	id := s.taskID
 	s.mode = m
+	if m == cairnv1.Mode_MODE_ACT && s.open.GetAsk() == cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND {
+		// Switching to ACT answers the open plan question: the task goes on by itself.
+		s.open = nil
+	}
 	s.mu.Unlock()
 	if id != "" {
 		if _, err := s.a.o.State.SetMode(ctx, &cairnv1.SetModeRequest{TaskId: id, Mode: m}); err != nil {
@@ -279,9 +297,8 @@ func (f *follower) state(st *cairnv1.TaskState) {
 	f.s.mu.Lock()
 	f.s.policy = st.GetAutoApprove()
 	f.s.mu.Unlock()
+	// A cancelled run confirms with its resume question (settled), not here.
 	switch st.GetStatus() {
-	case cairnv1.TaskStatus_TASK_STATUS_CANCELLED:
-		f.s.finish(sdk.StopReasonCancelled, nil)
 	case cairnv1.TaskStatus_TASK_STATUS_FAILED:
 		f.s.finish(sdk.StopReasonEndTurn, nil)
 	}
