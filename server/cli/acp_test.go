@@ -1,0 +1,119 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairnhq/cairn/core/llm/llmtest"
+	"github.com/cairnhq/cairn/server/cli"
+)
+
+// lockedBuffer is stderr written by the command while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// `cairn acp` on its own daemon: an editor's JSON-RPC lines in, and on stdout nothing but
+// JSON-RPC messages: the answers, the streamed text, and end_turn at the completion.
+func TestACPSpeaksOnlyProtocolOnStdout(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{{Text: "Hi from the model.\n" + completion, ChunkSize: 5}}})
+	ws := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb lockedBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		code <- cli.Run(ctx, []string{"acp", "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--api-key", "k", "--model", "m"},
+			cli.IO{In: inR, Out: outW, Err: &errb})
+		if err := outW.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	send := func(s string) {
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// next reads stdout up to the answer with id, checking that every line is JSON-RPC 2.0.
+	var text strings.Builder
+	next := func(id int) map[string]any {
+		for lines.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(lines.Bytes(), &m); err != nil || m["jsonrpc"] != "2.0" {
+				t.Fatalf("stdout carries a line that is not JSON-RPC: %q (%v)", lines.Text(), err)
+			}
+			if m["method"] == "session/update" {
+				u := m["params"].(map[string]any)["update"].(map[string]any)
+				if u["sessionUpdate"] == "agent_message_chunk" {
+					text.WriteString(u["content"].(map[string]any)["text"].(string))
+				}
+			}
+			if v, ok := m["id"].(float64); ok && int(v) == id {
+				if m["error"] != nil {
+					t.Fatalf("request %d failed: %v", id, m["error"])
+				}
+				return m["result"].(map[string]any)
+			}
+		}
+		t.Fatalf("stdout ended (%v); stderr:\n%s", lines.Err(), errb.String())
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	if v := next(1)["protocolVersion"]; v != float64(1) {
+		t.Fatalf("protocolVersion = %v", v)
+	}
+	cwd, err := json.Marshal(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":` + string(cwd) + `,"mcpServers":[]}}`)
+	sid := next(2)["sessionId"].(string)
+	send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"say hi"}]}}`)
+	if r := next(3)["stopReason"]; r != "end_turn" {
+		t.Fatalf("stopReason = %v", r)
+	}
+	if !strings.Contains(text.String(), "Hi from the model.") || !strings.Contains(text.String(), "All done.") {
+		t.Errorf("streamed text = %q", text.String())
+	}
+	if err := inW.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Errorf("exit %d; stderr:\n%s", c, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("cairn acp did not end when its stdin closed")
+	}
+	if err := srv.Err(); err != nil {
+		t.Error(err)
+	}
+}
