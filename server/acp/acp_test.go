@@ -188,7 +188,7 @@ func (h *harness) llmOK(t *testing.T) {
 // completion ends the turn with end_turn.
 func TestPromptStreamsAndEndsTurns(t *testing.T) {
 	h := start(t, llmtest.Script{Turns: []llmtest.Turn{
-		{Reasoning: "Let me think about notes.", Text: "Looking around.\n<execute_command>\n<command>echo hello-from-shell</command>\n<requires_approval>false</requires_approval>\n</execute_command>",
+		{Reasoning: "Let me think about notes.", Text: "Looking around.\n<execute_command>\n<command>echo hello-from-shell</command>\n<requires_approval>false</requires_approval>\n<task_progress>\n- [x] look around\n- [ ] summarize\n</task_progress>\n</execute_command>",
 			ChunkSize: 8, Expect: &llmtest.Expect{LastUserContains: []string{"summarize the notes", "embedded body 42"}}},
 		{Text: "<ask_followup_question>\n<question>Which section?</question>\n</ask_followup_question>",
 			Expect: &llmtest.Expect{LastUserContains: []string{"hello-from-shell"}}},
@@ -231,6 +231,16 @@ func TestPromptStreamsAndEndsTurns(t *testing.T) {
 				finished = true
 			}
 		}
+	}
+	var plan *sdk.SessionUpdatePlan
+	for _, u := range ups {
+		if u.Plan != nil {
+			plan = u.Plan
+		}
+	}
+	if plan == nil || len(plan.Entries) != 2 || plan.Entries[0].Content != "look around" ||
+		plan.Entries[0].Status != sdk.PlanEntryStatusCompleted || plan.Entries[1].Status != sdk.PlanEntryStatusInProgress {
+		t.Errorf("plan = %+v", plan)
 	}
 	if call == nil || !strings.Contains(call.Title, "echo hello-from-shell") {
 		t.Fatalf("no execute tool call in %+v", ups)

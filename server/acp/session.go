@@ -219,6 +219,37 @@ type follower struct {
 	handled map[int32]bool
 	// command is the tool call of the last command, which its output rows extend.
 	command sdk.ToolCallId
+	// focus is the focus chain last sent as the plan.
+	focus string
+}
+
+// planEntries reads the focus chain's checklist ("- [ ] step", "- [x] step") as plan entries:
+// the first open step is in progress.
+func planEntries(fc string) []sdk.PlanEntry {
+	var out []sdk.PlanEntry
+	current := false
+	for _, l := range strings.Split(fc, "\n") {
+		l = strings.TrimSpace(l)
+		var done bool
+		var rest string
+		switch {
+		case strings.HasPrefix(l, "- [ ]"):
+			rest = l[len("- [ ]"):]
+		case strings.HasPrefix(l, "- [x]"), strings.HasPrefix(l, "- [X]"):
+			rest, done = l[len("- [x]"):], true
+		default:
+			continue
+		}
+		st := sdk.PlanEntryStatusCompleted
+		if !done {
+			st = sdk.PlanEntryStatusPending
+			if !current {
+				st, current = sdk.PlanEntryStatusInProgress, true
+			}
+		}
+		out = append(out, sdk.PlanEntry{Content: strings.TrimSpace(rest), Priority: sdk.PlanEntryPriorityMedium, Status: st})
+	}
+	return out
 }
 
 func (f *follower) run(ctx context.Context, taskID string) {
@@ -297,6 +328,14 @@ func (f *follower) state(st *cairnv1.TaskState) {
 	f.s.mu.Lock()
 	f.s.policy = st.GetAutoApprove()
 	f.s.mu.Unlock()
+	if fc := st.GetFocusChain(); fc != f.focus {
+		f.focus = fc
+		if entries := planEntries(fc); len(entries) > 0 {
+			if err := f.s.update(sdk.UpdatePlan(entries...)); err != nil {
+				f.s.a.log.Warn("acp: sending the plan", "err", err)
+			}
+		}
+	}
 	// A cancelled run confirms with its resume question (settled), not here.
 	switch st.GetStatus() {
 	case cairnv1.TaskStatus_TASK_STATUS_FAILED:
