@@ -59,7 +59,8 @@ type Agent struct {
 }
 
 var (
-	_ sdk.Agent = (*Agent)(nil)
+	_ sdk.Agent       = (*Agent)(nil)
+	_ sdk.AgentLoader = (*Agent)(nil)
 )
 
 // Serve answers the client on in/out until it disconnects or ctx ends; it then cancels the
@@ -110,6 +111,7 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: a.o.Images, EmbeddedContext: true},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "cairn", Title: sdk.Ptr("Cairn"), Version: a.o.Version},

@@ -121,12 +121,28 @@ type harness struct {
 	conn *sdk.ClientSideConnection
 	ed   *editor
 	sid  sdk.SessionId
+	// close ends the connection and waits for the agent to be done with it.
+	close func()
 }
 
 // start runs a daemon playing script, the agent on pipes, and a client with an open session.
 func start(t *testing.T, script llmtest.Script, choose string) *harness {
 	t.Helper()
-	e := servertest.Start(t, script, servertest.Options{})
+	h := connect(t, servertest.Start(t, script, servertest.Options{}), choose)
+	s, err := h.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: h.e.Workspace, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Modes == nil || s.Modes.CurrentModeId != "act" || len(s.Modes.AvailableModes) != 2 {
+		t.Fatalf("modes = %+v", s.Modes)
+	}
+	h.sid = s.SessionId
+	return h
+}
+
+// connect runs the agent on pipes against e's daemon and initializes a client.
+func connect(t *testing.T, e *servertest.Env, choose string) *harness {
+	t.Helper()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -136,32 +152,29 @@ func start(t *testing.T, script llmtest.Script, choose string) *harness {
 	}()
 	ed := &editor{choose: choose, changed: make(chan struct{}, 1)}
 	conn := sdk.NewClientSideConnection(ed, clientOut, clientIn)
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		for _, c := range []io.Closer{agentIn, clientOut, clientIn, agentOut} {
-			if err := c.Close(); err != nil {
+	var once sync.Once
+	closeIt := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
 				t.Error(err)
 			}
-		}
-	})
+			for _, c := range []io.Closer{agentIn, clientOut, clientIn, agentOut} {
+				if err := c.Close(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	t.Cleanup(closeIt)
 	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if init.ProtocolVersion != 1 || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext {
+	if init.ProtocolVersion != 1 || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || !init.AgentCapabilities.LoadSession {
 		t.Fatalf("initialize = %+v", init)
 	}
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.Workspace, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Modes == nil || s.Modes.CurrentModeId != "act" || len(s.Modes.AvailableModes) != 2 {
-		t.Fatalf("modes = %+v", s.Modes)
-	}
-	return &harness{e: e, conn: conn, ed: ed, sid: s.SessionId}
+	return &harness{e: e, conn: conn, ed: ed, close: closeIt}
 }
 
 func (h *harness) prompt(t *testing.T, blocks ...sdk.ContentBlock) sdk.StopReason {
@@ -424,6 +437,48 @@ func TestPlanModeRefusesEdits(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.e.Workspace, "x.txt")); !os.IsNotExist(err) {
 		t.Errorf("x.txt exists after PLAN mode: %v", err)
+	}
+	h.llmOK(t)
+}
+
+// session/load from a second connection, after the first one ended, finds the session's task,
+// replays the conversation (the user's prompt as a user chunk, the answer as agent chunks)
+// before it answers, and the next prompt goes on with the task.
+func TestLoadReplaysAndContinues(t *testing.T) {
+	h := start(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "First answer.\n" + complete},
+		{Text: "<attempt_completion>\n<result>Second round done.</result>\n</attempt_completion>",
+			Expect: &llmtest.Expect{LastUserContains: []string{"and one more thing"}}},
+	}}, "allow_once")
+	if r := h.prompt(t, sdk.TextBlock("the original request")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("turn ended with %q", r)
+	}
+	h.close()
+
+	h2 := connect(t, h.e, "allow_once")
+	if _, err := h2.conn.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: h.sid, Cwd: h.e.Workspace,
+		McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	ups, _ := h2.ed.snapshot()
+	var user strings.Builder
+	for _, u := range ups {
+		if u.UserMessageChunk != nil && u.UserMessageChunk.Content.Text != nil {
+			user.WriteString(u.UserMessageChunk.Content.Text.Text)
+		}
+	}
+	if !strings.Contains(user.String(), "the original request") {
+		t.Errorf("replayed user text = %q", user.String())
+	}
+	if got := h2.ed.messages(false); !strings.Contains(got, "First answer.") || !strings.Contains(got, "All done.") {
+		t.Errorf("replayed agent text = %q", got)
+	}
+	h2.sid = h.sid
+	if r := h2.prompt(t, sdk.TextBlock("and one more thing")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("turn after load ended with %q", r)
+	}
+	if got := h2.ed.messages(false); !strings.Contains(got, "Second round done.") {
+		t.Errorf("agent text after load = %q", got)
 	}
 	h.llmOK(t)
 }

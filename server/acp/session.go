@@ -76,6 +76,12 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own})
 		if err == nil {
 			s.follow(resp.GetTaskId())
+			if rerr := s.a.remember(ctx, s.id, resp.GetTaskId()); rerr != nil {
+				// The turn goes on; only session/load of this session from another process
+				// will not find the task (its id still loads it).
+				s.a.log.Warn("acp: writing down the session's task; session/load will need the task id", "session", s.id,
+					"task", resp.GetTaskId(), "err", rerr)
+			}
 		}
 	case open != nil:
 		r := cairnv1.AskResponse_ASK_RESPONSE_MESSAGE
@@ -195,17 +201,25 @@ func (s *session) update(u sdk.SessionUpdate) error {
 }
 
 // follow subscribes to the task and maps its events for the rest of the session.
-func (s *session) follow(taskID string) {
+func (s *session) follow(taskID string) { s.followFrom(taskID, false) }
+
+// followFrom is follow; with replay the snapshot is a conversation being reloaded: it is sent
+// as it stands, nothing in it is answered, and its mode is sent on the returned channel once
+// the snapshot is out.
+func (s *session) followFrom(taskID string, replay bool) <-chan cairnv1.Mode {
 	ctx, cancel := context.WithCancel(s.a.ctx)
 	done := make(chan struct{})
 	s.mu.Lock()
 	s.taskID, s.stopSub, s.subDone = taskID, cancel, done
 	s.mu.Unlock()
-	f := &follower{s: s, msgs: map[int32]*cairnv1.Message{}, sent: map[int32]int{}, handled: map[int32]bool{}}
+	replayed := make(chan cairnv1.Mode, 1)
+	f := &follower{s: s, msgs: map[int32]*cairnv1.Message{}, sent: map[int32]int{}, handled: map[int32]bool{},
+		replay: replay, replayed: replayed}
 	go func() {
 		defer close(done)
 		f.run(ctx, taskID)
 	}()
+	return replayed
 }
 
 // follower turns one task's subscription into session updates; it runs on one goroutine, so
@@ -221,6 +235,11 @@ type follower struct {
 	command sdk.ToolCallId
 	// focus is the focus chain last sent as the plan.
 	focus string
+	// replay is set while a reloaded snapshot is sent; replayed then gets its mode.
+	replay   bool
+	replayed chan cairnv1.Mode
+	// openAsk is the snapshot's open ask, the one a reloaded session's next prompt answers.
+	openAsk int32
 }
 
 // planEntries reads the focus chain's checklist ("- [ ] step", "- [x] step") as plan entries:
@@ -281,10 +300,15 @@ func (f *follower) event(ctx context.Context, ev *cairnv1.SubscribeResponse) err
 	switch e := ev.Event.(type) {
 	case *cairnv1.SubscribeResponse_Snapshot:
 		f.state(e.Snapshot.GetState())
+		f.openAsk = e.Snapshot.GetState().GetOpenAskIndex()
 		for _, m := range e.Snapshot.GetMessages() {
 			if err := f.added(ctx, m); err != nil {
 				return err
 			}
+		}
+		if f.replay {
+			f.replay = false
+			f.replayed <- e.Snapshot.GetState().GetMode()
 		}
 	case *cairnv1.SubscribeResponse_MessageAdded:
 		return f.added(ctx, e.MessageAdded.GetMessage())
@@ -386,6 +410,9 @@ func (f *follower) settled(ctx context.Context, m *cairnv1.Message) error {
 		return nil
 	}
 	f.handled[m.GetIndex()] = true
+	if f.replay {
+		return f.replayed1(m)
+	}
 	switch m.GetSay() {
 	case cairnv1.SayKind_SAY_KIND_TOOL:
 		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
@@ -466,4 +493,35 @@ func (f *follower) output(m *cairnv1.Message) error {
 		opts = append(opts, sdk.WithUpdateStatus(st))
 	}
 	return f.s.update(sdk.UpdateToolCall(f.command, opts...))
+}
+
+// replayed1 sends one row of a reloaded conversation: what the user said as user chunks, the
+// rest as during the task; its open ask is kept for the next prompt and nothing is answered.
+func (f *follower) replayed1(m *cairnv1.Message) error {
+	if m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED && m.GetIndex() == f.openAsk {
+		f.s.mu.Lock()
+		f.s.open = m
+		f.s.mu.Unlock()
+	}
+	switch m.GetSay() {
+	case cairnv1.SayKind_SAY_KIND_TASK, cairnv1.SayKind_SAY_KIND_USER_FEEDBACK:
+		return f.s.update(sdk.UpdateUserMessageText(m.GetText()))
+	case cairnv1.SayKind_SAY_KIND_TOOL, cairnv1.SayKind_SAY_KIND_COMMAND, cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED,
+		cairnv1.SayKind_SAY_KIND_BROWSER_ACTION:
+		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
+	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
+		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + m.GetText()))
+	}
+	switch m.GetAsk() {
+	case cairnv1.AskKind_ASK_KIND_FOLLOWUP, cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND:
+		q := m.GetText()
+		if fu := m.GetFollowup(); fu != nil && fu.GetQuestion() != "" {
+			q = fu.GetQuestion()
+		}
+		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + q))
+	case cairnv1.AskKind_ASK_KIND_TOOL, cairnv1.AskKind_ASK_KIND_COMMAND:
+		// An action asked about earlier: shown as it was proposed.
+		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
+	}
+	return nil
 }
