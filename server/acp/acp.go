@@ -29,6 +29,8 @@ type Clients struct {
 	Tasks cairnv1.TaskServiceClient
 	UI    cairnv1.UiServiceClient
 	State cairnv1.StateServiceClient
+	// Files lists the slash commands and workflows a session offers; nil offers none.
+	Files cairnv1.WorkspaceServiceClient
 }
 
 // Options configure the agent.

@@ -148,7 +148,7 @@ func connect(t *testing.T, e *servertest.Env, choose string) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- acp.Serve(ctx, acp.Options{Clients: acp.Clients{Tasks: e.Tasks, UI: e.UI, State: e.State}}, agentIn, agentOut)
+		done <- acp.Serve(ctx, acp.Options{Clients: acp.Clients{Tasks: e.Tasks, UI: e.UI, State: e.State, Files: e.Files}}, agentIn, agentOut)
 	}()
 	ed := &editor{choose: choose, changed: make(chan struct{}, 1)}
 	conn := sdk.NewClientSideConnection(ed, clientOut, clientIn)
@@ -250,6 +250,19 @@ func TestPromptStreamsAndEndsTurns(t *testing.T) {
 		if u.Plan != nil {
 			plan = u.Plan
 		}
+	}
+	var cmds []sdk.AvailableCommand
+	for _, u := range ups {
+		if u.AvailableCommandsUpdate != nil {
+			cmds = u.AvailableCommandsUpdate.AvailableCommands
+		}
+	}
+	names := map[string]bool{}
+	for _, c := range cmds {
+		names[c.Name] = true
+	}
+	if !names["newtask"] {
+		t.Errorf("available commands = %+v", cmds)
 	}
 	if plan == nil || len(plan.Entries) != 2 || plan.Entries[0].Content != "look around" ||
 		plan.Entries[0].Status != sdk.PlanEntryStatusCompleted || plan.Entries[1].Status != sdk.PlanEntryStatusInProgress {

@@ -92,6 +92,8 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
+	s.announced = true
+	s.announceCommands(ctx)
 	replayed := s.followFrom(taskID, true)
 	select {
 	case mode := <-replayed:

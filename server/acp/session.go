@@ -35,6 +35,8 @@ type session struct {
 	policy *cairnv1.AutoApprove
 	// rejected are the kinds of action the user rejected "always" (approvalKey).
 	rejected map[string]bool
+	// announced is set once the slash commands were sent (available_commands_update).
+	announced bool
 	// stopSub ends the subscription.
 	stopSub context.CancelFunc
 	subDone chan struct{}
@@ -55,7 +57,12 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 	s.waiter = wait
 	taskID, open, mode := s.taskID, s.open, s.mode
 	s.open = nil
+	announce := !s.announced
+	s.announced = true
 	s.mu.Unlock()
+	if announce {
+		s.announceCommands(ctx)
+	}
 	clear := func() {
 		s.mu.Lock()
 		if s.waiter == wait {
@@ -524,4 +531,26 @@ func (f *follower) replayed1(m *cairnv1.Message) error {
 		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
 	}
 	return nil
+}
+
+// announceCommands sends the slash commands and workflows of the primary root; the prompt
+// carries them as text ("/name …") and the task expands them as in VS Code. A failure only
+// leaves the client without the list.
+func (s *session) announceCommands(ctx context.Context) {
+	if s.a.o.Files == nil {
+		return
+	}
+	resp, err := s.a.o.Files.ListSlashCommands(ctx, &cairnv1.ListSlashCommandsRequest{WorkspaceRoot: s.roots[0]})
+	if err != nil {
+		s.a.log.Warn("acp: listing the slash commands", "err", err)
+		return
+	}
+	cmds := []sdk.AvailableCommand{}
+	for _, c := range resp.GetCommands() {
+		cmds = append(cmds, sdk.AvailableCommand{Name: c.GetName(), Description: c.GetDescription(),
+			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "what it is about"}}})
+	}
+	if err := s.update(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}}); err != nil {
+		s.a.log.Warn("acp: sending the slash commands", "err", err)
+	}
 }
