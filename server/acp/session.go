@@ -491,13 +491,19 @@ func (f *follower) output(m *cairnv1.Message) error {
 	if f.command == "" {
 		return nil
 	}
-	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```\n" + m.GetText() + "\n```"))})}
+	var opts []sdk.ToolCallUpdateOpt
+	if m.GetText() != "" {
+		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```\n" + m.GetText() + "\n```"))}))
+	}
 	if o := m.GetCommandOutput(); o != nil && !o.GetRunning() && !m.GetPartial() {
 		st := sdk.ToolCallStatusCompleted
 		if o.ExitCode != nil && o.GetExitCode() != 0 {
 			st = sdk.ToolCallStatusFailed
 		}
 		opts = append(opts, sdk.WithUpdateStatus(st))
+	}
+	if len(opts) == 0 {
+		return nil
 	}
 	return f.s.update(sdk.UpdateToolCall(f.command, opts...))
 }
@@ -547,8 +553,7 @@ func (s *session) announceCommands(ctx context.Context) {
 	}
 	cmds := []sdk.AvailableCommand{}
 	for _, c := range resp.GetCommands() {
-		cmds = append(cmds, sdk.AvailableCommand{Name: c.GetName(), Description: c.GetDescription(),
-			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "what it is about"}}})
+		cmds = append(cmds, sdk.AvailableCommand{Name: c.GetName(), Description: c.GetDescription()})
 	}
 	if err := s.update(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}}); err != nil {
 		s.a.log.Warn("acp: sending the slash commands", "err", err)
