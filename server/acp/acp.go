@@ -53,6 +53,9 @@ type Agent struct {
 	o    Options
 	log  *slog.Logger
 	conn *sdk.AgentSideConnection
+	// ready is closed once conn is set: the connection's reader may call the handlers before
+	// NewAgentSideConnection returns.
+	ready chan struct{}
 	// ctx lives as long as the connection; the sessions' subscriptions run under it.
 	ctx context.Context
 
@@ -73,9 +76,12 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &Agent{o: o, log: o.Log, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
+	a := &Agent{o: o, log: o.Log, ctx: ctx, ready: make(chan struct{}), sessions: map[sdk.SessionId]*session{}}
+	// The connection logs to slog's default logger (the command line routes it: README "Using
+	// it from the command line"); SetLogger is not called, as it would race with the reader the
+	// connection has already started.
 	a.conn = sdk.NewAgentSideConnection(a, out, in)
-	a.conn.SetLogger(o.Log)
+	close(a.ready)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
@@ -95,6 +101,12 @@ func (a *Agent) closeAll() {
 	for _, s := range ss {
 		s.stop()
 	}
+}
+
+// connection is the client connection, once it is set.
+func (a *Agent) connection() *sdk.AgentSideConnection {
+	<-a.ready
+	return a.conn
 }
 
 func (a *Agent) session(id sdk.SessionId) (*session, error) {

@@ -204,7 +204,7 @@ func (s *session) setMode(ctx context.Context, m cairnv1.Mode) error {
 
 // update sends one session/update.
 func (s *session) update(u sdk.SessionUpdate) error {
-	return s.a.conn.SessionUpdate(s.a.ctx, sdk.SessionNotification{SessionId: s.id, Update: u})
+	return s.a.connection().SessionUpdate(s.a.ctx, sdk.SessionNotification{SessionId: s.id, Update: u})
 }
 
 // follow subscribes to the task and maps its events for the rest of the session.

@@ -172,7 +172,7 @@ func (f *follower) permission(ctx context.Context, m *cairnv1.Message) error {
 		return f.decide(ctx, m, false, "The user rejected this kind of action for the rest of the session.")
 	}
 	kind := toolKind(m)
-	resp, err := f.s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: f.s.id,
+	resp, err := f.s.a.connection().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: f.s.id,
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: id, Title: sdk.Ptr(title(m)), Kind: &kind, Status: sdk.Ptr(sdk.ToolCallStatusPending)},
 		Options:  permissionOptions})
 	if err != nil {
