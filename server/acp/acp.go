@@ -46,6 +46,10 @@ type Options struct {
 	Overrides *cairnv1.TaskOverrides
 	// Version is shown to the client as the agent's version.
 	Version string
+	// MissingKey, when set, says which setting to set: no model endpoint is configured, so
+	// there is no daemon (Clients are unused). The agent then offers one auth method whose
+	// authentication fails with this text, and refuses sessions until the user sets it.
+	MissingKey string
 }
 
 // Agent is the protocol's agent side: one per connection, holding its sessions.
@@ -129,18 +133,42 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 			PromptCapabilities: sdk.PromptCapabilities{Image: a.o.Images, EmbeddedContext: true},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "cairn", Title: sdk.Ptr("Cairn"), Version: a.o.Version},
-		AuthMethods: []sdk.AuthMethod{},
+		AuthMethods: a.authMethods(),
 	}, nil
 }
 
-// Authenticate is never needed: the model's key comes from Cairn's settings and environment.
+// authMethods is none when a model endpoint is configured (the key comes from Cairn's settings
+// and environment), otherwise one that tells what to set.
+func (a *Agent) authMethods() []sdk.AuthMethod {
+	if a.o.MissingKey == "" {
+		return []sdk.AuthMethod{}
+	}
+	return []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{Id: "cairn-settings", Name: "Configure a model for Cairn",
+		Description: sdk.Ptr(a.o.MissingKey)}}}
+}
+
+// Authenticate cannot sign in: the key is a setting. Without one it fails with what to set.
 func (a *Agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	if a.o.MissingKey != "" {
+		return sdk.AuthenticateResponse{}, sdk.NewAuthRequired(map[string]any{"error": a.o.MissingKey})
+	}
 	return sdk.AuthenticateResponse{}, nil
+}
+
+// unconfigured refuses a session while no model endpoint is configured.
+func (a *Agent) unconfigured() error {
+	if a.o.MissingKey == "" {
+		return nil
+	}
+	return sdk.NewAuthRequired(map[string]any{"error": a.o.MissingKey})
 }
 
 // NewSession opens a session on cwd and the additional directories (the workspace roots). The
 // task starts with the first prompt.
 func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if err := a.unconfigured(); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	if !filepath.IsAbs(p.Cwd) {
 		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"cwd": "must be an absolute path"})
 	}

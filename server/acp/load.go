@@ -64,6 +64,9 @@ func (a *Agent) taskOf(ctx context.Context, id sdk.SessionId) (string, error) {
 // session/update notifications, and answers once the replay is sent; the next prompt answers
 // the task's resume question. A task another process holds is refused by the daemon.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	if err := a.unconfigured(); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
 	if !filepath.IsAbs(p.Cwd) {
 		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"cwd": "must be an absolute path"})
 	}

@@ -56,6 +56,25 @@ func acpCommand(ctx context.Context, args []string, stdio IO) int {
 	if os.Getenv("CAIRN_DEBUG") != "" {
 		log = logger(stdio.Err)
 	}
+	if !*o.connect {
+		// Without a model endpoint there is no daemon to start: the editor is told, through
+		// the protocol's auth method, which setting to set.
+		settings, err := o.sf.settings()
+		if err != nil {
+			stdio.errf("cairn acp: %v\n", err)
+			return exitUsage
+		}
+		if settings.API.BaseURL == "" {
+			missing := "Cairn has no model endpoint: set CAIRN_API_KEY (or OPENAI_API_KEY) and CAIRN_BASE_URL in the " +
+				"environment the editor starts `cairn acp` with, or api.baseUrl and api.apiKey in Cairn's config file"
+			stdio.errf("cairn acp: %s\n", missing)
+			if err := acp.Serve(ctx, acp.Options{Log: log, MissingKey: missing, Version: Version}, stdio.In, stdio.Out); err != nil {
+				stdio.errf("cairn acp: %v\n", err)
+				return exitFailure
+			}
+			return exitUsage
+		}
+	}
 	return withDaemon(ctx, *o.dataFlag, *o.connect, *o.sf, stdio, func(c *client) int {
 		st, err := c.state.GetState(ctx, &cairnv1.GetStateRequest{})
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -115,5 +116,59 @@ func TestACPSpeaksOnlyProtocolOnStdout(t *testing.T) {
 	}
 	if err := srv.Err(); err != nil {
 		t.Error(err)
+	}
+}
+
+// Without a model endpoint `cairn acp` still answers initialize, with an auth method whose
+// description names the settings to set, and refuses a session with auth_required.
+func TestACPWithoutKeySaysWhatToSet(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, k := range []string{"CAIRN_API_KEY", "OPENAI_API_KEY", "CAIRN_BASE_URL"} {
+		t.Setenv(k, "")
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`,
+	}, "\n") + "\n"
+	inR, inW := io.Pipe()
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Run(context.Background(), []string{"acp", "--data-dir", t.TempDir()}, cli.IO{In: inR, Out: &out, Err: &errb})
+	}()
+	if _, err := io.WriteString(inW, in); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(out.String(), "\n") < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := inW.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-done; c != 2 {
+		t.Errorf("exit %d, want 2", c)
+	}
+	var answers []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("stdout line %q: %v", l, err)
+		}
+		answers = append(answers, m)
+	}
+	if len(answers) != 2 {
+		t.Fatalf("answers = %v", answers)
+	}
+	methods := answers[0]["result"].(map[string]any)["authMethods"].([]any)
+	if len(methods) != 1 || !strings.Contains(methods[0].(map[string]any)["description"].(string), "CAIRN_API_KEY") {
+		t.Errorf("auth methods = %v", methods)
+	}
+	e, _ := answers[1]["error"].(map[string]any)
+	if e == nil || e["code"] != float64(-32000) || !strings.Contains(fmt.Sprint(e["data"]), "CAIRN_BASE_URL") {
+		t.Errorf("session/new answer = %v", answers[1])
+	}
+	if !strings.Contains(errb.String(), "CAIRN_API_KEY") {
+		t.Errorf("stderr = %q", errb.String())
 	}
 }
