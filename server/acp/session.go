@@ -220,7 +220,7 @@ func (s *session) followFrom(taskID string, replay bool) <-chan cairnv1.Mode {
 	s.taskID, s.stopSub, s.subDone = taskID, cancel, done
 	s.mu.Unlock()
 	replayed := make(chan cairnv1.Mode, 1)
-	f := &follower{s: s, msgs: map[int32]*cairnv1.Message{}, sent: map[int32]int{}, handled: map[int32]bool{},
+	f := &follower{s: s, msgs: map[int32]*cairnv1.Message{}, sent: map[int32]*sentText{}, handled: map[int32]bool{},
 		replay: replay, replayed: replayed}
 	go func() {
 		defer close(done)
@@ -234,8 +234,8 @@ func (s *session) followFrom(taskID string, replay bool) <-chan cairnv1.Mode {
 type follower struct {
 	s    *session
 	msgs map[int32]*cairnv1.Message
-	// sent is how many bytes of a streaming row's text the client has.
-	sent map[int32]int
+	// sent is how much of a streaming row's text the client has.
+	sent map[int32]*sentText
 	// handled marks the rows already shown as tool calls or answered.
 	handled map[int32]bool
 	// command is the tool call of the last command, which its output rows extend.
@@ -388,26 +388,74 @@ func (f *follower) added(ctx context.Context, m *cairnv1.Message) error {
 	return nil
 }
 
-// stream sends the part of a text or reasoning row the client does not have yet.
+// stream sends the part of a text or reasoning row the client does not have yet: a text row's
+// <thinking> sections as thought chunks, the rest as message chunks.
 func (f *follower) stream(m *cairnv1.Message) error {
-	var u func(string) sdk.SessionUpdate
+	var thought, text string
 	switch m.GetSay() {
 	case cairnv1.SayKind_SAY_KIND_TEXT:
-		u = sdk.UpdateAgentMessageText
+		thought, text = splitThinking(m.GetText(), !m.GetPartial())
 	case cairnv1.SayKind_SAY_KIND_REASONING:
-		u = sdk.UpdateAgentThoughtText
+		thought = m.GetText()
 	default:
 		return nil
 	}
-	text, n := m.GetText(), f.sent[m.GetIndex()]
-	if n > len(text) || !strings.HasPrefix(text, text[:n]) {
-		return nil
+	sent := f.sent[m.GetIndex()]
+	if sent == nil {
+		sent = &sentText{}
+		f.sent[m.GetIndex()] = sent
 	}
-	if n == len(text) {
-		return nil
+	if len(thought) > sent.thought && strings.HasPrefix(thought, thought[:sent.thought]) {
+		d := thought[sent.thought:]
+		sent.thought = len(thought)
+		if err := f.s.update(sdk.UpdateAgentThoughtText(d)); err != nil {
+			return err
+		}
 	}
-	f.sent[m.GetIndex()] = len(text)
-	return f.s.update(u(text[n:]))
+	if len(text) > sent.text {
+		d := text[sent.text:]
+		sent.text = len(text)
+		return f.s.update(sdk.UpdateAgentMessageText(d))
+	}
+	return nil
+}
+
+// sentText is how much of a row's thought and message text the client has.
+type sentText struct{ thought, text int }
+
+// splitThinking separates the <thinking> sections of a reply from the rest. While the reply
+// streams (final false), a tail that may be the start of a tag is held back, so each call's
+// results extend the previous call's.
+func splitThinking(t string, final bool) (thought, text string) {
+	var tb, mb strings.Builder
+	in := false
+	for t != "" {
+		tag := "<thinking>"
+		if in {
+			tag = "</thinking>"
+		}
+		out := &mb
+		if in {
+			out = &tb
+		}
+		i := strings.Index(t, tag)
+		if i < 0 {
+			keep := len(t)
+			if !final {
+				for k := 1; k < len(tag) && k <= len(t); k++ {
+					if strings.HasSuffix(t, tag[:k]) {
+						keep = len(t) - k
+					}
+				}
+			}
+			out.WriteString(t[:keep])
+			break
+		}
+		out.WriteString(t[:i])
+		t = t[i+len(tag):]
+		in = !in
+	}
+	return tb.String(), mb.String()
 }
 
 // settled handles a row that stopped streaming: tool rows become tool calls, asks end the
