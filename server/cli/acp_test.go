@@ -172,3 +172,153 @@ func TestACPWithoutKeySaysWhatToSet(t *testing.T) {
 		t.Errorf("stderr = %q", errb.String())
 	}
 }
+
+// acpProc is one `cairn acp` run in process, spoken to as an editor does.
+type acpProc struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	msgs chan map[string]any
+	code chan int
+	errb *lockedBuffer
+}
+
+func startACP(t *testing.T, args ...string) *acpProc {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &acpProc{t: t, in: inW, msgs: make(chan map[string]any, 256), code: make(chan int, 1), errb: &lockedBuffer{}}
+	go func() {
+		p.code <- cli.Run(context.Background(), append([]string{"acp"}, args...), cli.IO{In: inR, Out: outW, Err: p.errb})
+		if err := outW.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	go func() {
+		defer close(p.msgs)
+		lines := bufio.NewScanner(outR)
+		lines.Buffer(make([]byte, 1<<20), 1<<20)
+		for lines.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+				t.Errorf("stdout line %q: %v", lines.Text(), err)
+				continue
+			}
+			p.msgs <- m
+		}
+	}()
+	return p
+}
+
+// call sends a request and returns its answer; the updates before it go to updates.
+func (p *acpProc) call(id int, method string, params any, updates *[]map[string]any) map[string]any {
+	p.t.Helper()
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if _, err := p.in.Write(append(b, '\n')); err != nil {
+		p.t.Fatal(err)
+	}
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.msgs:
+			if !ok {
+				p.t.Fatalf("stdout ended; stderr:\n%s", p.errb.String())
+			}
+			if m["method"] == "session/update" && updates != nil {
+				*updates = append(*updates, m["params"].(map[string]any)["update"].(map[string]any))
+			}
+			if v, ok := m["id"].(float64); ok && int(v) == id && m["method"] == nil {
+				return m
+			}
+		case <-timeout:
+			p.t.Fatalf("no answer to %s; stderr:\n%s", method, p.errb.String())
+		}
+	}
+}
+
+// end closes stdin and waits for the exit code.
+func (p *acpProc) end() int {
+	p.t.Helper()
+	if err := p.in.Close(); err != nil {
+		p.t.Fatal(err)
+	}
+	select {
+	case c := <-p.code:
+		return c
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("cairn acp did not end")
+		return -1
+	}
+}
+
+// A session is loaded by a second `cairn acp` started after the first one ended (each with
+// its own private daemon on the same data dir): the conversation is replayed and the task goes
+// on. While the first process still holds the task, a load from another process is refused
+// (one daemon owns a task).
+func TestACPLoadFromASecondProcess(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "First.\n" + completion},
+		{Text: "<attempt_completion>\n<result>Again.</result>\n</attempt_completion>",
+			Expect: &llmtest.Expect{LastUserContains: []string{"once more"}}},
+	}})
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	ws, data := t.TempDir(), t.TempDir()
+	args := []string{"--data-dir", data, "--base-url", srv.URL(), "--api-key", "k", "--model", "m"}
+	init := map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}
+
+	first := startACP(t, args...)
+	first.call(1, "initialize", init, nil)
+	sid := first.call(2, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, nil)["result"].(map[string]any)["sessionId"]
+	r := first.call(3, "session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "the first words"}}}, nil)
+	if r["result"].(map[string]any)["stopReason"] != "end_turn" {
+		t.Fatalf("prompt = %v", r)
+	}
+
+	// The first process still holds the task.
+	second := startACP(t, args...)
+	second.call(1, "initialize", init, nil)
+	if r := second.call(2, "session/load", map[string]any{"sessionId": sid, "cwd": ws, "mcpServers": []any{}}, nil); !strings.Contains(fmt.Sprint(r["error"]), "is open in") {
+		t.Errorf("a second process loaded a task the first one holds, or failed otherwise: %v", r)
+	}
+	if c := second.end(); c != 0 {
+		t.Errorf("second exit %d", c)
+	}
+	if c := first.end(); c != 0 {
+		t.Errorf("first exit %d; stderr:\n%s", c, first.errb.String())
+	}
+
+	third := startACP(t, args...)
+	third.call(1, "initialize", init, nil)
+	var replay []map[string]any
+	if r := third.call(2, "session/load", map[string]any{"sessionId": sid, "cwd": ws, "mcpServers": []any{}}, &replay); r["error"] != nil {
+		t.Fatalf("load = %v", r)
+	}
+	var user, agent strings.Builder
+	for _, u := range replay {
+		content, _ := u["content"].(map[string]any)
+		text, _ := content["text"].(string)
+		switch u["sessionUpdate"] {
+		case "user_message_chunk":
+			user.WriteString(text)
+		case "agent_message_chunk":
+			agent.WriteString(text)
+		}
+	}
+	if !strings.Contains(user.String(), "the first words") || !strings.Contains(agent.String(), "All done.") {
+		t.Errorf("replay: user %q, agent %q", user.String(), agent.String())
+	}
+	r = third.call(3, "session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "once more"}}}, nil)
+	if r["result"].(map[string]any)["stopReason"] != "end_turn" {
+		t.Fatalf("prompt after load = %v", r)
+	}
+	if c := third.end(); c != 0 {
+		t.Errorf("third exit %d", c)
+	}
+	if err := srv.Err(); err != nil {
+		t.Error(err)
+	}
+}
