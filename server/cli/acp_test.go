@@ -149,15 +149,18 @@ func TestACPWithoutKeySaysWhatToSet(t *testing.T) {
 	if c := <-done; c != 2 {
 		t.Errorf("exit %d, want 2", c)
 	}
-	var answers []map[string]any
+	// The two requests are answered in either order: they are matched by id.
+	answers := make([]map[string]any, 2)
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("stdout line %q: %v", l, err)
 		}
-		answers = append(answers, m)
+		if id, ok := m["id"].(float64); ok && (id == 1 || id == 2) {
+			answers[int(id)-1] = m
+		}
 	}
-	if len(answers) != 2 {
+	if answers[0] == nil || answers[1] == nil {
 		t.Fatalf("answers = %v", answers)
 	}
 	methods := answers[0]["result"].(map[string]any)["authMethods"].([]any)
