@@ -85,6 +85,8 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return mcpCommand(ctx, rest, io)
 	case "eval":
 		return evalCommand(ctx, rest, io)
+	case "acp":
+		return acpCommand(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -117,6 +119,8 @@ const usageText = `usage:
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
             [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
+  cairn acp [--connect] [--data-dir DIR] [--model M] [--auto-approve ...]
+                                     an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, Neovim)
   cairn tool [-C DIR] [--yes] [--connect]  stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]

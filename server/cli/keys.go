@@ -115,6 +115,8 @@ func planKeys(args, env []string) keyPlan {
 		fs, _ = runFlags(IO{Err: io.Discard})
 	case "resume":
 		fs, _ = resumeFlags(IO{Err: io.Discard})
+	case "acp":
+		fs, _ = acpFlags(IO{Err: io.Discard})
 	case "serve", "tool", "mcp":
 	default:
 		return p

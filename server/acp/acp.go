@@ -1,0 +1,362 @@
+// Package acp serves Cairn as an Agent Client Protocol (version 1) agent: an editor such as Zed,
+// a JetBrains IDE or Neovim speaks JSON-RPC to `cairn acp` on its stdin and stdout, and every
+// session is a task of the daemon, driven through the same gRPC services `cairn run` uses (README
+// "Use Cairn in Zed, JetBrains, Neovim"). There is no second agent loop here: this package only
+// maps the protocol's requests onto NewTask, AnswerAsk, SendMessage, CancelTask, SetMode and
+// UpdateTaskSettings, and the task's subscription onto session/update notifications.
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"google.golang.org/grpc/status"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+)
+
+// Clients are the daemon's services a session drives.
+type Clients struct {
+	Tasks cairnv1.TaskServiceClient
+	UI    cairnv1.UiServiceClient
+	State cairnv1.StateServiceClient
+	// Files lists the slash commands and workflows a session offers; nil offers none.
+	Files cairnv1.WorkspaceServiceClient
+}
+
+// Options configure the agent.
+type Options struct {
+	Clients
+	// Log receives diagnostics; never stdout, which carries only protocol messages.
+	Log *slog.Logger
+	// Images tells the client whether prompts may carry images (the model reads them).
+	Images bool
+	// Overrides are the settings of every task a session starts (the flags of `cairn acp`).
+	// Nil starts tasks with empty overrides: each task still has settings of its own, so what a
+	// session chooses (mode, "always" answers) changes that task and never the shared settings.
+	Overrides *cairnv1.TaskOverrides
+	// Version is shown to the client as the agent's version.
+	Version string
+	// MissingKey, when set, says which setting to set: no model endpoint is configured, so
+	// there is no daemon (Clients are unused). The agent then offers one auth method whose
+	// authentication fails with this text, and refuses sessions until the user sets it.
+	MissingKey string
+}
+
+// Agent is the protocol's agent side: one per connection, holding its sessions.
+type Agent struct {
+	o    Options
+	log  *slog.Logger
+	conn *sdk.AgentSideConnection
+	// ready is closed once conn is set: the connection's reader may call the handlers before
+	// NewAgentSideConnection returns.
+	ready chan struct{}
+	// ctx lives as long as the connection; the sessions' subscriptions run under it.
+	ctx context.Context
+
+	mu       sync.Mutex
+	sessions map[sdk.SessionId]*session
+}
+
+var (
+	_ sdk.Agent       = (*Agent)(nil)
+	_ sdk.AgentLoader = (*Agent)(nil)
+)
+
+// Serve answers the client on in/out until it disconnects or ctx ends; it then cancels the
+// running tasks of its sessions and returns.
+func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a := &Agent{o: o, log: o.Log, ctx: ctx, ready: make(chan struct{}), sessions: map[sdk.SessionId]*session{}}
+	// The connection logs to slog's default logger (the command line routes it: README "Using
+	// it from the command line"); SetLogger is not called, as it would race with the reader the
+	// connection has already started.
+	a.conn = sdk.NewAgentSideConnection(a, out, in)
+	close(a.ready)
+	select {
+	case <-a.conn.Done():
+	case <-ctx.Done():
+	}
+	a.closeAll()
+	return nil
+}
+
+// closeAll cancels what the sessions still run: the editor that started them is gone.
+func (a *Agent) closeAll() {
+	a.mu.Lock()
+	ss := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		ss = append(ss, s)
+	}
+	a.mu.Unlock()
+	for _, s := range ss {
+		s.stop()
+	}
+}
+
+// connection is the client connection, once it is set.
+func (a *Agent) connection() *sdk.AgentSideConnection {
+	<-a.ready
+	return a.conn
+}
+
+func (a *Agent) session(id sdk.SessionId) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[id]
+	if s == nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"sessionId": "unknown session " + string(id)})
+	}
+	return s, nil
+}
+
+// Initialize answers with protocol version 1 and what this agent accepts.
+func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.log.Info("acp: initialize", "clientVersion", p.ProtocolVersion)
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{Image: a.o.Images, EmbeddedContext: true},
+		},
+		AgentInfo:   &sdk.Implementation{Name: "cairn", Title: sdk.Ptr("Cairn"), Version: a.o.Version},
+		AuthMethods: a.authMethods(),
+	}, nil
+}
+
+// authMethods is none when a model endpoint is configured (the key comes from Cairn's settings
+// and environment), otherwise one that tells what to set.
+func (a *Agent) authMethods() []sdk.AuthMethod {
+	if a.o.MissingKey == "" {
+		return []sdk.AuthMethod{}
+	}
+	return []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{Id: "cairn-settings", Name: "Configure a model for Cairn",
+		Description: sdk.Ptr(a.o.MissingKey)}}}
+}
+
+// Authenticate cannot sign in: the key is a setting. Without one it fails with what to set.
+func (a *Agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	if a.o.MissingKey != "" {
+		return sdk.AuthenticateResponse{}, sdk.NewAuthRequired(map[string]any{"error": a.o.MissingKey})
+	}
+	return sdk.AuthenticateResponse{}, nil
+}
+
+// unconfigured refuses a session while no model endpoint is configured.
+func (a *Agent) unconfigured() error {
+	if a.o.MissingKey == "" {
+		return nil
+	}
+	return sdk.NewAuthRequired(map[string]any{"error": a.o.MissingKey})
+}
+
+// NewSession opens a session on cwd and the additional directories (the workspace roots). The
+// task starts with the first prompt.
+func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if err := a.unconfigured(); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	if !filepath.IsAbs(p.Cwd) {
+		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"cwd": "must be an absolute path"})
+	}
+	roots := []string{filepath.Clean(p.Cwd)}
+	for _, d := range p.AdditionalDirectories {
+		if !filepath.IsAbs(d) {
+			return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"additionalDirectories": "must be absolute paths"})
+		}
+		roots = append(roots, filepath.Clean(d))
+	}
+	if len(p.McpServers) > 0 {
+		a.log.Warn("acp: the client's MCP servers are not used yet; the user's MCP settings apply", "count", len(p.McpServers))
+	}
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	s := newSession(a, sdk.SessionId("cairn-"+hex.EncodeToString(b[:])), roots)
+	a.mu.Lock()
+	a.sessions[s.id] = s
+	a.mu.Unlock()
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(cairnv1.Mode_MODE_ACT)}, nil
+}
+
+// Prompt runs one turn of the session's task: it ends when the task waits for the user.
+func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	in, err := promptInput(p.Prompt, a.o.Images)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	reason, err := s.prompt(ctx, in)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	return sdk.PromptResponse{StopReason: reason}, nil
+}
+
+// Cancel cancels the session's running turn: the prompt's own context (the SDK ends it) and the
+// task.
+func (a *Agent) Cancel(_ context.Context, p sdk.CancelNotification) error {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return err
+	}
+	s.cancelTask()
+	return nil
+}
+
+// SetSessionMode switches the session between ACT and PLAN.
+func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	m, ok := modeOf(p.ModeId)
+	if !ok {
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"modeId": "act or plan"})
+	}
+	if err := s.setMode(ctx, m); err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// CloseSession cancels the session's task and forgets the session.
+func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.CloseSessionResponse{}, err
+	}
+	s.stop()
+	a.mu.Lock()
+	delete(a.sessions, p.SessionId)
+	a.mu.Unlock()
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// ListSessions lists the sessions of this connection.
+func (a *Agent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for _, s := range a.sessions {
+		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: s.id, Cwd: s.roots[0]})
+	}
+	return out, nil
+}
+
+// ResumeSession is not offered (no sessionCapabilities.resume).
+func (a *Agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+// SetSessionConfigOption is not offered: the session has no config options.
+func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+// modeState is the modes a session offers, current first chosen by m.
+func modeState(m cairnv1.Mode) *sdk.SessionModeState {
+	return &sdk.SessionModeState{CurrentModeId: modeID(m), AvailableModes: []sdk.SessionMode{
+		{Id: "act", Name: "Act", Description: sdk.Ptr("Cairn reads, edits and runs commands, asking as your approval settings say")},
+		{Id: "plan", Name: "Plan", Description: sdk.Ptr("Cairn reads and plans with you; it changes nothing")},
+	}}
+}
+
+func modeID(m cairnv1.Mode) sdk.SessionModeId {
+	if m == cairnv1.Mode_MODE_PLAN {
+		return "plan"
+	}
+	return "act"
+}
+
+func modeOf(id sdk.SessionModeId) (cairnv1.Mode, bool) {
+	switch id {
+	case "act":
+		return cairnv1.Mode_MODE_ACT, true
+	case "plan":
+		return cairnv1.Mode_MODE_PLAN, true
+	}
+	return 0, false
+}
+
+// input is a prompt turned into a task's text and attachments.
+type input struct {
+	text   string
+	images []string
+	files  []string
+}
+
+// promptInput turns the prompt's blocks into text, image data URLs and attached files: a
+// resource link to a local file is attached as a file, an embedded text resource goes into
+// the text with its address (the editor already read it, unsaved changes included).
+func promptInput(blocks []sdk.ContentBlock, images bool) (input, error) {
+	var in input
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.Image != nil:
+			if !images {
+				return input{}, sdk.NewInvalidParams(map[string]any{"prompt": "the model does not read images"})
+			}
+			in.images = append(in.images, "data:"+b.Image.MimeType+";base64,"+b.Image.Data)
+		case b.ResourceLink != nil:
+			if p, ok := filePath(b.ResourceLink.Uri); ok {
+				in.files = append(in.files, p)
+			} else {
+				parts = append(parts, b.ResourceLink.Uri)
+			}
+		case b.Resource != nil:
+			if t := b.Resource.Resource.TextResourceContents; t != nil {
+				name := t.Uri
+				if p, ok := filePath(t.Uri); ok {
+					name = p
+				}
+				parts = append(parts, fmt.Sprintf("<file_content path=%q>\n%s\n</file_content>", name, t.Text))
+			}
+		}
+	}
+	in.text = strings.TrimSpace(strings.Join(parts, "\n\n"))
+	if in.text == "" && len(in.images) == 0 && len(in.files) == 0 {
+		return input{}, sdk.NewInvalidParams(map[string]any{"prompt": "empty"})
+	}
+	return in, nil
+}
+
+// filePath is the local path of a file:// URI.
+func filePath(uri string) (string, bool) {
+	p, ok := strings.CutPrefix(uri, "file://")
+	if !ok || !strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	return filepath.FromSlash(p), true
+}
+
+// rpcError turns a daemon error into one the client shows.
+func rpcError(what string, err error) error {
+	if s, ok := status.FromError(err); ok {
+		return sdk.NewInternalError(map[string]any{"error": what + ": " + s.Message()})
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return sdk.NewInternalError(map[string]any{"error": what + ": " + err.Error()})
+}

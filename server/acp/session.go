@@ -1,0 +1,609 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"google.golang.org/protobuf/proto"
+
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+)
+
+// cancelWait bounds how long a cancelled prompt waits for the task to confirm; the protocol
+// wants the prompt answered promptly (README "Use Cairn in Zed, JetBrains, Neovim").
+const cancelWait = 700 * time.Millisecond
+
+// session is one ACP session: its workspace roots and mode, and once the first prompt came,
+// its task and the goroutine that follows the task's subscription.
+type session struct {
+	a     *Agent
+	id    sdk.SessionId
+	roots []string
+
+	mu     sync.Mutex
+	mode   cairnv1.Mode
+	taskID string
+	// open is the ask that ended the last turn; the next prompt answers it.
+	open *cairnv1.Message
+	// waiter receives the reason the running turn ended; nil between turns.
+	waiter chan sdk.StopReason
+	// policy is the task's approval policy as its last state showed it.
+	policy *cairnv1.AutoApprove
+	// rejected are the kinds of action the user rejected "always" (approvalKey).
+	rejected map[string]bool
+	// announced is set once the slash commands were sent (available_commands_update).
+	announced bool
+	// stopSub ends the subscription.
+	stopSub context.CancelFunc
+	subDone chan struct{}
+}
+
+func newSession(a *Agent, id sdk.SessionId, roots []string) *session {
+	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}}
+}
+
+// prompt starts the task or continues it with in, and waits until the turn ends.
+func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) {
+	wait := make(chan sdk.StopReason, 1)
+	s.mu.Lock()
+	if s.waiter != nil {
+		s.mu.Unlock()
+		return "", sdk.NewInvalidRequest(map[string]any{"error": "a prompt of this session is still running"})
+	}
+	s.waiter = wait
+	taskID, open, mode := s.taskID, s.open, s.mode
+	s.open = nil
+	announce := !s.announced
+	s.announced = true
+	s.mu.Unlock()
+	if announce {
+		s.announceCommands(ctx)
+	}
+	clear := func() {
+		s.mu.Lock()
+		if s.waiter == wait {
+			s.waiter = nil
+		}
+		s.mu.Unlock()
+	}
+	tasks := s.a.o.Tasks
+	var err error
+	switch {
+	case taskID == "":
+		own := s.a.o.Overrides
+		if own == nil {
+			own = &cairnv1.TaskOverrides{}
+		}
+		var resp *cairnv1.NewTaskResponse
+		resp, err = tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(in.text, "\uFFFD"), Images: in.images,
+			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own})
+		if err == nil {
+			s.follow(resp.GetTaskId())
+			if rerr := s.a.remember(ctx, s.id, resp.GetTaskId()); rerr != nil {
+				// The turn goes on; only session/load of this session from another process
+				// will not find the task (its id still loads it).
+				s.a.log.Warn("acp: writing down the session's task; session/load will need the task id", "session", s.id,
+					"task", resp.GetTaskId(), "err", rerr)
+			}
+		}
+	case open != nil:
+		r := cairnv1.AskResponse_ASK_RESPONSE_MESSAGE
+		switch open.GetAsk() {
+		case cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, cairnv1.AskKind_ASK_KIND_API_REQ_FAILED,
+			cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED, cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL,
+			cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED:
+			// Going on is an approval; the prompt's text is the guidance.
+			r = cairnv1.AskResponse_ASK_RESPONSE_APPROVE
+		}
+		_, err = tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: taskID, Response: r, Text: in.text, Images: in.images,
+			Files: in.files, MessageIndex: proto.Int32(open.GetIndex())})
+	default:
+		_, err = tasks.SendMessage(ctx, &cairnv1.SendMessageRequest{TaskId: taskID, Text: in.text, Images: in.images, Files: in.files})
+	}
+	if err != nil {
+		clear()
+		if ctx.Err() != nil {
+			return sdk.StopReasonCancelled, nil
+		}
+		return "", rpcError("starting the turn", err)
+	}
+	select {
+	case r := <-wait:
+		clear()
+		return r, nil
+	case <-ctx.Done():
+		// session/cancel (the SDK ends the prompt's context) or the connection went away. The
+		// waiter stays until the task confirms (its resume question), so that confirmation
+		// cannot end the next prompt's turn; the wait is bounded to answer within a second.
+		deadline := time.Now().Add(cancelWait)
+		s.cancelTask()
+		select {
+		case <-wait:
+		case <-time.After(time.Until(deadline)):
+			s.a.log.Warn("acp: the task did not confirm the cancel in time", "task", s.taskIDNow())
+		}
+		clear()
+		return sdk.StopReasonCancelled, nil
+	}
+}
+
+func (s *session) taskIDNow() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taskID
+}
+
+// finish ends the running turn with r; without one running it does nothing.
+func (s *session) finish(r sdk.StopReason, open *cairnv1.Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if open != nil {
+		s.open = open
+	}
+	if s.waiter != nil {
+		s.waiter <- r
+		s.waiter = nil
+	}
+}
+
+// cancelTask cancels the task's run, waiting at most cancelWait for the daemon.
+func (s *session) cancelTask() {
+	s.mu.Lock()
+	id := s.taskID
+	s.mu.Unlock()
+	if id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cancelWait)
+	defer cancel()
+	if _, err := s.a.o.Tasks.CancelTask(ctx, &cairnv1.CancelTaskRequest{TaskId: id}); err != nil {
+		s.a.log.Warn("acp: cancelling the task", "task", id, "err", err)
+	}
+}
+
+// stop cancels the task, ends the subscription and closes the task in the daemon (it stays in
+// history, resumable).
+func (s *session) stop() {
+	s.cancelTask()
+	s.mu.Lock()
+	stopSub, done, id := s.stopSub, s.subDone, s.taskID
+	s.mu.Unlock()
+	if stopSub == nil {
+		return
+	}
+	stopSub()
+	<-done
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.a.o.Tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: id}); err != nil {
+		s.a.log.Warn("acp: closing the task in the daemon", "task", id, "err", err)
+	}
+}
+
+// setMode switches the mode of the session and of its task, and tells the client.
+func (s *session) setMode(ctx context.Context, m cairnv1.Mode) error {
+	s.mu.Lock()
+	id := s.taskID
+	s.mode = m
+	if m == cairnv1.Mode_MODE_ACT && s.open.GetAsk() == cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND {
+		// Switching to ACT answers the open plan question: the task goes on by itself.
+		s.open = nil
+	}
+	s.mu.Unlock()
+	if id != "" {
+		if _, err := s.a.o.State.SetMode(ctx, &cairnv1.SetModeRequest{TaskId: id, Mode: m}); err != nil {
+			return rpcError("switching the mode", err)
+		}
+	}
+	return s.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: modeID(m)}})
+}
+
+// update sends one session/update.
+func (s *session) update(u sdk.SessionUpdate) error {
+	return s.a.connection().SessionUpdate(s.a.ctx, sdk.SessionNotification{SessionId: s.id, Update: u})
+}
+
+// follow subscribes to the task and maps its events for the rest of the session.
+func (s *session) follow(taskID string) { s.followFrom(taskID, false) }
+
+// followFrom is follow; with replay the snapshot is a conversation being reloaded: it is sent
+// as it stands, nothing in it is answered, and its mode is sent on the returned channel once
+// the snapshot is out.
+func (s *session) followFrom(taskID string, replay bool) <-chan cairnv1.Mode {
+	ctx, cancel := context.WithCancel(s.a.ctx)
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.taskID, s.stopSub, s.subDone = taskID, cancel, done
+	s.mu.Unlock()
+	replayed := make(chan cairnv1.Mode, 1)
+	f := &follower{s: s, msgs: map[int32]*cairnv1.Message{}, sent: map[int32]*sentText{}, handled: map[int32]bool{},
+		replay: replay, replayed: replayed}
+	go func() {
+		defer close(done)
+		f.run(ctx, taskID)
+	}()
+	return replayed
+}
+
+// follower turns one task's subscription into session updates; it runs on one goroutine, so
+// its maps need no lock.
+type follower struct {
+	s    *session
+	msgs map[int32]*cairnv1.Message
+	// sent is how much of a streaming row's text the client has.
+	sent map[int32]*sentText
+	// handled marks the rows already shown as tool calls or answered.
+	handled map[int32]bool
+	// command is the tool call of the last command, which its output rows extend.
+	command sdk.ToolCallId
+	// focus is the focus chain last sent as the plan.
+	focus string
+	// replay is set while a reloaded snapshot is sent; replayed then gets its mode.
+	replay   bool
+	replayed chan cairnv1.Mode
+	// openAsk is the snapshot's open ask, the one a reloaded session's next prompt answers.
+	openAsk int32
+}
+
+// planEntries reads the focus chain's checklist ("- [ ] step", "- [x] step") as plan entries:
+// the first open step is in progress.
+func planEntries(fc string) []sdk.PlanEntry {
+	var out []sdk.PlanEntry
+	current := false
+	for _, l := range strings.Split(fc, "\n") {
+		l = strings.TrimSpace(l)
+		var done bool
+		var rest string
+		switch {
+		case strings.HasPrefix(l, "- [ ]"):
+			rest = l[len("- [ ]"):]
+		case strings.HasPrefix(l, "- [x]"), strings.HasPrefix(l, "- [X]"):
+			rest, done = l[len("- [x]"):], true
+		default:
+			continue
+		}
+		st := sdk.PlanEntryStatusCompleted
+		if !done {
+			st = sdk.PlanEntryStatusPending
+			if !current {
+				st, current = sdk.PlanEntryStatusInProgress, true
+			}
+		}
+		out = append(out, sdk.PlanEntry{Content: strings.TrimSpace(rest), Priority: sdk.PlanEntryPriorityMedium, Status: st})
+	}
+	return out
+}
+
+func (f *follower) run(ctx context.Context, taskID string) {
+	log := f.s.a.log
+	stream, err := f.s.a.o.UI.Subscribe(ctx, &cairnv1.SubscribeRequest{TaskId: taskID})
+	if err != nil {
+		log.Error("acp: subscribing to the task", "task", taskID, "err", err)
+		f.s.finish(sdk.StopReasonEndTurn, nil)
+		return
+	}
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("acp: the task's subscription ended", "task", taskID, "err", err)
+				f.s.finish(sdk.StopReasonEndTurn, nil)
+			}
+			return
+		}
+		if err := f.event(ctx, ev); err != nil {
+			if ctx.Err() == nil {
+				log.Warn("acp: sending to the client", "err", err)
+			}
+		}
+	}
+}
+
+func (f *follower) event(ctx context.Context, ev *cairnv1.SubscribeResponse) error {
+	switch e := ev.Event.(type) {
+	case *cairnv1.SubscribeResponse_Snapshot:
+		f.state(e.Snapshot.GetState())
+		f.openAsk = e.Snapshot.GetState().GetOpenAskIndex()
+		for _, m := range e.Snapshot.GetMessages() {
+			if err := f.added(ctx, m); err != nil {
+				return err
+			}
+		}
+		if f.replay {
+			f.replay = false
+			f.replayed <- e.Snapshot.GetState().GetMode()
+		}
+	case *cairnv1.SubscribeResponse_MessageAdded:
+		return f.added(ctx, e.MessageAdded.GetMessage())
+	case *cairnv1.SubscribeResponse_TextAppended:
+		if m := f.msgs[e.TextAppended.GetIndex()]; m != nil {
+			m.Text += e.TextAppended.GetDelta()
+			return f.stream(m)
+		}
+	case *cairnv1.SubscribeResponse_MessageFinalized:
+		if m := f.msgs[e.MessageFinalized.GetIndex()]; m != nil && m.GetPartial() {
+			m.Partial = false
+			return f.settled(ctx, m)
+		}
+	case *cairnv1.SubscribeResponse_MessageUpdated:
+		m := e.MessageUpdated.GetMessage()
+		old := f.msgs[m.GetIndex()]
+		f.msgs[m.GetIndex()] = m
+		if old == nil {
+			return f.added(ctx, m)
+		}
+		if m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT {
+			return f.output(m)
+		}
+		if err := f.stream(m); err != nil {
+			return err
+		}
+		if old.GetPartial() && !m.GetPartial() {
+			return f.settled(ctx, m)
+		}
+	case *cairnv1.SubscribeResponse_StateChanged:
+		f.state(e.StateChanged)
+	}
+	return nil
+}
+
+// state keeps the task's policy and ends the turn when the task stopped.
+func (f *follower) state(st *cairnv1.TaskState) {
+	if st == nil {
+		return
+	}
+	f.s.mu.Lock()
+	f.s.policy = st.GetAutoApprove()
+	f.s.mu.Unlock()
+	if fc := st.GetFocusChain(); fc != f.focus {
+		f.focus = fc
+		if entries := planEntries(fc); len(entries) > 0 {
+			if err := f.s.update(sdk.UpdatePlan(entries...)); err != nil {
+				f.s.a.log.Warn("acp: sending the plan", "err", err)
+			}
+		}
+	}
+	// A cancelled run confirms with its resume question (settled), not here.
+	switch st.GetStatus() {
+	case cairnv1.TaskStatus_TASK_STATUS_FAILED:
+		f.s.finish(sdk.StopReasonEndTurn, nil)
+	}
+}
+
+func (f *follower) added(ctx context.Context, m *cairnv1.Message) error {
+	f.msgs[m.GetIndex()] = m
+	if m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT {
+		return f.output(m)
+	}
+	if err := f.stream(m); err != nil {
+		return err
+	}
+	if !m.GetPartial() {
+		return f.settled(ctx, m)
+	}
+	return nil
+}
+
+// stream sends the part of a text or reasoning row the client does not have yet: a text row's
+// <thinking> sections as thought chunks, the rest as message chunks.
+func (f *follower) stream(m *cairnv1.Message) error {
+	var thought, text string
+	switch m.GetSay() {
+	case cairnv1.SayKind_SAY_KIND_TEXT:
+		thought, text = splitThinking(m.GetText(), !m.GetPartial())
+	case cairnv1.SayKind_SAY_KIND_REASONING:
+		thought = m.GetText()
+	default:
+		return nil
+	}
+	sent := f.sent[m.GetIndex()]
+	if sent == nil {
+		sent = &sentText{}
+		f.sent[m.GetIndex()] = sent
+	}
+	if len(thought) > sent.thought && strings.HasPrefix(thought, thought[:sent.thought]) {
+		d := thought[sent.thought:]
+		sent.thought = len(thought)
+		if err := f.s.update(sdk.UpdateAgentThoughtText(d)); err != nil {
+			return err
+		}
+	}
+	if len(text) > sent.text {
+		d := text[sent.text:]
+		sent.text = len(text)
+		return f.s.update(sdk.UpdateAgentMessageText(d))
+	}
+	return nil
+}
+
+// sentText is how much of a row's thought and message text the client has.
+type sentText struct{ thought, text int }
+
+// splitThinking separates the <thinking> sections of a reply from the rest. While the reply
+// streams (final false), a tail that may be the start of a tag is held back, so each call's
+// results extend the previous call's.
+func splitThinking(t string, final bool) (thought, text string) {
+	var tb, mb strings.Builder
+	in := false
+	for t != "" {
+		tag := "<thinking>"
+		if in {
+			tag = "</thinking>"
+		}
+		out := &mb
+		if in {
+			out = &tb
+		}
+		i := strings.Index(t, tag)
+		if i < 0 {
+			keep := len(t)
+			if !final {
+				for k := 1; k < len(tag) && k <= len(t); k++ {
+					if strings.HasSuffix(t, tag[:k]) {
+						keep = len(t) - k
+					}
+				}
+			}
+			out.WriteString(t[:keep])
+			break
+		}
+		out.WriteString(t[:i])
+		t = t[i+len(tag):]
+		in = !in
+	}
+	return tb.String(), mb.String()
+}
+
+// settled handles a row that stopped streaming: tool rows become tool calls, asks end the
+// turn or become permission requests.
+func (f *follower) settled(ctx context.Context, m *cairnv1.Message) error {
+	if f.handled[m.GetIndex()] {
+		return nil
+	}
+	f.handled[m.GetIndex()] = true
+	if f.replay {
+		return f.replayed1(m)
+	}
+	switch m.GetSay() {
+	case cairnv1.SayKind_SAY_KIND_TOOL:
+		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
+	case cairnv1.SayKind_SAY_KIND_COMMAND:
+		f.command = callID(m)
+		return f.s.update(f.toolCall(m, sdk.ToolCallStatusInProgress))
+	case cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED, cairnv1.SayKind_SAY_KIND_BROWSER_ACTION:
+		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
+	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
+		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + m.GetText()))
+	case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR, cairnv1.SayKind_SAY_KIND_IGNORE_ERROR:
+		return f.s.update(sdk.UpdateAgentMessageText("\n\nError: " + m.GetText() + "\n"))
+	}
+	switch m.GetAsk() {
+	case cairnv1.AskKind_ASK_KIND_UNSPECIFIED:
+		return nil
+	case cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT:
+		f.s.finish(sdk.StopReasonEndTurn, m)
+	case cairnv1.AskKind_ASK_KIND_FOLLOWUP, cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND:
+		q := m.GetText()
+		if fu := m.GetFollowup(); fu != nil && fu.GetQuestion() != "" {
+			q = fu.GetQuestion()
+		}
+		for i, o := range m.GetFollowup().GetOptions() {
+			q += fmt.Sprintf("\n%d. %s", i+1, o)
+		}
+		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + q)); err != nil {
+			return err
+		}
+		f.s.finish(sdk.StopReasonEndTurn, m)
+	case cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED:
+		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + strings.TrimSpace(m.GetText()))); err != nil {
+			return err
+		}
+		f.s.finish(sdk.StopReasonMaxTurnRequests, m)
+	case cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED,
+		cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL:
+		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + strings.TrimSpace(m.GetText()))); err != nil {
+			return err
+		}
+		f.s.finish(sdk.StopReasonEndTurn, m)
+	case cairnv1.AskKind_ASK_KIND_RESUME_TASK, cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK:
+		// Asked after a cancel: the next prompt resumes the task with its text.
+		f.s.finish(sdk.StopReasonCancelled, m)
+	case cairnv1.AskKind_ASK_KIND_NEW_TASK, cairnv1.AskKind_ASK_KIND_CONDENSE:
+		return f.answer(ctx, m, cairnv1.AskResponse_ASK_RESPONSE_APPROVE, "")
+	case cairnv1.AskKind_ASK_KIND_TOOL, cairnv1.AskKind_ASK_KIND_COMMAND, cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH,
+		cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER:
+		return f.permission(ctx, m)
+	}
+	return nil
+}
+
+// answer answers the task's ask m.
+func (f *follower) answer(ctx context.Context, m *cairnv1.Message, r cairnv1.AskResponse, text string) error {
+	f.s.mu.Lock()
+	id := f.s.taskID
+	f.s.mu.Unlock()
+	_, err := f.s.a.o.Tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: id, Response: r, Text: text,
+		MessageIndex: proto.Int32(m.GetIndex())})
+	if err != nil {
+		return fmt.Errorf("answering ask %d: %w", m.GetIndex(), err)
+	}
+	return nil
+}
+
+// output shows a command's output as the content of the command's tool call.
+func (f *follower) output(m *cairnv1.Message) error {
+	if f.command == "" {
+		return nil
+	}
+	var opts []sdk.ToolCallUpdateOpt
+	if m.GetText() != "" {
+		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```\n" + m.GetText() + "\n```"))}))
+	}
+	if o := m.GetCommandOutput(); o != nil && !o.GetRunning() && !m.GetPartial() {
+		st := sdk.ToolCallStatusCompleted
+		if o.ExitCode != nil && o.GetExitCode() != 0 {
+			st = sdk.ToolCallStatusFailed
+		}
+		opts = append(opts, sdk.WithUpdateStatus(st))
+	}
+	if len(opts) == 0 {
+		return nil
+	}
+	return f.s.update(sdk.UpdateToolCall(f.command, opts...))
+}
+
+// replayed1 sends one row of a reloaded conversation: what the user said as user chunks, the
+// rest as during the task; its open ask is kept for the next prompt and nothing is answered.
+func (f *follower) replayed1(m *cairnv1.Message) error {
+	if m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED && m.GetIndex() == f.openAsk {
+		f.s.mu.Lock()
+		f.s.open = m
+		f.s.mu.Unlock()
+	}
+	switch m.GetSay() {
+	case cairnv1.SayKind_SAY_KIND_TASK, cairnv1.SayKind_SAY_KIND_USER_FEEDBACK:
+		return f.s.update(sdk.UpdateUserMessageText(m.GetText()))
+	case cairnv1.SayKind_SAY_KIND_TOOL, cairnv1.SayKind_SAY_KIND_COMMAND, cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED,
+		cairnv1.SayKind_SAY_KIND_BROWSER_ACTION:
+		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
+	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
+		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + m.GetText()))
+	}
+	switch m.GetAsk() {
+	case cairnv1.AskKind_ASK_KIND_FOLLOWUP, cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND:
+		q := m.GetText()
+		if fu := m.GetFollowup(); fu != nil && fu.GetQuestion() != "" {
+			q = fu.GetQuestion()
+		}
+		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + q))
+	case cairnv1.AskKind_ASK_KIND_TOOL, cairnv1.AskKind_ASK_KIND_COMMAND:
+		// An action asked about earlier: shown as it was proposed.
+		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
+	}
+	return nil
+}
+
+// announceCommands sends the slash commands and workflows of the primary root; the prompt
+// carries them as text ("/name …") and the task expands them as in VS Code. A failure only
+// leaves the client without the list.
+func (s *session) announceCommands(ctx context.Context) {
+	if s.a.o.Files == nil {
+		return
+	}
+	resp, err := s.a.o.Files.ListSlashCommands(ctx, &cairnv1.ListSlashCommandsRequest{WorkspaceRoot: s.roots[0]})
+	if err != nil {
+		s.a.log.Warn("acp: listing the slash commands", "err", err)
+		return
+	}
+	cmds := []sdk.AvailableCommand{}
+	for _, c := range resp.GetCommands() {
+		cmds = append(cmds, sdk.AvailableCommand{Name: c.GetName(), Description: c.GetDescription()})
+	}
+	if err := s.update(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}}); err != nil {
+		s.a.log.Warn("acp: sending the slash commands", "err", err)
+	}
+}
