@@ -63,7 +63,7 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 	if announce {
 		s.announceCommands(ctx)
 	}
-	clear := func() {
+	dropWaiter := func() {
 		s.mu.Lock()
 		if s.waiter == wait {
 			s.waiter = nil
@@ -105,7 +105,7 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 		_, err = tasks.SendMessage(ctx, &cairnv1.SendMessageRequest{TaskId: taskID, Text: in.text, Images: in.images, Files: in.files})
 	}
 	if err != nil {
-		clear()
+		dropWaiter()
 		if ctx.Err() != nil {
 			return sdk.StopReasonCancelled, nil
 		}
@@ -113,7 +113,7 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 	}
 	select {
 	case r := <-wait:
-		clear()
+		dropWaiter()
 		return r, nil
 	case <-ctx.Done():
 		// session/cancel (the SDK ends the prompt's context) or the connection went away. The
@@ -126,7 +126,7 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 		case <-time.After(time.Until(deadline)):
 			s.a.log.Warn("acp: the task did not confirm the cancel in time", "task", s.taskIDNow())
 		}
-		clear()
+		dropWaiter()
 		return sdk.StopReasonCancelled, nil
 	}
 }
