@@ -105,7 +105,8 @@ fuzz:
 # process beside rg; the browser; MCP round trip and handshake; checkpoints; P5 daemon; P7
 # tokens; P8 time to first request; the daemon's share of P9; R7 load; opening history) run
 # once each (-benchtime 1x), which repeats each measurement as many times as it needs. P4
-# listing/index and the in-process search run beside rg too (x-rg); P6 is the webview's
+# listing/index run beside rg too (x-rg); P11 (scripts/p11-bench.sh) is the warm index through
+# `cairn tool --connect` and in process on a 100,000-file tree beside rg; P6 is the webview's
 # headless run. P9 whole (model server → text in the webview's DOM) needs code-server: `make
 # e2e` prints it (its "P9" lines, e2e/steps/p9.mjs) and writes test-results/e2e/p9.json.
 BENCH_FAST := ^Benchmark(P1|P2|CountTokensHuge|Store)$$
@@ -115,7 +116,7 @@ bench: daemon $(NPM_STAMP)
 	$(GO) test -p 1 -count=1 -timeout 60m -run '^$$' -bench '$(BENCH_SCENARIOS)' -benchtime 1x \
 		./core/tools/search ./core/tools/browser ./core/tools/mcptool ./core/checkpoint ./server
 	$(GO) test -run '^$$' -bench 'SearchGoSource|Listing|Query' -benchtime 5x ./core/tools/search ./core/workspace
-	$(GO) test -run '^$$' -bench 'IndexedSearch' -benchtime 1x -v ./core/tools/search
+	./scripts/p11-bench.sh
 	npm run -w webview-ui perf
 
 # R7 soak: one daemon under a steady lower load for 30 minutes; prints its RSS (flat within
