@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -368,7 +369,7 @@ func (ix *Index) apply(ev fsnotify.Event) {
 		if st.IsDir() {
 			// Files may have landed before the watch did: scan what is there now. A scan that
 			// fails (the folder went away, the index closed) leaves the index as it was.
-			_ = ix.scan(ix.ctx, ev.Name)
+			ix.logScanErr(ix.scan(ix.ctx, ev.Name))
 		}
 	}
 }
@@ -395,7 +396,15 @@ func (ix *Index) remove(path string) {
 
 // rescan reads every root again; one that fails (the index closed) keeps what it had.
 func (ix *Index) rescan() {
-	_ = ix.scanRoots(ix.ctx)
+	ix.logScanErr(ix.scanRoots(ix.ctx))
+}
+
+// logScanErr reports a scan the watcher started that failed for another reason than the
+// index closing: the index then lists what it had, which @-mentions may show stale.
+func (ix *Index) logScanErr(err error) {
+	if err != nil && ix.ctx.Err() == nil {
+		slog.Warn("workspace index: a rescan failed; the file list may be stale", "err", err)
+	}
 }
 
 // snapshot returns the entries as a slice, sorted by path so equal scores keep a stable order.
