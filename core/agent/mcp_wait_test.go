@@ -215,7 +215,9 @@ func TestNeverConnectingServerDelaysOnlyUpToItsTimeout(t *testing.T) {
 			requested = m.Time
 		}
 	}
-	if took := requested.Sub(posted); took < 900*time.Millisecond || took > 6*time.Second {
+	// At least half the timeout (it did wait: without the wait the request leaves at once;
+	// under Wine the silent server's start eats into the second), at most a few seconds.
+	if took := requested.Sub(posted); took < 500*time.Millisecond || took > 6*time.Second {
 		t.Errorf("the first request of a task with a server of 1 s timeout left after %v", took)
 	}
 	if n := len(r.llm.Requests()); n != 1 {
