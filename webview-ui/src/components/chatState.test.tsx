@@ -149,7 +149,8 @@ describe("right words at the right moment", () => {
 
 describe("See new changes only after changes", () => {
   const cp = (i: number, hash: string) => say(i, SayKind.CHECKPOINT_CREATED, { payload: { case: "checkpoint", value: { hash } } });
-  const done = (i: number) => say(i, SayKind.COMPLETION_RESULT, { payload: { case: "completion", value: { result: `done ${i}` } } });
+  const done = (i: number, changes?: boolean) =>
+    say(i, SayKind.COMPLETION_RESULT, { payload: { case: "completion", value: { result: `done ${i}`, changes } } });
   const feedback = (i: number) => say(i, SayKind.USER_FEEDBACK, { text: "more" });
   const mcp = (i: number, toolName: string, uri = "") =>
     say(i, SayKind.MCP_SERVER_REQUEST_STARTED, { payload: { case: "mcp", value: { serverName: "everything", toolName, uri } } });
@@ -160,6 +161,10 @@ describe("See new changes only after changes", () => {
     { name: "after a resume the same state was checkpointed again", msgs: [task, cp(1, "h1"), cp(2, "h2"), done(3), feedback(4), cp(5, "h2"), done(6)], offered: false },
     { name: "an MCP tool call may have changed files", msgs: [task, cp(1, "h1"), mcp(2, "write_file"), done(3)], offered: true },
     { name: "an MCP resource read changed nothing", msgs: [task, cp(1, "h1"), mcp(2, "", "file:///a"), done(3)], offered: false },
+    // The daemon's word on the row decides (core/task changes.go): it checkpoints before the completion.
+    { name: "the daemon says the MCP echo changed nothing", msgs: [task, cp(1, "h1"), mcp(2, "echo"), done(3, false)], offered: false },
+    { name: "the daemon says an MCP call changed a file", msgs: [task, cp(1, "h1"), mcp(2, "write_file"), cp(3, "h2"), done(4, true)], offered: true },
+    { name: "the daemon says a file changed though a second checkpoint row is missing", msgs: [task, cp(1, "h1"), done(2, true)], offered: true },
   ];
   for (const c of cases) {
     it(`${c.offered ? "offers" : "does not offer"} it when ${c.name}`, async () => {
