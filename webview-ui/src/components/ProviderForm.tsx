@@ -204,6 +204,7 @@ function ModelChoice({
       <label htmlFor={id}>{label}</label>
       <select
         id={id}
+        aria-describedby={chosen ? `${id}-facts` : undefined}
         value={showInput ? other : value}
         onChange={(e) => {
           if (e.target.value === other) {
@@ -217,7 +218,7 @@ function ModelChoice({
         {(emptyLabel !== undefined || (value === "" && !showInput)) && <option value="">{emptyLabel ?? "Choose a model"}</option>}
         {entries.map((m) => (
           <option key={m.id} value={m.id}>
-            {`${m.id} (${modelFacts(m)})`}
+            {known(m) ? `${m.id} · ${modelFacts(m)}` : m.id}
           </option>
         ))}
         <option value={other}>Other (type a name)</option>
@@ -225,9 +226,18 @@ function ModelChoice({
       {showInput && (
         <input aria-label={`${label}: name`} value={value} onChange={(e) => onChange(e.target.value)} placeholder="model name as the endpoint knows it" />
       )}
-      {chosen && <span className="muted small">{modelFacts(chosen)}</span>}
+      {chosen && (
+        <span id={`${id}-facts`} className="muted small">
+          {modelFacts(chosen)}
+        </span>
+      )}
     </div>
   );
+}
+
+/** known: something is known about the model, worth its room in the (narrow) list. */
+function known(m: ModelEntry): boolean {
+  return m.contextWindow > 0n || m.pricesKnown;
 }
 
 /** modelFacts is what is known about a listed model: its window and prices ("unknown", never $0). */
