@@ -162,13 +162,14 @@ export function ProviderForm({
           The endpoint listed no models: choose "Other" and type the model's name.
         </p>
       )}
-      <ModelChoice id={`${id}-act`} label="Act mode model" value={api.model} entries={entries} onChange={(model) => setApi({ model })} />
+      <ModelChoice id={`${id}-act`} label="Act mode model" value={api.model} entries={entries} loaded={loaded} onChange={(model) => setApi({ model })} />
       {planModel && (
         <ModelChoice
           id={`${id}-plan`}
           label="Plan mode model (optional)"
           value={api.planModel}
           entries={entries}
+          loaded={loaded}
           emptyLabel="Same as Act"
           onChange={(planModel) => setApi({ planModel })}
         />
@@ -177,12 +178,17 @@ export function ProviderForm({
   );
 }
 
-/** ModelChoice picks one of the listed models, or "Other" and a typed name. */
+/**
+ * ModelChoice picks one of the listed models, or "Other" and a typed name. Until a list came
+ * (still loading, or the endpoint could not be asked) a stored name is shown as it is, not as
+ * "Other": only a list that lacks it makes it a typed one.
+ */
 function ModelChoice({
   id,
   label,
   value,
   entries,
+  loaded,
   emptyLabel,
   onChange,
 }: {
@@ -190,6 +196,7 @@ function ModelChoice({
   label: string;
   value: string;
   entries: ModelEntry[];
+  loaded: boolean;
   /** emptyLabel names the choice of no model (only for an optional one). */
   emptyLabel?: string;
   onChange(model: string): void;
@@ -197,7 +204,8 @@ function ModelChoice({
   const listed = entries.some((e) => e.id === value);
   // Typing is chosen explicitly, or forced by a stored name the list lacks.
   const [typing, setTyping] = useState(false);
-  const showInput = typing || (value !== "" && !listed);
+  const showInput = typing || (loaded && value !== "" && !listed);
+  const unlisted = !showInput && value !== "" && !listed;
   const chosen = entries.find((e) => e.id === value);
   return (
     <div className="field">
@@ -216,6 +224,7 @@ function ModelChoice({
         }}
       >
         {(emptyLabel !== undefined || (value === "" && !showInput)) && <option value="">{emptyLabel ?? "Choose a model"}</option>}
+        {unlisted && <option value={value}>{value}</option>}
         {entries.map((m) => (
           <option key={m.id} value={m.id}>
             {known(m) ? `${m.id} · ${modelFacts(m)}` : m.id}

@@ -341,6 +341,24 @@ describe("setup and settings agree", () => {
     expect(f.callsTo(StateService.method.updateSettings)[0]!.settings!.api).toMatchObject({ model: "my-finetune", planModel: "gpt-4o-mini" });
   });
 
+  it("a stored model shows as chosen while the list loads, and as Other once the list lacks it", async () => {
+    const f = fakeWith(configuredSettings, []);
+    // Every list request (the chat's model picker asks too) waits until answer.
+    const waiting: Array<(r: { models: string[] }) => void> = [];
+    const answer = (models: string[]) => waiting.splice(0).forEach((resolve) => resolve({ models }));
+    f.on(StateService.method.listModels, () => new Promise<{ models: string[] }>((resolve) => waiting.push(resolve)));
+    const { user } = await renderApp({ fake: f });
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const view = screen.getByRole("region", { name: "Settings" });
+    const select = within(view).getByRole("combobox", { name: "Act mode model" }) as HTMLSelectElement;
+    await waitFor(() => expect(f.callsTo(StateService.method.listModels).some((r) => r.baseUrl === "http://127.0.0.1:9/v1")).toBe(true));
+    expect(select.value).toBe("gpt-4o");
+    expect(within(view).queryByRole("textbox", { name: "Act mode model: name" })).toBeNull();
+    await act(async () => answer(["o3"]));
+    expect(select.value).not.toBe("gpt-4o");
+    expect((within(view).getByRole("textbox", { name: "Act mode model: name" }) as HTMLInputElement).value).toBe("gpt-4o");
+  });
+
   it("an empty model list says so, in the welcome view too", async () => {
     const { user } = await renderApp({ fake: fakeWith({}, []) });
     const view = screen.getByRole("region", { name: "Welcome" });
