@@ -7,12 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/edit"
 )
 
 // dirTurns checkpoints a real folder the way the agent's checkpoints do: the hash of its
@@ -92,36 +95,49 @@ func completionChanges(tk *Task) []*bool {
 }
 
 // A completion offers "See new changes" only when the workspace differs from what it was at
-// the previous completion, whatever kind of step ran: an MCP echo offers nothing, a write
-// does (also one no checkpoint follows), and a second completion after no further work
-// offers nothing again.
+// the previous completion, whatever kind of step ran: an MCP echo or a write a hook blocked
+// offers nothing, a write does (also one no checkpoint follows), and a second completion
+// after no further work offers nothing again.
 func TestCompletionSaysWhetherFilesChanged(t *testing.T) {
 	const echo = "Echoing.\n<mcp_echo>\n<text>hi</text>\n</mcp_echo>"
-	const edit = "Writing.\n<write_note>\n</write_note>"
+	const writeNote = "Writing.\n<write_note>\n</write_note>"
 	const mcpWrite = "Writing.\n<mcp_write>\n</mcp_write>"
+	// blockWrites is a PreToolUse hook that blocks write_to_file (hooks_test.go).
+	const blockWrites = `#!/bin/sh
+case "$(cat)" in
+  *'"toolName":"write_to_file"'*) echo '{"cancel": true, "errorMessage": "Writes are frozen."}';;
+  *) echo '{"cancel": false}';;
+esac
+`
 	tests := []struct {
 		name  string
-		steps []string // the model's turns before its completion
-		want  bool
+		steps []llmtest.Turn // the model's turns before its completion
+		// hooked runs the blocking hook (the step is a write_to_file it blocks).
+		hooked bool
+		want   bool
 	}{
-		{name: "only an MCP echo", steps: []string{echo}, want: false},
-		{name: "an edit", steps: []string{edit}, want: true},
-		{name: "an MCP call that wrote a file", steps: []string{mcpWrite}, want: true},
+		{name: "only an MCP echo", steps: []llmtest.Turn{{Text: echo}}, want: false},
+		{name: "an edit", steps: []llmtest.Turn{{Text: writeNote}}, want: true},
+		{name: "an MCP call that wrote a file", steps: []llmtest.Turn{{Text: mcpWrite}}, want: true},
+		{name: "a write a hook blocked", steps: []llmtest.Turn{writeCall("a.txt", "new\n")}, hooked: true, want: false},
 		{name: "no step at all", want: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var turns []llmtest.Turn
-			for _, s := range tc.steps {
-				turns = append(turns, llmtest.Turn{Text: s})
-			}
-			turns = append(turns, llmtest.Turn{Text: completion}, llmtest.Turn{Text: completion})
+			turns := append(slices.Clone(tc.steps), llmtest.Turn{Text: completion}, llmtest.Turn{Text: completion})
 			r := newRig(t, llmtest.Script{Turns: turns})
 			dt := &dirTurns{root: r.root}
-			r.extra = []tools.Tool{echoTool{}, fileTool{root: r.root}, rootWriteTool{root: r.root}}
+			r.extra = []tools.Tool{echoTool{}, fileTool{root: r.root}, rootWriteTool{root: r.root}, edit.NewWrite()}
+			r.settings = editsApproved
+			if tc.hooked {
+				r.hooks = realHooks(t, map[hooks.Kind]testHook{hooks.PreToolUse: {blockWrites, "block-writes"}}, 0)
+			}
 			r.turns = func() Turns { return dt }
 			tk := r.newTask("do it")
 			waitAsk(t, tk, msg.AskCompletionResult)
+			if tc.hooked && len(rowsOf(tk, msg.SayHook)) == 0 {
+				t.Fatalf("the hook did not block the write: %v", tk.Messages())
+			}
 			got := completionChanges(tk)
 			if len(got) != 1 || got[0] == nil || *got[0] != tc.want {
 				t.Fatalf("first completion's changes %v, want %v (rows %v)", deref(got), tc.want, tk.Messages())
