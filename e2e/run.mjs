@@ -29,7 +29,7 @@ import { presetsStep } from "./steps/presets.mjs";
 import { skillsStep } from "./steps/skills.mjs";
 import { hooksStep } from "./steps/hooks.mjs";
 import { subagentsStep } from "./steps/subagents.mjs";
-import { chatuiStep } from "./steps/chatui.mjs";
+import { chatuiStep, switchTheme } from "./steps/chatui.mjs";
 import { p9Step } from "./steps/p9.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -238,10 +238,20 @@ async function main() {
     await welcome.waitFor({ timeout: 60_000 });
     await screenshot(page, "welcome-view");
 
-    // 5. Configure the fake model in the welcome view.
+    // 5. Configure the fake model in the welcome view: the provider form Settings uses too
+    // (issue 31 item 9), the model chosen from the list the endpoint gives.
+    await welcome.getByRole("combobox", { name: "Provider" }).waitFor();
     await welcome.getByLabel("Base URL").fill(baseUrl);
     await welcome.getByLabel("API key").fill("sk-e2e-secret");
-    await welcome.getByLabel("Model").fill("fake-model");
+    await welcome.getByRole("button", { name: "Fetch models" }).click();
+    const actModel = welcome.getByRole("combobox", { name: "Act mode model" });
+    await poll("the fake model to be listed and chosen", async () => (await actModel.inputValue()) === "fake-model", 30_000);
+    await screenshot(page, "welcome-form-light");
+    await switchTheme(page, /Default Dark Modern/, true);
+    await view.locator("body.vscode-dark").waitFor({ timeout: 30_000 });
+    await screenshot(page, "welcome-form-dark");
+    await switchTheme(page, /Default Light Modern/, false);
+    await view.locator("body.vscode-light").waitFor({ timeout: 30_000 });
     await welcome.getByRole("button", { name: "Let's go!" }).click();
     const input = view.getByRole("textbox", { name: "Message Cairn" });
     await input.waitFor({ timeout: 30_000 });

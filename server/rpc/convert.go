@@ -87,7 +87,7 @@ func toMessage(m msg.Message) *cairnv1.Message {
 		out.Payload = &cairnv1.Message_Followup{Followup: &cairnv1.FollowupPayload{Question: clean(p.Question), Options: cleanAll(p.Options),
 			Selected: clean(p.Selected), NeedsMoreExploration: p.NeedsMoreExploration}}
 	case *msg.Completion:
-		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command)}}
+		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command), Changes: p.Changes}}
 	case *msg.APIRequest:
 		out.Payload = &cairnv1.Message_ApiRequest{ApiRequest: &cairnv1.ApiRequestPayload{TokensIn: p.TokensIn, TokensOut: p.TokensOut,
 			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: clean(p.CancelReason), Error: clean(p.Error), Done: p.Done}}
