@@ -366,7 +366,7 @@ func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
 		"Fix the greeting!":           "fix-the-greeting",
 		"  --  ":                      "task",
-		"Ünïcode & émojis 🎉 ok":        "n-code-mojis-ok",
+		"Ünïcode & émojis 🎉 ok":       "n-code-mojis-ok",
 		"a very long title that goes": "a-very-long-title-that-g",
 	} {
 		if got := slug(in); got != want {
