@@ -6,12 +6,14 @@ import (
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 )
 
 // ListWorktrees lists the tasks that have a worktree, with the task's status and cost: a
-// loaded task says its own; one that is not loaded is completed or idle by its history.
+// loaded task says its own (one whose open question is its completion is completed); one that
+// is not loaded is completed or idle by its history.
 func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktreesRequest) (*cairnv1.ListWorktreesResponse, error) {
 	wm, err := s.worktrees()
 	if err != nil {
@@ -44,6 +46,9 @@ func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktrees
 		case loaded:
 			st := t.State()
 			info.Status, info.Cost = string(st.Status), st.Cost
+			if t.OpenAsk() == msg.AskCompletionResult || t.OpenAsk() == msg.AskResumeCompletedTask {
+				info.Status = string(task.StatusCompleted) // done; the ask only takes feedback
+			}
 		case saved && m.Completed:
 			info.Status, info.Cost = string(task.StatusCompleted), m.Cost
 		default:
