@@ -13,7 +13,7 @@ import (
 
 // ListWorktrees lists the tasks that have a worktree, with the task's status and cost: a
 // loaded task says its own (one whose open question is its completion is completed); one that
-// is not loaded is completed or idle by its history.
+// is not loaded is completed when its history ends in its completion, else idle.
 func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktreesRequest) (*cairnv1.ListWorktreesResponse, error) {
 	wm, err := s.worktrees()
 	if err != nil {
@@ -49,7 +49,7 @@ func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktrees
 			if t.OpenAsk() == msg.AskCompletionResult || t.OpenAsk() == msg.AskResumeCompletedTask {
 				info.Status = string(task.StatusCompleted) // done; the ask only takes feedback
 			}
-		case saved && m.Completed:
+		case saved && (m.Completed || s.endedInCompletion(e.TaskID)):
 			info.Status, info.Cost = string(task.StatusCompleted), m.Cost
 		default:
 			info.Status, info.Cost = string(task.StatusIdle), m.Cost
@@ -60,4 +60,15 @@ func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktrees
 		out.Worktrees = append(out.Worktrees, info)
 	}
 	return out, nil
+}
+
+// endedInCompletion reports whether the saved task's last row is its completion, as a run
+// that ended at attempt_completion leaves it (`cairn run` ends there).
+func (s *Services) endedInCompletion(id string) bool {
+	loaded, err := s.b.Tasks.Store().Read(id)
+	if err != nil {
+		return false
+	}
+	n := len(loaded.Messages)
+	return n > 0 && loaded.Messages[n-1].Type == msg.Ask && loaded.Messages[n-1].Kind == msg.AskCompletionResult
 }
