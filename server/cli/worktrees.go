@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -145,14 +146,20 @@ func worktreesList(ctx context.Context, c *client, root string, asJSON bool, std
 		return stdio.emit("no worktrees\n")
 	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATUS\tBRANCH\tCHANGES\tCOST\tTITLE")
+	rows := []string{"TASK\tSTATUS\tBRANCH\tCHANGES\tCOST\tTITLE\n"}
 	for _, w := range resp.GetWorktrees() {
 		st := w.GetStatus()
 		if w.GetMerged() != "" {
 			st += ", merged"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d files +%d -%d\t$%.4f\t%s\n", w.GetTaskId(), st, w.GetBranch(), w.GetFilesChanged(),
-			w.GetLinesAdded(), w.GetLinesRemoved(), w.GetCost(), w.GetTitle())
+		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s +%d -%d\t$%.4f\t%s\n", w.GetTaskId(), st, w.GetBranch(),
+			files(int(w.GetFilesChanged())), w.GetLinesAdded(), w.GetLinesRemoved(), w.GetCost(), w.GetTitle()))
+	}
+	for _, r := range rows {
+		if _, err := io.WriteString(tw, r); err != nil {
+			stdio.errf("cairn worktrees: %v\n", err)
+			return exitFailure
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		stdio.errf("cairn worktrees: %v\n", err)
@@ -174,7 +181,7 @@ func worktreesMerge(ctx context.Context, c *client, id, mode string, stdio IO) i
 	if resp.GetCommit() != "" {
 		how = "in merge commit " + resp.GetCommit()
 	}
-	return stdio.emit(fmt.Sprintf("merged %d file(s) %s: %s\n", len(resp.GetFiles()), how, strings.Join(resp.GetFiles(), ", ")))
+	return stdio.emit(fmt.Sprintf("merged %s %s: %s\n", files(len(resp.GetFiles())), how, strings.Join(resp.GetFiles(), ", ")))
 }
 
 func worktreesDiscard(ctx context.Context, c *client, id string, yes bool, stdio IO) int {
@@ -195,6 +202,14 @@ func worktreesDiscard(ctx context.Context, c *client, id string, yes bool, stdio
 		return exitFailure
 	}
 	return stdio.emit("discarded " + id + "\n")
+}
+
+// files says how many files, in words.
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // confirmed reads one answer line from the terminal: y or yes.

@@ -302,11 +302,12 @@ export function ChatInput({
         {newTask && (
           <button
             className={`worktree-toggle${worktree ? " on" : ""}`}
+            aria-label="Worktree"
             aria-pressed={worktree}
-            title="Start the task in a git worktree of its own, on a new branch"
+            title={worktree ? "Worktree: on. The task starts in a git worktree of its own, on a new branch" : "Worktree: start the task in a git worktree of its own, on a new branch"}
             onClick={() => ctrl.app.set({ worktree: !worktree })}
           >
-            <span className="codicon codicon-git-branch" aria-hidden /> Worktree
+            <span className="codicon codicon-git-branch" aria-hidden />
           </button>
         )}
         <ModelPicker ctrl={ctrl} mode={mode} />
