@@ -147,13 +147,23 @@ func TestWorktreeTasksSideBySide(t *testing.T) {
 		t.Errorf("user's tree changed: %q", s)
 	}
 
-	changes, err := e.Files.GetWorktreeChanges(context.Background(), &cairnv1.GetWorktreeChangesRequest{TaskId: two})
+	// Review: the changes against the base, shown in the editor as one multi-file diff.
+	host := e.ConnectHost()
+	changes, err := e.Files.GetWorktreeChanges(context.Background(), &cairnv1.GetWorktreeChangesRequest{TaskId: two,
+		ShowInEditor: true, HostId: host.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fs := changes.GetFiles(); len(fs) != 1 || fs[0].GetPath() != "greet.txt" || fs[0].GetBefore() != "hello\n" ||
 		fs[0].GetStatus() != "M" || fs[0].GetWorktreePath() != filepath.Join(b2.GetPath(), "greet.txt") {
 		t.Errorf("changes %v", fs)
+	}
+	if len(host.MultiDiffs) != 1 {
+		t.Fatalf("%d multi-diffs shown, want 1", len(host.MultiDiffs))
+	}
+	if md := host.MultiDiffs[0]; len(md.GetFiles()) != 1 || md.GetFiles()[0].GetLeft() != "hello\n" ||
+		md.GetFiles()[0].GetRight() != "hello from two\n" || !strings.Contains(md.GetTitle(), b2.GetBranch()) {
+		t.Errorf("multi-diff %v", md)
 	}
 
 	ctx := context.Background()
@@ -223,6 +233,11 @@ func TestWorktreeLeftByAStoppedDaemonIsListed(t *testing.T) {
 		}
 		return false
 	})
+	// Discard is refused while the task runs.
+	_, err := e.Files.DiscardWorktree(context.Background(), &cairnv1.DiscardWorktreeRequest{TaskId: id})
+	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "running") {
+		t.Fatalf("discard of a running task: %v", err)
+	}
 	e.Stop()
 
 	e2 := servertest.StartWith(t, fake, servertest.Options{Workspace: repo, DataDir: dataDir, Settings: autoEdits})
