@@ -13,7 +13,7 @@ import (
 )
 
 // repo makes a git repository with one commit holding files, and returns its folder.
-func repo(t *testing.T, files map[string]string) string {
+func repo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
@@ -27,7 +27,7 @@ func repo(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -39,7 +39,7 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func write(t *testing.T, p, body string) {
+func write(t testing.TB, p, body string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
