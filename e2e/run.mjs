@@ -31,6 +31,7 @@ import { hooksStep } from "./steps/hooks.mjs";
 import { subagentsStep } from "./steps/subagents.mjs";
 import { chatuiStep, switchTheme } from "./steps/chatui.mjs";
 import { p9Step } from "./steps/p9.mjs";
+import { worktreesStep } from "./steps/worktrees.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -437,6 +438,7 @@ async function main() {
     await subagentsStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
     await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await p9Step({ page: pageB, view: viewB, input: inputB2, fakeRoot, screenshot, poll, log, fail });
+    await worktreesStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();

@@ -182,6 +182,7 @@ func toSettings(s config.Settings) *cairnv1.Settings {
 		AutoCondense: s.AutoCondense, AutoCondensePercent: int32(s.AutoCondensePercent), BrowserEnabled: s.BrowserEnabled,
 		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: cleanKeys(s.RuleToggles), TaskLimits: toLimits(s.TaskLimits),
 		BrowserViewport: clean(s.BrowserViewport), BrowserRemoteUrl: clean(s.BrowserRemoteURL), BrowserPath: clean(s.BrowserPath),
+		WorktreeCarryChanges: s.WorktreeCarryChanges, WorktreeMergeMode: clean(s.WorktreeMergeMode),
 	}
 }
 
@@ -242,6 +243,8 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 	s.BrowserViewport = in.GetBrowserViewport()
 	s.BrowserRemoteURL = in.GetBrowserRemoteUrl()
 	s.BrowserPath = in.GetBrowserPath()
+	s.WorktreeCarryChanges = in.GetWorktreeCarryChanges()
+	s.WorktreeMergeMode = in.GetWorktreeMergeMode()
 	if in.GetRuleToggles() != nil {
 		s.RuleToggles = in.GetRuleToggles()
 	}

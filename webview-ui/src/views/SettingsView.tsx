@@ -139,6 +139,17 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
             <input type="checkbox" checked={draft.focusChainEnabled} onChange={(e) => set({ focusChainEnabled: e.target.checked })} />
             Focus chain (to-do list)
           </label>
+          <label className="check">
+            <input type="checkbox" checked={draft.worktreeCarryChanges} onChange={(e) => set({ worktreeCarryChanges: e.target.checked })} />
+            Worktrees: carry uncommitted changes into a new worktree task
+          </label>
+          <label className="field-inline">
+            Worktrees: merge as
+            <select value={draft.worktreeMergeMode || "uncommitted"} onChange={(e) => set({ worktreeMergeMode: e.target.value })}>
+              <option value="uncommitted">uncommitted changes</option>
+              <option value="commit">a merge commit</option>
+            </select>
+          </label>
           <label className="field-inline">
             Focus-chain reminder interval (requests)
             <input
