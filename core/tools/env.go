@@ -203,6 +203,22 @@ type Process interface {
 	Kill() error
 }
 
+// Releaser is implemented by a Process that runs where the user can see and use it (the
+// editor's terminal): when its task ends, Release hands it to the user instead of Kill.
+// Release ends the task's hold on it (its output no longer comes) and leaves it running.
+type Releaser interface {
+	Process
+	Release() error
+}
+
+// GroupProcess is implemented by a Process that runs in a process group of its own (the
+// direct host on Unix): Group returns the group's id, so its members can be found (the ports
+// they listen on, whether any is left after a stop).
+type GroupProcess interface {
+	Process
+	Group() int
+}
+
 // Diagnostic is one editor problem.
 type Diagnostic struct {
 	Path     string // absolute

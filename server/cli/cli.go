@@ -185,6 +185,8 @@ type settingsFlags struct {
 	yolo, browser, noBrowser            bool
 	maxRequests                         int
 	maxCost                             float64
+	// commandWait is --command-wait in seconds; -1 when not given.
+	commandWait int
 }
 
 func (f *settingsFlags) register(fs *flag.FlagSet) {
@@ -199,9 +201,13 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noBrowser, "no-browser", false, "never start a browser for this task")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the task once it has cost this many USD (0: the settings' limit)")
+	fs.IntVar(&f.commandWait, "command-wait", -1, "seconds a command runs before it moves to the background (0: no limit; default: the settings' commandWaitSeconds, 60)")
 }
 
 var errBothBrowser = errors.New("--browser and --no-browser cannot both be given")
+
+// errCommandWaitShared: a shared daemon's wait limit is its settings' commandWaitSeconds.
+var errCommandWaitShared = errors.New("--command-wait applies to cairn's own daemon only; with --connect, set commandWaitSeconds in the daemon's settings")
 
 // overrides are the flags as one task's own settings, without the approval categories (they
 // add to a policy: WithApprovals).
@@ -227,6 +233,9 @@ func (f *settingsFlags) taskOverrides() (*cairnv1.TaskOverrides, error) {
 	}
 	if f.browser && f.noBrowser {
 		return nil, errBothBrowser
+	}
+	if f.commandWait >= 0 {
+		return nil, errCommandWaitShared
 	}
 	cats := strings.Split(f.autoApprove, ",")
 	if _, err := (config.AutoApprove{}).WithApprovals(cats, f.yolo); err != nil {
@@ -302,6 +311,9 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	}
 	if ov.MaxCost > 0 {
 		s.TaskLimits.MaxCost = ov.MaxCost
+	}
+	if f.commandWait >= 0 {
+		s.CommandWaitSeconds = f.commandWait
 	}
 	return s, nil
 }
