@@ -35,7 +35,7 @@ func freePort(t *testing.T) int {
 
 // readUntil calls read_command_output (new output) until the collected text contains want;
 // it fails after 10 s.
-func readUntil(t *testing.T, ctx context.Context, env *tools.Env, reg *Registry, id int, want string) string {
+func readUntil(ctx context.Context, t *testing.T, env *tools.Env, reg *Registry, id int, want string) string {
 	t.Helper()
 	var all strings.Builder
 	tr := reg.Get(id)
@@ -98,7 +98,7 @@ func TestBackgroundServerReadAndStop(t *testing.T) {
 	}
 
 	// New output: the request's log line.
-	got := readUntil(t, ctx, env, reg, 1, `"GET /page.txt HTTP/1.1" 200`)
+	got := readUntil(ctx, t, env, reg, 1, `"GET /page.txt HTTP/1.1" 200`)
 	if !strings.Contains(got, "Command 1 (python3 -u -m http.server") || !strings.Contains(got, "is still running") {
 		t.Errorf("read = %q", got)
 	}
