@@ -60,6 +60,19 @@ func (t *turns) StopCommands(ctx context.Context) ([]task.EndedCommand, error) {
 	return endedCommands(stopped), err
 }
 
+// StopCommand stops one of the task's commands (task.BackgroundCommands): the chat's Stop.
+func (t *turns) StopCommand(ctx context.Context, id int) (task.EndedCommand, error) {
+	tr := t.terminals.Get(id)
+	if tr == nil {
+		return task.EndedCommand{}, task.ErrNoCommand
+	}
+	code, err := t.terminals.Stop(ctx, tr)
+	if err != nil {
+		return task.EndedCommand{}, fmt.Errorf("agent: %w", err)
+	}
+	return task.EndedCommand{ID: id, Command: tr.Command(), Code: code}, nil
+}
+
 func endedCommands(in []shell.Stopped) []task.EndedCommand {
 	out := make([]task.EndedCommand, 0, len(in))
 	for _, s := range in {

@@ -2,6 +2,7 @@ package task
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,27 @@ type BackgroundCommands interface {
 	// StopCommands stops (or, for a command in the editor's terminal, releases to the user)
 	// every command still running and returns them.
 	StopCommands(ctx context.Context) ([]EndedCommand, error)
+	// StopCommand stops the command with id and everything it started, and returns it with
+	// its exit code; ErrNoCommand when the task has no such command.
+	StopCommand(ctx context.Context, id int) (EndedCommand, error)
+}
+
+// ErrNoCommand is StopCommand's answer for an id the task never gave a command.
+var ErrNoCommand = errors.New("the task has no command with that id")
+
+// StopCommand stops a command the task left running in the background, for the chat's Stop
+// button, and says so in the chat. A command that had already ended reports its exit code.
+func (t *Task) StopCommand(ctx context.Context, id int) (int, error) {
+	bg, ok := t.deps.Turns.(BackgroundCommands)
+	if !ok {
+		return -1, ErrNoCommand
+	}
+	c, err := bg.StopCommand(ctx, id)
+	if err != nil {
+		return -1, err
+	}
+	t.say(msg.SayInfo, fmt.Sprintf("Stopped command %d at the user's request: %s", c.ID, c.Command), nil, false)
+	return c.Code, nil
 }
 
 // EndedCommand is one command that ended or was stopped.
@@ -70,6 +92,19 @@ func (t *Task) stopBackground(ctx context.Context, end ending) {
 		}
 		t.say(msg.SayInfo, text, nil, false)
 	}
+}
+
+// completionTool is the tool that presents the task's result (core/tools/interact).
+const completionTool = "attempt_completion"
+
+// beforeCompletion stops the background commands when the model presents its result: the
+// task is complete, so the chat (and cairn run, which ends at the result) says which commands
+// were stopped, before the result row. Feedback on the result starts them afresh if needed.
+func (c *toolCall) beforeCompletion(ctx context.Context) bool {
+	if c.call.Name == completionTool {
+		c.t.stopBackground(ctx, endCompleted)
+	}
+	return false
 }
 
 // backgroundGoneNote is the note for a resumed task that had left commands running in the

@@ -33,6 +33,15 @@ func (b bgTurns) StopCommands(ctx context.Context) ([]EndedCommand, error) {
 	return toEnded(s), err
 }
 
+func (b bgTurns) StopCommand(ctx context.Context, id int) (EndedCommand, error) {
+	tr := b.reg.Get(id)
+	if tr == nil {
+		return EndedCommand{}, ErrNoCommand
+	}
+	code, err := tr.Stop(ctx)
+	return EndedCommand{ID: id, Command: tr.Command(), Code: code}, err
+}
+
 func toEnded(in []shell.Stopped) []EndedCommand {
 	var out []EndedCommand
 	for _, s := range in {
@@ -96,23 +105,30 @@ func hasInfo(tk *Task, text string) bool {
 	return false
 }
 
-// A task that completes stops the commands it left running in the background and says so.
+// A task that completes stops the commands it left running in the background when the model
+// presents its result, and says so above the result.
 func TestCompletionStopsBackgroundCommands(t *testing.T) {
 	reg := shell.NewRegistry()
 	r := bgRig(t, reg, llmtest.Turn{Text: startServer}, llmtest.Turn{Text: completion})
 	tk := r.newTask("start the server")
 	pid := serverPID(t, reg)
 	waitAsk(t, tk, msg.AskCompletionResult)
-	if gone(pid) {
-		t.Fatal("the server ended before the result was accepted")
+	waitFor(t, "the server to be gone", func() bool { return gone(pid) })
+	stopRow, resultRow := -1, -1
+	for i, m := range tk.Messages() {
+		switch {
+		case m.Kind == msg.SayInfo && m.Text == "Stopped command 1 as the task completed: sh -c 'echo $$; exec sleep 300'":
+			stopRow = i
+		case m.Kind == msg.SayCompletionResult:
+			resultRow = i
+		}
+	}
+	if stopRow < 0 || resultRow < stopRow {
+		t.Fatalf("stop row at %d, result row at %d; want the stop said before the result", stopRow, resultRow)
 	}
 	if err := tk.AnswerKind(msg.AskCompletionResult, tools.Answer{Approved: true}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the stop row", func() bool {
-		return hasInfo(tk, "Stopped command 1 as the task completed: sh -c 'echo $$; exec sleep 300'")
-	})
-	waitFor(t, "the server to be gone", func() bool { return gone(pid) })
 }
 
 // A cancelled task stops them too.

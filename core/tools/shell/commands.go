@@ -216,7 +216,7 @@ func (s *Stop) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if !ans.Approved {
 		return tools.Result{Rejected: true, Text: render("denied.stop", nil), UserFeedback: ans.Text}, nil
 	}
-	code, err := t.Stop(ctx)
+	code, err := s.reg.Stop(ctx, t)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, fmt.Errorf("stop_command: %w", ctx.Err())
@@ -224,7 +224,6 @@ func (s *Stop) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		d.Err = err.Error()
 		return tools.Result{Text: render("stop.failed", d), IsError: true, UserFeedback: ans.Text}, nil
 	}
-	s.reg.reported(t.ID())
 	text, _ := t.Take()
 	d.Code, d.Output = code, strings.TrimRight(Bound(text, lim.Lines, lim.Bytes), " \t\n")
 	env.UI.Say(ctx, msg.SayInfo, render("row.stopped", rowData{ID: t.ID(), Command: t.Command(), Why: "at the model's request"}), nil, false)

@@ -81,6 +81,14 @@ func (r *Registry) noteEnded(s Stopped) {
 	r.ended = append(r.ended, s)
 }
 
+// Stop stops t (Tracked.Stop) for someone who reports it themselves (the chat's Stop
+// button): Ended does not list it again.
+func (r *Registry) Stop(ctx context.Context, t *Tracked) (int, error) {
+	code, err := t.Stop(ctx)
+	r.reported(t.ID())
+	return code, err
+}
+
 // reported drops id from the ended list: its end was reported already (stop_command).
 func (r *Registry) reported(id int) {
 	r.mu.Lock()
