@@ -42,7 +42,7 @@ func (t *Task) StopCommand(ctx context.Context, id int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	t.say(msg.SayInfo, fmt.Sprintf("Stopped command %d at the user's request: %s", c.ID, c.Command), nil, false)
+	t.say(msg.SayInfo, fmt.Sprintf("Stopped command %d at the user's request: %s", c.ID, c.Command), endedPayload(c), false)
 	return c.Code, nil
 }
 
@@ -67,7 +67,7 @@ func (t *Task) reportEndedCommands() {
 		return
 	}
 	for _, c := range bg.EndedCommands() {
-		t.say(msg.SayInfo, fmt.Sprintf("Command %d ended (exit code %d): %s", c.ID, c.Code, c.Command), nil, false)
+		t.say(msg.SayInfo, fmt.Sprintf("Command %d ended (exit code %d): %s", c.ID, c.Code, c.Command), endedPayload(c), false)
 	}
 }
 
@@ -90,8 +90,19 @@ func (t *Task) stopBackground(ctx context.Context, end ending) {
 		if c.Released {
 			text = fmt.Sprintf("Command %d runs on in the editor's terminal, which is yours now (the task %s): %s", c.ID, why, c.Command)
 		}
-		t.say(msg.SayInfo, text, nil, false)
+		t.say(msg.SayInfo, text, endedPayload(c), false)
 	}
+}
+
+// endedPayload lets the chat tell which command a note is about (its running row then drops
+// the Stop button); the note of a released command carries no exit code.
+func endedPayload(c EndedCommand) *msg.CommandOutput {
+	p := &msg.CommandOutput{ID: c.ID}
+	if !c.Released {
+		code := c.Code
+		p.ExitCode = &code
+	}
+	return p
 }
 
 // completionTool is the tool that presents the task's result (core/tools/interact).

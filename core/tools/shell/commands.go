@@ -226,7 +226,8 @@ func (s *Stop) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 	text, _ := t.Take()
 	d.Code, d.Output = code, strings.TrimRight(Bound(text, lim.Lines, lim.Bytes), " \t\n")
-	env.UI.Say(ctx, msg.SayInfo, render("row.stopped", rowData{ID: t.ID(), Command: t.Command(), Why: "at the model's request"}), nil, false)
+	env.UI.Say(ctx, msg.SayInfo, render("row.stopped", rowData{ID: t.ID(), Command: t.Command(), Why: "at the model's request"}),
+		&msg.CommandOutput{ID: t.ID(), ExitCode: &code}, false)
 	return tools.Result{Text: render("stop.done", d), UserFeedback: ans.Text}, nil
 }
 
