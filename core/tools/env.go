@@ -203,12 +203,13 @@ type Process interface {
 	Kill() error
 }
 
-// Releaser is implemented by a Process that runs where the user can see and use it (the
-// editor's terminal): when its task ends, Release hands it to the user instead of Kill.
-// Release ends the task's hold on it (its output no longer comes) and leaves it running.
+// Releaser is implemented by a Process that may run where the user sees and uses it (the
+// editor's terminal): when its task ends, Release hands it to the user instead of Kill. It
+// reports whether it did: a command the user cannot see is not released, and is then stopped.
+// Once released, its output no longer comes and its task holds nothing of it.
 type Releaser interface {
 	Process
-	Release() error
+	Release() (released bool, err error)
 }
 
 // GroupProcess is implemented by a Process that runs in a process group of its own (the

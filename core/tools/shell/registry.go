@@ -235,11 +235,14 @@ func (r *Registry) StopAll(ctx context.Context) ([]Stopped, error) {
 			continue
 		}
 		if rel, ok := t.proc.(tools.Releaser); ok {
-			if err := rel.Release(); err != nil {
+			released, err := rel.Release()
+			if err != nil {
 				errs = append(errs, fmt.Errorf("shell: release %q: %w", t.command, err))
 			}
-			out = append(out, Stopped{ID: t.id, Command: t.command, Code: -1, Released: true})
-			continue
+			if released {
+				out = append(out, Stopped{ID: t.id, Command: t.command, Code: -1, Released: true})
+				continue
+			}
 		}
 		code, err := t.Stop(ctx)
 		if err != nil {

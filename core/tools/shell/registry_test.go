@@ -174,3 +174,41 @@ func TestWaitIdleReturns(t *testing.T) {
 		t.Error("Busy = true after exit")
 	}
 }
+
+// releasingProc is a command in the editor's terminal: Release leaves it to the user when
+// visible, else refuses and the registry stops it.
+type releasingProc struct {
+	*fakeProc
+	visible  bool
+	releases int
+}
+
+func (p *releasingProc) Release() (bool, error) {
+	p.releases++
+	if !p.visible {
+		return false, nil
+	}
+	// The host no longer reports it: its output ends here.
+	_ = p.w.Close()
+	close(p.exited)
+	return true, nil
+}
+
+func TestStopAllReleasesEditorTerminalCommands(t *testing.T) {
+	for _, visible := range []bool{true, false} {
+		t.Run(fmt.Sprintf("visible=%v", visible), func(t *testing.T) {
+			reg := NewRegistry()
+			p := &releasingProc{fakeProc: newFakeProc(), visible: visible}
+			p.killEnds = true
+			tr := reg.Track("npm run dev", p)
+			stopped, err := reg.StopAll(context.Background())
+			if err != nil || len(stopped) != 1 || stopped[0].Released != visible || p.releases != 1 {
+				t.Fatalf("StopAll = %+v, %v after %d releases", stopped, err, p.releases)
+			}
+			if kills := p.kills.Load(); (kills == 0) != visible {
+				t.Errorf("%d kills; a released command is never killed, a refused one is", kills)
+			}
+			<-tr.Done()
+		})
+	}
+}
