@@ -118,7 +118,8 @@ const usageText = `usage:
               [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
-            [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
+            [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--command-wait S]
+            [--json] [--connect] TASK...
   cairn acp [--connect] [--data-dir DIR] [--model M] [--auto-approve ...]
                                      an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, Neovim)
   cairn tool [-C DIR] [--yes] [--connect]  stdin: an assistant message; runs its first tool call
