@@ -31,6 +31,7 @@ import { hooksStep } from "./steps/hooks.mjs";
 import { subagentsStep } from "./steps/subagents.mjs";
 import { chatuiStep } from "./steps/chatui.mjs";
 import { p9Step } from "./steps/p9.mjs";
+import { backgroundStep } from "./steps/background.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -427,6 +428,7 @@ async function main() {
     await subagentsStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
     await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await p9Step({ page: pageB, view: viewB, input: inputB2, fakeRoot, screenshot, poll, log, fail });
+    await backgroundStep({ page: pageB, view: viewB, input: inputB2, fakeRoot, requests, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();
