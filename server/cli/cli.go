@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -186,8 +187,8 @@ type settingsFlags struct {
 	yolo, browser, noBrowser            bool
 	maxRequests                         int
 	maxCost                             float64
-	// commandWait is --command-wait in seconds; -1 when not given.
-	commandWait int
+	// commandWait is --command-wait in seconds; nil when not given.
+	commandWait *int
 }
 
 func (f *settingsFlags) register(fs *flag.FlagSet) {
@@ -202,7 +203,14 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noBrowser, "no-browser", false, "never start a browser for this task")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the task once it has cost this many USD (0: the settings' limit)")
-	fs.IntVar(&f.commandWait, "command-wait", -1, "seconds a command runs before it moves to the background (0: no limit; default: the settings' commandWaitSeconds, 60)")
+	fs.Func("command-wait", "seconds a command runs before it moves to the background (0: no limit; default: the settings' commandWaitSeconds, 60)", func(v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return errors.New("--command-wait takes a whole number of seconds, 0 or more")
+		}
+		f.commandWait = &n
+		return nil
+	})
 }
 
 var errBothBrowser = errors.New("--browser and --no-browser cannot both be given")
@@ -235,7 +243,7 @@ func (f *settingsFlags) taskOverrides() (*cairnv1.TaskOverrides, error) {
 	if f.browser && f.noBrowser {
 		return nil, errBothBrowser
 	}
-	if f.commandWait >= 0 {
+	if f.commandWait != nil {
 		return nil, errCommandWaitShared
 	}
 	cats := strings.Split(f.autoApprove, ",")
@@ -313,8 +321,8 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	if ov.MaxCost > 0 {
 		s.TaskLimits.MaxCost = ov.MaxCost
 	}
-	if f.commandWait >= 0 {
-		s.CommandWaitSeconds = f.commandWait
+	if f.commandWait != nil {
+		s.CommandWaitSeconds = *f.commandWait
 	}
 	return s, nil
 }
