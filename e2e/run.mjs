@@ -32,6 +32,7 @@ import { subagentsStep } from "./steps/subagents.mjs";
 import { chatuiStep, switchTheme } from "./steps/chatui.mjs";
 import { p9Step } from "./steps/p9.mjs";
 import { worktreesStep } from "./steps/worktrees.mjs";
+import { backgroundStep } from "./steps/background.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -439,6 +440,7 @@ async function main() {
     await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await p9Step({ page: pageB, view: viewB, input: inputB2, fakeRoot, screenshot, poll, log, fail });
     await worktreesStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
+    await backgroundStep({ page: pageB, view: viewB, input: inputB2, fakeRoot, requests, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -131,6 +132,40 @@ func TestNoCommandsLeavesExecuteCommandOut(t *testing.T) {
 		}
 		if err := d.Turns.Close(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// The background parameter and the two tools on background commands reach the model in both
+// tool formats: the XML prompt's tool section and the native function schemas.
+func TestBackgroundCommandsInBothSchemas(t *testing.T) {
+	a := New(newEnv(), Config{GlobalRulesDir: filepath.Join(t.TempDir(), "none")})
+	d, err := a.Deps(context.Background(), task.Options{Workspace: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Turns.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	xml := d.Turns.SystemPrompt(task.ModeAct, d.ModelInfo, nil)
+	for _, want := range []string{"<background>", "<read_command_output>", "<stop_command>", "after 60 seconds moves to the"} {
+		if !strings.Contains(xml, want) {
+			t.Errorf("the XML prompt lacks %q", want)
+		}
+	}
+	defs := prompt.ToolDefinitions(d.Registry.OfferedSpecs(), false)
+	found := map[string]string{}
+	for _, def := range defs {
+		found[def.Name] = string(def.Parameters)
+	}
+	if !strings.Contains(found["execute_command"], `"background"`) {
+		t.Errorf("native execute_command schema = %s; want a background property", found["execute_command"])
+	}
+	for _, name := range []string{"read_command_output", "stop_command"} {
+		if !strings.Contains(found[name], `"id"`) {
+			t.Errorf("native %s schema = %q; want an id property", name, found[name])
 		}
 	}
 }

@@ -41,7 +41,7 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 	catalog useskill.Catalog, sub subagents.Runner) *tools.Registry {
 	var first []tools.Tool
 	if terminals != nil {
-		first = append(first, shell.New(terminals))
+		first = append(first, shell.New(terminals), shell.NewReadOutput(terminals), shell.NewStop(terminals))
 	}
 	r := tools.NewRegistry(append(first,
 		readfile.New(),
@@ -159,5 +159,6 @@ func offeredTerminals(s config.Settings, terminals *shell.Registry) *shell.Regis
 	if s.NoCommands {
 		return nil
 	}
+	terminals.SetWait(time.Duration(s.CommandWaitSeconds) * time.Second)
 	return terminals
 }

@@ -43,7 +43,43 @@ type turns struct {
 	mcpSettled bool
 }
 
-var _ task.Turns = (*turns)(nil)
+var (
+	_ task.Turns              = (*turns)(nil)
+	_ task.BackgroundCommands = (*turns)(nil)
+)
+
+// EndedCommands reports the task's background commands that ended (task.BackgroundCommands).
+func (t *turns) EndedCommands() []task.EndedCommand {
+	return endedCommands(t.terminals.Ended())
+}
+
+// StopCommands stops the task's commands still running, or releases those in the editor's
+// terminal (task.BackgroundCommands).
+func (t *turns) StopCommands(ctx context.Context) ([]task.EndedCommand, error) {
+	stopped, err := t.terminals.StopAll(ctx)
+	return endedCommands(stopped), err
+}
+
+// StopCommand stops one of the task's commands (task.BackgroundCommands): the chat's Stop.
+func (t *turns) StopCommand(ctx context.Context, id int) (task.EndedCommand, error) {
+	tr := t.terminals.Get(id)
+	if tr == nil {
+		return task.EndedCommand{}, task.ErrNoCommand
+	}
+	code, err := t.terminals.Stop(ctx, tr)
+	if err != nil {
+		return task.EndedCommand{}, fmt.Errorf("agent: %w", err)
+	}
+	return task.EndedCommand{ID: id, Command: tr.Command(), Code: code}, nil
+}
+
+func endedCommands(in []shell.Stopped) []task.EndedCommand {
+	out := make([]task.EndedCommand, 0, len(in))
+	for _, s := range in {
+		out = append(out, task.EndedCommand{ID: s.ID, Command: s.Command, Code: s.Code, Released: s.Released})
+	}
+	return out
+}
 
 // SystemPrompt reads the rules again for every request: which apply depends on the files the
 // task touched so far.

@@ -75,22 +75,25 @@ type TaskLimits struct {
 
 // Settings are everything the user can set.
 type Settings struct {
-	API                 API         `json:"api"`
-	AutoApprove         AutoApprove `json:"autoApprove"`
-	MistakeLimit        int         `json:"mistakeLimit"`
-	TaskLimits          TaskLimits  `json:"taskLimits"`
-	OutputLineLimit     int         `json:"outputLineLimit"`
-	OutputByteLimit     int         `json:"outputByteLimit,omitempty"`
-	ReadFileLineLimit   int         `json:"readFileLineLimit"`
-	FocusChainEnabled   bool        `json:"focusChainEnabled"`
-	FocusChainInterval  int         `json:"focusChainInterval"`
-	CheckpointsEnabled  bool        `json:"checkpointsEnabled"`
-	PreferredLanguage   string      `json:"preferredLanguage,omitempty"`
-	CustomInstructions  string      `json:"customInstructions,omitempty"`
-	FullEditResults     bool        `json:"fullEditResults"`
-	DedupFileContents   bool        `json:"dedupFileContents"`
-	AutoCondense        bool        `json:"autoCondense"`
-	AutoCondensePercent int         `json:"autoCondensePercent"`
+	API             API         `json:"api"`
+	AutoApprove     AutoApprove `json:"autoApprove"`
+	MistakeLimit    int         `json:"mistakeLimit"`
+	TaskLimits      TaskLimits  `json:"taskLimits"`
+	OutputLineLimit int         `json:"outputLineLimit"`
+	OutputByteLimit int         `json:"outputByteLimit,omitempty"`
+	// CommandWaitSeconds is how long a foreground command runs before it moves to the
+	// background (README "Commands that keep running"); 0 or less: no limit.
+	CommandWaitSeconds  int    `json:"commandWaitSeconds"`
+	ReadFileLineLimit   int    `json:"readFileLineLimit"`
+	FocusChainEnabled   bool   `json:"focusChainEnabled"`
+	FocusChainInterval  int    `json:"focusChainInterval"`
+	CheckpointsEnabled  bool   `json:"checkpointsEnabled"`
+	PreferredLanguage   string `json:"preferredLanguage,omitempty"`
+	CustomInstructions  string `json:"customInstructions,omitempty"`
+	FullEditResults     bool   `json:"fullEditResults"`
+	DedupFileContents   bool   `json:"dedupFileContents"`
+	AutoCondense        bool   `json:"autoCondense"`
+	AutoCondensePercent int    `json:"autoCondensePercent"`
 	// BrowserEnabled offers browser_action and renders script-built pages for web_fetch;
 	// true by default, used only when a browser is found (README "Browser and the web").
 	BrowserEnabled bool `json:"browserEnabled"`
@@ -180,6 +183,7 @@ func Default() Settings {
 		},
 		MistakeLimit:        3,
 		OutputLineLimit:     500,
+		CommandWaitSeconds:  60,
 		ReadFileLineLimit:   2000,
 		FocusChainEnabled:   true,
 		FocusChainInterval:  6,

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,8 +74,8 @@ func Build(ctx context.Context, in Input) string {
 
 	if in.Terminals != nil {
 		running, finished := in.Terminals.Snapshot()
-		terminals(&b, "# Actively Running Terminals", running)
-		terminals(&b, "# Inactive Terminals with Completed Process Output", finished)
+		terminals(&b, "# Actively Running Terminals", running, in.now())
+		terminals(&b, "# Inactive Terminals with Completed Process Output", finished, in.now())
 	}
 
 	if in.Recent != nil {
@@ -87,10 +88,7 @@ func Build(ctx context.Context, in Input) string {
 		}
 	}
 
-	now := in.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
+	now := in.now()
 	fmt.Fprintf(&b, "# Current Time\n%s\n\n", FormatTime(now))
 
 	if in.First && ws != nil {
@@ -178,18 +176,50 @@ func section(b *strings.Builder, title string, items []string, none string) {
 	b.WriteString(strings.Join(items, "\n") + "\n\n")
 }
 
-func terminals(b *strings.Builder, title string, ts []shell.TerminalState) {
+func terminals(b *strings.Builder, title string, ts []shell.TerminalState, now time.Time) {
 	if len(ts) == 0 {
 		return
 	}
 	b.WriteString(title + "\n")
 	for _, t := range ts {
-		fmt.Fprintf(b, "## Original command: `%s`\n", t.Command)
-		if out := strings.TrimRight(t.NewOutput, "\n"); strings.TrimSpace(out) != "" {
+		fmt.Fprintf(b, "## Command %d: `%s`\n", t.ID, t.Command)
+		if !t.Started.IsZero() {
+			ports := ""
+			if len(t.Ports) > 0 {
+				list := make([]string, len(t.Ports))
+				for i, p := range t.Ports {
+					list[i] = strconv.Itoa(p)
+				}
+				ports = fmt.Sprintf(listeningText, strings.Join(list, ", "))
+			}
+			fmt.Fprintf(b, runningForText+"\n", duration(now.Sub(t.Started)), ports, t.ID)
+		}
+		// The backlog of a chatty command is bounded like a tool result (head and tail).
+		if out := strings.TrimRight(shell.Bound(t.NewOutput, 0, 0), "\n"); strings.TrimSpace(out) != "" {
 			fmt.Fprintf(b, "### New Output\n%s\n", out)
 		}
 	}
 	b.WriteString("\n")
+}
+
+// now is in.Now, or the clock's time when unset.
+func (in Input) now() time.Time {
+	if in.Now.IsZero() {
+		return time.Now()
+	}
+	return in.Now
+}
+
+// duration renders how long a command has run, to the second: "45s", "3m 20s", "2h 5m".
+func duration(d time.Duration) string {
+	s := max(int(d/time.Second), 0) // a test's fixed clock may lie before the start
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm %ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh %dm", s/3600, s%3600/60)
 }
 
 // fileList is a root's recursive listing, each entry prefixed with label.

@@ -185,7 +185,7 @@ func TestBuildSectionsOnce(t *testing.T) {
 			t.Errorf("first block lacks %q:\n%s", want, first)
 		}
 	}
-	if !strings.Contains(second, "# X Visible Files\na.go\n") || !strings.Contains(second, "## Original command: `make watch`\n") {
+	if !strings.Contains(second, "# X Visible Files\na.go\n") || !strings.Contains(second, "## Command 1: `make watch`\n") {
 		t.Errorf("second block lost the editor files or the running command:\n%s", second)
 	}
 	for _, gone := range []string{"built", "# Recently Modified Files", "# Current Working Directory"} {

@@ -20,6 +20,8 @@ var (
 	listRefusedText      = load("list_refused")
 	listFailedText       = load("list_failed")
 	noToolsText          = load("no_tools")
+	runningForText       = load("running_for")
+	listeningText        = load("listening")
 )
 
 func load(name string) string {

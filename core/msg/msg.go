@@ -162,6 +162,9 @@ type CommandOutput struct {
 	Output   string
 	ExitCode *int
 	Running  bool
+	// ID is the command's number in its task, set on the row of a command that runs on in
+	// the background, so the chat can stop it.
+	ID int `json:",omitempty"`
 }
 
 // Followup is the payload of followup and plan_mode_respond asks.

@@ -150,3 +150,7 @@ func plural(n int, unit string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
 }
+
+// BackgroundGone follows the resumption note of a task that had left commands running in the
+// background (README "Commands that keep running"): they are gone.
+func BackgroundGone() string { return feedback("background_gone", nil) }

@@ -72,6 +72,7 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 		t.conv.meta.Completed = false
 		t.mu.Unlock()
 		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
+		content = append(content, t.backgroundGoneNote()...)
 		if ans.Text != "" {
 			content = append(content, llm.Text("<user_message>\n"+t.expand(ctx, ans.Text)+"\n</user_message>"))
 		}
@@ -231,6 +232,7 @@ func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
 		content = append(content, llm.Text(env))
 	}
+	t.reportEndedCommands()
 	return content
 }
 

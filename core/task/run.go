@@ -146,6 +146,7 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 			prepare()
 		}
 		end = t.loop(ctx, first(ctx), firstTurn)
+		t.stopBackground(ctx, end)
 		t.endHook(ctx, end)
 	})
 	t.step.run = a

@@ -59,7 +59,7 @@ type toolStep func(c *toolCall, ctx context.Context) bool
 // tool asks for it through its UI (taskUI.Approve) while it runs.
 var toolSteps = []toolStep{
 	(*toolCall).focusChain, (*toolCall).lookUp, (*toolCall).validate, (*toolCall).planMode,
-	(*toolCall).preHook, (*toolCall).firstCheckpoint, (*toolCall).execute, (*toolCall).feedback,
+	(*toolCall).preHook, (*toolCall).firstCheckpoint, (*toolCall).beforeCompletion, (*toolCall).execute, (*toolCall).feedback,
 	(*toolCall).report, (*toolCall).completed, (*toolCall).condense, (*toolCall).countMistakes,
 	(*toolCall).result,
 }

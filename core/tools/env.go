@@ -203,6 +203,23 @@ type Process interface {
 	Kill() error
 }
 
+// Releaser is implemented by a Process that may run where the user sees and uses it (the
+// editor's terminal): when its task ends, Release hands it to the user instead of Kill. It
+// reports whether it did: a command the user cannot see is not released, and is then stopped.
+// Once released, its output no longer comes and its task holds nothing of it.
+type Releaser interface {
+	Process
+	Release() (released bool, err error)
+}
+
+// GroupProcess is implemented by a Process that runs in a process group of its own (the
+// direct host on Unix): Group returns the group's id, so its members can be found (the ports
+// they listen on, whether any is left after a stop).
+type GroupProcess interface {
+	Process
+	Group() int
+}
+
 // Diagnostic is one editor problem.
 type Diagnostic struct {
 	Path     string // absolute

@@ -181,6 +181,35 @@ describe("CommandRunner", () => {
     expect(r.kill("c2")).toBe(false);
   });
 
+  it("release leaves a terminal command running for the user and stops reporting it", async () => {
+    const term = new FakeTerminal();
+    const terms = fakeTerminals(term, true);
+    const s = sink();
+    const r = new CommandRunner(terms, { spawn: () => new FakeProc() }, s);
+    await r.run("c4", "npm run dev", "/w");
+    term.out.push("ready on :5173\n");
+    await tick();
+    expect(r.release("c4")).toBe(true);
+    expect(term.interrupts).toBe(0);
+    term.out.push("GET /\n");
+    term.end(0);
+    term.out.close();
+    for (let i = 0; i < 5; i++) await tick();
+    expect(s.events).toEqual(["out c4 ready on :5173\n"]);
+    // Once the user's command ends, the terminal is free again.
+    expect(terms.released).toBe(1);
+    expect(r.kill("c4")).toBe(false);
+  });
+
+  it("release refuses a command the user cannot see", async () => {
+    const proc = new FakeProc();
+    const r = new CommandRunner(fakeTerminals(new FakeTerminal(), false), { spawn: () => proc }, sink());
+    await r.run("c5", "npm run dev", "/w");
+    expect(r.release("c5")).toBe(false);
+    expect(r.kill("c5")).toBe(true);
+    expect(proc.interrupted).toBe(1);
+  });
+
   it("kill sends Ctrl+C to the terminal", async () => {
     const term = new FakeTerminal();
     const r = new CommandRunner(fakeTerminals(term, true), { spawn: () => new FakeProc() }, sink());

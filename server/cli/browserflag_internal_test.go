@@ -65,3 +65,27 @@ func parseSettingsFlags(t *testing.T, args ...string) (config.Settings, error) {
 	}
 	return f.settings()
 }
+
+// TestCommandWaitFlag: --command-wait sets commandWaitSeconds for the run's own daemon (0 waits
+// for ever); without it the settings' value stays; with --connect it is refused, never ignored.
+func TestCommandWaitFlag(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, c := range []struct {
+		args []string
+		want int
+	}{{nil, 60}, {[]string{"--command-wait", "5"}, 5}, {[]string{"--command-wait", "0"}, 0}} {
+		s, err := parseSettingsFlags(t, c.args...)
+		if err != nil || s.CommandWaitSeconds != c.want {
+			t.Errorf("%v: CommandWaitSeconds = %d, %v; want %d", c.args, s.CommandWaitSeconds, err, c.want)
+		}
+	}
+	five := 5
+	f := settingsFlags{commandWait: &five}
+	if _, err := f.taskOverrides(); err == nil {
+		t.Error("--command-wait with --connect was accepted")
+	}
+	f.commandWait = nil
+	if o, err := f.taskOverrides(); err != nil || o != nil {
+		t.Errorf("no flag: overrides %v, %v; want none", o, err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -120,8 +121,8 @@ const usageText = `usage:
               [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
-            [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--json] [--connect]
-            [--worktree] TASK...
+            [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--command-wait S]
+            [--json] [--connect] [--worktree] TASK...
   cairn acp [--connect] [--data-dir DIR] [--model M] [--auto-approve ...]
                                      an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, Neovim)
   cairn tool [-C DIR] [--yes] [--connect]  stdin: an assistant message; runs its first tool call
@@ -189,6 +190,8 @@ type settingsFlags struct {
 	yolo, browser, noBrowser            bool
 	maxRequests                         int
 	maxCost                             float64
+	// commandWait is --command-wait in seconds; nil when not given.
+	commandWait *int
 }
 
 func (f *settingsFlags) register(fs *flag.FlagSet) {
@@ -203,9 +206,20 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noBrowser, "no-browser", false, "never start a browser for this task")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the task after this many model requests (0: the settings' limit)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the task once it has cost this many USD (0: the settings' limit)")
+	fs.Func("command-wait", "seconds a command runs before it moves to the background (0: no limit; default: the settings' commandWaitSeconds, 60)", func(v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return errors.New("--command-wait takes a whole number of seconds, 0 or more")
+		}
+		f.commandWait = &n
+		return nil
+	})
 }
 
 var errBothBrowser = errors.New("--browser and --no-browser cannot both be given")
+
+// errCommandWaitShared: a shared daemon's wait limit is its settings' commandWaitSeconds.
+var errCommandWaitShared = errors.New("--command-wait applies to cairn's own daemon only; with --connect, set commandWaitSeconds in the daemon's settings")
 
 // overrides are the flags as one task's own settings, without the approval categories (they
 // add to a policy: WithApprovals).
@@ -231,6 +245,9 @@ func (f *settingsFlags) taskOverrides() (*cairnv1.TaskOverrides, error) {
 	}
 	if f.browser && f.noBrowser {
 		return nil, errBothBrowser
+	}
+	if f.commandWait != nil {
+		return nil, errCommandWaitShared
 	}
 	cats := strings.Split(f.autoApprove, ",")
 	if _, err := (config.AutoApprove{}).WithApprovals(cats, f.yolo); err != nil {
@@ -306,6 +323,9 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	}
 	if ov.MaxCost > 0 {
 		s.TaskLimits.MaxCost = ov.MaxCost
+	}
+	if f.commandWait != nil {
+		s.CommandWaitSeconds = *f.commandWait
 	}
 	return s, nil
 }

@@ -519,6 +519,25 @@ func (p *remoteProcess) Kill() error {
 	return err
 }
 
+// Release hands the command to the user (tools.Releaser): when the editor left it running in
+// its terminal, the daemon stops listening to it and its output ends here. A command the
+// editor runs out of sight is not released; the caller stops it.
+func (p *remoteProcess) Release() (bool, error) {
+	resp, err := p.h.call(context.Background(), &hostv1.Request{Request: &hostv1.Request_ReleaseCommand{
+		ReleaseCommand: &hostv1.ReleaseCommandRequest{CommandId: p.id}}})
+	if err != nil {
+		return false, err
+	}
+	if !resp.GetReleaseCommand().GetReleased() {
+		return false, nil
+	}
+	p.h.mu.Lock()
+	delete(p.h.commands, p.id)
+	p.h.mu.Unlock()
+	p.finish(-1, nil)
+	return true, nil
+}
+
 type editor struct{ h *Host }
 
 func (e editor) paths(ctx context.Context, req *hostv1.Request) ([]string, error) {

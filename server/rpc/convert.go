@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -77,7 +78,7 @@ func toMessage(m msg.Message) *cairnv1.Message {
 			ProtectedReason: clean(p.Protected), OutsideWrite: clean(p.OutsideWrite),
 			OutsideRead: clean(p.OutsideRead)}}
 	case *msg.CommandOutput:
-		co := &cairnv1.CommandOutputPayload{Output: clean(p.Output), Running: p.Running}
+		co := &cairnv1.CommandOutputPayload{Output: clean(p.Output), Running: p.Running, Id: int32(min(p.ID, math.MaxInt32))}
 		if p.ExitCode != nil {
 			c := int32(*p.ExitCode)
 			co.ExitCode = &c

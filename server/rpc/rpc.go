@@ -110,6 +110,8 @@ func toStatus(err error) error {
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, task.ErrNotFound), errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, "task not found")
+	case errors.Is(err, task.ErrNoCommand):
+		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, task.ErrNoOpenAsk), errors.Is(err, task.ErrStaleAsk), errors.Is(err, task.ErrBusy),
 		errors.Is(err, task.ErrClosed):
 		return status.Error(codes.FailedPrecondition, err.Error())

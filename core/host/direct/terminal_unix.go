@@ -243,3 +243,6 @@ func (p *process) read(f *os.File) {
 	<-p.exited
 	_ = f.Close() // read-only; nothing is lost if closing fails
 }
+
+// Group returns the command's process group id (tools.GroupProcess).
+func (p *process) Group() int { return p.pgid }

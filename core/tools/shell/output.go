@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -24,16 +25,23 @@ type fullOutput struct {
 	f    *os.File
 	path string
 	err  error // the first failure; nothing more is written after it
+	// lost is set when the view left something out and there is no folder to save the
+	// whole output in: only the view remains.
+	lost bool
 }
 
 // write adds p. spill is set once the view left something out: the file must exist.
 func (o *fullOutput) write(p []byte, spill bool) {
-	if o.dir == "" || o.err != nil {
+	if o.err != nil || o.lost {
 		return
 	}
 	if o.f == nil {
 		o.held = append(o.held, p...)
 		if !spill {
+			return
+		}
+		if o.dir == "" {
+			o.held, o.lost = nil, true
 			return
 		}
 		if err := o.open(); err != nil {
@@ -71,9 +79,9 @@ func (o *fullOutput) fail(err error) {
 	}
 }
 
-// close ends the file once the command finished.
+// close ends the file once the command finished. Output still held in memory stays: it is
+// within the view's caps, and read_command_output may ask for part of it later.
 func (o *fullOutput) close() {
-	o.held = nil
 	if o.f == nil {
 		return
 	}
@@ -82,4 +90,25 @@ func (o *fullOutput) close() {
 		return
 	}
 	o.f = nil
+}
+
+// errNotKept says the whole output was not kept, so only the view can be shown.
+var errNotKept = errors.New("the whole output was not kept")
+
+// text returns the whole output so far. o's owner's lock is held; reading a file that is still
+// being written gives what was written so far.
+func (o *fullOutput) text() (string, error) {
+	switch {
+	case o.err != nil:
+		return "", o.err
+	case o.lost:
+		return "", errNotKept
+	case o.path != "":
+		b, err := os.ReadFile(o.path)
+		if err != nil {
+			return "", fmt.Errorf("shell: read saved output: %w", err)
+		}
+		return string(b), nil
+	}
+	return string(o.held), nil
 }

@@ -3,7 +3,9 @@ package shell
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,10 +20,21 @@ const quietPeriod = 300 * time.Millisecond
 // The oldest lines go first: the latest output says most about the command's state.
 const maxPending = 1 << 20
 
+// MaxBackground is how many commands started with background may run at once in one task
+// (README "Commands that keep running"); a foreground command that reaches the wait limit
+// moves to the background whatever the count.
+const MaxBackground = 4
+
 // TerminalState is one command as environment details show it (docs/prompt.md,
 // "Environment details").
 type TerminalState struct {
+	// ID is the command's number in the task (1, 2, … in start order).
+	ID      int
 	Command string
+	// Started is when the command started (running commands only; zero for finished ones).
+	Started time.Time
+	// Ports are the TCP ports its process group listens on, where the platform tells.
+	Ports []int
 	// NewOutput is the cleaned output not reported before.
 	NewOutput string
 }
@@ -31,34 +44,100 @@ type TerminalState struct {
 // details. Every byte of output is handed out once: to the tool while it follows the command,
 // afterwards to Snapshot.
 type Registry struct {
-	// mu guards items.
+	// mu guards the fields below.
 	mu    sync.Mutex
 	items []*Tracked
+	// all holds every command of the task by id (all[id-1]), finished ones too, so
+	// read_command_output and stop_command find them.
+	all []*Tracked
+	// ended lists detached commands that ended since the last call of Ended.
+	ended []Stopped
+	// wait is the wait limit of foreground commands (SetWait).
+	wait time.Duration
+}
+
+// DefaultWait is the wait limit of a registry nobody set one for: commandWaitSeconds' default
+// (docs/settings.md).
+const DefaultWait = 60 * time.Second
+
+// SetWait sets how long execute_command follows a foreground command before it moves it to
+// the background (the commandWaitSeconds setting); <= 0 waits for ever.
+func (r *Registry) SetWait(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wait = d
+}
+
+// Wait returns the wait limit (SetWait).
+func (r *Registry) Wait() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.wait
+}
+
+func (r *Registry) noteEnded(s Stopped) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended = append(r.ended, s)
+}
+
+// Stop stops t (Tracked.Stop) for someone who reports it themselves (the chat's Stop
+// button): Ended does not list it again.
+func (r *Registry) Stop(ctx context.Context, t *Tracked) (int, error) {
+	code, err := t.Stop(ctx)
+	r.reported(t.ID())
+	return code, err
+}
+
+// reported drops id from the ended list: its end was reported already (stop_command).
+func (r *Registry) reported(id int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended = slices.DeleteFunc(r.ended, func(e Stopped) bool { return e.ID == id })
+}
+
+// Ended returns the commands the task had left running that ended since the last call
+// (by themselves, or stopped by stop_command or StopAll), so the chat can say so.
+func (r *Registry) Ended() []Stopped {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.ended
+	r.ended = nil
+	return out
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{} }
+func NewRegistry() *Registry { return &Registry{wait: DefaultWait} }
 
 // Track starts collecting p's output and registers it under cmd. The registry reads
 // p.Output() from now on; callers read through the returned Tracked.
 func (r *Registry) Track(cmd string, p tools.Process) *Tracked {
-	return r.track(cmd, p, Limits{})
+	return r.track(cmd, p, Limits{}, false)
 }
 
-// track is Track with the view's caps and the folder for the whole output.
-func (r *Registry) track(cmd string, p tools.Process, lim Limits) *Tracked {
+// track is Track with the view's caps and the folder for the whole output; background marks
+// a command started with background (MaxBackground counts it).
+func (r *Registry) track(cmd string, p tools.Process, lim Limits, background bool) *Tracked {
 	t := &Tracked{
-		command: cmd,
-		proc:    p,
-		last:    time.Now(),
-		changed: make(chan struct{}),
-		done:    make(chan struct{}),
-		code:    -1,
-		view:    newView(lim.Lines, lim.Bytes),
-		full:    fullOutput{dir: lim.Dir},
+		reg:                 r,
+		startedInBackground: background,
+		command:             cmd,
+		started:             time.Now(),
+		proc:                p,
+		last:                time.Now(),
+		changed:             make(chan struct{}),
+		done:                make(chan struct{}),
+		code:                -1,
+		view:                newView(lim.Lines, lim.Bytes),
+		full:                fullOutput{dir: lim.Dir},
+	}
+	if g, ok := p.(tools.GroupProcess); ok {
+		t.group = g.Group()
 	}
 	r.mu.Lock()
 	r.items = append(r.items, t)
+	r.all = append(r.all, t)
+	t.id = len(r.all)
 	r.mu.Unlock()
 	go t.pump()
 	return t
@@ -73,9 +152,11 @@ func (r *Registry) Snapshot() (running, finished []TerminalState) {
 	kept := r.items[:0]
 	for _, t := range r.items {
 		text, done := t.Take()
-		st := TerminalState{Command: t.command, NewOutput: text}
+		st := TerminalState{ID: t.id, Command: t.command, NewOutput: text}
 		switch {
 		case !done:
+			st.Started = t.started
+			st.Ports = listeningPorts(t.group)
 			running = append(running, st)
 			kept = append(kept, t)
 		case text != "":
@@ -123,18 +204,83 @@ func (r *Registry) WaitIdle(ctx context.Context, limit time.Duration) {
 
 // KillAll stops every running command, for when the task ends.
 func (r *Registry) KillAll() error {
+	_, err := r.StopAll(context.Background())
+	return err
+}
+
+// Stopped is a command StopAll ended.
+type Stopped struct {
+	ID      int
+	Command string
+	Code    int
+	// Released: the command runs in the editor's terminal and was left to the user
+	// (tools.Releaser) rather than stopped.
+	Released bool
+}
+
+// StopAll stops every running command and its process group, waiting (until ctx ends, and
+// at most the group's grace period and a little more) for each to be gone. It returns the
+// commands it stopped, in start order; a command that survives the wait is still listed,
+// with the error.
+func (r *Registry) StopAll(ctx context.Context) ([]Stopped, error) {
 	r.mu.Lock()
-	items := append([]*Tracked(nil), r.items...)
+	items := append([]*Tracked(nil), r.all...)
 	r.mu.Unlock()
-	var first error
+	var (
+		out  []Stopped
+		errs []error
+	)
 	for _, t := range items {
-		if !t.Finished() {
-			if err := t.Kill(); err != nil && first == nil {
-				first = err
+		if !t.alive() {
+			continue
+		}
+		if rel, ok := t.proc.(tools.Releaser); ok {
+			released, err := rel.Release()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("shell: release %q: %w", t.command, err))
+			}
+			if released {
+				out = append(out, Stopped{ID: t.id, Command: t.command, Code: -1, Released: true})
+				continue
 			}
 		}
+		code, err := t.Stop(ctx)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		out = append(out, Stopped{ID: t.id, Command: t.command, Code: code})
 	}
-	return first
+	// The caller reports these; Ended need not report them again.
+	r.mu.Lock()
+	r.ended = slices.DeleteFunc(r.ended, func(e Stopped) bool {
+		return slices.ContainsFunc(out, func(s Stopped) bool { return s.ID == e.ID })
+	})
+	r.mu.Unlock()
+	return out, errors.Join(errs...)
+}
+
+// Get returns the command with id, or nil.
+func (r *Registry) Get(id int) *Tracked {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id < 1 || id > len(r.all) {
+		return nil
+	}
+	return r.all[id-1]
+}
+
+// BackgroundFull reports whether MaxBackground commands started with background still run.
+func (r *Registry) BackgroundFull() bool {
+	r.mu.Lock()
+	items := append([]*Tracked(nil), r.all...)
+	r.mu.Unlock()
+	n := 0
+	for _, t := range items {
+		if t.startedInBackground && !t.Finished() {
+			n++
+		}
+	}
+	return n >= MaxBackground
 }
 
 // forget drops t, whose output the tool reported in full.
@@ -167,8 +313,16 @@ func (r *Registry) lastActivity() (last time.Time, busy bool) {
 
 // Tracked is one command whose output is being collected.
 type Tracked struct {
+	id      int // set once by track, under the registry's lock, before anyone else sees t
+	reg     *Registry
 	command string
+	started time.Time
 	proc    tools.Process
+	// group is the command's process group id, 0 when the host does not tell.
+	group int
+	// startedInBackground is set for a command started with background (MaxBackground
+	// counts these), before the tool returns.
+	startedInBackground bool
 	// done is closed once the process exited and all its output is in pending.
 	done chan struct{}
 
@@ -180,6 +334,9 @@ type Tracked struct {
 	// changed is closed (and replaced) whenever pending grows or the command finishes.
 	changed  chan struct{}
 	finished bool
+	// detached is set once the task went on while the command runs (background, the wait
+	// limit, "proceed while running"): its end is then reported to the registry's Ended.
+	detached bool
 	code     int
 	// view is the bounded picture of everything printed since the start; full keeps all of
 	// it once view has to leave something out.
@@ -189,6 +346,9 @@ type Tracked struct {
 
 // Command returns the command line.
 func (t *Tracked) Command() string { return t.command }
+
+// ID returns the command's number in its task (1, 2, … in start order).
+func (t *Tracked) ID() int { return t.id }
 
 // Take returns the output not taken before and marks it taken. done reports that the command
 // finished and this was the last of its output.
@@ -296,10 +456,23 @@ func (t *Tracked) pump() {
 	t.mu.Lock()
 	t.finished = true
 	t.code = code
+	detached := t.detached
 	close(t.changed)
 	t.changed = make(chan struct{})
 	t.mu.Unlock()
+	// Noted before done closes, so a Stop that returned finds it in the list.
+	if detached && t.reg != nil {
+		t.reg.noteEnded(Stopped{ID: t.id, Command: t.command, Code: code})
+	}
 	close(t.done)
+}
+
+// detach marks the command as running on without the tool; it reports whether it still ran.
+func (t *Tracked) detach() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.detached = true
+	return !t.finished
 }
 
 func (t *Tracked) add(s string) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +19,9 @@ type fakeProc struct {
 	exited chan struct{}
 	code   int
 	kills  atomic.Int32
+	// killEnds makes Kill end the process with code 143, as SIGTERM would.
+	killEnds bool
+	end      sync.Once
 }
 
 func newFakeProc() *fakeProc {
@@ -36,7 +40,17 @@ func (p *fakeProc) Wait(ctx context.Context) (int, error) {
 	}
 }
 
-func (p *fakeProc) Kill() error { p.kills.Add(1); return nil }
+func (p *fakeProc) Kill() error {
+	p.kills.Add(1)
+	if p.killEnds {
+		p.end.Do(func() {
+			p.code = 143
+			_ = p.w.Close()
+			close(p.exited)
+		})
+	}
+	return nil
+}
 
 // emit writes s and waits until the registry has taken it in.
 func emit(t *testing.T, tr *Tracked, p *fakeProc, s string) {
@@ -61,7 +75,12 @@ func TestSnapshotReportsOutputOnce(t *testing.T) {
 	tr := reg.Track("npm run dev", p)
 
 	type snap struct{ running, finished []TerminalState }
-	state := func(out string) []TerminalState { return []TerminalState{{Command: "npm run dev", NewOutput: out}} }
+	state := func(out string) []TerminalState {
+		return []TerminalState{{ID: 1, Command: "npm run dev", Started: tr.started, NewOutput: out}}
+	}
+	ended := func(out string) []TerminalState {
+		return []TerminalState{{ID: 1, Command: "npm run dev", NewOutput: out}}
+	}
 	steps := []struct {
 		name string
 		act  func()
@@ -70,7 +89,7 @@ func TestSnapshotReportsOutputOnce(t *testing.T) {
 		{"first output", func() { emit(t, tr, p, "ready on :3000\n") }, snap{running: state("ready on :3000\n")}},
 		{"nothing new", func() {}, snap{running: state("")}},
 		{"partial line and escapes", func() { emit(t, tr, p, "\x1b[32mGET /\x1b[0m 200") }, snap{running: state("GET / 200")}},
-		{"exit with last output", func() { emit(t, tr, p, "\r\nbye\r\n"); exit(tr, p, 0) }, snap{finished: state("\nbye\n")}},
+		{"exit with last output", func() { emit(t, tr, p, "\r\nbye\r\n"); exit(tr, p, 0) }, snap{finished: ended("\nbye\n")}},
 		{"finished and reported", func() {}, snap{}},
 	}
 	for _, s := range steps {
@@ -135,6 +154,7 @@ func TestWaitIdleReturns(t *testing.T) {
 	reg := NewRegistry()
 	reg.WaitIdle(context.Background(), time.Hour) // nothing running
 	p := newFakeProc()
+	p.killEnds = true
 	tr := reg.Track("sleep", p)
 	if !reg.Busy() {
 		t.Fatal("Busy = false with a running command")
@@ -146,8 +166,49 @@ func TestWaitIdleReturns(t *testing.T) {
 	if err := reg.KillAll(); err != nil || p.kills.Load() != 1 {
 		t.Errorf("KillAll = %v, %d kills; want 1", err, p.kills.Load())
 	}
-	exit(tr, p, 143)
+	<-tr.Done()
+	if tr.ExitCode() != 143 {
+		t.Errorf("ExitCode after KillAll = %d, want 143", tr.ExitCode())
+	}
 	if reg.Busy() {
 		t.Error("Busy = true after exit")
+	}
+}
+
+// releasingProc is a command in the editor's terminal: Release leaves it to the user when
+// visible, else refuses and the registry stops it.
+type releasingProc struct {
+	*fakeProc
+	visible  bool
+	releases int
+}
+
+func (p *releasingProc) Release() (bool, error) {
+	p.releases++
+	if !p.visible {
+		return false, nil
+	}
+	// The host no longer reports it: its output ends here.
+	_ = p.w.Close()
+	close(p.exited)
+	return true, nil
+}
+
+func TestStopAllReleasesEditorTerminalCommands(t *testing.T) {
+	for _, visible := range []bool{true, false} {
+		t.Run(fmt.Sprintf("visible=%v", visible), func(t *testing.T) {
+			reg := NewRegistry()
+			p := &releasingProc{fakeProc: newFakeProc(), visible: visible}
+			p.killEnds = true
+			tr := reg.Track("npm run dev", p)
+			stopped, err := reg.StopAll(context.Background())
+			if err != nil || len(stopped) != 1 || stopped[0].Released != visible || p.releases != 1 {
+				t.Fatalf("StopAll = %+v, %v after %d releases", stopped, err, p.releases)
+			}
+			if kills := p.kills.Load(); (kills == 0) != visible {
+				t.Errorf("%d kills; a released command is never killed, a refused one is", kills)
+			}
+			<-tr.Done()
+		})
 	}
 }

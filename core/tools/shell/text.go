@@ -8,13 +8,13 @@ import (
 	"text/template"
 )
 
-//go:embed execute_command.md
+//go:embed execute_command.md commands.md
 var textFS embed.FS
 
 // texts holds the model-facing text. It is parsed on first use rather than at every process
 // start; a broken template fails the first test that renders it.
 var texts = sync.OnceValue(func() *template.Template {
-	return template.Must(template.ParseFS(textFS, "execute_command.md"))
+	return template.Must(template.ParseFS(textFS, "execute_command.md", "commands.md"))
 })
 
 // render executes the named block. The blocks are fixed and tested, so a failure is a bug in
@@ -29,9 +29,18 @@ func render(name string, data any) string {
 
 // resultData feeds the result.* blocks.
 type resultData struct {
+	ID      int // the command's number in the task
 	Code    int
 	Seconds int
 	Output  string
+}
+
+// rowData feeds the row.* blocks: the chat's notes about a command.
+type rowData struct {
+	ID      int
+	Command string
+	Code    int
+	Why     string
 }
 
 // outputData is what the "output" block shows: a lead line and the output, or a sentence

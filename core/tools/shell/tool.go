@@ -36,18 +36,27 @@ type Tool struct {
 	reg *Registry
 }
 
-// New returns the tool; commands it starts are tracked in reg.
+// New returns the tool; commands it starts are tracked in reg, whose wait limit
+// (Registry.SetWait) applies to them.
 func New(reg *Registry) *Tool { return &Tool{reg: reg} }
+
+// descriptionData feeds the description block.
+type descriptionData struct {
+	Max, Wait int
+}
+
+func (t *Tool) waitSeconds() int { return int(t.reg.Wait() / time.Second) }
 
 // Spec implements tools.Tool.
 func (t *Tool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        Name,
-		Description: render("description", nil),
+		Description: render("description", descriptionData{Max: MaxBackground, Wait: t.waitSeconds()}),
 		Params: []tools.Param{
 			{Name: "command", Required: true, Description: render("param.command", nil), Usage: render("usage.command", nil)},
 			{Name: "requires_approval", Required: true, Description: render("param.requires_approval", nil), Usage: render("usage.requires_approval", nil)},
 			{Name: "timeout", Description: render("param.timeout", nil), Usage: render("usage.timeout", nil)},
+			{Name: "background", Description: render("param.background", nil), Usage: render("usage.background", nil)},
 		},
 		Category: tools.CategoryCommand,
 		ArgParam: "command",
@@ -76,6 +85,17 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		if err != nil || timeout <= 0 {
 			return tools.Result{Text: render("error.timeout", v), IsError: true}, nil
 		}
+	}
+
+	var background bool
+	if v, ok := call.Param("background"); ok && strings.TrimSpace(v) != "" {
+		background, err = strconv.ParseBool(strings.ToLower(strings.TrimSpace(v)))
+		if err != nil {
+			return tools.Result{Text: render("error.background", v), IsError: true}, nil
+		}
+	}
+	if background && t.reg.BackgroundFull() {
+		return tools.Errorf("%s", render("error.background_full", MaxBackground)), nil
 	}
 
 	if rel, blocked := readsIgnored(env.Files, command); blocked {
@@ -116,7 +136,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Result{}, fmt.Errorf("execute_command: start: %w", err)
 	}
 	lim := Limits{Lines: env.Settings.OutputLineLimit, Bytes: env.Settings.OutputByteLimit, Dir: env.Scratch}
-	f := &follower{env: env, tracked: t.reg.track(command, proc, lim), feedback: ans.Text}
+	f := &follower{env: env, tracked: t.reg.track(command, proc, lim, background), feedback: ans.Text, background: background}
 	res, err := f.follow(ctx, time.Duration(timeout)*time.Second)
 	if f.tracked.Finished() {
 		t.reg.forget(f.tracked)
@@ -158,7 +178,14 @@ type follower struct {
 	tracked  *Tracked
 	sent     int64 // output bytes already said to the chat
 	feedback string
+	// background: the command was started with background, so following ends at its first
+	// output or after backgroundWait.
+	background bool
 }
+
+// backgroundWait is how long a command started with background is followed at most before
+// the tool returns (README "Commands that keep running").
+const backgroundWait = 3 * time.Second
 
 type askReply struct {
 	ans tools.Answer
@@ -180,6 +207,18 @@ func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Res
 		timer := time.NewTimer(timeout)
 		defer timer.Stop()
 		timeoutC = timer.C
+	}
+	// A command with its own timeout is stopped by it; any other moves to the background
+	// once it ran for the wait limit (or at once for background, see below).
+	var waitC <-chan time.Time
+	wait := f.tracked.reg.Wait()
+	if f.background {
+		wait = backgroundWait
+	}
+	if wait > 0 && (timeout <= 0 || f.background) {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		waitC = timer.C
 	}
 	flush := time.NewTimer(flushEvery)
 	flush.Stop()
@@ -218,6 +257,10 @@ func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Res
 				flush.Reset(flushEvery)
 				flushC = flush.C
 			}
+			if f.background && !done {
+				// The first output is in: the model gets it with the command's id.
+				return f.detach(ctx, "result.background"), nil
+			}
 			if !asked {
 				asked = true
 				askCh = make(chan askReply, 1)
@@ -242,13 +285,19 @@ func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Res
 				// The ask failed or ctx ended; the ctx case reports the latter.
 			case rep.ans.Approved || rep.ans.Text != "":
 				f.addFeedback(rep.ans.Text)
-				return f.detach(ctx), nil
+				return f.detach(ctx, "result.running"), nil
 			default:
 				why = endStopped
 				if err := f.tracked.Kill(); err != nil {
 					return tools.Result{}, fmt.Errorf("execute_command: %w", err)
 				}
 			}
+		case <-waitC:
+			name := "result.moved"
+			if f.background {
+				name = "result.background"
+			}
+			return f.detach(ctx, name), nil
 		case <-timeoutC:
 			timeoutC = nil
 			why = endTimeout
@@ -277,12 +326,16 @@ func (f *follower) follow(ctx context.Context, timeout time.Duration) (tools.Res
 	return tools.Result{Text: render(name, data), UserFeedback: f.feedback}, nil
 }
 
-// detach ends following while the command keeps running; the registry keeps its output.
-func (f *follower) detach(ctx context.Context) tools.Result {
+// detach ends following while the command keeps running; the registry keeps its output and
+// environment details report what follows. name is the result block that says why.
+func (f *follower) detach(ctx context.Context, name string) tools.Result {
+	f.tracked.detach()
 	out := f.tracked.View()
-	f.env.UI.Say(ctx, msg.SayCommandOutput, out, &msg.CommandOutput{Output: out, Running: true}, false)
+	f.env.UI.Say(ctx, msg.SayCommandOutput, out, &msg.CommandOutput{Output: out, Running: true, ID: f.tracked.ID()}, false)
 	f.sent = f.tracked.Size()
-	return tools.Result{Text: render("result.running", resultData{Output: f.modelOutput()}), UserFeedback: f.feedback}
+	f.env.UI.Say(ctx, msg.SayInfo, render("row.background", rowData{ID: f.tracked.ID(), Command: f.tracked.Command()}), nil, false)
+	data := resultData{ID: f.tracked.ID(), Output: f.modelOutput(), Seconds: int(f.tracked.reg.Wait() / time.Second)}
+	return tools.Result{Text: render(name, data), UserFeedback: f.feedback}
 }
 
 // say updates the streaming row with the view so far (the loop sends clients only the

@@ -315,7 +315,11 @@ func childPID(t *testing.T, ui *fakeUI) int {
 	ui.mu.Lock()
 	defer ui.mu.Unlock()
 	for _, s := range ui.says {
-		line, _, _ := strings.Cut(s.payload.(*msg.CommandOutput).Output, "\n")
+		co, ok := s.payload.(*msg.CommandOutput)
+		if !ok {
+			continue
+		}
+		line, _, _ := strings.Cut(co.Output, "\n")
 		if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
 			return pid
 		}
@@ -370,20 +374,24 @@ func TestProceedWhileRunning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := "The command is still running in the user's terminal; you may continue while it runs.\n" +
+			want := "The user let you continue while the command runs. It is still running in the background as\ncommand 1.\n" +
 				"Output so far:\nstart\n\n" +
-				"Its further output, and the fact that it finished, will appear in the environment details of\nlater messages."
+				"Its further output, and the fact that it finished, will appear in the environment details of\nlater messages. " +
+				"Read its output with read_command_output (id 1) and end it with\nstop_command (id 1) when you no longer need it; it is stopped when the task ends."
 			if res.Text != want || res.UserFeedback != feedback {
 				t.Fatalf("result = %+v\nwant text %q, feedback %q", res, want, feedback)
 			}
-			last := ui.says[len(ui.says)-1]
-			if p := last.payload.(*msg.CommandOutput); last.partial || !p.Running || p.Output != "start\n" {
-				t.Errorf("last say = %+v %+v; want a final row, still running", last, p)
+			row := ui.says[len(ui.says)-2]
+			if p := row.payload.(*msg.CommandOutput); row.partial || !p.Running || p.Output != "start\n" || p.ID != 1 {
+				t.Errorf("output say = %+v %+v; want a final row of command 1, still running", row, p)
+			}
+			if last := ui.says[len(ui.says)-1]; last.kind != msg.SayInfo || last.text != "Command 1 runs on in the background: "+command {
+				t.Errorf("last say = %+v; want the note that command 1 runs on", last)
 			}
 			if !reg.Busy() {
 				t.Fatal("registry not busy while the command runs")
 			}
-			if running, finished := reg.Snapshot(); len(running) != 1 || running[0] != (TerminalState{Command: command}) || finished != nil {
+			if running, finished := reg.Snapshot(); len(running) != 1 || !reflect.DeepEqual(running[0], TerminalState{ID: 1, Command: command, Started: running[0].Started}) || finished != nil {
 				t.Errorf("Snapshot while running = %+v, %+v; want the command with no new output", running, finished)
 			}
 			if err := os.WriteFile(filepath.Join(env.Files.Root(), "go"), nil, 0o600); err != nil {
@@ -391,7 +399,7 @@ func TestProceedWhileRunning(t *testing.T) {
 			}
 			<-reg.items[0].Done()
 			running, finished := reg.Snapshot()
-			if running != nil || len(finished) != 1 || finished[0] != (TerminalState{Command: command, NewOutput: "done\n"}) {
+			if running != nil || len(finished) != 1 || !reflect.DeepEqual(finished[0], TerminalState{ID: 1, Command: command, NewOutput: "done\n"}) {
 				t.Errorf("Snapshot after exit = %+v, %+v; want the command with \"done\\n\"", running, finished)
 			}
 			if running, finished := reg.Snapshot(); running != nil || finished != nil {
@@ -406,16 +414,16 @@ func TestSpec(t *testing.T) {
 	if s.Name != "execute_command" || s.Category != tools.CategoryCommand || s.PlanSafe || s.ArgParam != "command" {
 		t.Errorf("spec = %+v", s)
 	}
-	want := []string{"command", "requires_approval", "timeout", tools.TaskProgressParam}
+	want := []string{"command", "requires_approval", "timeout", "background", tools.TaskProgressParam}
 	if got := s.ParamNames(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("params = %v, want %v", got, want)
 	}
-	for _, text := range append([]string{s.Description}, s.Params[0].Description, s.Params[1].Description, s.Params[2].Description) {
+	for _, text := range []string{s.Description, s.Params[0].Description, s.Params[1].Description, s.Params[2].Description, s.Params[3].Description} {
 		if text == "" || strings.Contains(text, "internal error") {
 			t.Errorf("bad model-facing text %q", text)
 		}
 	}
-	if !s.Params[0].Required || !s.Params[1].Required || s.Params[2].Required {
+	if !s.Params[0].Required || !s.Params[1].Required || s.Params[2].Required || s.Params[3].Required {
 		t.Errorf("required flags = %v %v %v", s.Params[0].Required, s.Params[1].Required, s.Params[2].Required)
 	}
 }

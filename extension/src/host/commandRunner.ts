@@ -61,10 +61,14 @@ export interface Started {
 
 interface Running {
   interrupt(): void;
+  /** visible: the command runs in a terminal the user sees (shell integration). */
+  visible: boolean;
 }
 
 export class CommandRunner {
   private readonly running = new Map<string, Running>();
+  /** released holds commands handed to the user: their output and exit no longer go to the sink. */
+  private readonly released = new Set<string>();
 
   constructor(
     private readonly terminals: Terminals,
@@ -79,7 +83,7 @@ export class CommandRunner {
     term.show();
     if (await this.terminals.waitForShellIntegration(term, this.shellIntegrationTimeoutMs)) {
       const exec = term.execute(command);
-      this.running.set(commandId, { interrupt: () => term.interrupt() });
+      this.running.set(commandId, { interrupt: () => term.interrupt(), visible: true });
       void this.pump(commandId, exec).finally(() => this.terminals.release(term));
       return { shellIntegration: true, terminalName: term.name };
     }
@@ -88,7 +92,7 @@ export class CommandRunner {
     );
     this.terminals.release(term);
     const proc = this.processes.spawn(command, cwd);
-    this.running.set(commandId, { interrupt: () => proc.interrupt() });
+    this.running.set(commandId, { interrupt: () => proc.interrupt(), visible: false });
     proc.onData((d) => this.sink.output(commandId, d));
     proc.onExit((code) => {
       this.running.delete(commandId);
@@ -104,18 +108,33 @@ export class CommandRunner {
     return r !== undefined;
   }
 
+  /**
+   * release hands a running command to the user when its task ends: one in a terminal keeps
+   * running there, untouched, and nothing more of it goes to the daemon. A command the user
+   * cannot see (a child process without shell integration) is not released; false tells the
+   * daemon to stop it.
+   */
+  release(commandId: string): boolean {
+    const r = this.running.get(commandId);
+    if (!r?.visible) return false;
+    this.running.delete(commandId);
+    this.released.add(commandId);
+    return true;
+  }
+
   private async pump(commandId: string, exec: ShellExecution): Promise<void> {
     const strip = new AnsiStripper();
     const drained = (async () => {
       for await (const chunk of exec.output) {
         const text = strip.push(chunk);
-        if (text) this.sink.output(commandId, text);
+        if (text && !this.released.has(commandId)) this.sink.output(commandId, text);
       }
     })().catch(() => undefined);
     const code = await exec.exitCode;
     // The end event may overtake the last output: wait for the stream to finish (bounded, in
     // case a VS Code version never ends it).
     await Promise.race([drained, new Promise((r) => setTimeout(r, 3000))]);
+    if (this.released.delete(commandId)) return; // the user's now; the daemon let go of it
     const rest = strip.flush();
     if (rest) this.sink.output(commandId, rest);
     this.running.delete(commandId);

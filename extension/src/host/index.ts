@@ -9,7 +9,7 @@ import { multiDiff } from "./multiDiff";
 import { openFile } from "./openFile";
 import { openTabs } from "./openTabs";
 import { showMessage } from "./showMessage";
-import { killCommand, runCommand } from "./terminal";
+import { killCommand, releaseCommand, runCommand } from "./terminal";
 import { visibleFiles } from "./visibleFiles";
 import { workspaceFolders } from "./workspaceFolders";
 
@@ -18,6 +18,7 @@ export function hostHandlers(diffs: DiffSessions, runner: CommandRunner, docs: V
     ...diffs.handlers(),
     runCommand: runCommand(runner),
     killCommand: killCommand(runner),
+    releaseCommand: releaseCommand(runner),
     visibleFiles,
     openTabs,
     diagnostics,

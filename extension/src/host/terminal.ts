@@ -163,3 +163,10 @@ export function killCommand(runner: CommandRunner): Handler<"killCommand"> {
     return emptyResult;
   };
 }
+
+export function releaseCommand(runner: CommandRunner): Handler<"releaseCommand"> {
+  return async (req) => {
+    const released = runner.release(req.commandId);
+    return { case: "releaseCommand", value: { $typeName: "cairn.host.v1.ReleaseCommandResult", released } };
+  };
+}

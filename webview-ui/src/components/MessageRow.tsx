@@ -268,17 +268,62 @@ function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
   );
 }
 
-function CommandOutputRow({ m }: { m: Message }) {
+/**
+ * commandEnd is the note, after pos, saying that background command id ended or was stopped
+ * (an info row whose payload names the command), or undefined while none came.
+ */
+export function commandEnd(messages: readonly (Message | undefined)[], pos: number, id: number): Message | undefined {
+  if (id <= 0) return undefined;
+  for (let i = pos + 1; i < messages.length; i++) {
+    const m = messages[i];
+    if (m?.kind.case === "say" && m.kind.value === SayKind.INFO && m.payload.case === "commandOutput" && m.payload.value.id === id) {
+      return m;
+    }
+  }
+  return undefined;
+}
+
+function CommandOutputRow({ store, m }: { store: TaskStore; m: Message }) {
+  const ctrl = useController();
   const o = m.payload.case === "commandOutput" ? m.payload.value : undefined;
+  const id = o?.running ? o.id : 0;
+  const pos = m.index - store.firstIndex;
+  // A background command's row runs until a later note says it ended.
+  const ended = useSyncExternalStore(store.subscribeList, () => commandEnd(store.messages, pos, id));
+  const [stopping, setStopping] = useState(false);
   const output = o?.output || m.text;
   // The command_output ask only carries the "Proceed While Running" button.
   if (!o && !output) return <div className="row-spacer" />;
-  const running = o?.running ?? m.partial;
+  const endCode = ended?.payload.case === "commandOutput" ? ended.payload.value.exitCode : undefined;
+  const running = (o?.running ?? m.partial) && !ended;
+  const code = ended ? endCode : o?.exitCode;
+  const label = running
+    ? id > 0
+      ? `Running in the background (command ${id})`
+      : "Running"
+    : code !== undefined
+      ? `Exited with code ${code}`
+      : ended
+        ? "Left running in the terminal"
+        : "Output";
   return (
     <div className="command-output">
       <div className="command-output-bar">
-        <span className={`status-dot ${running ? "running" : o?.exitCode ? "failed" : "ok"}`} aria-hidden />
-        <span>{running ? "Running" : o?.exitCode !== undefined ? `Exited with code ${o.exitCode}` : "Output"}</span>
+        <span className={`status-dot ${running ? "running" : code ? "failed" : "ok"}`} aria-hidden />
+        <span>{label}</span>
+        {running && id > 0 && (
+          <button
+            className="small-button"
+            title="Stop this command and everything it started"
+            disabled={stopping}
+            onClick={() => {
+              setStopping(true);
+              void ctrl.stopCommand(id).finally(() => setStopping(false));
+            }}
+          >
+            <span className="codicon codicon-debug-stop" aria-hidden /> {stopping ? "Stopping…" : "Stop"}
+          </button>
+        )}
       </div>
       <pre className="output" aria-label="Command output">
         {output}
@@ -584,7 +629,7 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
     case SayKind.COMMAND:
       return <CommandRow m={m} asking={false} />;
     case SayKind.COMMAND_OUTPUT:
-      return <CommandOutputRow m={m} />;
+      return <CommandOutputRow store={store} m={m} />;
     case SayKind.TOOL:
       return <ToolRow m={m} asking={false} />;
     case SayKind.SHELL_INTEGRATION_WARNING:

@@ -50,6 +50,32 @@ describe("command rows", () => {
     expect(row.querySelector(".codicon-loading")?.classList.contains("codicon-modifier-spin")).toBe(true);
     expect(cssRule(".status-dot.running")).toContain("animation:");
   });
+
+  const background = say(1, SayKind.COMMAND_OUTPUT, { text: "Serving HTTP", payload: { case: "commandOutput", value: { output: "Serving HTTP", running: true, id: 3 } } });
+  const endNote = (id: number) =>
+    say(2, SayKind.INFO, { text: `Stopped command ${id} as the task completed`, payload: { case: "commandOutput", value: { id, exitCode: 143 } } });
+
+  it("a background command's row has a Stop button that stops it through the daemon", async () => {
+    const { push, user, fake } = await renderApp({ taskId: "t1" });
+    fake.on(TaskService.method.stopCommand, () => ({ exitCode: 143 }));
+    await push(snapshot([task, background], { status: TaskStatus.RUNNING }));
+    expect(screen.getByText("Running in the background (command 3)")).toBeTruthy();
+    await user.click(screen.getByRole("button", { name: /Stop/ }));
+    expect(fake.callsTo(TaskService.method.stopCommand).map((r) => [r.taskId, r.commandId])).toEqual([["t1", 3]]);
+  });
+
+  const endCases = [
+    { name: "a note about this command ends the row", note: endNote(3), running: false },
+    { name: "a note about another command leaves it running", note: endNote(4), running: true },
+  ];
+  for (const c of endCases) {
+    it(`background row: ${c.name}`, async () => {
+      const { push } = await renderApp({ taskId: "t1" });
+      await push(snapshot([task, background, c.note], { status: TaskStatus.RUNNING }));
+      expect(screen.queryByRole("button", { name: /Stop/ }) !== null).toBe(c.running);
+      expect(screen.queryByText("Exited with code 143") !== null).toBe(!c.running);
+    });
+  }
 });
 
 describe("followup questions", () => {

@@ -253,6 +253,17 @@ export class Controller {
     }
   }
 
+  /** stopCommand stops a command the task left running in the background (its row's Stop). */
+  async stopCommand(commandId: number): Promise<void> {
+    const taskId = this.app.get().taskId;
+    if (!taskId) return;
+    try {
+      await this.client.unary(TaskService.method.stopCommand, { taskId, commandId });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
   async cancel(): Promise<void> {
     const taskId = this.app.get().taskId;
     if (!taskId) return;

@@ -930,10 +930,13 @@ func (x *CommandPayload) GetOutsideRead() string {
 
 // CommandOutputPayload is the output of a running or finished command.
 type CommandOutputPayload struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Output        string                 `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
-	ExitCode      *int32                 `protobuf:"varint,2,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
-	Running       bool                   `protobuf:"varint,3,opt,name=running,proto3" json:"running,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Output   string                 `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	ExitCode *int32                 `protobuf:"varint,2,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	Running  bool                   `protobuf:"varint,3,opt,name=running,proto3" json:"running,omitempty"`
+	// id is the command's number in its task (1, 2, …), set on the row of a command that went
+	// to the background and on the notes saying it ended: StopCommand takes it.
+	Id            int32 `protobuf:"varint,40,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -987,6 +990,13 @@ func (x *CommandOutputPayload) GetRunning() bool {
 		return x.Running
 	}
 	return false
+}
+
+func (x *CommandOutputPayload) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
 }
 
 // FollowupPayload is a question to the user, with optional answer choices.
@@ -1654,11 +1664,12 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\x12)\n" +
 	"\x10protected_reason\x18\x03 \x01(\tR\x0fprotectedReason\x12#\n" +
 	"\routside_write\x18\x04 \x01(\tR\foutsideWrite\x12!\n" +
-	"\foutside_read\x18\x05 \x01(\tR\voutsideRead\"x\n" +
+	"\foutside_read\x18\x05 \x01(\tR\voutsideRead\"\x88\x01\n" +
 	"\x14CommandOutputPayload\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12 \n" +
 	"\texit_code\x18\x02 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12\x18\n" +
-	"\arunning\x18\x03 \x01(\bR\arunningB\f\n" +
+	"\arunning\x18\x03 \x01(\bR\arunning\x12\x0e\n" +
+	"\x02id\x18( \x01(\x05R\x02idB\f\n" +
 	"\n" +
 	"_exit_code\"\x99\x01\n" +
 	"\x0fFollowupPayload\x12\x1a\n" +

@@ -192,6 +192,104 @@ func (TaskStatus) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
 }
 
+// StopCommandRequest names the command by its number in the task (CommandOutputPayload.id).
+type StopCommandRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	CommandId     int32                  `protobuf:"varint,2,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopCommandRequest) Reset() {
+	*x = StopCommandRequest{}
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopCommandRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopCommandRequest) ProtoMessage() {}
+
+func (x *StopCommandRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopCommandRequest.ProtoReflect.Descriptor instead.
+func (*StopCommandRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *StopCommandRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *StopCommandRequest) GetCommandId() int32 {
+	if x != nil {
+		return x.CommandId
+	}
+	return 0
+}
+
+// StopCommandResponse carries the command's exit code.
+type StopCommandResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExitCode      int32                  `protobuf:"varint,1,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopCommandResponse) Reset() {
+	*x = StopCommandResponse{}
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopCommandResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopCommandResponse) ProtoMessage() {}
+
+func (x *StopCommandResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopCommandResponse.ProtoReflect.Descriptor instead.
+func (*StopCommandResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *StopCommandResponse) GetExitCode() int32 {
+	if x != nil {
+		return x.ExitCode
+	}
+	return 0
+}
+
 // UpdateTaskSettingsRequest carries what changes; an empty model and an unset policy keep theirs.
 type UpdateTaskSettingsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -204,7 +302,7 @@ type UpdateTaskSettingsRequest struct {
 
 func (x *UpdateTaskSettingsRequest) Reset() {
 	*x = UpdateTaskSettingsRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -216,7 +314,7 @@ func (x *UpdateTaskSettingsRequest) String() string {
 func (*UpdateTaskSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateTaskSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -229,7 +327,7 @@ func (x *UpdateTaskSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTaskSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *UpdateTaskSettingsRequest) GetTaskId() string {
@@ -262,7 +360,7 @@ type UpdateTaskSettingsResponse struct {
 
 func (x *UpdateTaskSettingsResponse) Reset() {
 	*x = UpdateTaskSettingsResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -274,7 +372,7 @@ func (x *UpdateTaskSettingsResponse) String() string {
 func (*UpdateTaskSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateTaskSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -287,7 +385,7 @@ func (x *UpdateTaskSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTaskSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
 }
 
 // TaskOverrides are settings that govern one task only (the flags of `cairn run --connect`):
@@ -318,7 +416,7 @@ type TaskOverrides struct {
 
 func (x *TaskOverrides) Reset() {
 	*x = TaskOverrides{}
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -330,7 +428,7 @@ func (x *TaskOverrides) String() string {
 func (*TaskOverrides) ProtoMessage() {}
 
 func (x *TaskOverrides) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -343,7 +441,7 @@ func (x *TaskOverrides) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskOverrides.ProtoReflect.Descriptor instead.
 func (*TaskOverrides) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *TaskOverrides) GetBaseUrl() string {
@@ -427,7 +525,7 @@ type SetTaskLimitsRequest struct {
 
 func (x *SetTaskLimitsRequest) Reset() {
 	*x = SetTaskLimitsRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +537,7 @@ func (x *SetTaskLimitsRequest) String() string {
 func (*SetTaskLimitsRequest) ProtoMessage() {}
 
 func (x *SetTaskLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +550,7 @@ func (x *SetTaskLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetTaskLimitsRequest.ProtoReflect.Descriptor instead.
 func (*SetTaskLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SetTaskLimitsRequest) GetTaskId() string {
@@ -478,7 +576,7 @@ type SetTaskLimitsResponse struct {
 
 func (x *SetTaskLimitsResponse) Reset() {
 	*x = SetTaskLimitsResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -490,7 +588,7 @@ func (x *SetTaskLimitsResponse) String() string {
 func (*SetTaskLimitsResponse) ProtoMessage() {}
 
 func (x *SetTaskLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -503,7 +601,7 @@ func (x *SetTaskLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetTaskLimitsResponse.ProtoReflect.Descriptor instead.
 func (*SetTaskLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
 }
 
 // NewTaskRequest starts a task in a workspace.
@@ -530,7 +628,7 @@ type NewTaskRequest struct {
 
 func (x *NewTaskRequest) Reset() {
 	*x = NewTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -542,7 +640,7 @@ func (x *NewTaskRequest) String() string {
 func (*NewTaskRequest) ProtoMessage() {}
 
 func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -555,7 +653,7 @@ func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskRequest.ProtoReflect.Descriptor instead.
 func (*NewTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *NewTaskRequest) GetText() string {
@@ -624,7 +722,7 @@ type NewTaskResponse struct {
 
 func (x *NewTaskResponse) Reset() {
 	*x = NewTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -636,7 +734,7 @@ func (x *NewTaskResponse) String() string {
 func (*NewTaskResponse) ProtoMessage() {}
 
 func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -649,7 +747,7 @@ func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskResponse.ProtoReflect.Descriptor instead.
 func (*NewTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *NewTaskResponse) GetTaskId() string {
@@ -679,7 +777,7 @@ type AnswerAskRequest struct {
 
 func (x *AnswerAskRequest) Reset() {
 	*x = AnswerAskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +789,7 @@ func (x *AnswerAskRequest) String() string {
 func (*AnswerAskRequest) ProtoMessage() {}
 
 func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +802,7 @@ func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskRequest.ProtoReflect.Descriptor instead.
 func (*AnswerAskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AnswerAskRequest) GetTaskId() string {
@@ -765,7 +863,7 @@ type AnswerAskResponse struct {
 
 func (x *AnswerAskResponse) Reset() {
 	*x = AnswerAskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -777,7 +875,7 @@ func (x *AnswerAskResponse) String() string {
 func (*AnswerAskResponse) ProtoMessage() {}
 
 func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -790,7 +888,7 @@ func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskResponse.ProtoReflect.Descriptor instead.
 func (*AnswerAskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
 }
 
 // SendMessageRequest carries user text for a task.
@@ -808,7 +906,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -820,7 +918,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -833,7 +931,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SendMessageRequest) GetTaskId() string {
@@ -882,7 +980,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -894,7 +992,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -907,7 +1005,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SendMessageResponse) GetQueued() bool {
@@ -928,7 +1026,7 @@ type RemoveQueuedMessageRequest struct {
 
 func (x *RemoveQueuedMessageRequest) Reset() {
 	*x = RemoveQueuedMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -940,7 +1038,7 @@ func (x *RemoveQueuedMessageRequest) String() string {
 func (*RemoveQueuedMessageRequest) ProtoMessage() {}
 
 func (x *RemoveQueuedMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -953,7 +1051,7 @@ func (x *RemoveQueuedMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveQueuedMessageRequest.ProtoReflect.Descriptor instead.
 func (*RemoveQueuedMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RemoveQueuedMessageRequest) GetTaskId() string {
@@ -979,7 +1077,7 @@ type RemoveQueuedMessageResponse struct {
 
 func (x *RemoveQueuedMessageResponse) Reset() {
 	*x = RemoveQueuedMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -991,7 +1089,7 @@ func (x *RemoveQueuedMessageResponse) String() string {
 func (*RemoveQueuedMessageResponse) ProtoMessage() {}
 
 func (x *RemoveQueuedMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1004,7 +1102,7 @@ func (x *RemoveQueuedMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveQueuedMessageResponse.ProtoReflect.Descriptor instead.
 func (*RemoveQueuedMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
 }
 
 // EditMessageRequest carries the new text of a past user message.
@@ -1023,7 +1121,7 @@ type EditMessageRequest struct {
 
 func (x *EditMessageRequest) Reset() {
 	*x = EditMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1035,7 +1133,7 @@ func (x *EditMessageRequest) String() string {
 func (*EditMessageRequest) ProtoMessage() {}
 
 func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1048,7 +1146,7 @@ func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
 func (*EditMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *EditMessageRequest) GetTaskId() string {
@@ -1095,7 +1193,7 @@ type EditMessageResponse struct {
 
 func (x *EditMessageResponse) Reset() {
 	*x = EditMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1205,7 @@ func (x *EditMessageResponse) String() string {
 func (*EditMessageResponse) ProtoMessage() {}
 
 func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1218,7 @@ func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
 func (*EditMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
 }
 
 // CancelTaskRequest names the task to cancel.
@@ -1133,7 +1231,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1145,7 +1243,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1158,7 +1256,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -1177,7 +1275,7 @@ type CancelTaskResponse struct {
 
 func (x *CancelTaskResponse) Reset() {
 	*x = CancelTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1287,7 @@ func (x *CancelTaskResponse) String() string {
 func (*CancelTaskResponse) ProtoMessage() {}
 
 func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1300,7 @@ func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskResponse.ProtoReflect.Descriptor instead.
 func (*CancelTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
 }
 
 // ClearTaskRequest names the task to close.
@@ -1215,7 +1313,7 @@ type ClearTaskRequest struct {
 
 func (x *ClearTaskRequest) Reset() {
 	*x = ClearTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1227,7 +1325,7 @@ func (x *ClearTaskRequest) String() string {
 func (*ClearTaskRequest) ProtoMessage() {}
 
 func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1240,7 +1338,7 @@ func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskRequest.ProtoReflect.Descriptor instead.
 func (*ClearTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ClearTaskRequest) GetTaskId() string {
@@ -1259,7 +1357,7 @@ type ClearTaskResponse struct {
 
 func (x *ClearTaskResponse) Reset() {
 	*x = ClearTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1271,7 +1369,7 @@ func (x *ClearTaskResponse) String() string {
 func (*ClearTaskResponse) ProtoMessage() {}
 
 func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1284,7 +1382,7 @@ func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskResponse.ProtoReflect.Descriptor instead.
 func (*ClearTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
 }
 
 // ResumeTaskRequest names a task from history.
@@ -1302,7 +1400,7 @@ type ResumeTaskRequest struct {
 
 func (x *ResumeTaskRequest) Reset() {
 	*x = ResumeTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1314,7 +1412,7 @@ func (x *ResumeTaskRequest) String() string {
 func (*ResumeTaskRequest) ProtoMessage() {}
 
 func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1327,7 +1425,7 @@ func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
 func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ResumeTaskRequest) GetTaskId() string {
@@ -1360,7 +1458,7 @@ type ResumeTaskResponse struct {
 
 func (x *ResumeTaskResponse) Reset() {
 	*x = ResumeTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1470,7 @@ func (x *ResumeTaskResponse) String() string {
 func (*ResumeTaskResponse) ProtoMessage() {}
 
 func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1483,7 @@ func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
 func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
 }
 
 // ListTasksRequest filters and orders history.
@@ -1402,7 +1500,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1414,7 +1512,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1427,7 +1525,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListTasksRequest) GetSearch() string {
@@ -1469,7 +1567,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1579,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1592,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListTasksResponse) GetTasks() []*TaskSummary {
@@ -1536,7 +1634,7 @@ type TaskSummary struct {
 
 func (x *TaskSummary) Reset() {
 	*x = TaskSummary{}
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1548,7 +1646,7 @@ func (x *TaskSummary) String() string {
 func (*TaskSummary) ProtoMessage() {}
 
 func (x *TaskSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1561,7 +1659,7 @@ func (x *TaskSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskSummary.ProtoReflect.Descriptor instead.
 func (*TaskSummary) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TaskSummary) GetTaskId() string {
@@ -1673,7 +1771,7 @@ type DeleteTasksRequest struct {
 
 func (x *DeleteTasksRequest) Reset() {
 	*x = DeleteTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1685,7 +1783,7 @@ func (x *DeleteTasksRequest) String() string {
 func (*DeleteTasksRequest) ProtoMessage() {}
 
 func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1698,7 +1796,7 @@ func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeleteTasksRequest) GetTaskIds() []string {
@@ -1724,7 +1822,7 @@ type DeleteTasksResponse struct {
 
 func (x *DeleteTasksResponse) Reset() {
 	*x = DeleteTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1736,7 +1834,7 @@ func (x *DeleteTasksResponse) String() string {
 func (*DeleteTasksResponse) ProtoMessage() {}
 
 func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1749,7 +1847,7 @@ func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
 }
 
 // ExportTaskRequest names a task.
@@ -1762,7 +1860,7 @@ type ExportTaskRequest struct {
 
 func (x *ExportTaskRequest) Reset() {
 	*x = ExportTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +1872,7 @@ func (x *ExportTaskRequest) String() string {
 func (*ExportTaskRequest) ProtoMessage() {}
 
 func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +1885,7 @@ func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskRequest.ProtoReflect.Descriptor instead.
 func (*ExportTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ExportTaskRequest) GetTaskId() string {
@@ -1808,7 +1906,7 @@ type ExportTaskResponse struct {
 
 func (x *ExportTaskResponse) Reset() {
 	*x = ExportTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +1918,7 @@ func (x *ExportTaskResponse) String() string {
 func (*ExportTaskResponse) ProtoMessage() {}
 
 func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +1931,7 @@ func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskResponse.ProtoReflect.Descriptor instead.
 func (*ExportTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ExportTaskResponse) GetMarkdown() string {
@@ -1861,7 +1959,7 @@ type SetFavoriteRequest struct {
 
 func (x *SetFavoriteRequest) Reset() {
 	*x = SetFavoriteRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +1971,7 @@ func (x *SetFavoriteRequest) String() string {
 func (*SetFavoriteRequest) ProtoMessage() {}
 
 func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +1984,7 @@ func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteRequest.ProtoReflect.Descriptor instead.
 func (*SetFavoriteRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetFavoriteRequest) GetTaskId() string {
@@ -1912,7 +2010,7 @@ type SetFavoriteResponse struct {
 
 func (x *SetFavoriteResponse) Reset() {
 	*x = SetFavoriteResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1924,7 +2022,7 @@ func (x *SetFavoriteResponse) String() string {
 func (*SetFavoriteResponse) ProtoMessage() {}
 
 func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1937,7 +2035,7 @@ func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteResponse.ProtoReflect.Descriptor instead.
 func (*SetFavoriteResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
 }
 
 // UpdateFocusChainRequest carries the user's edited todo list.
@@ -1951,7 +2049,7 @@ type UpdateFocusChainRequest struct {
 
 func (x *UpdateFocusChainRequest) Reset() {
 	*x = UpdateFocusChainRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +2061,7 @@ func (x *UpdateFocusChainRequest) String() string {
 func (*UpdateFocusChainRequest) ProtoMessage() {}
 
 func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +2074,7 @@ func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdateFocusChainRequest) GetTaskId() string {
@@ -2002,7 +2100,7 @@ type UpdateFocusChainResponse struct {
 
 func (x *UpdateFocusChainResponse) Reset() {
 	*x = UpdateFocusChainResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2014,7 +2112,7 @@ func (x *UpdateFocusChainResponse) String() string {
 func (*UpdateFocusChainResponse) ProtoMessage() {}
 
 func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2027,7 +2125,7 @@ func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainResponse.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{33}
 }
 
 // SubscribeRequest names the task to watch.
@@ -2044,7 +2142,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2056,7 +2154,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2069,7 +2167,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SubscribeRequest) GetTaskId() string {
@@ -2114,7 +2212,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[33]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2126,7 +2224,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[33]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2139,7 +2237,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{33}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SubscribeResponse) GetEvent() isSubscribeResponse_Event {
@@ -2253,7 +2351,7 @@ type MessageFinalized struct {
 
 func (x *MessageFinalized) Reset() {
 	*x = MessageFinalized{}
-	mi := &file_cairn_v1_task_proto_msgTypes[34]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2363,7 @@ func (x *MessageFinalized) String() string {
 func (*MessageFinalized) ProtoMessage() {}
 
 func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[34]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2376,7 @@ func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageFinalized.ProtoReflect.Descriptor instead.
 func (*MessageFinalized) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{34}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *MessageFinalized) GetIndex() int32 {
@@ -2301,7 +2399,7 @@ type Snapshot struct {
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_cairn_v1_task_proto_msgTypes[35]
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2313,7 +2411,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[35]
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2326,7 +2424,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{35}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Snapshot) GetState() *TaskState {
@@ -2360,7 +2458,7 @@ type MessageAdded struct {
 
 func (x *MessageAdded) Reset() {
 	*x = MessageAdded{}
-	mi := &file_cairn_v1_task_proto_msgTypes[36]
+	mi := &file_cairn_v1_task_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2372,7 +2470,7 @@ func (x *MessageAdded) String() string {
 func (*MessageAdded) ProtoMessage() {}
 
 func (x *MessageAdded) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[36]
+	mi := &file_cairn_v1_task_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2385,7 +2483,7 @@ func (x *MessageAdded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAdded.ProtoReflect.Descriptor instead.
 func (*MessageAdded) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{36}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *MessageAdded) GetMessage() *Message {
@@ -2406,7 +2504,7 @@ type TextAppended struct {
 
 func (x *TextAppended) Reset() {
 	*x = TextAppended{}
-	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	mi := &file_cairn_v1_task_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2418,7 +2516,7 @@ func (x *TextAppended) String() string {
 func (*TextAppended) ProtoMessage() {}
 
 func (x *TextAppended) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	mi := &file_cairn_v1_task_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2431,7 +2529,7 @@ func (x *TextAppended) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppended.ProtoReflect.Descriptor instead.
 func (*TextAppended) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{37}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *TextAppended) GetIndex() int32 {
@@ -2458,7 +2556,7 @@ type MessageUpdated struct {
 
 func (x *MessageUpdated) Reset() {
 	*x = MessageUpdated{}
-	mi := &file_cairn_v1_task_proto_msgTypes[38]
+	mi := &file_cairn_v1_task_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2470,7 +2568,7 @@ func (x *MessageUpdated) String() string {
 func (*MessageUpdated) ProtoMessage() {}
 
 func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[38]
+	mi := &file_cairn_v1_task_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2483,7 +2581,7 @@ func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageUpdated.ProtoReflect.Descriptor instead.
 func (*MessageUpdated) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{38}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *MessageUpdated) GetMessage() *Message {
@@ -2531,7 +2629,7 @@ type TaskState struct {
 
 func (x *TaskState) Reset() {
 	*x = TaskState{}
-	mi := &file_cairn_v1_task_proto_msgTypes[39]
+	mi := &file_cairn_v1_task_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2543,7 +2641,7 @@ func (x *TaskState) String() string {
 func (*TaskState) ProtoMessage() {}
 
 func (x *TaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[39]
+	mi := &file_cairn_v1_task_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2556,7 +2654,7 @@ func (x *TaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskState.ProtoReflect.Descriptor instead.
 func (*TaskState) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{39}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *TaskState) GetTaskId() string {
@@ -2718,7 +2816,7 @@ type QueuedMessage struct {
 
 func (x *QueuedMessage) Reset() {
 	*x = QueuedMessage{}
-	mi := &file_cairn_v1_task_proto_msgTypes[40]
+	mi := &file_cairn_v1_task_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2730,7 +2828,7 @@ func (x *QueuedMessage) String() string {
 func (*QueuedMessage) ProtoMessage() {}
 
 func (x *QueuedMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[40]
+	mi := &file_cairn_v1_task_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2743,7 +2841,7 @@ func (x *QueuedMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueuedMessage.ProtoReflect.Descriptor instead.
 func (*QueuedMessage) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{40}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *QueuedMessage) GetId() string {
@@ -2771,7 +2869,13 @@ var File_cairn_v1_task_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\"\x84\x01\n" +
+	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\"L\n" +
+	"\x12StopCommandRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x1d\n" +
+	"\n" +
+	"command_id\x18\x02 \x01(\x05R\tcommandId\"2\n" +
+	"\x13StopCommandResponse\x12\x1b\n" +
+	"\texit_code\x18\x01 \x01(\x05R\bexitCode\"\x84\x01\n" +
 	"\x19UpdateTaskSettingsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x128\n" +
@@ -2968,7 +3072,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x15TASK_STATUS_COMPLETED\x10\x03\x12\x19\n" +
 	"\x15TASK_STATUS_CANCELLED\x10\x04\x12\x16\n" +
 	"\x12TASK_STATUS_FAILED\x10\x05\x12\x14\n" +
-	"\x10TASK_STATUS_IDLE\x10\x062\x9c\t\n" +
+	"\x10TASK_STATUS_IDLE\x10\x062\xe8\t\n" +
 	"\vTaskService\x12>\n" +
 	"\aNewTask\x12\x18.cairn.v1.NewTaskRequest\x1a\x19.cairn.v1.NewTaskResponse\x12D\n" +
 	"\tAnswerAsk\x12\x1a.cairn.v1.AnswerAskRequest\x1a\x1b.cairn.v1.AnswerAskResponse\x12J\n" +
@@ -2987,7 +3091,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\vSetFavorite\x12\x1c.cairn.v1.SetFavoriteRequest\x1a\x1d.cairn.v1.SetFavoriteResponse\x12Y\n" +
 	"\x10UpdateFocusChain\x12!.cairn.v1.UpdateFocusChainRequest\x1a\".cairn.v1.UpdateFocusChainResponse\x12P\n" +
 	"\rSetTaskLimits\x12\x1e.cairn.v1.SetTaskLimitsRequest\x1a\x1f.cairn.v1.SetTaskLimitsResponse\x12_\n" +
-	"\x12UpdateTaskSettings\x12#.cairn.v1.UpdateTaskSettingsRequest\x1a$.cairn.v1.UpdateTaskSettingsResponse2S\n" +
+	"\x12UpdateTaskSettings\x12#.cairn.v1.UpdateTaskSettingsRequest\x1a$.cairn.v1.UpdateTaskSettingsResponse\x12J\n" +
+	"\vStopCommand\x12\x1c.cairn.v1.StopCommandRequest\x1a\x1d.cairn.v1.StopCommandResponse2S\n" +
 	"\tUiService\x12F\n" +
 	"\tSubscribe\x12\x1a.cairn.v1.SubscribeRequest\x1a\x1b.cairn.v1.SubscribeResponse0\x01B?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
@@ -3004,115 +3109,119 @@ func file_cairn_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_cairn_v1_task_proto_goTypes = []any{
 	(AskResponse)(0),                    // 0: cairn.v1.AskResponse
 	(TaskSort)(0),                       // 1: cairn.v1.TaskSort
 	(TaskStatus)(0),                     // 2: cairn.v1.TaskStatus
-	(*UpdateTaskSettingsRequest)(nil),   // 3: cairn.v1.UpdateTaskSettingsRequest
-	(*UpdateTaskSettingsResponse)(nil),  // 4: cairn.v1.UpdateTaskSettingsResponse
-	(*TaskOverrides)(nil),               // 5: cairn.v1.TaskOverrides
-	(*SetTaskLimitsRequest)(nil),        // 6: cairn.v1.SetTaskLimitsRequest
-	(*SetTaskLimitsResponse)(nil),       // 7: cairn.v1.SetTaskLimitsResponse
-	(*NewTaskRequest)(nil),              // 8: cairn.v1.NewTaskRequest
-	(*NewTaskResponse)(nil),             // 9: cairn.v1.NewTaskResponse
-	(*AnswerAskRequest)(nil),            // 10: cairn.v1.AnswerAskRequest
-	(*AnswerAskResponse)(nil),           // 11: cairn.v1.AnswerAskResponse
-	(*SendMessageRequest)(nil),          // 12: cairn.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),         // 13: cairn.v1.SendMessageResponse
-	(*RemoveQueuedMessageRequest)(nil),  // 14: cairn.v1.RemoveQueuedMessageRequest
-	(*RemoveQueuedMessageResponse)(nil), // 15: cairn.v1.RemoveQueuedMessageResponse
-	(*EditMessageRequest)(nil),          // 16: cairn.v1.EditMessageRequest
-	(*EditMessageResponse)(nil),         // 17: cairn.v1.EditMessageResponse
-	(*CancelTaskRequest)(nil),           // 18: cairn.v1.CancelTaskRequest
-	(*CancelTaskResponse)(nil),          // 19: cairn.v1.CancelTaskResponse
-	(*ClearTaskRequest)(nil),            // 20: cairn.v1.ClearTaskRequest
-	(*ClearTaskResponse)(nil),           // 21: cairn.v1.ClearTaskResponse
-	(*ResumeTaskRequest)(nil),           // 22: cairn.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),          // 23: cairn.v1.ResumeTaskResponse
-	(*ListTasksRequest)(nil),            // 24: cairn.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),           // 25: cairn.v1.ListTasksResponse
-	(*TaskSummary)(nil),                 // 26: cairn.v1.TaskSummary
-	(*DeleteTasksRequest)(nil),          // 27: cairn.v1.DeleteTasksRequest
-	(*DeleteTasksResponse)(nil),         // 28: cairn.v1.DeleteTasksResponse
-	(*ExportTaskRequest)(nil),           // 29: cairn.v1.ExportTaskRequest
-	(*ExportTaskResponse)(nil),          // 30: cairn.v1.ExportTaskResponse
-	(*SetFavoriteRequest)(nil),          // 31: cairn.v1.SetFavoriteRequest
-	(*SetFavoriteResponse)(nil),         // 32: cairn.v1.SetFavoriteResponse
-	(*UpdateFocusChainRequest)(nil),     // 33: cairn.v1.UpdateFocusChainRequest
-	(*UpdateFocusChainResponse)(nil),    // 34: cairn.v1.UpdateFocusChainResponse
-	(*SubscribeRequest)(nil),            // 35: cairn.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),           // 36: cairn.v1.SubscribeResponse
-	(*MessageFinalized)(nil),            // 37: cairn.v1.MessageFinalized
-	(*Snapshot)(nil),                    // 38: cairn.v1.Snapshot
-	(*MessageAdded)(nil),                // 39: cairn.v1.MessageAdded
-	(*TextAppended)(nil),                // 40: cairn.v1.TextAppended
-	(*MessageUpdated)(nil),              // 41: cairn.v1.MessageUpdated
-	(*TaskState)(nil),                   // 42: cairn.v1.TaskState
-	(*QueuedMessage)(nil),               // 43: cairn.v1.QueuedMessage
-	(*AutoApprove)(nil),                 // 44: cairn.v1.AutoApprove
-	(*TaskLimits)(nil),                  // 45: cairn.v1.TaskLimits
-	(Mode)(0),                           // 46: cairn.v1.Mode
-	(*Message)(nil),                     // 47: cairn.v1.Message
+	(*StopCommandRequest)(nil),          // 3: cairn.v1.StopCommandRequest
+	(*StopCommandResponse)(nil),         // 4: cairn.v1.StopCommandResponse
+	(*UpdateTaskSettingsRequest)(nil),   // 5: cairn.v1.UpdateTaskSettingsRequest
+	(*UpdateTaskSettingsResponse)(nil),  // 6: cairn.v1.UpdateTaskSettingsResponse
+	(*TaskOverrides)(nil),               // 7: cairn.v1.TaskOverrides
+	(*SetTaskLimitsRequest)(nil),        // 8: cairn.v1.SetTaskLimitsRequest
+	(*SetTaskLimitsResponse)(nil),       // 9: cairn.v1.SetTaskLimitsResponse
+	(*NewTaskRequest)(nil),              // 10: cairn.v1.NewTaskRequest
+	(*NewTaskResponse)(nil),             // 11: cairn.v1.NewTaskResponse
+	(*AnswerAskRequest)(nil),            // 12: cairn.v1.AnswerAskRequest
+	(*AnswerAskResponse)(nil),           // 13: cairn.v1.AnswerAskResponse
+	(*SendMessageRequest)(nil),          // 14: cairn.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),         // 15: cairn.v1.SendMessageResponse
+	(*RemoveQueuedMessageRequest)(nil),  // 16: cairn.v1.RemoveQueuedMessageRequest
+	(*RemoveQueuedMessageResponse)(nil), // 17: cairn.v1.RemoveQueuedMessageResponse
+	(*EditMessageRequest)(nil),          // 18: cairn.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),         // 19: cairn.v1.EditMessageResponse
+	(*CancelTaskRequest)(nil),           // 20: cairn.v1.CancelTaskRequest
+	(*CancelTaskResponse)(nil),          // 21: cairn.v1.CancelTaskResponse
+	(*ClearTaskRequest)(nil),            // 22: cairn.v1.ClearTaskRequest
+	(*ClearTaskResponse)(nil),           // 23: cairn.v1.ClearTaskResponse
+	(*ResumeTaskRequest)(nil),           // 24: cairn.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),          // 25: cairn.v1.ResumeTaskResponse
+	(*ListTasksRequest)(nil),            // 26: cairn.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),           // 27: cairn.v1.ListTasksResponse
+	(*TaskSummary)(nil),                 // 28: cairn.v1.TaskSummary
+	(*DeleteTasksRequest)(nil),          // 29: cairn.v1.DeleteTasksRequest
+	(*DeleteTasksResponse)(nil),         // 30: cairn.v1.DeleteTasksResponse
+	(*ExportTaskRequest)(nil),           // 31: cairn.v1.ExportTaskRequest
+	(*ExportTaskResponse)(nil),          // 32: cairn.v1.ExportTaskResponse
+	(*SetFavoriteRequest)(nil),          // 33: cairn.v1.SetFavoriteRequest
+	(*SetFavoriteResponse)(nil),         // 34: cairn.v1.SetFavoriteResponse
+	(*UpdateFocusChainRequest)(nil),     // 35: cairn.v1.UpdateFocusChainRequest
+	(*UpdateFocusChainResponse)(nil),    // 36: cairn.v1.UpdateFocusChainResponse
+	(*SubscribeRequest)(nil),            // 37: cairn.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),           // 38: cairn.v1.SubscribeResponse
+	(*MessageFinalized)(nil),            // 39: cairn.v1.MessageFinalized
+	(*Snapshot)(nil),                    // 40: cairn.v1.Snapshot
+	(*MessageAdded)(nil),                // 41: cairn.v1.MessageAdded
+	(*TextAppended)(nil),                // 42: cairn.v1.TextAppended
+	(*MessageUpdated)(nil),              // 43: cairn.v1.MessageUpdated
+	(*TaskState)(nil),                   // 44: cairn.v1.TaskState
+	(*QueuedMessage)(nil),               // 45: cairn.v1.QueuedMessage
+	(*AutoApprove)(nil),                 // 46: cairn.v1.AutoApprove
+	(*TaskLimits)(nil),                  // 47: cairn.v1.TaskLimits
+	(Mode)(0),                           // 48: cairn.v1.Mode
+	(*Message)(nil),                     // 49: cairn.v1.Message
 }
 var file_cairn_v1_task_proto_depIdxs = []int32{
-	44, // 0: cairn.v1.UpdateTaskSettingsRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	45, // 1: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
-	46, // 2: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
-	5,  // 3: cairn.v1.NewTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
+	46, // 0: cairn.v1.UpdateTaskSettingsRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	47, // 1: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
+	48, // 2: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
+	7,  // 3: cairn.v1.NewTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
 	0,  // 4: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
-	5,  // 5: cairn.v1.ResumeTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
+	7,  // 5: cairn.v1.ResumeTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
 	1,  // 6: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
-	26, // 7: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
-	38, // 8: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
-	39, // 9: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
-	40, // 10: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
-	41, // 11: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
-	42, // 12: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
-	37, // 13: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
-	42, // 14: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
-	47, // 15: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
-	47, // 16: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
-	47, // 17: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
+	28, // 7: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
+	40, // 8: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
+	41, // 9: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
+	42, // 10: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
+	43, // 11: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
+	44, // 12: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
+	39, // 13: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
+	44, // 14: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
+	49, // 15: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
+	49, // 16: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
+	49, // 17: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
 	2,  // 18: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
-	46, // 19: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
-	45, // 20: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
-	43, // 21: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
-	44, // 22: cairn.v1.TaskState.auto_approve:type_name -> cairn.v1.AutoApprove
-	8,  // 23: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
-	10, // 24: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
-	12, // 25: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
-	14, // 26: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
-	16, // 27: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
-	18, // 28: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
-	20, // 29: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
-	22, // 30: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
-	24, // 31: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
-	27, // 32: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
-	29, // 33: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
-	31, // 34: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
-	33, // 35: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
-	6,  // 36: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
-	3,  // 37: cairn.v1.TaskService.UpdateTaskSettings:input_type -> cairn.v1.UpdateTaskSettingsRequest
-	35, // 38: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
-	9,  // 39: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
-	11, // 40: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
-	13, // 41: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
-	15, // 42: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
-	17, // 43: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
-	19, // 44: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
-	21, // 45: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
-	23, // 46: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
-	25, // 47: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
-	28, // 48: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
-	30, // 49: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
-	32, // 50: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
-	34, // 51: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
-	7,  // 52: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
-	4,  // 53: cairn.v1.TaskService.UpdateTaskSettings:output_type -> cairn.v1.UpdateTaskSettingsResponse
-	36, // 54: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
-	39, // [39:55] is the sub-list for method output_type
-	23, // [23:39] is the sub-list for method input_type
+	48, // 19: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
+	47, // 20: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
+	45, // 21: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
+	46, // 22: cairn.v1.TaskState.auto_approve:type_name -> cairn.v1.AutoApprove
+	10, // 23: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
+	12, // 24: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
+	14, // 25: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
+	16, // 26: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
+	18, // 27: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
+	20, // 28: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
+	22, // 29: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
+	24, // 30: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
+	26, // 31: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
+	29, // 32: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
+	31, // 33: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
+	33, // 34: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
+	35, // 35: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
+	8,  // 36: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
+	5,  // 37: cairn.v1.TaskService.UpdateTaskSettings:input_type -> cairn.v1.UpdateTaskSettingsRequest
+	3,  // 38: cairn.v1.TaskService.StopCommand:input_type -> cairn.v1.StopCommandRequest
+	37, // 39: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
+	11, // 40: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
+	13, // 41: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
+	15, // 42: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
+	17, // 43: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
+	19, // 44: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
+	21, // 45: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
+	23, // 46: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
+	25, // 47: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
+	27, // 48: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
+	30, // 49: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
+	32, // 50: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
+	34, // 51: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
+	36, // 52: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
+	9,  // 53: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
+	6,  // 54: cairn.v1.TaskService.UpdateTaskSettings:output_type -> cairn.v1.UpdateTaskSettingsResponse
+	4,  // 55: cairn.v1.TaskService.StopCommand:output_type -> cairn.v1.StopCommandResponse
+	38, // 56: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
+	40, // [40:57] is the sub-list for method output_type
+	23, // [23:40] is the sub-list for method input_type
 	23, // [23:23] is the sub-list for extension type_name
 	23, // [23:23] is the sub-list for extension extendee
 	0,  // [0:23] is the sub-list for field type_name
@@ -3125,10 +3234,10 @@ func file_cairn_v1_task_proto_init() {
 	}
 	file_cairn_v1_message_proto_init()
 	file_cairn_v1_state_proto_init()
-	file_cairn_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[7].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[13].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[33].OneofWrappers = []any{
+	file_cairn_v1_task_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[9].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[15].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[35].OneofWrappers = []any{
 		(*SubscribeResponse_Snapshot)(nil),
 		(*SubscribeResponse_MessageAdded)(nil),
 		(*SubscribeResponse_TextAppended)(nil),
@@ -3142,7 +3251,7 @@ func file_cairn_v1_task_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_task_proto_rawDesc), len(file_cairn_v1_task_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   41,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

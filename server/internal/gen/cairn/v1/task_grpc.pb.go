@@ -34,6 +34,7 @@ const (
 	TaskService_UpdateFocusChain_FullMethodName    = "/cairn.v1.TaskService/UpdateFocusChain"
 	TaskService_SetTaskLimits_FullMethodName       = "/cairn.v1.TaskService/SetTaskLimits"
 	TaskService_UpdateTaskSettings_FullMethodName  = "/cairn.v1.TaskService/UpdateTaskSettings"
+	TaskService_StopCommand_FullMethodName         = "/cairn.v1.TaskService/StopCommand"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -78,6 +79,10 @@ type TaskServiceClient interface {
 	// own (TaskState.own_settings): that task only, from its next request; the shared settings
 	// stay as they are. A task without its own settings is refused (FailedPrecondition).
 	UpdateTaskSettings(ctx context.Context, in *UpdateTaskSettingsRequest, opts ...grpc.CallOption) (*UpdateTaskSettingsResponse, error)
+	// StopCommand stops a command the task left running in the background (the chat's Stop
+	// button; README "Commands that keep running") and everything it started. An unknown task or
+	// command is NotFound; a command that had already ended reports its exit code.
+	StopCommand(ctx context.Context, in *StopCommandRequest, opts ...grpc.CallOption) (*StopCommandResponse, error)
 }
 
 type taskServiceClient struct {
@@ -238,6 +243,16 @@ func (c *taskServiceClient) UpdateTaskSettings(ctx context.Context, in *UpdateTa
 	return out, nil
 }
 
+func (c *taskServiceClient) StopCommand(ctx context.Context, in *StopCommandRequest, opts ...grpc.CallOption) (*StopCommandResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopCommandResponse)
+	err := c.cc.Invoke(ctx, TaskService_StopCommand_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -280,6 +295,10 @@ type TaskServiceServer interface {
 	// own (TaskState.own_settings): that task only, from its next request; the shared settings
 	// stay as they are. A task without its own settings is refused (FailedPrecondition).
 	UpdateTaskSettings(context.Context, *UpdateTaskSettingsRequest) (*UpdateTaskSettingsResponse, error)
+	// StopCommand stops a command the task left running in the background (the chat's Stop
+	// button; README "Commands that keep running") and everything it started. An unknown task or
+	// command is NotFound; a command that had already ended reports its exit code.
+	StopCommand(context.Context, *StopCommandRequest) (*StopCommandResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -334,6 +353,9 @@ func (UnimplementedTaskServiceServer) SetTaskLimits(context.Context, *SetTaskLim
 }
 func (UnimplementedTaskServiceServer) UpdateTaskSettings(context.Context, *UpdateTaskSettingsRequest) (*UpdateTaskSettingsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateTaskSettings not implemented")
+}
+func (UnimplementedTaskServiceServer) StopCommand(context.Context, *StopCommandRequest) (*StopCommandResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StopCommand not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -626,6 +648,24 @@ func _TaskService_UpdateTaskSettings_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_StopCommand_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopCommandRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).StopCommand(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_StopCommand_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).StopCommand(ctx, req.(*StopCommandRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -692,6 +732,10 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateTaskSettings",
 			Handler:    _TaskService_UpdateTaskSettings_Handler,
+		},
+		{
+			MethodName: "StopCommand",
+			Handler:    _TaskService_StopCommand_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -14,7 +14,50 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/task.proto.
  */
 export const file_cairn_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSJoChlVcGRhdGVUYXNrU2V0dGluZ3NSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSKwoMYXV0b19hcHByb3ZlGAMgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUiHAoaVXBkYXRlVGFza1NldHRpbmdzUmVzcG9uc2Ui3gEKDVRhc2tPdmVycmlkZXMSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCRINCgVtb2RlbBgDIAEoCRITCgt0b29sX2Zvcm1hdBgEIAEoCRIYChByZWFzb25pbmdfZWZmb3J0GAUgASgJEhQKDGF1dG9fYXBwcm92ZRgGIAMoCRIMCgR5b2xvGAcgASgIEhQKDG1heF9yZXF1ZXN0cxgIIAEoBRIQCghtYXhfY29zdBgJIAEoARIUCgdicm93c2VyGAogASgISACIAQFCCgoIX2Jyb3dzZXIiTQoUU2V0VGFza0xpbWl0c1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIkCgZsaW1pdHMYAiABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzIhcKFVNldFRhc2tMaW1pdHNSZXNwb25zZSLDAQoOTmV3VGFza1JlcXVlc3QSDAoEdGV4dBgBIAEoCRIOCgZpbWFnZXMYAiADKAkSDQoFZmlsZXMYAyADKAkSFwoPd29ya3NwYWNlX3Jvb3RzGAQgAygJEg8KB2hvc3RfaWQYBSABKAkSHAoEbW9kZRgGIAEoDjIOLmNhaXJuLnYxLk1vZGUSKgoJb3ZlcnJpZGVzGAcgASgLMhcuY2Fpcm4udjEuVGFza092ZXJyaWRlcxIQCgh3b3JrdHJlZRgyIAEoCCIiCg9OZXdUYXNrUmVzcG9uc2USDwoHdGFza19pZBgBIAEoCSK4AQoQQW5zd2VyQXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEicKCHJlc3BvbnNlGAIgASgOMhUuY2Fpcm4udjEuQXNrUmVzcG9uc2USDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDQoFZmlsZXMYBSADKAkSGgoNbWVzc2FnZV9pbmRleBgGIAEoBUgAiAEBEg8KB2hvc3RfaWQYByABKAlCEAoOX21lc3NhZ2VfaW5kZXgiEwoRQW5zd2VyQXNrUmVzcG9uc2UiYwoSU2VuZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZpbWFnZXMYAyADKAkSDQoFZmlsZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCSIlChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoCCI5ChpSZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgoKAmlkGAIgASgJIh0KG1JlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZSKCAQoSRWRpdE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSGgoNbWVzc2FnZV9pbmRleBgCIAEoBUgAiAEBEgwKBHRleHQYAyABKAkSDgoGaW1hZ2VzGAQgAygJEg8KB2hvc3RfaWQYBSABKAlCEAoOX21lc3NhZ2VfaW5kZXgiFQoTRWRpdE1lc3NhZ2VSZXNwb25zZSIkChFDYW5jZWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIhQKEkNhbmNlbFRhc2tSZXNwb25zZSIjChBDbGVhclRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiEwoRQ2xlYXJUYXNrUmVzcG9uc2UiYQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIPCgdob3N0X2lkGAIgASgJEioKCW92ZXJyaWRlcxgDIAEoCzIXLmNhaXJuLnYxLlRhc2tPdmVycmlkZXMiFAoSUmVzdW1lVGFza1Jlc3BvbnNlInQKEExpc3RUYXNrc1JlcXVlc3QSDgoGc2VhcmNoGAEgASgJEhYKDmZhdm9yaXRlc19vbmx5GAIgASgIEhYKDndvcmtzcGFjZV9yb290GAMgASgJEiAKBHNvcnQYBCABKA4yEi5jYWlybi52MS5UYXNrU29ydCJTChFMaXN0VGFza3NSZXNwb25zZRIkCgV0YXNrcxgBIAMoCzIVLmNhaXJuLnYxLlRhc2tTdW1tYXJ5EhgKEHRvdGFsX3NpemVfYnl0ZXMYAiABKAMiogIKC1Rhc2tTdW1tYXJ5Eg8KB3Rhc2tfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSFgoOd29ya3NwYWNlX3Jvb3QYAyABKAkSFwoPY3JlYXRlZF91bml4X21zGAQgASgDEhcKD3VwZGF0ZWRfdW5peF9tcxgFIAEoAxIRCgl0b2tlbnNfaW4YBiABKAMSEgoKdG9rZW5zX291dBgHIAEoAxIUCgxjYWNoZV93cml0ZXMYCCABKAMSEwoLY2FjaGVfcmVhZHMYCSABKAMSDAoEY29zdBgKIAEoARISCgpzaXplX2J5dGVzGAsgASgDEhAKCGZhdm9yaXRlGAwgASgIEg0KBW1vZGVsGA0gASgJEhQKDHByaWNlc19rbm93bhgOIAEoCCIzChJEZWxldGVUYXNrc1JlcXVlc3QSEAoIdGFza19pZHMYASADKAkSCwoDYWxsGAIgASgIIhUKE0RlbGV0ZVRhc2tzUmVzcG9uc2UiJAoRRXhwb3J0VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSI5ChJFeHBvcnRUYXNrUmVzcG9uc2USEAoIbWFya2Rvd24YASABKAkSEQoJZmlsZV9uYW1lGAIgASgJIjcKElNldEZhdm9yaXRlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhAKCGZhdm9yaXRlGAIgASgIIhUKE1NldEZhdm9yaXRlUmVzcG9uc2UiPAoXVXBkYXRlRm9jdXNDaGFpblJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIQCghtYXJrZG93bhgCIAEoCSIaChhVcGRhdGVGb2N1c0NoYWluUmVzcG9uc2UiSwoQU3Vic2NyaWJlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhUKDXNuYXBzaG90X3RhaWwYAiABKAUSDwoHaG9zdF9pZBgDIAEoCSLCAgoRU3Vic2NyaWJlUmVzcG9uc2USJgoIc25hcHNob3QYASABKAsyEi5jYWlybi52MS5TbmFwc2hvdEgAEi8KDW1lc3NhZ2VfYWRkZWQYAiABKAsyFi5jYWlybi52MS5NZXNzYWdlQWRkZWRIABIvCg10ZXh0X2FwcGVuZGVkGAMgASgLMhYuY2Fpcm4udjEuVGV4dEFwcGVuZGVkSAASMwoPbWVzc2FnZV91cGRhdGVkGAQgASgLMhguY2Fpcm4udjEuTWVzc2FnZVVwZGF0ZWRIABIsCg1zdGF0ZV9jaGFuZ2VkGAUgASgLMhMuY2Fpcm4udjEuVGFza1N0YXRlSAASNwoRbWVzc2FnZV9maW5hbGl6ZWQYBiABKAsyGi5jYWlybi52MS5NZXNzYWdlRmluYWxpemVkSABCBwoFZXZlbnQiIQoQTWVzc2FnZUZpbmFsaXplZBINCgVpbmRleBgBIAEoBSJoCghTbmFwc2hvdBIiCgVzdGF0ZRgBIAEoCzITLmNhaXJuLnYxLlRhc2tTdGF0ZRIjCghtZXNzYWdlcxgCIAMoCzIRLmNhaXJuLnYxLk1lc3NhZ2USEwoLZmlyc3RfaW5kZXgYAyABKAUiMgoMTWVzc2FnZUFkZGVkEiIKB21lc3NhZ2UYASABKAsyES5jYWlybi52MS5NZXNzYWdlIiwKDFRleHRBcHBlbmRlZBINCgVpbmRleBgBIAEoBRINCgVkZWx0YRgCIAEoCSI0Cg5NZXNzYWdlVXBkYXRlZBIiCgdtZXNzYWdlGAEgASgLMhEuY2Fpcm4udjEuTWVzc2FnZSKMBAoJVGFza1N0YXRlEg8KB3Rhc2tfaWQYASABKAkSJAoGc3RhdHVzGAIgASgOMhQuY2Fpcm4udjEuVGFza1N0YXR1cxIcCgRtb2RlGAMgASgOMg4uY2Fpcm4udjEuTW9kZRINCgV0aXRsZRgEIAEoCRIRCgl0b2tlbnNfaW4YBSABKAMSEgoKdG9rZW5zX291dBgGIAEoAxIUCgxjYWNoZV93cml0ZXMYByABKAMSEwoLY2FjaGVfcmVhZHMYCCABKAMSDAoEY29zdBgJIAEoARIWCg5jb250ZXh0X3Rva2VucxgKIAEoAxIWCg5jb250ZXh0X3dpbmRvdxgLIAEoAxITCgtmb2N1c19jaGFpbhgMIAEoCRIWCg5vcGVuX2Fza19pbmRleBgNIAEoBRINCgVtb2RlbBgOIAEoCRIVCg1tZXNzYWdlX2NvdW50GA8gASgFEhAKCHJlcXVlc3RzGBAgASgFEiQKBmxpbWl0cxgRIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMSFAoMcHJpY2VzX2tub3duGBIgASgIEicKBnF1ZXVlZBgTIAMoCzIXLmNhaXJuLnYxLlF1ZXVlZE1lc3NhZ2USKwoMYXV0b19hcHByb3ZlGBQgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFAoMb3duX3NldHRpbmdzGBUgASgIIj4KDVF1ZXVlZE1lc3NhZ2USCgoCaWQYASABKAkSDAoEdGV4dBgCIAEoCRITCgtpbWFnZV9jb3VudBgDIAEoBSp4CgtBc2tSZXNwb25zZRIcChhBU0tfUkVTUE9OU0VfVU5TUEVDSUZJRUQQABIYChRBU0tfUkVTUE9OU0VfQVBQUk9WRRABEhcKE0FTS19SRVNQT05TRV9SRUpFQ1QQAhIYChRBU0tfUkVTUE9OU0VfTUVTU0FHRRADKooBCghUYXNrU29ydBIZChVUQVNLX1NPUlRfVU5TUEVDSUZJRUQQABIUChBUQVNLX1NPUlRfTkVXRVNUEAESFAoQVEFTS19TT1JUX09MREVTVBACEhwKGFRBU0tfU09SVF9NT1NUX0VYUEVOU0lWRRADEhkKFVRBU0tfU09SVF9NT1NUX1RPS0VOUxAEKr8BCgpUYXNrU3RhdHVzEhsKF1RBU0tfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTVEFTS19TVEFUVVNfUlVOTklORxABEhcKE1RBU0tfU1RBVFVTX1dBSVRJTkcQAhIZChVUQVNLX1NUQVRVU19DT01QTEVURUQQAxIZChVUQVNLX1NUQVRVU19DQU5DRUxMRUQQBBIWChJUQVNLX1NUQVRVU19GQUlMRUQQBRIUChBUQVNLX1NUQVRVU19JRExFEAYynAkKC1Rhc2tTZXJ2aWNlEj4KB05ld1Rhc2sSGC5jYWlybi52MS5OZXdUYXNrUmVxdWVzdBoZLmNhaXJuLnYxLk5ld1Rhc2tSZXNwb25zZRJECglBbnN3ZXJBc2sSGi5jYWlybi52MS5BbnN3ZXJBc2tSZXF1ZXN0GhsuY2Fpcm4udjEuQW5zd2VyQXNrUmVzcG9uc2USSgoLU2VuZE1lc3NhZ2USHC5jYWlybi52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHS5jYWlybi52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEmIKE1JlbW92ZVF1ZXVlZE1lc3NhZ2USJC5jYWlybi52MS5SZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBolLmNhaXJuLnYxLlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZRJKCgtFZGl0TWVzc2FnZRIcLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVzcG9uc2USRwoKQ2FuY2VsVGFzaxIbLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuQ2FuY2VsVGFza1Jlc3BvbnNlEkQKCUNsZWFyVGFzaxIaLmNhaXJuLnYxLkNsZWFyVGFza1JlcXVlc3QaGy5jYWlybi52MS5DbGVhclRhc2tSZXNwb25zZRJHCgpSZXN1bWVUYXNrEhsuY2Fpcm4udjEuUmVzdW1lVGFza1JlcXVlc3QaHC5jYWlybi52MS5SZXN1bWVUYXNrUmVzcG9uc2USRAoJTGlzdFRhc2tzEhouY2Fpcm4udjEuTGlzdFRhc2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RUYXNrc1Jlc3BvbnNlEkoKC0RlbGV0ZVRhc2tzEhwuY2Fpcm4udjEuRGVsZXRlVGFza3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRGVsZXRlVGFza3NSZXNwb25zZRJHCgpFeHBvcnRUYXNrEhsuY2Fpcm4udjEuRXhwb3J0VGFza1JlcXVlc3QaHC5jYWlybi52MS5FeHBvcnRUYXNrUmVzcG9uc2USSgoLU2V0RmF2b3JpdGUSHC5jYWlybi52MS5TZXRGYXZvcml0ZVJlcXVlc3QaHS5jYWlybi52MS5TZXRGYXZvcml0ZVJlc3BvbnNlElkKEFVwZGF0ZUZvY3VzQ2hhaW4SIS5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVxdWVzdBoiLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZRJQCg1TZXRUYXNrTGltaXRzEh4uY2Fpcm4udjEuU2V0VGFza0xpbWl0c1JlcXVlc3QaHy5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVzcG9uc2USXwoSVXBkYXRlVGFza1NldHRpbmdzEiMuY2Fpcm4udjEuVXBkYXRlVGFza1NldHRpbmdzUmVxdWVzdBokLmNhaXJuLnYxLlVwZGF0ZVRhc2tTZXR0aW5nc1Jlc3BvbnNlMlMKCVVpU2VydmljZRJGCglTdWJzY3JpYmUSGi5jYWlybi52MS5TdWJzY3JpYmVSZXF1ZXN0GhsuY2Fpcm4udjEuU3Vic2NyaWJlUmVzcG9uc2UwAUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM", [file_cairn_v1_message, file_cairn_v1_state]);
+  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSI5ChJTdG9wQ29tbWFuZFJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRISCgpjb21tYW5kX2lkGAIgASgFIigKE1N0b3BDb21tYW5kUmVzcG9uc2USEQoJZXhpdF9jb2RlGAEgASgFImgKGVVwZGF0ZVRhc2tTZXR0aW5nc1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIrCgxhdXRvX2FwcHJvdmUYAyABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZSIcChpVcGRhdGVUYXNrU2V0dGluZ3NSZXNwb25zZSLeAQoNVGFza092ZXJyaWRlcxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEg0KBW1vZGVsGAMgASgJEhMKC3Rvb2xfZm9ybWF0GAQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYBSABKAkSFAoMYXV0b19hcHByb3ZlGAYgAygJEgwKBHlvbG8YByABKAgSFAoMbWF4X3JlcXVlc3RzGAggASgFEhAKCG1heF9jb3N0GAkgASgBEhQKB2Jyb3dzZXIYCiABKAhIAIgBAUIKCghfYnJvd3NlciJNChRTZXRUYXNrTGltaXRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEiQKBmxpbWl0cxgCIAEoCzIULmNhaXJuLnYxLlRhc2tMaW1pdHMiFwoVU2V0VGFza0xpbWl0c1Jlc3BvbnNlIsMBCg5OZXdUYXNrUmVxdWVzdBIMCgR0ZXh0GAEgASgJEg4KBmltYWdlcxgCIAMoCRINCgVmaWxlcxgDIAMoCRIXCg93b3Jrc3BhY2Vfcm9vdHMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCRIcCgRtb2RlGAYgASgOMg4uY2Fpcm4udjEuTW9kZRIqCglvdmVycmlkZXMYByABKAsyFy5jYWlybi52MS5UYXNrT3ZlcnJpZGVzEhAKCHdvcmt0cmVlGDIgASgIIiIKD05ld1Rhc2tSZXNwb25zZRIPCgd0YXNrX2lkGAEgASgJIrgBChBBbnN3ZXJBc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSJwoIcmVzcG9uc2UYAiABKA4yFS5jYWlybi52MS5Bc2tSZXNwb25zZRIMCgR0ZXh0GAMgASgJEg4KBmltYWdlcxgEIAMoCRINCgVmaWxlcxgFIAMoCRIaCg1tZXNzYWdlX2luZGV4GAYgASgFSACIAQESDwoHaG9zdF9pZBgHIAEoCUIQCg5fbWVzc2FnZV9pbmRleCITChFBbnN3ZXJBc2tSZXNwb25zZSJjChJTZW5kTWVzc2FnZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEg4KBmltYWdlcxgDIAMoCRINCgVmaWxlcxgEIAMoCRIPCgdob3N0X2lkGAUgASgJIiUKE1NlbmRNZXNzYWdlUmVzcG9uc2USDgoGcXVldWVkGAEgASgIIjkKGlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSCgoCaWQYAiABKAkiHQobUmVtb3ZlUXVldWVkTWVzc2FnZVJlc3BvbnNlIoIBChJFZGl0TWVzc2FnZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIaCg1tZXNzYWdlX2luZGV4GAIgASgFSACIAQESDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCUIQCg5fbWVzc2FnZV9pbmRleCIVChNFZGl0TWVzc2FnZVJlc3BvbnNlIiQKEUNhbmNlbFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiFAoSQ2FuY2VsVGFza1Jlc3BvbnNlIiMKEENsZWFyVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSITChFDbGVhclRhc2tSZXNwb25zZSJhChFSZXN1bWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEg8KB2hvc3RfaWQYAiABKAkSKgoJb3ZlcnJpZGVzGAMgASgLMhcuY2Fpcm4udjEuVGFza092ZXJyaWRlcyIUChJSZXN1bWVUYXNrUmVzcG9uc2UidAoQTGlzdFRhc2tzUmVxdWVzdBIOCgZzZWFyY2gYASABKAkSFgoOZmF2b3JpdGVzX29ubHkYAiABKAgSFgoOd29ya3NwYWNlX3Jvb3QYAyABKAkSIAoEc29ydBgEIAEoDjISLmNhaXJuLnYxLlRhc2tTb3J0IlMKEUxpc3RUYXNrc1Jlc3BvbnNlEiQKBXRhc2tzGAEgAygLMhUuY2Fpcm4udjEuVGFza1N1bW1hcnkSGAoQdG90YWxfc2l6ZV9ieXRlcxgCIAEoAyKiAgoLVGFza1N1bW1hcnkSDwoHdGFza19pZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIWCg53b3Jrc3BhY2Vfcm9vdBgDIAEoCRIXCg9jcmVhdGVkX3VuaXhfbXMYBCABKAMSFwoPdXBkYXRlZF91bml4X21zGAUgASgDEhEKCXRva2Vuc19pbhgGIAEoAxISCgp0b2tlbnNfb3V0GAcgASgDEhQKDGNhY2hlX3dyaXRlcxgIIAEoAxITCgtjYWNoZV9yZWFkcxgJIAEoAxIMCgRjb3N0GAogASgBEhIKCnNpemVfYnl0ZXMYCyABKAMSEAoIZmF2b3JpdGUYDCABKAgSDQoFbW9kZWwYDSABKAkSFAoMcHJpY2VzX2tub3duGA4gASgIIjMKEkRlbGV0ZVRhc2tzUmVxdWVzdBIQCgh0YXNrX2lkcxgBIAMoCRILCgNhbGwYAiABKAgiFQoTRGVsZXRlVGFza3NSZXNwb25zZSIkChFFeHBvcnRUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIjkKEkV4cG9ydFRhc2tSZXNwb25zZRIQCghtYXJrZG93bhgBIAEoCRIRCglmaWxlX25hbWUYAiABKAkiNwoSU2V0RmF2b3JpdGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSEAoIZmF2b3JpdGUYAiABKAgiFQoTU2V0RmF2b3JpdGVSZXNwb25zZSI8ChdVcGRhdGVGb2N1c0NoYWluUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhAKCG1hcmtkb3duGAIgASgJIhoKGFVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZSJLChBTdWJzY3JpYmVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSFQoNc25hcHNob3RfdGFpbBgCIAEoBRIPCgdob3N0X2lkGAMgASgJIsICChFTdWJzY3JpYmVSZXNwb25zZRImCghzbmFwc2hvdBgBIAEoCzISLmNhaXJuLnYxLlNuYXBzaG90SAASLwoNbWVzc2FnZV9hZGRlZBgCIAEoCzIWLmNhaXJuLnYxLk1lc3NhZ2VBZGRlZEgAEi8KDXRleHRfYXBwZW5kZWQYAyABKAsyFi5jYWlybi52MS5UZXh0QXBwZW5kZWRIABIzCg9tZXNzYWdlX3VwZGF0ZWQYBCABKAsyGC5jYWlybi52MS5NZXNzYWdlVXBkYXRlZEgAEiwKDXN0YXRlX2NoYW5nZWQYBSABKAsyEy5jYWlybi52MS5UYXNrU3RhdGVIABI3ChFtZXNzYWdlX2ZpbmFsaXplZBgGIAEoCzIaLmNhaXJuLnYxLk1lc3NhZ2VGaW5hbGl6ZWRIAEIHCgVldmVudCIhChBNZXNzYWdlRmluYWxpemVkEg0KBWluZGV4GAEgASgFImgKCFNuYXBzaG90EiIKBXN0YXRlGAEgASgLMhMuY2Fpcm4udjEuVGFza1N0YXRlEiMKCG1lc3NhZ2VzGAIgAygLMhEuY2Fpcm4udjEuTWVzc2FnZRITCgtmaXJzdF9pbmRleBgDIAEoBSIyCgxNZXNzYWdlQWRkZWQSIgoHbWVzc2FnZRgBIAEoCzIRLmNhaXJuLnYxLk1lc3NhZ2UiLAoMVGV4dEFwcGVuZGVkEg0KBWluZGV4GAEgASgFEg0KBWRlbHRhGAIgASgJIjQKDk1lc3NhZ2VVcGRhdGVkEiIKB21lc3NhZ2UYASABKAsyES5jYWlybi52MS5NZXNzYWdlIowECglUYXNrU3RhdGUSDwoHdGFza19pZBgBIAEoCRIkCgZzdGF0dXMYAiABKA4yFC5jYWlybi52MS5UYXNrU3RhdHVzEhwKBG1vZGUYAyABKA4yDi5jYWlybi52MS5Nb2RlEg0KBXRpdGxlGAQgASgJEhEKCXRva2Vuc19pbhgFIAEoAxISCgp0b2tlbnNfb3V0GAYgASgDEhQKDGNhY2hlX3dyaXRlcxgHIAEoAxITCgtjYWNoZV9yZWFkcxgIIAEoAxIMCgRjb3N0GAkgASgBEhYKDmNvbnRleHRfdG9rZW5zGAogASgDEhYKDmNvbnRleHRfd2luZG93GAsgASgDEhMKC2ZvY3VzX2NoYWluGAwgASgJEhYKDm9wZW5fYXNrX2luZGV4GA0gASgFEg0KBW1vZGVsGA4gASgJEhUKDW1lc3NhZ2VfY291bnQYDyABKAUSEAoIcmVxdWVzdHMYECABKAUSJAoGbGltaXRzGBEgASgLMhQuY2Fpcm4udjEuVGFza0xpbWl0cxIUCgxwcmljZXNfa25vd24YEiABKAgSJwoGcXVldWVkGBMgAygLMhcuY2Fpcm4udjEuUXVldWVkTWVzc2FnZRIrCgxhdXRvX2FwcHJvdmUYFCABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIUCgxvd25fc2V0dGluZ3MYFSABKAgiPgoNUXVldWVkTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJEhMKC2ltYWdlX2NvdW50GAMgASgFKngKC0Fza1Jlc3BvbnNlEhwKGEFTS19SRVNQT05TRV9VTlNQRUNJRklFRBAAEhgKFEFTS19SRVNQT05TRV9BUFBST1ZFEAESFwoTQVNLX1JFU1BPTlNFX1JFSkVDVBACEhgKFEFTS19SRVNQT05TRV9NRVNTQUdFEAMqigEKCFRhc2tTb3J0EhkKFVRBU0tfU09SVF9VTlNQRUNJRklFRBAAEhQKEFRBU0tfU09SVF9ORVdFU1QQARIUChBUQVNLX1NPUlRfT0xERVNUEAISHAoYVEFTS19TT1JUX01PU1RfRVhQRU5TSVZFEAMSGQoVVEFTS19TT1JUX01PU1RfVE9LRU5TEAQqvwEKClRhc2tTdGF0dXMSGwoXVEFTS19TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNUQVNLX1NUQVRVU19SVU5OSU5HEAESFwoTVEFTS19TVEFUVVNfV0FJVElORxACEhkKFVRBU0tfU1RBVFVTX0NPTVBMRVRFRBADEhkKFVRBU0tfU1RBVFVTX0NBTkNFTExFRBAEEhYKElRBU0tfU1RBVFVTX0ZBSUxFRBAFEhQKEFRBU0tfU1RBVFVTX0lETEUQBjLoCQoLVGFza1NlcnZpY2USPgoHTmV3VGFzaxIYLmNhaXJuLnYxLk5ld1Rhc2tSZXF1ZXN0GhkuY2Fpcm4udjEuTmV3VGFza1Jlc3BvbnNlEkQKCUFuc3dlckFzaxIaLmNhaXJuLnYxLkFuc3dlckFza1JlcXVlc3QaGy5jYWlybi52MS5BbnN3ZXJBc2tSZXNwb25zZRJKCgtTZW5kTWVzc2FnZRIcLmNhaXJuLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USYgoTUmVtb3ZlUXVldWVkTWVzc2FnZRIkLmNhaXJuLnYxLlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXF1ZXN0GiUuY2Fpcm4udjEuUmVtb3ZlUXVldWVkTWVzc2FnZVJlc3BvbnNlEkoKC0VkaXRNZXNzYWdlEhwuY2Fpcm4udjEuRWRpdE1lc3NhZ2VSZXF1ZXN0Gh0uY2Fpcm4udjEuRWRpdE1lc3NhZ2VSZXNwb25zZRJHCgpDYW5jZWxUYXNrEhsuY2Fpcm4udjEuQ2FuY2VsVGFza1JlcXVlc3QaHC5jYWlybi52MS5DYW5jZWxUYXNrUmVzcG9uc2USRAoJQ2xlYXJUYXNrEhouY2Fpcm4udjEuQ2xlYXJUYXNrUmVxdWVzdBobLmNhaXJuLnYxLkNsZWFyVGFza1Jlc3BvbnNlEkcKClJlc3VtZVRhc2sSGy5jYWlybi52MS5SZXN1bWVUYXNrUmVxdWVzdBocLmNhaXJuLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJECglMaXN0VGFza3MSGi5jYWlybi52MS5MaXN0VGFza3NSZXF1ZXN0GhsuY2Fpcm4udjEuTGlzdFRhc2tzUmVzcG9uc2USSgoLRGVsZXRlVGFza3MSHC5jYWlybi52MS5EZWxldGVUYXNrc1JlcXVlc3QaHS5jYWlybi52MS5EZWxldGVUYXNrc1Jlc3BvbnNlEkcKCkV4cG9ydFRhc2sSGy5jYWlybi52MS5FeHBvcnRUYXNrUmVxdWVzdBocLmNhaXJuLnYxLkV4cG9ydFRhc2tSZXNwb25zZRJKCgtTZXRGYXZvcml0ZRIcLmNhaXJuLnYxLlNldEZhdm9yaXRlUmVxdWVzdBodLmNhaXJuLnYxLlNldEZhdm9yaXRlUmVzcG9uc2USWQoQVXBkYXRlRm9jdXNDaGFpbhIhLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXF1ZXN0GiIuY2Fpcm4udjEuVXBkYXRlRm9jdXNDaGFpblJlc3BvbnNlElAKDVNldFRhc2tMaW1pdHMSHi5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVxdWVzdBofLmNhaXJuLnYxLlNldFRhc2tMaW1pdHNSZXNwb25zZRJfChJVcGRhdGVUYXNrU2V0dGluZ3MSIy5jYWlybi52MS5VcGRhdGVUYXNrU2V0dGluZ3NSZXF1ZXN0GiQuY2Fpcm4udjEuVXBkYXRlVGFza1NldHRpbmdzUmVzcG9uc2USSgoLU3RvcENvbW1hbmQSHC5jYWlybi52MS5TdG9wQ29tbWFuZFJlcXVlc3QaHS5jYWlybi52MS5TdG9wQ29tbWFuZFJlc3BvbnNlMlMKCVVpU2VydmljZRJGCglTdWJzY3JpYmUSGi5jYWlybi52MS5TdWJzY3JpYmVSZXF1ZXN0GhsuY2Fpcm4udjEuU3Vic2NyaWJlUmVzcG9uc2UwAUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM", [file_cairn_v1_message, file_cairn_v1_state]);
+
+/**
+ * StopCommandRequest names the command by its number in the task (CommandOutputPayload.id).
+ *
+ * @generated from message cairn.v1.StopCommandRequest
+ */
+export type StopCommandRequest = Message<"cairn.v1.StopCommandRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: int32 command_id = 2;
+   */
+  commandId: number;
+};
+
+/**
+ * Describes the message cairn.v1.StopCommandRequest.
+ * Use `create(StopCommandRequestSchema)` to create a new message.
+ */
+export const StopCommandRequestSchema: GenMessage<StopCommandRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 0);
+
+/**
+ * StopCommandResponse carries the command's exit code.
+ *
+ * @generated from message cairn.v1.StopCommandResponse
+ */
+export type StopCommandResponse = Message<"cairn.v1.StopCommandResponse"> & {
+  /**
+   * @generated from field: int32 exit_code = 1;
+   */
+  exitCode: number;
+};
+
+/**
+ * Describes the message cairn.v1.StopCommandResponse.
+ * Use `create(StopCommandResponseSchema)` to create a new message.
+ */
+export const StopCommandResponseSchema: GenMessage<StopCommandResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 1);
 
 /**
  * UpdateTaskSettingsRequest carries what changes; an empty model and an unset policy keep theirs.
@@ -43,7 +86,7 @@ export type UpdateTaskSettingsRequest = Message<"cairn.v1.UpdateTaskSettingsRequ
  * Use `create(UpdateTaskSettingsRequestSchema)` to create a new message.
  */
 export const UpdateTaskSettingsRequestSchema: GenMessage<UpdateTaskSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 0);
+  messageDesc(file_cairn_v1_task, 2);
 
 /**
  * UpdateTaskSettingsResponse is empty; the task's state shows the change.
@@ -58,7 +101,7 @@ export type UpdateTaskSettingsResponse = Message<"cairn.v1.UpdateTaskSettingsRes
  * Use `create(UpdateTaskSettingsResponseSchema)` to create a new message.
  */
 export const UpdateTaskSettingsResponseSchema: GenMessage<UpdateTaskSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 1);
+  messageDesc(file_cairn_v1_task, 3);
 
 /**
  * TaskOverrides are settings that govern one task only (the flags of `cairn run --connect`):
@@ -137,7 +180,7 @@ export type TaskOverrides = Message<"cairn.v1.TaskOverrides"> & {
  * Use `create(TaskOverridesSchema)` to create a new message.
  */
 export const TaskOverridesSchema: GenMessage<TaskOverrides> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 2);
+  messageDesc(file_cairn_v1_task, 4);
 
 /**
  * SetTaskLimitsRequest sets a task's limits.
@@ -161,7 +204,7 @@ export type SetTaskLimitsRequest = Message<"cairn.v1.SetTaskLimitsRequest"> & {
  * Use `create(SetTaskLimitsRequestSchema)` to create a new message.
  */
 export const SetTaskLimitsRequestSchema: GenMessage<SetTaskLimitsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 3);
+  messageDesc(file_cairn_v1_task, 5);
 
 /**
  * SetTaskLimitsResponse is empty.
@@ -176,7 +219,7 @@ export type SetTaskLimitsResponse = Message<"cairn.v1.SetTaskLimitsResponse"> & 
  * Use `create(SetTaskLimitsResponseSchema)` to create a new message.
  */
 export const SetTaskLimitsResponseSchema: GenMessage<SetTaskLimitsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 4);
+  messageDesc(file_cairn_v1_task, 6);
 
 /**
  * NewTaskRequest starts a task in a workspace.
@@ -241,7 +284,7 @@ export type NewTaskRequest = Message<"cairn.v1.NewTaskRequest"> & {
  * Use `create(NewTaskRequestSchema)` to create a new message.
  */
 export const NewTaskRequestSchema: GenMessage<NewTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 5);
+  messageDesc(file_cairn_v1_task, 7);
 
 /**
  * NewTaskResponse names the new task.
@@ -260,7 +303,7 @@ export type NewTaskResponse = Message<"cairn.v1.NewTaskResponse"> & {
  * Use `create(NewTaskResponseSchema)` to create a new message.
  */
 export const NewTaskResponseSchema: GenMessage<NewTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 6);
+  messageDesc(file_cairn_v1_task, 8);
 
 /**
  * AnswerAskRequest answers the open ask of a task.
@@ -315,7 +358,7 @@ export type AnswerAskRequest = Message<"cairn.v1.AnswerAskRequest"> & {
  * Use `create(AnswerAskRequestSchema)` to create a new message.
  */
 export const AnswerAskRequestSchema: GenMessage<AnswerAskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 7);
+  messageDesc(file_cairn_v1_task, 9);
 
 /**
  * AnswerAskResponse is empty.
@@ -330,7 +373,7 @@ export type AnswerAskResponse = Message<"cairn.v1.AnswerAskResponse"> & {
  * Use `create(AnswerAskResponseSchema)` to create a new message.
  */
 export const AnswerAskResponseSchema: GenMessage<AnswerAskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 8);
+  messageDesc(file_cairn_v1_task, 10);
 
 /**
  * SendMessageRequest carries user text for a task.
@@ -371,7 +414,7 @@ export type SendMessageRequest = Message<"cairn.v1.SendMessageRequest"> & {
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 9);
+  messageDesc(file_cairn_v1_task, 11);
 
 /**
  * SendMessageResponse says what became of the text.
@@ -392,7 +435,7 @@ export type SendMessageResponse = Message<"cairn.v1.SendMessageResponse"> & {
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 10);
+  messageDesc(file_cairn_v1_task, 12);
 
 /**
  * RemoveQueuedMessageRequest names a queued message (QueuedMessage.id).
@@ -416,7 +459,7 @@ export type RemoveQueuedMessageRequest = Message<"cairn.v1.RemoveQueuedMessageRe
  * Use `create(RemoveQueuedMessageRequestSchema)` to create a new message.
  */
 export const RemoveQueuedMessageRequestSchema: GenMessage<RemoveQueuedMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 11);
+  messageDesc(file_cairn_v1_task, 13);
 
 /**
  * RemoveQueuedMessageResponse is empty.
@@ -431,7 +474,7 @@ export type RemoveQueuedMessageResponse = Message<"cairn.v1.RemoveQueuedMessageR
  * Use `create(RemoveQueuedMessageResponseSchema)` to create a new message.
  */
 export const RemoveQueuedMessageResponseSchema: GenMessage<RemoveQueuedMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 12);
+  messageDesc(file_cairn_v1_task, 14);
 
 /**
  * EditMessageRequest carries the new text of a past user message.
@@ -474,7 +517,7 @@ export type EditMessageRequest = Message<"cairn.v1.EditMessageRequest"> & {
  * Use `create(EditMessageRequestSchema)` to create a new message.
  */
 export const EditMessageRequestSchema: GenMessage<EditMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 13);
+  messageDesc(file_cairn_v1_task, 15);
 
 /**
  * EditMessageResponse is empty; subscribers receive a new snapshot after the cut.
@@ -489,7 +532,7 @@ export type EditMessageResponse = Message<"cairn.v1.EditMessageResponse"> & {
  * Use `create(EditMessageResponseSchema)` to create a new message.
  */
 export const EditMessageResponseSchema: GenMessage<EditMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 14);
+  messageDesc(file_cairn_v1_task, 16);
 
 /**
  * CancelTaskRequest names the task to cancel.
@@ -508,7 +551,7 @@ export type CancelTaskRequest = Message<"cairn.v1.CancelTaskRequest"> & {
  * Use `create(CancelTaskRequestSchema)` to create a new message.
  */
 export const CancelTaskRequestSchema: GenMessage<CancelTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 15);
+  messageDesc(file_cairn_v1_task, 17);
 
 /**
  * CancelTaskResponse is empty.
@@ -523,7 +566,7 @@ export type CancelTaskResponse = Message<"cairn.v1.CancelTaskResponse"> & {
  * Use `create(CancelTaskResponseSchema)` to create a new message.
  */
 export const CancelTaskResponseSchema: GenMessage<CancelTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 16);
+  messageDesc(file_cairn_v1_task, 18);
 
 /**
  * ClearTaskRequest names the task to close.
@@ -542,7 +585,7 @@ export type ClearTaskRequest = Message<"cairn.v1.ClearTaskRequest"> & {
  * Use `create(ClearTaskRequestSchema)` to create a new message.
  */
 export const ClearTaskRequestSchema: GenMessage<ClearTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 17);
+  messageDesc(file_cairn_v1_task, 19);
 
 /**
  * ClearTaskResponse is empty.
@@ -557,7 +600,7 @@ export type ClearTaskResponse = Message<"cairn.v1.ClearTaskResponse"> & {
  * Use `create(ClearTaskResponseSchema)` to create a new message.
  */
 export const ClearTaskResponseSchema: GenMessage<ClearTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 18);
+  messageDesc(file_cairn_v1_task, 20);
 
 /**
  * ResumeTaskRequest names a task from history.
@@ -591,7 +634,7 @@ export type ResumeTaskRequest = Message<"cairn.v1.ResumeTaskRequest"> & {
  * Use `create(ResumeTaskRequestSchema)` to create a new message.
  */
 export const ResumeTaskRequestSchema: GenMessage<ResumeTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 19);
+  messageDesc(file_cairn_v1_task, 21);
 
 /**
  * ResumeTaskResponse is empty; the resume ask arrives on the subscription.
@@ -606,7 +649,7 @@ export type ResumeTaskResponse = Message<"cairn.v1.ResumeTaskResponse"> & {
  * Use `create(ResumeTaskResponseSchema)` to create a new message.
  */
 export const ResumeTaskResponseSchema: GenMessage<ResumeTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 20);
+  messageDesc(file_cairn_v1_task, 22);
 
 /**
  * ListTasksRequest filters and orders history.
@@ -642,7 +685,7 @@ export type ListTasksRequest = Message<"cairn.v1.ListTasksRequest"> & {
  * Use `create(ListTasksRequestSchema)` to create a new message.
  */
 export const ListTasksRequestSchema: GenMessage<ListTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 21);
+  messageDesc(file_cairn_v1_task, 23);
 
 /**
  * ListTasksResponse is the history list.
@@ -666,7 +709,7 @@ export type ListTasksResponse = Message<"cairn.v1.ListTasksResponse"> & {
  * Use `create(ListTasksResponseSchema)` to create a new message.
  */
 export const ListTasksResponseSchema: GenMessage<ListTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 22);
+  messageDesc(file_cairn_v1_task, 24);
 
 /**
  * TaskSummary is one history entry.
@@ -753,7 +796,7 @@ export type TaskSummary = Message<"cairn.v1.TaskSummary"> & {
  * Use `create(TaskSummarySchema)` to create a new message.
  */
 export const TaskSummarySchema: GenMessage<TaskSummary> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 23);
+  messageDesc(file_cairn_v1_task, 25);
 
 /**
  * DeleteTasksRequest deletes tasks.
@@ -777,7 +820,7 @@ export type DeleteTasksRequest = Message<"cairn.v1.DeleteTasksRequest"> & {
  * Use `create(DeleteTasksRequestSchema)` to create a new message.
  */
 export const DeleteTasksRequestSchema: GenMessage<DeleteTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 24);
+  messageDesc(file_cairn_v1_task, 26);
 
 /**
  * DeleteTasksResponse is empty.
@@ -792,7 +835,7 @@ export type DeleteTasksResponse = Message<"cairn.v1.DeleteTasksResponse"> & {
  * Use `create(DeleteTasksResponseSchema)` to create a new message.
  */
 export const DeleteTasksResponseSchema: GenMessage<DeleteTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 25);
+  messageDesc(file_cairn_v1_task, 27);
 
 /**
  * ExportTaskRequest names a task.
@@ -811,7 +854,7 @@ export type ExportTaskRequest = Message<"cairn.v1.ExportTaskRequest"> & {
  * Use `create(ExportTaskRequestSchema)` to create a new message.
  */
 export const ExportTaskRequestSchema: GenMessage<ExportTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 26);
+  messageDesc(file_cairn_v1_task, 28);
 
 /**
  * ExportTaskResponse is the task as markdown.
@@ -835,7 +878,7 @@ export type ExportTaskResponse = Message<"cairn.v1.ExportTaskResponse"> & {
  * Use `create(ExportTaskResponseSchema)` to create a new message.
  */
 export const ExportTaskResponseSchema: GenMessage<ExportTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 27);
+  messageDesc(file_cairn_v1_task, 29);
 
 /**
  * SetFavoriteRequest marks a task.
@@ -859,7 +902,7 @@ export type SetFavoriteRequest = Message<"cairn.v1.SetFavoriteRequest"> & {
  * Use `create(SetFavoriteRequestSchema)` to create a new message.
  */
 export const SetFavoriteRequestSchema: GenMessage<SetFavoriteRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 28);
+  messageDesc(file_cairn_v1_task, 30);
 
 /**
  * SetFavoriteResponse is empty.
@@ -874,7 +917,7 @@ export type SetFavoriteResponse = Message<"cairn.v1.SetFavoriteResponse"> & {
  * Use `create(SetFavoriteResponseSchema)` to create a new message.
  */
 export const SetFavoriteResponseSchema: GenMessage<SetFavoriteResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 29);
+  messageDesc(file_cairn_v1_task, 31);
 
 /**
  * UpdateFocusChainRequest carries the user's edited todo list.
@@ -898,7 +941,7 @@ export type UpdateFocusChainRequest = Message<"cairn.v1.UpdateFocusChainRequest"
  * Use `create(UpdateFocusChainRequestSchema)` to create a new message.
  */
 export const UpdateFocusChainRequestSchema: GenMessage<UpdateFocusChainRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 30);
+  messageDesc(file_cairn_v1_task, 32);
 
 /**
  * UpdateFocusChainResponse is empty.
@@ -913,7 +956,7 @@ export type UpdateFocusChainResponse = Message<"cairn.v1.UpdateFocusChainRespons
  * Use `create(UpdateFocusChainResponseSchema)` to create a new message.
  */
 export const UpdateFocusChainResponseSchema: GenMessage<UpdateFocusChainResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 31);
+  messageDesc(file_cairn_v1_task, 33);
 
 /**
  * SubscribeRequest names the task to watch.
@@ -946,7 +989,7 @@ export type SubscribeRequest = Message<"cairn.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 32);
+  messageDesc(file_cairn_v1_task, 34);
 
 /**
  * SubscribeResponse is one event of a task subscription. Snapshot comes first; then
@@ -1004,7 +1047,7 @@ export type SubscribeResponse = Message<"cairn.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 33);
+  messageDesc(file_cairn_v1_task, 35);
 
 /**
  * MessageFinalized marks a streaming message complete; its text is what the deltas built.
@@ -1023,7 +1066,7 @@ export type MessageFinalized = Message<"cairn.v1.MessageFinalized"> & {
  * Use `create(MessageFinalizedSchema)` to create a new message.
  */
 export const MessageFinalizedSchema: GenMessage<MessageFinalized> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 34);
+  messageDesc(file_cairn_v1_task, 36);
 
 /**
  * Snapshot is the task as it is now.
@@ -1054,7 +1097,7 @@ export type Snapshot = Message<"cairn.v1.Snapshot"> & {
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 35);
+  messageDesc(file_cairn_v1_task, 37);
 
 /**
  * MessageAdded appends a message.
@@ -1073,7 +1116,7 @@ export type MessageAdded = Message<"cairn.v1.MessageAdded"> & {
  * Use `create(MessageAddedSchema)` to create a new message.
  */
 export const MessageAddedSchema: GenMessage<MessageAdded> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 36);
+  messageDesc(file_cairn_v1_task, 38);
 
 /**
  * TextAppended extends the text of a streaming message.
@@ -1097,7 +1140,7 @@ export type TextAppended = Message<"cairn.v1.TextAppended"> & {
  * Use `create(TextAppendedSchema)` to create a new message.
  */
 export const TextAppendedSchema: GenMessage<TextAppended> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 37);
+  messageDesc(file_cairn_v1_task, 39);
 
 /**
  * MessageUpdated replaces a message (finalised, or its payload changed).
@@ -1116,7 +1159,7 @@ export type MessageUpdated = Message<"cairn.v1.MessageUpdated"> & {
  * Use `create(MessageUpdatedSchema)` to create a new message.
  */
 export const MessageUpdatedSchema: GenMessage<MessageUpdated> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 38);
+  messageDesc(file_cairn_v1_task, 40);
 
 /**
  * TaskState is the task's header state.
@@ -1250,7 +1293,7 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
  * Use `create(TaskStateSchema)` to create a new message.
  */
 export const TaskStateSchema: GenMessage<TaskState> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 39);
+  messageDesc(file_cairn_v1_task, 41);
 
 /**
  * QueuedMessage is a message waiting to be sent.
@@ -1279,7 +1322,7 @@ export type QueuedMessage = Message<"cairn.v1.QueuedMessage"> & {
  * Use `create(QueuedMessageSchema)` to create a new message.
  */
 export const QueuedMessageSchema: GenMessage<QueuedMessage> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 40);
+  messageDesc(file_cairn_v1_task, 42);
 
 /**
  * AskResponse is the user's kind of answer.
@@ -1561,6 +1604,18 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof UpdateTaskSettingsRequestSchema;
     output: typeof UpdateTaskSettingsResponseSchema;
+  },
+  /**
+   * StopCommand stops a command the task left running in the background (the chat's Stop
+   * button; README "Commands that keep running") and everything it started. An unknown task or
+   * command is NotFound; a command that had already ended reports its exit code.
+   *
+   * @generated from rpc cairn.v1.TaskService.StopCommand
+   */
+  stopCommand: {
+    methodKind: "unary";
+    input: typeof StopCommandRequestSchema;
+    output: typeof StopCommandResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_task, 0);

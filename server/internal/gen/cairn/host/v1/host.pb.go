@@ -320,6 +320,7 @@ type Request struct {
 	//	*Request_ShowMessage
 	//	*Request_WorkspaceFolders
 	//	*Request_MultiDiff
+	//	*Request_ReleaseCommand
 	Request       isRequest_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -493,6 +494,15 @@ func (x *Request) GetMultiDiff() *MultiDiffRequest {
 	return nil
 }
 
+func (x *Request) GetReleaseCommand() *ReleaseCommandRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Request_ReleaseCommand); ok {
+			return x.ReleaseCommand
+		}
+	}
+	return nil
+}
+
 type isRequest_Request interface {
 	isRequest_Request()
 }
@@ -549,6 +559,10 @@ type Request_MultiDiff struct {
 	MultiDiff *MultiDiffRequest `protobuf:"bytes,22,opt,name=multi_diff,json=multiDiff,proto3,oneof"`
 }
 
+type Request_ReleaseCommand struct {
+	ReleaseCommand *ReleaseCommandRequest `protobuf:"bytes,40,opt,name=release_command,json=releaseCommand,proto3,oneof"`
+}
+
 func (*Request_OpenDiff) isRequest_Request() {}
 
 func (*Request_UpdateDiff) isRequest_Request() {}
@@ -575,6 +589,8 @@ func (*Request_WorkspaceFolders) isRequest_Request() {}
 
 func (*Request_MultiDiff) isRequest_Request() {}
 
+func (*Request_ReleaseCommand) isRequest_Request() {}
+
 // Response answers a Request by id.
 type Response struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -588,6 +604,7 @@ type Response struct {
 	//	*Response_RunCommand
 	//	*Response_Paths
 	//	*Response_Diagnostics
+	//	*Response_ReleaseCommand
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -689,6 +706,15 @@ func (x *Response) GetDiagnostics() *DiagnosticsResult {
 	return nil
 }
 
+func (x *Response) GetReleaseCommand() *ReleaseCommandResult {
+	if x != nil {
+		if x, ok := x.Result.(*Response_ReleaseCommand); ok {
+			return x.ReleaseCommand
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -713,6 +739,10 @@ type Response_Diagnostics struct {
 	Diagnostics *DiagnosticsResult `protobuf:"bytes,14,opt,name=diagnostics,proto3,oneof"`
 }
 
+type Response_ReleaseCommand struct {
+	ReleaseCommand *ReleaseCommandResult `protobuf:"bytes,40,opt,name=release_command,json=releaseCommand,proto3,oneof"`
+}
+
 func (*Response_Empty) isResponse_Result() {}
 
 func (*Response_SaveDiff) isResponse_Result() {}
@@ -722,6 +752,8 @@ func (*Response_RunCommand) isResponse_Result() {}
 func (*Response_Paths) isResponse_Result() {}
 
 func (*Response_Diagnostics) isResponse_Result() {}
+
+func (*Response_ReleaseCommand) isResponse_Result() {}
 
 // Empty is the result of requests that return nothing.
 type Empty struct {
@@ -1193,6 +1225,100 @@ func (x *KillCommandRequest) GetCommandId() string {
 	return ""
 }
 
+// ReleaseCommandRequest hands a running command to the user when its task ends (README
+// "Commands that keep running"): a command in the editor's terminal keeps running there and
+// its output no longer comes to the daemon. One the user cannot see (run as a child process
+// without shell integration) is not released.
+type ReleaseCommandRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CommandId     string                 `protobuf:"bytes,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseCommandRequest) Reset() {
+	*x = ReleaseCommandRequest{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseCommandRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseCommandRequest) ProtoMessage() {}
+
+func (x *ReleaseCommandRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseCommandRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseCommandRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ReleaseCommandRequest) GetCommandId() string {
+	if x != nil {
+		return x.CommandId
+	}
+	return ""
+}
+
+// ReleaseCommandResult says whether the command was left to the user; when not, the daemon
+// stops it.
+type ReleaseCommandResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Released      bool                   `protobuf:"varint,1,opt,name=released,proto3" json:"released,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseCommandResult) Reset() {
+	*x = ReleaseCommandResult{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseCommandResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseCommandResult) ProtoMessage() {}
+
+func (x *ReleaseCommandResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseCommandResult.ProtoReflect.Descriptor instead.
+func (*ReleaseCommandResult) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ReleaseCommandResult) GetReleased() bool {
+	if x != nil {
+		return x.Released
+	}
+	return false
+}
+
 // VisibleFilesRequest asks for the files in visible editors.
 type VisibleFilesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1202,7 +1328,7 @@ type VisibleFilesRequest struct {
 
 func (x *VisibleFilesRequest) Reset() {
 	*x = VisibleFilesRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[13]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1340,7 @@ func (x *VisibleFilesRequest) String() string {
 func (*VisibleFilesRequest) ProtoMessage() {}
 
 func (x *VisibleFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[13]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1353,7 @@ func (x *VisibleFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VisibleFilesRequest.ProtoReflect.Descriptor instead.
 func (*VisibleFilesRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{13}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{15}
 }
 
 // OpenTabsRequest asks for the open tabs.
@@ -1239,7 +1365,7 @@ type OpenTabsRequest struct {
 
 func (x *OpenTabsRequest) Reset() {
 	*x = OpenTabsRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[14]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1377,7 @@ func (x *OpenTabsRequest) String() string {
 func (*OpenTabsRequest) ProtoMessage() {}
 
 func (x *OpenTabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[14]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1390,7 @@ func (x *OpenTabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenTabsRequest.ProtoReflect.Descriptor instead.
 func (*OpenTabsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{14}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{16}
 }
 
 // WorkspaceFoldersRequest asks for the workspace folders.
@@ -1276,7 +1402,7 @@ type WorkspaceFoldersRequest struct {
 
 func (x *WorkspaceFoldersRequest) Reset() {
 	*x = WorkspaceFoldersRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[15]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1288,7 +1414,7 @@ func (x *WorkspaceFoldersRequest) String() string {
 func (*WorkspaceFoldersRequest) ProtoMessage() {}
 
 func (x *WorkspaceFoldersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[15]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1301,7 +1427,7 @@ func (x *WorkspaceFoldersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkspaceFoldersRequest.ProtoReflect.Descriptor instead.
 func (*WorkspaceFoldersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{15}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{17}
 }
 
 // PathsResult is a list of absolute paths.
@@ -1314,7 +1440,7 @@ type PathsResult struct {
 
 func (x *PathsResult) Reset() {
 	*x = PathsResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[16]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1326,7 +1452,7 @@ func (x *PathsResult) String() string {
 func (*PathsResult) ProtoMessage() {}
 
 func (x *PathsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[16]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1339,7 +1465,7 @@ func (x *PathsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PathsResult.ProtoReflect.Descriptor instead.
 func (*PathsResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{16}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PathsResult) GetPaths() []string {
@@ -1359,7 +1485,7 @@ type DiagnosticsRequest struct {
 
 func (x *DiagnosticsRequest) Reset() {
 	*x = DiagnosticsRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[17]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1371,7 +1497,7 @@ func (x *DiagnosticsRequest) String() string {
 func (*DiagnosticsRequest) ProtoMessage() {}
 
 func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[17]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1384,7 +1510,7 @@ func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsRequest.ProtoReflect.Descriptor instead.
 func (*DiagnosticsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{17}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DiagnosticsRequest) GetPaths() []string {
@@ -1408,7 +1534,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[18]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1420,7 +1546,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[18]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1433,7 +1559,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{18}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Diagnostic) GetPath() string {
@@ -1481,7 +1607,7 @@ type DiagnosticsResult struct {
 
 func (x *DiagnosticsResult) Reset() {
 	*x = DiagnosticsResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1619,7 @@ func (x *DiagnosticsResult) String() string {
 func (*DiagnosticsResult) ProtoMessage() {}
 
 func (x *DiagnosticsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1632,7 @@ func (x *DiagnosticsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsResult.ProtoReflect.Descriptor instead.
 func (*DiagnosticsResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{19}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DiagnosticsResult) GetDiagnostics() []*Diagnostic {
@@ -1527,7 +1653,7 @@ type OpenFileRequest struct {
 
 func (x *OpenFileRequest) Reset() {
 	*x = OpenFileRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1539,7 +1665,7 @@ func (x *OpenFileRequest) String() string {
 func (*OpenFileRequest) ProtoMessage() {}
 
 func (x *OpenFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1552,7 +1678,7 @@ func (x *OpenFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenFileRequest.ProtoReflect.Descriptor instead.
 func (*OpenFileRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{20}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *OpenFileRequest) GetPath() string {
@@ -1580,7 +1706,7 @@ type ShowMessageRequest struct {
 
 func (x *ShowMessageRequest) Reset() {
 	*x = ShowMessageRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1592,7 +1718,7 @@ func (x *ShowMessageRequest) String() string {
 func (*ShowMessageRequest) ProtoMessage() {}
 
 func (x *ShowMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1605,7 +1731,7 @@ func (x *ShowMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShowMessageRequest.ProtoReflect.Descriptor instead.
 func (*ShowMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{21}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ShowMessageRequest) GetLevel() MessageLevel {
@@ -1634,7 +1760,7 @@ type DiffFile struct {
 
 func (x *DiffFile) Reset() {
 	*x = DiffFile{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1646,7 +1772,7 @@ func (x *DiffFile) String() string {
 func (*DiffFile) ProtoMessage() {}
 
 func (x *DiffFile) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1659,7 +1785,7 @@ func (x *DiffFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffFile.ProtoReflect.Descriptor instead.
 func (*DiffFile) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{22}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DiffFile) GetPath() string {
@@ -1694,7 +1820,7 @@ type MultiDiffRequest struct {
 
 func (x *MultiDiffRequest) Reset() {
 	*x = MultiDiffRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1706,7 +1832,7 @@ func (x *MultiDiffRequest) String() string {
 func (*MultiDiffRequest) ProtoMessage() {}
 
 func (x *MultiDiffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1719,7 +1845,7 @@ func (x *MultiDiffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDiffRequest.ProtoReflect.Descriptor instead.
 func (*MultiDiffRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{23}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *MultiDiffRequest) GetTitle() string {
@@ -1752,7 +1878,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1764,7 +1890,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1777,7 +1903,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{24}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Event) GetEvent() isEvent_Event {
@@ -1862,7 +1988,7 @@ type CommandOutput struct {
 
 func (x *CommandOutput) Reset() {
 	*x = CommandOutput{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1874,7 +2000,7 @@ func (x *CommandOutput) String() string {
 func (*CommandOutput) ProtoMessage() {}
 
 func (x *CommandOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1887,7 +2013,7 @@ func (x *CommandOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandOutput.ProtoReflect.Descriptor instead.
 func (*CommandOutput) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{25}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CommandOutput) GetCommandId() string {
@@ -1915,7 +2041,7 @@ type CommandExit struct {
 
 func (x *CommandExit) Reset() {
 	*x = CommandExit{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1927,7 +2053,7 @@ func (x *CommandExit) String() string {
 func (*CommandExit) ProtoMessage() {}
 
 func (x *CommandExit) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1940,7 +2066,7 @@ func (x *CommandExit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandExit.ProtoReflect.Descriptor instead.
 func (*CommandExit) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CommandExit) GetCommandId() string {
@@ -1967,7 +2093,7 @@ type ActiveEditorChanged struct {
 
 func (x *ActiveEditorChanged) Reset() {
 	*x = ActiveEditorChanged{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1979,7 +2105,7 @@ func (x *ActiveEditorChanged) String() string {
 func (*ActiveEditorChanged) ProtoMessage() {}
 
 func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1992,7 +2118,7 @@ func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActiveEditorChanged.ProtoReflect.Descriptor instead.
 func (*ActiveEditorChanged) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ActiveEditorChanged) GetPath() string {
@@ -2016,7 +2142,7 @@ type DiffDecision struct {
 
 func (x *DiffDecision) Reset() {
 	*x = DiffDecision{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2028,7 +2154,7 @@ func (x *DiffDecision) String() string {
 func (*DiffDecision) ProtoMessage() {}
 
 func (x *DiffDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2041,7 +2167,7 @@ func (x *DiffDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffDecision.ProtoReflect.Descriptor instead.
 func (*DiffDecision) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DiffDecision) GetSessionId() string {
@@ -2075,7 +2201,7 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\aWelcome\x12\x17\n" +
 	"\ahost_id\x18\x01 \x01(\tR\x06hostId\x12%\n" +
 	"\x0edaemon_version\x18\x02 \x01(\tR\rdaemonVersion\x12#\n" +
-	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\xcb\a\n" +
+	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\x9c\b\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vdeadline_ms\x18\x02 \x01(\x03R\n" +
@@ -2097,8 +2223,9 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\fshow_message\x18\x14 \x01(\v2!.cairn.host.v1.ShowMessageRequestH\x00R\vshowMessage\x12U\n" +
 	"\x11workspace_folders\x18\x15 \x01(\v2&.cairn.host.v1.WorkspaceFoldersRequestH\x00R\x10workspaceFolders\x12@\n" +
 	"\n" +
-	"multi_diff\x18\x16 \x01(\v2\x1f.cairn.host.v1.MultiDiffRequestH\x00R\tmultiDiffB\t\n" +
-	"\arequest\"\xe4\x02\n" +
+	"multi_diff\x18\x16 \x01(\v2\x1f.cairn.host.v1.MultiDiffRequestH\x00R\tmultiDiff\x12O\n" +
+	"\x0frelease_command\x18( \x01(\v2$.cairn.host.v1.ReleaseCommandRequestH\x00R\x0ereleaseCommandB\t\n" +
+	"\arequest\"\xb4\x03\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12,\n" +
@@ -2108,7 +2235,8 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\vrun_command\x18\f \x01(\v2\x1f.cairn.host.v1.RunCommandResultH\x00R\n" +
 	"runCommand\x122\n" +
 	"\x05paths\x18\r \x01(\v2\x1a.cairn.host.v1.PathsResultH\x00R\x05paths\x12D\n" +
-	"\vdiagnostics\x18\x0e \x01(\v2 .cairn.host.v1.DiagnosticsResultH\x00R\vdiagnosticsB\b\n" +
+	"\vdiagnostics\x18\x0e \x01(\v2 .cairn.host.v1.DiagnosticsResultH\x00R\vdiagnostics\x12N\n" +
+	"\x0frelease_command\x18( \x01(\v2#.cairn.host.v1.ReleaseCommandResultH\x00R\x0ereleaseCommandB\b\n" +
 	"\x06result\"\a\n" +
 	"\x05Empty\"w\n" +
 	"\x0fOpenDiffRequest\x12\x1d\n" +
@@ -2142,7 +2270,12 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\rterminal_name\x18\x02 \x01(\tR\fterminalName\"3\n" +
 	"\x12KillCommandRequest\x12\x1d\n" +
 	"\n" +
-	"command_id\x18\x01 \x01(\tR\tcommandId\"\x15\n" +
+	"command_id\x18\x01 \x01(\tR\tcommandId\"6\n" +
+	"\x15ReleaseCommandRequest\x12\x1d\n" +
+	"\n" +
+	"command_id\x18\x01 \x01(\tR\tcommandId\"2\n" +
+	"\x14ReleaseCommandResult\x12\x1a\n" +
+	"\breleased\x18\x01 \x01(\bR\breleased\"\x15\n" +
 	"\x13VisibleFilesRequest\"\x11\n" +
 	"\x0fOpenTabsRequest\"\x19\n" +
 	"\x17WorkspaceFoldersRequest\"#\n" +
@@ -2217,7 +2350,7 @@ func file_cairn_host_v1_host_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_host_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_cairn_host_v1_host_proto_goTypes = []any{
 	(Severity)(0),                   // 0: cairn.host.v1.Severity
 	(MessageLevel)(0),               // 1: cairn.host.v1.MessageLevel
@@ -2234,22 +2367,24 @@ var file_cairn_host_v1_host_proto_goTypes = []any{
 	(*RunCommandRequest)(nil),       // 12: cairn.host.v1.RunCommandRequest
 	(*RunCommandResult)(nil),        // 13: cairn.host.v1.RunCommandResult
 	(*KillCommandRequest)(nil),      // 14: cairn.host.v1.KillCommandRequest
-	(*VisibleFilesRequest)(nil),     // 15: cairn.host.v1.VisibleFilesRequest
-	(*OpenTabsRequest)(nil),         // 16: cairn.host.v1.OpenTabsRequest
-	(*WorkspaceFoldersRequest)(nil), // 17: cairn.host.v1.WorkspaceFoldersRequest
-	(*PathsResult)(nil),             // 18: cairn.host.v1.PathsResult
-	(*DiagnosticsRequest)(nil),      // 19: cairn.host.v1.DiagnosticsRequest
-	(*Diagnostic)(nil),              // 20: cairn.host.v1.Diagnostic
-	(*DiagnosticsResult)(nil),       // 21: cairn.host.v1.DiagnosticsResult
-	(*OpenFileRequest)(nil),         // 22: cairn.host.v1.OpenFileRequest
-	(*ShowMessageRequest)(nil),      // 23: cairn.host.v1.ShowMessageRequest
-	(*DiffFile)(nil),                // 24: cairn.host.v1.DiffFile
-	(*MultiDiffRequest)(nil),        // 25: cairn.host.v1.MultiDiffRequest
-	(*Event)(nil),                   // 26: cairn.host.v1.Event
-	(*CommandOutput)(nil),           // 27: cairn.host.v1.CommandOutput
-	(*CommandExit)(nil),             // 28: cairn.host.v1.CommandExit
-	(*ActiveEditorChanged)(nil),     // 29: cairn.host.v1.ActiveEditorChanged
-	(*DiffDecision)(nil),            // 30: cairn.host.v1.DiffDecision
+	(*ReleaseCommandRequest)(nil),   // 15: cairn.host.v1.ReleaseCommandRequest
+	(*ReleaseCommandResult)(nil),    // 16: cairn.host.v1.ReleaseCommandResult
+	(*VisibleFilesRequest)(nil),     // 17: cairn.host.v1.VisibleFilesRequest
+	(*OpenTabsRequest)(nil),         // 18: cairn.host.v1.OpenTabsRequest
+	(*WorkspaceFoldersRequest)(nil), // 19: cairn.host.v1.WorkspaceFoldersRequest
+	(*PathsResult)(nil),             // 20: cairn.host.v1.PathsResult
+	(*DiagnosticsRequest)(nil),      // 21: cairn.host.v1.DiagnosticsRequest
+	(*Diagnostic)(nil),              // 22: cairn.host.v1.Diagnostic
+	(*DiagnosticsResult)(nil),       // 23: cairn.host.v1.DiagnosticsResult
+	(*OpenFileRequest)(nil),         // 24: cairn.host.v1.OpenFileRequest
+	(*ShowMessageRequest)(nil),      // 25: cairn.host.v1.ShowMessageRequest
+	(*DiffFile)(nil),                // 26: cairn.host.v1.DiffFile
+	(*MultiDiffRequest)(nil),        // 27: cairn.host.v1.MultiDiffRequest
+	(*Event)(nil),                   // 28: cairn.host.v1.Event
+	(*CommandOutput)(nil),           // 29: cairn.host.v1.CommandOutput
+	(*CommandExit)(nil),             // 30: cairn.host.v1.CommandExit
+	(*ActiveEditorChanged)(nil),     // 31: cairn.host.v1.ActiveEditorChanged
+	(*DiffDecision)(nil),            // 32: cairn.host.v1.DiffDecision
 }
 var file_cairn_host_v1_host_proto_depIdxs = []int32{
 	7,  // 0: cairn.host.v1.Request.open_diff:type_name -> cairn.host.v1.OpenDiffRequest
@@ -2258,31 +2393,33 @@ var file_cairn_host_v1_host_proto_depIdxs = []int32{
 	11, // 3: cairn.host.v1.Request.revert_diff:type_name -> cairn.host.v1.RevertDiffRequest
 	12, // 4: cairn.host.v1.Request.run_command:type_name -> cairn.host.v1.RunCommandRequest
 	14, // 5: cairn.host.v1.Request.kill_command:type_name -> cairn.host.v1.KillCommandRequest
-	15, // 6: cairn.host.v1.Request.visible_files:type_name -> cairn.host.v1.VisibleFilesRequest
-	16, // 7: cairn.host.v1.Request.open_tabs:type_name -> cairn.host.v1.OpenTabsRequest
-	19, // 8: cairn.host.v1.Request.diagnostics:type_name -> cairn.host.v1.DiagnosticsRequest
-	22, // 9: cairn.host.v1.Request.open_file:type_name -> cairn.host.v1.OpenFileRequest
-	23, // 10: cairn.host.v1.Request.show_message:type_name -> cairn.host.v1.ShowMessageRequest
-	17, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
-	25, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
-	6,  // 13: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
-	10, // 14: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
-	13, // 15: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
-	18, // 16: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
-	21, // 17: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
-	0,  // 18: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
-	20, // 19: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
-	1,  // 20: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
-	24, // 21: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
-	27, // 22: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
-	28, // 23: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
-	29, // 24: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
-	30, // 25: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	17, // 6: cairn.host.v1.Request.visible_files:type_name -> cairn.host.v1.VisibleFilesRequest
+	18, // 7: cairn.host.v1.Request.open_tabs:type_name -> cairn.host.v1.OpenTabsRequest
+	21, // 8: cairn.host.v1.Request.diagnostics:type_name -> cairn.host.v1.DiagnosticsRequest
+	24, // 9: cairn.host.v1.Request.open_file:type_name -> cairn.host.v1.OpenFileRequest
+	25, // 10: cairn.host.v1.Request.show_message:type_name -> cairn.host.v1.ShowMessageRequest
+	19, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
+	27, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
+	15, // 13: cairn.host.v1.Request.release_command:type_name -> cairn.host.v1.ReleaseCommandRequest
+	6,  // 14: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
+	10, // 15: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
+	13, // 16: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
+	20, // 17: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
+	23, // 18: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
+	16, // 19: cairn.host.v1.Response.release_command:type_name -> cairn.host.v1.ReleaseCommandResult
+	0,  // 20: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
+	22, // 21: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
+	1,  // 22: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
+	26, // 23: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
+	29, // 24: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
+	30, // 25: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
+	31, // 26: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
+	32, // 27: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
+	28, // [28:28] is the sub-list for method output_type
+	28, // [28:28] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_cairn_host_v1_host_proto_init() }
@@ -2304,6 +2441,7 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Request_ShowMessage)(nil),
 		(*Request_WorkspaceFolders)(nil),
 		(*Request_MultiDiff)(nil),
+		(*Request_ReleaseCommand)(nil),
 	}
 	file_cairn_host_v1_host_proto_msgTypes[3].OneofWrappers = []any{
 		(*Response_Empty)(nil),
@@ -2311,8 +2449,9 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Response_RunCommand)(nil),
 		(*Response_Paths)(nil),
 		(*Response_Diagnostics)(nil),
+		(*Response_ReleaseCommand)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[24].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[26].OneofWrappers = []any{
 		(*Event_CommandOutput)(nil),
 		(*Event_CommandExit)(nil),
 		(*Event_ActiveEditorChanged)(nil),
@@ -2324,7 +2463,7 @@ func file_cairn_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_host_v1_host_proto_rawDesc), len(file_cairn_host_v1_host_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

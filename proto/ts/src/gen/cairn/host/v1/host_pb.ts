@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/host/v1/host.proto.
  */
 export const file_cairn_host_v1_host: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEimwEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCSJJCgdXZWxjb21lEg8KB2hvc3RfaWQYASABKAkSFgoOZGFlbW9uX3ZlcnNpb24YAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSKdBgoHUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtkZWFkbGluZV9tcxgCIAEoAxIzCglvcGVuX2RpZmYYCiABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5EaWZmUmVxdWVzdEgAEjcKC3VwZGF0ZV9kaWZmGAsgASgLMiAuY2Fpcm4uaG9zdC52MS5VcGRhdGVEaWZmUmVxdWVzdEgAEjMKCXNhdmVfZGlmZhgMIAEoCzIeLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXF1ZXN0SAASNwoLcmV2ZXJ0X2RpZmYYDSABKAsyIC5jYWlybi5ob3N0LnYxLlJldmVydERpZmZSZXF1ZXN0SAASNwoLcnVuX2NvbW1hbmQYDiABKAsyIC5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXF1ZXN0SAASOQoMa2lsbF9jb21tYW5kGA8gASgLMiEuY2Fpcm4uaG9zdC52MS5LaWxsQ29tbWFuZFJlcXVlc3RIABI7Cg12aXNpYmxlX2ZpbGVzGBAgASgLMiIuY2Fpcm4uaG9zdC52MS5WaXNpYmxlRmlsZXNSZXF1ZXN0SAASMwoJb3Blbl90YWJzGBEgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuVGFic1JlcXVlc3RIABI4CgtkaWFnbm9zdGljcxgSIAEoCzIhLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXF1ZXN0SAASMwoJb3Blbl9maWxlGBMgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuRmlsZVJlcXVlc3RIABI5CgxzaG93X21lc3NhZ2UYFCABKAsyIS5jYWlybi5ob3N0LnYxLlNob3dNZXNzYWdlUmVxdWVzdEgAEkMKEXdvcmtzcGFjZV9mb2xkZXJzGBUgASgLMiYuY2Fpcm4uaG9zdC52MS5Xb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdEgAEjUKCm11bHRpX2RpZmYYFiABKAsyHy5jYWlybi5ob3N0LnYxLk11bHRpRGlmZlJlcXVlc3RIAEIJCgdyZXF1ZXN0IqgCCghSZXNwb25zZRIKCgJpZBgBIAEoCRINCgVlcnJvchgCIAEoCRIlCgVlbXB0eRgKIAEoCzIULmNhaXJuLmhvc3QudjEuRW1wdHlIABIyCglzYXZlX2RpZmYYCyABKAsyHS5jYWlybi5ob3N0LnYxLlNhdmVEaWZmUmVzdWx0SAASNgoLcnVuX2NvbW1hbmQYDCABKAsyHy5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXN1bHRIABIrCgVwYXRocxgNIAEoCzIaLmNhaXJuLmhvc3QudjEuUGF0aHNSZXN1bHRIABI3CgtkaWFnbm9zdGljcxgOIAEoCzIgLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXN1bHRIAEIICgZyZXN1bHQiBwoFRW1wdHkiVQoPT3BlbkRpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDAoEcGF0aBgCIAEoCRIQCghvcmlnaW5hbBgDIAEoCRIOCgZpc19uZXcYBCABKAgiXAoRVXBkYXRlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIPCgdjb250ZW50GAIgASgJEg0KBWZpbmFsGAMgASgIEhMKC3Njcm9sbF9saW5lGAQgASgFIiUKD1NhdmVEaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIicKDlNhdmVEaWZmUmVzdWx0EhUKDXNhdmVkX2NvbnRlbnQYASABKAkiJwoRUmV2ZXJ0RGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJFChFSdW5Db21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB2NvbW1hbmQYAiABKAkSCwoDY3dkGAMgASgJIkQKEFJ1bkNvbW1hbmRSZXN1bHQSGQoRc2hlbGxfaW50ZWdyYXRpb24YASABKAgSFQoNdGVybWluYWxfbmFtZRgCIAEoCSIoChJLaWxsQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIVChNWaXNpYmxlRmlsZXNSZXF1ZXN0IhEKD09wZW5UYWJzUmVxdWVzdCIZChdXb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdCIcCgtQYXRoc1Jlc3VsdBINCgVwYXRocxgBIAMoCSIjChJEaWFnbm9zdGljc1JlcXVlc3QSDQoFcGF0aHMYASADKAkidAoKRGlhZ25vc3RpYxIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUSKQoIc2V2ZXJpdHkYAyABKA4yFy5jYWlybi5ob3N0LnYxLlNldmVyaXR5Eg8KB21lc3NhZ2UYBCABKAkSDgoGc291cmNlGAUgASgJIkMKEURpYWdub3N0aWNzUmVzdWx0Ei4KC2RpYWdub3N0aWNzGAEgAygLMhkuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljIi0KD09wZW5GaWxlUmVxdWVzdBIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUiTgoSU2hvd01lc3NhZ2VSZXF1ZXN0EioKBWxldmVsGAEgASgOMhsuY2Fpcm4uaG9zdC52MS5NZXNzYWdlTGV2ZWwSDAoEdGV4dBgCIAEoCSI1CghEaWZmRmlsZRIMCgRwYXRoGAEgASgJEgwKBGxlZnQYAiABKAkSDQoFcmlnaHQYAyABKAkiSQoQTXVsdGlEaWZmUmVxdWVzdBINCgV0aXRsZRgBIAEoCRImCgVmaWxlcxgCIAMoCzIXLmNhaXJuLmhvc3QudjEuRGlmZkZpbGUi9wEKBUV2ZW50EjYKDmNvbW1hbmRfb3V0cHV0GAEgASgLMhwuY2Fpcm4uaG9zdC52MS5Db21tYW5kT3V0cHV0SAASMgoMY29tbWFuZF9leGl0GAIgASgLMhouY2Fpcm4uaG9zdC52MS5Db21tYW5kRXhpdEgAEkMKFWFjdGl2ZV9lZGl0b3JfY2hhbmdlZBgDIAEoCzIiLmNhaXJuLmhvc3QudjEuQWN0aXZlRWRpdG9yQ2hhbmdlZEgAEjQKDWRpZmZfZGVjaXNpb24YBCABKAsyGy5jYWlybi5ob3N0LnYxLkRpZmZEZWNpc2lvbkgAQgcKBWV2ZW50IjEKDUNvbW1hbmRPdXRwdXQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRkYXRhGAIgASgJIjQKC0NvbW1hbmRFeGl0EhIKCmNvbW1hbmRfaWQYASABKAkSEQoJZXhpdF9jb2RlGAIgASgFIiMKE0FjdGl2ZUVkaXRvckNoYW5nZWQSDAoEcGF0aBgBIAEoCSI0CgxEaWZmRGVjaXNpb24SEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
+  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEimwEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCSJJCgdXZWxjb21lEg8KB2hvc3RfaWQYASABKAkSFgoOZGFlbW9uX3ZlcnNpb24YAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSLeBgoHUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtkZWFkbGluZV9tcxgCIAEoAxIzCglvcGVuX2RpZmYYCiABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5EaWZmUmVxdWVzdEgAEjcKC3VwZGF0ZV9kaWZmGAsgASgLMiAuY2Fpcm4uaG9zdC52MS5VcGRhdGVEaWZmUmVxdWVzdEgAEjMKCXNhdmVfZGlmZhgMIAEoCzIeLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXF1ZXN0SAASNwoLcmV2ZXJ0X2RpZmYYDSABKAsyIC5jYWlybi5ob3N0LnYxLlJldmVydERpZmZSZXF1ZXN0SAASNwoLcnVuX2NvbW1hbmQYDiABKAsyIC5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXF1ZXN0SAASOQoMa2lsbF9jb21tYW5kGA8gASgLMiEuY2Fpcm4uaG9zdC52MS5LaWxsQ29tbWFuZFJlcXVlc3RIABI7Cg12aXNpYmxlX2ZpbGVzGBAgASgLMiIuY2Fpcm4uaG9zdC52MS5WaXNpYmxlRmlsZXNSZXF1ZXN0SAASMwoJb3Blbl90YWJzGBEgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuVGFic1JlcXVlc3RIABI4CgtkaWFnbm9zdGljcxgSIAEoCzIhLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXF1ZXN0SAASMwoJb3Blbl9maWxlGBMgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuRmlsZVJlcXVlc3RIABI5CgxzaG93X21lc3NhZ2UYFCABKAsyIS5jYWlybi5ob3N0LnYxLlNob3dNZXNzYWdlUmVxdWVzdEgAEkMKEXdvcmtzcGFjZV9mb2xkZXJzGBUgASgLMiYuY2Fpcm4uaG9zdC52MS5Xb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdEgAEjUKCm11bHRpX2RpZmYYFiABKAsyHy5jYWlybi5ob3N0LnYxLk11bHRpRGlmZlJlcXVlc3RIABI/Cg9yZWxlYXNlX2NvbW1hbmQYKCABKAsyJC5jYWlybi5ob3N0LnYxLlJlbGVhc2VDb21tYW5kUmVxdWVzdEgAQgkKB3JlcXVlc3Qi6AIKCFJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBWVycm9yGAIgASgJEiUKBWVtcHR5GAogASgLMhQuY2Fpcm4uaG9zdC52MS5FbXB0eUgAEjIKCXNhdmVfZGlmZhgLIAEoCzIdLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXN1bHRIABI2CgtydW5fY29tbWFuZBgMIAEoCzIfLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlc3VsdEgAEisKBXBhdGhzGA0gASgLMhouY2Fpcm4uaG9zdC52MS5QYXRoc1Jlc3VsdEgAEjcKC2RpYWdub3N0aWNzGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1Jlc3VsdEgAEj4KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIjLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXN1bHRIAEIICgZyZXN1bHQiBwoFRW1wdHkiVQoPT3BlbkRpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDAoEcGF0aBgCIAEoCRIQCghvcmlnaW5hbBgDIAEoCRIOCgZpc19uZXcYBCABKAgiXAoRVXBkYXRlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIPCgdjb250ZW50GAIgASgJEg0KBWZpbmFsGAMgASgIEhMKC3Njcm9sbF9saW5lGAQgASgFIiUKD1NhdmVEaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIicKDlNhdmVEaWZmUmVzdWx0EhUKDXNhdmVkX2NvbnRlbnQYASABKAkiJwoRUmV2ZXJ0RGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJFChFSdW5Db21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB2NvbW1hbmQYAiABKAkSCwoDY3dkGAMgASgJIkQKEFJ1bkNvbW1hbmRSZXN1bHQSGQoRc2hlbGxfaW50ZWdyYXRpb24YASABKAgSFQoNdGVybWluYWxfbmFtZRgCIAEoCSIoChJLaWxsQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIrChVSZWxlYXNlQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIoChRSZWxlYXNlQ29tbWFuZFJlc3VsdBIQCghyZWxlYXNlZBgBIAEoCCIVChNWaXNpYmxlRmlsZXNSZXF1ZXN0IhEKD09wZW5UYWJzUmVxdWVzdCIZChdXb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdCIcCgtQYXRoc1Jlc3VsdBINCgVwYXRocxgBIAMoCSIjChJEaWFnbm9zdGljc1JlcXVlc3QSDQoFcGF0aHMYASADKAkidAoKRGlhZ25vc3RpYxIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUSKQoIc2V2ZXJpdHkYAyABKA4yFy5jYWlybi5ob3N0LnYxLlNldmVyaXR5Eg8KB21lc3NhZ2UYBCABKAkSDgoGc291cmNlGAUgASgJIkMKEURpYWdub3N0aWNzUmVzdWx0Ei4KC2RpYWdub3N0aWNzGAEgAygLMhkuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljIi0KD09wZW5GaWxlUmVxdWVzdBIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUiTgoSU2hvd01lc3NhZ2VSZXF1ZXN0EioKBWxldmVsGAEgASgOMhsuY2Fpcm4uaG9zdC52MS5NZXNzYWdlTGV2ZWwSDAoEdGV4dBgCIAEoCSI1CghEaWZmRmlsZRIMCgRwYXRoGAEgASgJEgwKBGxlZnQYAiABKAkSDQoFcmlnaHQYAyABKAkiSQoQTXVsdGlEaWZmUmVxdWVzdBINCgV0aXRsZRgBIAEoCRImCgVmaWxlcxgCIAMoCzIXLmNhaXJuLmhvc3QudjEuRGlmZkZpbGUi9wEKBUV2ZW50EjYKDmNvbW1hbmRfb3V0cHV0GAEgASgLMhwuY2Fpcm4uaG9zdC52MS5Db21tYW5kT3V0cHV0SAASMgoMY29tbWFuZF9leGl0GAIgASgLMhouY2Fpcm4uaG9zdC52MS5Db21tYW5kRXhpdEgAEkMKFWFjdGl2ZV9lZGl0b3JfY2hhbmdlZBgDIAEoCzIiLmNhaXJuLmhvc3QudjEuQWN0aXZlRWRpdG9yQ2hhbmdlZEgAEjQKDWRpZmZfZGVjaXNpb24YBCABKAsyGy5jYWlybi5ob3N0LnYxLkRpZmZEZWNpc2lvbkgAQgcKBWV2ZW50IjEKDUNvbW1hbmRPdXRwdXQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRkYXRhGAIgASgJIjQKC0NvbW1hbmRFeGl0EhIKCmNvbW1hbmRfaWQYASABKAkSEQoJZXhpdF9jb2RlGAIgASgFIiMKE0FjdGl2ZUVkaXRvckNoYW5nZWQSDAoEcGF0aBgBIAEoCSI0CgxEaWZmRGVjaXNpb24SEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
 
 /**
  * Hello is the host's first message.
@@ -206,6 +206,12 @@ export type Request = Message<"cairn.host.v1.Request"> & {
      */
     value: MultiDiffRequest;
     case: "multiDiff";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.ReleaseCommandRequest release_command = 40;
+     */
+    value: ReleaseCommandRequest;
+    case: "releaseCommand";
   } | { case: undefined; value?: undefined };
 };
 
@@ -267,6 +273,12 @@ export type Response = Message<"cairn.host.v1.Response"> & {
      */
     value: DiagnosticsResult;
     case: "diagnostics";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.ReleaseCommandResult release_command = 40;
+     */
+    value: ReleaseCommandResult;
+    case: "releaseCommand";
   } | { case: undefined; value?: undefined };
 };
 
@@ -492,6 +504,48 @@ export const KillCommandRequestSchema: GenMessage<KillCommandRequest> = /*@__PUR
   messageDesc(file_cairn_host_v1_host, 12);
 
 /**
+ * ReleaseCommandRequest hands a running command to the user when its task ends (README
+ * "Commands that keep running"): a command in the editor's terminal keeps running there and
+ * its output no longer comes to the daemon. One the user cannot see (run as a child process
+ * without shell integration) is not released.
+ *
+ * @generated from message cairn.host.v1.ReleaseCommandRequest
+ */
+export type ReleaseCommandRequest = Message<"cairn.host.v1.ReleaseCommandRequest"> & {
+  /**
+   * @generated from field: string command_id = 1;
+   */
+  commandId: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.ReleaseCommandRequest.
+ * Use `create(ReleaseCommandRequestSchema)` to create a new message.
+ */
+export const ReleaseCommandRequestSchema: GenMessage<ReleaseCommandRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 13);
+
+/**
+ * ReleaseCommandResult says whether the command was left to the user; when not, the daemon
+ * stops it.
+ *
+ * @generated from message cairn.host.v1.ReleaseCommandResult
+ */
+export type ReleaseCommandResult = Message<"cairn.host.v1.ReleaseCommandResult"> & {
+  /**
+   * @generated from field: bool released = 1;
+   */
+  released: boolean;
+};
+
+/**
+ * Describes the message cairn.host.v1.ReleaseCommandResult.
+ * Use `create(ReleaseCommandResultSchema)` to create a new message.
+ */
+export const ReleaseCommandResultSchema: GenMessage<ReleaseCommandResult> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 14);
+
+/**
  * VisibleFilesRequest asks for the files in visible editors.
  *
  * @generated from message cairn.host.v1.VisibleFilesRequest
@@ -504,7 +558,7 @@ export type VisibleFilesRequest = Message<"cairn.host.v1.VisibleFilesRequest"> &
  * Use `create(VisibleFilesRequestSchema)` to create a new message.
  */
 export const VisibleFilesRequestSchema: GenMessage<VisibleFilesRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 13);
+  messageDesc(file_cairn_host_v1_host, 15);
 
 /**
  * OpenTabsRequest asks for the open tabs.
@@ -519,7 +573,7 @@ export type OpenTabsRequest = Message<"cairn.host.v1.OpenTabsRequest"> & {
  * Use `create(OpenTabsRequestSchema)` to create a new message.
  */
 export const OpenTabsRequestSchema: GenMessage<OpenTabsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 14);
+  messageDesc(file_cairn_host_v1_host, 16);
 
 /**
  * WorkspaceFoldersRequest asks for the workspace folders.
@@ -534,7 +588,7 @@ export type WorkspaceFoldersRequest = Message<"cairn.host.v1.WorkspaceFoldersReq
  * Use `create(WorkspaceFoldersRequestSchema)` to create a new message.
  */
 export const WorkspaceFoldersRequestSchema: GenMessage<WorkspaceFoldersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 15);
+  messageDesc(file_cairn_host_v1_host, 17);
 
 /**
  * PathsResult is a list of absolute paths.
@@ -553,7 +607,7 @@ export type PathsResult = Message<"cairn.host.v1.PathsResult"> & {
  * Use `create(PathsResultSchema)` to create a new message.
  */
 export const PathsResultSchema: GenMessage<PathsResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 16);
+  messageDesc(file_cairn_host_v1_host, 18);
 
 /**
  * DiagnosticsRequest asks for problems (all files when paths is empty).
@@ -572,7 +626,7 @@ export type DiagnosticsRequest = Message<"cairn.host.v1.DiagnosticsRequest"> & {
  * Use `create(DiagnosticsRequestSchema)` to create a new message.
  */
 export const DiagnosticsRequestSchema: GenMessage<DiagnosticsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 17);
+  messageDesc(file_cairn_host_v1_host, 19);
 
 /**
  * Diagnostic is one problem.
@@ -611,7 +665,7 @@ export type Diagnostic = Message<"cairn.host.v1.Diagnostic"> & {
  * Use `create(DiagnosticSchema)` to create a new message.
  */
 export const DiagnosticSchema: GenMessage<Diagnostic> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 18);
+  messageDesc(file_cairn_host_v1_host, 20);
 
 /**
  * DiagnosticsResult lists problems.
@@ -630,7 +684,7 @@ export type DiagnosticsResult = Message<"cairn.host.v1.DiagnosticsResult"> & {
  * Use `create(DiagnosticsResultSchema)` to create a new message.
  */
 export const DiagnosticsResultSchema: GenMessage<DiagnosticsResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 19);
+  messageDesc(file_cairn_host_v1_host, 21);
 
 /**
  * OpenFileRequest opens a file at a line.
@@ -654,7 +708,7 @@ export type OpenFileRequest = Message<"cairn.host.v1.OpenFileRequest"> & {
  * Use `create(OpenFileRequestSchema)` to create a new message.
  */
 export const OpenFileRequestSchema: GenMessage<OpenFileRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 20);
+  messageDesc(file_cairn_host_v1_host, 22);
 
 /**
  * ShowMessageRequest shows a notification.
@@ -678,7 +732,7 @@ export type ShowMessageRequest = Message<"cairn.host.v1.ShowMessageRequest"> & {
  * Use `create(ShowMessageRequestSchema)` to create a new message.
  */
 export const ShowMessageRequestSchema: GenMessage<ShowMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 21);
+  messageDesc(file_cairn_host_v1_host, 23);
 
 /**
  * DiffFile is one file of a multi-file diff.
@@ -707,7 +761,7 @@ export type DiffFile = Message<"cairn.host.v1.DiffFile"> & {
  * Use `create(DiffFileSchema)` to create a new message.
  */
 export const DiffFileSchema: GenMessage<DiffFile> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 22);
+  messageDesc(file_cairn_host_v1_host, 24);
 
 /**
  * MultiDiffRequest shows several file diffs (checkpoint compare).
@@ -731,7 +785,7 @@ export type MultiDiffRequest = Message<"cairn.host.v1.MultiDiffRequest"> & {
  * Use `create(MultiDiffRequestSchema)` to create a new message.
  */
 export const MultiDiffRequestSchema: GenMessage<MultiDiffRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 23);
+  messageDesc(file_cairn_host_v1_host, 25);
 
 /**
  * Event is something that happened in the editor.
@@ -774,7 +828,7 @@ export type Event = Message<"cairn.host.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 24);
+  messageDesc(file_cairn_host_v1_host, 26);
 
 /**
  * CommandOutput is new output of a running command.
@@ -798,7 +852,7 @@ export type CommandOutput = Message<"cairn.host.v1.CommandOutput"> & {
  * Use `create(CommandOutputSchema)` to create a new message.
  */
 export const CommandOutputSchema: GenMessage<CommandOutput> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 25);
+  messageDesc(file_cairn_host_v1_host, 27);
 
 /**
  * CommandExit ends a command; no output follows it.
@@ -822,7 +876,7 @@ export type CommandExit = Message<"cairn.host.v1.CommandExit"> & {
  * Use `create(CommandExitSchema)` to create a new message.
  */
 export const CommandExitSchema: GenMessage<CommandExit> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 26);
+  messageDesc(file_cairn_host_v1_host, 28);
 
 /**
  * ActiveEditorChanged reports the focused file.
@@ -841,7 +895,7 @@ export type ActiveEditorChanged = Message<"cairn.host.v1.ActiveEditorChanged"> &
  * Use `create(ActiveEditorChangedSchema)` to create a new message.
  */
 export const ActiveEditorChangedSchema: GenMessage<ActiveEditorChanged> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 27);
+  messageDesc(file_cairn_host_v1_host, 29);
 
 /**
  * DiffDecision reports Save or Reject pressed in the editor rather than in the chat. It answers
@@ -869,7 +923,7 @@ export type DiffDecision = Message<"cairn.host.v1.DiffDecision"> & {
  * Use `create(DiffDecisionSchema)` to create a new message.
  */
 export const DiffDecisionSchema: GenMessage<DiffDecision> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 28);
+  messageDesc(file_cairn_host_v1_host, 30);
 
 /**
  * Severity of a diagnostic.

@@ -1,0 +1,73 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// stopWait bounds how long Stop waits for a command and its process group to be gone: the
+// hosts' grace between SIGTERM and SIGKILL (5 s, docs/tools.md "execute_command") and a margin.
+const stopWait = 8 * time.Second
+
+// groupPoll is how often Stop looks whether the process group is empty yet.
+const groupPoll = 50 * time.Millisecond
+
+// alive reports whether the command still runs: its shell, or anything left in its process
+// group after the shell exited (a server started with `&`).
+func (t *Tracked) alive() bool {
+	return !t.Finished() || groupAlive(t.group)
+}
+
+// Stop ends the command and everything in its process group (a job object on Windows) and
+// waits until they are gone, until ctx ends or stopWait passed. It returns the exit code; a
+// command that had already finished keeps its own. Stopping a finished command whose group is
+// empty does nothing.
+func (t *Tracked) Stop(ctx context.Context) (int, error) {
+	if !t.alive() {
+		return t.ExitCode(), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, stopWait)
+	defer cancel()
+	if err := t.Kill(); err != nil {
+		return -1, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return -1, fmt.Errorf("shell: stop %q: it did not end: %w", t.command, ctx.Err())
+	}
+	tick := time.NewTicker(groupPoll)
+	defer tick.Stop()
+	for groupAlive(t.group) {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return t.ExitCode(), fmt.Errorf("shell: stop %q: processes of its group are left: %w", t.command, ctx.Err())
+		}
+	}
+	return t.ExitCode(), nil
+}
+
+// Running reports how long the command has run.
+func (t *Tracked) Running() time.Duration { return time.Since(t.started) }
+
+// Ports returns the TCP ports the command's process group listens on, where the platform
+// tells (Linux); nil elsewhere.
+func (t *Tracked) Ports() []int { return listeningPorts(t.group) }
+
+// Whole returns everything the command printed so far, cleaned: from memory while it is
+// small, else from the file that keeps it. It fails when the whole output was not kept (no
+// folder for it, or saving failed).
+func (t *Tracked) Whole() (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.full.text()
+}
+
+// SavedPath returns the file holding the whole output, "" while it is only in memory.
+func (t *Tracked) SavedPath() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.full.path
+}
