@@ -28,13 +28,15 @@ type Overrides struct {
 	MaxCost     float64      `json:"maxCost,omitempty"`
 	// Browser, when set, turns the browser on or off for the task.
 	Browser *bool `json:"browser,omitempty"`
+	// CommandWait, when set, is the task's commandWaitSeconds (0: no limit).
+	CommandWait *int `json:"commandWaitSeconds,omitempty"`
 }
 
 // IsZero reports whether the overrides change nothing.
 func (o Overrides) IsZero() bool {
 	return o.BaseURL == "" && o.APIKey == "" && o.Model == "" && o.PlanModel == "" && o.ToolFormat == "" &&
 		o.ReasoningEffort == "" && o.AutoApprove == nil && o.MaxRequests == 0 && o.MaxCost == 0 &&
-		o.Browser == nil
+		o.Browser == nil && o.CommandWait == nil
 }
 
 // With returns o with top's fields on top: a field top sets replaces o's.
@@ -62,6 +64,9 @@ func (o Overrides) With(top Overrides) Overrides {
 	if top.Browser != nil {
 		o.Browser = top.Browser
 	}
+	if top.CommandWait != nil {
+		o.CommandWait = top.CommandWait
+	}
 	return o
 }
 
@@ -82,6 +87,8 @@ func (o Overrides) Check() error {
 		return fmt.Errorf("--max-requests must be positive")
 	case o.MaxCost < 0 || math.IsNaN(o.MaxCost) || math.IsInf(o.MaxCost, 0):
 		return fmt.Errorf("--max-cost must be a positive amount of USD")
+	case o.CommandWait != nil && *o.CommandWait < 0:
+		return fmt.Errorf("--command-wait takes a whole number of seconds, 0 or more")
 	}
 	return nil
 }
@@ -134,6 +141,9 @@ func (o Overrides) Apply(shared Settings) Settings {
 	}
 	if o.Browser != nil {
 		s.BrowserEnabled = *o.Browser
+	}
+	if o.CommandWait != nil {
+		s.CommandWaitSeconds = *o.CommandWait
 	}
 	return s
 }

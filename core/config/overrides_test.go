@@ -11,9 +11,9 @@ func TestOverridesApply(t *testing.T) {
 	shared := Default()
 	shared.API = API{BaseURL: "https://shared.example/v1", APIKey: "sk-shared-0123456789", Model: "big",
 		Headers: map[string]string{"X-Org": "org-secret-value"}, Preset: "openrouter"}
-	yes := false
+	yes, wait := false, 0
 	o := Overrides{Model: "small", ToolFormat: "xml", ReasoningEffort: "low", MaxRequests: 7, MaxCost: 0.5,
-		AutoApprove: &AutoApprove{Enabled: true, EditFiles: true}, Browser: &yes}
+		AutoApprove: &AutoApprove{Enabled: true, EditFiles: true}, Browser: &yes, CommandWait: &wait}
 	s := o.Apply(shared)
 	if s.API.BaseURL != shared.API.BaseURL || s.API.APIKey != shared.API.APIKey || s.API.Preset != "openrouter" {
 		t.Errorf("same endpoint: the shared key and preset stay: %+v", s.API)
@@ -23,6 +23,12 @@ func TestOverridesApply(t *testing.T) {
 	}
 	if s.TaskLimits != (TaskLimits{MaxRequests: 7, MaxCost: 0.5}) || s.BrowserEnabled {
 		t.Errorf("limits %+v browser %v", s.TaskLimits, s.BrowserEnabled)
+	}
+	if s.CommandWaitSeconds != 0 || shared.CommandWaitSeconds != 60 {
+		t.Errorf("command wait %d (shared %d); want the task's 0 beside the shared 60", s.CommandWaitSeconds, shared.CommandWaitSeconds)
+	}
+	if bad := -1; (Overrides{CommandWait: &bad}).Check() == nil {
+		t.Error("a negative command wait passed Check")
 	}
 	if !s.AutoApprove.EditFiles || s.AutoApprove.ReadFiles {
 		t.Errorf("the task's policy replaces the shared one: %+v", s.AutoApprove)

@@ -67,7 +67,7 @@ func parseSettingsFlags(t *testing.T, args ...string) (config.Settings, error) {
 }
 
 // TestCommandWaitFlag: --command-wait sets commandWaitSeconds for the run's own daemon (0 waits
-// for ever); without it the settings' value stays; with --connect it is refused, never ignored.
+// for ever); without it the settings' value stays; with --connect it becomes the task's own.
 func TestCommandWaitFlag(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	for _, c := range []struct {
@@ -81,8 +81,8 @@ func TestCommandWaitFlag(t *testing.T) {
 	}
 	five := 5
 	f := settingsFlags{commandWait: &five}
-	if _, err := f.taskOverrides(); err == nil {
-		t.Error("--command-wait with --connect was accepted")
+	if o, err := f.taskOverrides(); err != nil || o.CommandWaitSeconds == nil || o.GetCommandWaitSeconds() != 5 {
+		t.Errorf("--command-wait 5 with --connect: overrides %v, %v; want command_wait_seconds 5", o, err)
 	}
 	f.commandWait = nil
 	if o, err := f.taskOverrides(); err != nil || o != nil {

@@ -218,14 +218,11 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 
 var errBothBrowser = errors.New("--browser and --no-browser cannot both be given")
 
-// errCommandWaitShared: a shared daemon's wait limit is its settings' commandWaitSeconds.
-var errCommandWaitShared = errors.New("--command-wait applies to cairn's own daemon only; with --connect, set commandWaitSeconds in the daemon's settings")
-
 // overrides are the flags as one task's own settings, without the approval categories (they
 // add to a policy: WithApprovals).
 func (f *settingsFlags) overrides() config.Overrides {
 	o := config.Overrides{BaseURL: f.baseURL, APIKey: f.apiKeyFlag(), Model: f.model, ToolFormat: f.toolFormat,
-		ReasoningEffort: f.reasoningEffort, MaxRequests: f.maxRequests, MaxCost: f.maxCost}
+		ReasoningEffort: f.reasoningEffort, MaxRequests: f.maxRequests, MaxCost: f.maxCost, CommandWait: f.commandWait}
 	switch {
 	case f.browser:
 		o.Browser = &f.browser
@@ -246,9 +243,6 @@ func (f *settingsFlags) taskOverrides() (*cairnv1.TaskOverrides, error) {
 	if f.browser && f.noBrowser {
 		return nil, errBothBrowser
 	}
-	if f.commandWait != nil {
-		return nil, errCommandWaitShared
-	}
 	cats := strings.Split(f.autoApprove, ",")
 	if _, err := (config.AutoApprove{}).WithApprovals(cats, f.yolo); err != nil {
 		return nil, err
@@ -264,7 +258,16 @@ func (f *settingsFlags) taskOverrides() (*cairnv1.TaskOverrides, error) {
 	}
 	return &cairnv1.TaskOverrides{BaseUrl: o.BaseURL, ApiKey: o.APIKey, Model: o.Model, ToolFormat: o.ToolFormat,
 		ReasoningEffort: o.ReasoningEffort, AutoApprove: approve, Yolo: f.yolo, MaxRequests: int32(min(o.MaxRequests, math.MaxInt32)),
-		MaxCost: o.MaxCost, Browser: o.Browser}, nil
+		MaxCost: o.MaxCost, Browser: o.Browser, CommandWaitSeconds: commandWait(o.CommandWait)}, nil
+}
+
+// commandWait is --command-wait as TaskOverrides.command_wait_seconds (nil: not given).
+func commandWait(secs *int) *int32 {
+	if secs == nil {
+		return nil
+	}
+	v := int32(min(*secs, math.MaxInt32))
+	return &v
 }
 
 func (f *settingsFlags) settings() (config.Settings, error) {

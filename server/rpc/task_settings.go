@@ -27,6 +27,10 @@ func fromOverrides(in *cairnv1.TaskOverrides, shared config.Settings) (*config.O
 		on := in.GetBrowser()
 		o.Browser = &on
 	}
+	if in.CommandWaitSeconds != nil {
+		wait := int(in.GetCommandWaitSeconds())
+		o.CommandWait = &wait
+	}
 	if len(in.GetAutoApprove()) > 0 || in.GetYolo() {
 		p, err := shared.AutoApprove.WithApprovals(in.GetAutoApprove(), in.GetYolo())
 		if err != nil {

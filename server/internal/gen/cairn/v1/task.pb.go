@@ -409,9 +409,11 @@ type TaskOverrides struct {
 	// USD.
 	MaxCost float64 `protobuf:"fixed64,9,opt,name=max_cost,json=maxCost,proto3" json:"max_cost,omitempty"`
 	// Set: the browser is on or off for this task.
-	Browser       *bool `protobuf:"varint,10,opt,name=browser,proto3,oneof" json:"browser,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Browser *bool `protobuf:"varint,10,opt,name=browser,proto3,oneof" json:"browser,omitempty"`
+	// Set: seconds a foreground command runs before it moves to the background (0: no limit).
+	CommandWaitSeconds *int32 `protobuf:"varint,41,opt,name=command_wait_seconds,json=commandWaitSeconds,proto3,oneof" json:"command_wait_seconds,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *TaskOverrides) Reset() {
@@ -512,6 +514,13 @@ func (x *TaskOverrides) GetBrowser() bool {
 		return *x.Browser
 	}
 	return false
+}
+
+func (x *TaskOverrides) GetCommandWaitSeconds() int32 {
+	if x != nil && x.CommandWaitSeconds != nil {
+		return *x.CommandWaitSeconds
+	}
+	return 0
 }
 
 // SetTaskLimitsRequest sets a task's limits.
@@ -2880,7 +2889,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x128\n" +
 	"\fauto_approve\x18\x03 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1c\n" +
-	"\x1aUpdateTaskSettingsResponse\"\xc5\x02\n" +
+	"\x1aUpdateTaskSettingsResponse\"\x95\x03\n" +
 	"\rTaskOverrides\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x14\n" +
@@ -2893,9 +2902,11 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\fmax_requests\x18\b \x01(\x05R\vmaxRequests\x12\x19\n" +
 	"\bmax_cost\x18\t \x01(\x01R\amaxCost\x12\x1d\n" +
 	"\abrowser\x18\n" +
-	" \x01(\bH\x00R\abrowser\x88\x01\x01B\n" +
+	" \x01(\bH\x00R\abrowser\x88\x01\x01\x125\n" +
+	"\x14command_wait_seconds\x18) \x01(\x05H\x01R\x12commandWaitSeconds\x88\x01\x01B\n" +
 	"\n" +
-	"\b_browser\"]\n" +
+	"\b_browserB\x17\n" +
+	"\x15_command_wait_seconds\"]\n" +
 	"\x14SetTaskLimitsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06limits\x18\x02 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\"\x17\n" +
