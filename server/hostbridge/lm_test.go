@@ -49,7 +49,9 @@ func connectLM(t *testing.T, r *Registry, clientID string, play func(req *hostv1
 		case <-ctx.Done():
 		}
 	}
-	emit := func(ev *hostv1.Event) { send(&cairnv1.ConnectRequest{Message: &cairnv1.ConnectRequest_Event{Event: ev}}) }
+	emit := func(ev *hostv1.Event) {
+		send(&cairnv1.ConnectRequest{Message: &cairnv1.ConnectRequest_Event{Event: ev}})
+	}
 	go func() {
 		for {
 			select {

@@ -10,9 +10,9 @@ import (
 // ErrNeedsEditor is the one message `cairn run`, `cairn acp` and a task started without an
 // editor give for this provider: the models live inside VS Code, and only a task started from
 // it can reach them.
-var ErrNeedsEditor = errors.New(`the "vscode-lm" provider uses VS Code's own language models and works only ` +
-	`for tasks started in VS Code (the Cairn sidebar, or cairn run --connect to a daemon VS Code started ` +
-	`is not enough: the task must come from the editor); choose another provider for the command line`)
+var ErrNeedsEditor = errors.New(`the "vscode-lm" provider (VS Code's own language models) works only for tasks ` +
+	`started in VS Code's Cairn view, since the models are reached through the editor; on the command line ` +
+	`(cairn run, cairn acp, with or without --connect) choose another provider or give --base-url`)
 
 // ErrEditorAway is returned while the editor that started the task is not connected (its
 // window closed or its bridge is reconnecting).

@@ -3,7 +3,8 @@
 // never reaches these models itself; every request goes to the editor that started the task,
 // through a Bridge (the host bridge in the daemon), and the editor streams the reply back.
 //
-// The package maps Cairn's provider-neutral request onto the shape the API takes and back:
+// The api.preset `vscode-lm` (presets.VSCodeLM) selects it. The package maps Cairn's
+// provider-neutral request onto the shape the API takes and back:
 //
 //   - The API has no system role. The system prompt travels as the first text part of the
 //     first user message, between two marker lines (systemOpen, systemClose), so the model
@@ -26,9 +27,6 @@ import (
 
 	"github.com/cairnhq/cairn/core/llm"
 )
-
-// PresetID is the api.preset value that selects the editor's models.
-const PresetID = "vscode-lm"
 
 // Role is who authored a message, as the API knows it (no system role).
 type Role string
