@@ -60,6 +60,21 @@ func (f *Ref) lmHost() (*Host, error) {
 	return h, nil
 }
 
+// LanguageModelHost returns a connected editor that offers its language models, for a caller
+// that names none (the chat's model picker): the one with the smallest id, so repeated calls
+// ask the same editor.
+func (r *Registry) LanguageModelHost() (*Host, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var best *Host
+	for id, h := range r.hosts {
+		if offersLanguageModels(h) && (best == nil || id < best.id) {
+			best = h
+		}
+	}
+	return best, best != nil
+}
+
 // Models lists the editor's language models.
 func (h *Host) Models(ctx context.Context) ([]vscodelm.Model, error) {
 	if !offersLanguageModels(h) {

@@ -44,12 +44,21 @@ func (s *Services) ListModels(ctx context.Context, req *cairnv1.ListModelsReques
 }
 
 // editorModels lists the language models of the editor with the host id (the vscode-lm
-// preset): they have no price, and their window is their maxInputTokens.
+// preset), or of any editor offering them when the request names none: they have no price,
+// and their window is their maxInputTokens.
 func (s *Services) editorModels(ctx context.Context, hostID string) (*cairnv1.ListModelsResponse, error) {
-	if hostID == "" || s.b.Hosts == nil {
+	if s.b.Hosts == nil {
 		return nil, status.Error(codes.FailedPrecondition, vscodelm.ErrNeedsEditor.Error())
 	}
-	models, err := s.b.Hosts.Ref(hostID, nil).Models(ctx)
+	var list func(context.Context) ([]vscodelm.Model, error)
+	if hostID != "" {
+		list = s.b.Hosts.Ref(hostID, nil).Models
+	} else if h, ok := s.b.Hosts.LanguageModelHost(); ok {
+		list = h.Models
+	} else {
+		return nil, status.Error(codes.FailedPrecondition, vscodelm.ErrNeedsEditor.Error())
+	}
+	models, err := list(ctx)
 	if err != nil {
 		return nil, status.Error(codes.FailedPrecondition, err.Error())
 	}

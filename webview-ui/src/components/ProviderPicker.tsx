@@ -7,6 +7,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { StateService, type ApiConfig, type ModelEntry, type ProviderPreset } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { formatModelPrices, formatTokens } from "../util/format";
+import { INCLUDED, entryLabel, isEditorModels } from "../util/editorModels";
 
 export function ProviderPicker({
   ctrl,
@@ -33,7 +34,7 @@ export function ProviderPicker({
     const ac = new AbortController();
     setError(undefined);
     ctrl.client
-      .unary(StateService.method.listModels, { preset: api.preset, baseUrl: api.baseUrl, apiKey: api.apiKey }, { signal: ac.signal })
+      .unary(StateService.method.listModels, { preset: api.preset, baseUrl: api.baseUrl, apiKey: api.apiKey, hostId: ctrl.app.get().hostId }, { signal: ac.signal })
       .then((r) => {
         setEntries(r.entries);
         setLoaded(true);
@@ -70,14 +71,14 @@ export function ProviderPicker({
             ))}
         </select>
       </label>
-      <label className="field">
+      {!isEditorModels(api.preset) && <label className="field">
         {preset?.azure ? "Resource endpoint" : "Base URL"}
         <input
           value={api.baseUrl}
           onChange={(e) => setApi({ baseUrl: e.target.value })}
           placeholder={preset?.azure ? "https://my-resource.openai.azure.com" : preset?.baseUrl || "https://api.openai.com/v1"}
         />
-      </label>
+      </label>}
       {preset?.azure && (
         <>
           <label className="field">
@@ -90,7 +91,7 @@ export function ProviderPicker({
           </label>
         </>
       )}
-      {keyField}
+      {!isEditorModels(api.preset) && keyField}
       {preset?.cacheControl && <p className="muted small">Requests mark the system prompt and the latest turns for prompt caching.</p>}
       <div className="model-list-header">
         <span>Models{entries.length > 0 ? ` (${entries.length})` : ""}</span>
@@ -116,9 +117,9 @@ export function ProviderPicker({
               aria-pressed={m.id === api.model}
               onClick={() => setApi({ model: m.id })}
             >
-              <span className="model-id">{m.id}</span>
+              <span className="model-id">{entryLabel(m)}</span>
               <span className="muted small">
-                {m.contextWindow > 0n ? `${formatTokens(m.contextWindow)} context` : "context unknown"} · {formatModelPrices(m)}
+                {m.contextWindow > 0n ? `${formatTokens(m.contextWindow)} context` : "context unknown"} · {isEditorModels(api.preset) ? INCLUDED : formatModelPrices(m)}
               </span>
             </button>
           </li>
