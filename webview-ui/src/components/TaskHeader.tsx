@@ -6,7 +6,7 @@
 import { useEffect, useState } from "react";
 import type { Controller } from "../state/controller";
 import { useTaskState } from "../state/taskStore";
-import { costKnown, costOrUnknown, formatCost, formatTokens } from "../util/format";
+import { costKnown, formatCost, formatTokens } from "../util/format";
 import { parseChecklist, serializeChecklist } from "../util/focusChain";
 import { approvalSummary } from "./AutoApproveBar";
 import { taskCost, taskModel } from "../util/editorModels";
