@@ -44,7 +44,9 @@ function activate(context) {
         toolResults: results,
       });
       const say = (value) => progress.report({ index: 0, part: new vscode.LanguageModelTextPart(value) });
-      const call = (id, name, input) => progress.report({ index: 1, part: new vscode.LanguageModelToolCallPart(id, name, input) });
+      // Every part at index 0: VS Code 1.100 hands only the first index's parts to the
+      // requester's response.stream.
+      const call = (id, name, input) => progress.report({ index: 0, part: new vscode.LanguageModelToolCallPart(id, name, input) });
       if (text.includes("LM-SLOW")) {
         for (let i = 0; i < 400 && !token.isCancellationRequested; i++) {
           say(`slow chunk ${i}. `);
