@@ -60,14 +60,16 @@ export async function lmStep({ page, view, input, workspace, lmLog, screenshot, 
   await input.fill("Write the greeting with the editor's model.");
   await input.press("Enter");
   await view.getByText("Writing the greeting with the editor's model.").first().waitFor({ timeout: 60_000 });
+  // The diff view creates the new file empty at once; the content lands when the edit is saved.
   const file = path.join(workspace, "lm-hello.txt");
-  await poll("lm-hello.txt to be written (approving the edit when asked)", async () => {
-    if (fs.existsSync(file)) return true;
+  const want = "hello from the editor's model\n";
+  const content = () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined);
+  await poll(`lm-hello.txt to hold ${JSON.stringify(want)} (approving the edit when asked); it holds ${JSON.stringify(content())}`, async () => {
+    if (content() === want) return true;
     const save = view.getByRole("button", { name: "Save", exact: true });
     if (await save.count()) await save.first().click().catch(() => undefined);
     return false;
   }, 60_000, 250);
-  if (fs.readFileSync(file, "utf8") !== "hello from the editor's model\n") fail(`lm-hello.txt holds ${JSON.stringify(fs.readFileSync(file, "utf8"))}`);
   await view.getByText("Wrote lm-hello.txt through the editor's language model.").first().waitFor({ timeout: 60_000 });
   const reqs = entries(lmLog).filter((e) => e.event === "request");
   if (reqs.length < 2) fail(`the model got ${reqs.length} requests, want 2`);
