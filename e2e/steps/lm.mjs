@@ -64,7 +64,7 @@ export async function lmStep({ page, view, input, workspace, lmLog, screenshot, 
   const file = path.join(workspace, "lm-hello.txt");
   const want = "hello from the editor's model\n";
   const content = () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined);
-  await poll(`lm-hello.txt to hold ${JSON.stringify(want)} (approving the edit when asked); it holds ${JSON.stringify(content())}`, async () => {
+  await poll(`lm-hello.txt to hold ${JSON.stringify(want)} (approving the edit when asked)`, async () => {
     if (content() === want) return true;
     const save = view.getByRole("button", { name: "Save", exact: true });
     if (await save.count()) await save.first().click().catch(() => undefined);
