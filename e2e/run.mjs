@@ -29,8 +29,9 @@ import { presetsStep } from "./steps/presets.mjs";
 import { skillsStep } from "./steps/skills.mjs";
 import { hooksStep } from "./steps/hooks.mjs";
 import { subagentsStep } from "./steps/subagents.mjs";
-import { chatuiStep } from "./steps/chatui.mjs";
+import { chatuiStep, switchTheme } from "./steps/chatui.mjs";
 import { p9Step } from "./steps/p9.mjs";
+import { worktreesStep } from "./steps/worktrees.mjs";
 import { lmStep } from "./steps/lm.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -247,10 +248,20 @@ async function main() {
     await welcome.waitFor({ timeout: 60_000 });
     await screenshot(page, "welcome-view");
 
-    // 5. Configure the fake model in the welcome view.
+    // 5. Configure the fake model in the welcome view: the provider form Settings uses too
+    // (issue 31 item 9), the model chosen from the list the endpoint gives.
+    await welcome.getByRole("combobox", { name: "Provider" }).waitFor();
     await welcome.getByLabel("Base URL").fill(baseUrl);
     await welcome.getByLabel("API key").fill("sk-e2e-secret");
-    await welcome.getByLabel("Model").fill("fake-model");
+    await welcome.getByRole("button", { name: "Fetch models" }).click();
+    const actModel = welcome.getByRole("combobox", { name: "Act mode model" });
+    await poll("the fake model to be listed and chosen", async () => (await actModel.inputValue()) === "fake-model", 30_000);
+    await screenshot(page, "welcome-form-light");
+    await switchTheme(page, /Default Dark Modern/, true);
+    await view.locator("body.vscode-dark").waitFor({ timeout: 30_000 });
+    await screenshot(page, "welcome-form-dark");
+    await switchTheme(page, /Default Light Modern/, false);
+    await view.locator("body.vscode-light").waitFor({ timeout: 30_000 });
     await welcome.getByRole("button", { name: "Let's go!" }).click();
     const input = view.getByRole("textbox", { name: "Message Cairn" });
     await input.waitFor({ timeout: 30_000 });
@@ -436,6 +447,7 @@ async function main() {
     await subagentsStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
     await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await p9Step({ page: pageB, view: viewB, input: inputB2, fakeRoot, screenshot, poll, log, fail });
+    await worktreesStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await lmStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, lmLog, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);

@@ -39,6 +39,7 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/workspace"
+	"github.com/cairnhq/cairn/core/worktree"
 )
 
 // Config says where the daemon keeps its data and listens.
@@ -71,6 +72,10 @@ const MCPSettingsFile = "mcp_settings.json"
 
 // HooksFile records, in the data dir, the hooks the user enabled and trusted.
 const HooksFile = "hooks.json"
+
+// WorktreesDir is the data dir's folder of the tasks' git worktrees and their records
+// (core/worktree).
+const WorktreesDir = "worktrees"
 
 // Handshake is the one JSON line printed when the daemon is ready.
 type Handshake struct {
@@ -192,7 +197,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		Tasks: tasks, Settings: settings, Hosts: hosts, MCP: hub, Hooks: agentCfg.Hooks, Version: cfg.Version,
 		Dirs: rpc.Dirs{Data: cfg.DataDir, GlobalRules: comp.agent.GlobalRulesDir, GlobalWorkflows: comp.agent.GlobalWorkflowsDir,
 			GlobalSkills: comp.agent.GlobalSkillsDir, GlobalHooks: agentCfg.GlobalHooksDir},
-		Env: comp,
+		Worktrees: worktree.New(filepath.Join(cfg.DataDir, WorktreesDir)),
+		Env:       comp,
 	})
 	// watchCtx ends the executable watch when the daemon stops.
 	watchCtx, stopWatch := context.WithCancel(context.Background())

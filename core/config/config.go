@@ -112,6 +112,12 @@ type Settings struct {
 	// NoCommands leaves execute_command out of every task's tools and system prompt: the
 	// protocol of `cairn eval` without --agentic (README "Benchmark").
 	NoCommands bool `json:"noCommands,omitempty"`
+	// WorktreeCarryChanges copies the working tree's uncommitted changes into a new worktree
+	// task's worktree (README, "Tasks in worktrees"); off by default.
+	WorktreeCarryChanges bool `json:"worktreeCarryChanges,omitempty"`
+	// WorktreeMergeMode is how Merge lands a worktree task's changes: "uncommitted" ("" too)
+	// or "commit" (a merge commit of the task's branch).
+	WorktreeMergeMode string `json:"worktreeMergeMode,omitempty"`
 
 	// otherSecrets are secret values these settings no longer use but a task's children must
 	// not see: the shared key a task's Overrides replaced (never saved).

@@ -176,6 +176,9 @@ type Followup struct {
 type Completion struct {
 	Result  string
 	Command string
+	// Changes says whether the workspace differs from what it was at the previous completion
+	// (core/task, changes.go); nil on rows written before the daemon knew.
+	Changes *bool `json:",omitempty"`
 }
 
 // APIRequest is the payload of api_req_started: the request's cost once known.

@@ -89,15 +89,16 @@ func TestFirstCheckpointInBackground(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		// wantLog is the order of the checkpoints and the write.
+		// wantLog is the order of the checkpoints and the write: the first, the write, the one
+		// after it, and the completion's (changes.go).
 		wantLog []string
 		// wantRow is the kind of the row the first checkpoint leaves.
 		wantRow msg.Kind
 	}{
-		{name: "snapshot before the write", wantLog: []string{"checkpoint", "write", "checkpoint"},
+		{name: "snapshot before the write", wantLog: []string{"checkpoint", "write", "checkpoint", "checkpoint"},
 			wantRow: msg.SayCheckpointCreated},
 		{name: "failure shown as an error row", err: errors.New("checkpoints: git broke"),
-			wantLog: []string{"checkpoint", "write", "checkpoint"}, wantRow: msg.SayError},
+			wantLog: []string{"checkpoint", "write", "checkpoint", "checkpoint"}, wantRow: msg.SayError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,8 @@ import (
 
 // Options are what a new or resumed task is for.
 type Options struct {
+	// ID is the new task's id, chosen beforehand with NewID ("": a fresh one).
+	ID        string
 	Workspace []string
 	HostID    string
 	Mode      string
@@ -92,7 +94,11 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 		deps.Now = time.Now
 	}
 	now := deps.Now() // the task's own clock, as everything it dates
-	meta := store.Meta{ID: newID(now), Title: title(text), Workspace: opts.Workspace, Model: deps.Model,
+	id := opts.ID
+	if id == "" {
+		id = newID(now)
+	}
+	meta := store.Meta{ID: id, Title: title(text), Workspace: opts.Workspace, Model: deps.Model,
 		Mode: opts.Mode, Created: now, Updated: now}
 	if opts.Overrides != nil {
 		own := *opts.Overrides

@@ -521,7 +521,10 @@ func (u *taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload ms
 	return u.t.ask(ctx, kind, text, payload)
 }
 
-// Say posts a say.
-func (u *taskUI) Say(_ context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
+// Say posts a say; a completion's row says whether the work changed files (changes.go).
+func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
+	if p, ok := payload.(*msg.Completion); ok && kind == msg.SayCompletionResult && !partial {
+		u.t.markChanges(ctx, p)
+	}
 	u.t.say(kind, text, payload, partial)
 }

@@ -150,3 +150,33 @@ func readSmall(p string) ([]byte, error) {
 	_ = f.Close() // opened read-only: a failed close loses nothing
 	return data, err
 }
+
+// linkedGitDirReason returns protect.ReasonGit when abs, outside every workspace root, is or
+// lies in the git directory the primary root's `.git` file points to, or in the repository's
+// common git directory that one names (its `commondir`). A task in a worktree (README, "Tasks
+// in worktrees") has the worktree as its root, and the main repository's `.git/` is then
+// outside it: it is protected by its absolute path.
+func linkedGitDirReason(files Files, abs string) string {
+	g := gitFileTarget(files.Root())
+	if g == "" {
+		return ""
+	}
+	if within(abs, g) {
+		return protect.ReasonGit
+	}
+	data, err := readSmall(filepath.Join(g, "commondir"))
+	if err != nil {
+		return ""
+	}
+	common := filepath.FromSlash(strings.TrimSpace(string(data)))
+	if common == "" {
+		return ""
+	}
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(g, common)
+	}
+	if within(abs, filepath.Clean(common)) {
+		return protect.ReasonGit
+	}
+	return ""
+}

@@ -46,7 +46,7 @@ func ProtectedInside(_ Files, abs string) string {
 func relReason(files Files, abs string) string {
 	rel := files.Rel(abs)
 	if filepath.IsAbs(rel) {
-		return ""
+		return linkedGitDirReason(files, abs)
 	}
 	if why := protect.Reason(filepath.ToSlash(rel)); why != "" {
 		return why

@@ -203,3 +203,34 @@ func TestOutsideWriteCommand(t *testing.T) {
 		})
 	}
 }
+
+// A task in a worktree has the worktree as its only root: its `.git` file is protected as the
+// workspace's, and the main repository's `.git/`, outside the root, by its absolute path.
+func TestProtectedMainRepoOfAWorktreeRoot(t *testing.T) {
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q")
+	writeFile(t, filepath.Join(repo, "a.txt"), "a\n")
+	gitRun(t, repo, "add", "a.txt")
+	gitRun(t, repo, "commit", "-qm", "one")
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitRun(t, repo, "worktree", "add", "-q", "-b", "cairn/x", wt)
+	ws, err := workspace.New(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		".git",
+		filepath.Join(repo, ".git", "config"),
+		filepath.Join(repo, ".git", "hooks", "pre-commit"),
+		filepath.Join(repo, ".git", "worktrees", "wt", "HEAD"),
+	} {
+		if got := tools.ProtectedReason(ws, p); got != protect.ReasonGit {
+			t.Errorf("%s: reason %q", p, got)
+		}
+	}
+	for _, p := range []string{"a.txt", filepath.Join(repo, "a.txt"), filepath.Join(repo, ".gitignore")} {
+		if got := tools.ProtectedReason(ws, p); got != "" {
+			t.Errorf("%s: protected (%q)", p, got)
+		}
+	}
+}

@@ -4,7 +4,8 @@
 // the conversation go back to the checkpoint before it); the task is exported through the save
 // dialog; and axe-core, injected into the webview frame, finds no serious or critical violation
 // and no unnamed button in the chat (showing the completed task), the auto-approve bar, history,
-// settings and MCP views, in the window's theme and again in the other one (light and dark),
+// settings (its skills section, and its hooks section with a changed hook's "Trust this version"
+// button) and MCP views, in the window's theme and again in the other one (light and dark),
 // with screenshots of the completed task in both.
 //
 // run.mjs calls it last in window B, after browserStep:
@@ -67,7 +68,8 @@ async function audit(page, axeSource) {
   });
 }
 
-async function switchTheme(page, name, dark) {
+/** switchTheme picks a colour theme through the command palette and waits for the workbench to wear it. */
+export async function switchTheme(page, name, dark) {
   await page.keyboard.press("F1");
   const quickInput = page.locator(".quick-input-widget");
   await quickInput.locator("input").first().waitFor();
@@ -153,11 +155,39 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
     if ((await autoApprove.getAttribute("aria-expanded")) !== String(open)) await autoApprove.click();
     await poll(`the auto-approve bar ${open ? "open" : "folded"}`, async () => (await autoApprove.getAttribute("aria-expanded")) === String(open), 10_000);
   };
+  // The hooks section is audited with its "Trust this version" button present (issue 31 item
+  // 5): the hook of the hooks step changes on disk again, and is trusted again after the audits.
+  const hook = path.join(workspace, ".clinerules", "hooks", "PreToolUse");
+  if (!fs.existsSync(hook)) fail(`${hook} is missing: the hooks step runs before this one`);
+  fs.appendFileSync(hook, "# checked again for the accessibility pass\n");
+  const settingsView = view.getByRole("region", { name: "Settings" });
+  const hooksSection = settingsView.getByRole("group", { name: "Hooks", exact: true });
+  const trust = hooksSection.getByRole("button", { name: "Trust this version" });
+  const openSettings = async () => {
+    await view.getByRole("button", { name: "Settings" }).click();
+    await poll("the settings to load", () => settingsView.getByRole("button", { name: "Save" }).isEnabled(), 15_000);
+  };
   const views = [
     ["auto-approve", () => setAutoApprove(true)],
     ["chat", () => setAutoApprove(false)],
     ["history", async () => view.getByRole("button", { name: "History" }).click()],
-    ["settings", async () => view.getByRole("button", { name: "Settings" }).click()],
+    ["settings", openSettings],
+    [
+      "settings-skills",
+      async () => {
+        const skills = settingsView.getByRole("group", { name: "Skills", exact: true });
+        await skills.getByRole("checkbox").first().waitFor({ timeout: 15_000 });
+        await skills.scrollIntoViewIfNeeded();
+      },
+    ],
+    [
+      "settings-hooks",
+      async () => {
+        await hooksSection.getByText("changed since trusted").waitFor({ timeout: 30_000 });
+        await trust.scrollIntoViewIfNeeded();
+        await trust.waitFor();
+      },
+    ],
     ["mcp", async () => view.getByRole("button", { name: "MCP Servers" }).click()],
   ];
   const found = [];
@@ -187,7 +217,7 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
       for (const u of r.unnamed) found.push(`${name} (${th}): unnamed button ${u}`);
       count += r.bad.length + r.unnamed.length;
     }
-    log(`axe ${th} theme: ${count} serious/critical findings or unnamed buttons in the five views`);
+    log(`axe ${th} theme: ${count} serious/critical findings or unnamed buttons in the ${views.length} views`);
     await view.getByRole("button", { name: "Done", exact: true }).first().click(); // leave the MCP view
     await chat.waitFor({ state: "attached" });
   };
@@ -196,6 +226,14 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   await view.locator(other === "dark" ? "body.vscode-dark" : "body.vscode-light").waitFor({ timeout: 30_000 });
   await auditViews(other);
   if (found.length) fail(`axe found:\n${found.join("\n")}`);
+  // Trust the hook again, so that later steps run it as before; leave through History (nothing saved).
+  await openSettings();
+  await trust.scrollIntoViewIfNeeded();
+  await trust.click();
+  await hooksSection.getByText("trusted", { exact: true }).waitFor({ timeout: 30_000 });
+  await view.getByRole("button", { name: "History" }).click();
+  await view.getByRole("region", { name: "History" }).getByRole("button", { name: "Done" }).click();
+  await chat.waitFor({ state: "attached" });
 
   // Each screenshot waits for the state its name promises (issue 31 item 10: the bar's toggle
   // was clicked blind, so the resent chat and the open bar were caught under each other's names).

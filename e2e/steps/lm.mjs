@@ -10,7 +10,8 @@
 //   import { lmStep } from "./steps/lm.mjs";
 //   await lmStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, lmLog, screenshot, poll, log, fail });
 //
-// It sets the provider back as it found it. Every wait is on a state, never a fixed sleep.
+// It leaves the editor's model chosen (only the daemon's exit is checked after it). Every wait
+// is on a state, never a fixed sleep.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -24,34 +25,31 @@ function entries(lmLog) {
     .map((l) => JSON.parse(l));
 }
 
-/** provider opens Settings, chooses the preset (and the model row named label), saves. */
-async function chooseProvider(view, poll, preset, label) {
+/** chooseEditorModel opens Settings, chooses the editor's models and the model labelled label. */
+async function chooseEditorModel(view, poll, label) {
   await view.getByRole("button", { name: "Settings", exact: true }).click();
   const settings = view.getByRole("region", { name: "Settings" });
   await poll("the settings to load", () => settings.getByRole("button", { name: "Save" }).isEnabled(), 15_000);
-  const picker = settings.getByRole("combobox", { name: "Provider" });
-  const before = await picker.inputValue();
-  await picker.selectOption(preset);
-  if (label) {
-    const models = settings.getByRole("list", { name: "Models" });
-    await poll(`the editor's model "${label}" to be listed`, async () => (await models.getByRole("button", { name: new RegExp(label) }).count()) > 0, 30_000);
-    await models.getByRole("button", { name: new RegExp(label) }).first().click();
-  }
-  return { settings, before };
+  await settings.getByRole("combobox", { name: "Provider" }).selectOption("vscode-lm");
+  const act = settings.getByRole("combobox", { name: "Act mode model" });
+  await poll(`the editor's model "${label}" to be listed`, async () => (await act.locator("option", { hasText: label }).count()) > 0, 30_000);
+  const option = await act.locator("option", { hasText: label }).first().textContent();
+  await act.selectOption({ label: option });
+  return { settings, option };
 }
 
 export async function lmStep({ page, view, input, workspace, lmLog, screenshot, poll, log, fail }) {
   await poll("the test model to register", () => entries(lmLog).some((e) => e.event === "registered"), 60_000, 250);
 
   // Settings: the provider list offers the editor's models; no base URL or key for them.
-  const { settings, before } = await chooseProvider(view, poll, "vscode-lm", "cairn-e2e · scripted");
+  const { settings, option } = await chooseEditorModel(view, poll, "cairn-e2e · scripted");
   if (await settings.getByLabel("Base URL").count()) fail("the settings ask for a base URL for the editor's models");
-  const row = await settings.getByRole("list", { name: "Models" }).textContent();
-  if (!row.includes("32k context") || !row.includes("included with the editor's models")) fail(`the model row says: ${row}`);
+  if (await settings.getByLabel("API key").count()) fail("the settings ask for a key for the editor's models");
+  if (!option.includes("32k context") || !option.includes("included with the editor's models")) fail(`the model says: ${option}`);
   await screenshot(page, "lm-settings");
   await settings.getByRole("button", { name: "Save", exact: true }).click();
   await settings.waitFor({ state: "hidden", timeout: 15_000 });
-  log(`settings: the editor's model listed as "${row.trim()}"`);
+  log(`settings: the editor's model listed as "${option.trim()}"`);
 
   // A task: the model's text streams, its native write_to_file is approved, the file is written,
   // and the completion comes from the model's attempt_completion.
@@ -99,9 +97,5 @@ export async function lmStep({ page, view, input, workspace, lmLog, screenshot, 
   await screenshot(page, "lm-cancelled");
   log("cancelling the task stopped the editor model's request");
 
-  // Back to the provider the window had.
-  const back = await chooseProvider(view, poll, before);
-  await back.settings.getByRole("button", { name: "Save", exact: true }).click();
-  await back.settings.waitFor({ state: "hidden", timeout: 15_000 });
   await view.getByRole("button", { name: "New Task", exact: true }).click();
 }

@@ -5,6 +5,7 @@
 //   1. the model calls the echo tool: the call is ASKED (server, tool and arguments shown);
 //   2. the user ticks "Auto-approve echo" in the MCP view (with MCP auto-approval on), and the
 //      same call in the next task runs WITHOUT an ask.
+// Neither completion offers "See new changes": an echo changes no file.
 // Screenshots: NN-mcp-view.png, NN-mcp-ask.png, NN-mcp-auto-approve.png, NN-mcp-auto-approved.png.
 //
 // How e2e/run.mjs calls it (after step 11, once the first task has completed; the step
@@ -33,6 +34,16 @@ function mcpScript() {
       { text: done("MCP echo answered again."), expect: { last_user_contains: ["Echo: auto-approved"] } },
     ],
   };
+}
+
+/**
+ * noNewChanges fails when the completion row with text offers "See new changes": an echo
+ * changes no file (issue 31 item 1). The row is whole once its text shows, offer included.
+ */
+async function noNewChanges(view, text, fail) {
+  const row = view.locator(".completion-row", { hasText: text }).last();
+  await row.waitFor();
+  if (await row.getByRole("button", { name: /See new changes/ }).count()) fail(`the completion "${text}" offers new changes after an MCP echo`);
 }
 
 /** dataDirOf returns the --data-dir of the running daemon. */
@@ -91,7 +102,8 @@ export async function mcpStep({ page, view, input, repo, userData, fakeRoot, req
   await screenshot(page, "mcp-ask");
   await approve.click();
   await view.getByText("MCP echo answered.").first().waitFor({ timeout: 30_000 });
-  log("the first echo call was asked and answered");
+  await noNewChanges(view, "MCP echo answered.", fail);
+  log("the first echo call was asked and answered; the completion offers no new changes");
 
   // 5. Tick "Auto-approve echo" in the MCP view; the next call runs without an ask.
   await view.getByRole("button", { name: "MCP Servers" }).click();
@@ -107,6 +119,7 @@ export async function mcpStep({ page, view, input, repo, userData, fakeRoot, req
   await input.press("Enter");
   await view.getByText("MCP echo answered again.").first().waitFor({ timeout: 30_000 });
   if (await view.getByRole("button", { name: "Approve", exact: true }).count()) fail("the auto-approved echo call was asked");
+  await noNewChanges(view, "MCP echo answered again.", fail);
   await screenshot(page, "mcp-auto-approved");
 
   const errors = await (await fetch(`${fakeRoot}/_errors`)).json();

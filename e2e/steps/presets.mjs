@@ -1,6 +1,6 @@
-// Provider presets in code-server (issue 16): the settings view lists the endpoint's models
-// with their context windows and prices, and says "price unknown" for a model without known
-// prices (never $0.0000).
+// Provider presets in code-server (issue 16): the settings view's Act model list offers the
+// endpoint's models with their context windows and prices, and says "price unknown" for a model
+// without known prices (never $0.0000).
 //
 // run.mjs calls it at the end of the window-B sequence, after browserStep:
 //
@@ -29,17 +29,21 @@ export async function presetsStep({ page, view, fakeRoot, screenshot, poll, log,
   for (const want of ["OpenAI", "OpenRouter", "Ollama", "LM Studio", "vLLM", "DeepSeek", "Azure OpenAI"]) {
     if (!offered.includes(want)) fail(`the provider list lacks ${want}: ${JSON.stringify(offered)}`);
   }
-  // The configured endpoint is the fake model: list its models.
-  await settings.getByRole("button", { name: "Refresh" }).click();
-  const models = settings.getByRole("list", { name: "Models" });
-  await poll("the fake model's three models to be listed", async () => (await models.getByRole("button").count()) === 3);
-  const rows = await models.getByRole("button").allTextContents();
+  // The configured endpoint is the fake model: list its models. The Act model is chosen from
+  // them (each with its window and prices), a typed name only through "Other".
+  await settings.getByRole("button", { name: /^Fetch models/ }).click();
+  const act = settings.getByRole("combobox", { name: "Act mode model" });
+  await poll("the fake model's three models to be listed", async () => (await act.locator("option").count()) === 4);
+  const rows = await act.locator("option").allTextContents();
   const gpt4o = rows.find((r) => r.startsWith("gpt-4o"));
-  const local = rows.find((r) => r.startsWith("my-local-model"));
   if (!gpt4o?.includes("128k context") || !gpt4o.includes("$2.5 in")) fail(`gpt-4o row lacks its window or price: ${gpt4o}`);
-  if (!local?.includes("price unknown")) fail(`the unknown model does not say "price unknown": ${local}`);
   if (rows.some((r) => r.includes("$0.0000"))) fail(`a model shows $0.0000: ${JSON.stringify(rows)}`);
-  await models.getByRole("button", { name: /gpt-4o/ }).first().scrollIntoViewIfNeeded();
+  if (rows.at(-1) !== "Other (type a name)") fail(`the model list does not end with Other: ${JSON.stringify(rows)}`);
+  // A model nothing is known about is listed by its name; chosen, it says "price unknown".
+  await act.selectOption("my-local-model");
+  const facts = settings.locator("#settings-act-facts");
+  await poll("the chosen model's facts", async () => (await facts.textContent())?.includes("price unknown"), 10_000);
+  await act.scrollIntoViewIfNeeded();
   await screenshot(page, "settings-presets");
   log(`settings list the endpoint's models: ${rows.join(" | ")}`);
   await view.getByRole("button", { name: "New Task", exact: true }).click();

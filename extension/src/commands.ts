@@ -36,6 +36,8 @@ export function registerCommands(ctx: vscode.ExtensionContext, deps: CommandDeps
 
   const reg = (id: string, fn: (...args: never[]) => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
   reg("cairn.newTask", navigate("newTask"));
+  reg("cairn.newWorktreeTask", navigate("newWorktreeTask"));
+  reg("cairn.board", navigate("board"));
   reg("cairn.focusChat", () => webviews.reveal());
   reg("cairn.focusInput", () => webviews.reveal({ type: "host", event: "focusInput" }));
   reg("cairn.history", navigate("history"));

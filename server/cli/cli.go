@@ -88,6 +88,8 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return evalCommand(ctx, rest, io)
 	case "acp":
 		return acpCommand(ctx, rest, io)
+	case "worktrees":
+		return worktreesCommand(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -119,13 +121,15 @@ const usageText = `usage:
               [--idle-exit 60s]
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
-            [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--json] [--connect] TASK...
+            [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--json] [--connect]
+            [--worktree] TASK...
   cairn acp [--connect] [--data-dir DIR] [--model M] [--auto-approve ...]
                                      an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, Neovim)
   cairn tool [-C DIR] [--yes] [--connect]  stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version
+  cairn worktrees [-C DIR] list [--json] | merge ID [--mode uncommitted|commit] | discard ID [--yes]
   cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL [JSON]
   cairn eval polyglot --dataset DIR [--languages go,python,…] [--exercises LANG/NAME,…] [--limit N]
             [--tries 2] [--parallel N] [--agentic] [--out results.jsonl] [--resume] [--compare RATE]

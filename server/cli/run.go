@@ -31,6 +31,7 @@ import (
 type runOptions struct {
 	dir, mode, dataFlag          *string
 	jsonOut, connect, trustHooks *bool
+	worktree                     *bool
 	sf                           *settingsFlags
 }
 
@@ -43,6 +44,7 @@ func runFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
 	o.dataFlag = fs.String("data-dir", "", "data directory")
 	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir: its settings, with this run's flags for this task only")
+	o.worktree = fs.Bool("worktree", false, "run the task in a git worktree of its own on a new branch (README, \"Tasks in worktrees\")")
 	o.trustHooks = fs.Bool("hooks", false, "enable hooks for the workspace and trust the hook files as they are now "+
 		"(a hook created or changed during the run does not run)")
 	o.sf.register(fs)
@@ -104,10 +106,13 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		// Protobuf strings are UTF-8 only: bad bytes in the task or the folder's name become
 		// U+FFFD (the daemon maps such a folder name back to the folder on disk).
 		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
-			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m, Overrides: own})
+			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m, Overrides: own, Worktree: *o.worktree})
 		if err != nil {
 			stdio.errf("cairn run: %v\n", statusText(err))
 			return exitFailure
+		}
+		if *o.worktree {
+			announceWorktree(ctx, c, resp.GetTaskId(), stdio)
 		}
 		p := &printer{io: stdio, c: c, taskID: resp.GetTaskId(), json: *jsonOut, yolo: sf.yolo}
 		if *connect {
@@ -180,6 +185,11 @@ func privateDaemon(ctx context.Context, dataDir string, settings config.Settings
 		stdio.errf("cairn: no model endpoint: set --base-url/--api-key or CAIRN_BASE_URL/CAIRN_API_KEY\n")
 		return exitUsage
 	}
+	return startPrivate(ctx, dataDir, settings, stdio, fn)
+}
+
+// startPrivate starts a daemon with settings on a temporary socket, connects, and runs fn.
+func startPrivate(ctx context.Context, dataDir string, settings config.Settings, stdio IO, fn func(*client) int) int {
 	tmp, err := os.MkdirTemp("", "cairn-run-")
 	if err != nil {
 		stdio.errf("cairn: %v\n", err)

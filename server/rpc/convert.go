@@ -87,7 +87,7 @@ func toMessage(m msg.Message) *cairnv1.Message {
 		out.Payload = &cairnv1.Message_Followup{Followup: &cairnv1.FollowupPayload{Question: clean(p.Question), Options: cleanAll(p.Options),
 			Selected: clean(p.Selected), NeedsMoreExploration: p.NeedsMoreExploration}}
 	case *msg.Completion:
-		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command)}}
+		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command), Changes: p.Changes}}
 	case *msg.APIRequest:
 		out.Payload = &cairnv1.Message_ApiRequest{ApiRequest: &cairnv1.ApiRequestPayload{TokensIn: p.TokensIn, TokensOut: p.TokensOut,
 			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: clean(p.CancelReason), Error: clean(p.Error), Done: p.Done}}
@@ -182,6 +182,7 @@ func toSettings(s config.Settings) *cairnv1.Settings {
 		AutoCondense: s.AutoCondense, AutoCondensePercent: int32(s.AutoCondensePercent), BrowserEnabled: s.BrowserEnabled,
 		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: cleanKeys(s.RuleToggles), TaskLimits: toLimits(s.TaskLimits),
 		BrowserViewport: clean(s.BrowserViewport), BrowserRemoteUrl: clean(s.BrowserRemoteURL), BrowserPath: clean(s.BrowserPath),
+		WorktreeCarryChanges: s.WorktreeCarryChanges, WorktreeMergeMode: clean(s.WorktreeMergeMode),
 	}
 }
 
@@ -242,6 +243,8 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 	s.BrowserViewport = in.GetBrowserViewport()
 	s.BrowserRemoteURL = in.GetBrowserRemoteUrl()
 	s.BrowserPath = in.GetBrowserPath()
+	s.WorktreeCarryChanges = in.GetWorktreeCarryChanges()
+	s.WorktreeMergeMode = in.GetWorktreeMergeMode()
 	if in.GetRuleToggles() != nil {
 		s.RuleToggles = in.GetRuleToggles()
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/workspace"
+	"github.com/cairnhq/cairn/core/worktree"
 )
 
 // Backend is what the handlers call, built by the composition root: core's long-lived parts,
@@ -34,6 +35,8 @@ type Backend struct {
 	Hooks   *hooks.Store
 	Version string
 	Dirs    Dirs
+	// Worktrees keeps the tasks' git worktrees (nil: worktree tasks are refused).
+	Worktrees *worktree.Manager
 	// Env does what needs the composition root (nil: those RPCs fail as unavailable).
 	Env Env
 }

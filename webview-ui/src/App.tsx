@@ -1,4 +1,4 @@
-// App: navigation between chat, history, settings and MCP; welcome on first run.
+// App: navigation between chat, the board, history, settings and MCP; welcome on first run.
 
 import { useEffect } from "react";
 import type { Controller } from "./state/controller";
@@ -8,6 +8,7 @@ import { ChatView } from "./views/ChatView";
 import { HistoryView } from "./views/HistoryView";
 import { SettingsView } from "./views/SettingsView";
 import { McpView } from "./views/McpView";
+import { BoardView } from "./views/BoardView";
 import { WelcomeView } from "./views/WelcomeView";
 
 export function App({ ctrl }: { ctrl: Controller }) {
@@ -23,7 +24,7 @@ export function App({ ctrl }: { ctrl: Controller }) {
   }, [ctrl]);
 
   const welcome = settings !== undefined && !hasApiConfig(settings) && !taskId;
-  const go = (v: "chat" | "history" | "settings" | "mcp") => ctrl.app.set({ view: v });
+  const go = (v: "chat" | "board" | "history" | "settings" | "mcp") => ctrl.app.set({ view: v });
   const done = () => go("chat");
 
   return (
@@ -32,6 +33,9 @@ export function App({ ctrl }: { ctrl: Controller }) {
         <nav className="navbar" aria-label="Cairn">
           <button className="icon-button" aria-label="New Task" title="New Task" onClick={() => void ctrl.clearTask()}>
             <span className="codicon codicon-add" aria-hidden />
+          </button>
+          <button className={`icon-button${view === "board" ? " active" : ""}`} aria-label="Board" title="Board: tasks in worktrees" onClick={() => go("board")}>
+            <span className="codicon codicon-git-branch" aria-hidden />
           </button>
           <button className={`icon-button${view === "mcp" ? " active" : ""}`} aria-label="MCP Servers" title="MCP Servers" onClick={() => go("mcp")}>
             <span className="codicon codicon-server" aria-hidden />
@@ -61,6 +65,7 @@ export function App({ ctrl }: { ctrl: Controller }) {
         {view === "history" && <HistoryView ctrl={ctrl} onDone={done} />}
         {view === "settings" && <SettingsView ctrl={ctrl} onDone={done} />}
         {view === "mcp" && <McpView ctrl={ctrl} onDone={done} />}
+        {view === "board" && <BoardView ctrl={ctrl} onDone={done} />}
       </div>
     </ControllerContext.Provider>
   );

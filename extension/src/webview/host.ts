@@ -101,6 +101,12 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
         void saveFile(editorSaveUi, String(msg.fileName ?? ""), String(msg.content ?? ""));
         return;
       }
+      if (msg?.type === "openFolder") {
+        // A task's worktree (README, "Tasks in worktrees"), in a window of its own.
+        const folder = String(msg.path ?? "");
+        if (folder) void vscode.commands.executeCommand("vscode.openFolder", vscode.Uri.file(folder), { forceNewWindow: true });
+        return;
+      }
       m.relay.handle(msg);
     });
     webview.html = webviewHtml({

@@ -7,7 +7,8 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 
 /** The views the extension can ask the webview to show. */
-export type View = "chat" | "history" | "settings" | "mcp" | "newTask";
+// newWorktreeTask is a new task whose next message starts it in a git worktree of its own.
+export type View = "chat" | "history" | "settings" | "mcp" | "board" | "newTask" | "newWorktreeTask";
 
 /** The daemon's state as the extension's supervisor sees it. */
 export type DaemonStatus = "starting" | "ready" | "restarting" | "failed";
@@ -18,7 +19,9 @@ export type FromWebview =
   | { type: "cancel"; id: string }
   | { type: "ready" }
   // The extension asks where to save (its save dialog) and writes the file.
-  | { type: "saveFile"; fileName: string; content: string };
+  | { type: "saveFile"; fileName: string; content: string }
+  // The extension opens a folder (a task's worktree) in a new window.
+  | { type: "openFolder"; path: string };
 
 /** A failed call: code is the gRPC code name ("unavailable", "cancelled"…). */
 export interface RpcErrorBody {

@@ -58,6 +58,8 @@ export function ChatInput({
   const [commands, setCommands] = useState<SlashCommand[] | undefined>();
   const root = useApp(ctrl.app, (s) => s.workspaceRoots[0] ?? "");
   const appMode = useApp(ctrl.app, (s) => s.mode);
+  const worktree = useApp(ctrl.app, (s) => s.worktree);
+  const newTask = useApp(ctrl.app, (s) => s.taskId === undefined);
   const taskState = useTaskState(ctrl.task);
   const mode = taskState && taskState.mode !== Mode.UNSPECIFIED ? taskState.mode : appMode;
   const insert = useApp(ctrl.app, (s) => s.inputInsert);
@@ -297,6 +299,17 @@ export function ChatInput({
             Act
           </button>
         </div>
+        {newTask && (
+          <button
+            className={`worktree-toggle${worktree ? " on" : ""}`}
+            aria-label="Worktree"
+            aria-pressed={worktree}
+            title={worktree ? "Worktree: on. The task starts in a git worktree of its own, on a new branch" : "Worktree: start the task in a git worktree of its own, on a new branch"}
+            onClick={() => ctrl.app.set({ worktree: !worktree })}
+          >
+            <span className="codicon codicon-git-branch" aria-hidden />
+          </button>
+        )}
         <ModelPicker ctrl={ctrl} mode={mode} />
         <span className="spacer" />
         <button className="icon-button" aria-label="Add context (@)" title="Add context" onClick={() => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { act, screen, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import { McpServerStatus, McpService, StateService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { ToolOperation, ToolOutcome } from "@cairn/proto/gen/cairn/v1/message_pb";
@@ -149,7 +149,8 @@ describe("right words at the right moment", () => {
 
 describe("See new changes only after changes", () => {
   const cp = (i: number, hash: string) => say(i, SayKind.CHECKPOINT_CREATED, { payload: { case: "checkpoint", value: { hash } } });
-  const done = (i: number) => say(i, SayKind.COMPLETION_RESULT, { payload: { case: "completion", value: { result: `done ${i}` } } });
+  const done = (i: number, changes?: boolean) =>
+    say(i, SayKind.COMPLETION_RESULT, { payload: { case: "completion", value: { result: `done ${i}`, changes } } });
   const feedback = (i: number) => say(i, SayKind.USER_FEEDBACK, { text: "more" });
   const mcp = (i: number, toolName: string, uri = "") =>
     say(i, SayKind.MCP_SERVER_REQUEST_STARTED, { payload: { case: "mcp", value: { serverName: "everything", toolName, uri } } });
@@ -160,6 +161,10 @@ describe("See new changes only after changes", () => {
     { name: "after a resume the same state was checkpointed again", msgs: [task, cp(1, "h1"), cp(2, "h2"), done(3), feedback(4), cp(5, "h2"), done(6)], offered: false },
     { name: "an MCP tool call may have changed files", msgs: [task, cp(1, "h1"), mcp(2, "write_file"), done(3)], offered: true },
     { name: "an MCP resource read changed nothing", msgs: [task, cp(1, "h1"), mcp(2, "", "file:///a"), done(3)], offered: false },
+    // The daemon's word on the row decides (core/task changes.go): it checkpoints before the completion.
+    { name: "the daemon says the MCP echo changed nothing", msgs: [task, cp(1, "h1"), mcp(2, "echo"), done(3, false)], offered: false },
+    { name: "the daemon says an MCP call changed a file", msgs: [task, cp(1, "h1"), mcp(2, "write_file"), cp(3, "h2"), done(4, true)], offered: true },
+    { name: "the daemon says a file changed though a second checkpoint row is missing", msgs: [task, cp(1, "h1"), done(2, true)], offered: true },
   ];
   for (const c of cases) {
     it(`${c.offered ? "offers" : "does not offer"} it when ${c.name}`, async () => {
@@ -266,25 +271,100 @@ describe("the diff in the chat is what was saved", () => {
 });
 
 describe("setup and settings agree", () => {
-  it("settings ask for provider, base URL, API key, then the model", async () => {
-    const { user } = await renderApp();
-    await user.click(screen.getByRole("button", { name: "Settings" }));
-    const order = [
-      screen.getByRole("combobox", { name: "Provider" }),
-      screen.getByRole("textbox", { name: "Base URL" }),
-      screen.getByLabelText("API key"),
-      screen.getByRole("list", { name: "Models" }),
-    ];
-    for (let i = 1; i < order.length; i++) {
-      expect(order[i - 1]!.compareDocumentPosition(order[i]!) & Node.DOCUMENT_POSITION_FOLLOWING, `field ${i}`).toBeTruthy();
+  const presets = [
+    { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", needsKey: true },
+    { id: "ollama", name: "Ollama", baseUrl: "http://localhost:11434/v1" },
+    { id: "vscode-lm", name: "Editor language models" },
+    { id: "openai-compatible", name: "OpenAI-compatible (other)", needsKey: true },
+  ];
+  const fakeWith = (settings: object, models: string[]) => {
+    const f = new FakeClient();
+    f.on(StateService.method.getState, () => ({ settings, presets }));
+    f.on(StateService.method.listModels, () => ({ models }));
+    f.on(TaskService.method.listTasks, () => ({ tasks: [] }));
+    f.on(WorkspaceService.method.listRules, () => ({ rules: [] }));
+    f.on(StateService.method.updateSettings, (req) => ({ settings: req.settings }));
+    return f;
+  };
+  /** formFields names the provider form's controls in the order they appear. */
+  const formFields = (view: HTMLElement) => {
+    const names = ["Provider", "API key", "Base URL", "Act mode model"];
+    const els = names.map((n) => within(view).getByLabelText(n));
+    for (let i = 1; i < els.length; i++) {
+      expect(els[i - 1]!.compareDocumentPosition(els[i]!) & Node.DOCUMENT_POSITION_FOLLOWING, `${names[i - 1]} before ${names[i]}`).toBeTruthy();
     }
+    return els;
+  };
+
+  it("the welcome view and Settings ask for provider, key, base URL and model in one order", async () => {
+    const welcome = await renderApp({ fake: fakeWith({}, ["llama3"]) });
+    formFields(screen.getByRole("region", { name: "Welcome" }));
+    welcome.unmount();
+    const { user } = await renderApp({ fake: fakeWith(configuredSettings, ["gpt-4o"]) });
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    formFields(screen.getByRole("region", { name: "Settings" }));
   });
 
-  it("an empty model list says so", async () => {
-    const { user } = await renderApp();
+  it("both pickers offer the daemon's providers, one entry each, in its order", async () => {
+    const options = (view: HTMLElement) => within(within(view).getByRole("combobox", { name: "Provider" })).getAllByRole("option").map((o) => o.textContent);
+    const want = presets.map((p) => p.name);
+    const welcome = await renderApp({ fake: fakeWith({}, []) });
+    await waitFor(() => expect(options(screen.getByRole("region", { name: "Welcome" }))).toEqual(want));
+    welcome.unmount();
+    const { user } = await renderApp({ fake: fakeWith(configuredSettings, []) });
     await user.click(screen.getByRole("button", { name: "Settings" }));
-    await flushAsync();
-    expect(screen.getByText("The endpoint listed no models: type the model's name below.")).toBeTruthy();
+    await waitFor(() => expect(options(screen.getByRole("region", { name: "Settings" }))).toEqual(want));
+  });
+
+  it("the Act and Plan models are chosen from the fetched list; a typed name only through Other", async () => {
+    const f = fakeWith(configuredSettings, ["gpt-4o", "gpt-4o-mini"]);
+    const { user } = await renderApp({ fake: f });
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const view = screen.getByRole("region", { name: "Settings" });
+    const act = within(view).getByRole("combobox", { name: "Act mode model" }) as HTMLSelectElement;
+    await waitFor(() => expect(within(act).getAllByRole("option")).toHaveLength(3));
+    expect(within(act).getAllByRole("option").map((o) => (o as HTMLOptionElement).value.startsWith("gpt-4o") || o.textContent)).toEqual([
+      true,
+      true,
+      "Other (type a name)",
+    ]);
+    expect(act.value).toBe("gpt-4o");
+    expect(within(view).queryByRole("textbox", { name: /Act mode model/ })).toBeNull();
+    const plan = within(view).getByRole("combobox", { name: "Plan mode model (optional)" }) as HTMLSelectElement;
+    expect(within(plan).getAllByRole("option").map((o) => o.textContent)[0]).toBe("Same as Act");
+    await user.selectOptions(plan, "gpt-4o-mini");
+    await user.selectOptions(act, "Other (type a name)");
+    const typed = within(view).getByRole("textbox", { name: "Act mode model: name" });
+    await user.clear(typed);
+    await user.type(typed, "my-finetune");
+    await user.click(within(view).getByRole("button", { name: "Save" }));
+    expect(f.callsTo(StateService.method.updateSettings)[0]!.settings!.api).toMatchObject({ model: "my-finetune", planModel: "gpt-4o-mini" });
+  });
+
+  it("a stored model shows as chosen while the list loads, and as Other once the list lacks it", async () => {
+    const f = fakeWith(configuredSettings, []);
+    // Every list request (the chat's model picker asks too) waits until answer.
+    const waiting: Array<(r: { models: string[] }) => void> = [];
+    const answer = (models: string[]) => waiting.splice(0).forEach((resolve) => resolve({ models }));
+    f.on(StateService.method.listModels, () => new Promise<{ models: string[] }>((resolve) => waiting.push(resolve)));
+    const { user } = await renderApp({ fake: f });
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const view = screen.getByRole("region", { name: "Settings" });
+    const select = within(view).getByRole("combobox", { name: "Act mode model" }) as HTMLSelectElement;
+    await waitFor(() => expect(f.callsTo(StateService.method.listModels).some((r) => r.baseUrl === "http://127.0.0.1:9/v1")).toBe(true));
+    expect(select.value).toBe("gpt-4o");
+    expect(within(view).queryByRole("textbox", { name: "Act mode model: name" })).toBeNull();
+    await act(async () => answer(["o3"]));
+    expect(select.value).not.toBe("gpt-4o");
+    expect((within(view).getByRole("textbox", { name: "Act mode model: name" }) as HTMLInputElement).value).toBe("gpt-4o");
+  });
+
+  it("an empty model list says so, in the welcome view too", async () => {
+    const { user } = await renderApp({ fake: fakeWith({}, []) });
+    const view = screen.getByRole("region", { name: "Welcome" });
+    await user.click(within(view).getByRole("button", { name: "Fetch models" }));
+    expect(await within(view).findByText(/The endpoint listed no models: choose "Other"/)).toBeTruthy();
+    expect((within(view).getByRole("button", { name: "Let's go!" }) as HTMLButtonElement).disabled).toBe(true);
   });
 
   it("an MCP server's enable checkbox has a visible label", async () => {

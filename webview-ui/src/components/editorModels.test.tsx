@@ -48,10 +48,11 @@ describe("a task on the editor's language models", () => {
     }));
     const r = await renderApp({ fake });
     await r.user.click(screen.getByRole("button", { name: "Settings" }));
-    const models = await screen.findByRole("list", { name: "Models" });
-    await waitFor(() => expect(models.textContent).toContain("copilot · gpt-4o"));
-    expect(models.textContent).toContain("included with the editor's models");
+    const act = (await screen.findByRole("combobox", { name: "Act mode model" })) as HTMLSelectElement;
+    await waitFor(() => expect(act.textContent).toContain("copilot · gpt-4o · 64k context · included with the editor's models"));
+    expect(act.value).toBe("gpt-4o");
     expect(screen.queryByText("Base URL")).toBeNull();
+    expect(screen.queryByLabelText("API key")).toBeNull();
     const req = fake.callsTo(StateService.method.listModels).find((c) => c.preset === "vscode-lm");
     expect(req?.hostId).toBe("host-1");
   });

@@ -38,6 +38,8 @@ export interface CairnClient {
   ready(): void;
   /** Asks the extension to save content as a file: it shows its save dialog, fileName first. */
   saveFile(fileName: string, content: string): void;
+  /** Asks the extension to open a folder (a task's worktree) in a new window. */
+  openFolder(path: string): void;
   loadPersisted(): PersistedState;
   savePersisted(state: PersistedState): void;
 }

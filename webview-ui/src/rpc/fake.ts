@@ -131,6 +131,12 @@ export class FakeClient implements CairnClient {
     this.saved.push({ fileName, content });
   }
 
+  openedFolders: string[] = [];
+
+  openFolder(path: string): void {
+    this.openedFolders.push(path);
+  }
+
   loadPersisted(): PersistedState {
     return this.persisted;
   }

@@ -160,6 +160,10 @@ export class PostMessageClient implements CairnClient {
     this.port.post({ type: "saveFile", fileName, content });
   }
 
+  openFolder(path: string): void {
+    this.port.post({ type: "openFolder", path });
+  }
+
   loadPersisted(): PersistedState {
     const s = this.port.getState();
     return s && typeof s === "object" ? (s as PersistedState) : {};

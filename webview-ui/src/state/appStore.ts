@@ -8,7 +8,7 @@ import { Mode } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { isEditorModels } from "../util/editorModels";
 
 export interface AppState {
-  view: Exclude<View, "newTask">;
+  view: Exclude<View, "newTask" | "newWorktreeTask">;
   workspaceRoots: string[];
   /** The window's editor as the daemon knows it: requests name it so tasks use that editor. */
   hostId: string;
@@ -21,6 +21,8 @@ export interface AppState {
   taskId: string | undefined;
   /** Mode for the next task (a running task's mode comes from its TaskState). */
   mode: Mode;
+  /** The next task starts in a git worktree of its own (README, "Tasks in worktrees"). */
+  worktree: boolean;
   /** Text the editor asked to put into the input ("Add to Cairn"); consumed by the input. */
   inputInsert: { seq: number; text: string } | undefined;
   /** Bumped by the "Focus Chat Input" command; the input focuses itself on each change. */
@@ -39,6 +41,7 @@ export const initialAppState: AppState = {
   settingsError: undefined,
   taskId: undefined,
   mode: Mode.ACT,
+  worktree: false,
   inputInsert: undefined,
   focusInput: 0,
   notice: undefined,

@@ -66,6 +66,7 @@ export class Controller {
       }
       case "navigate":
         if (e.view === "newTask") void this.clearTask();
+        else if (e.view === "newWorktreeTask") void this.clearTask().then(() => this.app.set({ worktree: true }));
         else this.app.set({ view: e.view });
         break;
       case "addToInput":
@@ -150,7 +151,7 @@ export class Controller {
   }
 
   async newTask(text: string, att: Attachments = noAttachments): Promise<void> {
-    const { workspaceRoots, hostId, mode } = this.app.get();
+    const { workspaceRoots, hostId, mode, worktree } = this.app.get();
     try {
       const r = await this.client.unary(TaskService.method.newTask, {
         text,
@@ -159,7 +160,9 @@ export class Controller {
         workspaceRoots,
         hostId,
         mode,
+        worktree,
       });
+      this.app.set({ worktree: false });
       this.openTask(r.taskId);
     } catch (err) {
       this.notify(err);

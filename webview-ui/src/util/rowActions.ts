@@ -101,16 +101,18 @@ function mcpToolCall(m: Message | undefined): boolean {
 }
 
 /**
- * completionChanged reports whether the work the completion at pos covers may have changed the
- * workspace, so that "See new changes" is offered only then. The daemon posts a checkpoint row
- * only when the workspace differs from its previous one (checkpoints are taken after edits and
- * commands), so the span changed when a checkpoint in it has another hash than the one it
- * starts from. A blocked command, subagents that only read or a chat-only answer leave none.
- * MCP tool calls are not followed by a checkpoint, so one in the span counts as a possible
- * change. With no checkpoint at all the offer stays: its click says why there is nothing to
- * compare.
+ * completionChanged reports whether the work the completion at pos changed the workspace, so
+ * that "See new changes" is offered only then. The daemon says so on the row (the completion
+ * payload's `changes`: it checkpoints just before the completion and compares with the previous
+ * completion's checkpoint, whatever kind of step ran). Rows from older daemons lack it; for
+ * them the checkpoint rows decide: the span changed when a checkpoint in it has another hash
+ * than the one it starts from, and an MCP tool call (no checkpoint followed it then) counts as
+ * a possible change. With no checkpoint at all the offer stays: its click says why there is
+ * nothing to compare.
  */
 export function completionChanged(messages: readonly (Message | undefined)[], pos: number): boolean {
+  const row = messages[pos];
+  if (row?.payload.case === "completion" && row.payload.value.changes !== undefined) return row.payload.value.changes;
   const span = changesSpan(messages, pos);
   if (!span) return true;
   let from = -1;

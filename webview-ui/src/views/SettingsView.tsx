@@ -9,14 +9,13 @@ import {
   StateService,
   TaskLimitsSchema,
   type BrowserStatus,
-  type ProviderPreset,
   type Settings,
 } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { WorkspaceService, type RuleEntry } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
 import { AutoApproveEditor } from "../components/AutoApproveBar";
-import { ProviderPicker } from "../components/ProviderPicker";
+import { ProviderForm } from "../components/ProviderForm";
 import { SkillsSection } from "./SkillsSection";
 import { HooksSection } from "./HooksSection";
 
@@ -27,8 +26,6 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
   const stored = useApp(ctrl.app, (s) => s.settings);
   const root = useApp(ctrl.app, (s) => s.workspaceRoots[0] ?? "");
   const [draft, setDraft] = useState<Settings>(() => (stored ? clone(SettingsSchema, stored) : create(SettingsSchema)));
-  const [models, setModels] = useState<string[]>([]);
-  const [presets, setPresets] = useState<ProviderPreset[]>([]);
   const [rules, setRules] = useState<RuleEntry[]>([]);
   const [saved, setSaved] = useState<string>();
   const [browserTest, setBrowserTest] = useState<string>();
@@ -45,15 +42,8 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
       .then((r) => setRules(r.rules))
       .catch(() => {});
     ctrl.client
-      .unary(StateService.method.listModels, {}, { signal: ac.signal })
-      .then((r) => setModels(r.models))
-      .catch(() => {});
-    ctrl.client
       .unary(StateService.method.getState, {}, { signal: ac.signal })
-      .then((r) => {
-        setPresets(r.presets);
-        setBrowserStatus(r.browser);
-      })
+      .then((r) => setBrowserStatus(r.browser))
       .catch(() => {});
     return () => ac.abort();
   }, [ctrl.client, root]);
@@ -94,46 +84,15 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
       <div className="settings-body">
         <fieldset>
           <legend>API provider</legend>
-          <ProviderPicker
+          <ProviderForm
             ctrl={ctrl}
+            id="settings"
             api={api}
             setApi={setApi}
-            presets={presets}
-            keyField={
-              <>
-                <label className="field">
-                  API key
-                  <input
-                    type="password"
-                    value={api.apiKey}
-                    onChange={(e) => setApi({ apiKey: e.target.value })}
-                    placeholder={api.apiKeySet ? "•••••• stored" : "sk-…"}
-                    autoComplete="off"
-                    aria-describedby={api.apiKeySet ? "settings-key-hint" : undefined}
-                  />
-                </label>
-                {/* Said below the field: a placeholder this long is cut in a narrow sidebar. */}
-                {api.apiKeySet && (
-                  <span id="settings-key-hint" className="muted small">
-                    A key is stored; leave this empty to keep it.
-                  </span>
-                )}
-              </>
-            }
+            planModel
+            autoFetch
+            keyHint={api.apiKeySet ? "A key is stored; leave this empty to keep it." : undefined}
           />
-          <label className="field">
-            Act mode model
-            <input list="settings-models" value={api.model} onChange={(e) => setApi({ model: e.target.value })} />
-          </label>
-          <label className="field">
-            Plan mode model (optional)
-            <input list="settings-models" value={api.planModel} onChange={(e) => setApi({ planModel: e.target.value })} placeholder="same as Act" />
-          </label>
-          <datalist id="settings-models">
-            {models.map((m) => (
-              <option key={m} value={m} />
-            ))}
-          </datalist>
           <label className="field">
             Request idle timeout (seconds)
             <input
@@ -179,6 +138,17 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
           <label className="check">
             <input type="checkbox" checked={draft.focusChainEnabled} onChange={(e) => set({ focusChainEnabled: e.target.checked })} />
             Focus chain (to-do list)
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={draft.worktreeCarryChanges} onChange={(e) => set({ worktreeCarryChanges: e.target.checked })} />
+            Worktrees: carry uncommitted changes into a new worktree task
+          </label>
+          <label className="field-inline">
+            Worktrees: merge as
+            <select value={draft.worktreeMergeMode || "uncommitted"} onChange={(e) => set({ worktreeMergeMode: e.target.value })}>
+              <option value="uncommitted">uncommitted changes</option>
+              <option value="commit">a merge commit</option>
+            </select>
           </label>
           <label className="field-inline">
             Focus-chain reminder interval (requests)

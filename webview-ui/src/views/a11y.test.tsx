@@ -1,4 +1,4 @@
-// Accessibility of the four views under axe-core: no serious or critical violation, and every
+// Accessibility of the five views under axe-core: no serious or critical violation, and every
 // button has an accessible name. jsdom has no layout, so colour contrast is checked in the
 // code-server E2E (e2e/steps/chatui.mjs), which runs axe in the real webview.
 
@@ -8,6 +8,7 @@ import { screen } from "@testing-library/react";
 import { McpServerStatus, McpService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
+import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { ask, AskKind, say, SayKind, snapshot } from "../test/fixtures";
 import { flushAsync, renderApp } from "../test/renderApp";
 
@@ -88,6 +89,21 @@ describe("accessibility (axe-core)", { timeout: 60_000 }, () => {
       settingsPath: "/data/mcp_settings.json",
     });
     await flushAsync();
+    expect(await serious()).toEqual([]);
+    expect(unnamed()).toEqual([]);
+  });
+
+  it("board: no serious or critical violations, every button named", async () => {
+    const { user, fake } = await renderApp();
+    fake.on(WorkspaceService.method.listWorktrees, () => ({
+      worktrees: [
+        { taskId: "1-a", title: "greet", branch: "cairn/greet-1-a", path: "/d/1-a/p", status: "waiting", filesChanged: 1, linesAdded: 2, linesRemoved: 1, cost: 0.01 },
+        { taskId: "2-b", title: "gone", branch: "cairn/gone-2-b", path: "/d/2-b/p", status: "missing", merged: "2026-11-27T02:00:00Z" },
+      ],
+    }));
+    await user.click(screen.getByRole("button", { name: "Board" }));
+    await flushAsync();
+    expect(screen.getByRole("listitem", { name: "greet" })).toBeTruthy();
     expect(await serious()).toEqual([]);
     expect(unnamed()).toEqual([]);
   });

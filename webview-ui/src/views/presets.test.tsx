@@ -38,12 +38,12 @@ describe("provider presets", () => {
     await waitFor(() => expect(within(view).getByRole("option", { name: "OpenRouter" })).toBeTruthy());
     await user.selectOptions(within(view).getByRole("combobox", { name: "Provider" }), "OpenRouter");
     expect((within(view).getByRole("textbox", { name: "Base URL" }) as HTMLInputElement).value).toBe("https://openrouter.ai/api/v1");
-    const list = within(view).getByRole("list", { name: "Models" });
-    await waitFor(() => expect(within(list).getAllByRole("button")).toHaveLength(2));
-    expect(within(list).getByText(/1\.0m context · \$3 in · \$15 out · cache \$0\.3 \/M/)).toBeTruthy();
-    expect(within(list).getByText(/33k context · price unknown/)).toBeTruthy();
+    const act = within(view).getByRole("combobox", { name: "Act mode model" });
+    await waitFor(() => expect(within(act).getAllByRole("option")).toHaveLength(3)); // two models and Other
+    expect(within(act).getByRole("option", { name: "anthropic/claude-sonnet-4.5 · 1.0m context · $3 in · $15 out · cache $0.3 /M" })).toBeTruthy();
+    expect(within(act).getByRole("option", { name: "mystery/model · 33k context · price unknown" })).toBeTruthy();
     expect(within(view).queryByText(/\$0\.0000/)).toBeNull();
-    await user.click(within(list).getByRole("button", { name: /claude-sonnet-4\.5/ }));
+    await user.selectOptions(act, "anthropic/claude-sonnet-4.5");
     await user.click(within(view).getByRole("button", { name: "Save" }));
     const s = f.callsTo(StateService.method.updateSettings)[0]!.settings!;
     expect(s.api).toMatchObject({ preset: "openrouter", baseUrl: "https://openrouter.ai/api/v1", model: "anthropic/claude-sonnet-4.5" });

@@ -236,7 +236,7 @@ describe("welcome", () => {
     await user.type(within(view).getByLabelText("API key"), "sk-local");
     await user.click(within(view).getByRole("button", { name: "Fetch models" }));
     expect(fake.callsTo(StateService.method.listModels)).toMatchObject([{ baseUrl: "http://localhost:11434/v1", apiKey: "sk-local" }]);
-    await waitFor(() => expect((within(view).getByRole("combobox", { name: "Model" }) as HTMLInputElement).value).toBe("llama3"));
+    await waitFor(() => expect((within(view).getByRole("combobox", { name: "Act mode model" }) as HTMLSelectElement).value).toBe("llama3"));
     await user.click(within(view).getByRole("button", { name: "Let's go!" }));
     const req = fake.callsTo(StateService.method.updateSettings)[0]!;
     expect(req.settings?.api).toMatchObject({ baseUrl: "http://localhost:11434/v1", apiKey: "sk-local", model: "llama3" });

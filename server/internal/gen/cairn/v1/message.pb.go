@@ -1060,9 +1060,12 @@ func (x *FollowupPayload) GetNeedsMoreExploration() bool {
 
 // CompletionPayload is the result of attempt_completion.
 type CompletionPayload struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Result        string                 `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
-	Command       string                 `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Result  string                 `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	Command string                 `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	// changes: the workspace differs from what it was at the previous completion (or the task's
+	// start), so "See new changes" has something to show. Unset on rows from older daemons.
+	Changes       *bool `protobuf:"varint,80,opt,name=changes,proto3,oneof" json:"changes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1109,6 +1112,13 @@ func (x *CompletionPayload) GetCommand() string {
 		return x.Command
 	}
 	return ""
+}
+
+func (x *CompletionPayload) GetChanges() bool {
+	if x != nil && x.Changes != nil {
+		return *x.Changes
+	}
+	return false
 }
 
 // ApiRequestPayload is one model request's cost, filled in when it ends.
@@ -1655,10 +1665,13 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\bquestion\x18\x01 \x01(\tR\bquestion\x12\x18\n" +
 	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1a\n" +
 	"\bselected\x18\x03 \x01(\tR\bselected\x124\n" +
-	"\x16needs_more_exploration\x18\x04 \x01(\bR\x14needsMoreExploration\"E\n" +
+	"\x16needs_more_exploration\x18\x04 \x01(\bR\x14needsMoreExploration\"p\n" +
 	"\x11CompletionPayload\x12\x16\n" +
 	"\x06result\x18\x01 \x01(\tR\x06result\x12\x18\n" +
-	"\acommand\x18\x02 \x01(\tR\acommand\"\xf6\x01\n" +
+	"\acommand\x18\x02 \x01(\tR\acommand\x12\x1d\n" +
+	"\achanges\x18P \x01(\bH\x00R\achanges\x88\x01\x01B\n" +
+	"\n" +
+	"\b_changes\"\xf6\x01\n" +
 	"\x11ApiRequestPayload\x12\x1b\n" +
 	"\ttokens_in\x18\x01 \x01(\x03R\btokensIn\x12\x1d\n" +
 	"\n" +
@@ -1855,6 +1868,7 @@ func file_cairn_v1_message_proto_init() {
 		(*Message_Progress)(nil),
 	}
 	file_cairn_v1_message_proto_msgTypes[3].OneofWrappers = []any{}
+	file_cairn_v1_message_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

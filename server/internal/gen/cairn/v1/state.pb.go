@@ -547,9 +547,13 @@ type Settings struct {
 	// browser_remote_url is the DevTools address of a browser to drive instead of starting one.
 	BrowserRemoteUrl string `protobuf:"bytes,18,opt,name=browser_remote_url,json=browserRemoteUrl,proto3" json:"browser_remote_url,omitempty"`
 	// browser_path is the Chromium, Chrome or Edge to run (empty: looked for).
-	BrowserPath   string `protobuf:"bytes,19,opt,name=browser_path,json=browserPath,proto3" json:"browser_path,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BrowserPath string `protobuf:"bytes,19,opt,name=browser_path,json=browserPath,proto3" json:"browser_path,omitempty"`
+	// A new worktree task starts with the working tree's uncommitted changes copied in.
+	WorktreeCarryChanges bool `protobuf:"varint,50,opt,name=worktree_carry_changes,json=worktreeCarryChanges,proto3" json:"worktree_carry_changes,omitempty"`
+	// How a worktree task's changes are merged: "uncommitted" (empty) or "commit".
+	WorktreeMergeMode string `protobuf:"bytes,51,opt,name=worktree_merge_mode,json=worktreeMergeMode,proto3" json:"worktree_merge_mode,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Settings) Reset() {
@@ -711,6 +715,20 @@ func (x *Settings) GetBrowserRemoteUrl() string {
 func (x *Settings) GetBrowserPath() string {
 	if x != nil {
 		return x.BrowserPath
+	}
+	return ""
+}
+
+func (x *Settings) GetWorktreeCarryChanges() bool {
+	if x != nil {
+		return x.WorktreeCarryChanges
+	}
+	return false
+}
+
+func (x *Settings) GetWorktreeMergeMode() string {
+	if x != nil {
+		return x.WorktreeMergeMode
 	}
 	return ""
 }
@@ -3069,7 +3087,7 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"TaskLimits\x12!\n" +
 	"\fmax_requests\x18\x01 \x01(\x05R\vmaxRequests\x12\x19\n" +
-	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xc9\a\n" +
+	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xaf\b\n" +
 	"\bSettings\x12%\n" +
 	"\x03api\x18\x01 \x01(\v2\x13.cairn.v1.ApiConfigR\x03api\x128\n" +
 	"\fauto_approve\x18\x02 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12#\n" +
@@ -3091,7 +3109,9 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"taskLimits\x12)\n" +
 	"\x10browser_viewport\x18\x11 \x01(\tR\x0fbrowserViewport\x12,\n" +
 	"\x12browser_remote_url\x18\x12 \x01(\tR\x10browserRemoteUrl\x12!\n" +
-	"\fbrowser_path\x18\x13 \x01(\tR\vbrowserPath\x1a>\n" +
+	"\fbrowser_path\x18\x13 \x01(\tR\vbrowserPath\x124\n" +
+	"\x16worktree_carry_changes\x182 \x01(\bR\x14worktreeCarryChanges\x12.\n" +
+	"\x13worktree_merge_mode\x183 \x01(\tR\x11worktreeMergeMode\x1a>\n" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01\"\x11\n" +

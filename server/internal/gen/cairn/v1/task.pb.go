@@ -520,7 +520,10 @@ type NewTaskRequest struct {
 	HostId string `protobuf:"bytes,5,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	Mode   Mode   `protobuf:"varint,6,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
 	// Settings for this task only; unset: the shared settings.
-	Overrides     *TaskOverrides `protobuf:"bytes,7,opt,name=overrides,proto3" json:"overrides,omitempty"`
+	Overrides *TaskOverrides `protobuf:"bytes,7,opt,name=overrides,proto3" json:"overrides,omitempty"`
+	// Run the task in a git worktree of its own, on a new branch from the first root's HEAD
+	// (README, "Tasks in worktrees"); the first root must be in a git repository.
+	Worktree      bool `protobuf:"varint,50,opt,name=worktree,proto3" json:"worktree,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -602,6 +605,13 @@ func (x *NewTaskRequest) GetOverrides() *TaskOverrides {
 		return x.Overrides
 	}
 	return nil
+}
+
+func (x *NewTaskRequest) GetWorktree() bool {
+	if x != nil {
+		return x.Worktree
+	}
+	return false
 }
 
 // NewTaskResponse names the new task.
@@ -2804,7 +2814,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x14SetTaskLimitsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06limits\x18\x02 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\"\x17\n" +
-	"\x15SetTaskLimitsResponse\"\xef\x01\n" +
+	"\x15SetTaskLimitsResponse\"\x8b\x02\n" +
 	"\x0eNewTaskRequest\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
 	"\x06images\x18\x02 \x03(\tR\x06images\x12\x14\n" +
@@ -2812,7 +2822,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x0fworkspace_roots\x18\x04 \x03(\tR\x0eworkspaceRoots\x12\x17\n" +
 	"\ahost_id\x18\x05 \x01(\tR\x06hostId\x12\"\n" +
 	"\x04mode\x18\x06 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\x125\n" +
-	"\toverrides\x18\a \x01(\v2\x17.cairn.v1.TaskOverridesR\toverrides\"*\n" +
+	"\toverrides\x18\a \x01(\v2\x17.cairn.v1.TaskOverridesR\toverrides\x12\x1a\n" +
+	"\bworktree\x182 \x01(\bR\bworktree\"*\n" +
 	"\x0fNewTaskResponse\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\xf5\x01\n" +
 	"\x10AnswerAskRequest\x12\x17\n" +

@@ -21,6 +21,622 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ListWorktreesRequest names the repository.
+type ListWorktreesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A folder in the repository whose worktrees to list; empty: every repository's.
+	Repo          string `protobuf:"bytes,1,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorktreesRequest) Reset() {
+	*x = ListWorktreesRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorktreesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorktreesRequest) ProtoMessage() {}
+
+func (x *ListWorktreesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorktreesRequest.ProtoReflect.Descriptor instead.
+func (*ListWorktreesRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListWorktreesRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+// WorktreeInfo is one task's worktree on the board.
+type WorktreeInfo struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Title  string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	Branch string                 `protobuf:"bytes,3,opt,name=branch,proto3" json:"branch,omitempty"`
+	// The worktree's folder (the task's workspace root).
+	Path string `protobuf:"bytes,4,opt,name=path,proto3" json:"path,omitempty"`
+	// The user's repository.
+	Repo string `protobuf:"bytes,5,opt,name=repo,proto3" json:"repo,omitempty"`
+	// The commit the branch started from.
+	Base string `protobuf:"bytes,6,opt,name=base,proto3" json:"base,omitempty"`
+	// running, waiting (for approval or an answer), completed, failed, cancelled, idle, or
+	// missing (the folder is gone; discard cleans up).
+	Status       string  `protobuf:"bytes,7,opt,name=status,proto3" json:"status,omitempty"`
+	FilesChanged int32   `protobuf:"varint,8,opt,name=files_changed,json=filesChanged,proto3" json:"files_changed,omitempty"`
+	LinesAdded   int32   `protobuf:"varint,9,opt,name=lines_added,json=linesAdded,proto3" json:"lines_added,omitempty"`
+	LinesRemoved int32   `protobuf:"varint,10,opt,name=lines_removed,json=linesRemoved,proto3" json:"lines_removed,omitempty"`
+	Cost         float64 `protobuf:"fixed64,11,opt,name=cost,proto3" json:"cost,omitempty"`
+	// When the task's changes were last merged (RFC 3339; empty: never).
+	Merged string `protobuf:"bytes,12,opt,name=merged,proto3" json:"merged,omitempty"`
+	// Milliseconds since the epoch of the worktree's creation.
+	Created       int64 `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorktreeInfo) Reset() {
+	*x = WorktreeInfo{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorktreeInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorktreeInfo) ProtoMessage() {}
+
+func (x *WorktreeInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorktreeInfo.ProtoReflect.Descriptor instead.
+func (*WorktreeInfo) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *WorktreeInfo) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetBranch() string {
+	if x != nil {
+		return x.Branch
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetBase() string {
+	if x != nil {
+		return x.Base
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetFilesChanged() int32 {
+	if x != nil {
+		return x.FilesChanged
+	}
+	return 0
+}
+
+func (x *WorktreeInfo) GetLinesAdded() int32 {
+	if x != nil {
+		return x.LinesAdded
+	}
+	return 0
+}
+
+func (x *WorktreeInfo) GetLinesRemoved() int32 {
+	if x != nil {
+		return x.LinesRemoved
+	}
+	return 0
+}
+
+func (x *WorktreeInfo) GetCost() float64 {
+	if x != nil {
+		return x.Cost
+	}
+	return 0
+}
+
+func (x *WorktreeInfo) GetMerged() string {
+	if x != nil {
+		return x.Merged
+	}
+	return ""
+}
+
+func (x *WorktreeInfo) GetCreated() int64 {
+	if x != nil {
+		return x.Created
+	}
+	return 0
+}
+
+// ListWorktreesResponse lists worktrees, oldest first.
+type ListWorktreesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Worktrees     []*WorktreeInfo        `protobuf:"bytes,1,rep,name=worktrees,proto3" json:"worktrees,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorktreesResponse) Reset() {
+	*x = ListWorktreesResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorktreesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorktreesResponse) ProtoMessage() {}
+
+func (x *ListWorktreesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorktreesResponse.ProtoReflect.Descriptor instead.
+func (*ListWorktreesResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ListWorktreesResponse) GetWorktrees() []*WorktreeInfo {
+	if x != nil {
+		return x.Worktrees
+	}
+	return nil
+}
+
+// GetWorktreeChangesRequest names the task.
+type GetWorktreeChangesRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// Show them as one multi-file diff in the editor host_id names.
+	ShowInEditor  bool   `protobuf:"varint,2,opt,name=show_in_editor,json=showInEditor,proto3" json:"show_in_editor,omitempty"`
+	HostId        string `protobuf:"bytes,3,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWorktreeChangesRequest) Reset() {
+	*x = GetWorktreeChangesRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWorktreeChangesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWorktreeChangesRequest) ProtoMessage() {}
+
+func (x *GetWorktreeChangesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWorktreeChangesRequest.ProtoReflect.Descriptor instead.
+func (*GetWorktreeChangesRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetWorktreeChangesRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *GetWorktreeChangesRequest) GetShowInEditor() bool {
+	if x != nil {
+		return x.ShowInEditor
+	}
+	return false
+}
+
+func (x *GetWorktreeChangesRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
+	}
+	return ""
+}
+
+// WorktreeFileChange is one changed file: its path from the repository's top and both sides.
+type WorktreeFileChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// A (added), M (modified) or D (deleted).
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// The file at the base commit (empty for an added file).
+	Before string `protobuf:"bytes,3,opt,name=before,proto3" json:"before,omitempty"`
+	// The absolute path of the file in the worktree.
+	WorktreePath  string `protobuf:"bytes,4,opt,name=worktree_path,json=worktreePath,proto3" json:"worktree_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorktreeFileChange) Reset() {
+	*x = WorktreeFileChange{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorktreeFileChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorktreeFileChange) ProtoMessage() {}
+
+func (x *WorktreeFileChange) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorktreeFileChange.ProtoReflect.Descriptor instead.
+func (*WorktreeFileChange) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *WorktreeFileChange) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *WorktreeFileChange) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *WorktreeFileChange) GetBefore() string {
+	if x != nil {
+		return x.Before
+	}
+	return ""
+}
+
+func (x *WorktreeFileChange) GetWorktreePath() string {
+	if x != nil {
+		return x.WorktreePath
+	}
+	return ""
+}
+
+// GetWorktreeChangesResponse lists the changed files.
+type GetWorktreeChangesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Files         []*WorktreeFileChange  `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	Title         string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWorktreeChangesResponse) Reset() {
+	*x = GetWorktreeChangesResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWorktreeChangesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWorktreeChangesResponse) ProtoMessage() {}
+
+func (x *GetWorktreeChangesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWorktreeChangesResponse.ProtoReflect.Descriptor instead.
+func (*GetWorktreeChangesResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GetWorktreeChangesResponse) GetFiles() []*WorktreeFileChange {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *GetWorktreeChangesResponse) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+// MergeWorktreeRequest names the task and how to merge.
+type MergeWorktreeRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// "uncommitted" or "commit"; empty: the worktreeMergeMode setting.
+	Mode          string `protobuf:"bytes,2,opt,name=mode,proto3" json:"mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeWorktreeRequest) Reset() {
+	*x = MergeWorktreeRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeWorktreeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeWorktreeRequest) ProtoMessage() {}
+
+func (x *MergeWorktreeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeWorktreeRequest.ProtoReflect.Descriptor instead.
+func (*MergeWorktreeRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *MergeWorktreeRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *MergeWorktreeRequest) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+// MergeWorktreeResponse says what changed in the user's tree.
+type MergeWorktreeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Files []string               `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	// The merge commit ("commit" mode).
+	Commit        string `protobuf:"bytes,2,opt,name=commit,proto3" json:"commit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeWorktreeResponse) Reset() {
+	*x = MergeWorktreeResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeWorktreeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeWorktreeResponse) ProtoMessage() {}
+
+func (x *MergeWorktreeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeWorktreeResponse.ProtoReflect.Descriptor instead.
+func (*MergeWorktreeResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *MergeWorktreeResponse) GetFiles() []string {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *MergeWorktreeResponse) GetCommit() string {
+	if x != nil {
+		return x.Commit
+	}
+	return ""
+}
+
+// DiscardWorktreeRequest names the task.
+type DiscardWorktreeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiscardWorktreeRequest) Reset() {
+	*x = DiscardWorktreeRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiscardWorktreeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiscardWorktreeRequest) ProtoMessage() {}
+
+func (x *DiscardWorktreeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiscardWorktreeRequest.ProtoReflect.Descriptor instead.
+func (*DiscardWorktreeRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DiscardWorktreeRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+// DiscardWorktreeResponse is empty.
+type DiscardWorktreeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiscardWorktreeResponse) Reset() {
+	*x = DiscardWorktreeResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiscardWorktreeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiscardWorktreeResponse) ProtoMessage() {}
+
+func (x *DiscardWorktreeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiscardWorktreeResponse.ProtoReflect.Descriptor instead.
+func (*DiscardWorktreeResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{9}
+}
+
 // RunToolRequest is a model message holding a tool call, and where to run it.
 type RunToolRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -34,7 +650,7 @@ type RunToolRequest struct {
 
 func (x *RunToolRequest) Reset() {
 	*x = RunToolRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +662,7 @@ func (x *RunToolRequest) String() string {
 func (*RunToolRequest) ProtoMessage() {}
 
 func (x *RunToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[0]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +675,7 @@ func (x *RunToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunToolRequest.ProtoReflect.Descriptor instead.
 func (*RunToolRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{0}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RunToolRequest) GetWorkspaceRoot() string {
@@ -97,7 +713,7 @@ type RunToolResponse struct {
 
 func (x *RunToolResponse) Reset() {
 	*x = RunToolResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -109,7 +725,7 @@ func (x *RunToolResponse) String() string {
 func (*RunToolResponse) ProtoMessage() {}
 
 func (x *RunToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[1]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -122,7 +738,7 @@ func (x *RunToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunToolResponse.ProtoReflect.Descriptor instead.
 func (*RunToolResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{1}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RunToolResponse) GetResult() string {
@@ -158,7 +774,7 @@ type SearchFilesRequest struct {
 
 func (x *SearchFilesRequest) Reset() {
 	*x = SearchFilesRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -170,7 +786,7 @@ func (x *SearchFilesRequest) String() string {
 func (*SearchFilesRequest) ProtoMessage() {}
 
 func (x *SearchFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[2]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -183,7 +799,7 @@ func (x *SearchFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchFilesRequest.ProtoReflect.Descriptor instead.
 func (*SearchFilesRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SearchFilesRequest) GetWorkspaceRoot() string {
@@ -219,7 +835,7 @@ type FileMatch struct {
 
 func (x *FileMatch) Reset() {
 	*x = FileMatch{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -231,7 +847,7 @@ func (x *FileMatch) String() string {
 func (*FileMatch) ProtoMessage() {}
 
 func (x *FileMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[3]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -244,7 +860,7 @@ func (x *FileMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileMatch.ProtoReflect.Descriptor instead.
 func (*FileMatch) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *FileMatch) GetPath() string {
@@ -278,7 +894,7 @@ type SearchFilesResponse struct {
 
 func (x *SearchFilesResponse) Reset() {
 	*x = SearchFilesResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -290,7 +906,7 @@ func (x *SearchFilesResponse) String() string {
 func (*SearchFilesResponse) ProtoMessage() {}
 
 func (x *SearchFilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[4]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -303,7 +919,7 @@ func (x *SearchFilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchFilesResponse.ProtoReflect.Descriptor instead.
 func (*SearchFilesResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SearchFilesResponse) GetMatches() []*FileMatch {
@@ -323,7 +939,7 @@ type ListSlashCommandsRequest struct {
 
 func (x *ListSlashCommandsRequest) Reset() {
 	*x = ListSlashCommandsRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -335,7 +951,7 @@ func (x *ListSlashCommandsRequest) String() string {
 func (*ListSlashCommandsRequest) ProtoMessage() {}
 
 func (x *ListSlashCommandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[5]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -348,7 +964,7 @@ func (x *ListSlashCommandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSlashCommandsRequest.ProtoReflect.Descriptor instead.
 func (*ListSlashCommandsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListSlashCommandsRequest) GetWorkspaceRoot() string {
@@ -370,7 +986,7 @@ type SlashCommand struct {
 
 func (x *SlashCommand) Reset() {
 	*x = SlashCommand{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -382,7 +998,7 @@ func (x *SlashCommand) String() string {
 func (*SlashCommand) ProtoMessage() {}
 
 func (x *SlashCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[6]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -395,7 +1011,7 @@ func (x *SlashCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlashCommand.ProtoReflect.Descriptor instead.
 func (*SlashCommand) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SlashCommand) GetName() string {
@@ -429,7 +1045,7 @@ type ListSlashCommandsResponse struct {
 
 func (x *ListSlashCommandsResponse) Reset() {
 	*x = ListSlashCommandsResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -441,7 +1057,7 @@ func (x *ListSlashCommandsResponse) String() string {
 func (*ListSlashCommandsResponse) ProtoMessage() {}
 
 func (x *ListSlashCommandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[7]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -454,7 +1070,7 @@ func (x *ListSlashCommandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSlashCommandsResponse.ProtoReflect.Descriptor instead.
 func (*ListSlashCommandsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListSlashCommandsResponse) GetCommands() []*SlashCommand {
@@ -474,7 +1090,7 @@ type ListRulesRequest struct {
 
 func (x *ListRulesRequest) Reset() {
 	*x = ListRulesRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +1102,7 @@ func (x *ListRulesRequest) String() string {
 func (*ListRulesRequest) ProtoMessage() {}
 
 func (x *ListRulesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[8]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +1115,7 @@ func (x *ListRulesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulesRequest.ProtoReflect.Descriptor instead.
 func (*ListRulesRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListRulesRequest) GetWorkspaceRoot() string {
@@ -525,7 +1141,7 @@ type RuleEntry struct {
 
 func (x *RuleEntry) Reset() {
 	*x = RuleEntry{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -537,7 +1153,7 @@ func (x *RuleEntry) String() string {
 func (*RuleEntry) ProtoMessage() {}
 
 func (x *RuleEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[9]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -550,7 +1166,7 @@ func (x *RuleEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleEntry.ProtoReflect.Descriptor instead.
 func (*RuleEntry) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RuleEntry) GetId() string {
@@ -612,7 +1228,7 @@ type ListRulesResponse struct {
 
 func (x *ListRulesResponse) Reset() {
 	*x = ListRulesResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -624,7 +1240,7 @@ func (x *ListRulesResponse) String() string {
 func (*ListRulesResponse) ProtoMessage() {}
 
 func (x *ListRulesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[10]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -637,7 +1253,7 @@ func (x *ListRulesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulesResponse.ProtoReflect.Descriptor instead.
 func (*ListRulesResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListRulesResponse) GetRules() []*RuleEntry {
@@ -658,7 +1274,7 @@ type ToggleRuleRequest struct {
 
 func (x *ToggleRuleRequest) Reset() {
 	*x = ToggleRuleRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +1286,7 @@ func (x *ToggleRuleRequest) String() string {
 func (*ToggleRuleRequest) ProtoMessage() {}
 
 func (x *ToggleRuleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[11]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +1299,7 @@ func (x *ToggleRuleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleRuleRequest.ProtoReflect.Descriptor instead.
 func (*ToggleRuleRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ToggleRuleRequest) GetId() string {
@@ -709,7 +1325,7 @@ type ToggleRuleResponse struct {
 
 func (x *ToggleRuleResponse) Reset() {
 	*x = ToggleRuleResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -721,7 +1337,7 @@ func (x *ToggleRuleResponse) String() string {
 func (*ToggleRuleResponse) ProtoMessage() {}
 
 func (x *ToggleRuleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[12]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -734,7 +1350,7 @@ func (x *ToggleRuleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleRuleResponse.ProtoReflect.Descriptor instead.
 func (*ToggleRuleResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{22}
 }
 
 // CreateRuleRequest names the new rules file.
@@ -751,7 +1367,7 @@ type CreateRuleRequest struct {
 
 func (x *CreateRuleRequest) Reset() {
 	*x = CreateRuleRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +1379,7 @@ func (x *CreateRuleRequest) String() string {
 func (*CreateRuleRequest) ProtoMessage() {}
 
 func (x *CreateRuleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[13]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +1392,7 @@ func (x *CreateRuleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRuleRequest.ProtoReflect.Descriptor instead.
 func (*CreateRuleRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateRuleRequest) GetWorkspaceRoot() string {
@@ -817,7 +1433,7 @@ type CreateRuleResponse struct {
 
 func (x *CreateRuleResponse) Reset() {
 	*x = CreateRuleResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -829,7 +1445,7 @@ func (x *CreateRuleResponse) String() string {
 func (*CreateRuleResponse) ProtoMessage() {}
 
 func (x *CreateRuleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[14]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -842,7 +1458,7 @@ func (x *CreateRuleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRuleResponse.ProtoReflect.Descriptor instead.
 func (*CreateRuleResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CreateRuleResponse) GetRule() *RuleEntry {
@@ -863,7 +1479,7 @@ type DeleteRuleRequest struct {
 
 func (x *DeleteRuleRequest) Reset() {
 	*x = DeleteRuleRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -875,7 +1491,7 @@ func (x *DeleteRuleRequest) String() string {
 func (*DeleteRuleRequest) ProtoMessage() {}
 
 func (x *DeleteRuleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[15]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -888,7 +1504,7 @@ func (x *DeleteRuleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRuleRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRuleRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteRuleRequest) GetWorkspaceRoot() string {
@@ -914,7 +1530,7 @@ type DeleteRuleResponse struct {
 
 func (x *DeleteRuleResponse) Reset() {
 	*x = DeleteRuleResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -926,7 +1542,7 @@ func (x *DeleteRuleResponse) String() string {
 func (*DeleteRuleResponse) ProtoMessage() {}
 
 func (x *DeleteRuleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[16]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -939,7 +1555,7 @@ func (x *DeleteRuleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRuleResponse.ProtoReflect.Descriptor instead.
 func (*DeleteRuleResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{26}
 }
 
 // ListSkillsRequest names the workspace.
@@ -952,7 +1568,7 @@ type ListSkillsRequest struct {
 
 func (x *ListSkillsRequest) Reset() {
 	*x = ListSkillsRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1580,7 @@ func (x *ListSkillsRequest) String() string {
 func (*ListSkillsRequest) ProtoMessage() {}
 
 func (x *ListSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[17]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1593,7 @@ func (x *ListSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSkillsRequest.ProtoReflect.Descriptor instead.
 func (*ListSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListSkillsRequest) GetWorkspaceRoot() string {
@@ -1007,7 +1623,7 @@ type SkillEntry struct {
 
 func (x *SkillEntry) Reset() {
 	*x = SkillEntry{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1019,7 +1635,7 @@ func (x *SkillEntry) String() string {
 func (*SkillEntry) ProtoMessage() {}
 
 func (x *SkillEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[18]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1032,7 +1648,7 @@ func (x *SkillEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillEntry.ProtoReflect.Descriptor instead.
 func (*SkillEntry) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SkillEntry) GetId() string {
@@ -1094,7 +1710,7 @@ type ListSkillsResponse struct {
 
 func (x *ListSkillsResponse) Reset() {
 	*x = ListSkillsResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1722,7 @@ func (x *ListSkillsResponse) String() string {
 func (*ListSkillsResponse) ProtoMessage() {}
 
 func (x *ListSkillsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[19]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1735,7 @@ func (x *ListSkillsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSkillsResponse.ProtoReflect.Descriptor instead.
 func (*ListSkillsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListSkillsResponse) GetSkills() []*SkillEntry {
@@ -1140,7 +1756,7 @@ type ToggleSkillRequest struct {
 
 func (x *ToggleSkillRequest) Reset() {
 	*x = ToggleSkillRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[20]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1152,7 +1768,7 @@ func (x *ToggleSkillRequest) String() string {
 func (*ToggleSkillRequest) ProtoMessage() {}
 
 func (x *ToggleSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[20]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1165,7 +1781,7 @@ func (x *ToggleSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleSkillRequest.ProtoReflect.Descriptor instead.
 func (*ToggleSkillRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ToggleSkillRequest) GetId() string {
@@ -1191,7 +1807,7 @@ type ToggleSkillResponse struct {
 
 func (x *ToggleSkillResponse) Reset() {
 	*x = ToggleSkillResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[21]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1203,7 +1819,7 @@ func (x *ToggleSkillResponse) String() string {
 func (*ToggleSkillResponse) ProtoMessage() {}
 
 func (x *ToggleSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[21]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1216,14 +1832,55 @@ func (x *ToggleSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleSkillResponse.ProtoReflect.Descriptor instead.
 func (*ToggleSkillResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{31}
 }
 
 var File_cairn_v1_workspace_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\x1a\x14cairn/v1/hooks.proto\"c\n" +
+	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\x1a\x14cairn/v1/hooks.proto\"*\n" +
+	"\x14ListWorktreesRequest\x12\x12\n" +
+	"\x04repo\x18\x01 \x01(\tR\x04repo\"\xda\x02\n" +
+	"\fWorktreeInfo\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
+	"\x06branch\x18\x03 \x01(\tR\x06branch\x12\x12\n" +
+	"\x04path\x18\x04 \x01(\tR\x04path\x12\x12\n" +
+	"\x04repo\x18\x05 \x01(\tR\x04repo\x12\x12\n" +
+	"\x04base\x18\x06 \x01(\tR\x04base\x12\x16\n" +
+	"\x06status\x18\a \x01(\tR\x06status\x12#\n" +
+	"\rfiles_changed\x18\b \x01(\x05R\ffilesChanged\x12\x1f\n" +
+	"\vlines_added\x18\t \x01(\x05R\n" +
+	"linesAdded\x12#\n" +
+	"\rlines_removed\x18\n" +
+	" \x01(\x05R\flinesRemoved\x12\x12\n" +
+	"\x04cost\x18\v \x01(\x01R\x04cost\x12\x16\n" +
+	"\x06merged\x18\f \x01(\tR\x06merged\x12\x18\n" +
+	"\acreated\x18\r \x01(\x03R\acreated\"M\n" +
+	"\x15ListWorktreesResponse\x124\n" +
+	"\tworktrees\x18\x01 \x03(\v2\x16.cairn.v1.WorktreeInfoR\tworktrees\"s\n" +
+	"\x19GetWorktreeChangesRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12$\n" +
+	"\x0eshow_in_editor\x18\x02 \x01(\bR\fshowInEditor\x12\x17\n" +
+	"\ahost_id\x18\x03 \x01(\tR\x06hostId\"}\n" +
+	"\x12WorktreeFileChange\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n" +
+	"\x06before\x18\x03 \x01(\tR\x06before\x12#\n" +
+	"\rworktree_path\x18\x04 \x01(\tR\fworktreePath\"f\n" +
+	"\x1aGetWorktreeChangesResponse\x122\n" +
+	"\x05files\x18\x01 \x03(\v2\x1c.cairn.v1.WorktreeFileChangeR\x05files\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\"C\n" +
+	"\x14MergeWorktreeRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x12\n" +
+	"\x04mode\x18\x02 \x01(\tR\x04mode\"E\n" +
+	"\x15MergeWorktreeResponse\x12\x14\n" +
+	"\x05files\x18\x01 \x03(\tR\x05files\x12\x16\n" +
+	"\x06commit\x18\x02 \x01(\tR\x06commit\"1\n" +
+	"\x16DiscardWorktreeRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\x19\n" +
+	"\x17DiscardWorktreeResponse\"c\n" +
 	"\x0eRunToolRequest\x12%\n" +
 	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x10\n" +
@@ -1293,7 +1950,8 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\x12ToggleSkillRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aenabled\x18\x02 \x01(\bR\aenabled\"\x15\n" +
-	"\x13ToggleSkillResponse2\xd3\a\n" +
+	"\x13ToggleSkillResponse2\xb0\n" +
+	"\n" +
 	"\x10WorkspaceService\x12J\n" +
 	"\vSearchFiles\x12\x1c.cairn.v1.SearchFilesRequest\x1a\x1d.cairn.v1.SearchFilesResponse\x12\\\n" +
 	"\x11ListSlashCommands\x12\".cairn.v1.ListSlashCommandsRequest\x1a#.cairn.v1.ListSlashCommandsResponse\x12D\n" +
@@ -1312,7 +1970,11 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\tTrustHook\x12\x1a.cairn.v1.TrustHookRequest\x1a\x1b.cairn.v1.TrustHookResponse\x12G\n" +
 	"\n" +
 	"ToggleHook\x12\x1b.cairn.v1.ToggleHookRequest\x1a\x1c.cairn.v1.ToggleHookResponse\x12>\n" +
-	"\aRunTool\x12\x18.cairn.v1.RunToolRequest\x1a\x19.cairn.v1.RunToolResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"\aRunTool\x12\x18.cairn.v1.RunToolRequest\x1a\x19.cairn.v1.RunToolResponse\x12P\n" +
+	"\rListWorktrees\x12\x1e.cairn.v1.ListWorktreesRequest\x1a\x1f.cairn.v1.ListWorktreesResponse\x12_\n" +
+	"\x12GetWorktreeChanges\x12#.cairn.v1.GetWorktreeChangesRequest\x1a$.cairn.v1.GetWorktreeChangesResponse\x12P\n" +
+	"\rMergeWorktree\x12\x1e.cairn.v1.MergeWorktreeRequest\x1a\x1f.cairn.v1.MergeWorktreeResponse\x12V\n" +
+	"\x0fDiscardWorktree\x12 .cairn.v1.DiscardWorktreeRequest\x1a!.cairn.v1.DiscardWorktreeResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_workspace_proto_rawDescOnce sync.Once
@@ -1326,76 +1988,96 @@ func file_cairn_v1_workspace_proto_rawDescGZIP() []byte {
 	return file_cairn_v1_workspace_proto_rawDescData
 }
 
-var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_cairn_v1_workspace_proto_goTypes = []any{
-	(*RunToolRequest)(nil),            // 0: cairn.v1.RunToolRequest
-	(*RunToolResponse)(nil),           // 1: cairn.v1.RunToolResponse
-	(*SearchFilesRequest)(nil),        // 2: cairn.v1.SearchFilesRequest
-	(*FileMatch)(nil),                 // 3: cairn.v1.FileMatch
-	(*SearchFilesResponse)(nil),       // 4: cairn.v1.SearchFilesResponse
-	(*ListSlashCommandsRequest)(nil),  // 5: cairn.v1.ListSlashCommandsRequest
-	(*SlashCommand)(nil),              // 6: cairn.v1.SlashCommand
-	(*ListSlashCommandsResponse)(nil), // 7: cairn.v1.ListSlashCommandsResponse
-	(*ListRulesRequest)(nil),          // 8: cairn.v1.ListRulesRequest
-	(*RuleEntry)(nil),                 // 9: cairn.v1.RuleEntry
-	(*ListRulesResponse)(nil),         // 10: cairn.v1.ListRulesResponse
-	(*ToggleRuleRequest)(nil),         // 11: cairn.v1.ToggleRuleRequest
-	(*ToggleRuleResponse)(nil),        // 12: cairn.v1.ToggleRuleResponse
-	(*CreateRuleRequest)(nil),         // 13: cairn.v1.CreateRuleRequest
-	(*CreateRuleResponse)(nil),        // 14: cairn.v1.CreateRuleResponse
-	(*DeleteRuleRequest)(nil),         // 15: cairn.v1.DeleteRuleRequest
-	(*DeleteRuleResponse)(nil),        // 16: cairn.v1.DeleteRuleResponse
-	(*ListSkillsRequest)(nil),         // 17: cairn.v1.ListSkillsRequest
-	(*SkillEntry)(nil),                // 18: cairn.v1.SkillEntry
-	(*ListSkillsResponse)(nil),        // 19: cairn.v1.ListSkillsResponse
-	(*ToggleSkillRequest)(nil),        // 20: cairn.v1.ToggleSkillRequest
-	(*ToggleSkillResponse)(nil),       // 21: cairn.v1.ToggleSkillResponse
-	(*ListHooksRequest)(nil),          // 22: cairn.v1.ListHooksRequest
-	(*EnableHooksRequest)(nil),        // 23: cairn.v1.EnableHooksRequest
-	(*TrustHookRequest)(nil),          // 24: cairn.v1.TrustHookRequest
-	(*ToggleHookRequest)(nil),         // 25: cairn.v1.ToggleHookRequest
-	(*ListHooksResponse)(nil),         // 26: cairn.v1.ListHooksResponse
-	(*EnableHooksResponse)(nil),       // 27: cairn.v1.EnableHooksResponse
-	(*TrustHookResponse)(nil),         // 28: cairn.v1.TrustHookResponse
-	(*ToggleHookResponse)(nil),        // 29: cairn.v1.ToggleHookResponse
+	(*ListWorktreesRequest)(nil),       // 0: cairn.v1.ListWorktreesRequest
+	(*WorktreeInfo)(nil),               // 1: cairn.v1.WorktreeInfo
+	(*ListWorktreesResponse)(nil),      // 2: cairn.v1.ListWorktreesResponse
+	(*GetWorktreeChangesRequest)(nil),  // 3: cairn.v1.GetWorktreeChangesRequest
+	(*WorktreeFileChange)(nil),         // 4: cairn.v1.WorktreeFileChange
+	(*GetWorktreeChangesResponse)(nil), // 5: cairn.v1.GetWorktreeChangesResponse
+	(*MergeWorktreeRequest)(nil),       // 6: cairn.v1.MergeWorktreeRequest
+	(*MergeWorktreeResponse)(nil),      // 7: cairn.v1.MergeWorktreeResponse
+	(*DiscardWorktreeRequest)(nil),     // 8: cairn.v1.DiscardWorktreeRequest
+	(*DiscardWorktreeResponse)(nil),    // 9: cairn.v1.DiscardWorktreeResponse
+	(*RunToolRequest)(nil),             // 10: cairn.v1.RunToolRequest
+	(*RunToolResponse)(nil),            // 11: cairn.v1.RunToolResponse
+	(*SearchFilesRequest)(nil),         // 12: cairn.v1.SearchFilesRequest
+	(*FileMatch)(nil),                  // 13: cairn.v1.FileMatch
+	(*SearchFilesResponse)(nil),        // 14: cairn.v1.SearchFilesResponse
+	(*ListSlashCommandsRequest)(nil),   // 15: cairn.v1.ListSlashCommandsRequest
+	(*SlashCommand)(nil),               // 16: cairn.v1.SlashCommand
+	(*ListSlashCommandsResponse)(nil),  // 17: cairn.v1.ListSlashCommandsResponse
+	(*ListRulesRequest)(nil),           // 18: cairn.v1.ListRulesRequest
+	(*RuleEntry)(nil),                  // 19: cairn.v1.RuleEntry
+	(*ListRulesResponse)(nil),          // 20: cairn.v1.ListRulesResponse
+	(*ToggleRuleRequest)(nil),          // 21: cairn.v1.ToggleRuleRequest
+	(*ToggleRuleResponse)(nil),         // 22: cairn.v1.ToggleRuleResponse
+	(*CreateRuleRequest)(nil),          // 23: cairn.v1.CreateRuleRequest
+	(*CreateRuleResponse)(nil),         // 24: cairn.v1.CreateRuleResponse
+	(*DeleteRuleRequest)(nil),          // 25: cairn.v1.DeleteRuleRequest
+	(*DeleteRuleResponse)(nil),         // 26: cairn.v1.DeleteRuleResponse
+	(*ListSkillsRequest)(nil),          // 27: cairn.v1.ListSkillsRequest
+	(*SkillEntry)(nil),                 // 28: cairn.v1.SkillEntry
+	(*ListSkillsResponse)(nil),         // 29: cairn.v1.ListSkillsResponse
+	(*ToggleSkillRequest)(nil),         // 30: cairn.v1.ToggleSkillRequest
+	(*ToggleSkillResponse)(nil),        // 31: cairn.v1.ToggleSkillResponse
+	(*ListHooksRequest)(nil),           // 32: cairn.v1.ListHooksRequest
+	(*EnableHooksRequest)(nil),         // 33: cairn.v1.EnableHooksRequest
+	(*TrustHookRequest)(nil),           // 34: cairn.v1.TrustHookRequest
+	(*ToggleHookRequest)(nil),          // 35: cairn.v1.ToggleHookRequest
+	(*ListHooksResponse)(nil),          // 36: cairn.v1.ListHooksResponse
+	(*EnableHooksResponse)(nil),        // 37: cairn.v1.EnableHooksResponse
+	(*TrustHookResponse)(nil),          // 38: cairn.v1.TrustHookResponse
+	(*ToggleHookResponse)(nil),         // 39: cairn.v1.ToggleHookResponse
 }
 var file_cairn_v1_workspace_proto_depIdxs = []int32{
-	3,  // 0: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
-	6,  // 1: cairn.v1.ListSlashCommandsResponse.commands:type_name -> cairn.v1.SlashCommand
-	9,  // 2: cairn.v1.ListRulesResponse.rules:type_name -> cairn.v1.RuleEntry
-	9,  // 3: cairn.v1.CreateRuleResponse.rule:type_name -> cairn.v1.RuleEntry
-	18, // 4: cairn.v1.ListSkillsResponse.skills:type_name -> cairn.v1.SkillEntry
-	2,  // 5: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
-	5,  // 6: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
-	8,  // 7: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
-	11, // 8: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
-	13, // 9: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
-	15, // 10: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
-	17, // 11: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
-	20, // 12: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
-	22, // 13: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
-	23, // 14: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
-	24, // 15: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
-	25, // 16: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
-	0,  // 17: cairn.v1.WorkspaceService.RunTool:input_type -> cairn.v1.RunToolRequest
-	4,  // 18: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
-	7,  // 19: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
-	10, // 20: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
-	12, // 21: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
-	14, // 22: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
-	16, // 23: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
-	19, // 24: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
-	21, // 25: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
-	26, // 26: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
-	27, // 27: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
-	28, // 28: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
-	29, // 29: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
-	1,  // 30: cairn.v1.WorkspaceService.RunTool:output_type -> cairn.v1.RunToolResponse
-	18, // [18:31] is the sub-list for method output_type
-	5,  // [5:18] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	1,  // 0: cairn.v1.ListWorktreesResponse.worktrees:type_name -> cairn.v1.WorktreeInfo
+	4,  // 1: cairn.v1.GetWorktreeChangesResponse.files:type_name -> cairn.v1.WorktreeFileChange
+	13, // 2: cairn.v1.SearchFilesResponse.matches:type_name -> cairn.v1.FileMatch
+	16, // 3: cairn.v1.ListSlashCommandsResponse.commands:type_name -> cairn.v1.SlashCommand
+	19, // 4: cairn.v1.ListRulesResponse.rules:type_name -> cairn.v1.RuleEntry
+	19, // 5: cairn.v1.CreateRuleResponse.rule:type_name -> cairn.v1.RuleEntry
+	28, // 6: cairn.v1.ListSkillsResponse.skills:type_name -> cairn.v1.SkillEntry
+	12, // 7: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
+	15, // 8: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
+	18, // 9: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
+	21, // 10: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
+	23, // 11: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
+	25, // 12: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
+	27, // 13: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
+	30, // 14: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
+	32, // 15: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
+	33, // 16: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
+	34, // 17: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
+	35, // 18: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
+	10, // 19: cairn.v1.WorkspaceService.RunTool:input_type -> cairn.v1.RunToolRequest
+	0,  // 20: cairn.v1.WorkspaceService.ListWorktrees:input_type -> cairn.v1.ListWorktreesRequest
+	3,  // 21: cairn.v1.WorkspaceService.GetWorktreeChanges:input_type -> cairn.v1.GetWorktreeChangesRequest
+	6,  // 22: cairn.v1.WorkspaceService.MergeWorktree:input_type -> cairn.v1.MergeWorktreeRequest
+	8,  // 23: cairn.v1.WorkspaceService.DiscardWorktree:input_type -> cairn.v1.DiscardWorktreeRequest
+	14, // 24: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
+	17, // 25: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
+	20, // 26: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
+	22, // 27: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
+	24, // 28: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
+	26, // 29: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
+	29, // 30: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
+	31, // 31: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
+	36, // 32: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
+	37, // 33: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
+	38, // 34: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
+	39, // 35: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
+	11, // 36: cairn.v1.WorkspaceService.RunTool:output_type -> cairn.v1.RunToolResponse
+	2,  // 37: cairn.v1.WorkspaceService.ListWorktrees:output_type -> cairn.v1.ListWorktreesResponse
+	5,  // 38: cairn.v1.WorkspaceService.GetWorktreeChanges:output_type -> cairn.v1.GetWorktreeChangesResponse
+	7,  // 39: cairn.v1.WorkspaceService.MergeWorktree:output_type -> cairn.v1.MergeWorktreeResponse
+	9,  // 40: cairn.v1.WorkspaceService.DiscardWorktree:output_type -> cairn.v1.DiscardWorktreeResponse
+	24, // [24:41] is the sub-list for method output_type
+	7,  // [7:24] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_workspace_proto_init() }
@@ -1410,7 +2092,7 @@ func file_cairn_v1_workspace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_workspace_proto_rawDesc), len(file_cairn_v1_workspace_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

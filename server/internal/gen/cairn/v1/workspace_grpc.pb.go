@@ -19,19 +19,23 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WorkspaceService_SearchFiles_FullMethodName       = "/cairn.v1.WorkspaceService/SearchFiles"
-	WorkspaceService_ListSlashCommands_FullMethodName = "/cairn.v1.WorkspaceService/ListSlashCommands"
-	WorkspaceService_ListRules_FullMethodName         = "/cairn.v1.WorkspaceService/ListRules"
-	WorkspaceService_ToggleRule_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleRule"
-	WorkspaceService_CreateRule_FullMethodName        = "/cairn.v1.WorkspaceService/CreateRule"
-	WorkspaceService_DeleteRule_FullMethodName        = "/cairn.v1.WorkspaceService/DeleteRule"
-	WorkspaceService_ListSkills_FullMethodName        = "/cairn.v1.WorkspaceService/ListSkills"
-	WorkspaceService_ToggleSkill_FullMethodName       = "/cairn.v1.WorkspaceService/ToggleSkill"
-	WorkspaceService_ListHooks_FullMethodName         = "/cairn.v1.WorkspaceService/ListHooks"
-	WorkspaceService_EnableHooks_FullMethodName       = "/cairn.v1.WorkspaceService/EnableHooks"
-	WorkspaceService_TrustHook_FullMethodName         = "/cairn.v1.WorkspaceService/TrustHook"
-	WorkspaceService_ToggleHook_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleHook"
-	WorkspaceService_RunTool_FullMethodName           = "/cairn.v1.WorkspaceService/RunTool"
+	WorkspaceService_SearchFiles_FullMethodName        = "/cairn.v1.WorkspaceService/SearchFiles"
+	WorkspaceService_ListSlashCommands_FullMethodName  = "/cairn.v1.WorkspaceService/ListSlashCommands"
+	WorkspaceService_ListRules_FullMethodName          = "/cairn.v1.WorkspaceService/ListRules"
+	WorkspaceService_ToggleRule_FullMethodName         = "/cairn.v1.WorkspaceService/ToggleRule"
+	WorkspaceService_CreateRule_FullMethodName         = "/cairn.v1.WorkspaceService/CreateRule"
+	WorkspaceService_DeleteRule_FullMethodName         = "/cairn.v1.WorkspaceService/DeleteRule"
+	WorkspaceService_ListSkills_FullMethodName         = "/cairn.v1.WorkspaceService/ListSkills"
+	WorkspaceService_ToggleSkill_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleSkill"
+	WorkspaceService_ListHooks_FullMethodName          = "/cairn.v1.WorkspaceService/ListHooks"
+	WorkspaceService_EnableHooks_FullMethodName        = "/cairn.v1.WorkspaceService/EnableHooks"
+	WorkspaceService_TrustHook_FullMethodName          = "/cairn.v1.WorkspaceService/TrustHook"
+	WorkspaceService_ToggleHook_FullMethodName         = "/cairn.v1.WorkspaceService/ToggleHook"
+	WorkspaceService_RunTool_FullMethodName            = "/cairn.v1.WorkspaceService/RunTool"
+	WorkspaceService_ListWorktrees_FullMethodName      = "/cairn.v1.WorkspaceService/ListWorktrees"
+	WorkspaceService_GetWorktreeChanges_FullMethodName = "/cairn.v1.WorkspaceService/GetWorktreeChanges"
+	WorkspaceService_MergeWorktree_FullMethodName      = "/cairn.v1.WorkspaceService/MergeWorktree"
+	WorkspaceService_DiscardWorktree_FullMethodName    = "/cairn.v1.WorkspaceService/DiscardWorktree"
 )
 
 // WorkspaceServiceClient is the client API for WorkspaceService service.
@@ -67,6 +71,17 @@ type WorkspaceServiceClient interface {
 	// RunTool runs the first tool call of a model message in a workspace, outside any task,
 	// as `cairn tool` does (`cairn tool --connect`): the daemon's warm search index answers.
 	RunTool(ctx context.Context, in *RunToolRequest, opts ...grpc.CallOption) (*RunToolResponse, error)
+	// ListWorktrees lists the tasks that have a git worktree (README, "Tasks in worktrees"),
+	// with their status, branch, changes and cost; a worktree a crash left is listed too.
+	ListWorktrees(ctx context.Context, in *ListWorktreesRequest, opts ...grpc.CallOption) (*ListWorktreesResponse, error)
+	// GetWorktreeChanges lists the files a task changed in its worktree against the commit
+	// it started from, with both contents, for the review diff.
+	GetWorktreeChanges(ctx context.Context, in *GetWorktreeChangesRequest, opts ...grpc.CallOption) (*GetWorktreeChangesResponse, error)
+	// MergeWorktree lands a task's changes in the user's repository. A conflict is
+	// FailedPrecondition naming the files, and changes nothing.
+	MergeWorktree(ctx context.Context, in *MergeWorktreeRequest, opts ...grpc.CallOption) (*MergeWorktreeResponse, error)
+	// DiscardWorktree removes a task's worktree, branch and folder; refused while it runs.
+	DiscardWorktree(ctx context.Context, in *DiscardWorktreeRequest, opts ...grpc.CallOption) (*DiscardWorktreeResponse, error)
 }
 
 type workspaceServiceClient struct {
@@ -207,6 +222,46 @@ func (c *workspaceServiceClient) RunTool(ctx context.Context, in *RunToolRequest
 	return out, nil
 }
 
+func (c *workspaceServiceClient) ListWorktrees(ctx context.Context, in *ListWorktreesRequest, opts ...grpc.CallOption) (*ListWorktreesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWorktreesResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ListWorktrees_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) GetWorktreeChanges(ctx context.Context, in *GetWorktreeChangesRequest, opts ...grpc.CallOption) (*GetWorktreeChangesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetWorktreeChangesResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_GetWorktreeChanges_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) MergeWorktree(ctx context.Context, in *MergeWorktreeRequest, opts ...grpc.CallOption) (*MergeWorktreeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MergeWorktreeResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_MergeWorktree_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) DiscardWorktree(ctx context.Context, in *DiscardWorktreeRequest, opts ...grpc.CallOption) (*DiscardWorktreeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DiscardWorktreeResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_DiscardWorktree_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkspaceServiceServer is the server API for WorkspaceService service.
 // All implementations must embed UnimplementedWorkspaceServiceServer
 // for forward compatibility.
@@ -240,6 +295,17 @@ type WorkspaceServiceServer interface {
 	// RunTool runs the first tool call of a model message in a workspace, outside any task,
 	// as `cairn tool` does (`cairn tool --connect`): the daemon's warm search index answers.
 	RunTool(context.Context, *RunToolRequest) (*RunToolResponse, error)
+	// ListWorktrees lists the tasks that have a git worktree (README, "Tasks in worktrees"),
+	// with their status, branch, changes and cost; a worktree a crash left is listed too.
+	ListWorktrees(context.Context, *ListWorktreesRequest) (*ListWorktreesResponse, error)
+	// GetWorktreeChanges lists the files a task changed in its worktree against the commit
+	// it started from, with both contents, for the review diff.
+	GetWorktreeChanges(context.Context, *GetWorktreeChangesRequest) (*GetWorktreeChangesResponse, error)
+	// MergeWorktree lands a task's changes in the user's repository. A conflict is
+	// FailedPrecondition naming the files, and changes nothing.
+	MergeWorktree(context.Context, *MergeWorktreeRequest) (*MergeWorktreeResponse, error)
+	// DiscardWorktree removes a task's worktree, branch and folder; refused while it runs.
+	DiscardWorktree(context.Context, *DiscardWorktreeRequest) (*DiscardWorktreeResponse, error)
 	mustEmbedUnimplementedWorkspaceServiceServer()
 }
 
@@ -288,6 +354,18 @@ func (UnimplementedWorkspaceServiceServer) ToggleHook(context.Context, *ToggleHo
 }
 func (UnimplementedWorkspaceServiceServer) RunTool(context.Context, *RunToolRequest) (*RunToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RunTool not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) ListWorktrees(context.Context, *ListWorktreesRequest) (*ListWorktreesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorktrees not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) GetWorktreeChanges(context.Context, *GetWorktreeChangesRequest) (*GetWorktreeChangesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetWorktreeChanges not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) MergeWorktree(context.Context, *MergeWorktreeRequest) (*MergeWorktreeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MergeWorktree not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) DiscardWorktree(context.Context, *DiscardWorktreeRequest) (*DiscardWorktreeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DiscardWorktree not implemented")
 }
 func (UnimplementedWorkspaceServiceServer) mustEmbedUnimplementedWorkspaceServiceServer() {}
 func (UnimplementedWorkspaceServiceServer) testEmbeddedByValue()                          {}
@@ -544,6 +622,78 @@ func _WorkspaceService_RunTool_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkspaceService_ListWorktrees_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWorktreesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ListWorktrees(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ListWorktrees_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ListWorktrees(ctx, req.(*ListWorktreesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_GetWorktreeChanges_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetWorktreeChangesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).GetWorktreeChanges(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_GetWorktreeChanges_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).GetWorktreeChanges(ctx, req.(*GetWorktreeChangesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_MergeWorktree_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MergeWorktreeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).MergeWorktree(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_MergeWorktree_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).MergeWorktree(ctx, req.(*MergeWorktreeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_DiscardWorktree_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DiscardWorktreeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).DiscardWorktree(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_DiscardWorktree_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).DiscardWorktree(ctx, req.(*DiscardWorktreeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkspaceService_ServiceDesc is the grpc.ServiceDesc for WorkspaceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -602,6 +752,22 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RunTool",
 			Handler:    _WorkspaceService_RunTool_Handler,
+		},
+		{
+			MethodName: "ListWorktrees",
+			Handler:    _WorkspaceService_ListWorktrees_Handler,
+		},
+		{
+			MethodName: "GetWorktreeChanges",
+			Handler:    _WorkspaceService_GetWorktreeChanges_Handler,
+		},
+		{
+			MethodName: "MergeWorktree",
+			Handler:    _WorkspaceService_MergeWorktree_Handler,
+		},
+		{
+			MethodName: "DiscardWorktree",
+			Handler:    _WorkspaceService_DiscardWorktree_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -12,7 +12,320 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/workspace.proto.
  */
 export const file_cairn_v1_workspace: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIkYKDlJ1blRvb2xSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg8KB21lc3NhZ2UYAiABKAkSCwoDeWVzGAMgASgIIkAKD1J1blRvb2xSZXNwb25zZRIOCgZyZXN1bHQYASABKAkSDgoGZmFpbGVkGAIgASgIEg0KBW5vdGVzGAMgAygJIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlIloKEUNyZWF0ZVJ1bGVSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg4KBmdsb2JhbBgCIAEoCBIMCgRuYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAkiNwoSQ3JlYXRlUnVsZVJlc3BvbnNlEiEKBHJ1bGUYASABKAsyEy5jYWlybi52MS5SdWxlRW50cnkiNwoRRGVsZXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCgoCaWQYAiABKAkiFAoSRGVsZXRlUnVsZVJlc3BvbnNlIisKEUxpc3RTa2lsbHNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInsKClNraWxsRW50cnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIMCgRwYXRoGAQgASgJEg4KBnNvdXJjZRgFIAEoCRIPCgdlbmFibGVkGAYgASgIEg8KB3Byb2JsZW0YByABKAkiOgoSTGlzdFNraWxsc1Jlc3BvbnNlEiQKBnNraWxscxgBIAMoCzIULmNhaXJuLnYxLlNraWxsRW50cnkiMQoSVG9nZ2xlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFQoTVG9nZ2xlU2tpbGxSZXNwb25zZTLTBwoQV29ya3NwYWNlU2VydmljZRJKCgtTZWFyY2hGaWxlcxIcLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBodLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USXAoRTGlzdFNsYXNoQ29tbWFuZHMSIi5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QaIy5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1Jlc3BvbnNlEkQKCUxpc3RSdWxlcxIaLmNhaXJuLnYxLkxpc3RSdWxlc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0UnVsZXNSZXNwb25zZRJHCgpUb2dnbGVSdWxlEhsuY2Fpcm4udjEuVG9nZ2xlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5Ub2dnbGVSdWxlUmVzcG9uc2USRwoKQ3JlYXRlUnVsZRIbLmNhaXJuLnYxLkNyZWF0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlc3BvbnNlEkcKCkRlbGV0ZVJ1bGUSGy5jYWlybi52MS5EZWxldGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXNwb25zZRJHCgpMaXN0U2tpbGxzEhsuY2Fpcm4udjEuTGlzdFNraWxsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0U2tpbGxzUmVzcG9uc2USSgoLVG9nZ2xlU2tpbGwSHC5jYWlybi52MS5Ub2dnbGVTa2lsbFJlcXVlc3QaHS5jYWlybi52MS5Ub2dnbGVTa2lsbFJlc3BvbnNlEkQKCUxpc3RIb29rcxIaLmNhaXJuLnYxLkxpc3RIb29rc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0SG9va3NSZXNwb25zZRJKCgtFbmFibGVIb29rcxIcLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVxdWVzdBodLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVzcG9uc2USRAoJVHJ1c3RIb29rEhouY2Fpcm4udjEuVHJ1c3RIb29rUmVxdWVzdBobLmNhaXJuLnYxLlRydXN0SG9va1Jlc3BvbnNlEkcKClRvZ2dsZUhvb2sSGy5jYWlybi52MS5Ub2dnbGVIb29rUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZUhvb2tSZXNwb25zZRI+CgdSdW5Ub29sEhguY2Fpcm4udjEuUnVuVG9vbFJlcXVlc3QaGS5jYWlybi52MS5SdW5Ub29sUmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z", [file_cairn_v1_hooks]);
+  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIiQKFExpc3RXb3JrdHJlZXNSZXF1ZXN0EgwKBHJlcG8YASABKAki6gEKDFdvcmt0cmVlSW5mbxIPCgd0YXNrX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEg4KBmJyYW5jaBgDIAEoCRIMCgRwYXRoGAQgASgJEgwKBHJlcG8YBSABKAkSDAoEYmFzZRgGIAEoCRIOCgZzdGF0dXMYByABKAkSFQoNZmlsZXNfY2hhbmdlZBgIIAEoBRITCgtsaW5lc19hZGRlZBgJIAEoBRIVCg1saW5lc19yZW1vdmVkGAogASgFEgwKBGNvc3QYCyABKAESDgoGbWVyZ2VkGAwgASgJEg8KB2NyZWF0ZWQYDSABKAMiQgoVTGlzdFdvcmt0cmVlc1Jlc3BvbnNlEikKCXdvcmt0cmVlcxgBIAMoCzIWLmNhaXJuLnYxLldvcmt0cmVlSW5mbyJVChlHZXRXb3JrdHJlZUNoYW5nZXNSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSFgoOc2hvd19pbl9lZGl0b3IYAiABKAgSDwoHaG9zdF9pZBgDIAEoCSJZChJXb3JrdHJlZUZpbGVDaGFuZ2USDAoEcGF0aBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDgoGYmVmb3JlGAMgASgJEhUKDXdvcmt0cmVlX3BhdGgYBCABKAkiWAoaR2V0V29ya3RyZWVDaGFuZ2VzUmVzcG9uc2USKwoFZmlsZXMYASADKAsyHC5jYWlybi52MS5Xb3JrdHJlZUZpbGVDaGFuZ2USDQoFdGl0bGUYAiABKAkiNQoUTWVyZ2VXb3JrdHJlZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIMCgRtb2RlGAIgASgJIjYKFU1lcmdlV29ya3RyZWVSZXNwb25zZRINCgVmaWxlcxgBIAMoCRIOCgZjb21taXQYAiABKAkiKQoWRGlzY2FyZFdvcmt0cmVlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIhkKF0Rpc2NhcmRXb3JrdHJlZVJlc3BvbnNlIkYKDlJ1blRvb2xSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg8KB21lc3NhZ2UYAiABKAkSCwoDeWVzGAMgASgIIkAKD1J1blRvb2xSZXNwb25zZRIOCgZyZXN1bHQYASABKAkSDgoGZmFpbGVkGAIgASgIEg0KBW5vdGVzGAMgAygJIkoKElNlYXJjaEZpbGVzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBSJCCglGaWxlTWF0Y2gSDAoEcGF0aBgBIAEoCRIOCgZpc19kaXIYAiABKAgSFwoPbWF0Y2hlZF9pbmRleGVzGAMgAygFIjsKE1NlYXJjaEZpbGVzUmVzcG9uc2USJAoHbWF0Y2hlcxgBIAMoCzITLmNhaXJuLnYxLkZpbGVNYXRjaCIyChhMaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiQwoMU2xhc2hDb21tYW5kEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoId29ya2Zsb3cYAyABKAgiRQoZTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRIoCghjb21tYW5kcxgBIAMoCzIWLmNhaXJuLnYxLlNsYXNoQ29tbWFuZCIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInYKCVJ1bGVFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHBhdGgYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB2VuYWJsZWQYBSABKAgSEAoId29ya2Zsb3cYBiABKAgSDgoGZ2xvYmFsGAcgASgIIjcKEUxpc3RSdWxlc1Jlc3BvbnNlEiIKBXJ1bGVzGAEgAygLMhMuY2Fpcm4udjEuUnVsZUVudHJ5IjAKEVRvZ2dsZVJ1bGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFAoSVG9nZ2xlUnVsZVJlc3BvbnNlIloKEUNyZWF0ZVJ1bGVSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg4KBmdsb2JhbBgCIAEoCBIMCgRuYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAkiNwoSQ3JlYXRlUnVsZVJlc3BvbnNlEiEKBHJ1bGUYASABKAsyEy5jYWlybi52MS5SdWxlRW50cnkiNwoRRGVsZXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCgoCaWQYAiABKAkiFAoSRGVsZXRlUnVsZVJlc3BvbnNlIisKEUxpc3RTa2lsbHNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJInsKClNraWxsRW50cnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIMCgRwYXRoGAQgASgJEg4KBnNvdXJjZRgFIAEoCRIPCgdlbmFibGVkGAYgASgIEg8KB3Byb2JsZW0YByABKAkiOgoSTGlzdFNraWxsc1Jlc3BvbnNlEiQKBnNraWxscxgBIAMoCzIULmNhaXJuLnYxLlNraWxsRW50cnkiMQoSVG9nZ2xlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiFQoTVG9nZ2xlU2tpbGxSZXNwb25zZTKwCgoQV29ya3NwYWNlU2VydmljZRJKCgtTZWFyY2hGaWxlcxIcLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBodLmNhaXJuLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USXAoRTGlzdFNsYXNoQ29tbWFuZHMSIi5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1JlcXVlc3QaIy5jYWlybi52MS5MaXN0U2xhc2hDb21tYW5kc1Jlc3BvbnNlEkQKCUxpc3RSdWxlcxIaLmNhaXJuLnYxLkxpc3RSdWxlc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0UnVsZXNSZXNwb25zZRJHCgpUb2dnbGVSdWxlEhsuY2Fpcm4udjEuVG9nZ2xlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5Ub2dnbGVSdWxlUmVzcG9uc2USRwoKQ3JlYXRlUnVsZRIbLmNhaXJuLnYxLkNyZWF0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlc3BvbnNlEkcKCkRlbGV0ZVJ1bGUSGy5jYWlybi52MS5EZWxldGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXNwb25zZRJHCgpMaXN0U2tpbGxzEhsuY2Fpcm4udjEuTGlzdFNraWxsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0U2tpbGxzUmVzcG9uc2USSgoLVG9nZ2xlU2tpbGwSHC5jYWlybi52MS5Ub2dnbGVTa2lsbFJlcXVlc3QaHS5jYWlybi52MS5Ub2dnbGVTa2lsbFJlc3BvbnNlEkQKCUxpc3RIb29rcxIaLmNhaXJuLnYxLkxpc3RIb29rc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0SG9va3NSZXNwb25zZRJKCgtFbmFibGVIb29rcxIcLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVxdWVzdBodLmNhaXJuLnYxLkVuYWJsZUhvb2tzUmVzcG9uc2USRAoJVHJ1c3RIb29rEhouY2Fpcm4udjEuVHJ1c3RIb29rUmVxdWVzdBobLmNhaXJuLnYxLlRydXN0SG9va1Jlc3BvbnNlEkcKClRvZ2dsZUhvb2sSGy5jYWlybi52MS5Ub2dnbGVIb29rUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZUhvb2tSZXNwb25zZRI+CgdSdW5Ub29sEhguY2Fpcm4udjEuUnVuVG9vbFJlcXVlc3QaGS5jYWlybi52MS5SdW5Ub29sUmVzcG9uc2USUAoNTGlzdFdvcmt0cmVlcxIeLmNhaXJuLnYxLkxpc3RXb3JrdHJlZXNSZXF1ZXN0Gh8uY2Fpcm4udjEuTGlzdFdvcmt0cmVlc1Jlc3BvbnNlEl8KEkdldFdvcmt0cmVlQ2hhbmdlcxIjLmNhaXJuLnYxLkdldFdvcmt0cmVlQ2hhbmdlc1JlcXVlc3QaJC5jYWlybi52MS5HZXRXb3JrdHJlZUNoYW5nZXNSZXNwb25zZRJQCg1NZXJnZVdvcmt0cmVlEh4uY2Fpcm4udjEuTWVyZ2VXb3JrdHJlZVJlcXVlc3QaHy5jYWlybi52MS5NZXJnZVdvcmt0cmVlUmVzcG9uc2USVgoPRGlzY2FyZFdvcmt0cmVlEiAuY2Fpcm4udjEuRGlzY2FyZFdvcmt0cmVlUmVxdWVzdBohLmNhaXJuLnYxLkRpc2NhcmRXb3JrdHJlZVJlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw", [file_cairn_v1_hooks]);
+
+/**
+ * ListWorktreesRequest names the repository.
+ *
+ * @generated from message cairn.v1.ListWorktreesRequest
+ */
+export type ListWorktreesRequest = Message<"cairn.v1.ListWorktreesRequest"> & {
+  /**
+   * A folder in the repository whose worktrees to list; empty: every repository's.
+   *
+   * @generated from field: string repo = 1;
+   */
+  repo: string;
+};
+
+/**
+ * Describes the message cairn.v1.ListWorktreesRequest.
+ * Use `create(ListWorktreesRequestSchema)` to create a new message.
+ */
+export const ListWorktreesRequestSchema: GenMessage<ListWorktreesRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 0);
+
+/**
+ * WorktreeInfo is one task's worktree on the board.
+ *
+ * @generated from message cairn.v1.WorktreeInfo
+ */
+export type WorktreeInfo = Message<"cairn.v1.WorktreeInfo"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string branch = 3;
+   */
+  branch: string;
+
+  /**
+   * The worktree's folder (the task's workspace root).
+   *
+   * @generated from field: string path = 4;
+   */
+  path: string;
+
+  /**
+   * The user's repository.
+   *
+   * @generated from field: string repo = 5;
+   */
+  repo: string;
+
+  /**
+   * The commit the branch started from.
+   *
+   * @generated from field: string base = 6;
+   */
+  base: string;
+
+  /**
+   * running, waiting (for approval or an answer), completed, failed, cancelled, idle, or
+   * missing (the folder is gone; discard cleans up).
+   *
+   * @generated from field: string status = 7;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int32 files_changed = 8;
+   */
+  filesChanged: number;
+
+  /**
+   * @generated from field: int32 lines_added = 9;
+   */
+  linesAdded: number;
+
+  /**
+   * @generated from field: int32 lines_removed = 10;
+   */
+  linesRemoved: number;
+
+  /**
+   * @generated from field: double cost = 11;
+   */
+  cost: number;
+
+  /**
+   * When the task's changes were last merged (RFC 3339; empty: never).
+   *
+   * @generated from field: string merged = 12;
+   */
+  merged: string;
+
+  /**
+   * Milliseconds since the epoch of the worktree's creation.
+   *
+   * @generated from field: int64 created = 13;
+   */
+  created: bigint;
+};
+
+/**
+ * Describes the message cairn.v1.WorktreeInfo.
+ * Use `create(WorktreeInfoSchema)` to create a new message.
+ */
+export const WorktreeInfoSchema: GenMessage<WorktreeInfo> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 1);
+
+/**
+ * ListWorktreesResponse lists worktrees, oldest first.
+ *
+ * @generated from message cairn.v1.ListWorktreesResponse
+ */
+export type ListWorktreesResponse = Message<"cairn.v1.ListWorktreesResponse"> & {
+  /**
+   * @generated from field: repeated cairn.v1.WorktreeInfo worktrees = 1;
+   */
+  worktrees: WorktreeInfo[];
+};
+
+/**
+ * Describes the message cairn.v1.ListWorktreesResponse.
+ * Use `create(ListWorktreesResponseSchema)` to create a new message.
+ */
+export const ListWorktreesResponseSchema: GenMessage<ListWorktreesResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 2);
+
+/**
+ * GetWorktreeChangesRequest names the task.
+ *
+ * @generated from message cairn.v1.GetWorktreeChangesRequest
+ */
+export type GetWorktreeChangesRequest = Message<"cairn.v1.GetWorktreeChangesRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * Show them as one multi-file diff in the editor host_id names.
+   *
+   * @generated from field: bool show_in_editor = 2;
+   */
+  showInEditor: boolean;
+
+  /**
+   * @generated from field: string host_id = 3;
+   */
+  hostId: string;
+};
+
+/**
+ * Describes the message cairn.v1.GetWorktreeChangesRequest.
+ * Use `create(GetWorktreeChangesRequestSchema)` to create a new message.
+ */
+export const GetWorktreeChangesRequestSchema: GenMessage<GetWorktreeChangesRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 3);
+
+/**
+ * WorktreeFileChange is one changed file: its path from the repository's top and both sides.
+ *
+ * @generated from message cairn.v1.WorktreeFileChange
+ */
+export type WorktreeFileChange = Message<"cairn.v1.WorktreeFileChange"> & {
+  /**
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * A (added), M (modified) or D (deleted).
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * The file at the base commit (empty for an added file).
+   *
+   * @generated from field: string before = 3;
+   */
+  before: string;
+
+  /**
+   * The absolute path of the file in the worktree.
+   *
+   * @generated from field: string worktree_path = 4;
+   */
+  worktreePath: string;
+};
+
+/**
+ * Describes the message cairn.v1.WorktreeFileChange.
+ * Use `create(WorktreeFileChangeSchema)` to create a new message.
+ */
+export const WorktreeFileChangeSchema: GenMessage<WorktreeFileChange> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 4);
+
+/**
+ * GetWorktreeChangesResponse lists the changed files.
+ *
+ * @generated from message cairn.v1.GetWorktreeChangesResponse
+ */
+export type GetWorktreeChangesResponse = Message<"cairn.v1.GetWorktreeChangesResponse"> & {
+  /**
+   * @generated from field: repeated cairn.v1.WorktreeFileChange files = 1;
+   */
+  files: WorktreeFileChange[];
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+};
+
+/**
+ * Describes the message cairn.v1.GetWorktreeChangesResponse.
+ * Use `create(GetWorktreeChangesResponseSchema)` to create a new message.
+ */
+export const GetWorktreeChangesResponseSchema: GenMessage<GetWorktreeChangesResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 5);
+
+/**
+ * MergeWorktreeRequest names the task and how to merge.
+ *
+ * @generated from message cairn.v1.MergeWorktreeRequest
+ */
+export type MergeWorktreeRequest = Message<"cairn.v1.MergeWorktreeRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * "uncommitted" or "commit"; empty: the worktreeMergeMode setting.
+   *
+   * @generated from field: string mode = 2;
+   */
+  mode: string;
+};
+
+/**
+ * Describes the message cairn.v1.MergeWorktreeRequest.
+ * Use `create(MergeWorktreeRequestSchema)` to create a new message.
+ */
+export const MergeWorktreeRequestSchema: GenMessage<MergeWorktreeRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 6);
+
+/**
+ * MergeWorktreeResponse says what changed in the user's tree.
+ *
+ * @generated from message cairn.v1.MergeWorktreeResponse
+ */
+export type MergeWorktreeResponse = Message<"cairn.v1.MergeWorktreeResponse"> & {
+  /**
+   * @generated from field: repeated string files = 1;
+   */
+  files: string[];
+
+  /**
+   * The merge commit ("commit" mode).
+   *
+   * @generated from field: string commit = 2;
+   */
+  commit: string;
+};
+
+/**
+ * Describes the message cairn.v1.MergeWorktreeResponse.
+ * Use `create(MergeWorktreeResponseSchema)` to create a new message.
+ */
+export const MergeWorktreeResponseSchema: GenMessage<MergeWorktreeResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 7);
+
+/**
+ * DiscardWorktreeRequest names the task.
+ *
+ * @generated from message cairn.v1.DiscardWorktreeRequest
+ */
+export type DiscardWorktreeRequest = Message<"cairn.v1.DiscardWorktreeRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+};
+
+/**
+ * Describes the message cairn.v1.DiscardWorktreeRequest.
+ * Use `create(DiscardWorktreeRequestSchema)` to create a new message.
+ */
+export const DiscardWorktreeRequestSchema: GenMessage<DiscardWorktreeRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 8);
+
+/**
+ * DiscardWorktreeResponse is empty.
+ *
+ * @generated from message cairn.v1.DiscardWorktreeResponse
+ */
+export type DiscardWorktreeResponse = Message<"cairn.v1.DiscardWorktreeResponse"> & {
+};
+
+/**
+ * Describes the message cairn.v1.DiscardWorktreeResponse.
+ * Use `create(DiscardWorktreeResponseSchema)` to create a new message.
+ */
+export const DiscardWorktreeResponseSchema: GenMessage<DiscardWorktreeResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 9);
 
 /**
  * RunToolRequest is a model message holding a tool call, and where to run it.
@@ -43,7 +356,7 @@ export type RunToolRequest = Message<"cairn.v1.RunToolRequest"> & {
  * Use `create(RunToolRequestSchema)` to create a new message.
  */
 export const RunToolRequestSchema: GenMessage<RunToolRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 0);
+  messageDesc(file_cairn_v1_workspace, 10);
 
 /**
  * RunToolResponse is the tool's result exactly as the model would receive it.
@@ -76,7 +389,7 @@ export type RunToolResponse = Message<"cairn.v1.RunToolResponse"> & {
  * Use `create(RunToolResponseSchema)` to create a new message.
  */
 export const RunToolResponseSchema: GenMessage<RunToolResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 1);
+  messageDesc(file_cairn_v1_workspace, 11);
 
 /**
  * SearchFilesRequest is a fuzzy query in a workspace.
@@ -105,7 +418,7 @@ export type SearchFilesRequest = Message<"cairn.v1.SearchFilesRequest"> & {
  * Use `create(SearchFilesRequestSchema)` to create a new message.
  */
 export const SearchFilesRequestSchema: GenMessage<SearchFilesRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 2);
+  messageDesc(file_cairn_v1_workspace, 12);
 
 /**
  * FileMatch is one result.
@@ -134,7 +447,7 @@ export type FileMatch = Message<"cairn.v1.FileMatch"> & {
  * Use `create(FileMatchSchema)` to create a new message.
  */
 export const FileMatchSchema: GenMessage<FileMatch> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 3);
+  messageDesc(file_cairn_v1_workspace, 13);
 
 /**
  * SearchFilesResponse lists matches, best first.
@@ -153,7 +466,7 @@ export type SearchFilesResponse = Message<"cairn.v1.SearchFilesResponse"> & {
  * Use `create(SearchFilesResponseSchema)` to create a new message.
  */
 export const SearchFilesResponseSchema: GenMessage<SearchFilesResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 4);
+  messageDesc(file_cairn_v1_workspace, 14);
 
 /**
  * ListSlashCommandsRequest names the workspace for its workflows.
@@ -172,7 +485,7 @@ export type ListSlashCommandsRequest = Message<"cairn.v1.ListSlashCommandsReques
  * Use `create(ListSlashCommandsRequestSchema)` to create a new message.
  */
 export const ListSlashCommandsRequestSchema: GenMessage<ListSlashCommandsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 5);
+  messageDesc(file_cairn_v1_workspace, 15);
 
 /**
  * SlashCommand is one entry of the / menu.
@@ -201,7 +514,7 @@ export type SlashCommand = Message<"cairn.v1.SlashCommand"> & {
  * Use `create(SlashCommandSchema)` to create a new message.
  */
 export const SlashCommandSchema: GenMessage<SlashCommand> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 6);
+  messageDesc(file_cairn_v1_workspace, 16);
 
 /**
  * ListSlashCommandsResponse lists commands.
@@ -220,7 +533,7 @@ export type ListSlashCommandsResponse = Message<"cairn.v1.ListSlashCommandsRespo
  * Use `create(ListSlashCommandsResponseSchema)` to create a new message.
  */
 export const ListSlashCommandsResponseSchema: GenMessage<ListSlashCommandsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 7);
+  messageDesc(file_cairn_v1_workspace, 17);
 
 /**
  * ListRulesRequest names the workspace.
@@ -239,7 +552,7 @@ export type ListRulesRequest = Message<"cairn.v1.ListRulesRequest"> & {
  * Use `create(ListRulesRequestSchema)` to create a new message.
  */
 export const ListRulesRequestSchema: GenMessage<ListRulesRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 8);
+  messageDesc(file_cairn_v1_workspace, 18);
 
 /**
  * RuleEntry is one rules file or workflow.
@@ -288,7 +601,7 @@ export type RuleEntry = Message<"cairn.v1.RuleEntry"> & {
  * Use `create(RuleEntrySchema)` to create a new message.
  */
 export const RuleEntrySchema: GenMessage<RuleEntry> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 9);
+  messageDesc(file_cairn_v1_workspace, 19);
 
 /**
  * ListRulesResponse lists rules.
@@ -307,7 +620,7 @@ export type ListRulesResponse = Message<"cairn.v1.ListRulesResponse"> & {
  * Use `create(ListRulesResponseSchema)` to create a new message.
  */
 export const ListRulesResponseSchema: GenMessage<ListRulesResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 10);
+  messageDesc(file_cairn_v1_workspace, 20);
 
 /**
  * ToggleRuleRequest sets a toggle.
@@ -331,7 +644,7 @@ export type ToggleRuleRequest = Message<"cairn.v1.ToggleRuleRequest"> & {
  * Use `create(ToggleRuleRequestSchema)` to create a new message.
  */
 export const ToggleRuleRequestSchema: GenMessage<ToggleRuleRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 11);
+  messageDesc(file_cairn_v1_workspace, 21);
 
 /**
  * ToggleRuleResponse is empty.
@@ -346,7 +659,7 @@ export type ToggleRuleResponse = Message<"cairn.v1.ToggleRuleResponse"> & {
  * Use `create(ToggleRuleResponseSchema)` to create a new message.
  */
 export const ToggleRuleResponseSchema: GenMessage<ToggleRuleResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 12);
+  messageDesc(file_cairn_v1_workspace, 22);
 
 /**
  * CreateRuleRequest names the new rules file.
@@ -382,7 +695,7 @@ export type CreateRuleRequest = Message<"cairn.v1.CreateRuleRequest"> & {
  * Use `create(CreateRuleRequestSchema)` to create a new message.
  */
 export const CreateRuleRequestSchema: GenMessage<CreateRuleRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 13);
+  messageDesc(file_cairn_v1_workspace, 23);
 
 /**
  * CreateRuleResponse is the created rule.
@@ -401,7 +714,7 @@ export type CreateRuleResponse = Message<"cairn.v1.CreateRuleResponse"> & {
  * Use `create(CreateRuleResponseSchema)` to create a new message.
  */
 export const CreateRuleResponseSchema: GenMessage<CreateRuleResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 14);
+  messageDesc(file_cairn_v1_workspace, 24);
 
 /**
  * DeleteRuleRequest names the rule to delete.
@@ -425,7 +738,7 @@ export type DeleteRuleRequest = Message<"cairn.v1.DeleteRuleRequest"> & {
  * Use `create(DeleteRuleRequestSchema)` to create a new message.
  */
 export const DeleteRuleRequestSchema: GenMessage<DeleteRuleRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 15);
+  messageDesc(file_cairn_v1_workspace, 25);
 
 /**
  * DeleteRuleResponse is empty.
@@ -440,7 +753,7 @@ export type DeleteRuleResponse = Message<"cairn.v1.DeleteRuleResponse"> & {
  * Use `create(DeleteRuleResponseSchema)` to create a new message.
  */
 export const DeleteRuleResponseSchema: GenMessage<DeleteRuleResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 16);
+  messageDesc(file_cairn_v1_workspace, 26);
 
 /**
  * ListSkillsRequest names the workspace.
@@ -459,7 +772,7 @@ export type ListSkillsRequest = Message<"cairn.v1.ListSkillsRequest"> & {
  * Use `create(ListSkillsRequestSchema)` to create a new message.
  */
 export const ListSkillsRequestSchema: GenMessage<ListSkillsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 17);
+  messageDesc(file_cairn_v1_workspace, 27);
 
 /**
  * SkillEntry is one skill folder.
@@ -516,7 +829,7 @@ export type SkillEntry = Message<"cairn.v1.SkillEntry"> & {
  * Use `create(SkillEntrySchema)` to create a new message.
  */
 export const SkillEntrySchema: GenMessage<SkillEntry> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 18);
+  messageDesc(file_cairn_v1_workspace, 28);
 
 /**
  * ListSkillsResponse lists skills in order of precedence.
@@ -535,7 +848,7 @@ export type ListSkillsResponse = Message<"cairn.v1.ListSkillsResponse"> & {
  * Use `create(ListSkillsResponseSchema)` to create a new message.
  */
 export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 19);
+  messageDesc(file_cairn_v1_workspace, 29);
 
 /**
  * ToggleSkillRequest sets a skill's toggle.
@@ -559,7 +872,7 @@ export type ToggleSkillRequest = Message<"cairn.v1.ToggleSkillRequest"> & {
  * Use `create(ToggleSkillRequestSchema)` to create a new message.
  */
 export const ToggleSkillRequestSchema: GenMessage<ToggleSkillRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 20);
+  messageDesc(file_cairn_v1_workspace, 30);
 
 /**
  * ToggleSkillResponse is empty.
@@ -574,7 +887,7 @@ export type ToggleSkillResponse = Message<"cairn.v1.ToggleSkillResponse"> & {
  * Use `create(ToggleSkillResponseSchema)` to create a new message.
  */
 export const ToggleSkillResponseSchema: GenMessage<ToggleSkillResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 21);
+  messageDesc(file_cairn_v1_workspace, 31);
 
 /**
  * WorkspaceService serves the chat input's menus and the rules view.
@@ -712,6 +1025,49 @@ export const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof RunToolRequestSchema;
     output: typeof RunToolResponseSchema;
+  },
+  /**
+   * ListWorktrees lists the tasks that have a git worktree (README, "Tasks in worktrees"),
+   * with their status, branch, changes and cost; a worktree a crash left is listed too.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.ListWorktrees
+   */
+  listWorktrees: {
+    methodKind: "unary";
+    input: typeof ListWorktreesRequestSchema;
+    output: typeof ListWorktreesResponseSchema;
+  },
+  /**
+   * GetWorktreeChanges lists the files a task changed in its worktree against the commit
+   * it started from, with both contents, for the review diff.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.GetWorktreeChanges
+   */
+  getWorktreeChanges: {
+    methodKind: "unary";
+    input: typeof GetWorktreeChangesRequestSchema;
+    output: typeof GetWorktreeChangesResponseSchema;
+  },
+  /**
+   * MergeWorktree lands a task's changes in the user's repository. A conflict is
+   * FailedPrecondition naming the files, and changes nothing.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.MergeWorktree
+   */
+  mergeWorktree: {
+    methodKind: "unary";
+    input: typeof MergeWorktreeRequestSchema;
+    output: typeof MergeWorktreeResponseSchema;
+  },
+  /**
+   * DiscardWorktree removes a task's worktree, branch and folder; refused while it runs.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.DiscardWorktree
+   */
+  discardWorktree: {
+    methodKind: "unary";
+    input: typeof DiscardWorktreeRequestSchema;
+    output: typeof DiscardWorktreeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_workspace, 0);

@@ -1,0 +1,68 @@
+package task
+
+import (
+	"context"
+
+	"github.com/cairnhq/cairn/core/msg"
+)
+
+// A completion offers "See new changes" only when the workspace differs from what it was at
+// the previous completion (README, its opening: "See new changes"). Checkpoints are taken
+// after edits and commands, not after every kind of step (an MCP call, a subagent, a command a
+// hook blocked), so the task takes one more just before the completion row: whatever any step
+// did is in it. The checkpoint rows' hashes then say whether anything changed: the latest
+// one against the one that stood at the previous completion (or the task's first).
+
+// markChanges takes the completion's checkpoint and fills in p.Changes. Without checkpoints
+// (off, failed) there is nothing to compare, and p.Changes says no changes.
+func (t *Task) markChanges(ctx context.Context, p *msg.Completion) {
+	t.checkpoint(ctx)
+	t.mu.Lock()
+	changed := t.conv.changedSinceCompletion()
+	t.mu.Unlock()
+	p.Changes = &changed
+}
+
+// changedSinceCompletion reports whether the latest checkpoint row has another hash than the
+// last one before the previous completion row (the task's first checkpoint when there is no
+// earlier completion). A resumed task may post the same hash again: hashes are compared, not
+// rows counted.
+func (c *conversation) changedSinceCompletion() bool {
+	hashAt := func(i int) string {
+		if m := c.messages[i]; m.Type == msg.Say && m.Kind == msg.SayCheckpointCreated {
+			if cp, ok := m.Payload.(*msg.Checkpoint); ok {
+				return cp.Hash
+			}
+		}
+		return ""
+	}
+	latest, base := "", ""
+	prevDone := false
+	for i := len(c.messages) - 1; i >= 0; i-- {
+		m := c.messages[i]
+		if m.Type == msg.Say && m.Kind == msg.SayCompletionResult {
+			prevDone = true
+			continue
+		}
+		h := hashAt(i)
+		if h == "" {
+			continue
+		}
+		if latest == "" {
+			latest = h
+		}
+		if prevDone {
+			base = h
+			break
+		}
+	}
+	if base == "" { // no earlier completion with a checkpoint before it: the task's first
+		for i := range c.messages {
+			if h := hashAt(i); h != "" {
+				base = h
+				break
+			}
+		}
+	}
+	return latest != "" && latest != base
+}

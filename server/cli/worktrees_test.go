@@ -1,0 +1,106 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn/server/cli"
+
+	"github.com/cairnhq/cairn/core/llm/llmtest"
+)
+
+func gitCLI(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// `cairn run --worktree`, then `cairn worktrees list --json`, merge and discard, each with a
+// private daemon on one data dir, without a terminal.
+func TestWorktreesCommand(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<write_to_file>\n<path>notes.md</path>\n<content>\n# Notes\n</content>\n</write_to_file>"},
+		{Text: completion},
+		{Text: "<write_to_file>\n<path>other.md</path>\n<content>\nother\n</content>\n</write_to_file>"},
+		{Text: completion},
+	}})
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, repo, "init", "-q")
+	gitCLI(t, repo, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-q", "--allow-empty", "-m", "first")
+	data := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	cairn := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return code, out.String(), errb.String()
+	}
+	for _, task := range []string{"write notes", "write other"} {
+		code, out, errs := cairn("run", "-C", repo, "--data-dir", data, "--base-url", srv.URL(), "--api-key", "k", "--model", "m",
+			"--auto-approve", "edit", "--worktree", task)
+		if code != 0 || !strings.Contains(errs, "on branch cairn/") {
+			t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+		}
+	}
+	if err := srv.Err(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cairn("worktrees", "-C", repo, "--data-dir", data, "list", "--json")
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s", code, errs)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 2 || lines[0]["files_changed"] != 1.0 || lines[0]["status"] != "completed" ||
+		!strings.HasPrefix(lines[0]["branch"].(string), "cairn/write-notes-") {
+		t.Fatalf("list --json:\n%s", out)
+	}
+	first, second := lines[0]["task_id"].(string), lines[1]["task_id"].(string)
+	if _, err := os.Stat(filepath.Join(repo, "notes.md")); !os.IsNotExist(err) {
+		t.Fatalf("the task wrote into the user's tree: %v", err)
+	}
+
+	if code, out, errs := cairn("worktrees", "-C", repo, "--data-dir", data, "merge", first); code != 0 || !strings.Contains(out, "notes.md") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(repo, "notes.md")); err != nil || string(b) != "# Notes\n" {
+		t.Fatalf("merged notes.md %q %v", b, err)
+	}
+	if code, _, errs := cairn("worktrees", "--data-dir", data, "discard", second); code != 2 || !strings.Contains(errs, "--yes") {
+		t.Fatalf("discard without a terminal: exit %d\n%s", code, errs)
+	}
+	if code, out, errs := cairn("worktrees", "--data-dir", data, "discard", second, "--yes"); code != 0 {
+		t.Fatalf("discard: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = cairn("worktrees", "-C", repo, "--data-dir", data, "list")
+	if code != 0 || strings.Contains(out, second) || !strings.Contains(out, first) || !strings.Contains(out, "merged") {
+		t.Fatalf("list after discard:\n%s", out)
+	}
+	if code, _, errs := cairn("worktrees", "--data-dir", data, "merge", "nope"); code != 1 || !strings.Contains(errs, "no worktree") {
+		t.Fatalf("merge of an unknown task: exit %d\n%s", code, errs)
+	}
+	if code, _, _ := cairn("worktrees", "--data-dir", data, "frobnicate"); code != 2 {
+		t.Fatalf("unknown subcommand: exit %d", code)
+	}
+}
