@@ -70,7 +70,7 @@ func acpCommand(ctx context.Context, args []string, stdio IO) int {
 			missing := "Cairn has no model endpoint: set CAIRN_API_KEY (or OPENAI_API_KEY) and CAIRN_BASE_URL in the " +
 				"environment the editor starts `cairn acp` with, or api.baseUrl and api.apiKey in Cairn's config file"
 			if settings.API.Preset == presets.VSCodeLM {
-				missing = "Cairn's settings choose " + vscodelm.ErrNeedsEditor.Error()
+				missing = vscodelm.ErrNeedsEditor.Error()
 			}
 			stdio.errf("cairn acp: %s\n", missing)
 			if err := acp.Serve(ctx, acp.Options{Log: log, MissingKey: missing, Version: Version}, stdio.In, stdio.Out); err != nil {
