@@ -33,6 +33,7 @@ import { chatuiStep, switchTheme } from "./steps/chatui.mjs";
 import { p9Step } from "./steps/p9.mjs";
 import { worktreesStep } from "./steps/worktrees.mjs";
 import { backgroundStep } from "./steps/background.mjs";
+import { lmStep } from "./steps/lm.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(repo, "test-results", "e2e");
@@ -208,7 +209,15 @@ async function main() {
   const port = await freePort();
   const csArgs = ["--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", userData, "--extensions-dir", extDir];
   execFileSync(launcher, [...csArgs, "--install-extension", vsix], { stdio: "inherit" });
-  const cs = start("code-server", launcher, [...csArgs, "--bind-addr", `127.0.0.1:${port}`, workspace], { env: { ...process.env, SHELL: "/bin/bash" } });
+  // The scripted chat model of the vscode-lm step (e2e/lm-provider, plain JS), packed as is; its
+  // proposed API is enabled on the command line, and it reports to lmLog.
+  const lmVsix = path.join(tmp, "lm-provider.vsix");
+  execFileSync(path.join(repo, "node_modules", ".bin", "vsce"), ["package", "--skip-license", "--no-dependencies", "-o", lmVsix], { cwd: path.join(repo, "e2e", "lm-provider"), stdio: "inherit" });
+  execFileSync(launcher, [...csArgs, "--install-extension", lmVsix], { stdio: "inherit" });
+  const lmLog = path.join(tmp, "lm-provider.log");
+  const cs = start("code-server", launcher, [...csArgs, "--enable-proposed-api", "cairn-e2e.lm-provider", "--bind-addr", `127.0.0.1:${port}`, workspace], {
+    env: { ...process.env, SHELL: "/bin/bash", CAIRN_E2E_LM_LOG: lmLog },
+  });
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
   await poll("code-server to listen", async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000, 200);
   log(`code-server at ${url}`);
@@ -441,6 +450,7 @@ async function main() {
     await p9Step({ page: pageB, view: viewB, input: inputB2, fakeRoot, screenshot, poll, log, fail });
     await worktreesStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await backgroundStep({ page: pageB, view: viewB, input: inputB2, fakeRoot, requests, screenshot, poll, log, fail });
+    await lmStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, lmLog, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);
     if (pidsAfter.length !== 1 || pidsAfter[0] !== sharedPid) fail(`closing window A changed the daemon: ${JSON.stringify(pidsAfter)}, was ${sharedPid}`);
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();

@@ -19,6 +19,7 @@ import (
 	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/host/direct"
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/llm/vscodelm"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/task"
@@ -97,7 +98,7 @@ var (
 )
 
 // Deps builds one task's dependencies (task.DepsFunc).
-func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error) {
+func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, error) {
 	if len(opts.Workspace) == 0 {
 		return task.Deps{}, ErrNoWorkspace
 	}
@@ -109,7 +110,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 	if opts.Overrides != nil {
 		s = opts.Overrides.Apply(s)
 	}
-	if s.API.BaseURL == "" && s.API.APIKey == "" {
+	if s.API.BaseURL == "" && s.API.APIKey == "" && !usesEditorModels(s) {
 		return task.Deps{}, ErrNoModel
 	}
 	var host tools.Host = direct.NewWithSecrets("", opts.Workspace, s.Secrets())
@@ -128,7 +129,28 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		editor = host.Editor()
 	}
 	terminals := shell.NewRegistry()
-	models := a.models(s)
+	modelsOf := a.models
+	if usesEditorModels(s) {
+		// The editor's own models: every request goes through the editor that started the
+		// task (core/llm/vscodelm).
+		b, err := editorBridge(opts.HostID, host)
+		if err != nil {
+			return task.Deps{}, err
+		}
+		// A later change of the task's model (the model picker) lists the models again.
+		modelsOf = func(s config.Settings) *task.Models {
+			if !usesEditorModels(s) {
+				return a.models(s)
+			}
+			return a.editorModels(context.Background(), s, b)
+		}
+	}
+	var models *task.Models
+	if b, ok := host.(vscodelm.Bridge); ok && usesEditorModels(s) {
+		models = a.editorModels(ctx, s, b)
+	} else {
+		models = modelsOf(s)
+	}
 	// One session serves both modes; each request offers browser_action only when its own
 	// model sees images (tools.ForModel).
 	images := models.ActInfo.SupportsImages || models.Plan != "" && models.PlanInfo.SupportsImages
@@ -153,7 +175,7 @@ func (a *Assembler) Deps(_ context.Context, opts task.Options) (task.Deps, error
 		ModelInfo:     models.ActInfo,
 		PlanModel:     models.Plan,
 		PlanModelInfo: models.PlanInfo,
-		Models:        a.models,
+		Models:        modelsOf,
 		Registry:      reg,
 		Host:          host,
 		Files:         ws,

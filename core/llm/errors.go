@@ -89,9 +89,15 @@ func (e *APIError) cause() *statusCause {
 
 // IsPermanent reports whether err is a request error that no retry can fix (HTTP 400, 401,
 // 403, 404 other than a context-window error): a retry only delays the message the user needs.
+// A provider's own error type joins them with a Permanent method that returns true (the
+// editor's models: a refused permission or a model that is gone, core/llm/vscodelm).
 func IsPermanent(err error) bool {
 	var ae *APIError
-	return errors.As(err, &ae) && ae.cause() != nil
+	if errors.As(err, &ae) && ae.cause() != nil {
+		return true
+	}
+	var p interface{ Permanent() bool }
+	return errors.As(err, &p) && p.Permanent()
 }
 
 // IsContextWindow reports whether err says the request did not fit the model's context window.

@@ -116,6 +116,9 @@ type Usage struct {
 	// TotalCost is the provider-reported cost in USD, when it reports one; it wins over the
 	// price table.
 	TotalCost *float64
+	// Estimated marks counts the provider did not report but estimated (the editor's models
+	// count the request and the reply with the model's own tokenizer, core/llm/vscodelm).
+	Estimated bool `json:",omitempty"`
 }
 
 // Total is every token the request consumed, used for context-window decisions.

@@ -24,6 +24,11 @@ type ModelInfo struct {
 	ToolFormat string `json:"tool_format,omitempty"`
 	// ReasoningEffort is set for models that take a reasoning_effort setting.
 	ReasoningEffort bool `json:"reasoning_effort,omitempty"`
+	// Included marks the editor's own models (core/llm/vscodelm): their requests have no
+	// price, and the task header says they are included with the editor's models.
+	Included bool `json:"-"`
+	// Label names the model for people when its id does not ("copilot · gpt-4o"); "": the id.
+	Label string `json:"-"`
 }
 
 // NativeTools reports whether the model calls tools natively.

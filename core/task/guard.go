@@ -157,6 +157,11 @@ func (t *Task) noteUnpricedLimit() {
 	if limit <= 0 || t.pricesKnown(mode) {
 		return
 	}
+	if t.modelFor(mode).info.Included {
+		t.say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f does not apply to this task: its requests go to the editor's own "+
+			"language models, which are included with the editor and have no price. The request limit applies as usual.", limit), nil, false)
+		return
+	}
 	model := "this model"
 	if m := t.modelFor(mode).name; m != "" {
 		model = m

@@ -81,6 +81,10 @@ type State struct {
 	// of its own (config.Overrides): its model and policy change for it alone.
 	AutoApprove config.AutoApprove
 	OwnSettings bool
+	// Included: the model is one of the editor's own (vscode-lm), its requests have no price;
+	// ModelLabel names it for people ("vendor · family"), "" when Model does.
+	Included   bool
+	ModelLabel string
 }
 
 // EventKind tells which field of Event is set.
@@ -337,6 +341,7 @@ func (t *Task) stateLocked() State {
 		OpenAsk: t.asks.index(), Model: t.modelFor(t.conv.meta.Mode).name, MessageCount: len(t.conv.messages),
 		Requests: t.guards.requests, Limits: t.guards.limits, PricesKnown: t.pricesKnown(t.conv.meta.Mode),
 		Queued: t.queue.list(), AutoApprove: t.settings().AutoApprove, OwnSettings: t.ownSettingsLocked(),
+		Included: t.modelFor(t.conv.meta.Mode).info.Included, ModelLabel: t.modelFor(t.conv.meta.Mode).info.Label,
 	}
 }
 

@@ -15,6 +15,7 @@ import { DiffSessions } from "./host/diff";
 import { CommandRunner } from "./host/commandRunner";
 import { VsCodeTerminals, childProcesses } from "./host/terminal";
 import { hostHandlers } from "./host";
+import { LanguageModels } from "./host/languageModels";
 import { newClientId } from "./host/clientId";
 import { registerCommands } from "./commands";
 import { SECRET_KEY, apiKeyIn } from "./apiKey";
@@ -47,6 +48,9 @@ export function activate(ctx: vscode.ExtensionContext): void {
     },
     config().get<number>("terminalShellIntegrationTimeout", 4000),
   );
+
+  // The editor's own language models, for the vscode-lm provider.
+  const languageModels = new LanguageModels(vscode, (e) => daemon?.sendEvent(e), (l) => log.appendLine(l));
 
   // Status bar: idle / working / error.
   let daemonStatus: DaemonStatus = "starting";
@@ -137,7 +141,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
     log: (l) => log.appendLine(l),
     trace: (l) => rpcLog.appendLine(`${new Date().toISOString()} ${l}`),
     traceEnabled: () => config().get<boolean>("rpcTrace", false),
-    handlers: hostHandlers(diffs, runner, docs),
+    handlers: hostHandlers(diffs, runner, docs, languageModels),
     hello: () => ({
       client: "vscode",
       ideName: vscode.env.appName || "VSCode",
@@ -146,6 +150,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
       diffView: true,
       terminal: true,
       editor: true,
+      languageModels: true,
       clientId: hostClientId,
     }),
     apiKey: async () => ctx.secrets.get(SECRET_KEY),

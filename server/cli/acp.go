@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/llm/presets"
+	"github.com/cairnhq/cairn/core/llm/vscodelm"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/server/acp"
@@ -64,9 +66,12 @@ func acpCommand(ctx context.Context, args []string, stdio IO) int {
 			stdio.errf("cairn acp: %v\n", err)
 			return exitUsage
 		}
-		if settings.API.BaseURL == "" {
+		if settings.API.BaseURL == "" || settings.API.Preset == presets.VSCodeLM {
 			missing := "Cairn has no model endpoint: set CAIRN_API_KEY (or OPENAI_API_KEY) and CAIRN_BASE_URL in the " +
 				"environment the editor starts `cairn acp` with, or api.baseUrl and api.apiKey in Cairn's config file"
+			if settings.API.Preset == presets.VSCodeLM {
+				missing = vscodelm.ErrNeedsEditor.Error()
+			}
 			stdio.errf("cairn acp: %s\n", missing)
 			if err := acp.Serve(ctx, acp.Options{Log: log, MissingKey: missing, Version: Version}, stdio.In, stdio.Out); err != nil {
 				stdio.errf("cairn acp: %v\n", err)

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm/presets"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
@@ -296,6 +297,11 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	}
 	if f.model != "" {
 		s.API.Model = f.model
+	}
+	if s.API.Preset == presets.VSCodeLM && (f.baseURL != "" || env("CAIRN_BASE_URL") != "") {
+		// An endpoint given here replaces the editor's models, as a task's own endpoint does
+		// (config.Overrides.Apply).
+		s.API.Preset = ""
 	}
 	ov := f.overrides()
 	if err := ov.Check(); err != nil {

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/llm/presets"
+	"github.com/cairnhq/cairn/core/llm/vscodelm"
 	"github.com/cairnhq/cairn/core/shellcmd"
 	"github.com/cairnhq/cairn/core/tools"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
@@ -175,6 +177,10 @@ func withDaemon(ctx context.Context, dataFlag string, connect bool, sf settingsF
 
 // privateDaemon starts a daemon with settings on a temporary socket, connects, and runs fn.
 func privateDaemon(ctx context.Context, dataDir string, settings config.Settings, stdio IO, fn func(*client) int) int {
+	if settings.API.Preset == presets.VSCodeLM {
+		stdio.errf("cairn: %v\n", vscodelm.ErrNeedsEditor)
+		return exitUsage
+	}
 	if settings.API.BaseURL == "" {
 		stdio.errf("cairn: no model endpoint: set --base-url/--api-key or CAIRN_BASE_URL/CAIRN_API_KEY\n")
 		return exitUsage

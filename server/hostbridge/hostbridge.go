@@ -117,6 +117,7 @@ func (r *Registry) Serve(stream Stream) error {
 		conn: newID(), hello: hello, stream: stream, r: r,
 		pending:  map[string]chan *hostv1.Response{},
 		commands: map[string]*remoteProcess{},
+		chats:    map[string]*lmChat{},
 		done:     make(chan struct{}),
 	}
 	h.id = hello.GetClientId()
@@ -172,10 +173,11 @@ type Host struct {
 	// sendMu serialises Send on the stream.
 	sendMu sync.Mutex
 
-	// mu guards pending, commands and closed.
+	// mu guards pending, commands, chats and closed.
 	mu       sync.Mutex
 	pending  map[string]chan *hostv1.Response
 	commands map[string]*remoteProcess
+	chats    map[string]*lmChat // language model requests streaming back (lm.go)
 	closed   bool
 	done     chan struct{}
 }
@@ -213,6 +215,10 @@ func (h *Host) close() {
 	}
 	for _, p := range h.commands {
 		p.finish(-1, ErrHostGone)
+	}
+	for id, c := range h.chats {
+		c.fail(ErrHostGone)
+		delete(h.chats, id)
 	}
 }
 
@@ -289,6 +295,10 @@ func (h *Host) event(ev *hostv1.Event) {
 		}
 	case *hostv1.Event_DiffDecision:
 		h.r.decide(h.id, e.DiffDecision.GetSessionId(), e.DiffDecision.GetApproved())
+	case *hostv1.Event_LmPart:
+		h.lmPart(e.LmPart)
+	case *hostv1.Event_LmEnd:
+		h.lmEnd(e.LmEnd)
 	}
 }
 

@@ -138,7 +138,7 @@ func toState(s task.State) *cairnv1.TaskState {
 		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
 		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount),
 		Requests: int32(s.Requests), Limits: toLimits(s.Limits), PricesKnown: s.PricesKnown, Queued: toQueued(s.Queued),
-		AutoApprove: toAutoApprove(s.AutoApprove), OwnSettings: s.OwnSettings}
+		AutoApprove: toAutoApprove(s.AutoApprove), OwnSettings: s.OwnSettings, Included: s.Included, ModelLabel: clean(s.ModelLabel)}
 }
 
 func toQueued(qs []task.Queued) []*cairnv1.QueuedMessage {

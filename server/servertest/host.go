@@ -37,6 +37,12 @@ type Host struct {
 	// MultiDiffs are the multi-file diffs shown (checkpoint compare).
 	MultiDiffs []*hostv1.MultiDiffRequest
 	cmds       map[string]*exec.Cmd
+	// model is the language model the host offers (nil: none); chats are the running chats'
+	// cancel signals, LmRequests every chat request and LmCancelled the chats cancelled.
+	model       *EditorModel
+	chats       map[string]chan struct{}
+	LmRequests  []*hostv1.LmChatRequest
+	LmCancelled []string
 }
 
 type diffState struct {
@@ -55,6 +61,13 @@ func (e *Env) ConnectHost() *Host {
 // window when it connected before) and waits for the welcome.
 func (e *Env) ConnectHostAs(clientID string) *Host {
 	e.T.Helper()
+	return e.connectHost(clientID, nil)
+}
+
+// connectHost opens the bridge; with model set the host also offers that language model
+// (lm.go).
+func (e *Env) connectHost(clientID string, model *EditorModel) *Host {
+	e.T.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := e.Bridge.Connect(ctx)
 	if err != nil {
@@ -62,7 +75,8 @@ func (e *Env) ConnectHostAs(clientID string) *Host {
 		e.T.Fatalf("Connect: %v", err)
 	}
 	if err := stream.Send(&cairnv1.ConnectRequest{Message: &cairnv1.ConnectRequest_Hello{Hello: &hostv1.Hello{
-		Client: "test", IdeName: "TestEditor", WorkspaceFolders: []string{e.Workspace}, DiffView: true, Terminal: true, Editor: true, ClientId: clientID}}}); err != nil {
+		Client: "test", IdeName: "TestEditor", WorkspaceFolders: []string{e.Workspace}, DiffView: true, Terminal: true, Editor: true, ClientId: clientID,
+		LanguageModels: model != nil}}}); err != nil {
 		cancel()
 		e.T.Fatalf("hello: %v", err)
 	}
@@ -72,7 +86,7 @@ func (e *Env) ConnectHostAs(clientID string) *Host {
 		e.T.Fatalf("welcome: %v %v", first, err)
 	}
 	h := &Host{ID: first.GetWelcome().GetHostId(), e: e, stream: stream, cancel: cancel,
-		sessions: map[string]*diffState{}, cmds: map[string]*exec.Cmd{}}
+		sessions: map[string]*diffState{}, cmds: map[string]*exec.Cmd{}, model: model, chats: map[string]chan struct{}{}}
 	e.T.Cleanup(cancel)
 	go h.serve()
 	return h
@@ -191,6 +205,8 @@ func (h *Host) handle(req *hostv1.Request) {
 		h.respond(req.GetId(), empty())
 	case *hostv1.Request_Diagnostics:
 		h.respond(req.GetId(), &hostv1.Response{Result: &hostv1.Response_Diagnostics{Diagnostics: &hostv1.DiagnosticsResult{Diagnostics: h.Diags}}})
+	case *hostv1.Request_LmModels, *hostv1.Request_LmChat, *hostv1.Request_LmCancel:
+		h.handleLM(req)
 	default:
 		h.respond(req.GetId(), empty())
 	}

@@ -64,6 +64,11 @@ type Preset struct {
 // Custom is the preset of any other OpenAI-compatible endpoint, and of settings without one.
 const Custom = "openai-compatible"
 
+// VSCodeLM is the preset of the editor's own language models (core/llm/vscodelm): no endpoint
+// and no key; requests go through the editor that started the task, which also lists the
+// models, so the daemon never lists them itself.
+const VSCodeLM = "vscode-lm"
+
 var all = []Preset{
 	{ID: "openai", Name: "OpenAI", BaseURL: "https://api.openai.com/v1", Auth: AuthBearer, List: ListOpenAI, KeyEnv: "OPENAI_API_KEY"},
 	{ID: "openrouter", Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", Auth: AuthBearer, CacheControl: true, List: ListOpenRouter, KeyEnv: "OPENROUTER_API_KEY"},
@@ -75,6 +80,7 @@ var all = []Preset{
 	{ID: "lmstudio", Name: "LM Studio", BaseURL: "http://localhost:1234/v1", Auth: AuthNone, List: ListLMStudio, Local: true},
 	{ID: "vllm", Name: "vLLM", BaseURL: "http://localhost:8000/v1", Auth: AuthBearer, List: ListOpenAI, Local: true},
 	{ID: "litellm", Name: "LiteLLM proxy", BaseURL: "http://localhost:4000/v1", Auth: AuthBearer, CacheControl: true, List: ListOpenAI},
+	{ID: VSCodeLM, Name: "VS Code language models (no key)", Auth: AuthNone, List: ListNone},
 	{ID: Custom, Name: "OpenAI-compatible (other)", Auth: AuthBearer, List: ListOpenAI},
 }
 

@@ -4,6 +4,7 @@ import type { Handlers } from "./dispatcher";
 import type { CommandRunner } from "./commandRunner";
 import type { DiffSessions } from "./diff";
 import type { VirtualDocs } from "./virtualDocs";
+import type { LanguageModels } from "./languageModels";
 import { diagnostics } from "./diagnostics";
 import { multiDiff } from "./multiDiff";
 import { openFile } from "./openFile";
@@ -13,8 +14,9 @@ import { killCommand, releaseCommand, runCommand } from "./terminal";
 import { visibleFiles } from "./visibleFiles";
 import { workspaceFolders } from "./workspaceFolders";
 
-export function hostHandlers(diffs: DiffSessions, runner: CommandRunner, docs: VirtualDocs): Handlers {
+export function hostHandlers(diffs: DiffSessions, runner: CommandRunner, docs: VirtualDocs, lm: LanguageModels): Handlers {
   return {
+    ...lm.handlers(),
     ...diffs.handlers(),
     runCommand: runCommand(runner),
     killCommand: killCommand(runner),

@@ -22,7 +22,7 @@ export function ModelPicker({ ctrl, mode }: { ctrl: Controller; mode: Mode }) {
     if (!api?.model) return;
     const ac = new AbortController();
     ctrl.client
-      .unary(StateService.method.listModels, {}, { signal: ac.signal })
+      .unary(StateService.method.listModels, { hostId: ctrl.app.get().hostId }, { signal: ac.signal })
       .then((r) => setModels(r.models))
       .catch(() => {});
     return () => ac.abort();

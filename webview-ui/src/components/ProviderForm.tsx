@@ -10,6 +10,7 @@ import { ModelEntrySchema, StateService, type ApiConfig, type ModelEntry, type P
 import type { Controller } from "../state/controller";
 import { formatModelPrices, formatTokens } from "../util/format";
 import { providerOptions } from "../util/providers";
+import { INCLUDED, entryLabel, isEditorModels } from "../util/editorModels";
 
 /** other is the select value that reveals the typed model name. */
 const other = "\u0000other";
@@ -65,7 +66,7 @@ export function ProviderForm({
     setError(undefined);
     setBusy(true);
     ctrl.client
-      .unary(StateService.method.listModels, { preset: a.preset, baseUrl: a.baseUrl, apiKey: a.apiKey }, { signal: ac.signal })
+      .unary(StateService.method.listModels, { preset: a.preset, baseUrl: a.baseUrl, apiKey: a.apiKey, hostId: ctrl.app.get().hostId }, { signal: ac.signal })
       .then((r) => {
         const list = r.entries.length > 0 ? r.entries : r.models.map((m) => create(ModelEntrySchema, { id: m }));
         setEntries(list);
@@ -87,6 +88,8 @@ export function ProviderForm({
 
   const refetch = () => setFetches((n) => n + 1);
   const azure = !!preset?.azure;
+  // The editor's own models need no key or endpoint: the editor lists them.
+  const editor = isEditorModels(api.preset);
 
   return (
     <>
@@ -108,31 +111,35 @@ export function ProviderForm({
           ))}
         </select>
       </label>
-      <label className="field">
-        API key
-        <input
-          type="password"
-          value={api.apiKey}
-          onChange={(e) => setApi({ apiKey: e.target.value })}
-          placeholder={api.apiKeySet ? "•••••• stored" : preset && !preset.needsKey ? "not needed" : "sk-…"}
-          autoComplete="off"
-          aria-describedby={keyHint ? `${id}-key-hint` : undefined}
-        />
-      </label>
-      {keyHint && (
-        <span id={`${id}-key-hint`} className="muted small">
-          {keyHint}
-        </span>
+      {!editor && (
+        <>
+          <label className="field">
+            API key
+            <input
+              type="password"
+              value={api.apiKey}
+              onChange={(e) => setApi({ apiKey: e.target.value })}
+              placeholder={api.apiKeySet ? "•••••• stored" : preset && !preset.needsKey ? "not needed" : "sk-…"}
+              autoComplete="off"
+              aria-describedby={keyHint ? `${id}-key-hint` : undefined}
+            />
+          </label>
+          {keyHint && (
+            <span id={`${id}-key-hint`} className="muted small">
+              {keyHint}
+            </span>
+          )}
+          <label className="field">
+            {azure ? "Resource endpoint" : "Base URL"}
+            <input
+              type="url"
+              value={api.baseUrl}
+              onChange={(e) => setApi({ baseUrl: e.target.value })}
+              placeholder={azure ? "https://my-resource.openai.azure.com" : preset?.baseUrl || "https://api.openai.com/v1"}
+            />
+          </label>
+        </>
       )}
-      <label className="field">
-        {azure ? "Resource endpoint" : "Base URL"}
-        <input
-          type="url"
-          value={api.baseUrl}
-          onChange={(e) => setApi({ baseUrl: e.target.value })}
-          placeholder={azure ? "https://my-resource.openai.azure.com" : preset?.baseUrl || "https://api.openai.com/v1"}
-        />
-      </label>
       {azure && (
         <>
           <label className="field">
@@ -148,7 +155,7 @@ export function ProviderForm({
       {preset?.cacheControl && <p className="muted small">Requests mark the system prompt and the latest turns for prompt caching.</p>}
       <div className="model-list-header">
         <span>Models{entries.length > 0 ? ` (${entries.length})` : ""}</span>
-        <button type="button" className="button secondary small" disabled={busy || !api.baseUrl.trim()} onClick={refetch}>
+        <button type="button" className="button secondary small" disabled={busy || (!editor && !api.baseUrl.trim())} onClick={refetch}>
           {loaded || error ? "Fetch models again" : "Fetch models"}
         </button>
       </div>
@@ -227,7 +234,7 @@ function ModelChoice({
         {unlisted && <option value={value}>{value}</option>}
         {entries.map((m) => (
           <option key={m.id} value={m.id}>
-            {known(m) ? `${m.id} · ${modelFacts(m)}` : m.id}
+            {known(m) ? `${entryLabel(m)} · ${modelFacts(m)}` : m.id}
           </option>
         ))}
         <option value={other}>Other (type a name)</option>
@@ -251,5 +258,6 @@ function known(m: ModelEntry): boolean {
 
 /** modelFacts is what is known about a listed model: its window and prices ("unknown", never $0). */
 function modelFacts(m: ModelEntry): string {
-  return `${m.contextWindow > 0n ? `${formatTokens(m.contextWindow)} context` : "context unknown"} · ${formatModelPrices(m)}`;
+  // Only the editor's models have a vendor; they have no price.
+  return `${m.contextWindow > 0n ? `${formatTokens(m.contextWindow)} context` : "context unknown"} · ${m.vendor ? INCLUDED : formatModelPrices(m)}`;
 }

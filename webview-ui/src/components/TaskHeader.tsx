@@ -6,9 +6,10 @@
 import { useEffect, useState } from "react";
 import type { Controller } from "../state/controller";
 import { useTaskState } from "../state/taskStore";
-import { costKnown, costOrUnknown, formatCost, formatTokens } from "../util/format";
+import { costKnown, formatCost, formatTokens } from "../util/format";
 import { parseChecklist, serializeChecklist } from "../util/focusChain";
 import { approvalSummary } from "./AutoApproveBar";
+import { taskCost, taskModel } from "../util/editorModels";
 
 export function TaskHeader({ ctrl }: { ctrl: Controller }) {
   const s = useTaskState(ctrl.task);
@@ -50,7 +51,7 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
         <>
           <div className="task-settings muted small" aria-label="Task settings">
             <span title="The model answering in the current mode">
-              <span className="codicon codicon-hubot" aria-hidden /> {s.model || "no model"}
+              <span className="codicon codicon-hubot" aria-hidden /> {taskModel(s) || "no model"}
             </span>
             <span title="What runs without asking">
               <span className="codicon codicon-shield" aria-hidden /> Auto-approve: {s.autoApprove ? approvalSummary(s.autoApprove) : "unknown"}
@@ -171,9 +172,9 @@ function TaskLimitsRow({ ctrl }: { ctrl: Controller }) {
         {s.requests}
         {maxRequests > 0 ? ` / ${maxRequests}` : ""} {s.requests === 1 && maxRequests <= 1 ? "request" : "requests"}
       </span>
-      <span title={s.pricesKnown ? "Cost against the task's limit" : "The model's prices are unknown: only costs the provider reports count against the limit"}
+      <span title={s.included ? "The editor's models have no price: a cost limit does not apply" : s.pricesKnown ? "Cost against the task's limit" : "The model's prices are unknown: only costs the provider reports count against the limit"}
         aria-label="Cost limit">
-        {costOrUnknown(s)}
+        {taskCost(s)}
         {maxCost > 0 ? ` / ${formatCost(maxCost)}` : " (no cost limit)"}
       </span>
       {editing ? (

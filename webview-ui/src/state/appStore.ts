@@ -5,6 +5,7 @@ import { useSyncExternalStore } from "react";
 import type { DaemonStatus, View } from "../rpc";
 import type { Settings } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { Mode } from "@cairn/proto/gen/cairn/v1/state_pb";
+import { isEditorModels } from "../util/editorModels";
 
 export interface AppState {
   view: Exclude<View, "newTask" | "newWorktreeTask">;
@@ -69,5 +70,5 @@ export function useApp<T>(store: AppStore, select: (s: AppState) => T): T {
 
 /** hasApiConfig: the welcome view shows until a model endpoint is configured. */
 export function hasApiConfig(s: Settings | undefined): boolean {
-  return !!s?.api && s.api.model !== "" && (s.api.baseUrl !== "" || s.api.apiKeySet);
+  return !!s?.api && s.api.model !== "" && (s.api.baseUrl !== "" || s.api.apiKeySet || isEditorModels(s.api.preset));
 }

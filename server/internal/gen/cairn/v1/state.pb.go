@@ -1270,7 +1270,9 @@ type ListModelsRequest struct {
 	BaseUrl string                 `protobuf:"bytes,1,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
 	ApiKey  string                 `protobuf:"bytes,2,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
 	// The preset whose catalogue to read ("": the configured one).
-	Preset        string `protobuf:"bytes,3,opt,name=preset,proto3" json:"preset,omitempty"`
+	Preset string `protobuf:"bytes,3,opt,name=preset,proto3" json:"preset,omitempty"`
+	// The editor whose language models to list, for the vscode-lm preset (the webview's host id).
+	HostId        string `protobuf:"bytes,70,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1322,6 +1324,13 @@ func (x *ListModelsRequest) GetApiKey() string {
 func (x *ListModelsRequest) GetPreset() string {
 	if x != nil {
 		return x.Preset
+	}
+	return ""
+}
+
+func (x *ListModelsRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
 	}
 	return ""
 }
@@ -1392,8 +1401,12 @@ type ModelEntry struct {
 	CacheReadPrice  float64 `protobuf:"fixed64,6,opt,name=cache_read_price,json=cacheReadPrice,proto3" json:"cache_read_price,omitempty"`
 	CacheWritePrice float64 `protobuf:"fixed64,7,opt,name=cache_write_price,json=cacheWritePrice,proto3" json:"cache_write_price,omitempty"`
 	PricesKnown     bool    `protobuf:"varint,8,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The editor's models (vscode-lm): who provides the model, its family and its name.
+	Vendor        string `protobuf:"bytes,70,opt,name=vendor,proto3" json:"vendor,omitempty"`
+	Family        string `protobuf:"bytes,71,opt,name=family,proto3" json:"family,omitempty"`
+	Name          string `protobuf:"bytes,72,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ModelEntry) Reset() {
@@ -1480,6 +1493,27 @@ func (x *ModelEntry) GetPricesKnown() bool {
 		return x.PricesKnown
 	}
 	return false
+}
+
+func (x *ModelEntry) GetVendor() string {
+	if x != nil {
+		return x.Vendor
+	}
+	return ""
+}
+
+func (x *ModelEntry) GetFamily() string {
+	if x != nil {
+		return x.Family
+	}
+	return ""
+}
+
+func (x *ModelEntry) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
 }
 
 // McpTool is a tool a server offers.
@@ -3110,14 +3144,15 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x0fSetModeResponse\"T\n" +
 	"\x18UpdateAutoApproveRequest\x128\n" +
 	"\fauto_approve\x18\x01 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1b\n" +
-	"\x19UpdateAutoApproveResponse\"_\n" +
+	"\x19UpdateAutoApproveResponse\"x\n" +
 	"\x11ListModelsRequest\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x16\n" +
-	"\x06preset\x18\x03 \x01(\tR\x06preset\"\\\n" +
+	"\x06preset\x18\x03 \x01(\tR\x06preset\x12\x17\n" +
+	"\ahost_id\x18F \x01(\tR\x06hostId\"\\\n" +
 	"\x12ListModelsResponse\x12\x16\n" +
 	"\x06models\x18\x01 \x03(\tR\x06models\x12.\n" +
-	"\aentries\x18\x02 \x03(\v2\x14.cairn.v1.ModelEntryR\aentries\"\xac\x02\n" +
+	"\aentries\x18\x02 \x03(\v2\x14.cairn.v1.ModelEntryR\aentries\"\xf0\x02\n" +
 	"\n" +
 	"ModelEntry\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
@@ -3128,7 +3163,10 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\foutput_price\x18\x05 \x01(\x01R\voutputPrice\x12(\n" +
 	"\x10cache_read_price\x18\x06 \x01(\x01R\x0ecacheReadPrice\x12*\n" +
 	"\x11cache_write_price\x18\a \x01(\x01R\x0fcacheWritePrice\x12!\n" +
-	"\fprices_known\x18\b \x01(\bR\vpricesKnown\"\x85\x01\n" +
+	"\fprices_known\x18\b \x01(\bR\vpricesKnown\x12\x16\n" +
+	"\x06vendor\x18F \x01(\tR\x06vendor\x12\x16\n" +
+	"\x06family\x18G \x01(\tR\x06family\x12\x12\n" +
+	"\x04name\x18H \x01(\tR\x04name\"\x85\x01\n" +
 	"\aMcpTool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +

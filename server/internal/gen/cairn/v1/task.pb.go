@@ -2631,7 +2631,12 @@ type TaskState struct {
 	AutoApprove *AutoApprove `protobuf:"bytes,20,opt,name=auto_approve,json=autoApprove,proto3" json:"auto_approve,omitempty"`
 	// The task has settings of its own (TaskOverrides): the chat's model picker and auto-approve
 	// bar change this task only (UpdateTaskSettings).
-	OwnSettings   bool `protobuf:"varint,21,opt,name=own_settings,json=ownSettings,proto3" json:"own_settings,omitempty"`
+	OwnSettings bool `protobuf:"varint,21,opt,name=own_settings,json=ownSettings,proto3" json:"own_settings,omitempty"`
+	// The model's requests are included with the editor's models (vscode-lm): they have no
+	// price, the header says so instead of a cost, and a cost limit does not apply.
+	Included bool `protobuf:"varint,70,opt,name=included,proto3" json:"included,omitempty"`
+	// How to name the model in the header when it is not its id ("vendor · family"); "": model.
+	ModelLabel    string `protobuf:"bytes,71,opt,name=model_label,json=modelLabel,proto3" json:"model_label,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2811,6 +2816,20 @@ func (x *TaskState) GetOwnSettings() bool {
 		return x.OwnSettings
 	}
 	return false
+}
+
+func (x *TaskState) GetIncluded() bool {
+	if x != nil {
+		return x.Included
+	}
+	return false
+}
+
+func (x *TaskState) GetModelLabel() string {
+	if x != nil {
+		return x.ModelLabel
+	}
+	return ""
 }
 
 // QueuedMessage is a message waiting to be sent.
@@ -3032,7 +3051,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x14\n" +
 	"\x05delta\x18\x02 \x01(\tR\x05delta\"=\n" +
 	"\x0eMessageUpdated\x12+\n" +
-	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xeb\x05\n" +
+	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xa8\x06\n" +
 	"\tTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.cairn.v1.TaskStatusR\x06status\x12\"\n" +
@@ -3058,7 +3077,10 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\fprices_known\x18\x12 \x01(\bR\vpricesKnown\x12/\n" +
 	"\x06queued\x18\x13 \x03(\v2\x17.cairn.v1.QueuedMessageR\x06queued\x128\n" +
 	"\fauto_approve\x18\x14 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12!\n" +
-	"\fown_settings\x18\x15 \x01(\bR\vownSettings\"T\n" +
+	"\fown_settings\x18\x15 \x01(\bR\vownSettings\x12\x1a\n" +
+	"\bincluded\x18F \x01(\bR\bincluded\x12\x1f\n" +
+	"\vmodel_label\x18G \x01(\tR\n" +
+	"modelLabel\"T\n" +
 	"\rQueuedMessage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1f\n" +

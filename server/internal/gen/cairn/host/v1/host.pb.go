@@ -130,6 +130,125 @@ func (MessageLevel) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{1}
 }
 
+// LmRole is who authored a message.
+type LmRole int32
+
+const (
+	LmRole_LM_ROLE_UNSPECIFIED LmRole = 0
+	LmRole_LM_ROLE_USER        LmRole = 1
+	LmRole_LM_ROLE_ASSISTANT   LmRole = 2
+)
+
+// Enum value maps for LmRole.
+var (
+	LmRole_name = map[int32]string{
+		0: "LM_ROLE_UNSPECIFIED",
+		1: "LM_ROLE_USER",
+		2: "LM_ROLE_ASSISTANT",
+	}
+	LmRole_value = map[string]int32{
+		"LM_ROLE_UNSPECIFIED": 0,
+		"LM_ROLE_USER":        1,
+		"LM_ROLE_ASSISTANT":   2,
+	}
+)
+
+func (x LmRole) Enum() *LmRole {
+	p := new(LmRole)
+	*p = x
+	return p
+}
+
+func (x LmRole) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LmRole) Descriptor() protoreflect.EnumDescriptor {
+	return file_cairn_host_v1_host_proto_enumTypes[2].Descriptor()
+}
+
+func (LmRole) Type() protoreflect.EnumType {
+	return &file_cairn_host_v1_host_proto_enumTypes[2]
+}
+
+func (x LmRole) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LmRole.Descriptor instead.
+func (LmRole) EnumDescriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{2}
+}
+
+// LmErrorCode says why a chat failed.
+type LmErrorCode int32
+
+const (
+	// The chat succeeded.
+	LmErrorCode_LM_ERROR_CODE_UNSPECIFIED LmErrorCode = 0
+	// LanguageModelError.NoPermissions: the user did not allow the use of the model.
+	LmErrorCode_LM_ERROR_CODE_NO_PERMISSIONS LmErrorCode = 1
+	// LanguageModelError.Blocked: the vendor refused the request (quota, rules).
+	LmErrorCode_LM_ERROR_CODE_BLOCKED LmErrorCode = 2
+	// LanguageModelError.NotFound: the vendor does not know the model.
+	LmErrorCode_LM_ERROR_CODE_NOT_FOUND LmErrorCode = 3
+	// The editor no longer offers the model.
+	LmErrorCode_LM_ERROR_CODE_GONE LmErrorCode = 4
+	// Cancelled (LmCancelRequest).
+	LmErrorCode_LM_ERROR_CODE_CANCELLED LmErrorCode = 5
+	// Anything else; message says what.
+	LmErrorCode_LM_ERROR_CODE_OTHER LmErrorCode = 6
+)
+
+// Enum value maps for LmErrorCode.
+var (
+	LmErrorCode_name = map[int32]string{
+		0: "LM_ERROR_CODE_UNSPECIFIED",
+		1: "LM_ERROR_CODE_NO_PERMISSIONS",
+		2: "LM_ERROR_CODE_BLOCKED",
+		3: "LM_ERROR_CODE_NOT_FOUND",
+		4: "LM_ERROR_CODE_GONE",
+		5: "LM_ERROR_CODE_CANCELLED",
+		6: "LM_ERROR_CODE_OTHER",
+	}
+	LmErrorCode_value = map[string]int32{
+		"LM_ERROR_CODE_UNSPECIFIED":    0,
+		"LM_ERROR_CODE_NO_PERMISSIONS": 1,
+		"LM_ERROR_CODE_BLOCKED":        2,
+		"LM_ERROR_CODE_NOT_FOUND":      3,
+		"LM_ERROR_CODE_GONE":           4,
+		"LM_ERROR_CODE_CANCELLED":      5,
+		"LM_ERROR_CODE_OTHER":          6,
+	}
+)
+
+func (x LmErrorCode) Enum() *LmErrorCode {
+	p := new(LmErrorCode)
+	*p = x
+	return p
+}
+
+func (x LmErrorCode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LmErrorCode) Descriptor() protoreflect.EnumDescriptor {
+	return file_cairn_host_v1_host_proto_enumTypes[3].Descriptor()
+}
+
+func (LmErrorCode) Type() protoreflect.EnumType {
+	return &file_cairn_host_v1_host_proto_enumTypes[3]
+}
+
+func (x LmErrorCode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LmErrorCode.Descriptor instead.
+func (LmErrorCode) EnumDescriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{3}
+}
+
 // Hello is the host's first message.
 type Hello struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -145,9 +264,12 @@ type Hello struct {
 	// A stable name for this host, chosen by the host once per window session and sent again on
 	// every reconnect of that window. Tasks refer to the host by it, so a reconnected bridge
 	// serves the tasks the previous connection served. Empty: the daemon names the connection.
-	ClientId      string `protobuf:"bytes,8,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ClientId string `protobuf:"bytes,8,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// The host answers language model requests (lm_chat, lm_cancel, lm_models) with the editor's
+	// own models (the vscode-lm provider, README "Providers").
+	LanguageModels bool `protobuf:"varint,70,opt,name=language_models,json=languageModels,proto3" json:"language_models,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Hello) Reset() {
@@ -236,6 +358,13 @@ func (x *Hello) GetClientId() string {
 	return ""
 }
 
+func (x *Hello) GetLanguageModels() bool {
+	if x != nil {
+		return x.LanguageModels
+	}
+	return false
+}
+
 // Welcome is the daemon's answer to Hello.
 type Welcome struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -321,6 +450,9 @@ type Request struct {
 	//	*Request_WorkspaceFolders
 	//	*Request_MultiDiff
 	//	*Request_ReleaseCommand
+	//	*Request_LmChat
+	//	*Request_LmCancel
+	//	*Request_LmModels
 	Request       isRequest_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -503,6 +635,33 @@ func (x *Request) GetReleaseCommand() *ReleaseCommandRequest {
 	return nil
 }
 
+func (x *Request) GetLmChat() *LmChatRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Request_LmChat); ok {
+			return x.LmChat
+		}
+	}
+	return nil
+}
+
+func (x *Request) GetLmCancel() *LmCancelRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Request_LmCancel); ok {
+			return x.LmCancel
+		}
+	}
+	return nil
+}
+
+func (x *Request) GetLmModels() *LmModelsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Request_LmModels); ok {
+			return x.LmModels
+		}
+	}
+	return nil
+}
+
 type isRequest_Request interface {
 	isRequest_Request()
 }
@@ -563,6 +722,18 @@ type Request_ReleaseCommand struct {
 	ReleaseCommand *ReleaseCommandRequest `protobuf:"bytes,40,opt,name=release_command,json=releaseCommand,proto3,oneof"`
 }
 
+type Request_LmChat struct {
+	LmChat *LmChatRequest `protobuf:"bytes,70,opt,name=lm_chat,json=lmChat,proto3,oneof"`
+}
+
+type Request_LmCancel struct {
+	LmCancel *LmCancelRequest `protobuf:"bytes,71,opt,name=lm_cancel,json=lmCancel,proto3,oneof"`
+}
+
+type Request_LmModels struct {
+	LmModels *LmModelsRequest `protobuf:"bytes,72,opt,name=lm_models,json=lmModels,proto3,oneof"`
+}
+
 func (*Request_OpenDiff) isRequest_Request() {}
 
 func (*Request_UpdateDiff) isRequest_Request() {}
@@ -591,6 +762,12 @@ func (*Request_MultiDiff) isRequest_Request() {}
 
 func (*Request_ReleaseCommand) isRequest_Request() {}
 
+func (*Request_LmChat) isRequest_Request() {}
+
+func (*Request_LmCancel) isRequest_Request() {}
+
+func (*Request_LmModels) isRequest_Request() {}
+
 // Response answers a Request by id.
 type Response struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -605,6 +782,7 @@ type Response struct {
 	//	*Response_Paths
 	//	*Response_Diagnostics
 	//	*Response_ReleaseCommand
+	//	*Response_LmModels
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -715,6 +893,15 @@ func (x *Response) GetReleaseCommand() *ReleaseCommandResult {
 	return nil
 }
 
+func (x *Response) GetLmModels() *LmModelsResult {
+	if x != nil {
+		if x, ok := x.Result.(*Response_LmModels); ok {
+			return x.LmModels
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -743,6 +930,10 @@ type Response_ReleaseCommand struct {
 	ReleaseCommand *ReleaseCommandResult `protobuf:"bytes,40,opt,name=release_command,json=releaseCommand,proto3,oneof"`
 }
 
+type Response_LmModels struct {
+	LmModels *LmModelsResult `protobuf:"bytes,70,opt,name=lm_models,json=lmModels,proto3,oneof"`
+}
+
 func (*Response_Empty) isResponse_Result() {}
 
 func (*Response_SaveDiff) isResponse_Result() {}
@@ -754,6 +945,8 @@ func (*Response_Paths) isResponse_Result() {}
 func (*Response_Diagnostics) isResponse_Result() {}
 
 func (*Response_ReleaseCommand) isResponse_Result() {}
+
+func (*Response_LmModels) isResponse_Result() {}
 
 // Empty is the result of requests that return nothing.
 type Empty struct {
@@ -1871,6 +2064,8 @@ type Event struct {
 	//	*Event_CommandExit
 	//	*Event_ActiveEditorChanged
 	//	*Event_DiffDecision
+	//	*Event_LmPart
+	//	*Event_LmEnd
 	Event         isEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1949,6 +2144,24 @@ func (x *Event) GetDiffDecision() *DiffDecision {
 	return nil
 }
 
+func (x *Event) GetLmPart() *LmChatPart {
+	if x != nil {
+		if x, ok := x.Event.(*Event_LmPart); ok {
+			return x.LmPart
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetLmEnd() *LmChatEnd {
+	if x != nil {
+		if x, ok := x.Event.(*Event_LmEnd); ok {
+			return x.LmEnd
+		}
+	}
+	return nil
+}
+
 type isEvent_Event interface {
 	isEvent_Event()
 }
@@ -1969,6 +2182,14 @@ type Event_DiffDecision struct {
 	DiffDecision *DiffDecision `protobuf:"bytes,4,opt,name=diff_decision,json=diffDecision,proto3,oneof"`
 }
 
+type Event_LmPart struct {
+	LmPart *LmChatPart `protobuf:"bytes,70,opt,name=lm_part,json=lmPart,proto3,oneof"`
+}
+
+type Event_LmEnd struct {
+	LmEnd *LmChatEnd `protobuf:"bytes,71,opt,name=lm_end,json=lmEnd,proto3,oneof"`
+}
+
 func (*Event_CommandOutput) isEvent_Event() {}
 
 func (*Event_CommandExit) isEvent_Event() {}
@@ -1976,6 +2197,10 @@ func (*Event_CommandExit) isEvent_Event() {}
 func (*Event_ActiveEditorChanged) isEvent_Event() {}
 
 func (*Event_DiffDecision) isEvent_Event() {}
+
+func (*Event_LmPart) isEvent_Event() {}
+
+func (*Event_LmEnd) isEvent_Event() {}
 
 // CommandOutput is new output of a running command.
 type CommandOutput struct {
@@ -2184,11 +2409,801 @@ func (x *DiffDecision) GetApproved() bool {
 	return false
 }
 
+// LmChatRequest sends a request to one of the editor's language models. The host answers with
+// Empty once it has taken the request, then streams LmChatPart events and one LmChatEnd, all
+// named by chat_id. The API has no system role: the daemon has already put the system prompt
+// into the first user message (core/llm/vscodelm).
+type LmChatRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Chosen by the daemon; events and the cancel name it.
+	ChatId string `protobuf:"bytes,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	// The model's id (LmModel.id).
+	ModelId  string       `protobuf:"bytes,2,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	Messages []*LmMessage `protobuf:"bytes,3,rep,name=messages,proto3" json:"messages,omitempty"`
+	// Offered for native tool calling (LanguageModelChatTool); empty: tools are called in text.
+	Tools         []*LmTool `protobuf:"bytes,4,rep,name=tools,proto3" json:"tools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmChatRequest) Reset() {
+	*x = LmChatRequest{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmChatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmChatRequest) ProtoMessage() {}
+
+func (x *LmChatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmChatRequest.ProtoReflect.Descriptor instead.
+func (*LmChatRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *LmChatRequest) GetChatId() string {
+	if x != nil {
+		return x.ChatId
+	}
+	return ""
+}
+
+func (x *LmChatRequest) GetModelId() string {
+	if x != nil {
+		return x.ModelId
+	}
+	return ""
+}
+
+func (x *LmChatRequest) GetMessages() []*LmMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *LmChatRequest) GetTools() []*LmTool {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+// LmMessage is one message (LanguageModelChatMessage).
+type LmMessage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Role          LmRole                 `protobuf:"varint,1,opt,name=role,proto3,enum=cairn.host.v1.LmRole" json:"role,omitempty"`
+	Parts         []*LmPart              `protobuf:"bytes,2,rep,name=parts,proto3" json:"parts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmMessage) Reset() {
+	*x = LmMessage{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmMessage) ProtoMessage() {}
+
+func (x *LmMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmMessage.ProtoReflect.Descriptor instead.
+func (*LmMessage) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *LmMessage) GetRole() LmRole {
+	if x != nil {
+		return x.Role
+	}
+	return LmRole_LM_ROLE_UNSPECIFIED
+}
+
+func (x *LmMessage) GetParts() []*LmPart {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// LmPart is one part of a message.
+type LmPart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Part:
+	//
+	//	*LmPart_Text
+	//	*LmPart_ToolCall
+	//	*LmPart_ToolResult
+	Part          isLmPart_Part `protobuf_oneof:"part"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmPart) Reset() {
+	*x = LmPart{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmPart) ProtoMessage() {}
+
+func (x *LmPart) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmPart.ProtoReflect.Descriptor instead.
+func (*LmPart) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *LmPart) GetPart() isLmPart_Part {
+	if x != nil {
+		return x.Part
+	}
+	return nil
+}
+
+func (x *LmPart) GetText() string {
+	if x != nil {
+		if x, ok := x.Part.(*LmPart_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *LmPart) GetToolCall() *LmToolCall {
+	if x != nil {
+		if x, ok := x.Part.(*LmPart_ToolCall); ok {
+			return x.ToolCall
+		}
+	}
+	return nil
+}
+
+func (x *LmPart) GetToolResult() *LmToolResult {
+	if x != nil {
+		if x, ok := x.Part.(*LmPart_ToolResult); ok {
+			return x.ToolResult
+		}
+	}
+	return nil
+}
+
+type isLmPart_Part interface {
+	isLmPart_Part()
+}
+
+type LmPart_Text struct {
+	Text string `protobuf:"bytes,1,opt,name=text,proto3,oneof"`
+}
+
+type LmPart_ToolCall struct {
+	// An assistant's call (LanguageModelToolCallPart).
+	ToolCall *LmToolCall `protobuf:"bytes,2,opt,name=tool_call,json=toolCall,proto3,oneof"`
+}
+
+type LmPart_ToolResult struct {
+	// A user's answer to a call (LanguageModelToolResultPart).
+	ToolResult *LmToolResult `protobuf:"bytes,3,opt,name=tool_result,json=toolResult,proto3,oneof"`
+}
+
+func (*LmPart_Text) isLmPart_Part() {}
+
+func (*LmPart_ToolCall) isLmPart_Part() {}
+
+func (*LmPart_ToolResult) isLmPart_Part() {}
+
+// LmToolCall is one tool call of the model.
+type LmToolCall struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	CallId string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	Name   string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The arguments, a JSON object.
+	InputJson     string `protobuf:"bytes,3,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmToolCall) Reset() {
+	*x = LmToolCall{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmToolCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmToolCall) ProtoMessage() {}
+
+func (x *LmToolCall) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmToolCall.ProtoReflect.Descriptor instead.
+func (*LmToolCall) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *LmToolCall) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *LmToolCall) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LmToolCall) GetInputJson() string {
+	if x != nil {
+		return x.InputJson
+	}
+	return ""
+}
+
+// LmToolResult is a tool's result, given back to the model.
+type LmToolResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CallId        string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmToolResult) Reset() {
+	*x = LmToolResult{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmToolResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmToolResult) ProtoMessage() {}
+
+func (x *LmToolResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmToolResult.ProtoReflect.Descriptor instead.
+func (*LmToolResult) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *LmToolResult) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *LmToolResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// LmTool is one tool offered to the model.
+type LmTool struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// The JSON Schema of the arguments object.
+	InputSchemaJson string `protobuf:"bytes,3,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *LmTool) Reset() {
+	*x = LmTool{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmTool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmTool) ProtoMessage() {}
+
+func (x *LmTool) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmTool.ProtoReflect.Descriptor instead.
+func (*LmTool) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *LmTool) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LmTool) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *LmTool) GetInputSchemaJson() string {
+	if x != nil {
+		return x.InputSchemaJson
+	}
+	return ""
+}
+
+// LmCancelRequest cancels a running chat (the host fires its CancellationTokenSource); the
+// host still ends it with LmChatEnd.
+type LmCancelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ChatId        string                 `protobuf:"bytes,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmCancelRequest) Reset() {
+	*x = LmCancelRequest{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmCancelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmCancelRequest) ProtoMessage() {}
+
+func (x *LmCancelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmCancelRequest.ProtoReflect.Descriptor instead.
+func (*LmCancelRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *LmCancelRequest) GetChatId() string {
+	if x != nil {
+		return x.ChatId
+	}
+	return ""
+}
+
+// LmModelsRequest asks for the editor's language models.
+type LmModelsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmModelsRequest) Reset() {
+	*x = LmModelsRequest{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmModelsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmModelsRequest) ProtoMessage() {}
+
+func (x *LmModelsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmModelsRequest.ProtoReflect.Descriptor instead.
+func (*LmModelsRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{38}
+}
+
+// LmModelsResult lists the editor's language models.
+type LmModelsResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Models        []*LmModel             `protobuf:"bytes,1,rep,name=models,proto3" json:"models,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmModelsResult) Reset() {
+	*x = LmModelsResult{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmModelsResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmModelsResult) ProtoMessage() {}
+
+func (x *LmModelsResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmModelsResult.ProtoReflect.Descriptor instead.
+func (*LmModelsResult) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *LmModelsResult) GetModels() []*LmModel {
+	if x != nil {
+		return x.Models
+	}
+	return nil
+}
+
+// LmModel is one of the editor's models (LanguageModelChat).
+type LmModel struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Vendor string                 `protobuf:"bytes,2,opt,name=vendor,proto3" json:"vendor,omitempty"`
+	Family string                 `protobuf:"bytes,3,opt,name=family,proto3" json:"family,omitempty"`
+	Name   string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The model's context window; 0 when not said.
+	MaxInputTokens int64 `protobuf:"varint,5,opt,name=max_input_tokens,json=maxInputTokens,proto3" json:"max_input_tokens,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *LmModel) Reset() {
+	*x = LmModel{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmModel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmModel) ProtoMessage() {}
+
+func (x *LmModel) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmModel.ProtoReflect.Descriptor instead.
+func (*LmModel) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *LmModel) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *LmModel) GetVendor() string {
+	if x != nil {
+		return x.Vendor
+	}
+	return ""
+}
+
+func (x *LmModel) GetFamily() string {
+	if x != nil {
+		return x.Family
+	}
+	return ""
+}
+
+func (x *LmModel) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LmModel) GetMaxInputTokens() int64 {
+	if x != nil {
+		return x.MaxInputTokens
+	}
+	return 0
+}
+
+// LmChatPart is a piece of a streamed reply.
+type LmChatPart struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	ChatId string                 `protobuf:"bytes,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	// Types that are valid to be assigned to Part:
+	//
+	//	*LmChatPart_Text
+	//	*LmChatPart_ToolCall
+	Part          isLmChatPart_Part `protobuf_oneof:"part"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmChatPart) Reset() {
+	*x = LmChatPart{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmChatPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmChatPart) ProtoMessage() {}
+
+func (x *LmChatPart) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmChatPart.ProtoReflect.Descriptor instead.
+func (*LmChatPart) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *LmChatPart) GetChatId() string {
+	if x != nil {
+		return x.ChatId
+	}
+	return ""
+}
+
+func (x *LmChatPart) GetPart() isLmChatPart_Part {
+	if x != nil {
+		return x.Part
+	}
+	return nil
+}
+
+func (x *LmChatPart) GetText() string {
+	if x != nil {
+		if x, ok := x.Part.(*LmChatPart_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *LmChatPart) GetToolCall() *LmToolCall {
+	if x != nil {
+		if x, ok := x.Part.(*LmChatPart_ToolCall); ok {
+			return x.ToolCall
+		}
+	}
+	return nil
+}
+
+type isLmChatPart_Part interface {
+	isLmChatPart_Part()
+}
+
+type LmChatPart_Text struct {
+	Text string `protobuf:"bytes,2,opt,name=text,proto3,oneof"`
+}
+
+type LmChatPart_ToolCall struct {
+	// A complete tool call (the API gives calls whole).
+	ToolCall *LmToolCall `protobuf:"bytes,3,opt,name=tool_call,json=toolCall,proto3,oneof"`
+}
+
+func (*LmChatPart_Text) isLmChatPart_Part() {}
+
+func (*LmChatPart_ToolCall) isLmChatPart_Part() {}
+
+// LmChatEnd ends a chat; nothing follows it.
+type LmChatEnd struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	ChatId       string                 `protobuf:"bytes,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	Code         LmErrorCode            `protobuf:"varint,2,opt,name=code,proto3,enum=cairn.host.v1.LmErrorCode" json:"code,omitempty"`
+	Message      string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	InputTokens  int64                  `protobuf:"varint,4,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
+	OutputTokens int64                  `protobuf:"varint,5,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
+	// The counts come from the model's countTokens: the API reports no usage.
+	Estimated     bool `protobuf:"varint,6,opt,name=estimated,proto3" json:"estimated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LmChatEnd) Reset() {
+	*x = LmChatEnd{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LmChatEnd) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LmChatEnd) ProtoMessage() {}
+
+func (x *LmChatEnd) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LmChatEnd.ProtoReflect.Descriptor instead.
+func (*LmChatEnd) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *LmChatEnd) GetChatId() string {
+	if x != nil {
+		return x.ChatId
+	}
+	return ""
+}
+
+func (x *LmChatEnd) GetCode() LmErrorCode {
+	if x != nil {
+		return x.Code
+	}
+	return LmErrorCode_LM_ERROR_CODE_UNSPECIFIED
+}
+
+func (x *LmChatEnd) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *LmChatEnd) GetInputTokens() int64 {
+	if x != nil {
+		return x.InputTokens
+	}
+	return 0
+}
+
+func (x *LmChatEnd) GetOutputTokens() int64 {
+	if x != nil {
+		return x.OutputTokens
+	}
+	return 0
+}
+
+func (x *LmChatEnd) GetEstimated() bool {
+	if x != nil {
+		return x.Estimated
+	}
+	return false
+}
+
 var File_cairn_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\xeb\x01\n" +
+	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\x94\x02\n" +
 	"\x05Hello\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x19\n" +
 	"\bide_name\x18\x02 \x01(\tR\aideName\x12+\n" +
@@ -2197,11 +3212,12 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\tdiff_view\x18\x05 \x01(\bR\bdiffView\x12\x1a\n" +
 	"\bterminal\x18\x06 \x01(\bR\bterminal\x12\x16\n" +
 	"\x06editor\x18\a \x01(\bR\x06editor\x12\x1b\n" +
-	"\tclient_id\x18\b \x01(\tR\bclientId\"n\n" +
+	"\tclient_id\x18\b \x01(\tR\bclientId\x12'\n" +
+	"\x0flanguage_models\x18F \x01(\bR\x0elanguageModels\"n\n" +
 	"\aWelcome\x12\x17\n" +
 	"\ahost_id\x18\x01 \x01(\tR\x06hostId\x12%\n" +
 	"\x0edaemon_version\x18\x02 \x01(\tR\rdaemonVersion\x12#\n" +
-	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\x9c\b\n" +
+	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\xd3\t\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vdeadline_ms\x18\x02 \x01(\x03R\n" +
@@ -2224,8 +3240,11 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x11workspace_folders\x18\x15 \x01(\v2&.cairn.host.v1.WorkspaceFoldersRequestH\x00R\x10workspaceFolders\x12@\n" +
 	"\n" +
 	"multi_diff\x18\x16 \x01(\v2\x1f.cairn.host.v1.MultiDiffRequestH\x00R\tmultiDiff\x12O\n" +
-	"\x0frelease_command\x18( \x01(\v2$.cairn.host.v1.ReleaseCommandRequestH\x00R\x0ereleaseCommandB\t\n" +
-	"\arequest\"\xb4\x03\n" +
+	"\x0frelease_command\x18( \x01(\v2$.cairn.host.v1.ReleaseCommandRequestH\x00R\x0ereleaseCommand\x127\n" +
+	"\alm_chat\x18F \x01(\v2\x1c.cairn.host.v1.LmChatRequestH\x00R\x06lmChat\x12=\n" +
+	"\tlm_cancel\x18G \x01(\v2\x1e.cairn.host.v1.LmCancelRequestH\x00R\blmCancel\x12=\n" +
+	"\tlm_models\x18H \x01(\v2\x1e.cairn.host.v1.LmModelsRequestH\x00R\blmModelsB\t\n" +
+	"\arequest\"\xf2\x03\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12,\n" +
@@ -2236,7 +3255,8 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"runCommand\x122\n" +
 	"\x05paths\x18\r \x01(\v2\x1a.cairn.host.v1.PathsResultH\x00R\x05paths\x12D\n" +
 	"\vdiagnostics\x18\x0e \x01(\v2 .cairn.host.v1.DiagnosticsResultH\x00R\vdiagnostics\x12N\n" +
-	"\x0frelease_command\x18( \x01(\v2#.cairn.host.v1.ReleaseCommandResultH\x00R\x0ereleaseCommandB\b\n" +
+	"\x0frelease_command\x18( \x01(\v2#.cairn.host.v1.ReleaseCommandResultH\x00R\x0ereleaseCommand\x12<\n" +
+	"\tlm_models\x18F \x01(\v2\x1d.cairn.host.v1.LmModelsResultH\x00R\blmModelsB\b\n" +
 	"\x06result\"\a\n" +
 	"\x05Empty\"w\n" +
 	"\x0fOpenDiffRequest\x12\x1d\n" +
@@ -2304,12 +3324,14 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x05right\x18\x03 \x01(\tR\x05right\"W\n" +
 	"\x10MultiDiffRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12-\n" +
-	"\x05files\x18\x02 \x03(\v2\x17.cairn.host.v1.DiffFileR\x05files\"\xb6\x02\n" +
+	"\x05files\x18\x02 \x03(\v2\x17.cairn.host.v1.DiffFileR\x05files\"\x9f\x03\n" +
 	"\x05Event\x12E\n" +
 	"\x0ecommand_output\x18\x01 \x01(\v2\x1c.cairn.host.v1.CommandOutputH\x00R\rcommandOutput\x12?\n" +
 	"\fcommand_exit\x18\x02 \x01(\v2\x1a.cairn.host.v1.CommandExitH\x00R\vcommandExit\x12X\n" +
 	"\x15active_editor_changed\x18\x03 \x01(\v2\".cairn.host.v1.ActiveEditorChangedH\x00R\x13activeEditorChanged\x12B\n" +
-	"\rdiff_decision\x18\x04 \x01(\v2\x1b.cairn.host.v1.DiffDecisionH\x00R\fdiffDecisionB\a\n" +
+	"\rdiff_decision\x18\x04 \x01(\v2\x1b.cairn.host.v1.DiffDecisionH\x00R\fdiffDecision\x124\n" +
+	"\alm_part\x18F \x01(\v2\x19.cairn.host.v1.LmChatPartH\x00R\x06lmPart\x121\n" +
+	"\x06lm_end\x18G \x01(\v2\x18.cairn.host.v1.LmChatEndH\x00R\x05lmEndB\a\n" +
 	"\x05event\"B\n" +
 	"\rCommandOutput\x12\x1d\n" +
 	"\n" +
@@ -2324,7 +3346,58 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\fDiffDecision\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1a\n" +
-	"\bapproved\x18\x02 \x01(\bR\bapproved*{\n" +
+	"\bapproved\x18\x02 \x01(\bR\bapproved\"\xa6\x01\n" +
+	"\rLmChatRequest\x12\x17\n" +
+	"\achat_id\x18\x01 \x01(\tR\x06chatId\x12\x19\n" +
+	"\bmodel_id\x18\x02 \x01(\tR\amodelId\x124\n" +
+	"\bmessages\x18\x03 \x03(\v2\x18.cairn.host.v1.LmMessageR\bmessages\x12+\n" +
+	"\x05tools\x18\x04 \x03(\v2\x15.cairn.host.v1.LmToolR\x05tools\"c\n" +
+	"\tLmMessage\x12)\n" +
+	"\x04role\x18\x01 \x01(\x0e2\x15.cairn.host.v1.LmRoleR\x04role\x12+\n" +
+	"\x05parts\x18\x02 \x03(\v2\x15.cairn.host.v1.LmPartR\x05parts\"\xa0\x01\n" +
+	"\x06LmPart\x12\x14\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x128\n" +
+	"\ttool_call\x18\x02 \x01(\v2\x19.cairn.host.v1.LmToolCallH\x00R\btoolCall\x12>\n" +
+	"\vtool_result\x18\x03 \x01(\v2\x1b.cairn.host.v1.LmToolResultH\x00R\n" +
+	"toolResultB\x06\n" +
+	"\x04part\"X\n" +
+	"\n" +
+	"LmToolCall\x12\x17\n" +
+	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"input_json\x18\x03 \x01(\tR\tinputJson\";\n" +
+	"\fLmToolResult\x12\x17\n" +
+	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"j\n" +
+	"\x06LmTool\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
+	"\x11input_schema_json\x18\x03 \x01(\tR\x0finputSchemaJson\"*\n" +
+	"\x0fLmCancelRequest\x12\x17\n" +
+	"\achat_id\x18\x01 \x01(\tR\x06chatId\"\x11\n" +
+	"\x0fLmModelsRequest\"@\n" +
+	"\x0eLmModelsResult\x12.\n" +
+	"\x06models\x18\x01 \x03(\v2\x16.cairn.host.v1.LmModelR\x06models\"\x87\x01\n" +
+	"\aLmModel\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06vendor\x18\x02 \x01(\tR\x06vendor\x12\x16\n" +
+	"\x06family\x18\x03 \x01(\tR\x06family\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12(\n" +
+	"\x10max_input_tokens\x18\x05 \x01(\x03R\x0emaxInputTokens\"}\n" +
+	"\n" +
+	"LmChatPart\x12\x17\n" +
+	"\achat_id\x18\x01 \x01(\tR\x06chatId\x12\x14\n" +
+	"\x04text\x18\x02 \x01(\tH\x00R\x04text\x128\n" +
+	"\ttool_call\x18\x03 \x01(\v2\x19.cairn.host.v1.LmToolCallH\x00R\btoolCallB\x06\n" +
+	"\x04part\"\xd4\x01\n" +
+	"\tLmChatEnd\x12\x17\n" +
+	"\achat_id\x18\x01 \x01(\tR\x06chatId\x12.\n" +
+	"\x04code\x18\x02 \x01(\x0e2\x1a.cairn.host.v1.LmErrorCodeR\x04code\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12!\n" +
+	"\finput_tokens\x18\x04 \x01(\x03R\vinputTokens\x12#\n" +
+	"\routput_tokens\x18\x05 \x01(\x03R\foutputTokens\x12\x1c\n" +
+	"\testimated\x18\x06 \x01(\bR\testimated*{\n" +
 	"\bSeverity\x12\x18\n" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSEVERITY_ERROR\x10\x01\x12\x14\n" +
@@ -2335,7 +3408,19 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x19MESSAGE_LEVEL_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12MESSAGE_LEVEL_INFO\x10\x01\x12\x19\n" +
 	"\x15MESSAGE_LEVEL_WARNING\x10\x02\x12\x17\n" +
-	"\x13MESSAGE_LEVEL_ERROR\x10\x03BCZAgithub.com/cairnhq/cairn/server/internal/gen/cairn/host/v1;hostv1b\x06proto3"
+	"\x13MESSAGE_LEVEL_ERROR\x10\x03*J\n" +
+	"\x06LmRole\x12\x17\n" +
+	"\x13LM_ROLE_UNSPECIFIED\x10\x00\x12\x10\n" +
+	"\fLM_ROLE_USER\x10\x01\x12\x15\n" +
+	"\x11LM_ROLE_ASSISTANT\x10\x02*\xd4\x01\n" +
+	"\vLmErrorCode\x12\x1d\n" +
+	"\x19LM_ERROR_CODE_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cLM_ERROR_CODE_NO_PERMISSIONS\x10\x01\x12\x19\n" +
+	"\x15LM_ERROR_CODE_BLOCKED\x10\x02\x12\x1b\n" +
+	"\x17LM_ERROR_CODE_NOT_FOUND\x10\x03\x12\x16\n" +
+	"\x12LM_ERROR_CODE_GONE\x10\x04\x12\x1b\n" +
+	"\x17LM_ERROR_CODE_CANCELLED\x10\x05\x12\x17\n" +
+	"\x13LM_ERROR_CODE_OTHER\x10\x06BCZAgithub.com/cairnhq/cairn/server/internal/gen/cairn/host/v1;hostv1b\x06proto3"
 
 var (
 	file_cairn_host_v1_host_proto_rawDescOnce sync.Once
@@ -2349,77 +3434,106 @@ func file_cairn_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_cairn_host_v1_host_proto_rawDescData
 }
 
-var file_cairn_host_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_cairn_host_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_cairn_host_v1_host_proto_goTypes = []any{
 	(Severity)(0),                   // 0: cairn.host.v1.Severity
 	(MessageLevel)(0),               // 1: cairn.host.v1.MessageLevel
-	(*Hello)(nil),                   // 2: cairn.host.v1.Hello
-	(*Welcome)(nil),                 // 3: cairn.host.v1.Welcome
-	(*Request)(nil),                 // 4: cairn.host.v1.Request
-	(*Response)(nil),                // 5: cairn.host.v1.Response
-	(*Empty)(nil),                   // 6: cairn.host.v1.Empty
-	(*OpenDiffRequest)(nil),         // 7: cairn.host.v1.OpenDiffRequest
-	(*UpdateDiffRequest)(nil),       // 8: cairn.host.v1.UpdateDiffRequest
-	(*SaveDiffRequest)(nil),         // 9: cairn.host.v1.SaveDiffRequest
-	(*SaveDiffResult)(nil),          // 10: cairn.host.v1.SaveDiffResult
-	(*RevertDiffRequest)(nil),       // 11: cairn.host.v1.RevertDiffRequest
-	(*RunCommandRequest)(nil),       // 12: cairn.host.v1.RunCommandRequest
-	(*RunCommandResult)(nil),        // 13: cairn.host.v1.RunCommandResult
-	(*KillCommandRequest)(nil),      // 14: cairn.host.v1.KillCommandRequest
-	(*ReleaseCommandRequest)(nil),   // 15: cairn.host.v1.ReleaseCommandRequest
-	(*ReleaseCommandResult)(nil),    // 16: cairn.host.v1.ReleaseCommandResult
-	(*VisibleFilesRequest)(nil),     // 17: cairn.host.v1.VisibleFilesRequest
-	(*OpenTabsRequest)(nil),         // 18: cairn.host.v1.OpenTabsRequest
-	(*WorkspaceFoldersRequest)(nil), // 19: cairn.host.v1.WorkspaceFoldersRequest
-	(*PathsResult)(nil),             // 20: cairn.host.v1.PathsResult
-	(*DiagnosticsRequest)(nil),      // 21: cairn.host.v1.DiagnosticsRequest
-	(*Diagnostic)(nil),              // 22: cairn.host.v1.Diagnostic
-	(*DiagnosticsResult)(nil),       // 23: cairn.host.v1.DiagnosticsResult
-	(*OpenFileRequest)(nil),         // 24: cairn.host.v1.OpenFileRequest
-	(*ShowMessageRequest)(nil),      // 25: cairn.host.v1.ShowMessageRequest
-	(*DiffFile)(nil),                // 26: cairn.host.v1.DiffFile
-	(*MultiDiffRequest)(nil),        // 27: cairn.host.v1.MultiDiffRequest
-	(*Event)(nil),                   // 28: cairn.host.v1.Event
-	(*CommandOutput)(nil),           // 29: cairn.host.v1.CommandOutput
-	(*CommandExit)(nil),             // 30: cairn.host.v1.CommandExit
-	(*ActiveEditorChanged)(nil),     // 31: cairn.host.v1.ActiveEditorChanged
-	(*DiffDecision)(nil),            // 32: cairn.host.v1.DiffDecision
+	(LmRole)(0),                     // 2: cairn.host.v1.LmRole
+	(LmErrorCode)(0),                // 3: cairn.host.v1.LmErrorCode
+	(*Hello)(nil),                   // 4: cairn.host.v1.Hello
+	(*Welcome)(nil),                 // 5: cairn.host.v1.Welcome
+	(*Request)(nil),                 // 6: cairn.host.v1.Request
+	(*Response)(nil),                // 7: cairn.host.v1.Response
+	(*Empty)(nil),                   // 8: cairn.host.v1.Empty
+	(*OpenDiffRequest)(nil),         // 9: cairn.host.v1.OpenDiffRequest
+	(*UpdateDiffRequest)(nil),       // 10: cairn.host.v1.UpdateDiffRequest
+	(*SaveDiffRequest)(nil),         // 11: cairn.host.v1.SaveDiffRequest
+	(*SaveDiffResult)(nil),          // 12: cairn.host.v1.SaveDiffResult
+	(*RevertDiffRequest)(nil),       // 13: cairn.host.v1.RevertDiffRequest
+	(*RunCommandRequest)(nil),       // 14: cairn.host.v1.RunCommandRequest
+	(*RunCommandResult)(nil),        // 15: cairn.host.v1.RunCommandResult
+	(*KillCommandRequest)(nil),      // 16: cairn.host.v1.KillCommandRequest
+	(*ReleaseCommandRequest)(nil),   // 17: cairn.host.v1.ReleaseCommandRequest
+	(*ReleaseCommandResult)(nil),    // 18: cairn.host.v1.ReleaseCommandResult
+	(*VisibleFilesRequest)(nil),     // 19: cairn.host.v1.VisibleFilesRequest
+	(*OpenTabsRequest)(nil),         // 20: cairn.host.v1.OpenTabsRequest
+	(*WorkspaceFoldersRequest)(nil), // 21: cairn.host.v1.WorkspaceFoldersRequest
+	(*PathsResult)(nil),             // 22: cairn.host.v1.PathsResult
+	(*DiagnosticsRequest)(nil),      // 23: cairn.host.v1.DiagnosticsRequest
+	(*Diagnostic)(nil),              // 24: cairn.host.v1.Diagnostic
+	(*DiagnosticsResult)(nil),       // 25: cairn.host.v1.DiagnosticsResult
+	(*OpenFileRequest)(nil),         // 26: cairn.host.v1.OpenFileRequest
+	(*ShowMessageRequest)(nil),      // 27: cairn.host.v1.ShowMessageRequest
+	(*DiffFile)(nil),                // 28: cairn.host.v1.DiffFile
+	(*MultiDiffRequest)(nil),        // 29: cairn.host.v1.MultiDiffRequest
+	(*Event)(nil),                   // 30: cairn.host.v1.Event
+	(*CommandOutput)(nil),           // 31: cairn.host.v1.CommandOutput
+	(*CommandExit)(nil),             // 32: cairn.host.v1.CommandExit
+	(*ActiveEditorChanged)(nil),     // 33: cairn.host.v1.ActiveEditorChanged
+	(*DiffDecision)(nil),            // 34: cairn.host.v1.DiffDecision
+	(*LmChatRequest)(nil),           // 35: cairn.host.v1.LmChatRequest
+	(*LmMessage)(nil),               // 36: cairn.host.v1.LmMessage
+	(*LmPart)(nil),                  // 37: cairn.host.v1.LmPart
+	(*LmToolCall)(nil),              // 38: cairn.host.v1.LmToolCall
+	(*LmToolResult)(nil),            // 39: cairn.host.v1.LmToolResult
+	(*LmTool)(nil),                  // 40: cairn.host.v1.LmTool
+	(*LmCancelRequest)(nil),         // 41: cairn.host.v1.LmCancelRequest
+	(*LmModelsRequest)(nil),         // 42: cairn.host.v1.LmModelsRequest
+	(*LmModelsResult)(nil),          // 43: cairn.host.v1.LmModelsResult
+	(*LmModel)(nil),                 // 44: cairn.host.v1.LmModel
+	(*LmChatPart)(nil),              // 45: cairn.host.v1.LmChatPart
+	(*LmChatEnd)(nil),               // 46: cairn.host.v1.LmChatEnd
 }
 var file_cairn_host_v1_host_proto_depIdxs = []int32{
-	7,  // 0: cairn.host.v1.Request.open_diff:type_name -> cairn.host.v1.OpenDiffRequest
-	8,  // 1: cairn.host.v1.Request.update_diff:type_name -> cairn.host.v1.UpdateDiffRequest
-	9,  // 2: cairn.host.v1.Request.save_diff:type_name -> cairn.host.v1.SaveDiffRequest
-	11, // 3: cairn.host.v1.Request.revert_diff:type_name -> cairn.host.v1.RevertDiffRequest
-	12, // 4: cairn.host.v1.Request.run_command:type_name -> cairn.host.v1.RunCommandRequest
-	14, // 5: cairn.host.v1.Request.kill_command:type_name -> cairn.host.v1.KillCommandRequest
-	17, // 6: cairn.host.v1.Request.visible_files:type_name -> cairn.host.v1.VisibleFilesRequest
-	18, // 7: cairn.host.v1.Request.open_tabs:type_name -> cairn.host.v1.OpenTabsRequest
-	21, // 8: cairn.host.v1.Request.diagnostics:type_name -> cairn.host.v1.DiagnosticsRequest
-	24, // 9: cairn.host.v1.Request.open_file:type_name -> cairn.host.v1.OpenFileRequest
-	25, // 10: cairn.host.v1.Request.show_message:type_name -> cairn.host.v1.ShowMessageRequest
-	19, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
-	27, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
-	15, // 13: cairn.host.v1.Request.release_command:type_name -> cairn.host.v1.ReleaseCommandRequest
-	6,  // 14: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
-	10, // 15: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
-	13, // 16: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
-	20, // 17: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
-	23, // 18: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
-	16, // 19: cairn.host.v1.Response.release_command:type_name -> cairn.host.v1.ReleaseCommandResult
-	0,  // 20: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
-	22, // 21: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
-	1,  // 22: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
-	26, // 23: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
-	29, // 24: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
-	30, // 25: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
-	31, // 26: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
-	32, // 27: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
-	28, // [28:28] is the sub-list for method output_type
-	28, // [28:28] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	9,  // 0: cairn.host.v1.Request.open_diff:type_name -> cairn.host.v1.OpenDiffRequest
+	10, // 1: cairn.host.v1.Request.update_diff:type_name -> cairn.host.v1.UpdateDiffRequest
+	11, // 2: cairn.host.v1.Request.save_diff:type_name -> cairn.host.v1.SaveDiffRequest
+	13, // 3: cairn.host.v1.Request.revert_diff:type_name -> cairn.host.v1.RevertDiffRequest
+	14, // 4: cairn.host.v1.Request.run_command:type_name -> cairn.host.v1.RunCommandRequest
+	16, // 5: cairn.host.v1.Request.kill_command:type_name -> cairn.host.v1.KillCommandRequest
+	19, // 6: cairn.host.v1.Request.visible_files:type_name -> cairn.host.v1.VisibleFilesRequest
+	20, // 7: cairn.host.v1.Request.open_tabs:type_name -> cairn.host.v1.OpenTabsRequest
+	23, // 8: cairn.host.v1.Request.diagnostics:type_name -> cairn.host.v1.DiagnosticsRequest
+	26, // 9: cairn.host.v1.Request.open_file:type_name -> cairn.host.v1.OpenFileRequest
+	27, // 10: cairn.host.v1.Request.show_message:type_name -> cairn.host.v1.ShowMessageRequest
+	21, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
+	29, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
+	17, // 13: cairn.host.v1.Request.release_command:type_name -> cairn.host.v1.ReleaseCommandRequest
+	35, // 14: cairn.host.v1.Request.lm_chat:type_name -> cairn.host.v1.LmChatRequest
+	41, // 15: cairn.host.v1.Request.lm_cancel:type_name -> cairn.host.v1.LmCancelRequest
+	42, // 16: cairn.host.v1.Request.lm_models:type_name -> cairn.host.v1.LmModelsRequest
+	8,  // 17: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
+	12, // 18: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
+	15, // 19: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
+	22, // 20: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
+	25, // 21: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
+	18, // 22: cairn.host.v1.Response.release_command:type_name -> cairn.host.v1.ReleaseCommandResult
+	43, // 23: cairn.host.v1.Response.lm_models:type_name -> cairn.host.v1.LmModelsResult
+	0,  // 24: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
+	24, // 25: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
+	1,  // 26: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
+	28, // 27: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
+	31, // 28: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
+	32, // 29: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
+	33, // 30: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
+	34, // 31: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
+	45, // 32: cairn.host.v1.Event.lm_part:type_name -> cairn.host.v1.LmChatPart
+	46, // 33: cairn.host.v1.Event.lm_end:type_name -> cairn.host.v1.LmChatEnd
+	36, // 34: cairn.host.v1.LmChatRequest.messages:type_name -> cairn.host.v1.LmMessage
+	40, // 35: cairn.host.v1.LmChatRequest.tools:type_name -> cairn.host.v1.LmTool
+	2,  // 36: cairn.host.v1.LmMessage.role:type_name -> cairn.host.v1.LmRole
+	37, // 37: cairn.host.v1.LmMessage.parts:type_name -> cairn.host.v1.LmPart
+	38, // 38: cairn.host.v1.LmPart.tool_call:type_name -> cairn.host.v1.LmToolCall
+	39, // 39: cairn.host.v1.LmPart.tool_result:type_name -> cairn.host.v1.LmToolResult
+	44, // 40: cairn.host.v1.LmModelsResult.models:type_name -> cairn.host.v1.LmModel
+	38, // 41: cairn.host.v1.LmChatPart.tool_call:type_name -> cairn.host.v1.LmToolCall
+	3,  // 42: cairn.host.v1.LmChatEnd.code:type_name -> cairn.host.v1.LmErrorCode
+	43, // [43:43] is the sub-list for method output_type
+	43, // [43:43] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_cairn_host_v1_host_proto_init() }
@@ -2442,6 +3556,9 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Request_WorkspaceFolders)(nil),
 		(*Request_MultiDiff)(nil),
 		(*Request_ReleaseCommand)(nil),
+		(*Request_LmChat)(nil),
+		(*Request_LmCancel)(nil),
+		(*Request_LmModels)(nil),
 	}
 	file_cairn_host_v1_host_proto_msgTypes[3].OneofWrappers = []any{
 		(*Response_Empty)(nil),
@@ -2450,20 +3567,32 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Response_Paths)(nil),
 		(*Response_Diagnostics)(nil),
 		(*Response_ReleaseCommand)(nil),
+		(*Response_LmModels)(nil),
 	}
 	file_cairn_host_v1_host_proto_msgTypes[26].OneofWrappers = []any{
 		(*Event_CommandOutput)(nil),
 		(*Event_CommandExit)(nil),
 		(*Event_ActiveEditorChanged)(nil),
 		(*Event_DiffDecision)(nil),
+		(*Event_LmPart)(nil),
+		(*Event_LmEnd)(nil),
+	}
+	file_cairn_host_v1_host_proto_msgTypes[33].OneofWrappers = []any{
+		(*LmPart_Text)(nil),
+		(*LmPart_ToolCall)(nil),
+		(*LmPart_ToolResult)(nil),
+	}
+	file_cairn_host_v1_host_proto_msgTypes[41].OneofWrappers = []any{
+		(*LmChatPart_Text)(nil),
+		(*LmChatPart_ToolCall)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_host_v1_host_proto_rawDesc), len(file_cairn_host_v1_host_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   31,
+			NumEnums:      4,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/host/v1/host.proto.
  */
 export const file_cairn_host_v1_host: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEimwEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCSJJCgdXZWxjb21lEg8KB2hvc3RfaWQYASABKAkSFgoOZGFlbW9uX3ZlcnNpb24YAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSLeBgoHUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtkZWFkbGluZV9tcxgCIAEoAxIzCglvcGVuX2RpZmYYCiABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5EaWZmUmVxdWVzdEgAEjcKC3VwZGF0ZV9kaWZmGAsgASgLMiAuY2Fpcm4uaG9zdC52MS5VcGRhdGVEaWZmUmVxdWVzdEgAEjMKCXNhdmVfZGlmZhgMIAEoCzIeLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXF1ZXN0SAASNwoLcmV2ZXJ0X2RpZmYYDSABKAsyIC5jYWlybi5ob3N0LnYxLlJldmVydERpZmZSZXF1ZXN0SAASNwoLcnVuX2NvbW1hbmQYDiABKAsyIC5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXF1ZXN0SAASOQoMa2lsbF9jb21tYW5kGA8gASgLMiEuY2Fpcm4uaG9zdC52MS5LaWxsQ29tbWFuZFJlcXVlc3RIABI7Cg12aXNpYmxlX2ZpbGVzGBAgASgLMiIuY2Fpcm4uaG9zdC52MS5WaXNpYmxlRmlsZXNSZXF1ZXN0SAASMwoJb3Blbl90YWJzGBEgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuVGFic1JlcXVlc3RIABI4CgtkaWFnbm9zdGljcxgSIAEoCzIhLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXF1ZXN0SAASMwoJb3Blbl9maWxlGBMgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuRmlsZVJlcXVlc3RIABI5CgxzaG93X21lc3NhZ2UYFCABKAsyIS5jYWlybi5ob3N0LnYxLlNob3dNZXNzYWdlUmVxdWVzdEgAEkMKEXdvcmtzcGFjZV9mb2xkZXJzGBUgASgLMiYuY2Fpcm4uaG9zdC52MS5Xb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdEgAEjUKCm11bHRpX2RpZmYYFiABKAsyHy5jYWlybi5ob3N0LnYxLk11bHRpRGlmZlJlcXVlc3RIABI/Cg9yZWxlYXNlX2NvbW1hbmQYKCABKAsyJC5jYWlybi5ob3N0LnYxLlJlbGVhc2VDb21tYW5kUmVxdWVzdEgAQgkKB3JlcXVlc3Qi6AIKCFJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBWVycm9yGAIgASgJEiUKBWVtcHR5GAogASgLMhQuY2Fpcm4uaG9zdC52MS5FbXB0eUgAEjIKCXNhdmVfZGlmZhgLIAEoCzIdLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXN1bHRIABI2CgtydW5fY29tbWFuZBgMIAEoCzIfLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlc3VsdEgAEisKBXBhdGhzGA0gASgLMhouY2Fpcm4uaG9zdC52MS5QYXRoc1Jlc3VsdEgAEjcKC2RpYWdub3N0aWNzGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1Jlc3VsdEgAEj4KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIjLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXN1bHRIAEIICgZyZXN1bHQiBwoFRW1wdHkiVQoPT3BlbkRpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDAoEcGF0aBgCIAEoCRIQCghvcmlnaW5hbBgDIAEoCRIOCgZpc19uZXcYBCABKAgiXAoRVXBkYXRlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIPCgdjb250ZW50GAIgASgJEg0KBWZpbmFsGAMgASgIEhMKC3Njcm9sbF9saW5lGAQgASgFIiUKD1NhdmVEaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIicKDlNhdmVEaWZmUmVzdWx0EhUKDXNhdmVkX2NvbnRlbnQYASABKAkiJwoRUmV2ZXJ0RGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJFChFSdW5Db21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB2NvbW1hbmQYAiABKAkSCwoDY3dkGAMgASgJIkQKEFJ1bkNvbW1hbmRSZXN1bHQSGQoRc2hlbGxfaW50ZWdyYXRpb24YASABKAgSFQoNdGVybWluYWxfbmFtZRgCIAEoCSIoChJLaWxsQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIrChVSZWxlYXNlQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIoChRSZWxlYXNlQ29tbWFuZFJlc3VsdBIQCghyZWxlYXNlZBgBIAEoCCIVChNWaXNpYmxlRmlsZXNSZXF1ZXN0IhEKD09wZW5UYWJzUmVxdWVzdCIZChdXb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdCIcCgtQYXRoc1Jlc3VsdBINCgVwYXRocxgBIAMoCSIjChJEaWFnbm9zdGljc1JlcXVlc3QSDQoFcGF0aHMYASADKAkidAoKRGlhZ25vc3RpYxIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUSKQoIc2V2ZXJpdHkYAyABKA4yFy5jYWlybi5ob3N0LnYxLlNldmVyaXR5Eg8KB21lc3NhZ2UYBCABKAkSDgoGc291cmNlGAUgASgJIkMKEURpYWdub3N0aWNzUmVzdWx0Ei4KC2RpYWdub3N0aWNzGAEgAygLMhkuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljIi0KD09wZW5GaWxlUmVxdWVzdBIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUiTgoSU2hvd01lc3NhZ2VSZXF1ZXN0EioKBWxldmVsGAEgASgOMhsuY2Fpcm4uaG9zdC52MS5NZXNzYWdlTGV2ZWwSDAoEdGV4dBgCIAEoCSI1CghEaWZmRmlsZRIMCgRwYXRoGAEgASgJEgwKBGxlZnQYAiABKAkSDQoFcmlnaHQYAyABKAkiSQoQTXVsdGlEaWZmUmVxdWVzdBINCgV0aXRsZRgBIAEoCRImCgVmaWxlcxgCIAMoCzIXLmNhaXJuLmhvc3QudjEuRGlmZkZpbGUi9wEKBUV2ZW50EjYKDmNvbW1hbmRfb3V0cHV0GAEgASgLMhwuY2Fpcm4uaG9zdC52MS5Db21tYW5kT3V0cHV0SAASMgoMY29tbWFuZF9leGl0GAIgASgLMhouY2Fpcm4uaG9zdC52MS5Db21tYW5kRXhpdEgAEkMKFWFjdGl2ZV9lZGl0b3JfY2hhbmdlZBgDIAEoCzIiLmNhaXJuLmhvc3QudjEuQWN0aXZlRWRpdG9yQ2hhbmdlZEgAEjQKDWRpZmZfZGVjaXNpb24YBCABKAsyGy5jYWlybi5ob3N0LnYxLkRpZmZEZWNpc2lvbkgAQgcKBWV2ZW50IjEKDUNvbW1hbmRPdXRwdXQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRkYXRhGAIgASgJIjQKC0NvbW1hbmRFeGl0EhIKCmNvbW1hbmRfaWQYASABKAkSEQoJZXhpdF9jb2RlGAIgASgFIiMKE0FjdGl2ZUVkaXRvckNoYW5nZWQSDAoEcGF0aBgBIAEoCSI0CgxEaWZmRGVjaXNpb24SEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
+  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEitAEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCRIXCg9sYW5ndWFnZV9tb2RlbHMYRiABKAgiSQoHV2VsY29tZRIPCgdob3N0X2lkGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAki+QcKB1JlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVhZGxpbmVfbXMYAiABKAMSMwoJb3Blbl9kaWZmGAogASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuRGlmZlJlcXVlc3RIABI3Cgt1cGRhdGVfZGlmZhgLIAEoCzIgLmNhaXJuLmhvc3QudjEuVXBkYXRlRGlmZlJlcXVlc3RIABIzCglzYXZlX2RpZmYYDCABKAsyHi5jYWlybi5ob3N0LnYxLlNhdmVEaWZmUmVxdWVzdEgAEjcKC3JldmVydF9kaWZmGA0gASgLMiAuY2Fpcm4uaG9zdC52MS5SZXZlcnREaWZmUmVxdWVzdEgAEjcKC3J1bl9jb21tYW5kGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5SdW5Db21tYW5kUmVxdWVzdEgAEjkKDGtpbGxfY29tbWFuZBgPIAEoCzIhLmNhaXJuLmhvc3QudjEuS2lsbENvbW1hbmRSZXF1ZXN0SAASOwoNdmlzaWJsZV9maWxlcxgQIAEoCzIiLmNhaXJuLmhvc3QudjEuVmlzaWJsZUZpbGVzUmVxdWVzdEgAEjMKCW9wZW5fdGFicxgRIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlblRhYnNSZXF1ZXN0SAASOAoLZGlhZ25vc3RpY3MYEiABKAsyIS5jYWlybi5ob3N0LnYxLkRpYWdub3N0aWNzUmVxdWVzdEgAEjMKCW9wZW5fZmlsZRgTIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlbkZpbGVSZXF1ZXN0SAASOQoMc2hvd19tZXNzYWdlGBQgASgLMiEuY2Fpcm4uaG9zdC52MS5TaG93TWVzc2FnZVJlcXVlc3RIABJDChF3b3Jrc3BhY2VfZm9sZGVycxgVIAEoCzImLmNhaXJuLmhvc3QudjEuV29ya3NwYWNlRm9sZGVyc1JlcXVlc3RIABI1CgptdWx0aV9kaWZmGBYgASgLMh8uY2Fpcm4uaG9zdC52MS5NdWx0aURpZmZSZXF1ZXN0SAASPwoPcmVsZWFzZV9jb21tYW5kGCggASgLMiQuY2Fpcm4uaG9zdC52MS5SZWxlYXNlQ29tbWFuZFJlcXVlc3RIABIvCgdsbV9jaGF0GEYgASgLMhwuY2Fpcm4uaG9zdC52MS5MbUNoYXRSZXF1ZXN0SAASMwoJbG1fY2FuY2VsGEcgASgLMh4uY2Fpcm4uaG9zdC52MS5MbUNhbmNlbFJlcXVlc3RIABIzCglsbV9tb2RlbHMYSCABKAsyHi5jYWlybi5ob3N0LnYxLkxtTW9kZWxzUmVxdWVzdEgAQgkKB3JlcXVlc3QinAMKCFJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBWVycm9yGAIgASgJEiUKBWVtcHR5GAogASgLMhQuY2Fpcm4uaG9zdC52MS5FbXB0eUgAEjIKCXNhdmVfZGlmZhgLIAEoCzIdLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXN1bHRIABI2CgtydW5fY29tbWFuZBgMIAEoCzIfLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlc3VsdEgAEisKBXBhdGhzGA0gASgLMhouY2Fpcm4uaG9zdC52MS5QYXRoc1Jlc3VsdEgAEjcKC2RpYWdub3N0aWNzGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1Jlc3VsdEgAEj4KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIjLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXN1bHRIABIyCglsbV9tb2RlbHMYRiABKAsyHS5jYWlybi5ob3N0LnYxLkxtTW9kZWxzUmVzdWx0SABCCAoGcmVzdWx0IgcKBUVtcHR5IlUKD09wZW5EaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEgwKBHBhdGgYAiABKAkSEAoIb3JpZ2luYWwYAyABKAkSDgoGaXNfbmV3GAQgASgIIlwKEVVwZGF0ZURpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDwoHY29udGVudBgCIAEoCRINCgVmaW5hbBgDIAEoCBITCgtzY3JvbGxfbGluZRgEIAEoBSIlCg9TYXZlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSInCg5TYXZlRGlmZlJlc3VsdBIVCg1zYXZlZF9jb250ZW50GAEgASgJIicKEVJldmVydERpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRQoRUnVuQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCRIPCgdjb21tYW5kGAIgASgJEgsKA2N3ZBgDIAEoCSJEChBSdW5Db21tYW5kUmVzdWx0EhkKEXNoZWxsX2ludGVncmF0aW9uGAEgASgIEhUKDXRlcm1pbmFsX25hbWUYAiABKAkiKAoSS2lsbENvbW1hbmRSZXF1ZXN0EhIKCmNvbW1hbmRfaWQYASABKAkiKwoVUmVsZWFzZUNvbW1hbmRSZXF1ZXN0EhIKCmNvbW1hbmRfaWQYASABKAkiKAoUUmVsZWFzZUNvbW1hbmRSZXN1bHQSEAoIcmVsZWFzZWQYASABKAgiFQoTVmlzaWJsZUZpbGVzUmVxdWVzdCIRCg9PcGVuVGFic1JlcXVlc3QiGQoXV29ya3NwYWNlRm9sZGVyc1JlcXVlc3QiHAoLUGF0aHNSZXN1bHQSDQoFcGF0aHMYASADKAkiIwoSRGlhZ25vc3RpY3NSZXF1ZXN0Eg0KBXBhdGhzGAEgAygJInQKCkRpYWdub3N0aWMSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFEikKCHNldmVyaXR5GAMgASgOMhcuY2Fpcm4uaG9zdC52MS5TZXZlcml0eRIPCgdtZXNzYWdlGAQgASgJEg4KBnNvdXJjZRgFIAEoCSJDChFEaWFnbm9zdGljc1Jlc3VsdBIuCgtkaWFnbm9zdGljcxgBIAMoCzIZLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpYyItCg9PcGVuRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFIk4KElNob3dNZXNzYWdlUmVxdWVzdBIqCgVsZXZlbBgBIAEoDjIbLmNhaXJuLmhvc3QudjEuTWVzc2FnZUxldmVsEgwKBHRleHQYAiABKAkiNQoIRGlmZkZpbGUSDAoEcGF0aBgBIAEoCRIMCgRsZWZ0GAIgASgJEg0KBXJpZ2h0GAMgASgJIkkKEE11bHRpRGlmZlJlcXVlc3QSDQoFdGl0bGUYASABKAkSJgoFZmlsZXMYAiADKAsyFy5jYWlybi5ob3N0LnYxLkRpZmZGaWxlItECCgVFdmVudBI2Cg5jb21tYW5kX291dHB1dBgBIAEoCzIcLmNhaXJuLmhvc3QudjEuQ29tbWFuZE91dHB1dEgAEjIKDGNvbW1hbmRfZXhpdBgCIAEoCzIaLmNhaXJuLmhvc3QudjEuQ29tbWFuZEV4aXRIABJDChVhY3RpdmVfZWRpdG9yX2NoYW5nZWQYAyABKAsyIi5jYWlybi5ob3N0LnYxLkFjdGl2ZUVkaXRvckNoYW5nZWRIABI0Cg1kaWZmX2RlY2lzaW9uGAQgASgLMhsuY2Fpcm4uaG9zdC52MS5EaWZmRGVjaXNpb25IABIsCgdsbV9wYXJ0GEYgASgLMhkuY2Fpcm4uaG9zdC52MS5MbUNoYXRQYXJ0SAASKgoGbG1fZW5kGEcgASgLMhguY2Fpcm4uaG9zdC52MS5MbUNoYXRFbmRIAEIHCgVldmVudCIxCg1Db21tYW5kT3V0cHV0EhIKCmNvbW1hbmRfaWQYASABKAkSDAoEZGF0YRgCIAEoCSI0CgtDb21tYW5kRXhpdBISCgpjb21tYW5kX2lkGAEgASgJEhEKCWV4aXRfY29kZRgCIAEoBSIjChNBY3RpdmVFZGl0b3JDaGFuZ2VkEgwKBHBhdGgYASABKAkiNAoMRGlmZkRlY2lzaW9uEhIKCnNlc3Npb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgihAEKDUxtQ2hhdFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIqCghtZXNzYWdlcxgDIAMoCzIYLmNhaXJuLmhvc3QudjEuTG1NZXNzYWdlEiQKBXRvb2xzGAQgAygLMhUuY2Fpcm4uaG9zdC52MS5MbVRvb2wiVgoJTG1NZXNzYWdlEiMKBHJvbGUYASABKA4yFS5jYWlybi5ob3N0LnYxLkxtUm9sZRIkCgVwYXJ0cxgCIAMoCzIVLmNhaXJuLmhvc3QudjEuTG1QYXJ0IoQBCgZMbVBhcnQSDgoEdGV4dBgBIAEoCUgAEi4KCXRvb2xfY2FsbBgCIAEoCzIZLmNhaXJuLmhvc3QudjEuTG1Ub29sQ2FsbEgAEjIKC3Rvb2xfcmVzdWx0GAMgASgLMhsuY2Fpcm4uaG9zdC52MS5MbVRvb2xSZXN1bHRIAEIGCgRwYXJ0Ij8KCkxtVG9vbENhbGwSDwoHY2FsbF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmlucHV0X2pzb24YAyABKAkiLQoMTG1Ub29sUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSDAoEdGV4dBgCIAEoCSJGCgZMbVRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgDIAEoCSIiCg9MbUNhbmNlbFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCSIRCg9MbU1vZGVsc1JlcXVlc3QiOAoOTG1Nb2RlbHNSZXN1bHQSJgoGbW9kZWxzGAEgAygLMhYuY2Fpcm4uaG9zdC52MS5MbU1vZGVsIl0KB0xtTW9kZWwSCgoCaWQYASABKAkSDgoGdmVuZG9yGAIgASgJEg4KBmZhbWlseRgDIAEoCRIMCgRuYW1lGAQgASgJEhgKEG1heF9pbnB1dF90b2tlbnMYBSABKAMiZQoKTG1DaGF0UGFydBIPCgdjaGF0X2lkGAEgASgJEg4KBHRleHQYAiABKAlIABIuCgl0b29sX2NhbGwYAyABKAsyGS5jYWlybi5ob3N0LnYxLkxtVG9vbENhbGxIAEIGCgRwYXJ0IpcBCglMbUNoYXRFbmQSDwoHY2hhdF9pZBgBIAEoCRIoCgRjb2RlGAIgASgOMhouY2Fpcm4uaG9zdC52MS5MbUVycm9yQ29kZRIPCgdtZXNzYWdlGAMgASgJEhQKDGlucHV0X3Rva2VucxgEIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAUgASgDEhEKCWVzdGltYXRlZBgGIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADKkoKBkxtUm9sZRIXChNMTV9ST0xFX1VOU1BFQ0lGSUVEEAASEAoMTE1fUk9MRV9VU0VSEAESFQoRTE1fUk9MRV9BU1NJU1RBTlQQAirUAQoLTG1FcnJvckNvZGUSHQoZTE1fRVJST1JfQ09ERV9VTlNQRUNJRklFRBAAEiAKHExNX0VSUk9SX0NPREVfTk9fUEVSTUlTU0lPTlMQARIZChVMTV9FUlJPUl9DT0RFX0JMT0NLRUQQAhIbChdMTV9FUlJPUl9DT0RFX05PVF9GT1VORBADEhYKEkxNX0VSUk9SX0NPREVfR09ORRAEEhsKF0xNX0VSUk9SX0NPREVfQ0FOQ0VMTEVEEAUSFwoTTE1fRVJST1JfQ09ERV9PVEhFUhAGQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
 
 /**
  * Hello is the host's first message.
@@ -65,6 +65,14 @@ export type Hello = Message<"cairn.host.v1.Hello"> & {
    * @generated from field: string client_id = 8;
    */
   clientId: string;
+
+  /**
+   * The host answers language model requests (lm_chat, lm_cancel, lm_models) with the editor's
+   * own models (the vscode-lm provider, README "Providers").
+   *
+   * @generated from field: bool language_models = 70;
+   */
+  languageModels: boolean;
 };
 
 /**
@@ -212,6 +220,24 @@ export type Request = Message<"cairn.host.v1.Request"> & {
      */
     value: ReleaseCommandRequest;
     case: "releaseCommand";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.LmChatRequest lm_chat = 70;
+     */
+    value: LmChatRequest;
+    case: "lmChat";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.LmCancelRequest lm_cancel = 71;
+     */
+    value: LmCancelRequest;
+    case: "lmCancel";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.LmModelsRequest lm_models = 72;
+     */
+    value: LmModelsRequest;
+    case: "lmModels";
   } | { case: undefined; value?: undefined };
 };
 
@@ -279,6 +305,12 @@ export type Response = Message<"cairn.host.v1.Response"> & {
      */
     value: ReleaseCommandResult;
     case: "releaseCommand";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.LmModelsResult lm_models = 70;
+     */
+    value: LmModelsResult;
+    case: "lmModels";
   } | { case: undefined; value?: undefined };
 };
 
@@ -820,6 +852,18 @@ export type Event = Message<"cairn.host.v1.Event"> & {
      */
     value: DiffDecision;
     case: "diffDecision";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.LmChatPart lm_part = 70;
+     */
+    value: LmChatPart;
+    case: "lmPart";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.LmChatEnd lm_end = 71;
+     */
+    value: LmChatEnd;
+    case: "lmEnd";
   } | { case: undefined; value?: undefined };
 };
 
@@ -926,6 +970,379 @@ export const DiffDecisionSchema: GenMessage<DiffDecision> = /*@__PURE__*/
   messageDesc(file_cairn_host_v1_host, 30);
 
 /**
+ * LmChatRequest sends a request to one of the editor's language models. The host answers with
+ * Empty once it has taken the request, then streams LmChatPart events and one LmChatEnd, all
+ * named by chat_id. The API has no system role: the daemon has already put the system prompt
+ * into the first user message (core/llm/vscodelm).
+ *
+ * @generated from message cairn.host.v1.LmChatRequest
+ */
+export type LmChatRequest = Message<"cairn.host.v1.LmChatRequest"> & {
+  /**
+   * Chosen by the daemon; events and the cancel name it.
+   *
+   * @generated from field: string chat_id = 1;
+   */
+  chatId: string;
+
+  /**
+   * The model's id (LmModel.id).
+   *
+   * @generated from field: string model_id = 2;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: repeated cairn.host.v1.LmMessage messages = 3;
+   */
+  messages: LmMessage[];
+
+  /**
+   * Offered for native tool calling (LanguageModelChatTool); empty: tools are called in text.
+   *
+   * @generated from field: repeated cairn.host.v1.LmTool tools = 4;
+   */
+  tools: LmTool[];
+};
+
+/**
+ * Describes the message cairn.host.v1.LmChatRequest.
+ * Use `create(LmChatRequestSchema)` to create a new message.
+ */
+export const LmChatRequestSchema: GenMessage<LmChatRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 31);
+
+/**
+ * LmMessage is one message (LanguageModelChatMessage).
+ *
+ * @generated from message cairn.host.v1.LmMessage
+ */
+export type LmMessage = Message<"cairn.host.v1.LmMessage"> & {
+  /**
+   * @generated from field: cairn.host.v1.LmRole role = 1;
+   */
+  role: LmRole;
+
+  /**
+   * @generated from field: repeated cairn.host.v1.LmPart parts = 2;
+   */
+  parts: LmPart[];
+};
+
+/**
+ * Describes the message cairn.host.v1.LmMessage.
+ * Use `create(LmMessageSchema)` to create a new message.
+ */
+export const LmMessageSchema: GenMessage<LmMessage> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 32);
+
+/**
+ * LmPart is one part of a message.
+ *
+ * @generated from message cairn.host.v1.LmPart
+ */
+export type LmPart = Message<"cairn.host.v1.LmPart"> & {
+  /**
+   * @generated from oneof cairn.host.v1.LmPart.part
+   */
+  part: {
+    /**
+     * @generated from field: string text = 1;
+     */
+    value: string;
+    case: "text";
+  } | {
+    /**
+     * An assistant's call (LanguageModelToolCallPart).
+     *
+     * @generated from field: cairn.host.v1.LmToolCall tool_call = 2;
+     */
+    value: LmToolCall;
+    case: "toolCall";
+  } | {
+    /**
+     * A user's answer to a call (LanguageModelToolResultPart).
+     *
+     * @generated from field: cairn.host.v1.LmToolResult tool_result = 3;
+     */
+    value: LmToolResult;
+    case: "toolResult";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message cairn.host.v1.LmPart.
+ * Use `create(LmPartSchema)` to create a new message.
+ */
+export const LmPartSchema: GenMessage<LmPart> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 33);
+
+/**
+ * LmToolCall is one tool call of the model.
+ *
+ * @generated from message cairn.host.v1.LmToolCall
+ */
+export type LmToolCall = Message<"cairn.host.v1.LmToolCall"> & {
+  /**
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The arguments, a JSON object.
+   *
+   * @generated from field: string input_json = 3;
+   */
+  inputJson: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.LmToolCall.
+ * Use `create(LmToolCallSchema)` to create a new message.
+ */
+export const LmToolCallSchema: GenMessage<LmToolCall> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 34);
+
+/**
+ * LmToolResult is a tool's result, given back to the model.
+ *
+ * @generated from message cairn.host.v1.LmToolResult
+ */
+export type LmToolResult = Message<"cairn.host.v1.LmToolResult"> & {
+  /**
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.LmToolResult.
+ * Use `create(LmToolResultSchema)` to create a new message.
+ */
+export const LmToolResultSchema: GenMessage<LmToolResult> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 35);
+
+/**
+ * LmTool is one tool offered to the model.
+ *
+ * @generated from message cairn.host.v1.LmTool
+ */
+export type LmTool = Message<"cairn.host.v1.LmTool"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * The JSON Schema of the arguments object.
+   *
+   * @generated from field: string input_schema_json = 3;
+   */
+  inputSchemaJson: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.LmTool.
+ * Use `create(LmToolSchema)` to create a new message.
+ */
+export const LmToolSchema: GenMessage<LmTool> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 36);
+
+/**
+ * LmCancelRequest cancels a running chat (the host fires its CancellationTokenSource); the
+ * host still ends it with LmChatEnd.
+ *
+ * @generated from message cairn.host.v1.LmCancelRequest
+ */
+export type LmCancelRequest = Message<"cairn.host.v1.LmCancelRequest"> & {
+  /**
+   * @generated from field: string chat_id = 1;
+   */
+  chatId: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.LmCancelRequest.
+ * Use `create(LmCancelRequestSchema)` to create a new message.
+ */
+export const LmCancelRequestSchema: GenMessage<LmCancelRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 37);
+
+/**
+ * LmModelsRequest asks for the editor's language models.
+ *
+ * @generated from message cairn.host.v1.LmModelsRequest
+ */
+export type LmModelsRequest = Message<"cairn.host.v1.LmModelsRequest"> & {
+};
+
+/**
+ * Describes the message cairn.host.v1.LmModelsRequest.
+ * Use `create(LmModelsRequestSchema)` to create a new message.
+ */
+export const LmModelsRequestSchema: GenMessage<LmModelsRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 38);
+
+/**
+ * LmModelsResult lists the editor's language models.
+ *
+ * @generated from message cairn.host.v1.LmModelsResult
+ */
+export type LmModelsResult = Message<"cairn.host.v1.LmModelsResult"> & {
+  /**
+   * @generated from field: repeated cairn.host.v1.LmModel models = 1;
+   */
+  models: LmModel[];
+};
+
+/**
+ * Describes the message cairn.host.v1.LmModelsResult.
+ * Use `create(LmModelsResultSchema)` to create a new message.
+ */
+export const LmModelsResultSchema: GenMessage<LmModelsResult> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 39);
+
+/**
+ * LmModel is one of the editor's models (LanguageModelChat).
+ *
+ * @generated from message cairn.host.v1.LmModel
+ */
+export type LmModel = Message<"cairn.host.v1.LmModel"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string vendor = 2;
+   */
+  vendor: string;
+
+  /**
+   * @generated from field: string family = 3;
+   */
+  family: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * The model's context window; 0 when not said.
+   *
+   * @generated from field: int64 max_input_tokens = 5;
+   */
+  maxInputTokens: bigint;
+};
+
+/**
+ * Describes the message cairn.host.v1.LmModel.
+ * Use `create(LmModelSchema)` to create a new message.
+ */
+export const LmModelSchema: GenMessage<LmModel> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 40);
+
+/**
+ * LmChatPart is a piece of a streamed reply.
+ *
+ * @generated from message cairn.host.v1.LmChatPart
+ */
+export type LmChatPart = Message<"cairn.host.v1.LmChatPart"> & {
+  /**
+   * @generated from field: string chat_id = 1;
+   */
+  chatId: string;
+
+  /**
+   * @generated from oneof cairn.host.v1.LmChatPart.part
+   */
+  part: {
+    /**
+     * @generated from field: string text = 2;
+     */
+    value: string;
+    case: "text";
+  } | {
+    /**
+     * A complete tool call (the API gives calls whole).
+     *
+     * @generated from field: cairn.host.v1.LmToolCall tool_call = 3;
+     */
+    value: LmToolCall;
+    case: "toolCall";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message cairn.host.v1.LmChatPart.
+ * Use `create(LmChatPartSchema)` to create a new message.
+ */
+export const LmChatPartSchema: GenMessage<LmChatPart> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 41);
+
+/**
+ * LmChatEnd ends a chat; nothing follows it.
+ *
+ * @generated from message cairn.host.v1.LmChatEnd
+ */
+export type LmChatEnd = Message<"cairn.host.v1.LmChatEnd"> & {
+  /**
+   * @generated from field: string chat_id = 1;
+   */
+  chatId: string;
+
+  /**
+   * @generated from field: cairn.host.v1.LmErrorCode code = 2;
+   */
+  code: LmErrorCode;
+
+  /**
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * @generated from field: int64 input_tokens = 4;
+   */
+  inputTokens: bigint;
+
+  /**
+   * @generated from field: int64 output_tokens = 5;
+   */
+  outputTokens: bigint;
+
+  /**
+   * The counts come from the model's countTokens: the API reports no usage.
+   *
+   * @generated from field: bool estimated = 6;
+   */
+  estimated: boolean;
+};
+
+/**
+ * Describes the message cairn.host.v1.LmChatEnd.
+ * Use `create(LmChatEndSchema)` to create a new message.
+ */
+export const LmChatEndSchema: GenMessage<LmChatEnd> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 42);
+
+/**
  * Severity of a diagnostic.
  *
  * @generated from enum cairn.host.v1.Severity
@@ -995,4 +1412,94 @@ export enum MessageLevel {
  */
 export const MessageLevelSchema: GenEnum<MessageLevel> = /*@__PURE__*/
   enumDesc(file_cairn_host_v1_host, 1);
+
+/**
+ * LmRole is who authored a message.
+ *
+ * @generated from enum cairn.host.v1.LmRole
+ */
+export enum LmRole {
+  /**
+   * @generated from enum value: LM_ROLE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: LM_ROLE_USER = 1;
+   */
+  USER = 1,
+
+  /**
+   * @generated from enum value: LM_ROLE_ASSISTANT = 2;
+   */
+  ASSISTANT = 2,
+}
+
+/**
+ * Describes the enum cairn.host.v1.LmRole.
+ */
+export const LmRoleSchema: GenEnum<LmRole> = /*@__PURE__*/
+  enumDesc(file_cairn_host_v1_host, 2);
+
+/**
+ * LmErrorCode says why a chat failed.
+ *
+ * @generated from enum cairn.host.v1.LmErrorCode
+ */
+export enum LmErrorCode {
+  /**
+   * The chat succeeded.
+   *
+   * @generated from enum value: LM_ERROR_CODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * LanguageModelError.NoPermissions: the user did not allow the use of the model.
+   *
+   * @generated from enum value: LM_ERROR_CODE_NO_PERMISSIONS = 1;
+   */
+  NO_PERMISSIONS = 1,
+
+  /**
+   * LanguageModelError.Blocked: the vendor refused the request (quota, rules).
+   *
+   * @generated from enum value: LM_ERROR_CODE_BLOCKED = 2;
+   */
+  BLOCKED = 2,
+
+  /**
+   * LanguageModelError.NotFound: the vendor does not know the model.
+   *
+   * @generated from enum value: LM_ERROR_CODE_NOT_FOUND = 3;
+   */
+  NOT_FOUND = 3,
+
+  /**
+   * The editor no longer offers the model.
+   *
+   * @generated from enum value: LM_ERROR_CODE_GONE = 4;
+   */
+  GONE = 4,
+
+  /**
+   * Cancelled (LmCancelRequest).
+   *
+   * @generated from enum value: LM_ERROR_CODE_CANCELLED = 5;
+   */
+  CANCELLED = 5,
+
+  /**
+   * Anything else; message says what.
+   *
+   * @generated from enum value: LM_ERROR_CODE_OTHER = 6;
+   */
+  OTHER = 6,
+}
+
+/**
+ * Describes the enum cairn.host.v1.LmErrorCode.
+ */
+export const LmErrorCodeSchema: GenEnum<LmErrorCode> = /*@__PURE__*/
+  enumDesc(file_cairn_host_v1_host, 3);
 
