@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
@@ -184,6 +185,7 @@ func toSettings(s config.Settings) *cairnv1.Settings {
 		ReadFileLineLimit: int32(s.ReadFileLineLimit), RuleToggles: cleanKeys(s.RuleToggles), TaskLimits: toLimits(s.TaskLimits),
 		BrowserViewport: clean(s.BrowserViewport), BrowserRemoteUrl: clean(s.BrowserRemoteURL), BrowserPath: clean(s.BrowserPath),
 		WorktreeCarryChanges: s.WorktreeCarryChanges, WorktreeMergeMode: clean(s.WorktreeMergeMode),
+		CommandWaitSeconds: proto.Int32(int32(min(s.CommandWaitSeconds, math.MaxInt32))),
 	}
 }
 
@@ -246,6 +248,9 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 	s.BrowserPath = in.GetBrowserPath()
 	s.WorktreeCarryChanges = in.GetWorktreeCarryChanges()
 	s.WorktreeMergeMode = in.GetWorktreeMergeMode()
+	if in.CommandWaitSeconds != nil && in.GetCommandWaitSeconds() >= 0 {
+		s.CommandWaitSeconds = int(in.GetCommandWaitSeconds())
+	}
 	if in.GetRuleToggles() != nil {
 		s.RuleToggles = in.GetRuleToggles()
 	}

@@ -272,6 +272,16 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
               onChange={(e) => set({ outputLineLimit: num(e.target.value, 100, 5000) })}
             />
           </label>
+          <label className="field-inline">
+            Move a command to the background after (seconds, 0: never)
+            <input
+              type="number"
+              min={0}
+              max={86400}
+              value={draft.commandWaitSeconds ?? 60}
+              onChange={(e) => set({ commandWaitSeconds: num(e.target.value, 0, 86400) })}
+            />
+          </label>
         </fieldset>
 
         <fieldset>
@@ -317,6 +327,7 @@ export function normalize(s: Settings): Settings {
   if (n.focusChainInterval) n.focusChainInterval = clamp(n.focusChainInterval, 1, 100);
   if (n.autoCondensePercent) n.autoCondensePercent = clamp(n.autoCondensePercent, 5, 100);
   if (n.mistakeLimit) n.mistakeLimit = clamp(n.mistakeLimit, 1, 20);
+  if (n.commandWaitSeconds !== undefined) n.commandWaitSeconds = clamp(n.commandWaitSeconds, 0, 86400);
   if (n.api) n.api.requestIdleTimeoutSeconds = clamp(n.api.requestIdleTimeoutSeconds, 0, 3600);
   return n;
 }

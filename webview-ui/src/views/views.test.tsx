@@ -266,12 +266,16 @@ describe("settings and MCP", () => {
     const limit = within(view).getByRole("spinbutton", { name: "Terminal output limit (lines)" });
     await user.clear(limit);
     await user.type(limit, "1000");
+    const wait = within(view).getByRole("spinbutton", { name: "Move a command to the background after (seconds, 0: never)" });
+    await user.clear(wait);
+    await user.type(wait, "0");
     await user.click(within(view).getByRole("checkbox", { name: "Execute all commands" }));
     await user.click(within(view).getByRole("button", { name: "Save" }));
     const s = fake.callsTo(StateService.method.updateSettings)[0]!.settings!;
     expect(s.preferredLanguage).toBe("German");
     expect(s.checkpointsEnabled).toBe(false);
     expect(s.outputLineLimit).toBe(1000);
+    expect(s.commandWaitSeconds).toBe(0);
     expect(s.autoApprove?.allCommands).toBe(true);
     expect(s.api?.model).toBe("gpt-4o");
   });

@@ -552,8 +552,11 @@ type Settings struct {
 	WorktreeCarryChanges bool `protobuf:"varint,50,opt,name=worktree_carry_changes,json=worktreeCarryChanges,proto3" json:"worktree_carry_changes,omitempty"`
 	// How a worktree task's changes are merged: "uncommitted" (empty) or "commit".
 	WorktreeMergeMode string `protobuf:"bytes,51,opt,name=worktree_merge_mode,json=worktreeMergeMode,proto3" json:"worktree_merge_mode,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Seconds a foreground command runs before it moves to the background (0: no limit).
+	// Unset in an update: the current value stays.
+	CommandWaitSeconds *int32 `protobuf:"varint,41,opt,name=command_wait_seconds,json=commandWaitSeconds,proto3,oneof" json:"command_wait_seconds,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Settings) Reset() {
@@ -731,6 +734,13 @@ func (x *Settings) GetWorktreeMergeMode() string {
 		return x.WorktreeMergeMode
 	}
 	return ""
+}
+
+func (x *Settings) GetCommandWaitSeconds() int32 {
+	if x != nil && x.CommandWaitSeconds != nil {
+		return *x.CommandWaitSeconds
+	}
+	return 0
 }
 
 // GetStateRequest is empty.
@@ -3087,7 +3097,7 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"TaskLimits\x12!\n" +
 	"\fmax_requests\x18\x01 \x01(\x05R\vmaxRequests\x12\x19\n" +
-	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xaf\b\n" +
+	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xff\b\n" +
 	"\bSettings\x12%\n" +
 	"\x03api\x18\x01 \x01(\v2\x13.cairn.v1.ApiConfigR\x03api\x128\n" +
 	"\fauto_approve\x18\x02 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12#\n" +
@@ -3111,10 +3121,12 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x12browser_remote_url\x18\x12 \x01(\tR\x10browserRemoteUrl\x12!\n" +
 	"\fbrowser_path\x18\x13 \x01(\tR\vbrowserPath\x124\n" +
 	"\x16worktree_carry_changes\x182 \x01(\bR\x14worktreeCarryChanges\x12.\n" +
-	"\x13worktree_merge_mode\x183 \x01(\tR\x11worktreeMergeMode\x1a>\n" +
+	"\x13worktree_merge_mode\x183 \x01(\tR\x11worktreeMergeMode\x125\n" +
+	"\x14command_wait_seconds\x18) \x01(\x05H\x00R\x12commandWaitSeconds\x88\x01\x01\x1a>\n" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01\"\x11\n" +
+	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01B\x17\n" +
+	"\x15_command_wait_seconds\"\x11\n" +
 	"\x0fGetStateRequest\"\xde\x01\n" +
 	"\x10GetStateResponse\x12.\n" +
 	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\x12\x18\n" +
@@ -3418,6 +3430,7 @@ func file_cairn_v1_state_proto_init() {
 	if File_cairn_v1_state_proto != nil {
 		return
 	}
+	file_cairn_v1_state_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
