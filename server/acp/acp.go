@@ -31,6 +31,9 @@ type Clients struct {
 	State cairnv1.StateServiceClient
 	// Files lists the slash commands and workflows a session offers; nil offers none.
 	Files cairnv1.WorkspaceServiceClient
+	// Bridge connects a session's host when the client offers files or a terminal; nil keeps
+	// every session on the daemon's own disk and runner.
+	Bridge cairnv1.HostBridgeServiceClient
 }
 
 // Options configure the agent.
@@ -65,6 +68,9 @@ type Agent struct {
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
+	// caps and ide are what the client said in initialize.
+	caps sdk.ClientCapabilities
+	ide  string
 }
 
 var (
@@ -125,7 +131,13 @@ func (a *Agent) session(id sdk.SessionId) (*session, error) {
 
 // Initialize answers with protocol version 1 and what this agent accepts.
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	a.log.Info("acp: initialize", "clientVersion", p.ProtocolVersion)
+	a.log.Info("acp: initialize", "clientVersion", p.ProtocolVersion, "fs", p.ClientCapabilities.Fs, "terminal", p.ClientCapabilities.Terminal)
+	a.mu.Lock()
+	a.caps = p.ClientCapabilities
+	if p.ClientInfo != nil {
+		a.ide = p.ClientInfo.Name
+	}
+	a.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
@@ -165,7 +177,7 @@ func (a *Agent) unconfigured() error {
 
 // NewSession opens a session on cwd and the additional directories (the workspace roots). The
 // task starts with the first prompt.
-func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	if err := a.unconfigured(); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -187,6 +199,9 @@ func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewS
 		return sdk.NewSessionResponse{}, err
 	}
 	s := newSession(a, sdk.SessionId("cairn-"+hex.EncodeToString(b[:])), roots)
+	if err := s.connectHost(ctx); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()

@@ -37,6 +37,8 @@ type session struct {
 	rejected map[string]bool
 	// announced is set once the slash commands were sent (available_commands_update).
 	announced bool
+	// host is the session's own host (the client's files and terminal); nil: the daemon's.
+	host *bridge
 	// stopSub ends the subscription.
 	stopSub context.CancelFunc
 	subDone chan struct{}
@@ -80,7 +82,7 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 		}
 		var resp *cairnv1.NewTaskResponse
 		resp, err = tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(in.text, "\uFFFD"), Images: in.images,
-			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own})
+			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own, HostId: s.hostID()})
 		if err == nil {
 			s.follow(resp.GetTaskId())
 			if rerr := s.a.remember(ctx, s.id, resp.GetTaskId()); rerr != nil {
@@ -170,8 +172,12 @@ func (s *session) cancelTask() {
 func (s *session) stop() {
 	s.cancelTask()
 	s.mu.Lock()
-	stopSub, done, id := s.stopSub, s.subDone, s.taskID
+	stopSub, done, id, host := s.stopSub, s.subDone, s.taskID, s.host
+	s.host = nil
 	s.mu.Unlock()
+	if host != nil {
+		defer host.close()
+	}
 	if stopSub == nil {
 		return
 	}

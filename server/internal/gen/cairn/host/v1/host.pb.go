@@ -145,7 +145,10 @@ type Hello struct {
 	// A stable name for this host, chosen by the host once per window session and sent again on
 	// every reconnect of that window. Tasks refer to the host by it, so a reconnected bridge
 	// serves the tasks the previous connection served. Empty: the daemon names the connection.
-	ClientId      string `protobuf:"bytes,8,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	ClientId string `protobuf:"bytes,8,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// The host serves files' text (ReadFileRequest): what an editor's buffers hold, unsaved
+	// changes included. Unset: the daemon reads the disk.
+	ReadFile      bool `protobuf:"varint,60,opt,name=read_file,json=readFile,proto3" json:"read_file,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -236,6 +239,13 @@ func (x *Hello) GetClientId() string {
 	return ""
 }
 
+func (x *Hello) GetReadFile() bool {
+	if x != nil {
+		return x.ReadFile
+	}
+	return false
+}
+
 // Welcome is the daemon's answer to Hello.
 type Welcome struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -320,6 +330,7 @@ type Request struct {
 	//	*Request_ShowMessage
 	//	*Request_WorkspaceFolders
 	//	*Request_MultiDiff
+	//	*Request_ReadFile
 	Request       isRequest_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -493,6 +504,15 @@ func (x *Request) GetMultiDiff() *MultiDiffRequest {
 	return nil
 }
 
+func (x *Request) GetReadFile() *ReadFileRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Request_ReadFile); ok {
+			return x.ReadFile
+		}
+	}
+	return nil
+}
+
 type isRequest_Request interface {
 	isRequest_Request()
 }
@@ -549,6 +569,10 @@ type Request_MultiDiff struct {
 	MultiDiff *MultiDiffRequest `protobuf:"bytes,22,opt,name=multi_diff,json=multiDiff,proto3,oneof"`
 }
 
+type Request_ReadFile struct {
+	ReadFile *ReadFileRequest `protobuf:"bytes,60,opt,name=read_file,json=readFile,proto3,oneof"`
+}
+
 func (*Request_OpenDiff) isRequest_Request() {}
 
 func (*Request_UpdateDiff) isRequest_Request() {}
@@ -575,6 +599,8 @@ func (*Request_WorkspaceFolders) isRequest_Request() {}
 
 func (*Request_MultiDiff) isRequest_Request() {}
 
+func (*Request_ReadFile) isRequest_Request() {}
+
 // Response answers a Request by id.
 type Response struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -588,6 +614,7 @@ type Response struct {
 	//	*Response_RunCommand
 	//	*Response_Paths
 	//	*Response_Diagnostics
+	//	*Response_ReadFile
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -689,6 +716,15 @@ func (x *Response) GetDiagnostics() *DiagnosticsResult {
 	return nil
 }
 
+func (x *Response) GetReadFile() *ReadFileResult {
+	if x != nil {
+		if x, ok := x.Result.(*Response_ReadFile); ok {
+			return x.ReadFile
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -713,6 +749,10 @@ type Response_Diagnostics struct {
 	Diagnostics *DiagnosticsResult `protobuf:"bytes,14,opt,name=diagnostics,proto3,oneof"`
 }
 
+type Response_ReadFile struct {
+	ReadFile *ReadFileResult `protobuf:"bytes,60,opt,name=read_file,json=readFile,proto3,oneof"`
+}
+
 func (*Response_Empty) isResponse_Result() {}
 
 func (*Response_SaveDiff) isResponse_Result() {}
@@ -722,6 +762,8 @@ func (*Response_RunCommand) isResponse_Result() {}
 func (*Response_Paths) isResponse_Result() {}
 
 func (*Response_Diagnostics) isResponse_Result() {}
+
+func (*Response_ReadFile) isResponse_Result() {}
 
 // Empty is the result of requests that return nothing.
 type Empty struct {
@@ -1736,6 +1778,98 @@ func (x *MultiDiffRequest) GetFiles() []*DiffFile {
 	return nil
 }
 
+// ReadFileRequest asks for a text file's current content as the editor has it (only sent to a
+// host whose hello set read_file).
+type ReadFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFileRequest) Reset() {
+	*x = ReadFileRequest{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFileRequest) ProtoMessage() {}
+
+func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFileRequest.ProtoReflect.Descriptor instead.
+func (*ReadFileRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ReadFileRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+// ReadFileResult is the file's text.
+type ReadFileResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFileResult) Reset() {
+	*x = ReadFileResult{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFileResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFileResult) ProtoMessage() {}
+
+func (x *ReadFileResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFileResult.ProtoReflect.Descriptor instead.
+func (*ReadFileResult) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ReadFileResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 // Event is something that happened in the editor.
 type Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1752,7 +1886,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1764,7 +1898,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1777,7 +1911,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{24}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Event) GetEvent() isEvent_Event {
@@ -1862,7 +1996,7 @@ type CommandOutput struct {
 
 func (x *CommandOutput) Reset() {
 	*x = CommandOutput{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1874,7 +2008,7 @@ func (x *CommandOutput) String() string {
 func (*CommandOutput) ProtoMessage() {}
 
 func (x *CommandOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1887,7 +2021,7 @@ func (x *CommandOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandOutput.ProtoReflect.Descriptor instead.
 func (*CommandOutput) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{25}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CommandOutput) GetCommandId() string {
@@ -1915,7 +2049,7 @@ type CommandExit struct {
 
 func (x *CommandExit) Reset() {
 	*x = CommandExit{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1927,7 +2061,7 @@ func (x *CommandExit) String() string {
 func (*CommandExit) ProtoMessage() {}
 
 func (x *CommandExit) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1940,7 +2074,7 @@ func (x *CommandExit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandExit.ProtoReflect.Descriptor instead.
 func (*CommandExit) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CommandExit) GetCommandId() string {
@@ -1967,7 +2101,7 @@ type ActiveEditorChanged struct {
 
 func (x *ActiveEditorChanged) Reset() {
 	*x = ActiveEditorChanged{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1979,7 +2113,7 @@ func (x *ActiveEditorChanged) String() string {
 func (*ActiveEditorChanged) ProtoMessage() {}
 
 func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1992,7 +2126,7 @@ func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActiveEditorChanged.ProtoReflect.Descriptor instead.
 func (*ActiveEditorChanged) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ActiveEditorChanged) GetPath() string {
@@ -2016,7 +2150,7 @@ type DiffDecision struct {
 
 func (x *DiffDecision) Reset() {
 	*x = DiffDecision{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2028,7 +2162,7 @@ func (x *DiffDecision) String() string {
 func (*DiffDecision) ProtoMessage() {}
 
 func (x *DiffDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2041,7 +2175,7 @@ func (x *DiffDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffDecision.ProtoReflect.Descriptor instead.
 func (*DiffDecision) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DiffDecision) GetSessionId() string {
@@ -2062,7 +2196,7 @@ var File_cairn_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\xeb\x01\n" +
+	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\x88\x02\n" +
 	"\x05Hello\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x19\n" +
 	"\bide_name\x18\x02 \x01(\tR\aideName\x12+\n" +
@@ -2071,11 +2205,12 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\tdiff_view\x18\x05 \x01(\bR\bdiffView\x12\x1a\n" +
 	"\bterminal\x18\x06 \x01(\bR\bterminal\x12\x16\n" +
 	"\x06editor\x18\a \x01(\bR\x06editor\x12\x1b\n" +
-	"\tclient_id\x18\b \x01(\tR\bclientId\"n\n" +
+	"\tclient_id\x18\b \x01(\tR\bclientId\x12\x1b\n" +
+	"\tread_file\x18< \x01(\bR\breadFile\"n\n" +
 	"\aWelcome\x12\x17\n" +
 	"\ahost_id\x18\x01 \x01(\tR\x06hostId\x12%\n" +
 	"\x0edaemon_version\x18\x02 \x01(\tR\rdaemonVersion\x12#\n" +
-	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\xcb\a\n" +
+	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\x8a\b\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vdeadline_ms\x18\x02 \x01(\x03R\n" +
@@ -2097,8 +2232,9 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\fshow_message\x18\x14 \x01(\v2!.cairn.host.v1.ShowMessageRequestH\x00R\vshowMessage\x12U\n" +
 	"\x11workspace_folders\x18\x15 \x01(\v2&.cairn.host.v1.WorkspaceFoldersRequestH\x00R\x10workspaceFolders\x12@\n" +
 	"\n" +
-	"multi_diff\x18\x16 \x01(\v2\x1f.cairn.host.v1.MultiDiffRequestH\x00R\tmultiDiffB\t\n" +
-	"\arequest\"\xe4\x02\n" +
+	"multi_diff\x18\x16 \x01(\v2\x1f.cairn.host.v1.MultiDiffRequestH\x00R\tmultiDiff\x12=\n" +
+	"\tread_file\x18< \x01(\v2\x1e.cairn.host.v1.ReadFileRequestH\x00R\breadFileB\t\n" +
+	"\arequest\"\xa2\x03\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12,\n" +
@@ -2108,7 +2244,8 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\vrun_command\x18\f \x01(\v2\x1f.cairn.host.v1.RunCommandResultH\x00R\n" +
 	"runCommand\x122\n" +
 	"\x05paths\x18\r \x01(\v2\x1a.cairn.host.v1.PathsResultH\x00R\x05paths\x12D\n" +
-	"\vdiagnostics\x18\x0e \x01(\v2 .cairn.host.v1.DiagnosticsResultH\x00R\vdiagnosticsB\b\n" +
+	"\vdiagnostics\x18\x0e \x01(\v2 .cairn.host.v1.DiagnosticsResultH\x00R\vdiagnostics\x12<\n" +
+	"\tread_file\x18< \x01(\v2\x1d.cairn.host.v1.ReadFileResultH\x00R\breadFileB\b\n" +
 	"\x06result\"\a\n" +
 	"\x05Empty\"w\n" +
 	"\x0fOpenDiffRequest\x12\x1d\n" +
@@ -2171,7 +2308,11 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x05right\x18\x03 \x01(\tR\x05right\"W\n" +
 	"\x10MultiDiffRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12-\n" +
-	"\x05files\x18\x02 \x03(\v2\x17.cairn.host.v1.DiffFileR\x05files\"\xb6\x02\n" +
+	"\x05files\x18\x02 \x03(\v2\x17.cairn.host.v1.DiffFileR\x05files\"%\n" +
+	"\x0fReadFileRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\"$\n" +
+	"\x0eReadFileResult\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\"\xb6\x02\n" +
 	"\x05Event\x12E\n" +
 	"\x0ecommand_output\x18\x01 \x01(\v2\x1c.cairn.host.v1.CommandOutputH\x00R\rcommandOutput\x12?\n" +
 	"\fcommand_exit\x18\x02 \x01(\v2\x1a.cairn.host.v1.CommandExitH\x00R\vcommandExit\x12X\n" +
@@ -2217,7 +2358,7 @@ func file_cairn_host_v1_host_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_host_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_cairn_host_v1_host_proto_goTypes = []any{
 	(Severity)(0),                   // 0: cairn.host.v1.Severity
 	(MessageLevel)(0),               // 1: cairn.host.v1.MessageLevel
@@ -2245,11 +2386,13 @@ var file_cairn_host_v1_host_proto_goTypes = []any{
 	(*ShowMessageRequest)(nil),      // 23: cairn.host.v1.ShowMessageRequest
 	(*DiffFile)(nil),                // 24: cairn.host.v1.DiffFile
 	(*MultiDiffRequest)(nil),        // 25: cairn.host.v1.MultiDiffRequest
-	(*Event)(nil),                   // 26: cairn.host.v1.Event
-	(*CommandOutput)(nil),           // 27: cairn.host.v1.CommandOutput
-	(*CommandExit)(nil),             // 28: cairn.host.v1.CommandExit
-	(*ActiveEditorChanged)(nil),     // 29: cairn.host.v1.ActiveEditorChanged
-	(*DiffDecision)(nil),            // 30: cairn.host.v1.DiffDecision
+	(*ReadFileRequest)(nil),         // 26: cairn.host.v1.ReadFileRequest
+	(*ReadFileResult)(nil),          // 27: cairn.host.v1.ReadFileResult
+	(*Event)(nil),                   // 28: cairn.host.v1.Event
+	(*CommandOutput)(nil),           // 29: cairn.host.v1.CommandOutput
+	(*CommandExit)(nil),             // 30: cairn.host.v1.CommandExit
+	(*ActiveEditorChanged)(nil),     // 31: cairn.host.v1.ActiveEditorChanged
+	(*DiffDecision)(nil),            // 32: cairn.host.v1.DiffDecision
 }
 var file_cairn_host_v1_host_proto_depIdxs = []int32{
 	7,  // 0: cairn.host.v1.Request.open_diff:type_name -> cairn.host.v1.OpenDiffRequest
@@ -2265,24 +2408,26 @@ var file_cairn_host_v1_host_proto_depIdxs = []int32{
 	23, // 10: cairn.host.v1.Request.show_message:type_name -> cairn.host.v1.ShowMessageRequest
 	17, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
 	25, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
-	6,  // 13: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
-	10, // 14: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
-	13, // 15: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
-	18, // 16: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
-	21, // 17: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
-	0,  // 18: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
-	20, // 19: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
-	1,  // 20: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
-	24, // 21: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
-	27, // 22: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
-	28, // 23: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
-	29, // 24: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
-	30, // 25: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	26, // 13: cairn.host.v1.Request.read_file:type_name -> cairn.host.v1.ReadFileRequest
+	6,  // 14: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
+	10, // 15: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
+	13, // 16: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
+	18, // 17: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
+	21, // 18: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
+	27, // 19: cairn.host.v1.Response.read_file:type_name -> cairn.host.v1.ReadFileResult
+	0,  // 20: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
+	20, // 21: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
+	1,  // 22: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
+	24, // 23: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
+	29, // 24: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
+	30, // 25: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
+	31, // 26: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
+	32, // 27: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
+	28, // [28:28] is the sub-list for method output_type
+	28, // [28:28] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_cairn_host_v1_host_proto_init() }
@@ -2304,6 +2449,7 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Request_ShowMessage)(nil),
 		(*Request_WorkspaceFolders)(nil),
 		(*Request_MultiDiff)(nil),
+		(*Request_ReadFile)(nil),
 	}
 	file_cairn_host_v1_host_proto_msgTypes[3].OneofWrappers = []any{
 		(*Response_Empty)(nil),
@@ -2311,8 +2457,9 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Response_RunCommand)(nil),
 		(*Response_Paths)(nil),
 		(*Response_Diagnostics)(nil),
+		(*Response_ReadFile)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[24].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[26].OneofWrappers = []any{
 		(*Event_CommandOutput)(nil),
 		(*Event_CommandExit)(nil),
 		(*Event_ActiveEditorChanged)(nil),
@@ -2324,7 +2471,7 @@ func file_cairn_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_host_v1_host_proto_rawDesc), len(file_cairn_host_v1_host_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/host/v1/host.proto.
  */
 export const file_cairn_host_v1_host: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEimwEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCSJJCgdXZWxjb21lEg8KB2hvc3RfaWQYASABKAkSFgoOZGFlbW9uX3ZlcnNpb24YAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSKdBgoHUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtkZWFkbGluZV9tcxgCIAEoAxIzCglvcGVuX2RpZmYYCiABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5EaWZmUmVxdWVzdEgAEjcKC3VwZGF0ZV9kaWZmGAsgASgLMiAuY2Fpcm4uaG9zdC52MS5VcGRhdGVEaWZmUmVxdWVzdEgAEjMKCXNhdmVfZGlmZhgMIAEoCzIeLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXF1ZXN0SAASNwoLcmV2ZXJ0X2RpZmYYDSABKAsyIC5jYWlybi5ob3N0LnYxLlJldmVydERpZmZSZXF1ZXN0SAASNwoLcnVuX2NvbW1hbmQYDiABKAsyIC5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXF1ZXN0SAASOQoMa2lsbF9jb21tYW5kGA8gASgLMiEuY2Fpcm4uaG9zdC52MS5LaWxsQ29tbWFuZFJlcXVlc3RIABI7Cg12aXNpYmxlX2ZpbGVzGBAgASgLMiIuY2Fpcm4uaG9zdC52MS5WaXNpYmxlRmlsZXNSZXF1ZXN0SAASMwoJb3Blbl90YWJzGBEgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuVGFic1JlcXVlc3RIABI4CgtkaWFnbm9zdGljcxgSIAEoCzIhLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXF1ZXN0SAASMwoJb3Blbl9maWxlGBMgASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuRmlsZVJlcXVlc3RIABI5CgxzaG93X21lc3NhZ2UYFCABKAsyIS5jYWlybi5ob3N0LnYxLlNob3dNZXNzYWdlUmVxdWVzdEgAEkMKEXdvcmtzcGFjZV9mb2xkZXJzGBUgASgLMiYuY2Fpcm4uaG9zdC52MS5Xb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdEgAEjUKCm11bHRpX2RpZmYYFiABKAsyHy5jYWlybi5ob3N0LnYxLk11bHRpRGlmZlJlcXVlc3RIAEIJCgdyZXF1ZXN0IqgCCghSZXNwb25zZRIKCgJpZBgBIAEoCRINCgVlcnJvchgCIAEoCRIlCgVlbXB0eRgKIAEoCzIULmNhaXJuLmhvc3QudjEuRW1wdHlIABIyCglzYXZlX2RpZmYYCyABKAsyHS5jYWlybi5ob3N0LnYxLlNhdmVEaWZmUmVzdWx0SAASNgoLcnVuX2NvbW1hbmQYDCABKAsyHy5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXN1bHRIABIrCgVwYXRocxgNIAEoCzIaLmNhaXJuLmhvc3QudjEuUGF0aHNSZXN1bHRIABI3CgtkaWFnbm9zdGljcxgOIAEoCzIgLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXN1bHRIAEIICgZyZXN1bHQiBwoFRW1wdHkiVQoPT3BlbkRpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDAoEcGF0aBgCIAEoCRIQCghvcmlnaW5hbBgDIAEoCRIOCgZpc19uZXcYBCABKAgiXAoRVXBkYXRlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIPCgdjb250ZW50GAIgASgJEg0KBWZpbmFsGAMgASgIEhMKC3Njcm9sbF9saW5lGAQgASgFIiUKD1NhdmVEaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIicKDlNhdmVEaWZmUmVzdWx0EhUKDXNhdmVkX2NvbnRlbnQYASABKAkiJwoRUmV2ZXJ0RGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJFChFSdW5Db21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB2NvbW1hbmQYAiABKAkSCwoDY3dkGAMgASgJIkQKEFJ1bkNvbW1hbmRSZXN1bHQSGQoRc2hlbGxfaW50ZWdyYXRpb24YASABKAgSFQoNdGVybWluYWxfbmFtZRgCIAEoCSIoChJLaWxsQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIVChNWaXNpYmxlRmlsZXNSZXF1ZXN0IhEKD09wZW5UYWJzUmVxdWVzdCIZChdXb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdCIcCgtQYXRoc1Jlc3VsdBINCgVwYXRocxgBIAMoCSIjChJEaWFnbm9zdGljc1JlcXVlc3QSDQoFcGF0aHMYASADKAkidAoKRGlhZ25vc3RpYxIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUSKQoIc2V2ZXJpdHkYAyABKA4yFy5jYWlybi5ob3N0LnYxLlNldmVyaXR5Eg8KB21lc3NhZ2UYBCABKAkSDgoGc291cmNlGAUgASgJIkMKEURpYWdub3N0aWNzUmVzdWx0Ei4KC2RpYWdub3N0aWNzGAEgAygLMhkuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljIi0KD09wZW5GaWxlUmVxdWVzdBIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUiTgoSU2hvd01lc3NhZ2VSZXF1ZXN0EioKBWxldmVsGAEgASgOMhsuY2Fpcm4uaG9zdC52MS5NZXNzYWdlTGV2ZWwSDAoEdGV4dBgCIAEoCSI1CghEaWZmRmlsZRIMCgRwYXRoGAEgASgJEgwKBGxlZnQYAiABKAkSDQoFcmlnaHQYAyABKAkiSQoQTXVsdGlEaWZmUmVxdWVzdBINCgV0aXRsZRgBIAEoCRImCgVmaWxlcxgCIAMoCzIXLmNhaXJuLmhvc3QudjEuRGlmZkZpbGUi9wEKBUV2ZW50EjYKDmNvbW1hbmRfb3V0cHV0GAEgASgLMhwuY2Fpcm4uaG9zdC52MS5Db21tYW5kT3V0cHV0SAASMgoMY29tbWFuZF9leGl0GAIgASgLMhouY2Fpcm4uaG9zdC52MS5Db21tYW5kRXhpdEgAEkMKFWFjdGl2ZV9lZGl0b3JfY2hhbmdlZBgDIAEoCzIiLmNhaXJuLmhvc3QudjEuQWN0aXZlRWRpdG9yQ2hhbmdlZEgAEjQKDWRpZmZfZGVjaXNpb24YBCABKAsyGy5jYWlybi5ob3N0LnYxLkRpZmZEZWNpc2lvbkgAQgcKBWV2ZW50IjEKDUNvbW1hbmRPdXRwdXQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRkYXRhGAIgASgJIjQKC0NvbW1hbmRFeGl0EhIKCmNvbW1hbmRfaWQYASABKAkSEQoJZXhpdF9jb2RlGAIgASgFIiMKE0FjdGl2ZUVkaXRvckNoYW5nZWQSDAoEcGF0aBgBIAEoCSI0CgxEaWZmRGVjaXNpb24SEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
+  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEirgEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCRIRCglyZWFkX2ZpbGUYPCABKAgiSQoHV2VsY29tZRIPCgdob3N0X2lkGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAki0gYKB1JlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVhZGxpbmVfbXMYAiABKAMSMwoJb3Blbl9kaWZmGAogASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuRGlmZlJlcXVlc3RIABI3Cgt1cGRhdGVfZGlmZhgLIAEoCzIgLmNhaXJuLmhvc3QudjEuVXBkYXRlRGlmZlJlcXVlc3RIABIzCglzYXZlX2RpZmYYDCABKAsyHi5jYWlybi5ob3N0LnYxLlNhdmVEaWZmUmVxdWVzdEgAEjcKC3JldmVydF9kaWZmGA0gASgLMiAuY2Fpcm4uaG9zdC52MS5SZXZlcnREaWZmUmVxdWVzdEgAEjcKC3J1bl9jb21tYW5kGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5SdW5Db21tYW5kUmVxdWVzdEgAEjkKDGtpbGxfY29tbWFuZBgPIAEoCzIhLmNhaXJuLmhvc3QudjEuS2lsbENvbW1hbmRSZXF1ZXN0SAASOwoNdmlzaWJsZV9maWxlcxgQIAEoCzIiLmNhaXJuLmhvc3QudjEuVmlzaWJsZUZpbGVzUmVxdWVzdEgAEjMKCW9wZW5fdGFicxgRIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlblRhYnNSZXF1ZXN0SAASOAoLZGlhZ25vc3RpY3MYEiABKAsyIS5jYWlybi5ob3N0LnYxLkRpYWdub3N0aWNzUmVxdWVzdEgAEjMKCW9wZW5fZmlsZRgTIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlbkZpbGVSZXF1ZXN0SAASOQoMc2hvd19tZXNzYWdlGBQgASgLMiEuY2Fpcm4uaG9zdC52MS5TaG93TWVzc2FnZVJlcXVlc3RIABJDChF3b3Jrc3BhY2VfZm9sZGVycxgVIAEoCzImLmNhaXJuLmhvc3QudjEuV29ya3NwYWNlRm9sZGVyc1JlcXVlc3RIABI1CgptdWx0aV9kaWZmGBYgASgLMh8uY2Fpcm4uaG9zdC52MS5NdWx0aURpZmZSZXF1ZXN0SAASMwoJcmVhZF9maWxlGDwgASgLMh4uY2Fpcm4uaG9zdC52MS5SZWFkRmlsZVJlcXVlc3RIAEIJCgdyZXF1ZXN0ItwCCghSZXNwb25zZRIKCgJpZBgBIAEoCRINCgVlcnJvchgCIAEoCRIlCgVlbXB0eRgKIAEoCzIULmNhaXJuLmhvc3QudjEuRW1wdHlIABIyCglzYXZlX2RpZmYYCyABKAsyHS5jYWlybi5ob3N0LnYxLlNhdmVEaWZmUmVzdWx0SAASNgoLcnVuX2NvbW1hbmQYDCABKAsyHy5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXN1bHRIABIrCgVwYXRocxgNIAEoCzIaLmNhaXJuLmhvc3QudjEuUGF0aHNSZXN1bHRIABI3CgtkaWFnbm9zdGljcxgOIAEoCzIgLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXN1bHRIABIyCglyZWFkX2ZpbGUYPCABKAsyHS5jYWlybi5ob3N0LnYxLlJlYWRGaWxlUmVzdWx0SABCCAoGcmVzdWx0IgcKBUVtcHR5IlUKD09wZW5EaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEgwKBHBhdGgYAiABKAkSEAoIb3JpZ2luYWwYAyABKAkSDgoGaXNfbmV3GAQgASgIIlwKEVVwZGF0ZURpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDwoHY29udGVudBgCIAEoCRINCgVmaW5hbBgDIAEoCBITCgtzY3JvbGxfbGluZRgEIAEoBSIlCg9TYXZlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSInCg5TYXZlRGlmZlJlc3VsdBIVCg1zYXZlZF9jb250ZW50GAEgASgJIicKEVJldmVydERpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRQoRUnVuQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCRIPCgdjb21tYW5kGAIgASgJEgsKA2N3ZBgDIAEoCSJEChBSdW5Db21tYW5kUmVzdWx0EhkKEXNoZWxsX2ludGVncmF0aW9uGAEgASgIEhUKDXRlcm1pbmFsX25hbWUYAiABKAkiKAoSS2lsbENvbW1hbmRSZXF1ZXN0EhIKCmNvbW1hbmRfaWQYASABKAkiFQoTVmlzaWJsZUZpbGVzUmVxdWVzdCIRCg9PcGVuVGFic1JlcXVlc3QiGQoXV29ya3NwYWNlRm9sZGVyc1JlcXVlc3QiHAoLUGF0aHNSZXN1bHQSDQoFcGF0aHMYASADKAkiIwoSRGlhZ25vc3RpY3NSZXF1ZXN0Eg0KBXBhdGhzGAEgAygJInQKCkRpYWdub3N0aWMSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFEikKCHNldmVyaXR5GAMgASgOMhcuY2Fpcm4uaG9zdC52MS5TZXZlcml0eRIPCgdtZXNzYWdlGAQgASgJEg4KBnNvdXJjZRgFIAEoCSJDChFEaWFnbm9zdGljc1Jlc3VsdBIuCgtkaWFnbm9zdGljcxgBIAMoCzIZLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpYyItCg9PcGVuRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFIk4KElNob3dNZXNzYWdlUmVxdWVzdBIqCgVsZXZlbBgBIAEoDjIbLmNhaXJuLmhvc3QudjEuTWVzc2FnZUxldmVsEgwKBHRleHQYAiABKAkiNQoIRGlmZkZpbGUSDAoEcGF0aBgBIAEoCRIMCgRsZWZ0GAIgASgJEg0KBXJpZ2h0GAMgASgJIkkKEE11bHRpRGlmZlJlcXVlc3QSDQoFdGl0bGUYASABKAkSJgoFZmlsZXMYAiADKAsyFy5jYWlybi5ob3N0LnYxLkRpZmZGaWxlIh8KD1JlYWRGaWxlUmVxdWVzdBIMCgRwYXRoGAEgASgJIh4KDlJlYWRGaWxlUmVzdWx0EgwKBHRleHQYASABKAki9wEKBUV2ZW50EjYKDmNvbW1hbmRfb3V0cHV0GAEgASgLMhwuY2Fpcm4uaG9zdC52MS5Db21tYW5kT3V0cHV0SAASMgoMY29tbWFuZF9leGl0GAIgASgLMhouY2Fpcm4uaG9zdC52MS5Db21tYW5kRXhpdEgAEkMKFWFjdGl2ZV9lZGl0b3JfY2hhbmdlZBgDIAEoCzIiLmNhaXJuLmhvc3QudjEuQWN0aXZlRWRpdG9yQ2hhbmdlZEgAEjQKDWRpZmZfZGVjaXNpb24YBCABKAsyGy5jYWlybi5ob3N0LnYxLkRpZmZEZWNpc2lvbkgAQgcKBWV2ZW50IjEKDUNvbW1hbmRPdXRwdXQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRkYXRhGAIgASgJIjQKC0NvbW1hbmRFeGl0EhIKCmNvbW1hbmRfaWQYASABKAkSEQoJZXhpdF9jb2RlGAIgASgFIiMKE0FjdGl2ZUVkaXRvckNoYW5nZWQSDAoEcGF0aBgBIAEoCSI0CgxEaWZmRGVjaXNpb24SEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
 
 /**
  * Hello is the host's first message.
@@ -65,6 +65,14 @@ export type Hello = Message<"cairn.host.v1.Hello"> & {
    * @generated from field: string client_id = 8;
    */
   clientId: string;
+
+  /**
+   * The host serves files' text (ReadFileRequest): what an editor's buffers hold, unsaved
+   * changes included. Unset: the daemon reads the disk.
+   *
+   * @generated from field: bool read_file = 60;
+   */
+  readFile: boolean;
 };
 
 /**
@@ -206,6 +214,12 @@ export type Request = Message<"cairn.host.v1.Request"> & {
      */
     value: MultiDiffRequest;
     case: "multiDiff";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.ReadFileRequest read_file = 60;
+     */
+    value: ReadFileRequest;
+    case: "readFile";
   } | { case: undefined; value?: undefined };
 };
 
@@ -267,6 +281,12 @@ export type Response = Message<"cairn.host.v1.Response"> & {
      */
     value: DiagnosticsResult;
     case: "diagnostics";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.ReadFileResult read_file = 60;
+     */
+    value: ReadFileResult;
+    case: "readFile";
   } | { case: undefined; value?: undefined };
 };
 
@@ -734,6 +754,47 @@ export const MultiDiffRequestSchema: GenMessage<MultiDiffRequest> = /*@__PURE__*
   messageDesc(file_cairn_host_v1_host, 23);
 
 /**
+ * ReadFileRequest asks for a text file's current content as the editor has it (only sent to a
+ * host whose hello set read_file).
+ *
+ * @generated from message cairn.host.v1.ReadFileRequest
+ */
+export type ReadFileRequest = Message<"cairn.host.v1.ReadFileRequest"> & {
+  /**
+   * Absolute.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.ReadFileRequest.
+ * Use `create(ReadFileRequestSchema)` to create a new message.
+ */
+export const ReadFileRequestSchema: GenMessage<ReadFileRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 24);
+
+/**
+ * ReadFileResult is the file's text.
+ *
+ * @generated from message cairn.host.v1.ReadFileResult
+ */
+export type ReadFileResult = Message<"cairn.host.v1.ReadFileResult"> & {
+  /**
+   * @generated from field: string text = 1;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.ReadFileResult.
+ * Use `create(ReadFileResultSchema)` to create a new message.
+ */
+export const ReadFileResultSchema: GenMessage<ReadFileResult> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 25);
+
+/**
  * Event is something that happened in the editor.
  *
  * @generated from message cairn.host.v1.Event
@@ -774,7 +835,7 @@ export type Event = Message<"cairn.host.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 24);
+  messageDesc(file_cairn_host_v1_host, 26);
 
 /**
  * CommandOutput is new output of a running command.
@@ -798,7 +859,7 @@ export type CommandOutput = Message<"cairn.host.v1.CommandOutput"> & {
  * Use `create(CommandOutputSchema)` to create a new message.
  */
 export const CommandOutputSchema: GenMessage<CommandOutput> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 25);
+  messageDesc(file_cairn_host_v1_host, 27);
 
 /**
  * CommandExit ends a command; no output follows it.
@@ -822,7 +883,7 @@ export type CommandExit = Message<"cairn.host.v1.CommandExit"> & {
  * Use `create(CommandExitSchema)` to create a new message.
  */
 export const CommandExitSchema: GenMessage<CommandExit> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 26);
+  messageDesc(file_cairn_host_v1_host, 28);
 
 /**
  * ActiveEditorChanged reports the focused file.
@@ -841,7 +902,7 @@ export type ActiveEditorChanged = Message<"cairn.host.v1.ActiveEditorChanged"> &
  * Use `create(ActiveEditorChangedSchema)` to create a new message.
  */
 export const ActiveEditorChangedSchema: GenMessage<ActiveEditorChanged> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 27);
+  messageDesc(file_cairn_host_v1_host, 29);
 
 /**
  * DiffDecision reports Save or Reject pressed in the editor rather than in the chat. It answers
@@ -869,7 +930,7 @@ export type DiffDecision = Message<"cairn.host.v1.DiffDecision"> & {
  * Use `create(DiffDecisionSchema)` to create a new message.
  */
 export const DiffDecisionSchema: GenMessage<DiffDecision> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 28);
+  messageDesc(file_cairn_host_v1_host, 30);
 
 /**
  * Severity of a diagnostic.
