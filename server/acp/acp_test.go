@@ -144,11 +144,12 @@ func start(t *testing.T, script llmtest.Script, choose string) *harness {
 func connect(t *testing.T, e *servertest.Env, choose string) *harness {
 	t.Helper()
 	ed := &editor{choose: choose, changed: make(chan struct{}, 1)}
-	return connectAs(t, e, ed, ed, sdk.ClientCapabilities{})
+	return connectAs(t, e, ed, ed, sdk.ClientCapabilities{}, nil)
 }
 
-// connectAs is connect with a client of its own offering caps; ed records what it is sent.
-func connectAs(t *testing.T, e *servertest.Env, ed *editor, client sdk.Client, caps sdk.ClientCapabilities) *harness {
+// connectAs is connect with a client of its own offering caps, and own as the overrides of
+// every task (nil: none); ed records what it is sent.
+func connectAs(t *testing.T, e *servertest.Env, ed *editor, client sdk.Client, caps sdk.ClientCapabilities, own *cairnv1.TaskOverrides) *harness {
 	t.Helper()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
@@ -156,7 +157,7 @@ func connectAs(t *testing.T, e *servertest.Env, ed *editor, client sdk.Client, c
 	done := make(chan error, 1)
 	go func() {
 		done <- acp.Serve(ctx, acp.Options{Clients: acp.Clients{Tasks: e.Tasks, UI: e.UI, State: e.State, Files: e.Files,
-			Bridge: e.Bridge}}, agentIn, agentOut)
+			Bridge: e.Bridge}, Overrides: own}, agentIn, agentOut)
 	}()
 	conn := sdk.NewClientSideConnection(client, clientOut, clientIn)
 	var once sync.Once

@@ -157,7 +157,7 @@ var allCaps = sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile
 // startBuffers is start with a client that offers files and a terminal.
 func startBuffers(t *testing.T, script llmtest.Script, ed *bufferEditor) *harness {
 	t.Helper()
-	h := connectAs(t, servertest.Start(t, script, servertest.Options{}), ed.editor, ed, allCaps)
+	h := connectAs(t, servertest.Start(t, script, servertest.Options{}), ed.editor, ed, allCaps, nil)
 	s, err := h.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: h.e.Workspace, McpServers: []sdk.McpServer{}})
 	if err != nil {
 		t.Fatal(err)

@@ -253,6 +253,26 @@ type follower struct {
 	replayed chan cairnv1.Mode
 	// openAsk is the snapshot's open ask, the one a reloaded session's next prompt answers.
 	openAsk int32
+	// outputLimit is set while the task's last finished model reply stopped at the model's
+	// output-token limit: a turn that ends then ends with max_tokens.
+	outputLimit bool
+}
+
+// noteRequest keeps whether the last finished model request stopped at the output limit.
+func (f *follower) noteRequest(m *cairnv1.Message) {
+	if m.GetSay() != cairnv1.SayKind_SAY_KIND_API_REQ_STARTED || !m.GetApiRequest().GetDone() {
+		return
+	}
+	f.outputLimit = m.GetApiRequest().GetOutputLimit()
+}
+
+// ended is the stop reason of a turn the task ended by itself: max_tokens when the model's
+// last reply stopped at its output limit, otherwise end_turn.
+func (f *follower) ended() sdk.StopReason {
+	if f.outputLimit {
+		return sdk.StopReasonMaxTokens
+	}
+	return sdk.StopReasonEndTurn
 }
 
 // planEntries reads the focus chain's checklist ("- [ ] step", "- [x] step") as plan entries:
@@ -339,6 +359,7 @@ func (f *follower) event(ctx context.Context, ev *cairnv1.SubscribeResponse) err
 		m := e.MessageUpdated.GetMessage()
 		old := f.msgs[m.GetIndex()]
 		f.msgs[m.GetIndex()] = m
+		f.noteRequest(m)
 		if old == nil {
 			return f.added(ctx, m)
 		}
@@ -376,12 +397,13 @@ func (f *follower) state(st *cairnv1.TaskState) {
 	// A cancelled run confirms with its resume question (settled), not here.
 	switch st.GetStatus() {
 	case cairnv1.TaskStatus_TASK_STATUS_FAILED:
-		f.s.finish(sdk.StopReasonEndTurn, nil)
+		f.s.finish(f.ended(), nil)
 	}
 }
 
 func (f *follower) added(ctx context.Context, m *cairnv1.Message) error {
 	f.msgs[m.GetIndex()] = m
+	f.noteRequest(m)
 	if m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT {
 		return f.output(m)
 	}
@@ -514,7 +536,7 @@ func (f *follower) settled(ctx context.Context, m *cairnv1.Message) error {
 		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + strings.TrimSpace(m.GetText()))); err != nil {
 			return err
 		}
-		f.s.finish(sdk.StopReasonEndTurn, m)
+		f.s.finish(f.ended(), m)
 	case cairnv1.AskKind_ASK_KIND_RESUME_TASK, cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK:
 		// Asked after a cancel: the next prompt resumes the task with its text.
 		f.s.finish(sdk.StopReasonCancelled, m)
