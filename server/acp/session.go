@@ -35,6 +35,9 @@ type session struct {
 	policy *cairnv1.AutoApprove
 	// rejected are the kinds of action the user rejected "always" (approvalKey).
 	rejected map[string]bool
+	// allowed are the MCP tools the user allowed "always" (approvalKey): the session answers
+	// their asks without asking the client.
+	allowed map[string]bool
 	// announced is set once the slash commands were sent (available_commands_update).
 	announced bool
 	// host is the session's own host (the client's files and terminal); nil: the daemon's.
@@ -45,7 +48,7 @@ type session struct {
 }
 
 func newSession(a *Agent, id sdk.SessionId, roots []string) *session {
-	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}}
+	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}, allowed: map[string]bool{}}
 }
 
 // prompt starts the task or continues it with in, and waits until the turn ends.
