@@ -28,13 +28,18 @@ type Overrides struct {
 	MaxCost     float64      `json:"maxCost,omitempty"`
 	// Browser, when set, turns the browser on or off for the task.
 	Browser *bool `json:"browser,omitempty"`
+	// MCPServers is a document of MCP servers in mcp_settings.json's shape
+	// (`{"mcpServers": {…}}`) that join the user's for this task only: an ACP session's
+	// servers (README "Use Cairn in Zed, JetBrains, Neovim"). Like the key it is never saved
+	// (its env and headers may hold secrets): a resume gives it again.
+	MCPServers []byte `json:"-"`
 }
 
 // IsZero reports whether the overrides change nothing.
 func (o Overrides) IsZero() bool {
 	return o.BaseURL == "" && o.APIKey == "" && o.Model == "" && o.PlanModel == "" && o.ToolFormat == "" &&
 		o.ReasoningEffort == "" && o.AutoApprove == nil && o.MaxRequests == 0 && o.MaxCost == 0 &&
-		o.Browser == nil
+		o.Browser == nil && len(o.MCPServers) == 0
 }
 
 // With returns o with top's fields on top: a field top sets replaces o's.
@@ -61,6 +66,9 @@ func (o Overrides) With(top Overrides) Overrides {
 	}
 	if top.Browser != nil {
 		o.Browser = top.Browser
+	}
+	if len(top.MCPServers) > 0 {
+		o.MCPServers = top.MCPServers
 	}
 	return o
 }

@@ -143,6 +143,7 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: a.o.Images, EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "cairn", Title: sdk.Ptr("Cairn"), Version: a.o.Version},
 		AuthMethods: a.authMethods(),
@@ -191,14 +192,16 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 		}
 		roots = append(roots, filepath.Clean(d))
 	}
-	if len(p.McpServers) > 0 {
-		a.log.Warn("acp: the client's MCP servers are not used yet; the user's MCP settings apply", "count", len(p.McpServers))
+	mcpJSON, err := mcpServersJSON(p.McpServers)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
 	}
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	s := newSession(a, sdk.SessionId("cairn-"+hex.EncodeToString(b[:])), roots)
+	s.mcpJSON = mcpJSON
 	if err := s.connectHost(ctx); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}

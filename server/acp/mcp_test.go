@@ -72,3 +72,48 @@ func TestAllowAlwaysForAnMCPTool(t *testing.T) {
 	}
 	h.llmOK(t)
 }
+
+// The client's MCP servers (session/new's mcpServers) join the user's for that session's task
+// only: its model sees and calls them; the daemon's own servers, the MCP settings file and a
+// second session without them are untouched.
+func TestClientMCPServersJoinForTheSession(t *testing.T) {
+	bin := everythingBin(t)
+	dir := t.TempDir()
+	const call = "<use_mcp_tool>\n<server_name>editor-tools</server_name>\n<tool_name>echo</tool_name>\n<arguments>{\"message\": \"from the model\"}</arguments>\n</use_mcp_tool>"
+	e := servertest.Start(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: call, Expect: &llmtest.Expect{Contains: []string{"## editor-tools", "- echo:"}}},
+		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"[use_mcp_tool for 'editor-tools'] Result:", "Echo: from the model"}}},
+		{Text: complete, Expect: &llmtest.Expect{NotContains: []string{"editor-tools"}}},
+	}}, servertest.Options{DataDir: dir})
+	h := connect(t, e, "allow_once")
+	s, err := h.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.Workspace, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "editor-tools", Command: bin, Args: []string{"stdio"}, Env: []sdk.EnvVariable{{Name: "EDITOR_TOKEN", Value: "t0k"}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sid = s.SessionId
+	if r := h.prompt(t, sdk.TextBlock("use the editor's tools")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("turn ended with %q", r)
+	}
+	list, err := e.MCP.ListMcpServers(context.Background(), &cairnv1.ListMcpServersRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.GetServers()) != 0 {
+		t.Errorf("the daemon's MCP servers changed: %v", list.GetServers())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcp_settings.json")); !os.IsNotExist(err) {
+		t.Errorf("an MCP settings file was written: %v", err)
+	}
+	// Another session of the same connection, without servers of its own, does not see them.
+	s2, err := h.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.Workspace, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sid = s2.SessionId
+	if r := h.prompt(t, sdk.TextBlock("anything else?")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("second session's turn ended with %q", r)
+	}
+	h.llmOK(t)
+}

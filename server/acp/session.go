@@ -40,6 +40,8 @@ type session struct {
 	allowed map[string]bool
 	// announced is set once the slash commands were sent (available_commands_update).
 	announced bool
+	// mcpJSON is the client's MCP servers for the session's task (mcpServersJSON).
+	mcpJSON string
 	// host is the session's own host (the client's files and terminal); nil: the daemon's.
 	host *bridge
 	// stopSub ends the subscription.
@@ -79,10 +81,7 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 	var err error
 	switch {
 	case taskID == "":
-		own := s.a.o.Overrides
-		if own == nil {
-			own = &cairnv1.TaskOverrides{}
-		}
+		own := s.overrides()
 		var resp *cairnv1.NewTaskResponse
 		resp, err = tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(in.text, "\uFFFD"), Images: in.images,
 			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own, HostId: s.hostID()})
@@ -134,6 +133,17 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 		dropWaiter()
 		return sdk.StopReasonCancelled, nil
 	}
+}
+
+// overrides are the settings of the session's task: the agent's, with the client's MCP
+// servers joined for that task only.
+func (s *session) overrides() *cairnv1.TaskOverrides {
+	own := &cairnv1.TaskOverrides{}
+	if s.a.o.Overrides != nil {
+		own = proto.Clone(s.a.o.Overrides).(*cairnv1.TaskOverrides)
+	}
+	own.McpServersJson = s.mcpJSON
+	return own
 }
 
 func (s *session) taskIDNow() string {

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -26,6 +27,12 @@ func fromOverrides(in *cairnv1.TaskOverrides, shared config.Settings) (*config.O
 	if in.Browser != nil {
 		on := in.GetBrowser()
 		o.Browser = &on
+	}
+	if j := strings.TrimSpace(in.GetMcpServersJson()); j != "" {
+		if !json.Valid([]byte(j)) {
+			return nil, status.Error(codes.InvalidArgument, "mcp_servers_json is not JSON")
+		}
+		o.MCPServers = []byte(j)
 	}
 	if len(in.GetAutoApprove()) > 0 || in.GetYolo() {
 		p, err := shared.AutoApprove.WithApprovals(in.GetAutoApprove(), in.GetYolo())

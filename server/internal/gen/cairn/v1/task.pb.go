@@ -311,9 +311,13 @@ type TaskOverrides struct {
 	// USD.
 	MaxCost float64 `protobuf:"fixed64,9,opt,name=max_cost,json=maxCost,proto3" json:"max_cost,omitempty"`
 	// Set: the browser is on or off for this task.
-	Browser       *bool `protobuf:"varint,10,opt,name=browser,proto3,oneof" json:"browser,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Browser *bool `protobuf:"varint,10,opt,name=browser,proto3,oneof" json:"browser,omitempty"`
+	// MCP servers that join the user's MCP settings for this task only, as a JSON document in
+	// mcp_settings.json's shape: {"mcpServers": {"name": {"command": …} | {"url": …}}}. An ACP
+	// session's servers. Never written into the shared settings nor saved with the task.
+	McpServersJson string `protobuf:"bytes,60,opt,name=mcp_servers_json,json=mcpServersJson,proto3" json:"mcp_servers_json,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *TaskOverrides) Reset() {
@@ -414,6 +418,13 @@ func (x *TaskOverrides) GetBrowser() bool {
 		return *x.Browser
 	}
 	return false
+}
+
+func (x *TaskOverrides) GetMcpServersJson() string {
+	if x != nil {
+		return x.McpServersJson
+	}
+	return ""
 }
 
 // SetTaskLimitsRequest sets a task's limits.
@@ -2766,7 +2777,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x128\n" +
 	"\fauto_approve\x18\x03 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1c\n" +
-	"\x1aUpdateTaskSettingsResponse\"\xc5\x02\n" +
+	"\x1aUpdateTaskSettingsResponse\"\xef\x02\n" +
 	"\rTaskOverrides\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x14\n" +
@@ -2779,7 +2790,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\fmax_requests\x18\b \x01(\x05R\vmaxRequests\x12\x19\n" +
 	"\bmax_cost\x18\t \x01(\x01R\amaxCost\x12\x1d\n" +
 	"\abrowser\x18\n" +
-	" \x01(\bH\x00R\abrowser\x88\x01\x01B\n" +
+	" \x01(\bH\x00R\abrowser\x88\x01\x01\x12(\n" +
+	"\x10mcp_servers_json\x18< \x01(\tR\x0emcpServersJsonB\n" +
 	"\n" +
 	"\b_browser\"]\n" +
 	"\x14SetTaskLimitsRequest\x12\x17\n" +
