@@ -202,13 +202,15 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	}
 	s := newSession(a, sdk.SessionId("cairn-"+hex.EncodeToString(b[:])), roots)
 	s.mcpJSON = mcpJSON
+	s.model = a.startModel(ctx)
+	s.modelList = a.models(ctx, s.model)
 	if err := s.connectHost(ctx); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
-	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(cairnv1.Mode_MODE_ACT)}, nil
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(cairnv1.Mode_MODE_ACT), ConfigOptions: s.configOptions()}, nil
 }
 
 // Prompt runs one turn of the session's task: it ends when the task waits for the user.
@@ -282,11 +284,6 @@ func (a *Agent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.List
 // ResumeSession is not offered (no sessionCapabilities.resume).
 func (a *Agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
 	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
-}
-
-// SetSessionConfigOption is not offered: the session has no config options.
-func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
 }
 
 // modeState is the modes a session offers, current first chosen by m.

@@ -40,6 +40,11 @@ type session struct {
 	allowed map[string]bool
 	// announced is set once the slash commands were sent (available_commands_update).
 	announced bool
+	// model is the session's model ("" when unknown) and modelList the models it offers.
+	model     string
+	modelList []string
+	// modelChosen is set once the client chose the model: the task's own model from then on.
+	modelChosen bool
 	// mcpJSON is the client's MCP servers for the session's task (mcpServersJSON).
 	mcpJSON string
 	// host is the session's own host (the client's files and terminal); nil: the daemon's.
@@ -143,6 +148,11 @@ func (s *session) overrides() *cairnv1.TaskOverrides {
 		own = proto.Clone(s.a.o.Overrides).(*cairnv1.TaskOverrides)
 	}
 	own.McpServersJson = s.mcpJSON
+	s.mu.Lock()
+	if s.modelChosen {
+		own.Model = s.model
+	}
+	s.mu.Unlock()
 	return own
 }
 
