@@ -128,18 +128,19 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	}
 
 	var res tools.Result
-	if text, served, err := bufferText(ctx, env, abs, ext); served || err != nil {
-		if err != nil {
-			return tools.Errorf("%s", message("editor_read", rel, err)), nil
-		}
+	text, served, berr := bufferText(ctx, env, abs, ext)
+	switch {
+	case berr != nil:
+		return tools.Errorf("%s", message("editor_read", rel, berr)), nil
+	case served:
 		out, bad := Slice(text, rng.start, rng.end, lineLimit(env.Settings))
 		if bad != "" {
 			return tools.Errorf("%s", bad), nil
 		}
 		res = tools.Result{Text: out}
-	} else if info.Size() > MaxBytes {
+	case info.Size() > MaxBytes:
 		res, err = readLines(ctx, abs, rel, rng, lineLimit(env.Settings))
-	} else {
+	default:
 		res, err = read(ctx, abs, rel, ext, rng, lineLimit(env.Settings))
 	}
 	if err != nil {
