@@ -146,6 +146,8 @@ export function activate(ctx: vscode.ExtensionContext): void {
       diffView: true,
       terminal: true,
       editor: true,
+      // This host does not serve reads (ReadFileRequest): the daemon reads the disk.
+      readFile: false,
       clientId: hostClientId,
     }),
     apiKey: async () => ctx.secrets.get(SECRET_KEY),
