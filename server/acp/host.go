@@ -240,7 +240,7 @@ func (b *bridge) answer(ctx context.Context, req *hostv1.Request) {
 		b.mu.Unlock()
 		resp.Result = empty
 	case *hostv1.Request_RunCommand:
-		if err := b.run(r.RunCommand); err != nil {
+		if err := b.run(ctx, r.RunCommand); err != nil {
 			resp.Error = clientError(err)
 			break
 		}
@@ -278,7 +278,7 @@ func clientError(err error) string {
 
 // run starts a command in a terminal of the client and follows it until it exits: its output
 // as CommandOutput events, then its CommandExit. The terminal is released afterwards.
-func (b *bridge) run(rc *hostv1.RunCommandRequest) error {
+func (b *bridge) run(ctx context.Context, rc *hostv1.RunCommandRequest) error {
 	conn := b.s.a.connection()
 	args := []string{"-c", rc.GetCommand()}
 	if runtime.GOOS == "windows" {
@@ -288,9 +288,6 @@ func (b *bridge) run(rc *hostv1.RunCommandRequest) error {
 	if rc.GetCwd() != "" {
 		req.Cwd = sdk.Ptr(rc.GetCwd())
 	}
-	// The command outlives the request that started it: it is followed under the session's
-	// host connection.
-	ctx := b.s.a.ctx
 	t, err := conn.CreateTerminal(ctx, req)
 	if err != nil {
 		return err
@@ -299,7 +296,9 @@ func (b *bridge) run(rc *hostv1.RunCommandRequest) error {
 	b.mu.Lock()
 	b.terminals[id] = t.TerminalId
 	b.mu.Unlock()
-	go b.follow(ctx, id, t.TerminalId)
+	// The command outlives the request that started it: it is followed for as long as the
+	// connection lasts.
+	go b.follow(b.s.a.ctx, id, t.TerminalId)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -29,6 +30,8 @@ type bufferEditor struct {
 	reads   []string
 	terms   map[string]*clientTerminal
 	created []string
+	// started receives each terminal as it is created.
+	started chan *clientTerminal
 }
 
 type clientTerminal struct {
@@ -47,7 +50,7 @@ func (w *clientTerminal) Write(p []byte) (int, error) {
 
 func newBufferEditor(choose string, buffers map[string]string) *bufferEditor {
 	return &bufferEditor{editor: &editor{choose: choose, changed: make(chan struct{}, 1)}, buffers: buffers,
-		writes: map[string]string{}, terms: map[string]*clientTerminal{}}
+		writes: map[string]string{}, terms: map[string]*clientTerminal{}, started: make(chan *clientTerminal, 8)}
 }
 
 var errRefused = errors.New("the buffer is read-only")
@@ -79,6 +82,8 @@ func (c *bufferEditor) CreateTerminal(_ context.Context, p sdk.CreateTerminalReq
 	if p.Cwd != nil {
 		cmd.Dir = *p.Cwd
 	}
+	// A killed shell's child may hold the output open; the terminal stops reading soon after.
+	cmd.WaitDelay = 500 * time.Millisecond
 	term := &clientTerminal{cmd: cmd, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = term, term
 	if err := cmd.Start(); err != nil {
@@ -99,6 +104,7 @@ func (c *bufferEditor) CreateTerminal(_ context.Context, p sdk.CreateTerminalReq
 	id := "term-" + string(rune('a'+len(c.created)))
 	c.terms[id] = term
 	c.created = append(c.created, strings.Join(append([]string{p.Command}, p.Args...), " "))
+	c.started <- term
 	return sdk.CreateTerminalResponse{TerminalId: id}, nil
 }
 
@@ -264,4 +270,35 @@ func TestCommandsRunInTheClientTerminal(t *testing.T) {
 		t.Errorf("command tool call output = %q", out)
 	}
 	h.llmOK(t)
+}
+
+// session/cancel while a command runs in the client's terminal kills it there (terminal/kill)
+// and the prompt answers cancelled.
+func TestCancelKillsTheClientTerminal(t *testing.T) {
+	ed := newBufferEditor("allow_once", map[string]string{})
+	h := startBuffers(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<execute_command>\n<command>sleep 30</command>\n<requires_approval>false</requires_approval>\n</execute_command>"},
+	}}, ed)
+	got := make(chan sdk.StopReason, 1)
+	go func() {
+		r, err := h.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: h.sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("wait a while")}})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- r.StopReason
+	}()
+	term := <-ed.started
+	if err := h.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: h.sid}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r != sdk.StopReasonCancelled {
+		t.Fatalf("prompt ended with %q", r)
+	}
+	<-term.done // killed: sleep 30 would still be running
+	term.mu.Lock()
+	code := term.code
+	term.mu.Unlock()
+	if code == 0 {
+		t.Errorf("the command exited normally after the cancel")
+	}
 }
