@@ -116,6 +116,7 @@ bench: daemon $(NPM_STAMP)
 	$(GO) test -p 1 -count=1 -timeout 60m -run '^$$' -bench '$(BENCH_SCENARIOS)' -benchtime 1x \
 		./core/tools/search ./core/tools/browser ./core/tools/mcptool ./core/checkpoint ./server
 	$(GO) test -run '^$$' -bench 'SearchGoSource|Listing|Query' -benchtime 5x ./core/tools/search ./core/workspace
+	$(GO) test -run '^$$' -bench 'ACPFirstRequest' -benchtime 5x ./server/cli
 	./scripts/p11-bench.sh
 	npm run -w webview-ui perf
 

@@ -156,15 +156,18 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 	images := models.ActInfo.SupportsImages || models.Plan != "" && models.PlanInfo.SupportsImages
 	session := browserSession(s, llm.ModelInfo{SupportsImages: images}, a.cfg.FindBrowser)
 	catalog := skillCatalog{root: ws.Root(), global: a.cfg.GlobalSkillsDir, settings: a.env.Settings, logger: a.cfg.Logger}
-	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: models.Provider, model: models.Act, info: models.ActInfo, ide: ide}
-	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg.FindBrowser), a.cfg.MCP, catalog, sub)
+	hub, ownMCP := a.taskHub(opts.Overrides)
+	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: models.Provider, model: models.Act, info: models.ActInfo, ide: ide,
+		mcp: hub}
+	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg.FindBrowser), hub, catalog, sub)
 	t := &turns{
 		skills: catalog,
 		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, settings: s,
 		browser: session,
-		recent:  envdetails.NewTracker(),
-		sys:     systemInfo(ide, ws.Root()),
-		fit:     &window.State{Dedup: s.DedupFileContents},
+		mcp:     hub, ownMCP: ownMCP,
+		recent: envdetails.NewTracker(),
+		sys:    systemInfo(ide, ws.Root()),
+		fit:    &window.State{Dedup: s.DedupFileContents},
 	}
 	if s.CheckpointsEnabled && a.cfg.DataDir != "" {
 		t.checkpoints = &checkpoints{dataDir: a.cfg.DataDir, root: ws.Root()}

@@ -38,6 +38,8 @@ type subRunner struct {
 	model    string
 	info     llm.ModelInfo
 	ide      string
+	// mcp is the parent task's MCP hub.
+	mcp *mcp.Hub
 }
 
 var _ subagents.Runner = (*subRunner)(nil)
@@ -114,7 +116,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 	if err != nil {
 		return task.Deps{}, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
 	}
-	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.a.cfg.MCP)
+	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.mcp)
 	t := &turns{
 		a: r.a, ws: ws, host: r.host, terminals: shell.NewRegistry(), reg: reg, settings: s,
 		recent: envdetails.NewTracker(),

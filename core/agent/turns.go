@@ -8,6 +8,7 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/envdetails"
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/mentions"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/rules"
@@ -41,6 +42,10 @@ type turns struct {
 	skills skillCatalog
 	// mcpSettled is set once the first request's wait for the MCP servers ended (awaitMCP).
 	mcpSettled bool
+	// mcp is the task's MCP hub (taskHub; nil: no MCP servers); ownMCP is set when it is the
+	// task's own, closed with it.
+	mcp    *mcp.Hub
+	ownMCP bool
 }
 
 var (
@@ -84,7 +89,9 @@ func endedCommands(in []shell.Stopped) []task.EndedCommand {
 // SystemPrompt reads the rules again for every request: which apply depends on the files the
 // task touched so far.
 func (t *turns) SystemPrompt(mode string, model llm.ModelInfo, history []llm.Message) string {
-	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, model, t.a.cfg,
+	cfg := t.a.cfg
+	cfg.MCP = t.mcp
+	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, model, cfg,
 		touchedPaths(history), t.skills)
 }
 
@@ -114,7 +121,7 @@ func (t *turns) ExpandUser(ctx context.Context, text string) string {
 	if err != nil {
 		t.a.cfg.Logger.Warn("agent: reading workflows", "err", err)
 	}
-	if expanded, ok := ExpandMCPPrompt(ctx, t.a.cfg.MCP, text); ok {
+	if expanded, ok := ExpandMCPPrompt(ctx, t.mcp, text); ok {
 		text = expanded
 	}
 	return ExpandUser(ctx, d, wfs, text).Text
@@ -127,7 +134,7 @@ func (t *turns) ExpandUser(ctx context.Context, text string) string {
 // fresh `cairn run` or `cairn resume` waits for the handshakes. A run cancelled during the
 // wait leaves it undone: the next run's first request waits again.
 func (t *turns) awaitMCP(ctx context.Context) {
-	hub := t.a.cfg.MCP
+	hub := t.mcp
 	if t.mcpSettled || hub == nil {
 		return
 	}
@@ -173,7 +180,7 @@ func (t *turns) Close() error {
 	if t.browser != nil {
 		berr = t.browser.Close()
 	}
-	if err := joinErrs(t.recent.Close(), t.terminals.KillAll(), cerr, berr); err != nil {
+	if err := joinErrs(t.recent.Close(), t.terminals.KillAll(), cerr, berr, t.closeMCP()); err != nil {
 		return fmt.Errorf("agent: closing the task: %w", err)
 	}
 	return nil

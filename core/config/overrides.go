@@ -30,13 +30,18 @@ type Overrides struct {
 	Browser *bool `json:"browser,omitempty"`
 	// CommandWait, when set, is the task's commandWaitSeconds (0: no limit).
 	CommandWait *int `json:"commandWaitSeconds,omitempty"`
+	// MCPServers is a document of MCP servers in mcp_settings.json's shape
+	// (`{"mcpServers": {…}}`) that join the user's for this task only: an ACP session's
+	// servers (README "Use Cairn in Zed, JetBrains, Neovim"). Like the key it is never saved
+	// (its env and headers may hold secrets): a resume gives it again.
+	MCPServers []byte `json:"-"`
 }
 
 // IsZero reports whether the overrides change nothing.
 func (o Overrides) IsZero() bool {
 	return o.BaseURL == "" && o.APIKey == "" && o.Model == "" && o.PlanModel == "" && o.ToolFormat == "" &&
 		o.ReasoningEffort == "" && o.AutoApprove == nil && o.MaxRequests == 0 && o.MaxCost == 0 &&
-		o.Browser == nil && o.CommandWait == nil
+		o.Browser == nil && o.CommandWait == nil && len(o.MCPServers) == 0
 }
 
 // With returns o with top's fields on top: a field top sets replaces o's.
@@ -66,6 +71,9 @@ func (o Overrides) With(top Overrides) Overrides {
 	}
 	if top.CommandWait != nil {
 		o.CommandWait = top.CommandWait
+	}
+	if len(top.MCPServers) > 0 {
+		o.MCPServers = top.MCPServers
 	}
 	return o
 }

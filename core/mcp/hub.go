@@ -111,6 +111,10 @@ type Options struct {
 	RetryBase, RetryMax time.Duration
 	// NoWatch leaves the settings file unwatched (one-shot CLI commands).
 	NoWatch bool
+	// Extra is a settings document of the same shape (`{"mcpServers": {…}}`) whose servers
+	// join the file's: a task's own servers (an ACP session's, README "Use Cairn in Zed,
+	// JetBrains, Neovim"). A server named in both is Extra's. It is never written anywhere.
+	Extra []byte
 }
 
 // Hub manages every configured server. Its methods are safe for concurrent use.
@@ -194,6 +198,13 @@ func (h *Hub) Reload() error {
 	entries, err := parseSettings(data)
 	if err != nil {
 		return h.setSettingsErr(err)
+	}
+	if len(h.opts.Extra) > 0 {
+		extra, err := parseSettings(h.opts.Extra)
+		if err != nil {
+			return h.setSettingsErr(err)
+		}
+		entries = joinEntries(entries, extra)
 	}
 	h.mu.Lock()
 	if h.closed {

@@ -132,6 +132,23 @@ func parseSettings(data []byte) ([]entry, error) {
 	return out, nil
 }
 
+// joinEntries is base with extra's entries on top (by name), sorted by name.
+func joinEntries(base, extra []entry) []entry {
+	byName := map[string]entry{}
+	for _, e := range base {
+		byName[e.Name] = e
+	}
+	for _, e := range extra {
+		byName[e.Name] = e
+	}
+	out := make([]entry, 0, len(byName))
+	for _, e := range byName {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // envRef matches ${env:NAME} in env values and headers.
 var envRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 

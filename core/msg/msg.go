@@ -194,6 +194,8 @@ type APIRequest struct {
 	CancelReason string // "", "user_cancelled", "streaming_failed"
 	Error        string
 	Done         bool
+	// OutputLimit is set when the reply stopped at the model's output-token limit.
+	OutputLimit bool
 }
 
 // Retry is the payload of error_retry and api_req_retried.

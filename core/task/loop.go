@@ -316,7 +316,7 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	native := m.info.NativeTools()
 	stream, err := t.provider().Stream(reqCtx, t.modelRequest(m, system, history, native))
 	if err != nil {
-		t.finishRequest(ctx, reqIdx, llm.Usage{}, err)
+		t.finishRequest(ctx, reqIdx, llm.Usage{}, err, false)
 		return reply{}, err
 	}
 	defer func() {
@@ -365,7 +365,7 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 		pr.show(ctx, res.blocks)
 		t.finishPartials()
 		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(res.interrupted)}})
-		t.finishRequest(ctx, reqIdx, usage, context.Canceled)
+		t.finishRequest(ctx, reqIdx, usage, context.Canceled, false)
 		return reply{}, ctx.Err()
 	}
 	if err := res.failure(); err != nil {
@@ -373,7 +373,7 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 		// partial call opened is undone first.
 		t.discardPreviews(ctx)
 		t.finishPartials()
-		t.finishRequest(ctx, reqIdx, usage, err)
+		t.finishRequest(ctx, reqIdx, usage, err, false)
 		return reply{}, err
 	}
 	r := res.reply
@@ -382,7 +382,7 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 	}
 	pr.show(ctx, res.blocks)
 	t.finishPartials()
-	t.finishRequest(ctx, reqIdx, usage, nil)
+	t.finishRequest(ctx, reqIdx, usage, nil, r.limitHit())
 	if r.cut != nil {
 		t.say(msg.SayError, cutOffRow(r), nil, false)
 	}
@@ -414,10 +414,10 @@ func (t *Task) parseGrammar() parse.Grammar {
 }
 
 // finishRequest records a request's usage and cost on its api_req_started row and the task.
-func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err error) {
+func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err error, outputLimit bool) {
 	cost := llm.Cost(t.modelFor(t.Mode()).info, u)
 	payload := &msg.APIRequest{TokensIn: u.InputTokens, TokensOut: u.OutputTokens,
-		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true}
+		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true, OutputLimit: outputLimit}
 	if err != nil {
 		if ctx.Err() != nil {
 			payload.CancelReason = "user_cancelled"

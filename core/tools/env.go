@@ -238,3 +238,23 @@ type Editor interface {
 	ShowMessage(ctx context.Context, level, text string) error
 	WorkspaceFolders(ctx context.Context) ([]string, error)
 }
+
+// Buffers is implemented by a host whose editor holds the files' current text, unsaved changes
+// included (README "Use Cairn in Zed, JetBrains, Neovim": an ACP client that offers
+// fs/read_text_file). Tools read text through HostText so the model sees what the user sees;
+// every check on the path (ignore file, protected paths, approval) has happened before.
+type Buffers interface {
+	// ReadText returns abs's text as the editor has it. served is false when this host does
+	// not serve files now; the caller then reads the disk.
+	ReadText(ctx context.Context, abs string) (text string, served bool, err error)
+}
+
+// HostText reads abs's text through h when h serves files (Buffers); served is false when it
+// does not, and the caller reads the disk as before.
+func HostText(ctx context.Context, h Host, abs string) (text string, served bool, err error) {
+	b, ok := h.(Buffers)
+	if !ok {
+		return "", false, nil
+	}
+	return b.ReadText(ctx, abs)
+}

@@ -151,6 +151,8 @@ export function activate(ctx: vscode.ExtensionContext): void {
       terminal: true,
       editor: true,
       languageModels: true,
+      // This host does not serve reads (ReadFileRequest): the daemon reads the disk.
+      readFile: false,
       clientId: hostClientId,
     }),
     apiKey: async () => ctx.secrets.get(SECRET_KEY),

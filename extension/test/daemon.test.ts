@@ -36,7 +36,7 @@ function window(dataDir: string, clientId: string) {
     log: (l) => logs.push(l),
     trace: () => {},
     traceEnabled: () => false,
-    hello: () => ({ client: "vscode", ideName: "VSCode", workspaceFolders: [dataDir], shell: "/bin/bash", diffView: true, terminal: true, editor: true, languageModels: false, clientId }),
+    hello: () => ({ client: "vscode", ideName: "VSCode", workspaceFolders: [dataDir], shell: "/bin/bash", diffView: true, terminal: true, editor: true, languageModels: false, readFile: false, clientId }),
     handlers: { workspaceFolders: async () => ({ case: "paths", value: { $typeName: "cairn.host.v1.PathsResult", paths: [dataDir] } }) },
     apiKey: async () => "sk-from-secret-storage",
     onStatus: (s, detail) => statuses.push({ s, hostId: detail.hostId }),

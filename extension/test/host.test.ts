@@ -73,7 +73,7 @@ describe("HostBridge", () => {
     });
     const bridge = await HostBridge.open({
       transport,
-      hello: { client: "vscode", ideName: "VSCode", workspaceFolders: ["/w"], shell: "/bin/bash", diffView: true, terminal: true, editor: true, languageModels: false, clientId: "window-1" },
+      hello: { client: "vscode", ideName: "VSCode", workspaceFolders: ["/w"], shell: "/bin/bash", diffView: true, terminal: true, editor: true, languageModels: false, readFile: false, clientId: "window-1" },
       handlers: { workspaceFolders: async () => ({ case: "paths", value: { $typeName: "cairn.host.v1.PathsResult", paths: ["/w"] } }) },
       log: () => {},
       onClosed: () => {},

@@ -31,6 +31,9 @@ type Clients struct {
 	State cairnv1.StateServiceClient
 	// Files lists the slash commands and workflows a session offers; nil offers none.
 	Files cairnv1.WorkspaceServiceClient
+	// Bridge connects a session's host when the client offers files or a terminal; nil keeps
+	// every session on the daemon's own disk and runner.
+	Bridge cairnv1.HostBridgeServiceClient
 }
 
 // Options configure the agent.
@@ -65,6 +68,9 @@ type Agent struct {
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
+	// caps and ide are what the client said in initialize.
+	caps sdk.ClientCapabilities
+	ide  string
 }
 
 var (
@@ -125,12 +131,19 @@ func (a *Agent) session(id sdk.SessionId) (*session, error) {
 
 // Initialize answers with protocol version 1 and what this agent accepts.
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	a.log.Info("acp: initialize", "clientVersion", p.ProtocolVersion)
+	a.log.Info("acp: initialize", "clientVersion", p.ProtocolVersion, "fs", p.ClientCapabilities.Fs, "terminal", p.ClientCapabilities.Terminal)
+	a.mu.Lock()
+	a.caps = p.ClientCapabilities
+	if p.ClientInfo != nil {
+		a.ide = p.ClientInfo.Name
+	}
+	a.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: a.o.Images, EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "cairn", Title: sdk.Ptr("Cairn"), Version: a.o.Version},
 		AuthMethods: a.authMethods(),
@@ -165,7 +178,7 @@ func (a *Agent) unconfigured() error {
 
 // NewSession opens a session on cwd and the additional directories (the workspace roots). The
 // task starts with the first prompt.
-func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	if err := a.unconfigured(); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -179,18 +192,25 @@ func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewS
 		}
 		roots = append(roots, filepath.Clean(d))
 	}
-	if len(p.McpServers) > 0 {
-		a.log.Warn("acp: the client's MCP servers are not used yet; the user's MCP settings apply", "count", len(p.McpServers))
+	mcpJSON, err := mcpServersJSON(p.McpServers)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
 	}
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	s := newSession(a, sdk.SessionId("cairn-"+hex.EncodeToString(b[:])), roots)
+	s.mcpJSON = mcpJSON
+	s.model = a.startModel(ctx)
+	s.modelList = a.models(ctx, s.model)
+	if err := s.connectHost(ctx); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
-	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(cairnv1.Mode_MODE_ACT)}, nil
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(cairnv1.Mode_MODE_ACT), ConfigOptions: s.configOptions()}, nil
 }
 
 // Prompt runs one turn of the session's task: it ends when the task waits for the user.
@@ -264,11 +284,6 @@ func (a *Agent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.List
 // ResumeSession is not offered (no sessionCapabilities.resume).
 func (a *Agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
 	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
-}
-
-// SetSessionConfigOption is not offered: the session has no config options.
-func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
 }
 
 // modeState is the modes a session offers, current first chosen by m.

@@ -143,15 +143,23 @@ func start(t *testing.T, script llmtest.Script, choose string) *harness {
 // connect runs the agent on pipes against e's daemon and initializes a client.
 func connect(t *testing.T, e *servertest.Env, choose string) *harness {
 	t.Helper()
+	ed := &editor{choose: choose, changed: make(chan struct{}, 1)}
+	return connectAs(t, e, ed, ed, sdk.ClientCapabilities{}, nil)
+}
+
+// connectAs is connect with a client of its own offering caps, and own as the overrides of
+// every task (nil: none); ed records what it is sent.
+func connectAs(t *testing.T, e *servertest.Env, ed *editor, client sdk.Client, caps sdk.ClientCapabilities, own *cairnv1.TaskOverrides) *harness {
+	t.Helper()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- acp.Serve(ctx, acp.Options{Clients: acp.Clients{Tasks: e.Tasks, UI: e.UI, State: e.State, Files: e.Files}}, agentIn, agentOut)
+		done <- acp.Serve(ctx, acp.Options{Clients: acp.Clients{Tasks: e.Tasks, UI: e.UI, State: e.State, Files: e.Files,
+			Bridge: e.Bridge}, Overrides: own}, agentIn, agentOut)
 	}()
-	ed := &editor{choose: choose, changed: make(chan struct{}, 1)}
-	conn := sdk.NewClientSideConnection(ed, clientOut, clientIn)
+	conn := sdk.NewClientSideConnection(client, clientOut, clientIn)
 	var once sync.Once
 	closeIt := func() {
 		once.Do(func() {
@@ -167,7 +175,7 @@ func connect(t *testing.T, e *servertest.Env, choose string) *harness {
 		})
 	}
 	t.Cleanup(closeIt)
-	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,18 +80,21 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	own := a.o.Overrides
-	if own == nil {
-		own = &cairnv1.TaskOverrides{}
-	}
-	if _, err := a.o.Tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: taskID, Overrides: own}); err != nil {
-		return sdk.LoadSessionResponse{}, rpcError("reopening task "+taskID, err)
-	}
 	roots := []string{filepath.Clean(p.Cwd)}
 	for _, d := range p.AdditionalDirectories {
 		roots = append(roots, filepath.Clean(d))
 	}
 	s := newSession(a, p.SessionId, roots)
+	if s.mcpJSON, err = mcpServersJSON(p.McpServers); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	if err := s.connectHost(ctx); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	if _, err := a.o.Tasks.ResumeTask(ctx, &cairnv1.ResumeTaskRequest{TaskId: taskID, Overrides: s.overrides(), HostId: s.hostID()}); err != nil {
+		s.stop()
+		return sdk.LoadSessionResponse{}, rpcError("reopening task "+taskID, err)
+	}
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()

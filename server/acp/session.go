@@ -35,15 +35,27 @@ type session struct {
 	policy *cairnv1.AutoApprove
 	// rejected are the kinds of action the user rejected "always" (approvalKey).
 	rejected map[string]bool
+	// allowed are the MCP tools the user allowed "always" (approvalKey): the session answers
+	// their asks without asking the client.
+	allowed map[string]bool
 	// announced is set once the slash commands were sent (available_commands_update).
 	announced bool
+	// model is the session's model ("" when unknown) and modelList the models it offers.
+	model     string
+	modelList []string
+	// modelChosen is set once the client chose the model: the task's own model from then on.
+	modelChosen bool
+	// mcpJSON is the client's MCP servers for the session's task (mcpServersJSON).
+	mcpJSON string
+	// host is the session's own host (the client's files and terminal); nil: the daemon's.
+	host *bridge
 	// stopSub ends the subscription.
 	stopSub context.CancelFunc
 	subDone chan struct{}
 }
 
 func newSession(a *Agent, id sdk.SessionId, roots []string) *session {
-	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}}
+	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}, allowed: map[string]bool{}}
 }
 
 // prompt starts the task or continues it with in, and waits until the turn ends.
@@ -74,13 +86,10 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 	var err error
 	switch {
 	case taskID == "":
-		own := s.a.o.Overrides
-		if own == nil {
-			own = &cairnv1.TaskOverrides{}
-		}
+		own := s.overrides()
 		var resp *cairnv1.NewTaskResponse
 		resp, err = tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(in.text, "\uFFFD"), Images: in.images,
-			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own})
+			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own, HostId: s.hostID()})
 		if err == nil {
 			s.follow(resp.GetTaskId())
 			if rerr := s.a.remember(ctx, s.id, resp.GetTaskId()); rerr != nil {
@@ -131,6 +140,22 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 	}
 }
 
+// overrides are the settings of the session's task: the agent's, with the client's MCP
+// servers joined for that task only.
+func (s *session) overrides() *cairnv1.TaskOverrides {
+	own := &cairnv1.TaskOverrides{}
+	if s.a.o.Overrides != nil {
+		own = proto.Clone(s.a.o.Overrides).(*cairnv1.TaskOverrides)
+	}
+	own.McpServersJson = s.mcpJSON
+	s.mu.Lock()
+	if s.modelChosen {
+		own.Model = s.model
+	}
+	s.mu.Unlock()
+	return own
+}
+
 func (s *session) taskIDNow() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,8 +195,12 @@ func (s *session) cancelTask() {
 func (s *session) stop() {
 	s.cancelTask()
 	s.mu.Lock()
-	stopSub, done, id := s.stopSub, s.subDone, s.taskID
+	stopSub, done, id, host := s.stopSub, s.subDone, s.taskID, s.host
+	s.host = nil
 	s.mu.Unlock()
+	if host != nil {
+		defer host.close()
+	}
 	if stopSub == nil {
 		return
 	}
@@ -247,6 +276,26 @@ type follower struct {
 	replayed chan cairnv1.Mode
 	// openAsk is the snapshot's open ask, the one a reloaded session's next prompt answers.
 	openAsk int32
+	// outputLimit is set while the task's last finished model reply stopped at the model's
+	// output-token limit: a turn that ends then ends with max_tokens.
+	outputLimit bool
+}
+
+// noteRequest keeps whether the last finished model request stopped at the output limit.
+func (f *follower) noteRequest(m *cairnv1.Message) {
+	if m.GetSay() != cairnv1.SayKind_SAY_KIND_API_REQ_STARTED || !m.GetApiRequest().GetDone() {
+		return
+	}
+	f.outputLimit = m.GetApiRequest().GetOutputLimit()
+}
+
+// ended is the stop reason of a turn the task ended by itself: max_tokens when the model's
+// last reply stopped at its output limit, otherwise end_turn.
+func (f *follower) ended() sdk.StopReason {
+	if f.outputLimit {
+		return sdk.StopReasonMaxTokens
+	}
+	return sdk.StopReasonEndTurn
 }
 
 // planEntries reads the focus chain's checklist ("- [ ] step", "- [x] step") as plan entries:
@@ -333,6 +382,7 @@ func (f *follower) event(ctx context.Context, ev *cairnv1.SubscribeResponse) err
 		m := e.MessageUpdated.GetMessage()
 		old := f.msgs[m.GetIndex()]
 		f.msgs[m.GetIndex()] = m
+		f.noteRequest(m)
 		if old == nil {
 			return f.added(ctx, m)
 		}
@@ -370,12 +420,13 @@ func (f *follower) state(st *cairnv1.TaskState) {
 	// A cancelled run confirms with its resume question (settled), not here.
 	switch st.GetStatus() {
 	case cairnv1.TaskStatus_TASK_STATUS_FAILED:
-		f.s.finish(sdk.StopReasonEndTurn, nil)
+		f.s.finish(f.ended(), nil)
 	}
 }
 
 func (f *follower) added(ctx context.Context, m *cairnv1.Message) error {
 	f.msgs[m.GetIndex()] = m
+	f.noteRequest(m)
 	if m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT {
 		return f.output(m)
 	}
@@ -508,7 +559,7 @@ func (f *follower) settled(ctx context.Context, m *cairnv1.Message) error {
 		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + strings.TrimSpace(m.GetText()))); err != nil {
 			return err
 		}
-		f.s.finish(sdk.StopReasonEndTurn, m)
+		f.s.finish(f.ended(), m)
 	case cairnv1.AskKind_ASK_KIND_RESUME_TASK, cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK:
 		// Asked after a cancel: the next prompt resumes the task with its text.
 		f.s.finish(sdk.StopReasonCancelled, m)

@@ -163,13 +163,16 @@ func (f *follower) permission(ctx context.Context, m *cairnv1.Message) error {
 	id := callID(m)
 	key := approvalKey(m)
 	f.s.mu.Lock()
-	rejected := f.s.rejected[key]
+	rejected, allowed := f.s.rejected[key], f.s.allowed[key]
 	f.s.mu.Unlock()
 	if err := f.s.update(f.toolCall(m, sdk.ToolCallStatusPending)); err != nil {
 		return err
 	}
 	if rejected {
 		return f.decide(ctx, m, false, "The user rejected this kind of action for the rest of the session.")
+	}
+	if allowed {
+		return f.decide(ctx, m, true, "")
 	}
 	kind := toolKind(m)
 	resp, err := f.s.a.connection().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: f.s.id,
@@ -278,8 +281,11 @@ func (f *follower) allowAlways(ctx context.Context, m *cairnv1.Message) error {
 	case key == "browser":
 		p.Enabled, p.Browser = true, true
 	default:
-		// An MCP tool is approved in the server's own autoApprove list, a shared setting:
-		// the session keeps asking for it.
+		// An MCP tool is approved in its server's autoApprove list, a shared setting: the
+		// session answers that tool's asks itself instead, for the rest of the session.
+		f.s.mu.Lock()
+		f.s.allowed[key] = true
+		f.s.mu.Unlock()
 		return nil
 	}
 	_, err := f.s.a.o.Tasks.UpdateTaskSettings(ctx, &cairnv1.UpdateTaskSettingsRequest{TaskId: id, AutoApprove: p})

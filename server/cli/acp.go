@@ -90,7 +90,7 @@ func acpCommand(ctx context.Context, args []string, stdio IO) int {
 		if own.GetModel() != "" {
 			model = own.GetModel()
 		}
-		opts := acp.Options{Clients: acp.Clients{Tasks: c.tasks, UI: c.ui, State: c.state, Files: c.ws}, Log: log,
+		opts := acp.Options{Clients: acp.Clients{Tasks: c.tasks, UI: c.ui, State: c.state, Files: c.ws, Bridge: c.bridge}, Log: log,
 			Images: llm.ResolveModel(model, nil).SupportsImages, Overrides: own, Version: Version}
 		if err := acp.Serve(ctx, opts, stdio.In, stdio.Out); err != nil {
 			stdio.errf("cairn acp: %v\n", err)

@@ -34,6 +34,8 @@ type client struct {
 	ui    cairnv1.UiServiceClient
 	state cairnv1.StateServiceClient
 	ws    cairnv1.WorkspaceServiceClient
+	// bridge lets `cairn acp` give a session the editor's files and terminal.
+	bridge cairnv1.HostBridgeServiceClient
 }
 
 // dial connects to address ("unix:///path", `pipe://\\.\pipe\NAME` or "127.0.0.1:PORT") with the token in tokenFile.
@@ -61,7 +63,8 @@ func dial(address, tokenFile string) (*client, error) {
 		return nil, err
 	}
 	return &client{conn: conn, tasks: cairnv1.NewTaskServiceClient(conn), ui: cairnv1.NewUiServiceClient(conn),
-		state: cairnv1.NewStateServiceClient(conn), ws: cairnv1.NewWorkspaceServiceClient(conn)}, nil
+		state: cairnv1.NewStateServiceClient(conn), ws: cairnv1.NewWorkspaceServiceClient(conn),
+		bridge: cairnv1.NewHostBridgeServiceClient(conn)}, nil
 }
 
 func (c *client) Close() error { return c.conn.Close() }

@@ -12,9 +12,14 @@ import (
 	"google.golang.org/grpc/grpclog"
 )
 
-// TestMain runs, when asked, a process that routes library logs as Main does for the
+// TestMain runs, when asked, cairn itself, or a process that routes library logs as Main does for the
 // command in CAIRN_CLI_LIBLOG and then logs the ways libraries do.
 func TestMain(m *testing.M) {
+	// The test binary is also the cairn binary for tests that need a process of their own
+	// (acp_sdk_test.go): its arguments are the command line.
+	if os.Getenv("CAIRN_CLI_MAIN") != "" {
+		os.Exit(Main(os.Args[1:]))
+	}
 	if cmd := os.Getenv("CAIRN_CLI_LIBLOG"); cmd != "" {
 		routeLibraryLogs(libraryLogger([]string{cmd}, os.Stderr))
 		log.Print("from the log package")

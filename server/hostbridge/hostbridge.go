@@ -601,3 +601,16 @@ func (e editor) ShowMessage(ctx context.Context, level, text string) error {
 		Level: levels[level], Text: text}}})
 	return err
 }
+
+// ReadText implements tools.Buffers: the file's text as the editor holds it, when its hello
+// offered read_file; otherwise not served.
+func (h *Host) ReadText(ctx context.Context, abs string) (string, bool, error) {
+	if !offersFiles(h) {
+		return "", false, nil
+	}
+	resp, err := h.call(ctx, &hostv1.Request{Request: &hostv1.Request_ReadFile{ReadFile: &hostv1.ReadFileRequest{Path: abs}}})
+	if err != nil {
+		return "", true, err
+	}
+	return resp.GetReadFile().GetText(), true, nil
+}

@@ -92,3 +92,14 @@ func (e refEditor) ShowMessage(ctx context.Context, level, text string) error {
 func (e refEditor) WorkspaceFolders(ctx context.Context) ([]string, error) {
 	return e.editor().WorkspaceFolders(ctx)
 }
+
+func offersFiles(h *Host) bool { return h.hello.GetReadFile() }
+
+// ReadText implements tools.Buffers: through the host when it serves files, otherwise not
+// served (the tool reads the disk).
+func (f *Ref) ReadText(ctx context.Context, abs string) (string, bool, error) {
+	if h, ok := f.current(offersFiles); ok {
+		return h.ReadText(ctx, abs)
+	}
+	return "", false, nil
+}

@@ -92,7 +92,8 @@ func toMessage(m msg.Message) *cairnv1.Message {
 		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command), Changes: p.Changes}}
 	case *msg.APIRequest:
 		out.Payload = &cairnv1.Message_ApiRequest{ApiRequest: &cairnv1.ApiRequestPayload{TokensIn: p.TokensIn, TokensOut: p.TokensOut,
-			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: clean(p.CancelReason), Error: clean(p.Error), Done: p.Done}}
+			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: clean(p.CancelReason), Error: clean(p.Error), Done: p.Done,
+			OutputLimit: p.OutputLimit}}
 	case *msg.Retry:
 		out.Payload = &cairnv1.Message_Retry{Retry: &cairnv1.RetryPayload{Attempt: int32(p.Attempt), MaxAttempts: int32(p.MaxAttempt),
 			DelaySeconds: int32(p.DelaySec), Error: clean(p.Error)}}

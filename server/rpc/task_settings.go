@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -30,6 +31,12 @@ func fromOverrides(in *cairnv1.TaskOverrides, shared config.Settings) (*config.O
 	if in.CommandWaitSeconds != nil {
 		wait := int(in.GetCommandWaitSeconds())
 		o.CommandWait = &wait
+	}
+	if j := strings.TrimSpace(in.GetMcpServersJson()); j != "" {
+		if !json.Valid([]byte(j)) {
+			return nil, status.Error(codes.InvalidArgument, "mcp_servers_json is not JSON")
+		}
+		o.MCPServers = []byte(j)
 	}
 	if len(in.GetAutoApprove()) > 0 || in.GetYolo() {
 		p, err := shared.AutoApprove.WithApprovals(in.GetAutoApprove(), in.GetYolo())

@@ -87,8 +87,9 @@ func (t *Tool) bodyParam() string {
 	return "diff"
 }
 
-// load reads the original file (absent: new file).
-func load(ctx context.Context, abs string) ([]byte, bool, error) {
+// load reads the original file (absent: new file): through the host when it serves files
+// (tools.Buffers, an editor's unsaved buffer), otherwise from the disk.
+func load(ctx context.Context, host tools.Host, abs string) ([]byte, bool, error) {
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, true, nil
@@ -104,6 +105,15 @@ func load(ctx context.Context, abs string) ([]byte, bool, error) {
 	}
 	if info.Size() > maxFileSize {
 		return nil, false, errors.New("the file is larger than 20 MB")
+	}
+	if host != nil {
+		text, served, err := tools.HostText(ctx, host, abs)
+		if err != nil {
+			return nil, false, fmt.Errorf("the editor could not give its text: %w", err)
+		}
+		if served {
+			return []byte(text), false, nil
+		}
 	}
 	b, err := workspace.ReadRegular(ctx, abs, maxFileSize)
 	return b, false, err
@@ -162,7 +172,7 @@ func (t *Tool) Preview(ctx context.Context, env *tools.Env, call tools.Call) err
 		if _, ro := readOnly(abs); ro {
 			return nil
 		}
-		orig, isNew, err := load(ctx, abs)
+		orig, isNew, err := load(ctx, env.Host, abs)
 		if err != nil {
 			return nil
 		}
@@ -238,7 +248,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	// have created the (empty) new file meanwhile, so the disk is no longer the truth.
 	orig, isNew, fromPreview := t.previewOriginal(abs)
 	if !fromPreview {
-		orig, isNew, err = load(ctx, abs)
+		orig, isNew, err = load(ctx, env.Host, abs)
 		if err != nil {
 			t.closeSession(ctx)
 			return errorResult("unreadable", msgData{Path: rel, Reason: err.Error()}), nil

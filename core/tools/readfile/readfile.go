@@ -128,9 +128,19 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	}
 
 	var res tools.Result
-	if info.Size() > MaxBytes {
+	text, served, berr := bufferText(ctx, env, abs, ext)
+	switch {
+	case berr != nil:
+		return tools.Errorf("%s", message("editor_read", rel, berr)), nil
+	case served:
+		out, bad := Slice(text, rng.start, rng.end, lineLimit(env.Settings))
+		if bad != "" {
+			return tools.Errorf("%s", bad), nil
+		}
+		res = tools.Result{Text: out}
+	case info.Size() > MaxBytes:
 		res, err = readLines(ctx, abs, rel, rng, lineLimit(env.Settings))
-	} else {
+	default:
 		res, err = read(ctx, abs, rel, ext, rng, lineLimit(env.Settings))
 	}
 	if err != nil {
@@ -141,6 +151,16 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		res.Read = []string{abs}
 	}
 	return res, nil
+}
+
+// bufferText is a text file's content as the editor holds it, when the host serves files
+// (tools.Buffers): what the user sees, unsaved changes included. Images and documents are
+// always read from the disk, where their bytes are.
+func bufferText(ctx context.Context, env *tools.Env, abs, ext string) (string, bool, error) {
+	if _, ok := images[ext]; ok || ext == ".pdf" || ext == ".docx" || ext == ".ipynb" || env.Host == nil || env.InScratch(abs) {
+		return "", false, nil
+	}
+	return tools.HostText(ctx, env.Host, abs)
 }
 
 // read loads and converts the file. Model-facing problems come back as error results. The

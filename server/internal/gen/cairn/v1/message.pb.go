@@ -1133,15 +1133,17 @@ func (x *CompletionPayload) GetChanges() bool {
 
 // ApiRequestPayload is one model request's cost, filled in when it ends.
 type ApiRequestPayload struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TokensIn      int64                  `protobuf:"varint,1,opt,name=tokens_in,json=tokensIn,proto3" json:"tokens_in,omitempty"`
-	TokensOut     int64                  `protobuf:"varint,2,opt,name=tokens_out,json=tokensOut,proto3" json:"tokens_out,omitempty"`
-	CacheWrites   int64                  `protobuf:"varint,3,opt,name=cache_writes,json=cacheWrites,proto3" json:"cache_writes,omitempty"`
-	CacheReads    int64                  `protobuf:"varint,4,opt,name=cache_reads,json=cacheReads,proto3" json:"cache_reads,omitempty"`
-	Cost          float64                `protobuf:"fixed64,5,opt,name=cost,proto3" json:"cost,omitempty"`
-	CancelReason  string                 `protobuf:"bytes,6,opt,name=cancel_reason,json=cancelReason,proto3" json:"cancel_reason,omitempty"`
-	Error         string                 `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
-	Done          bool                   `protobuf:"varint,8,opt,name=done,proto3" json:"done,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	TokensIn     int64                  `protobuf:"varint,1,opt,name=tokens_in,json=tokensIn,proto3" json:"tokens_in,omitempty"`
+	TokensOut    int64                  `protobuf:"varint,2,opt,name=tokens_out,json=tokensOut,proto3" json:"tokens_out,omitempty"`
+	CacheWrites  int64                  `protobuf:"varint,3,opt,name=cache_writes,json=cacheWrites,proto3" json:"cache_writes,omitempty"`
+	CacheReads   int64                  `protobuf:"varint,4,opt,name=cache_reads,json=cacheReads,proto3" json:"cache_reads,omitempty"`
+	Cost         float64                `protobuf:"fixed64,5,opt,name=cost,proto3" json:"cost,omitempty"`
+	CancelReason string                 `protobuf:"bytes,6,opt,name=cancel_reason,json=cancelReason,proto3" json:"cancel_reason,omitempty"`
+	Error        string                 `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	Done         bool                   `protobuf:"varint,8,opt,name=done,proto3" json:"done,omitempty"`
+	// The reply stopped at the model's output-token limit (finish reason "length").
+	OutputLimit   bool `protobuf:"varint,60,opt,name=output_limit,json=outputLimit,proto3" json:"output_limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1228,6 +1230,13 @@ func (x *ApiRequestPayload) GetError() string {
 func (x *ApiRequestPayload) GetDone() bool {
 	if x != nil {
 		return x.Done
+	}
+	return false
+}
+
+func (x *ApiRequestPayload) GetOutputLimit() bool {
+	if x != nil {
+		return x.OutputLimit
 	}
 	return false
 }
@@ -1682,7 +1691,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\acommand\x18\x02 \x01(\tR\acommand\x12\x1d\n" +
 	"\achanges\x18P \x01(\bH\x00R\achanges\x88\x01\x01B\n" +
 	"\n" +
-	"\b_changes\"\xf6\x01\n" +
+	"\b_changes\"\x99\x02\n" +
 	"\x11ApiRequestPayload\x12\x1b\n" +
 	"\ttokens_in\x18\x01 \x01(\x03R\btokensIn\x12\x1d\n" +
 	"\n" +
@@ -1693,7 +1702,8 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x04cost\x18\x05 \x01(\x01R\x04cost\x12#\n" +
 	"\rcancel_reason\x18\x06 \x01(\tR\fcancelReason\x12\x14\n" +
 	"\x05error\x18\a \x01(\tR\x05error\x12\x12\n" +
-	"\x04done\x18\b \x01(\bR\x04done\"\x86\x01\n" +
+	"\x04done\x18\b \x01(\bR\x04done\x12!\n" +
+	"\foutput_limit\x18< \x01(\bR\voutputLimit\"\x86\x01\n" +
 	"\fRetryPayload\x12\x18\n" +
 	"\aattempt\x18\x01 \x01(\x05R\aattempt\x12!\n" +
 	"\fmax_attempts\x18\x02 \x01(\x05R\vmaxAttempts\x12#\n" +

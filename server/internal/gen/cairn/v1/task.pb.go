@@ -412,8 +412,12 @@ type TaskOverrides struct {
 	Browser *bool `protobuf:"varint,10,opt,name=browser,proto3,oneof" json:"browser,omitempty"`
 	// Set: seconds a foreground command runs before it moves to the background (0: no limit).
 	CommandWaitSeconds *int32 `protobuf:"varint,41,opt,name=command_wait_seconds,json=commandWaitSeconds,proto3,oneof" json:"command_wait_seconds,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// MCP servers that join the user's MCP settings for this task only, as a JSON document in
+	// mcp_settings.json's shape: {"mcpServers": {"name": {"command": …} | {"url": …}}}. An ACP
+	// session's servers. Never written into the shared settings nor saved with the task.
+	McpServersJson string `protobuf:"bytes,60,opt,name=mcp_servers_json,json=mcpServersJson,proto3" json:"mcp_servers_json,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *TaskOverrides) Reset() {
@@ -521,6 +525,13 @@ func (x *TaskOverrides) GetCommandWaitSeconds() int32 {
 		return *x.CommandWaitSeconds
 	}
 	return 0
+}
+
+func (x *TaskOverrides) GetMcpServersJson() string {
+	if x != nil {
+		return x.McpServersJson
+	}
+	return ""
 }
 
 // SetTaskLimitsRequest sets a task's limits.
@@ -2908,7 +2919,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x128\n" +
 	"\fauto_approve\x18\x03 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1c\n" +
-	"\x1aUpdateTaskSettingsResponse\"\x95\x03\n" +
+	"\x1aUpdateTaskSettingsResponse\"\xbf\x03\n" +
 	"\rTaskOverrides\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x14\n" +
@@ -2922,7 +2933,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\bmax_cost\x18\t \x01(\x01R\amaxCost\x12\x1d\n" +
 	"\abrowser\x18\n" +
 	" \x01(\bH\x00R\abrowser\x88\x01\x01\x125\n" +
-	"\x14command_wait_seconds\x18) \x01(\x05H\x01R\x12commandWaitSeconds\x88\x01\x01B\n" +
+	"\x14command_wait_seconds\x18) \x01(\x05H\x01R\x12commandWaitSeconds\x88\x01\x01\x12(\n" +
+	"\x10mcp_servers_json\x18< \x01(\tR\x0emcpServersJsonB\n" +
 	"\n" +
 	"\b_browserB\x17\n" +
 	"\x15_command_wait_seconds\"]\n" +

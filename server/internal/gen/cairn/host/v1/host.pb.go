@@ -268,8 +268,11 @@ type Hello struct {
 	// The host answers language model requests (lm_chat, lm_cancel, lm_models) with the editor's
 	// own models (the vscode-lm provider, README "Providers").
 	LanguageModels bool `protobuf:"varint,70,opt,name=language_models,json=languageModels,proto3" json:"language_models,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The host serves files' text (ReadFileRequest): what an editor's buffers hold, unsaved
+	// changes included. Unset: the daemon reads the disk.
+	ReadFile      bool `protobuf:"varint,60,opt,name=read_file,json=readFile,proto3" json:"read_file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Hello) Reset() {
@@ -365,6 +368,13 @@ func (x *Hello) GetLanguageModels() bool {
 	return false
 }
 
+func (x *Hello) GetReadFile() bool {
+	if x != nil {
+		return x.ReadFile
+	}
+	return false
+}
+
 // Welcome is the daemon's answer to Hello.
 type Welcome struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -453,6 +463,7 @@ type Request struct {
 	//	*Request_LmChat
 	//	*Request_LmCancel
 	//	*Request_LmModels
+	//	*Request_ReadFile
 	Request       isRequest_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -662,6 +673,15 @@ func (x *Request) GetLmModels() *LmModelsRequest {
 	return nil
 }
 
+func (x *Request) GetReadFile() *ReadFileRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Request_ReadFile); ok {
+			return x.ReadFile
+		}
+	}
+	return nil
+}
+
 type isRequest_Request interface {
 	isRequest_Request()
 }
@@ -734,6 +754,10 @@ type Request_LmModels struct {
 	LmModels *LmModelsRequest `protobuf:"bytes,72,opt,name=lm_models,json=lmModels,proto3,oneof"`
 }
 
+type Request_ReadFile struct {
+	ReadFile *ReadFileRequest `protobuf:"bytes,60,opt,name=read_file,json=readFile,proto3,oneof"`
+}
+
 func (*Request_OpenDiff) isRequest_Request() {}
 
 func (*Request_UpdateDiff) isRequest_Request() {}
@@ -768,6 +792,8 @@ func (*Request_LmCancel) isRequest_Request() {}
 
 func (*Request_LmModels) isRequest_Request() {}
 
+func (*Request_ReadFile) isRequest_Request() {}
+
 // Response answers a Request by id.
 type Response struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -783,6 +809,7 @@ type Response struct {
 	//	*Response_Diagnostics
 	//	*Response_ReleaseCommand
 	//	*Response_LmModels
+	//	*Response_ReadFile
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -902,6 +929,15 @@ func (x *Response) GetLmModels() *LmModelsResult {
 	return nil
 }
 
+func (x *Response) GetReadFile() *ReadFileResult {
+	if x != nil {
+		if x, ok := x.Result.(*Response_ReadFile); ok {
+			return x.ReadFile
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -934,6 +970,10 @@ type Response_LmModels struct {
 	LmModels *LmModelsResult `protobuf:"bytes,70,opt,name=lm_models,json=lmModels,proto3,oneof"`
 }
 
+type Response_ReadFile struct {
+	ReadFile *ReadFileResult `protobuf:"bytes,60,opt,name=read_file,json=readFile,proto3,oneof"`
+}
+
 func (*Response_Empty) isResponse_Result() {}
 
 func (*Response_SaveDiff) isResponse_Result() {}
@@ -947,6 +987,8 @@ func (*Response_Diagnostics) isResponse_Result() {}
 func (*Response_ReleaseCommand) isResponse_Result() {}
 
 func (*Response_LmModels) isResponse_Result() {}
+
+func (*Response_ReadFile) isResponse_Result() {}
 
 // Empty is the result of requests that return nothing.
 type Empty struct {
@@ -2055,6 +2097,98 @@ func (x *MultiDiffRequest) GetFiles() []*DiffFile {
 	return nil
 }
 
+// ReadFileRequest asks for a text file's current content as the editor has it (only sent to a
+// host whose hello set read_file).
+type ReadFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFileRequest) Reset() {
+	*x = ReadFileRequest{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFileRequest) ProtoMessage() {}
+
+func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFileRequest.ProtoReflect.Descriptor instead.
+func (*ReadFileRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ReadFileRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+// ReadFileResult is the file's text.
+type ReadFileResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFileResult) Reset() {
+	*x = ReadFileResult{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFileResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFileResult) ProtoMessage() {}
+
+func (x *ReadFileResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFileResult.ProtoReflect.Descriptor instead.
+func (*ReadFileResult) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ReadFileResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 // Event is something that happened in the editor.
 type Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2073,7 +2207,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2085,7 +2219,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2098,7 +2232,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Event) GetEvent() isEvent_Event {
@@ -2213,7 +2347,7 @@ type CommandOutput struct {
 
 func (x *CommandOutput) Reset() {
 	*x = CommandOutput{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2225,7 +2359,7 @@ func (x *CommandOutput) String() string {
 func (*CommandOutput) ProtoMessage() {}
 
 func (x *CommandOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2238,7 +2372,7 @@ func (x *CommandOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandOutput.ProtoReflect.Descriptor instead.
 func (*CommandOutput) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CommandOutput) GetCommandId() string {
@@ -2266,7 +2400,7 @@ type CommandExit struct {
 
 func (x *CommandExit) Reset() {
 	*x = CommandExit{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2278,7 +2412,7 @@ func (x *CommandExit) String() string {
 func (*CommandExit) ProtoMessage() {}
 
 func (x *CommandExit) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2291,7 +2425,7 @@ func (x *CommandExit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandExit.ProtoReflect.Descriptor instead.
 func (*CommandExit) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CommandExit) GetCommandId() string {
@@ -2318,7 +2452,7 @@ type ActiveEditorChanged struct {
 
 func (x *ActiveEditorChanged) Reset() {
 	*x = ActiveEditorChanged{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2330,7 +2464,7 @@ func (x *ActiveEditorChanged) String() string {
 func (*ActiveEditorChanged) ProtoMessage() {}
 
 func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2343,7 +2477,7 @@ func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActiveEditorChanged.ProtoReflect.Descriptor instead.
 func (*ActiveEditorChanged) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{29}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ActiveEditorChanged) GetPath() string {
@@ -2367,7 +2501,7 @@ type DiffDecision struct {
 
 func (x *DiffDecision) Reset() {
 	*x = DiffDecision{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2379,7 +2513,7 @@ func (x *DiffDecision) String() string {
 func (*DiffDecision) ProtoMessage() {}
 
 func (x *DiffDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2392,7 +2526,7 @@ func (x *DiffDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffDecision.ProtoReflect.Descriptor instead.
 func (*DiffDecision) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{30}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DiffDecision) GetSessionId() string {
@@ -2428,7 +2562,7 @@ type LmChatRequest struct {
 
 func (x *LmChatRequest) Reset() {
 	*x = LmChatRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2440,7 +2574,7 @@ func (x *LmChatRequest) String() string {
 func (*LmChatRequest) ProtoMessage() {}
 
 func (x *LmChatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2453,7 +2587,7 @@ func (x *LmChatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmChatRequest.ProtoReflect.Descriptor instead.
 func (*LmChatRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{31}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LmChatRequest) GetChatId() string {
@@ -2495,7 +2629,7 @@ type LmMessage struct {
 
 func (x *LmMessage) Reset() {
 	*x = LmMessage{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2507,7 +2641,7 @@ func (x *LmMessage) String() string {
 func (*LmMessage) ProtoMessage() {}
 
 func (x *LmMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2520,7 +2654,7 @@ func (x *LmMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmMessage.ProtoReflect.Descriptor instead.
 func (*LmMessage) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *LmMessage) GetRole() LmRole {
@@ -2552,7 +2686,7 @@ type LmPart struct {
 
 func (x *LmPart) Reset() {
 	*x = LmPart{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2564,7 +2698,7 @@ func (x *LmPart) String() string {
 func (*LmPart) ProtoMessage() {}
 
 func (x *LmPart) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2577,7 +2711,7 @@ func (x *LmPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmPart.ProtoReflect.Descriptor instead.
 func (*LmPart) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *LmPart) GetPart() isLmPart_Part {
@@ -2651,7 +2785,7 @@ type LmToolCall struct {
 
 func (x *LmToolCall) Reset() {
 	*x = LmToolCall{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2663,7 +2797,7 @@ func (x *LmToolCall) String() string {
 func (*LmToolCall) ProtoMessage() {}
 
 func (x *LmToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2676,7 +2810,7 @@ func (x *LmToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmToolCall.ProtoReflect.Descriptor instead.
 func (*LmToolCall) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *LmToolCall) GetCallId() string {
@@ -2711,7 +2845,7 @@ type LmToolResult struct {
 
 func (x *LmToolResult) Reset() {
 	*x = LmToolResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2723,7 +2857,7 @@ func (x *LmToolResult) String() string {
 func (*LmToolResult) ProtoMessage() {}
 
 func (x *LmToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2736,7 +2870,7 @@ func (x *LmToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmToolResult.ProtoReflect.Descriptor instead.
 func (*LmToolResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{35}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *LmToolResult) GetCallId() string {
@@ -2766,7 +2900,7 @@ type LmTool struct {
 
 func (x *LmTool) Reset() {
 	*x = LmTool{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2912,7 @@ func (x *LmTool) String() string {
 func (*LmTool) ProtoMessage() {}
 
 func (x *LmTool) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2925,7 @@ func (x *LmTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmTool.ProtoReflect.Descriptor instead.
 func (*LmTool) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{36}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *LmTool) GetName() string {
@@ -2826,7 +2960,7 @@ type LmCancelRequest struct {
 
 func (x *LmCancelRequest) Reset() {
 	*x = LmCancelRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2838,7 +2972,7 @@ func (x *LmCancelRequest) String() string {
 func (*LmCancelRequest) ProtoMessage() {}
 
 func (x *LmCancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2851,7 +2985,7 @@ func (x *LmCancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmCancelRequest.ProtoReflect.Descriptor instead.
 func (*LmCancelRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{37}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *LmCancelRequest) GetChatId() string {
@@ -2870,7 +3004,7 @@ type LmModelsRequest struct {
 
 func (x *LmModelsRequest) Reset() {
 	*x = LmModelsRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2882,7 +3016,7 @@ func (x *LmModelsRequest) String() string {
 func (*LmModelsRequest) ProtoMessage() {}
 
 func (x *LmModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2895,7 +3029,7 @@ func (x *LmModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmModelsRequest.ProtoReflect.Descriptor instead.
 func (*LmModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 // LmModelsResult lists the editor's language models.
@@ -2908,7 +3042,7 @@ type LmModelsResult struct {
 
 func (x *LmModelsResult) Reset() {
 	*x = LmModelsResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2920,7 +3054,7 @@ func (x *LmModelsResult) String() string {
 func (*LmModelsResult) ProtoMessage() {}
 
 func (x *LmModelsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2933,7 +3067,7 @@ func (x *LmModelsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmModelsResult.ProtoReflect.Descriptor instead.
 func (*LmModelsResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *LmModelsResult) GetModels() []*LmModel {
@@ -2958,7 +3092,7 @@ type LmModel struct {
 
 func (x *LmModel) Reset() {
 	*x = LmModel{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2970,7 +3104,7 @@ func (x *LmModel) String() string {
 func (*LmModel) ProtoMessage() {}
 
 func (x *LmModel) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2983,7 +3117,7 @@ func (x *LmModel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmModel.ProtoReflect.Descriptor instead.
 func (*LmModel) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *LmModel) GetId() string {
@@ -3036,7 +3170,7 @@ type LmChatPart struct {
 
 func (x *LmChatPart) Reset() {
 	*x = LmChatPart{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3048,7 +3182,7 @@ func (x *LmChatPart) String() string {
 func (*LmChatPart) ProtoMessage() {}
 
 func (x *LmChatPart) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3061,7 +3195,7 @@ func (x *LmChatPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmChatPart.ProtoReflect.Descriptor instead.
 func (*LmChatPart) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *LmChatPart) GetChatId() string {
@@ -3129,7 +3263,7 @@ type LmChatEnd struct {
 
 func (x *LmChatEnd) Reset() {
 	*x = LmChatEnd{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3141,7 +3275,7 @@ func (x *LmChatEnd) String() string {
 func (*LmChatEnd) ProtoMessage() {}
 
 func (x *LmChatEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3154,7 +3288,7 @@ func (x *LmChatEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmChatEnd.ProtoReflect.Descriptor instead.
 func (*LmChatEnd) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *LmChatEnd) GetChatId() string {
@@ -3203,7 +3337,7 @@ var File_cairn_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\x94\x02\n" +
+	"\x18cairn/host/v1/host.proto\x12\rcairn.host.v1\"\xb1\x02\n" +
 	"\x05Hello\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x19\n" +
 	"\bide_name\x18\x02 \x01(\tR\aideName\x12+\n" +
@@ -3213,11 +3347,13 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\bterminal\x18\x06 \x01(\bR\bterminal\x12\x16\n" +
 	"\x06editor\x18\a \x01(\bR\x06editor\x12\x1b\n" +
 	"\tclient_id\x18\b \x01(\tR\bclientId\x12'\n" +
-	"\x0flanguage_models\x18F \x01(\bR\x0elanguageModels\"n\n" +
+	"\x0flanguage_models\x18F \x01(\bR\x0elanguageModels\x12\x1b\n" +
+	"\tread_file\x18< \x01(\bR\breadFile\"n\n" +
 	"\aWelcome\x12\x17\n" +
 	"\ahost_id\x18\x01 \x01(\tR\x06hostId\x12%\n" +
 	"\x0edaemon_version\x18\x02 \x01(\tR\rdaemonVersion\x12#\n" +
-	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\xd3\t\n" +
+	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\x92\n" +
+	"\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vdeadline_ms\x18\x02 \x01(\x03R\n" +
@@ -3243,8 +3379,9 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x0frelease_command\x18( \x01(\v2$.cairn.host.v1.ReleaseCommandRequestH\x00R\x0ereleaseCommand\x127\n" +
 	"\alm_chat\x18F \x01(\v2\x1c.cairn.host.v1.LmChatRequestH\x00R\x06lmChat\x12=\n" +
 	"\tlm_cancel\x18G \x01(\v2\x1e.cairn.host.v1.LmCancelRequestH\x00R\blmCancel\x12=\n" +
-	"\tlm_models\x18H \x01(\v2\x1e.cairn.host.v1.LmModelsRequestH\x00R\blmModelsB\t\n" +
-	"\arequest\"\xf2\x03\n" +
+	"\tlm_models\x18H \x01(\v2\x1e.cairn.host.v1.LmModelsRequestH\x00R\blmModels\x12=\n" +
+	"\tread_file\x18< \x01(\v2\x1e.cairn.host.v1.ReadFileRequestH\x00R\breadFileB\t\n" +
+	"\arequest\"\xb0\x04\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12,\n" +
@@ -3256,7 +3393,8 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x05paths\x18\r \x01(\v2\x1a.cairn.host.v1.PathsResultH\x00R\x05paths\x12D\n" +
 	"\vdiagnostics\x18\x0e \x01(\v2 .cairn.host.v1.DiagnosticsResultH\x00R\vdiagnostics\x12N\n" +
 	"\x0frelease_command\x18( \x01(\v2#.cairn.host.v1.ReleaseCommandResultH\x00R\x0ereleaseCommand\x12<\n" +
-	"\tlm_models\x18F \x01(\v2\x1d.cairn.host.v1.LmModelsResultH\x00R\blmModelsB\b\n" +
+	"\tlm_models\x18F \x01(\v2\x1d.cairn.host.v1.LmModelsResultH\x00R\blmModels\x12<\n" +
+	"\tread_file\x18< \x01(\v2\x1d.cairn.host.v1.ReadFileResultH\x00R\breadFileB\b\n" +
 	"\x06result\"\a\n" +
 	"\x05Empty\"w\n" +
 	"\x0fOpenDiffRequest\x12\x1d\n" +
@@ -3324,7 +3462,11 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x05right\x18\x03 \x01(\tR\x05right\"W\n" +
 	"\x10MultiDiffRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12-\n" +
-	"\x05files\x18\x02 \x03(\v2\x17.cairn.host.v1.DiffFileR\x05files\"\x9f\x03\n" +
+	"\x05files\x18\x02 \x03(\v2\x17.cairn.host.v1.DiffFileR\x05files\"%\n" +
+	"\x0fReadFileRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\"$\n" +
+	"\x0eReadFileResult\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\"\x9f\x03\n" +
 	"\x05Event\x12E\n" +
 	"\x0ecommand_output\x18\x01 \x01(\v2\x1c.cairn.host.v1.CommandOutputH\x00R\rcommandOutput\x12?\n" +
 	"\fcommand_exit\x18\x02 \x01(\v2\x1a.cairn.host.v1.CommandExitH\x00R\vcommandExit\x12X\n" +
@@ -3435,7 +3577,7 @@ func file_cairn_host_v1_host_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_host_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_cairn_host_v1_host_proto_goTypes = []any{
 	(Severity)(0),                   // 0: cairn.host.v1.Severity
 	(MessageLevel)(0),               // 1: cairn.host.v1.MessageLevel
@@ -3467,23 +3609,25 @@ var file_cairn_host_v1_host_proto_goTypes = []any{
 	(*ShowMessageRequest)(nil),      // 27: cairn.host.v1.ShowMessageRequest
 	(*DiffFile)(nil),                // 28: cairn.host.v1.DiffFile
 	(*MultiDiffRequest)(nil),        // 29: cairn.host.v1.MultiDiffRequest
-	(*Event)(nil),                   // 30: cairn.host.v1.Event
-	(*CommandOutput)(nil),           // 31: cairn.host.v1.CommandOutput
-	(*CommandExit)(nil),             // 32: cairn.host.v1.CommandExit
-	(*ActiveEditorChanged)(nil),     // 33: cairn.host.v1.ActiveEditorChanged
-	(*DiffDecision)(nil),            // 34: cairn.host.v1.DiffDecision
-	(*LmChatRequest)(nil),           // 35: cairn.host.v1.LmChatRequest
-	(*LmMessage)(nil),               // 36: cairn.host.v1.LmMessage
-	(*LmPart)(nil),                  // 37: cairn.host.v1.LmPart
-	(*LmToolCall)(nil),              // 38: cairn.host.v1.LmToolCall
-	(*LmToolResult)(nil),            // 39: cairn.host.v1.LmToolResult
-	(*LmTool)(nil),                  // 40: cairn.host.v1.LmTool
-	(*LmCancelRequest)(nil),         // 41: cairn.host.v1.LmCancelRequest
-	(*LmModelsRequest)(nil),         // 42: cairn.host.v1.LmModelsRequest
-	(*LmModelsResult)(nil),          // 43: cairn.host.v1.LmModelsResult
-	(*LmModel)(nil),                 // 44: cairn.host.v1.LmModel
-	(*LmChatPart)(nil),              // 45: cairn.host.v1.LmChatPart
-	(*LmChatEnd)(nil),               // 46: cairn.host.v1.LmChatEnd
+	(*ReadFileRequest)(nil),         // 30: cairn.host.v1.ReadFileRequest
+	(*ReadFileResult)(nil),          // 31: cairn.host.v1.ReadFileResult
+	(*Event)(nil),                   // 32: cairn.host.v1.Event
+	(*CommandOutput)(nil),           // 33: cairn.host.v1.CommandOutput
+	(*CommandExit)(nil),             // 34: cairn.host.v1.CommandExit
+	(*ActiveEditorChanged)(nil),     // 35: cairn.host.v1.ActiveEditorChanged
+	(*DiffDecision)(nil),            // 36: cairn.host.v1.DiffDecision
+	(*LmChatRequest)(nil),           // 37: cairn.host.v1.LmChatRequest
+	(*LmMessage)(nil),               // 38: cairn.host.v1.LmMessage
+	(*LmPart)(nil),                  // 39: cairn.host.v1.LmPart
+	(*LmToolCall)(nil),              // 40: cairn.host.v1.LmToolCall
+	(*LmToolResult)(nil),            // 41: cairn.host.v1.LmToolResult
+	(*LmTool)(nil),                  // 42: cairn.host.v1.LmTool
+	(*LmCancelRequest)(nil),         // 43: cairn.host.v1.LmCancelRequest
+	(*LmModelsRequest)(nil),         // 44: cairn.host.v1.LmModelsRequest
+	(*LmModelsResult)(nil),          // 45: cairn.host.v1.LmModelsResult
+	(*LmModel)(nil),                 // 46: cairn.host.v1.LmModel
+	(*LmChatPart)(nil),              // 47: cairn.host.v1.LmChatPart
+	(*LmChatEnd)(nil),               // 48: cairn.host.v1.LmChatEnd
 }
 var file_cairn_host_v1_host_proto_depIdxs = []int32{
 	9,  // 0: cairn.host.v1.Request.open_diff:type_name -> cairn.host.v1.OpenDiffRequest
@@ -3500,40 +3644,42 @@ var file_cairn_host_v1_host_proto_depIdxs = []int32{
 	21, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
 	29, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
 	17, // 13: cairn.host.v1.Request.release_command:type_name -> cairn.host.v1.ReleaseCommandRequest
-	35, // 14: cairn.host.v1.Request.lm_chat:type_name -> cairn.host.v1.LmChatRequest
-	41, // 15: cairn.host.v1.Request.lm_cancel:type_name -> cairn.host.v1.LmCancelRequest
-	42, // 16: cairn.host.v1.Request.lm_models:type_name -> cairn.host.v1.LmModelsRequest
-	8,  // 17: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
-	12, // 18: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
-	15, // 19: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
-	22, // 20: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
-	25, // 21: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
-	18, // 22: cairn.host.v1.Response.release_command:type_name -> cairn.host.v1.ReleaseCommandResult
-	43, // 23: cairn.host.v1.Response.lm_models:type_name -> cairn.host.v1.LmModelsResult
-	0,  // 24: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
-	24, // 25: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
-	1,  // 26: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
-	28, // 27: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
-	31, // 28: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
-	32, // 29: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
-	33, // 30: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
-	34, // 31: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
-	45, // 32: cairn.host.v1.Event.lm_part:type_name -> cairn.host.v1.LmChatPart
-	46, // 33: cairn.host.v1.Event.lm_end:type_name -> cairn.host.v1.LmChatEnd
-	36, // 34: cairn.host.v1.LmChatRequest.messages:type_name -> cairn.host.v1.LmMessage
-	40, // 35: cairn.host.v1.LmChatRequest.tools:type_name -> cairn.host.v1.LmTool
-	2,  // 36: cairn.host.v1.LmMessage.role:type_name -> cairn.host.v1.LmRole
-	37, // 37: cairn.host.v1.LmMessage.parts:type_name -> cairn.host.v1.LmPart
-	38, // 38: cairn.host.v1.LmPart.tool_call:type_name -> cairn.host.v1.LmToolCall
-	39, // 39: cairn.host.v1.LmPart.tool_result:type_name -> cairn.host.v1.LmToolResult
-	44, // 40: cairn.host.v1.LmModelsResult.models:type_name -> cairn.host.v1.LmModel
-	38, // 41: cairn.host.v1.LmChatPart.tool_call:type_name -> cairn.host.v1.LmToolCall
-	3,  // 42: cairn.host.v1.LmChatEnd.code:type_name -> cairn.host.v1.LmErrorCode
-	43, // [43:43] is the sub-list for method output_type
-	43, // [43:43] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	37, // 14: cairn.host.v1.Request.lm_chat:type_name -> cairn.host.v1.LmChatRequest
+	43, // 15: cairn.host.v1.Request.lm_cancel:type_name -> cairn.host.v1.LmCancelRequest
+	44, // 16: cairn.host.v1.Request.lm_models:type_name -> cairn.host.v1.LmModelsRequest
+	30, // 17: cairn.host.v1.Request.read_file:type_name -> cairn.host.v1.ReadFileRequest
+	8,  // 18: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
+	12, // 19: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
+	15, // 20: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
+	22, // 21: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
+	25, // 22: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
+	18, // 23: cairn.host.v1.Response.release_command:type_name -> cairn.host.v1.ReleaseCommandResult
+	45, // 24: cairn.host.v1.Response.lm_models:type_name -> cairn.host.v1.LmModelsResult
+	31, // 25: cairn.host.v1.Response.read_file:type_name -> cairn.host.v1.ReadFileResult
+	0,  // 26: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
+	24, // 27: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
+	1,  // 28: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
+	28, // 29: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
+	33, // 30: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
+	34, // 31: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
+	35, // 32: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
+	36, // 33: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
+	47, // 34: cairn.host.v1.Event.lm_part:type_name -> cairn.host.v1.LmChatPart
+	48, // 35: cairn.host.v1.Event.lm_end:type_name -> cairn.host.v1.LmChatEnd
+	38, // 36: cairn.host.v1.LmChatRequest.messages:type_name -> cairn.host.v1.LmMessage
+	42, // 37: cairn.host.v1.LmChatRequest.tools:type_name -> cairn.host.v1.LmTool
+	2,  // 38: cairn.host.v1.LmMessage.role:type_name -> cairn.host.v1.LmRole
+	39, // 39: cairn.host.v1.LmMessage.parts:type_name -> cairn.host.v1.LmPart
+	40, // 40: cairn.host.v1.LmPart.tool_call:type_name -> cairn.host.v1.LmToolCall
+	41, // 41: cairn.host.v1.LmPart.tool_result:type_name -> cairn.host.v1.LmToolResult
+	46, // 42: cairn.host.v1.LmModelsResult.models:type_name -> cairn.host.v1.LmModel
+	40, // 43: cairn.host.v1.LmChatPart.tool_call:type_name -> cairn.host.v1.LmToolCall
+	3,  // 44: cairn.host.v1.LmChatEnd.code:type_name -> cairn.host.v1.LmErrorCode
+	45, // [45:45] is the sub-list for method output_type
+	45, // [45:45] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_cairn_host_v1_host_proto_init() }
@@ -3559,6 +3705,7 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Request_LmChat)(nil),
 		(*Request_LmCancel)(nil),
 		(*Request_LmModels)(nil),
+		(*Request_ReadFile)(nil),
 	}
 	file_cairn_host_v1_host_proto_msgTypes[3].OneofWrappers = []any{
 		(*Response_Empty)(nil),
@@ -3568,8 +3715,9 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Response_Diagnostics)(nil),
 		(*Response_ReleaseCommand)(nil),
 		(*Response_LmModels)(nil),
+		(*Response_ReadFile)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[26].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[28].OneofWrappers = []any{
 		(*Event_CommandOutput)(nil),
 		(*Event_CommandExit)(nil),
 		(*Event_ActiveEditorChanged)(nil),
@@ -3577,12 +3725,12 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Event_LmPart)(nil),
 		(*Event_LmEnd)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[33].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[35].OneofWrappers = []any{
 		(*LmPart_Text)(nil),
 		(*LmPart_ToolCall)(nil),
 		(*LmPart_ToolResult)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[41].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[43].OneofWrappers = []any{
 		(*LmChatPart_Text)(nil),
 		(*LmChatPart_ToolCall)(nil),
 	}
@@ -3592,7 +3740,7 @@ func file_cairn_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_host_v1_host_proto_rawDesc), len(file_cairn_host_v1_host_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   43,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

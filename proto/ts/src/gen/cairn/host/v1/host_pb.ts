@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/host/v1/host.proto.
  */
 export const file_cairn_host_v1_host: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEitAEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCRIXCg9sYW5ndWFnZV9tb2RlbHMYRiABKAgiSQoHV2VsY29tZRIPCgdob3N0X2lkGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAki+QcKB1JlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVhZGxpbmVfbXMYAiABKAMSMwoJb3Blbl9kaWZmGAogASgLMh4uY2Fpcm4uaG9zdC52MS5PcGVuRGlmZlJlcXVlc3RIABI3Cgt1cGRhdGVfZGlmZhgLIAEoCzIgLmNhaXJuLmhvc3QudjEuVXBkYXRlRGlmZlJlcXVlc3RIABIzCglzYXZlX2RpZmYYDCABKAsyHi5jYWlybi5ob3N0LnYxLlNhdmVEaWZmUmVxdWVzdEgAEjcKC3JldmVydF9kaWZmGA0gASgLMiAuY2Fpcm4uaG9zdC52MS5SZXZlcnREaWZmUmVxdWVzdEgAEjcKC3J1bl9jb21tYW5kGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5SdW5Db21tYW5kUmVxdWVzdEgAEjkKDGtpbGxfY29tbWFuZBgPIAEoCzIhLmNhaXJuLmhvc3QudjEuS2lsbENvbW1hbmRSZXF1ZXN0SAASOwoNdmlzaWJsZV9maWxlcxgQIAEoCzIiLmNhaXJuLmhvc3QudjEuVmlzaWJsZUZpbGVzUmVxdWVzdEgAEjMKCW9wZW5fdGFicxgRIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlblRhYnNSZXF1ZXN0SAASOAoLZGlhZ25vc3RpY3MYEiABKAsyIS5jYWlybi5ob3N0LnYxLkRpYWdub3N0aWNzUmVxdWVzdEgAEjMKCW9wZW5fZmlsZRgTIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlbkZpbGVSZXF1ZXN0SAASOQoMc2hvd19tZXNzYWdlGBQgASgLMiEuY2Fpcm4uaG9zdC52MS5TaG93TWVzc2FnZVJlcXVlc3RIABJDChF3b3Jrc3BhY2VfZm9sZGVycxgVIAEoCzImLmNhaXJuLmhvc3QudjEuV29ya3NwYWNlRm9sZGVyc1JlcXVlc3RIABI1CgptdWx0aV9kaWZmGBYgASgLMh8uY2Fpcm4uaG9zdC52MS5NdWx0aURpZmZSZXF1ZXN0SAASPwoPcmVsZWFzZV9jb21tYW5kGCggASgLMiQuY2Fpcm4uaG9zdC52MS5SZWxlYXNlQ29tbWFuZFJlcXVlc3RIABIvCgdsbV9jaGF0GEYgASgLMhwuY2Fpcm4uaG9zdC52MS5MbUNoYXRSZXF1ZXN0SAASMwoJbG1fY2FuY2VsGEcgASgLMh4uY2Fpcm4uaG9zdC52MS5MbUNhbmNlbFJlcXVlc3RIABIzCglsbV9tb2RlbHMYSCABKAsyHi5jYWlybi5ob3N0LnYxLkxtTW9kZWxzUmVxdWVzdEgAQgkKB3JlcXVlc3QinAMKCFJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBWVycm9yGAIgASgJEiUKBWVtcHR5GAogASgLMhQuY2Fpcm4uaG9zdC52MS5FbXB0eUgAEjIKCXNhdmVfZGlmZhgLIAEoCzIdLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXN1bHRIABI2CgtydW5fY29tbWFuZBgMIAEoCzIfLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlc3VsdEgAEisKBXBhdGhzGA0gASgLMhouY2Fpcm4uaG9zdC52MS5QYXRoc1Jlc3VsdEgAEjcKC2RpYWdub3N0aWNzGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1Jlc3VsdEgAEj4KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIjLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXN1bHRIABIyCglsbV9tb2RlbHMYRiABKAsyHS5jYWlybi5ob3N0LnYxLkxtTW9kZWxzUmVzdWx0SABCCAoGcmVzdWx0IgcKBUVtcHR5IlUKD09wZW5EaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEgwKBHBhdGgYAiABKAkSEAoIb3JpZ2luYWwYAyABKAkSDgoGaXNfbmV3GAQgASgIIlwKEVVwZGF0ZURpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDwoHY29udGVudBgCIAEoCRINCgVmaW5hbBgDIAEoCBITCgtzY3JvbGxfbGluZRgEIAEoBSIlCg9TYXZlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSInCg5TYXZlRGlmZlJlc3VsdBIVCg1zYXZlZF9jb250ZW50GAEgASgJIicKEVJldmVydERpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRQoRUnVuQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCRIPCgdjb21tYW5kGAIgASgJEgsKA2N3ZBgDIAEoCSJEChBSdW5Db21tYW5kUmVzdWx0EhkKEXNoZWxsX2ludGVncmF0aW9uGAEgASgIEhUKDXRlcm1pbmFsX25hbWUYAiABKAkiKAoSS2lsbENvbW1hbmRSZXF1ZXN0EhIKCmNvbW1hbmRfaWQYASABKAkiKwoVUmVsZWFzZUNvbW1hbmRSZXF1ZXN0EhIKCmNvbW1hbmRfaWQYASABKAkiKAoUUmVsZWFzZUNvbW1hbmRSZXN1bHQSEAoIcmVsZWFzZWQYASABKAgiFQoTVmlzaWJsZUZpbGVzUmVxdWVzdCIRCg9PcGVuVGFic1JlcXVlc3QiGQoXV29ya3NwYWNlRm9sZGVyc1JlcXVlc3QiHAoLUGF0aHNSZXN1bHQSDQoFcGF0aHMYASADKAkiIwoSRGlhZ25vc3RpY3NSZXF1ZXN0Eg0KBXBhdGhzGAEgAygJInQKCkRpYWdub3N0aWMSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFEikKCHNldmVyaXR5GAMgASgOMhcuY2Fpcm4uaG9zdC52MS5TZXZlcml0eRIPCgdtZXNzYWdlGAQgASgJEg4KBnNvdXJjZRgFIAEoCSJDChFEaWFnbm9zdGljc1Jlc3VsdBIuCgtkaWFnbm9zdGljcxgBIAMoCzIZLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpYyItCg9PcGVuRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFIk4KElNob3dNZXNzYWdlUmVxdWVzdBIqCgVsZXZlbBgBIAEoDjIbLmNhaXJuLmhvc3QudjEuTWVzc2FnZUxldmVsEgwKBHRleHQYAiABKAkiNQoIRGlmZkZpbGUSDAoEcGF0aBgBIAEoCRIMCgRsZWZ0GAIgASgJEg0KBXJpZ2h0GAMgASgJIkkKEE11bHRpRGlmZlJlcXVlc3QSDQoFdGl0bGUYASABKAkSJgoFZmlsZXMYAiADKAsyFy5jYWlybi5ob3N0LnYxLkRpZmZGaWxlItECCgVFdmVudBI2Cg5jb21tYW5kX291dHB1dBgBIAEoCzIcLmNhaXJuLmhvc3QudjEuQ29tbWFuZE91dHB1dEgAEjIKDGNvbW1hbmRfZXhpdBgCIAEoCzIaLmNhaXJuLmhvc3QudjEuQ29tbWFuZEV4aXRIABJDChVhY3RpdmVfZWRpdG9yX2NoYW5nZWQYAyABKAsyIi5jYWlybi5ob3N0LnYxLkFjdGl2ZUVkaXRvckNoYW5nZWRIABI0Cg1kaWZmX2RlY2lzaW9uGAQgASgLMhsuY2Fpcm4uaG9zdC52MS5EaWZmRGVjaXNpb25IABIsCgdsbV9wYXJ0GEYgASgLMhkuY2Fpcm4uaG9zdC52MS5MbUNoYXRQYXJ0SAASKgoGbG1fZW5kGEcgASgLMhguY2Fpcm4uaG9zdC52MS5MbUNoYXRFbmRIAEIHCgVldmVudCIxCg1Db21tYW5kT3V0cHV0EhIKCmNvbW1hbmRfaWQYASABKAkSDAoEZGF0YRgCIAEoCSI0CgtDb21tYW5kRXhpdBISCgpjb21tYW5kX2lkGAEgASgJEhEKCWV4aXRfY29kZRgCIAEoBSIjChNBY3RpdmVFZGl0b3JDaGFuZ2VkEgwKBHBhdGgYASABKAkiNAoMRGlmZkRlY2lzaW9uEhIKCnNlc3Npb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgihAEKDUxtQ2hhdFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIqCghtZXNzYWdlcxgDIAMoCzIYLmNhaXJuLmhvc3QudjEuTG1NZXNzYWdlEiQKBXRvb2xzGAQgAygLMhUuY2Fpcm4uaG9zdC52MS5MbVRvb2wiVgoJTG1NZXNzYWdlEiMKBHJvbGUYASABKA4yFS5jYWlybi5ob3N0LnYxLkxtUm9sZRIkCgVwYXJ0cxgCIAMoCzIVLmNhaXJuLmhvc3QudjEuTG1QYXJ0IoQBCgZMbVBhcnQSDgoEdGV4dBgBIAEoCUgAEi4KCXRvb2xfY2FsbBgCIAEoCzIZLmNhaXJuLmhvc3QudjEuTG1Ub29sQ2FsbEgAEjIKC3Rvb2xfcmVzdWx0GAMgASgLMhsuY2Fpcm4uaG9zdC52MS5MbVRvb2xSZXN1bHRIAEIGCgRwYXJ0Ij8KCkxtVG9vbENhbGwSDwoHY2FsbF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmlucHV0X2pzb24YAyABKAkiLQoMTG1Ub29sUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSDAoEdGV4dBgCIAEoCSJGCgZMbVRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgDIAEoCSIiCg9MbUNhbmNlbFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCSIRCg9MbU1vZGVsc1JlcXVlc3QiOAoOTG1Nb2RlbHNSZXN1bHQSJgoGbW9kZWxzGAEgAygLMhYuY2Fpcm4uaG9zdC52MS5MbU1vZGVsIl0KB0xtTW9kZWwSCgoCaWQYASABKAkSDgoGdmVuZG9yGAIgASgJEg4KBmZhbWlseRgDIAEoCRIMCgRuYW1lGAQgASgJEhgKEG1heF9pbnB1dF90b2tlbnMYBSABKAMiZQoKTG1DaGF0UGFydBIPCgdjaGF0X2lkGAEgASgJEg4KBHRleHQYAiABKAlIABIuCgl0b29sX2NhbGwYAyABKAsyGS5jYWlybi5ob3N0LnYxLkxtVG9vbENhbGxIAEIGCgRwYXJ0IpcBCglMbUNoYXRFbmQSDwoHY2hhdF9pZBgBIAEoCRIoCgRjb2RlGAIgASgOMhouY2Fpcm4uaG9zdC52MS5MbUVycm9yQ29kZRIPCgdtZXNzYWdlGAMgASgJEhQKDGlucHV0X3Rva2VucxgEIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAUgASgDEhEKCWVzdGltYXRlZBgGIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADKkoKBkxtUm9sZRIXChNMTV9ST0xFX1VOU1BFQ0lGSUVEEAASEAoMTE1fUk9MRV9VU0VSEAESFQoRTE1fUk9MRV9BU1NJU1RBTlQQAirUAQoLTG1FcnJvckNvZGUSHQoZTE1fRVJST1JfQ09ERV9VTlNQRUNJRklFRBAAEiAKHExNX0VSUk9SX0NPREVfTk9fUEVSTUlTU0lPTlMQARIZChVMTV9FUlJPUl9DT0RFX0JMT0NLRUQQAhIbChdMTV9FUlJPUl9DT0RFX05PVF9GT1VORBADEhYKEkxNX0VSUk9SX0NPREVfR09ORRAEEhsKF0xNX0VSUk9SX0NPREVfQ0FOQ0VMTEVEEAUSFwoTTE1fRVJST1JfQ09ERV9PVEhFUhAGQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
+  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEixwEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCRIXCg9sYW5ndWFnZV9tb2RlbHMYRiABKAgSEQoJcmVhZF9maWxlGDwgASgIIkkKB1dlbGNvbWUSDwoHaG9zdF9pZBgBIAEoCRIWCg5kYWVtb25fdmVyc2lvbhgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJIq4ICgdSZXF1ZXN0EgoKAmlkGAEgASgJEhMKC2RlYWRsaW5lX21zGAIgASgDEjMKCW9wZW5fZGlmZhgKIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlbkRpZmZSZXF1ZXN0SAASNwoLdXBkYXRlX2RpZmYYCyABKAsyIC5jYWlybi5ob3N0LnYxLlVwZGF0ZURpZmZSZXF1ZXN0SAASMwoJc2F2ZV9kaWZmGAwgASgLMh4uY2Fpcm4uaG9zdC52MS5TYXZlRGlmZlJlcXVlc3RIABI3CgtyZXZlcnRfZGlmZhgNIAEoCzIgLmNhaXJuLmhvc3QudjEuUmV2ZXJ0RGlmZlJlcXVlc3RIABI3CgtydW5fY29tbWFuZBgOIAEoCzIgLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlcXVlc3RIABI5CgxraWxsX2NvbW1hbmQYDyABKAsyIS5jYWlybi5ob3N0LnYxLktpbGxDb21tYW5kUmVxdWVzdEgAEjsKDXZpc2libGVfZmlsZXMYECABKAsyIi5jYWlybi5ob3N0LnYxLlZpc2libGVGaWxlc1JlcXVlc3RIABIzCglvcGVuX3RhYnMYESABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5UYWJzUmVxdWVzdEgAEjgKC2RpYWdub3N0aWNzGBIgASgLMiEuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1JlcXVlc3RIABIzCglvcGVuX2ZpbGUYEyABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5GaWxlUmVxdWVzdEgAEjkKDHNob3dfbWVzc2FnZRgUIAEoCzIhLmNhaXJuLmhvc3QudjEuU2hvd01lc3NhZ2VSZXF1ZXN0SAASQwoRd29ya3NwYWNlX2ZvbGRlcnMYFSABKAsyJi5jYWlybi5ob3N0LnYxLldvcmtzcGFjZUZvbGRlcnNSZXF1ZXN0SAASNQoKbXVsdGlfZGlmZhgWIAEoCzIfLmNhaXJuLmhvc3QudjEuTXVsdGlEaWZmUmVxdWVzdEgAEj8KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIkLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXF1ZXN0SAASLwoHbG1fY2hhdBhGIAEoCzIcLmNhaXJuLmhvc3QudjEuTG1DaGF0UmVxdWVzdEgAEjMKCWxtX2NhbmNlbBhHIAEoCzIeLmNhaXJuLmhvc3QudjEuTG1DYW5jZWxSZXF1ZXN0SAASMwoJbG1fbW9kZWxzGEggASgLMh4uY2Fpcm4uaG9zdC52MS5MbU1vZGVsc1JlcXVlc3RIABIzCglyZWFkX2ZpbGUYPCABKAsyHi5jYWlybi5ob3N0LnYxLlJlYWRGaWxlUmVxdWVzdEgAQgkKB3JlcXVlc3Qi0AMKCFJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBWVycm9yGAIgASgJEiUKBWVtcHR5GAogASgLMhQuY2Fpcm4uaG9zdC52MS5FbXB0eUgAEjIKCXNhdmVfZGlmZhgLIAEoCzIdLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXN1bHRIABI2CgtydW5fY29tbWFuZBgMIAEoCzIfLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlc3VsdEgAEisKBXBhdGhzGA0gASgLMhouY2Fpcm4uaG9zdC52MS5QYXRoc1Jlc3VsdEgAEjcKC2RpYWdub3N0aWNzGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1Jlc3VsdEgAEj4KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIjLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXN1bHRIABIyCglsbV9tb2RlbHMYRiABKAsyHS5jYWlybi5ob3N0LnYxLkxtTW9kZWxzUmVzdWx0SAASMgoJcmVhZF9maWxlGDwgASgLMh0uY2Fpcm4uaG9zdC52MS5SZWFkRmlsZVJlc3VsdEgAQggKBnJlc3VsdCIHCgVFbXB0eSJVCg9PcGVuRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIMCgRwYXRoGAIgASgJEhAKCG9yaWdpbmFsGAMgASgJEg4KBmlzX25ldxgEIAEoCCJcChFVcGRhdGVEaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSDQoFZmluYWwYAyABKAgSEwoLc2Nyb2xsX2xpbmUYBCABKAUiJQoPU2F2ZURpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiJwoOU2F2ZURpZmZSZXN1bHQSFQoNc2F2ZWRfY29udGVudBgBIAEoCSInChFSZXZlcnREaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIkUKEVJ1bkNvbW1hbmRSZXF1ZXN0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHY29tbWFuZBgCIAEoCRILCgNjd2QYAyABKAkiRAoQUnVuQ29tbWFuZFJlc3VsdBIZChFzaGVsbF9pbnRlZ3JhdGlvbhgBIAEoCBIVCg10ZXJtaW5hbF9uYW1lGAIgASgJIigKEktpbGxDb21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJIisKFVJlbGVhc2VDb21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJIigKFFJlbGVhc2VDb21tYW5kUmVzdWx0EhAKCHJlbGVhc2VkGAEgASgIIhUKE1Zpc2libGVGaWxlc1JlcXVlc3QiEQoPT3BlblRhYnNSZXF1ZXN0IhkKF1dvcmtzcGFjZUZvbGRlcnNSZXF1ZXN0IhwKC1BhdGhzUmVzdWx0Eg0KBXBhdGhzGAEgAygJIiMKEkRpYWdub3N0aWNzUmVxdWVzdBINCgVwYXRocxgBIAMoCSJ0CgpEaWFnbm9zdGljEgwKBHBhdGgYASABKAkSDAoEbGluZRgCIAEoBRIpCghzZXZlcml0eRgDIAEoDjIXLmNhaXJuLmhvc3QudjEuU2V2ZXJpdHkSDwoHbWVzc2FnZRgEIAEoCRIOCgZzb3VyY2UYBSABKAkiQwoRRGlhZ25vc3RpY3NSZXN1bHQSLgoLZGlhZ25vc3RpY3MYASADKAsyGS5jYWlybi5ob3N0LnYxLkRpYWdub3N0aWMiLQoPT3BlbkZpbGVSZXF1ZXN0EgwKBHBhdGgYASABKAkSDAoEbGluZRgCIAEoBSJOChJTaG93TWVzc2FnZVJlcXVlc3QSKgoFbGV2ZWwYASABKA4yGy5jYWlybi5ob3N0LnYxLk1lc3NhZ2VMZXZlbBIMCgR0ZXh0GAIgASgJIjUKCERpZmZGaWxlEgwKBHBhdGgYASABKAkSDAoEbGVmdBgCIAEoCRINCgVyaWdodBgDIAEoCSJJChBNdWx0aURpZmZSZXF1ZXN0Eg0KBXRpdGxlGAEgASgJEiYKBWZpbGVzGAIgAygLMhcuY2Fpcm4uaG9zdC52MS5EaWZmRmlsZSIfCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCSIeCg5SZWFkRmlsZVJlc3VsdBIMCgR0ZXh0GAEgASgJItECCgVFdmVudBI2Cg5jb21tYW5kX291dHB1dBgBIAEoCzIcLmNhaXJuLmhvc3QudjEuQ29tbWFuZE91dHB1dEgAEjIKDGNvbW1hbmRfZXhpdBgCIAEoCzIaLmNhaXJuLmhvc3QudjEuQ29tbWFuZEV4aXRIABJDChVhY3RpdmVfZWRpdG9yX2NoYW5nZWQYAyABKAsyIi5jYWlybi5ob3N0LnYxLkFjdGl2ZUVkaXRvckNoYW5nZWRIABI0Cg1kaWZmX2RlY2lzaW9uGAQgASgLMhsuY2Fpcm4uaG9zdC52MS5EaWZmRGVjaXNpb25IABIsCgdsbV9wYXJ0GEYgASgLMhkuY2Fpcm4uaG9zdC52MS5MbUNoYXRQYXJ0SAASKgoGbG1fZW5kGEcgASgLMhguY2Fpcm4uaG9zdC52MS5MbUNoYXRFbmRIAEIHCgVldmVudCIxCg1Db21tYW5kT3V0cHV0EhIKCmNvbW1hbmRfaWQYASABKAkSDAoEZGF0YRgCIAEoCSI0CgtDb21tYW5kRXhpdBISCgpjb21tYW5kX2lkGAEgASgJEhEKCWV4aXRfY29kZRgCIAEoBSIjChNBY3RpdmVFZGl0b3JDaGFuZ2VkEgwKBHBhdGgYASABKAkiNAoMRGlmZkRlY2lzaW9uEhIKCnNlc3Npb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgihAEKDUxtQ2hhdFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIqCghtZXNzYWdlcxgDIAMoCzIYLmNhaXJuLmhvc3QudjEuTG1NZXNzYWdlEiQKBXRvb2xzGAQgAygLMhUuY2Fpcm4uaG9zdC52MS5MbVRvb2wiVgoJTG1NZXNzYWdlEiMKBHJvbGUYASABKA4yFS5jYWlybi5ob3N0LnYxLkxtUm9sZRIkCgVwYXJ0cxgCIAMoCzIVLmNhaXJuLmhvc3QudjEuTG1QYXJ0IoQBCgZMbVBhcnQSDgoEdGV4dBgBIAEoCUgAEi4KCXRvb2xfY2FsbBgCIAEoCzIZLmNhaXJuLmhvc3QudjEuTG1Ub29sQ2FsbEgAEjIKC3Rvb2xfcmVzdWx0GAMgASgLMhsuY2Fpcm4uaG9zdC52MS5MbVRvb2xSZXN1bHRIAEIGCgRwYXJ0Ij8KCkxtVG9vbENhbGwSDwoHY2FsbF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmlucHV0X2pzb24YAyABKAkiLQoMTG1Ub29sUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSDAoEdGV4dBgCIAEoCSJGCgZMbVRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgDIAEoCSIiCg9MbUNhbmNlbFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCSIRCg9MbU1vZGVsc1JlcXVlc3QiOAoOTG1Nb2RlbHNSZXN1bHQSJgoGbW9kZWxzGAEgAygLMhYuY2Fpcm4uaG9zdC52MS5MbU1vZGVsIl0KB0xtTW9kZWwSCgoCaWQYASABKAkSDgoGdmVuZG9yGAIgASgJEg4KBmZhbWlseRgDIAEoCRIMCgRuYW1lGAQgASgJEhgKEG1heF9pbnB1dF90b2tlbnMYBSABKAMiZQoKTG1DaGF0UGFydBIPCgdjaGF0X2lkGAEgASgJEg4KBHRleHQYAiABKAlIABIuCgl0b29sX2NhbGwYAyABKAsyGS5jYWlybi5ob3N0LnYxLkxtVG9vbENhbGxIAEIGCgRwYXJ0IpcBCglMbUNoYXRFbmQSDwoHY2hhdF9pZBgBIAEoCRIoCgRjb2RlGAIgASgOMhouY2Fpcm4uaG9zdC52MS5MbUVycm9yQ29kZRIPCgdtZXNzYWdlGAMgASgJEhQKDGlucHV0X3Rva2VucxgEIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAUgASgDEhEKCWVzdGltYXRlZBgGIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADKkoKBkxtUm9sZRIXChNMTV9ST0xFX1VOU1BFQ0lGSUVEEAASEAoMTE1fUk9MRV9VU0VSEAESFQoRTE1fUk9MRV9BU1NJU1RBTlQQAirUAQoLTG1FcnJvckNvZGUSHQoZTE1fRVJST1JfQ09ERV9VTlNQRUNJRklFRBAAEiAKHExNX0VSUk9SX0NPREVfTk9fUEVSTUlTU0lPTlMQARIZChVMTV9FUlJPUl9DT0RFX0JMT0NLRUQQAhIbChdMTV9FUlJPUl9DT0RFX05PVF9GT1VORBADEhYKEkxNX0VSUk9SX0NPREVfR09ORRAEEhsKF0xNX0VSUk9SX0NPREVfQ0FOQ0VMTEVEEAUSFwoTTE1fRVJST1JfQ09ERV9PVEhFUhAGQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
 
 /**
  * Hello is the host's first message.
@@ -73,6 +73,14 @@ export type Hello = Message<"cairn.host.v1.Hello"> & {
    * @generated from field: bool language_models = 70;
    */
   languageModels: boolean;
+
+  /**
+   * The host serves files' text (ReadFileRequest): what an editor's buffers hold, unsaved
+   * changes included. Unset: the daemon reads the disk.
+   *
+   * @generated from field: bool read_file = 60;
+   */
+  readFile: boolean;
 };
 
 /**
@@ -238,6 +246,12 @@ export type Request = Message<"cairn.host.v1.Request"> & {
      */
     value: LmModelsRequest;
     case: "lmModels";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.ReadFileRequest read_file = 60;
+     */
+    value: ReadFileRequest;
+    case: "readFile";
   } | { case: undefined; value?: undefined };
 };
 
@@ -311,6 +325,12 @@ export type Response = Message<"cairn.host.v1.Response"> & {
      */
     value: LmModelsResult;
     case: "lmModels";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.ReadFileResult read_file = 60;
+     */
+    value: ReadFileResult;
+    case: "readFile";
   } | { case: undefined; value?: undefined };
 };
 
@@ -820,6 +840,47 @@ export const MultiDiffRequestSchema: GenMessage<MultiDiffRequest> = /*@__PURE__*
   messageDesc(file_cairn_host_v1_host, 25);
 
 /**
+ * ReadFileRequest asks for a text file's current content as the editor has it (only sent to a
+ * host whose hello set read_file).
+ *
+ * @generated from message cairn.host.v1.ReadFileRequest
+ */
+export type ReadFileRequest = Message<"cairn.host.v1.ReadFileRequest"> & {
+  /**
+   * Absolute.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.ReadFileRequest.
+ * Use `create(ReadFileRequestSchema)` to create a new message.
+ */
+export const ReadFileRequestSchema: GenMessage<ReadFileRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 26);
+
+/**
+ * ReadFileResult is the file's text.
+ *
+ * @generated from message cairn.host.v1.ReadFileResult
+ */
+export type ReadFileResult = Message<"cairn.host.v1.ReadFileResult"> & {
+  /**
+   * @generated from field: string text = 1;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message cairn.host.v1.ReadFileResult.
+ * Use `create(ReadFileResultSchema)` to create a new message.
+ */
+export const ReadFileResultSchema: GenMessage<ReadFileResult> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 27);
+
+/**
  * Event is something that happened in the editor.
  *
  * @generated from message cairn.host.v1.Event
@@ -872,7 +933,7 @@ export type Event = Message<"cairn.host.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 26);
+  messageDesc(file_cairn_host_v1_host, 28);
 
 /**
  * CommandOutput is new output of a running command.
@@ -896,7 +957,7 @@ export type CommandOutput = Message<"cairn.host.v1.CommandOutput"> & {
  * Use `create(CommandOutputSchema)` to create a new message.
  */
 export const CommandOutputSchema: GenMessage<CommandOutput> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 27);
+  messageDesc(file_cairn_host_v1_host, 29);
 
 /**
  * CommandExit ends a command; no output follows it.
@@ -920,7 +981,7 @@ export type CommandExit = Message<"cairn.host.v1.CommandExit"> & {
  * Use `create(CommandExitSchema)` to create a new message.
  */
 export const CommandExitSchema: GenMessage<CommandExit> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 28);
+  messageDesc(file_cairn_host_v1_host, 30);
 
 /**
  * ActiveEditorChanged reports the focused file.
@@ -939,7 +1000,7 @@ export type ActiveEditorChanged = Message<"cairn.host.v1.ActiveEditorChanged"> &
  * Use `create(ActiveEditorChangedSchema)` to create a new message.
  */
 export const ActiveEditorChangedSchema: GenMessage<ActiveEditorChanged> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 29);
+  messageDesc(file_cairn_host_v1_host, 31);
 
 /**
  * DiffDecision reports Save or Reject pressed in the editor rather than in the chat. It answers
@@ -967,7 +1028,7 @@ export type DiffDecision = Message<"cairn.host.v1.DiffDecision"> & {
  * Use `create(DiffDecisionSchema)` to create a new message.
  */
 export const DiffDecisionSchema: GenMessage<DiffDecision> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 30);
+  messageDesc(file_cairn_host_v1_host, 32);
 
 /**
  * LmChatRequest sends a request to one of the editor's language models. The host answers with
@@ -1010,7 +1071,7 @@ export type LmChatRequest = Message<"cairn.host.v1.LmChatRequest"> & {
  * Use `create(LmChatRequestSchema)` to create a new message.
  */
 export const LmChatRequestSchema: GenMessage<LmChatRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 31);
+  messageDesc(file_cairn_host_v1_host, 33);
 
 /**
  * LmMessage is one message (LanguageModelChatMessage).
@@ -1034,7 +1095,7 @@ export type LmMessage = Message<"cairn.host.v1.LmMessage"> & {
  * Use `create(LmMessageSchema)` to create a new message.
  */
 export const LmMessageSchema: GenMessage<LmMessage> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 32);
+  messageDesc(file_cairn_host_v1_host, 34);
 
 /**
  * LmPart is one part of a message.
@@ -1075,7 +1136,7 @@ export type LmPart = Message<"cairn.host.v1.LmPart"> & {
  * Use `create(LmPartSchema)` to create a new message.
  */
 export const LmPartSchema: GenMessage<LmPart> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 33);
+  messageDesc(file_cairn_host_v1_host, 35);
 
 /**
  * LmToolCall is one tool call of the model.
@@ -1106,7 +1167,7 @@ export type LmToolCall = Message<"cairn.host.v1.LmToolCall"> & {
  * Use `create(LmToolCallSchema)` to create a new message.
  */
 export const LmToolCallSchema: GenMessage<LmToolCall> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 34);
+  messageDesc(file_cairn_host_v1_host, 36);
 
 /**
  * LmToolResult is a tool's result, given back to the model.
@@ -1130,7 +1191,7 @@ export type LmToolResult = Message<"cairn.host.v1.LmToolResult"> & {
  * Use `create(LmToolResultSchema)` to create a new message.
  */
 export const LmToolResultSchema: GenMessage<LmToolResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 35);
+  messageDesc(file_cairn_host_v1_host, 37);
 
 /**
  * LmTool is one tool offered to the model.
@@ -1161,7 +1222,7 @@ export type LmTool = Message<"cairn.host.v1.LmTool"> & {
  * Use `create(LmToolSchema)` to create a new message.
  */
 export const LmToolSchema: GenMessage<LmTool> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 36);
+  messageDesc(file_cairn_host_v1_host, 38);
 
 /**
  * LmCancelRequest cancels a running chat (the host fires its CancellationTokenSource); the
@@ -1181,7 +1242,7 @@ export type LmCancelRequest = Message<"cairn.host.v1.LmCancelRequest"> & {
  * Use `create(LmCancelRequestSchema)` to create a new message.
  */
 export const LmCancelRequestSchema: GenMessage<LmCancelRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 37);
+  messageDesc(file_cairn_host_v1_host, 39);
 
 /**
  * LmModelsRequest asks for the editor's language models.
@@ -1196,7 +1257,7 @@ export type LmModelsRequest = Message<"cairn.host.v1.LmModelsRequest"> & {
  * Use `create(LmModelsRequestSchema)` to create a new message.
  */
 export const LmModelsRequestSchema: GenMessage<LmModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 38);
+  messageDesc(file_cairn_host_v1_host, 40);
 
 /**
  * LmModelsResult lists the editor's language models.
@@ -1215,7 +1276,7 @@ export type LmModelsResult = Message<"cairn.host.v1.LmModelsResult"> & {
  * Use `create(LmModelsResultSchema)` to create a new message.
  */
 export const LmModelsResultSchema: GenMessage<LmModelsResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 39);
+  messageDesc(file_cairn_host_v1_host, 41);
 
 /**
  * LmModel is one of the editor's models (LanguageModelChat).
@@ -1256,7 +1317,7 @@ export type LmModel = Message<"cairn.host.v1.LmModel"> & {
  * Use `create(LmModelSchema)` to create a new message.
  */
 export const LmModelSchema: GenMessage<LmModel> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 40);
+  messageDesc(file_cairn_host_v1_host, 42);
 
 /**
  * LmChatPart is a piece of a streamed reply.
@@ -1294,7 +1355,7 @@ export type LmChatPart = Message<"cairn.host.v1.LmChatPart"> & {
  * Use `create(LmChatPartSchema)` to create a new message.
  */
 export const LmChatPartSchema: GenMessage<LmChatPart> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 41);
+  messageDesc(file_cairn_host_v1_host, 43);
 
 /**
  * LmChatEnd ends a chat; nothing follows it.
@@ -1340,7 +1401,7 @@ export type LmChatEnd = Message<"cairn.host.v1.LmChatEnd"> & {
  * Use `create(LmChatEndSchema)` to create a new message.
  */
 export const LmChatEndSchema: GenMessage<LmChatEnd> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 42);
+  messageDesc(file_cairn_host_v1_host, 44);
 
 /**
  * Severity of a diagnostic.
