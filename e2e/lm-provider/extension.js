@@ -50,6 +50,7 @@ function activate(context) {
       if (text.includes("LM-SLOW")) {
         for (let i = 0; i < 400 && !token.isCancellationRequested; i++) {
           say(`slow chunk ${i}. `);
+          note({ event: "chunk", i });
           await sleep(300);
         }
         note({ event: token.isCancellationRequested ? "cancelled" : "ran out" });

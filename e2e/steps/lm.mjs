@@ -2,7 +2,14 @@
 // (e2e/lm-provider, plain JS) contributes a scripted chat model through VS Code 1.100's
 // chatProvider proposal; Cairn's settings choose the `vscode-lm` provider and that model; a task
 // streams through the editor, writes a file and completes; a second task is cancelled while the
-// model streams, and the model sees its request cancelled.
+// model streams, and what the model sends after the cancel never reaches the task.
+//
+// VS Code 1.100 does not carry a requester's cancellation to a third-party provider once its
+// response has started: the provider's token is live only while the workbench's start call is
+// pending, and that call returns as soon as the provider begins. Cairn fires its request's
+// CancellationTokenSource and stops reading (extension/test/languageModels.test.ts checks that
+// against the API's shape); here the provider keeps talking, and the check is that none of it
+// reaches the chat.
 //
 // run.mjs installs the provider, starts code-server with --enable-proposed-api for it and
 // CAIRN_E2E_LM_LOG naming the file it reports to, and calls this at the end of window B:
@@ -90,12 +97,17 @@ export async function lmStep({ page, view, input, workspace, lmLog, screenshot, 
   await input.press("Enter");
   await view.getByText(/slow chunk 3\./).first().waitFor({ timeout: 60_000 });
   await screenshot(page, "lm-streaming");
-  const cancelledBefore = entries(lmLog).filter((e) => e.event === "cancelled").length;
+  const lastChunk = () => Math.max(-1, ...entries(lmLog).filter((e) => e.event === "chunk").map((e) => e.i));
   await view.getByRole("button", { name: "Cancel", exact: true }).first().click();
-  await poll("the model to see its request cancelled", () => entries(lmLog).filter((e) => e.event === "cancelled").length > cancelledBefore, 30_000, 200);
   await view.getByRole("button", { name: /Resume/ }).first().waitFor({ timeout: 30_000 });
+  const atCancel = lastChunk();
+  await poll("the model to send three more chunks", () => lastChunk() >= atCancel + 3, 30_000, 200);
+  const chat = await view.textContent();
+  for (let i = atCancel + 1; i <= lastChunk(); i++) {
+    if (chat.includes(`slow chunk ${i}.`)) fail(`chunk ${i}, sent after the task was cancelled at chunk ${atCancel}, reached the chat`);
+  }
   await screenshot(page, "lm-cancelled");
-  log("cancelling the task stopped the editor model's request");
+  log(`cancelled at chunk ${atCancel}; chunks ${atCancel + 1}..${lastChunk()} the model sent afterwards never reached the chat`);
 
   await view.getByRole("button", { name: "New Task", exact: true }).click();
 }
