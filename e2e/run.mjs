@@ -473,8 +473,16 @@ async function main() {
   } finally {
     await browser.close().catch(() => undefined);
     for (const pid of daemonPids(userData)) process.kill(pid, "SIGTERM");
-    if (!process.env.KEEP) fs.rmSync(tmp, { recursive: true, force: true });
-    else log(`kept ${tmp}`);
+    if (process.env.KEEP) log(`kept ${tmp}`);
+    else {
+      // A process that outlives the run (a model provider still writing its log) must not hide
+      // the run's own result behind a failed removal.
+      try {
+        fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+      } catch (e) {
+        log(`could not remove ${tmp}: ${e.message}`);
+      }
+    }
   }
 }
 

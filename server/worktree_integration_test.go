@@ -127,6 +127,9 @@ func TestWorktreeTasksSideBySide(t *testing.T) {
 	if b2.GetFilesChanged() != 1 || b2.GetLinesAdded() != 1 || b2.GetLinesRemoved() != 1 {
 		t.Errorf("task two on the board: %v", b2)
 	}
+	if b1.GetCostKnown() || b1.GetIncluded() {
+		t.Errorf("the fake model has no prices, yet the board calls task one's cost known: %v", b1)
+	}
 	if !strings.HasPrefix(b1.GetPath(), e.DataDir) {
 		t.Errorf("worktree %s is not under the data dir %s", b1.GetPath(), e.DataDir)
 	}

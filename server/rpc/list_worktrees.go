@@ -46,13 +46,16 @@ func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktrees
 		case loaded:
 			st := t.State()
 			info.Status, info.Cost = string(st.Status), st.Cost
+			info.CostKnown, info.Included = st.PricesKnown || st.Cost > 0 || st.TokensIn+st.TokensOut == 0, st.Included
 			if t.OpenAsk() == msg.AskCompletionResult || t.OpenAsk() == msg.AskResumeCompletedTask {
 				info.Status = string(task.StatusCompleted) // done; the ask only takes feedback
 			}
 		case saved && (m.Completed || s.endedInCompletion(e.TaskID)):
 			info.Status, info.Cost = string(task.StatusCompleted), m.Cost
+			info.CostKnown = pricesKnown(m) || m.TokensIn+m.TokensOut == 0
 		default:
 			info.Status, info.Cost = string(task.StatusIdle), m.Cost
+			info.CostKnown = pricesKnown(m) || m.TokensIn+m.TokensOut == 0
 		}
 		if !e.Present {
 			info.Status = "missing"

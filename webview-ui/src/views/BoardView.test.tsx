@@ -16,12 +16,14 @@ const one = {
   linesAdded: 5,
   linesRemoved: 1,
   cost: 0.0123,
+  costKnown: true,
 };
-const two = { ...one, taskId: "2-b", title: "greet in French", branch: "cairn/greet-in-french-2-b", path: "/data/worktrees/2-b/proj", status: "running", filesChanged: 1, linesAdded: 1, linesRemoved: 1 };
+const two = { ...one, taskId: "2-b", title: "greet in French", branch: "cairn/greet-in-french-2-b", path: "/data/worktrees/2-b/proj", status: "running", filesChanged: 1, linesAdded: 1, linesRemoved: 1, cost: 0, costKnown: false };
+const three = { ...one, taskId: "3-c", title: "greet in Dutch", branch: "cairn/greet-in-dutch-3-c", path: "/data/worktrees/3-c/proj", cost: 0, included: true };
 
 async function openBoard() {
   const app = await renderApp();
-  let worktrees = [one, two];
+  let worktrees = [one, two, three];
   app.fake.on(WorkspaceService.method.listWorktrees, () => ({ worktrees }));
   app.fake.on(WorkspaceService.method.getWorktreeChanges, () => ({ files: [{ path: "greet.txt", status: "M" }] }));
   app.fake.on(WorkspaceService.method.mergeWorktree, () => ({ files: ["greet.txt", "README.md"] }));
@@ -46,6 +48,10 @@ describe("Board view", () => {
     expect(within(a).getByText("$0.0123")).toBeTruthy();
     const b = screen.getByRole("listitem", { name: "greet in French" });
     expect(within(b).getByText("running")).toBeTruthy();
+    // One cost truth: an unknown price is never shown as $0.0000; the editor's models are included.
+    expect(within(b).getByText("price unknown")).toBeTruthy();
+    expect(within(b).queryByText("$0.0000")).toBeNull();
+    expect(within(screen.getByRole("listitem", { name: "greet in Dutch" })).getByText("included with the editor's models")).toBeTruthy();
     // A running task cannot be discarded.
     expect((within(b).getByRole("button", { name: "Discard" }) as HTMLButtonElement).disabled).toBe(true);
   });

@@ -7,7 +7,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { WorkspaceService, type WorktreeInfo } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import type { Controller } from "../state/controller";
-import { formatCost } from "../util/format";
+import { INCLUDED } from "../util/editorModels";
+import { formatCost, UNKNOWN_PRICE } from "../util/format";
 
 const refreshMs = 2000;
 
@@ -124,7 +125,7 @@ export function BoardView({ ctrl, onDone }: { ctrl: Controller; onDone(): void }
                 {w.filesChanged} file{w.filesChanged === 1 ? "" : "s"} <span className="board-added">+{w.linesAdded}</span>{" "}
                 <span className="board-removed">−{w.linesRemoved}</span>
               </span>
-              <span>{formatCost(w.cost)}</span>
+              <span>{w.included ? INCLUDED : w.costKnown ? formatCost(w.cost) : UNKNOWN_PRICE}</span>
             </div>
             {confirm === w.taskId ? (
               <div className="board-confirm" role="group" aria-label="Confirm discard">

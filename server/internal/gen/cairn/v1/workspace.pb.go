@@ -89,7 +89,12 @@ type WorktreeInfo struct {
 	// When the task's changes were last merged (RFC 3339; empty: never).
 	Merged string `protobuf:"bytes,12,opt,name=merged,proto3" json:"merged,omitempty"`
 	// Milliseconds since the epoch of the worktree's creation.
-	Created       int64 `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
+	Created int64 `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
+	// The cost is known (prices known, reported by the provider, or nothing used yet): an
+	// unknown price is not a free one (README, "One cost truth").
+	CostKnown bool `protobuf:"varint,14,opt,name=cost_known,json=costKnown,proto3" json:"cost_known,omitempty"`
+	// The task runs on the editor's own models: its requests have no price.
+	Included      bool `protobuf:"varint,15,opt,name=included,proto3" json:"included,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -213,6 +218,20 @@ func (x *WorktreeInfo) GetCreated() int64 {
 		return x.Created
 	}
 	return 0
+}
+
+func (x *WorktreeInfo) GetCostKnown() bool {
+	if x != nil {
+		return x.CostKnown
+	}
+	return false
+}
+
+func (x *WorktreeInfo) GetIncluded() bool {
+	if x != nil {
+		return x.Included
+	}
+	return false
 }
 
 // ListWorktreesResponse lists worktrees, oldest first.
@@ -1841,7 +1860,7 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
 	"\x18cairn/v1/workspace.proto\x12\bcairn.v1\x1a\x14cairn/v1/hooks.proto\"*\n" +
 	"\x14ListWorktreesRequest\x12\x12\n" +
-	"\x04repo\x18\x01 \x01(\tR\x04repo\"\xda\x02\n" +
+	"\x04repo\x18\x01 \x01(\tR\x04repo\"\x95\x03\n" +
 	"\fWorktreeInfo\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
@@ -1857,7 +1876,10 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	" \x01(\x05R\flinesRemoved\x12\x12\n" +
 	"\x04cost\x18\v \x01(\x01R\x04cost\x12\x16\n" +
 	"\x06merged\x18\f \x01(\tR\x06merged\x12\x18\n" +
-	"\acreated\x18\r \x01(\x03R\acreated\"M\n" +
+	"\acreated\x18\r \x01(\x03R\acreated\x12\x1d\n" +
+	"\n" +
+	"cost_known\x18\x0e \x01(\bR\tcostKnown\x12\x1a\n" +
+	"\bincluded\x18\x0f \x01(\bR\bincluded\"M\n" +
 	"\x15ListWorktreesResponse\x124\n" +
 	"\tworktrees\x18\x01 \x03(\v2\x16.cairn.v1.WorktreeInfoR\tworktrees\"s\n" +
 	"\x19GetWorktreeChangesRequest\x12\x17\n" +
