@@ -102,7 +102,7 @@ export async function lmStep({ page, view, input, workspace, lmLog, screenshot, 
   await view.getByRole("button", { name: /Resume/ }).first().waitFor({ timeout: 30_000 });
   const atCancel = lastChunk();
   await poll("the model to send three more chunks", () => lastChunk() >= atCancel + 3, 30_000, 200);
-  const chat = await view.textContent();
+  const chat = await view.locator("body").textContent();
   for (let i = atCancel + 1; i <= lastChunk(); i++) {
     if (chat.includes(`slow chunk ${i}.`)) fail(`chunk ${i}, sent after the task was cancelled at chunk ${atCancel}, reached the chat`);
   }
