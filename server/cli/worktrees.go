@@ -118,7 +118,21 @@ type worktreeLine struct {
 	LinesAdded   int32   `json:"lines_added"`
 	LinesRemoved int32   `json:"lines_removed"`
 	Cost         float64 `json:"cost"`
-	Merged       string  `json:"merged,omitempty"`
+	// CostKnown is false when the model's prices are unknown: cost is then no figure.
+	CostKnown bool   `json:"cost_known"`
+	Merged    string `json:"merged,omitempty"`
+}
+
+// worktreeCost is a board row's cost by the one rule of every view (README, "One cost truth"):
+// a figure only when it is known.
+func worktreeCost(w *cairnv1.WorktreeInfo) string {
+	switch {
+	case w.GetIncluded():
+		return "included"
+	case !w.GetCostKnown():
+		return "price unknown"
+	}
+	return fmt.Sprintf("$%.4f", w.GetCost())
 }
 
 func worktreesList(ctx context.Context, c *client, root string, asJSON bool, stdio IO) int {
@@ -132,7 +146,7 @@ func worktreesList(ctx context.Context, c *client, root string, asJSON bool, std
 		for _, w := range resp.GetWorktrees() {
 			line, err := json.Marshal(worktreeLine{TaskID: w.GetTaskId(), Title: w.GetTitle(), Branch: w.GetBranch(), Path: w.GetPath(),
 				Status: w.GetStatus(), FilesChanged: w.GetFilesChanged(), LinesAdded: w.GetLinesAdded(), LinesRemoved: w.GetLinesRemoved(),
-				Cost: w.GetCost(), Merged: w.GetMerged()})
+				Cost: w.GetCost(), CostKnown: w.GetCostKnown() || w.GetIncluded(), Merged: w.GetMerged()})
 			if err != nil {
 				stdio.errf("cairn worktrees: %v\n", err)
 				return exitFailure
@@ -152,8 +166,8 @@ func worktreesList(ctx context.Context, c *client, root string, asJSON bool, std
 		if w.GetMerged() != "" {
 			st += ", merged"
 		}
-		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s +%d -%d\t$%.4f\t%s\n", w.GetTaskId(), st, w.GetBranch(),
-			files(int(w.GetFilesChanged())), w.GetLinesAdded(), w.GetLinesRemoved(), w.GetCost(), w.GetTitle()))
+		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s +%d -%d\t%s\t%s\n", w.GetTaskId(), st, w.GetBranch(),
+			files(int(w.GetFilesChanged())), w.GetLinesAdded(), w.GetLinesRemoved(), worktreeCost(w), w.GetTitle()))
 	}
 	for _, r := range rows {
 		if _, err := io.WriteString(tw, r); err != nil {

@@ -97,6 +97,10 @@ func TestWorktreesCommand(t *testing.T) {
 	if code != 0 || strings.Contains(out, second) || !strings.Contains(out, first) || !strings.Contains(out, "merged") {
 		t.Fatalf("list after discard:\n%s", out)
 	}
+	// The fake model has no prices: its cost is unknown, never "$0.0000".
+	if strings.Contains(out, "$0.0000") || !strings.Contains(out, "price unknown") || lines[0]["cost_known"] != false {
+		t.Errorf("an unpriced task's cost in the list:\n%s\n%v", out, lines[0])
+	}
 	if code, _, errs := cairn("worktrees", "--data-dir", data, "merge", "nope"); code != 1 || !strings.Contains(errs, "no worktree") {
 		t.Fatalf("merge of an unknown task: exit %d\n%s", code, errs)
 	}
