@@ -38,7 +38,7 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
           <span className={`codicon codicon-chevron-${expanded ? "down" : "right"}`} aria-hidden />
           <span className={expanded ? "task-text expanded" : "task-text"}>{title}</span>
         </button>
-        {costKnown(s) && (
+        {!s.included && costKnown(s) && (
           <span className="badge cost" aria-label="Cost">
             {formatCost(s.cost)}
           </span>

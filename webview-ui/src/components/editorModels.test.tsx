@@ -30,6 +30,13 @@ describe("a task on the editor's language models", () => {
     expect(cost.textContent).not.toContain("price unknown");
   });
 
+  it("shows no $0.0000 pill for a task cancelled before the editor's model reported anything", async () => {
+    const r = await renderApp({ taskId: "t1" });
+    await r.push(snapshot([say(0, SayKind.TASK, { text: "do it" })], { included: true, pricesKnown: false, tokensIn: 0n, tokensOut: 0n }));
+    expect(screen.queryByLabelText("Cost")).toBeNull();
+    expect(screen.queryByText("$0.0000")).toBeNull();
+  });
+
   it("counts as configured without a base URL or key", () => {
     expect(hasApiConfig(create(SettingsSchema, { api: { preset: "vscode-lm", model: "gpt-4o" } }))).toBe(true);
     expect(hasApiConfig(create(SettingsSchema, { api: { preset: "openai", model: "gpt-4o" } }))).toBe(false);
