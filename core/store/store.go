@@ -45,6 +45,8 @@ type Meta struct {
 	Title       string    `json:"title"`
 	Workspace   []string  `json:"workspace"`
 	Model       string    `json:"model"`
+	// Included: the model is one of the editor's own (vscode-lm); its requests have no price.
+	Included bool `json:"included,omitempty"`
 	Mode        string    `json:"mode"`
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`

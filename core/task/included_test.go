@@ -34,4 +34,9 @@ func TestIncludedModelSaysTheCostLimitDoesNotApply(t *testing.T) {
 	if !st.Included || st.ModelLabel != "copilot · gpt-4o" || st.PricesKnown || st.ContextWindow != 64_000 {
 		t.Fatalf("state included %v label %q prices known %v window %d", st.Included, st.ModelLabel, st.PricesKnown, st.ContextWindow)
 	}
+	// The saved summary says so too: Recent tasks and History show "included", not "price unknown".
+	saved, err := r.st.Read(tk.ID())
+	if err != nil || !saved.Meta.Included {
+		t.Fatalf("saved meta included %v, %v", saved != nil && saved.Meta.Included, err)
+	}
 }

@@ -99,7 +99,7 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 		id = newID(now)
 	}
 	meta := store.Meta{ID: id, Title: title(text), Workspace: opts.Workspace, Model: deps.Model,
-		Mode: opts.Mode, Created: now, Updated: now}
+		Included: deps.ModelInfo.Included, Mode: opts.Mode, Created: now, Updated: now}
 	if opts.Overrides != nil {
 		own := *opts.Overrides
 		meta.Overrides = &own // its key is kept in memory only (config.Overrides)

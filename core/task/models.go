@@ -98,7 +98,9 @@ func (t *Task) UpdateOwnSettings(model string, p *config.AutoApprove) error {
 			s.API.Model, own.Model = model, model
 			t.conv.meta.Model = model
 		}
-		t.models.Store(t.deps.Models(s))
+		models := t.deps.Models(s)
+		t.conv.meta.Included = models.ActInfo.Included
+		t.models.Store(models)
 	}
 	if p != nil {
 		policy := *p

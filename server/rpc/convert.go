@@ -167,7 +167,7 @@ func toSummary(m store.Meta) *cairnv1.TaskSummary {
 	return &cairnv1.TaskSummary{TaskId: clean(m.ID), Title: clean(m.Title), WorkspaceRoot: clean(ws), CreatedUnixMs: m.Created.UnixMilli(),
 		UpdatedUnixMs: m.Updated.UnixMilli(), TokensIn: m.TokensIn, TokensOut: m.TokensOut, CacheWrites: m.CacheWrites,
 		CacheReads: m.CacheReads, Cost: m.Cost, SizeBytes: m.SizeBytes, Favorite: m.Favorite, Model: clean(m.Model),
-		PricesKnown: pricesKnown(m)}
+		PricesKnown: pricesKnown(m), Included: m.Included}
 }
 
 // toSettings maps settings to the wire, never including the API key.

@@ -73,6 +73,23 @@ describe("one cost truth", () => {
     expect(recent.textContent).not.toContain("$0.0000");
   });
 
+  it("Recent tasks and History say a task on the editor's models is included, not price unknown", async () => {
+    const fake = new FakeClient();
+    fake.on(StateService.method.getState, () => ({ settings: configuredSettings }));
+    fake.on(StateService.method.listModels, () => ({ models: [] }));
+    fake.on(TaskService.method.listTasks, () => ({
+      tasks: [{ taskId: "a", title: "Editor task", tokensIn: 5000n, tokensOut: 100n, cost: 0, pricesKnown: false, included: true, updatedUnixMs: 1_700_000_000_000n }],
+    }));
+    const { user } = await renderApp({ fake });
+    const recent = await screen.findByRole("button", { name: /Editor task/ });
+    expect(recent.textContent).toContain("included with the editor's models");
+    expect(recent.textContent).not.toContain("price unknown");
+    await user.click(screen.getByRole("button", { name: "History" }));
+    const history = screen.getByRole("region", { name: "History" });
+    expect(await within(history).findByText(/included with the editor's models/)).toBeTruthy();
+    expect(within(history).queryByText(/price unknown/)).toBeNull();
+  });
+
   it("a subagents row shows no $0.0000 for children whose cost is not known", async () => {
     const { push } = await renderApp({ taskId: "t1" });
     const children = [{ prompt: "Read db.go", status: "done", requests: 2, cost: 0 }];

@@ -4,7 +4,8 @@
 import { useEffect, useState } from "react";
 import { TaskService, TaskSort, type TaskSummary } from "@cairn/proto/gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
-import { costOrUnknown, formatBytes, formatDate, formatTokens } from "../util/format";
+import { formatBytes, formatDate, formatTokens } from "../util/format";
+import { taskCost } from "../util/editorModels";
 
 export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void }) {
   const [search, setSearch] = useState("");
@@ -91,7 +92,7 @@ export function HistoryView({ ctrl, onDone }: { ctrl: Controller; onDone(): void
               </button>
               <span className="muted small">
                 ↑{formatTokens(t.tokensIn)} ↓{formatTokens(t.tokensOut)}
-                {t.cacheReads > 0n ? ` · cache ${formatTokens(t.cacheReads)}` : ""} · {costOrUnknown(t)} · {formatBytes(t.sizeBytes)}
+                {t.cacheReads > 0n ? ` · cache ${formatTokens(t.cacheReads)}` : ""} · {taskCost(t)} · {formatBytes(t.sizeBytes)}
                 {t.model && (
                   <>
                     {" · "}

@@ -4,7 +4,8 @@ import { useEffect, useState } from "react";
 import { TaskService, TaskSort, type TaskSummary } from "@cairn/proto/gen/cairn/v1/task_pb";
 import type { Controller } from "../state/controller";
 import { useApp } from "../state/appStore";
-import { costOrUnknown, formatDate } from "../util/format";
+import { formatDate } from "../util/format";
+import { taskCost } from "../util/editorModels";
 
 export function NewTaskPanel({ ctrl }: { ctrl: Controller }) {
   const [recent, setRecent] = useState<TaskSummary[]>([]);
@@ -34,7 +35,7 @@ export function NewTaskPanel({ ctrl }: { ctrl: Controller }) {
             <button key={t.taskId} className="recent-item" onClick={() => void ctrl.resumeTask(t.taskId)}>
               <span className="recent-title">{t.title}</span>
               <span className="muted small">
-                {formatDate(t.updatedUnixMs)} · {costOrUnknown(t)}
+                {formatDate(t.updatedUnixMs)} · {taskCost(t)}
               </span>
             </button>
           ))}

@@ -1647,7 +1647,9 @@ type TaskSummary struct {
 	Model         string                 `protobuf:"bytes,13,opt,name=model,proto3" json:"model,omitempty"`
 	// False when the cost could not be priced (a model without known prices): show "price
 	// unknown" rather than $0.
-	PricesKnown   bool `protobuf:"varint,14,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
+	PricesKnown bool `protobuf:"varint,14,opt,name=prices_known,json=pricesKnown,proto3" json:"prices_known,omitempty"`
+	// The task's model is one of the editor's own (vscode-lm): its requests have no price.
+	Included      bool `protobuf:"varint,70,opt,name=included,proto3" json:"included,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1776,6 +1778,13 @@ func (x *TaskSummary) GetModel() string {
 func (x *TaskSummary) GetPricesKnown() bool {
 	if x != nil {
 		return x.PricesKnown
+	}
+	return false
+}
+
+func (x *TaskSummary) GetIncluded() bool {
+	if x != nil {
+		return x.Included
 	}
 	return false
 }
@@ -3001,7 +3010,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x04sort\x18\x04 \x01(\x0e2\x12.cairn.v1.TaskSortR\x04sort\"j\n" +
 	"\x11ListTasksResponse\x12+\n" +
 	"\x05tasks\x18\x01 \x03(\v2\x15.cairn.v1.TaskSummaryR\x05tasks\x12(\n" +
-	"\x10total_size_bytes\x18\x02 \x01(\x03R\x0etotalSizeBytes\"\xbb\x03\n" +
+	"\x10total_size_bytes\x18\x02 \x01(\x03R\x0etotalSizeBytes\"\xd7\x03\n" +
 	"\vTaskSummary\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12%\n" +
@@ -3020,7 +3029,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"size_bytes\x18\v \x01(\x03R\tsizeBytes\x12\x1a\n" +
 	"\bfavorite\x18\f \x01(\bR\bfavorite\x12\x14\n" +
 	"\x05model\x18\r \x01(\tR\x05model\x12!\n" +
-	"\fprices_known\x18\x0e \x01(\bR\vpricesKnown\"A\n" +
+	"\fprices_known\x18\x0e \x01(\bR\vpricesKnown\x12\x1a\n" +
+	"\bincluded\x18F \x01(\bR\bincluded\"A\n" +
 	"\x12DeleteTasksRequest\x12\x19\n" +
 	"\btask_ids\x18\x01 \x03(\tR\ataskIds\x12\x10\n" +
 	"\x03all\x18\x02 \x01(\bR\x03all\"\x15\n" +
