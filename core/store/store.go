@@ -41,12 +41,12 @@ var (
 
 // Meta is a task's summary, rewritten atomically on change.
 type Meta struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Workspace   []string  `json:"workspace"`
-	Model       string    `json:"model"`
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Workspace []string `json:"workspace"`
+	Model     string   `json:"model"`
 	// Included: the model is one of the editor's own (vscode-lm); its requests have no price.
-	Included bool `json:"included,omitempty"`
+	Included    bool      `json:"included,omitempty"`
 	Mode        string    `json:"mode"`
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`
