@@ -10,11 +10,18 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/wine"
 )
 
 // repo makes a git repository with one commit holding files, and returns its folder.
 func repo(t testing.TB, files map[string]string) string {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		// Worktrees need git; anywhere but a Wine prefix without git for Windows, its absence
+		// fails the test.
+		wine.Skip(t, "the Wine prefix has no git for Windows")
+	}
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "config", "user.name", "Test User")
