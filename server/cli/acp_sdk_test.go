@@ -22,6 +22,9 @@ import (
 func TestACPWithTheTypeScriptSDK(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node is missing: .ci/run installs it, and CI must run this test")
+		}
 		t.Skip("node is not installed")
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))

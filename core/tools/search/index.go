@@ -235,7 +235,9 @@ func (ix *Index) stop() {
 	ix.watchMu.Lock()
 	defer ix.watchMu.Unlock()
 	if ix.watch != nil && !ix.closed {
-		ix.watch.close()
+		if err := ix.watch.close(); err != nil {
+			slog.Debug("search index: closing the file watch", "root", ix.root, "err", err)
+		}
 	}
 	ix.closed = true
 }

@@ -53,6 +53,6 @@ func (w *treeWatch) changed() bool {
 	}
 }
 
-func (w *treeWatch) close() {
-	_ = syscall.Close(w.fd) // the watch holds no data
+func (w *treeWatch) close() error {
+	return syscall.Close(w.fd)
 }

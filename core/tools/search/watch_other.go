@@ -12,4 +12,4 @@ func (*treeWatch) add(string) bool { return false }
 
 func (*treeWatch) changed() bool { return true }
 
-func (*treeWatch) close() {}
+func (*treeWatch) close() error { return nil }
