@@ -112,6 +112,15 @@ type Settings struct {
 	SecretEnv []string `json:"secretEnv,omitempty"`
 	// HookTimeoutSeconds bounds each hook's run (0: 30 seconds).
 	HookTimeoutSeconds int `json:"hookTimeoutSeconds,omitempty"`
+	// SandboxOff runs commands, hooks and MCP servers outside the command sandbox (README
+	// "Security"): the user's choice, never the model's; off by default.
+	SandboxOff bool `json:"sandboxDisabled,omitempty"`
+	// SandboxNetwork lets commands that were auto-approved open network connections; a
+	// command the user approved always may.
+	SandboxNetwork bool `json:"sandboxNetwork,omitempty"`
+	// SandboxMaskedPaths are more files and folders that read as absent in the sandbox, on
+	// top of the credential stores (absolute, or ~/ for the home folder).
+	SandboxMaskedPaths []string `json:"sandboxMaskedPaths,omitempty"`
 	// NoCommands leaves execute_command out of every task's tools and system prompt: the
 	// protocol of `cairn eval` without --agentic (README "Benchmark").
 	NoCommands bool `json:"noCommands,omitempty"`

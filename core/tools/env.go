@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/sandbox"
 )
 
 // Env is what a running tool may use. The loop builds one per call; tools must not keep it.
@@ -183,6 +184,11 @@ type DiffSession interface {
 type CommandRequest struct {
 	Command string
 	Cwd     string
+	// Sandbox, when set, is the policy the command runs under (core/sandbox); the terminal
+	// starts Cairn's sandbox launcher with the command instead of the command itself, and
+	// shows the user the command. Nil: the user turned the sandbox off, or it cannot be set
+	// up here and the user approved the command knowing that.
+	Sandbox *sandbox.Policy
 }
 
 // Terminal runs commands.

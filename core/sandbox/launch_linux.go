@@ -1,0 +1,357 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The launcher's first argument. Outer is the form a terminal line uses: it makes the
+// namespaces by starting itself again as Inner. Inner runs in them (Cairn's own runner starts
+// it directly with the namespaces).
+const (
+	argOuter = "__cairn-sandbox"
+	argInner = "__cairn-sandbox-ns"
+	// envPolicy carries the policy as JSON to the inner launcher; it is removed before the
+	// command starts.
+	envPolicy = "CAIRN_SANDBOX_POLICY"
+)
+
+func init() {
+	if len(os.Args) > 1 && (os.Args[1] == argOuter || os.Args[1] == argInner) {
+		os.Exit(launch(os.Args[1], os.Args[2:]))
+	}
+}
+
+// launch runs the launcher and returns its exit code: the command's, 128+signal when a signal
+// ended it, 125 when the sandbox could not be set up (the reason on stderr).
+func launch(stage string, args []string) int {
+	p, argv, err := launchArgs(stage, args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cairn sandbox: %v\n", err)
+		return 125
+	}
+	if stage == argOuter {
+		return outer(p, argv)
+	}
+	code, err := inner(p, argv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cairn sandbox: %v\n", err)
+		return 125
+	}
+	return code
+}
+
+// launchArgs reads `[--policy FILE] -- ARGV…`, the policy coming from FILE or the environment.
+func launchArgs(stage string, args []string) (*Policy, []string, error) {
+	var file string
+	for len(args) > 0 && args[0] != "--" {
+		if args[0] == "--policy" && len(args) > 1 {
+			file, args = args[1], args[2:]
+			continue
+		}
+		return nil, nil, fmt.Errorf("usage: cairn %s [--policy FILE] -- COMMAND [ARG…]", stage)
+	}
+	if len(args) < 2 {
+		return nil, nil, errors.New("no command to run")
+	}
+	var data []byte
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read policy: %w", err)
+		}
+		data = b
+	} else {
+		data = []byte(os.Getenv(envPolicy))
+	}
+	var p Policy
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, nil, fmt.Errorf("policy: %w", err)
+	}
+	if p.Tier != ReadOnly && p.Tier != Workspace {
+		return nil, nil, fmt.Errorf("policy: unknown tier %q", p.Tier)
+	}
+	return &p, args[1:], nil
+}
+
+// outer starts the inner launcher in new namespaces with the same standard files, passes
+// signals on and returns its exit code.
+func outer(p *Policy, argv []string) int {
+	data, err := json.Marshal(p)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cairn sandbox: %v\n", err)
+		return 125
+	}
+	cmd := exec.Command("/proc/self/exe", append([]string{argInner, "--"}, argv...)...)
+	cmd.Args[0] = "cairn"
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), envPolicy+"="+string(data))
+	cmd.SysProcAttr = nsAttr(nil)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "cairn sandbox: %v\n", err)
+		return 125
+	}
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s) // it may have ended meanwhile
+		}
+	}()
+	_ = cmd.Wait() // the status is read below
+	return exitCode(cmd.ProcessState)
+}
+
+// nsAttr adds the launcher's namespaces to attr: user (the caller's uid and gid as root
+// inside, so the launcher may mount), mount and pid. The launcher dies with its parent.
+func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	attr.Pdeathsig = syscall.SIGKILL
+	return attr
+}
+
+func exitCode(st *os.ProcessState) int {
+	if st == nil {
+		return 125
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// inner is process 1 of the sandbox's pid namespace: it lays out the mounts, restricts its
+// own thread with Landlock and seccomp, starts the command from that thread (the child
+// inherits the restrictions), reaps every process of the namespace and returns the command's
+// exit code. When it returns, the kernel ends whatever the command left running; the command's
+// output then says so.
+func inner(p *Policy, argv []string) (int, error) {
+	runtime.LockOSThread() // the restrictions below are this thread's; the child is forked from it
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return 0, fmt.Errorf("not dumpable: %w", err)
+	}
+	if err := layout(p); err != nil {
+		return 0, err
+	}
+	if err := restrictThread(p); err != nil {
+		return 0, err
+	}
+	env := childEnv(os.Environ(), p)
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: command not found\n", argv[0])
+		return 127, nil //nolint:nilerr // reported like a shell does
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
+	wd, _ := os.Getwd() // "" keeps the current folder
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
+		Dir: wd, Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys: childAttr(p),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	return reap(proc.Pid, sigs), nil
+}
+
+// childAttr gives the command back the caller's own uid and gid when they are not root, in a
+// user namespace of its own: `id`, git's ownership check and tools that refuse root see the
+// user they expect, and the command holds no capability over the launcher's namespaces.
+func childAttr(p *Policy) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{}
+	uid, gid := p.HostUID, p.HostGID
+	if uid != 0 || gid != 0 {
+		attr.Cloneflags = syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: 0, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: 0, Size: 1}}
+	}
+	return attr
+}
+
+// reap waits for every child until the command (pid) has ended, passing the launcher's
+// signals on to everything in the namespace, and returns the command's exit code.
+func reap(pid int, sigs chan os.Signal) int {
+	code := -1
+	for code < 0 {
+		s := <-sigs
+		if s != syscall.SIGCHLD {
+			_ = unix.Kill(-1, s.(syscall.Signal)) // every process of the namespace but this one
+			continue
+		}
+		for {
+			var ws unix.WaitStatus
+			got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if err != nil || got <= 0 {
+				break
+			}
+			if got == pid {
+				if ws.Signaled() {
+					code = 128 + int(ws.Signal())
+				} else {
+					code = ws.ExitStatus()
+				}
+			}
+		}
+	}
+	if n := leftRunning(); n > 0 {
+		fmt.Fprintf(os.Stderr, "\n[cairn sandbox: the command ended; %d process(es) it left running were stopped]\n", n)
+	}
+	return code
+}
+
+// leftRunning counts the processes of the namespace other than the launcher.
+func leftRunning() int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid != 1 {
+			if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !zombie(st) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func zombie(stat []byte) bool {
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
+
+// childEnv is the command's environment: the launcher's own less the policy, TMPDIR the
+// private temp folder.
+func childEnv(env []string, p *Policy) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case envPolicy, "TMPDIR", "TMP", "TEMP", "SSH_AUTH_SOCK", "GPG_AGENT_INFO":
+			continue
+		}
+		out = append(out, kv)
+	}
+	if p.Temp != "" {
+		out = append(out, "TMPDIR="+p.Temp)
+	}
+	return out
+}
+
+// lookPath finds file on the PATH of env the way a shell would.
+func lookPath(file string, env []string) (string, error) {
+	if strings.Contains(file, "/") {
+		return file, nil
+	}
+	pathVar := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, file)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// layout makes the launcher's mount namespace private and lays the policy's mounts over the
+// user's tree, none of which reach outside the namespace: read-only binds over the protected
+// paths, empty read-only files and folders over the masked ones, a private /dev/shm, and a
+// /proc of the new pid namespace.
+func layout(p *Policy) error {
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("private mounts: %w", err)
+	}
+	for _, path := range p.Protected {
+		if err := bindReadOnly(path, path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("protect %s: %w", path, err)
+		}
+	}
+	for _, path := range p.Masked {
+		if err := mask(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("mask %s: %w", path, err)
+		}
+	}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=256m"); err != nil {
+			return fmt.Errorf("private /dev/shm: %w", err)
+		}
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("private process table (/proc): %w", err)
+	}
+	return nil
+}
+
+// bindReadOnly binds src over dst and makes that mount read-only, keeping the flags the
+// kernel locks on mounts inherited from outside the user namespace.
+func bindReadOnly(src, dst string) error {
+	if _, err := os.Lstat(dst); err != nil {
+		return err
+	}
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(dst, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range [][2]uintptr{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f[0] != 0 {
+			flags |= f[1]
+		}
+	}
+	return unix.Mount("none", dst, "", flags, "")
+}
+
+// mask makes path read as empty: a read-only empty folder over a folder, /dev/null read-only
+// over a file.
+func mask(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555")
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		// A link is masked at what it names, when that exists; the name itself stays.
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil //nolint:nilerr // a dangling link reads as absent already
+		}
+		return mask(target)
+	}
+	return bindReadOnly("/dev/null", path)
+}
