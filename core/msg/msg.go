@@ -155,6 +155,13 @@ type Command struct {
 	OutsideWrite string `json:",omitempty"`
 	// OutsideRead is a file or folder outside the workspace the command reads.
 	OutsideRead string `json:",omitempty"`
+	// Sandbox says how the command runs (README "Security"): "" in the sandbox's workspace
+	// tier (the usual case for an asked command), or why it runs without one ("the sandbox
+	// is off (--no-sandbox)", "no sandbox here: …": then every command is asked).
+	Sandbox string `json:",omitempty"`
+	// SandboxDenied, on a rerun's ask, names what the sandbox stopped and the access the
+	// rerun would have.
+	SandboxDenied string `json:",omitempty"`
 }
 
 // CommandOutput carries output of a running or finished command.

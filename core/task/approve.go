@@ -11,7 +11,7 @@ import (
 // separate "protected" category: auto-approved edits and commands alone never change what git, the
 // editor or Cairn later run.
 func autoApproved(p config.AutoApprove, req tools.Approval) bool {
-	if !categoryApproved(p, req) {
+	if req.Unconfined != "" || !categoryApproved(p, req) {
 		return false
 	}
 	return req.Protected == "" || p.YOLO || p.Enabled && p.Protected

@@ -139,6 +139,10 @@ type Approval struct {
 	// one here (a repository whose config runs programs, git output that may show files the
 	// ignore file hides). It only takes the "safe commands" path away.
 	Caution string
+	// Unconfined says why the command would run outside the command sandbox because none can
+	// be set up here: such a command is never auto-approved (README "Security": fail closed).
+	// "" when it runs in the sandbox or the user turned the sandbox off.
+	Unconfined string
 	Text    string
 	Payload msg.Payload
 }
