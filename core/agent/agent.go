@@ -129,6 +129,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 		editor = host.Editor()
 	}
 	terminals := shell.NewRegistry()
+	terminals.SetSandbox(commandSandbox(s, ws, a.cfg.DataDir))
 	modelsOf := a.models
 	if usesEditorModels(s) {
 		// The editor's own models: every request goes through the editor that started the

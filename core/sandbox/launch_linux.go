@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -11,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -22,9 +25,11 @@ import (
 const (
 	argOuter = "__cairn-sandbox"
 	argInner = "__cairn-sandbox-ns"
-	// envPolicy carries the policy as JSON to the inner launcher; it is removed before the
-	// command starts.
+	// envPolicy carries the policy as JSON to the inner launcher; envExitFD names the
+	// descriptor on which it reports the command's exit code (ReportExit). Both are removed
+	// before the command starts.
 	envPolicy = "CAIRN_SANDBOX_POLICY"
+	envExitFD = "CAIRN_SANDBOX_EXIT_FD"
 )
 
 func init() {
@@ -98,19 +103,79 @@ func outer(p *Policy, argv []string) int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), envPolicy+"="+string(data))
 	cmd.SysProcAttr = nsAttr(nil)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := cmd.Start(); err != nil {
+	// Processes the command leaves behind (`server &`) run on in the inner launcher's
+	// namespace after this one returned the command's code, as they would in the terminal's
+	// own shell: the inner launcher must not die with this process.
+	cmd.SysProcAttr.Pdeathsig = 0
+	rep, err := ReportExit(cmd)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "cairn sandbox: %v\n", err)
 		return 125
 	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		rep.Close()
+		fmt.Fprintf(os.Stderr, "cairn sandbox: %v\n", err)
+		return 125
+	}
+	rep.Started()
 	go func() {
 		for s := range sigs {
 			_ = cmd.Process.Signal(s) // it may have ended meanwhile
 		}
 	}()
+	if code, ok := rep.Wait(); ok {
+		return code
+	}
 	_ = cmd.Wait() // the status is read below
 	return exitCode(cmd.ProcessState)
+}
+
+// ExitReport is the pipe on which the launcher reports the command's exit code as soon as the
+// command ends, while it stays to keep what the command left running (`server &`) alive
+// until that ends too, as a shell would. Without it the launcher ends those processes when
+// the command ends, and says so in the output.
+type ExitReport struct {
+	r, w *os.File
+	once sync.Once
+	code int
+	ok   bool
+}
+
+// ReportExit adds the pipe to cmd (after Apply, before Start). Call Started after a
+// successful Start, or Close when Start failed.
+func ReportExit(cmd *exec.Cmd) (*ExitReport, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: exit pipe: %w", err)
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", envExitFD, 2+len(cmd.ExtraFiles)))
+	return &ExitReport{r: r, w: w}, nil
+}
+
+// Started closes this process's copy of the pipe's write end.
+func (e *ExitReport) Started() { _ = e.w.Close() }
+
+// Close releases both ends when the command never started.
+func (e *ExitReport) Close() { _, _ = e.w.Close(), e.r.Close() }
+
+// Wait blocks until the launcher reported the command's exit code, or ended without doing so
+// (ok false: the launcher itself was killed or could not set up; its own exit status then
+// tells).
+func (e *ExitReport) Wait() (code int, ok bool) {
+	e.once.Do(func() {
+		defer func() { _ = e.r.Close() }()
+		line, err := bufio.NewReader(io.LimitReader(e.r, 32)).ReadString('\n')
+		if err != nil && line == "" {
+			return
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
+			e.code, e.ok = n, true
+		}
+	})
+	return e.code, e.ok
 }
 
 // nsAttr adds the launcher's namespaces to attr: user (the caller's uid and gid as root
@@ -159,6 +224,7 @@ func inner(p *Policy, argv []string) (int, error) {
 		fmt.Fprintf(os.Stderr, "%s: command not found\n", argv[0])
 		return 127, nil //nolint:nilerr // reported like a shell does
 	}
+	exit := exitFile() // before the command starts, so it does not inherit the descriptor
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
 	wd, _ := os.Getwd() // "" keeps the current folder
@@ -169,7 +235,21 @@ func inner(p *Policy, argv []string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	return reap(proc.Pid, sigs), nil
+	return reap(proc.Pid, sigs, exit), nil
+}
+
+// exitFile returns the descriptor the caller gave to report the command's exit on, or nil.
+func exitFile() *os.File {
+	v := os.Getenv(envExitFD)
+	if v == "" {
+		return nil
+	}
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "exit")
 }
 
 // childAttr gives the command back the caller's own uid and gid when they are not root, in a
@@ -187,10 +267,13 @@ func childAttr(p *Policy) *syscall.SysProcAttr {
 }
 
 // reap waits for every child until the command (pid) has ended, passing the launcher's
-// signals on to everything in the namespace, and returns the command's exit code.
-func reap(pid int, sigs chan os.Signal) int {
-	code := -1
-	for code < 0 {
+// signals on to everything in the namespace, and returns the command's exit code. With exit
+// (ReportExit) it reports the code there at once and goes on reaping until the namespace is
+// empty; without, what the command left running is ended with the launcher, and the output
+// says so.
+func reap(pid int, sigs chan os.Signal, exit *os.File) int {
+	code, children := -1, true
+	for code < 0 || (exit != nil && children) {
 		s := <-sigs
 		if s != syscall.SIGCHLD {
 			_ = unix.Kill(-1, s.(syscall.Signal)) // every process of the namespace but this one
@@ -199,6 +282,9 @@ func reap(pid int, sigs chan os.Signal) int {
 		for {
 			var ws unix.WaitStatus
 			got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if errors.Is(err, unix.ECHILD) {
+				children = false
+			}
 			if err != nil || got <= 0 {
 				break
 			}
@@ -207,6 +293,10 @@ func reap(pid int, sigs chan os.Signal) int {
 					code = 128 + int(ws.Signal())
 				} else {
 					code = ws.ExitStatus()
+				}
+				if exit != nil {
+					_, _ = fmt.Fprintf(exit, "%d\n", code) // the caller reads it; it may have gone
+					_ = exit.Close()
 				}
 			}
 		}
@@ -247,7 +337,7 @@ func childEnv(env []string, p *Policy) []string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case envPolicy, "TMPDIR", "TMP", "TEMP", "SSH_AUTH_SOCK", "GPG_AGENT_INFO":
+		case envPolicy, envExitFD, "TMPDIR", "TMP", "TEMP", "SSH_AUTH_SOCK", "GPG_AGENT_INFO":
 			continue
 		}
 		out = append(out, kv)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -31,21 +32,38 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 	var (
 		out *os.File
 		cmd *exec.Cmd
+		rep *sandbox.ExitReport
 		err error
 	)
 	if !t.noPTY {
-		cmd = t.command(req)
+		if cmd, rep, err = t.command(req); err != nil {
+			return nil, err
+		}
 		out, err = startPTY(cmd)
 		if err != nil && !errors.Is(err, errNoPTY) {
+			if rep != nil {
+				rep.Close()
+			}
 			return nil, fmt.Errorf("direct: start %s: %w", t.Shell, err)
 		}
 	}
 	if out == nil {
-		cmd = t.command(req)
+		if rep != nil {
+			rep.Close()
+		}
+		if cmd, rep, err = t.command(req); err != nil {
+			return nil, err
+		}
 		out, err = startPipes(cmd)
 		if err != nil {
+			if rep != nil {
+				rep.Close()
+			}
 			return nil, fmt.Errorf("direct: start %s: %w", t.Shell, err)
 		}
+	}
+	if rep != nil {
+		rep.Started()
 	}
 	grace := t.Grace
 	if grace <= 0 {
@@ -58,7 +76,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		exited: make(chan struct{}),
 		code:   -1,
 	}
-	go p.wait(cmd, out)
+	go p.wait(cmd, out, rep)
 	go p.read(out)
 	go func() {
 		select {
@@ -77,11 +95,24 @@ func defaultShell() string {
 	return "/bin/sh"
 }
 
-func (t *Terminal) command(req tools.CommandRequest) *exec.Cmd {
-	cmd := exec.Command(t.Shell, "-c", req.Command)
+// command builds the shell process for req; with req.Sandbox it is Cairn's sandbox launcher
+// running the shell (core/sandbox), which reports the shell's exit on rep while it keeps what
+// the shell left running (`server &`) alive. The start functions add to SysProcAttr, never
+// replace it.
+func (t *Terminal) command(req tools.CommandRequest) (cmd *exec.Cmd, rep *sandbox.ExitReport, err error) {
+	cmd = exec.Command(t.Shell, "-c", req.Command)
 	cmd.Dir = req.Cwd
 	cmd.Env = childEnv(os.Environ(), t.secrets())
-	return cmd
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if req.Sandbox != nil {
+		if err := sandbox.Apply(cmd, *req.Sandbox); err != nil {
+			return nil, nil, fmt.Errorf("direct: %w", err)
+		}
+		if rep, err = sandbox.ReportExit(cmd); err != nil {
+			return nil, nil, fmt.Errorf("direct: %w", err)
+		}
+	}
+	return cmd, rep, nil
 }
 
 // errNoPTY marks a failure to allocate a pseudo-terminal, after which pipes are used instead.
@@ -96,7 +127,7 @@ func startPTY(cmd *exec.Cmd) (*os.File, error) {
 	}
 	_ = pty.Setsize(master, ptySize) // cosmetic; the default size works too
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty = true, true
 	err = cmd.Start()
 	_ = tty.Close() // the child holds its own copies; ours would keep EOF from ever arriving
 	if err != nil {
@@ -135,7 +166,7 @@ func startPipes(cmd *exec.Cmd) (*os.File, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr.Setpgid = true
 	err = cmd.Start()
 	_, _ = w.Close(), devnull.Close()
 	if err != nil {
@@ -197,7 +228,17 @@ func (p *process) killAfterGrace() {
 	_ = syscall.Kill(-p.pgid, syscall.SIGKILL) // ESRCH just means it ended meanwhile
 }
 
-func (p *process) wait(cmd *exec.Cmd, out *os.File) {
+func (p *process) wait(cmd *exec.Cmd, out *os.File, rep *sandbox.ExitReport) {
+	if rep != nil {
+		if code, ok := rep.Wait(); ok {
+			// The shell ended; the launcher stays while what it left runs, and is reaped then.
+			p.code = code
+			close(p.exited)
+			_ = out.SetReadDeadline(time.Now().Add(drainIdle))
+			_ = cmd.Wait() // the launcher's own status repeats the code
+			return
+		}
+	}
 	_ = cmd.Wait() // a non-zero status is reported through the code, not as an error
 	if st := cmd.ProcessState; st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"os"
 	"bytes"
 	"context"
 	"errors"
@@ -54,6 +55,13 @@ type Registry struct {
 	ended []Stopped
 	// wait is the wait limit of foreground commands (SetWait).
 	wait time.Duration
+	// sandbox is how commands are confined (SetSandbox); temp is the registry's own temp
+	// folder when the task has no scratch folder; ignoredList, taken at ignoredAt, lists the
+	// files the ignore file hides.
+	sandbox     SandboxConfig
+	temp        string
+	ignoredList []string
+	ignoredAt   time.Time
 }
 
 // DefaultWait is the wait limit of a registry nobody set one for: commandWaitSeconds' default
@@ -255,7 +263,14 @@ func (r *Registry) StopAll(ctx context.Context) ([]Stopped, error) {
 	r.ended = slices.DeleteFunc(r.ended, func(e Stopped) bool {
 		return slices.ContainsFunc(out, func(s Stopped) bool { return s.ID == e.ID })
 	})
+	temp := r.temp
+	r.temp = ""
 	r.mu.Unlock()
+	if temp != "" {
+		if err := os.RemoveAll(temp); err != nil {
+			errs = append(errs, fmt.Errorf("shell: remove the commands' temp folder: %w", err))
+		}
+	}
 	return out, errors.Join(errs...)
 }
 

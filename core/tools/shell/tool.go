@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/shellcmd"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -107,6 +108,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	outside := tools.OutsideWriteCommand(env.Files, command)
 	readsOutside := tools.CommandReadsOutside(env.Files, command)
 	caution := tools.CommandCaution(ctx, env.Files, command)
+	pl := t.planFor()
 	ans, err := env.UI.Approve(ctx, tools.Approval{
 		Ask:              msg.AskCommand,
 		Category:         tools.CategoryCommand,
@@ -116,8 +118,9 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		OutsideWrite:     outside,
 		ReadsOutside:     readsOutside,
 		Caution:          caution,
+		Unconfined:       pl.unconfined,
 		Payload: &msg.Command{Command: command, RequiresApproval: requires, Protected: protected, OutsideWrite: outside,
-			OutsideRead: readsOutside},
+			OutsideRead: readsOutside, Sandbox: pl.note},
 	})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("execute_command: approval: %w", err)
@@ -129,19 +132,98 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if env.Host == nil || env.Host.Terminal() == nil {
 		return tools.Result{}, ErrNoTerminal
 	}
+	req := tools.CommandRequest{Command: command, Cwd: env.Files.Root()}
+	if !pl.confined {
+		return t.execute(ctx, env, req, ans.Text, timeout, background)
+	}
+	pol, err := t.policy(env, pl, command, ans, protected != "")
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("execute_command: sandbox: %w", err)
+	}
+	req.Sandbox = &pol
+	gitBefore := gitPresence(pol.Roots)
+	res, tracked, err := t.run(ctx, env, req, ans.Text, timeout, background)
+	if err != nil || tracked == nil || !tracked.Finished() {
+		return res, err
+	}
+	if ans.Auto && pol.Tier == sandbox.Workspace && pol.Protected != nil {
+		if removed := removeNewProtected(pol, gitBefore); len(removed) > 0 {
+			rels := make([]string, len(removed))
+			for i, p := range removed {
+				rels[i] = env.Files.Rel(p)
+			}
+			note := render("sandbox.removed", strings.Join(rels, ", "))
+			env.UI.Say(ctx, msg.SayInfo, note, nil, false)
+			res.Text += "\n\n" + note
+		}
+	}
+	if tracked.ExitCode() == 0 {
+		return res, nil
+	}
+	return t.escalate(ctx, env, req, res, tracked, timeout, background)
+}
+
+// execute runs req and follows it (Run after the approval).
+func (t *Tool) execute(ctx context.Context, env *tools.Env, req tools.CommandRequest, feedback string, timeout int, background bool) (tools.Result, error) {
+	res, _, err := t.run(ctx, env, req, feedback, timeout, background)
+	return res, err
+}
+
+// run starts req and follows it; the tracked command comes back when it ended within the
+// call, so its output can be looked at.
+func (t *Tool) run(ctx context.Context, env *tools.Env, req tools.CommandRequest, feedback string, timeout int, background bool) (tools.Result, *Tracked, error) {
 	// The process may outlive this call (proceed while running), so it must not die with the
 	// call's ctx; this function kills it itself when ctx ends while it follows the command.
-	proc, err := env.Host.Terminal().Run(context.WithoutCancel(ctx), tools.CommandRequest{Command: command, Cwd: env.Files.Root()})
+	proc, err := env.Host.Terminal().Run(context.WithoutCancel(ctx), req)
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("execute_command: start: %w", err)
+		return tools.Result{}, nil, fmt.Errorf("execute_command: start: %w", err)
 	}
 	lim := Limits{Lines: env.Settings.OutputLineLimit, Bytes: env.Settings.OutputByteLimit, Dir: env.Scratch}
-	f := &follower{env: env, tracked: t.reg.track(command, proc, lim, background), feedback: ans.Text, background: background}
+	f := &follower{env: env, tracked: t.reg.track(req.Command, proc, lim, background), feedback: feedback, background: background}
 	res, err := f.follow(ctx, time.Duration(timeout)*time.Second)
 	if f.tracked.Finished() {
 		t.reg.forget(f.tracked)
+		return res, f.tracked, err
 	}
-	return res, err
+	return res, nil, err
+}
+
+// escalate looks in a failed sandboxed command's output for what the sandbox refused. When
+// it finds something, the model is told which rule stopped it, and the user (never the
+// model: the ask is never auto-approved) may approve a rerun with the access it needs.
+func (t *Tool) escalate(ctx context.Context, env *tools.Env, req tools.CommandRequest, res tools.Result, tracked *Tracked, timeout int, background bool) (tools.Result, error) {
+	pol := *req.Sandbox
+	d := sandbox.Explain(pol, tracked.View(), req.Cwd)
+	if d.Empty() {
+		return res, nil
+	}
+	why := d.Text(pol)
+	denied := render("sandbox.denied", deniedData{Why: why, Access: d.Access()})
+	ans, err := env.UI.Approve(ctx, tools.Approval{
+		Ask: msg.AskCommand, Category: tools.CategoryCommand, Command: req.Command, RequiresApproval: true,
+		Unconfined: "a rerun with more access is the user's choice",
+		Payload:    &msg.Command{Command: req.Command, RequiresApproval: true, SandboxDenied: denied},
+	})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("execute_command: approval: %w", err)
+	}
+	if !ans.Approved {
+		res.Text += "\n\n" + render("sandbox.explained", why)
+		return res, nil
+	}
+	wider := d.Widen(pol)
+	req.Sandbox = &wider
+	again, err := t.execute(ctx, env, req, ans.Text, timeout, background)
+	if err != nil {
+		return again, err
+	}
+	again.Text = render("sandbox.rerun", deniedData{Why: why, Access: d.Access()}) + "\n\n" + again.Text
+	return again, nil
+}
+
+// deniedData feeds the sandbox.* blocks.
+type deniedData struct {
+	Why, Access string
 }
 
 // readsIgnored reports the first file, if any, that a simple reading command in command

@@ -1,0 +1,128 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Denial is what the sandbox stopped in one command, found in its output.
+type Denial struct {
+	// Paths are the files whose writes (or reads, when masked) the policy refused, each with
+	// the rule that refused it.
+	Paths []PathDenial
+	// Network is set when a connection failed with the network off.
+	Network bool
+}
+
+// PathDenial is one refused path and its rule.
+type PathDenial struct {
+	Path, Rule string
+}
+
+// Empty reports whether nothing was found.
+func (d Denial) Empty() bool { return len(d.Paths) == 0 && !d.Network }
+
+// deniedLine matches the messages a refused file operation or connection prints.
+var deniedLine = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM`)
+
+// netLine matches the messages of a refused or impossible connection.
+var netLine = regexp.MustCompile(`(?i)could not resolve|name resolution|temporary failure in name|network is unreachable|getaddrinfo|ENOTFOUND|EAI_AGAIN|failed to connect|connection refused|couldn't connect|dial tcp|socket: operation not permitted|connect: permission denied|no such host|lookup .* on`)
+
+// pathToken finds path-like words: quoted, or bare words with a slash or a dot-name.
+var pathToken = regexp.MustCompile("[\"'`‘“]([^\"'`’”]+)[\"'`’”]|(/[^\\s:'\"]+|[.\\w-]*[/.][\\w.-][^\\s:'\"]*)")
+
+// Explain reads a command's output for what the sandbox under p refused; cwd resolves
+// relative paths. It looks only at lines that report a refusal, and names a path only when
+// the policy indeed refuses it, so an ordinary "permission denied" is not blamed on it.
+func Explain(p Policy, output, cwd string) Denial {
+	var d Denial
+	seen := map[string]bool{}
+	for _, line := range strings.Split(output, "\n") {
+		if !p.Network && netLine.MatchString(line) {
+			d.Network = true
+		}
+		if !deniedLine.MatchString(line) {
+			continue
+		}
+		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
+			tok := m[1]
+			if tok == "" {
+				tok = m[2]
+			}
+			tok = strings.TrimRight(tok, ".,;)")
+			if tok == "" || strings.Contains(tok, "://") {
+				continue
+			}
+			abs := tok
+			if !filepath.IsAbs(abs) {
+				if cwd == "" {
+					continue
+				}
+				abs = filepath.Join(cwd, abs)
+			}
+			abs = filepath.Clean(abs)
+			if seen[abs] {
+				continue
+			}
+			seen[abs] = true
+			if rule := p.Covers(abs); rule != "" {
+				d.Paths = append(d.Paths, PathDenial{Path: abs, Rule: rule})
+			}
+		}
+	}
+	return d
+}
+
+// Text says what the sandbox refused, rule by rule, in words for the model and the user.
+func (d Denial) Text(p Policy) string {
+	var b strings.Builder
+	for _, pd := range d.Paths {
+		b.WriteString("The sandbox refused " + pd.Path + ": " + pd.Rule + ".\n")
+	}
+	if d.Network {
+		rule := p.NetworkRule
+		if rule == "" {
+			rule = "network off for this command"
+		}
+		b.WriteString("The sandbox refused the network: " + rule + ".\n")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Widen returns p with the access d needs: the refused paths writable (their folder, for a
+// file outside the roots), unmasked and unprotected, the read-only tier raised to the
+// workspace tier, and the network on when a connection was refused.
+func (d Denial) Widen(p Policy) Policy {
+	w := p
+	w.Protected = slices.Clone(p.Protected)
+	w.Masked = slices.Clone(p.Masked)
+	w.Writable = slices.Clone(p.Writable)
+	if len(d.Paths) > 0 && w.Tier == ReadOnly {
+		w.Tier = Workspace
+	}
+	for _, pd := range d.Paths {
+		w.Protected = slices.DeleteFunc(w.Protected, func(s string) bool { return within(pd.Path, s) || within(s, pd.Path) })
+		w.Masked = slices.DeleteFunc(w.Masked, func(s string) bool { return within(pd.Path, s) || within(s, pd.Path) })
+		if w.Covers(pd.Path) != "" {
+			w.Writable = append(w.Writable, filepath.Dir(pd.Path))
+		}
+	}
+	if d.Network {
+		w.Network = true
+	}
+	return w
+}
+
+// Access says in words what a rerun under Widen(p) may do that p did not allow.
+func (d Denial) Access() string {
+	var parts []string
+	for _, pd := range d.Paths {
+		parts = append(parts, "write "+pd.Path)
+	}
+	if d.Network {
+		parts = append(parts, "use the network")
+	}
+	return strings.Join(parts, ", ")
+}
