@@ -143,8 +143,8 @@ type Approval struct {
 	// be set up here: such a command is never auto-approved (README "Security": fail closed).
 	// "" when it runs in the sandbox or the user turned the sandbox off.
 	Unconfined string
-	Text    string
-	Payload msg.Payload
+	Text       string
+	Payload    msg.Payload
 }
 
 // Answer is the user's reply to an ask.

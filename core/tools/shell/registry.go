@@ -1,11 +1,11 @@
 package shell
 
 import (
-	"os"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
