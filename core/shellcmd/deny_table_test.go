@@ -1,6 +1,9 @@
 package shellcmd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestDeniedAsTheProgramReadsIt holds the lines of issue 28 that ran under --yolo although the
 // default deny list names what they do, with variants, and lines that must stay allowed.
@@ -155,5 +158,89 @@ func TestKnownWrappersShowTheInnerCommand(t *testing.T) {
 		if got != want {
 			t.Errorf("%q: inner command %q, want %q; commands %+v", cmd, got, want, s.Commands)
 		}
+	}
+}
+
+// TestDeniedSeesThroughWords: a word that is only known when the line runs and can hold a
+// command or an option counts as a deny-list hit, so --yolo and "all commands" ask about it
+// (README, "Deny list"); one whose value is only text does not. entry is as in
+// TestDeniedAsTheProgramReadsIt; "hidden" is a hit for such a word. A line that is a hit is
+// never read-only either.
+func TestDeniedSeesThroughWords(t *testing.T) {
+	cases := []struct {
+		cmd, entry string
+	}{
+		{`rm {"-r",victim}`, "rm -rf"},
+		{`rm {-r,victim}`, "rm -rf"},
+		{`cat a.txt | tee {".git/hooks/pre-commit",}`, "hidden"},
+		{`sort -S 1K {"--compress-program=sh",-}`, "hidden"},
+		{`cat {.env"",a.txt}`, "hidden"},
+		{`mkdir -p src/{a,b}`, "hidden"},
+		{`echo {1..3}`, "hidden"},
+		{`x='a[$(rm -rf victim)]'; echo $((x))`, "hidden"},
+		{`echo $((x + 1))`, "hidden"},
+		{`echo ${!x}`, "hidden"},
+		{`echo ${x@P}`, "hidden"},
+		{`echo ${a[i]}`, "hidden"},
+		{`echo ${a["k"]}`, "hidden"},
+		{`echo ${s:i:2}`, "hidden"},
+		{`((v)); echo ok`, "hidden"},
+		{`[[ $v -eq 0 ]]; echo ok`, "hidden"},
+		{`[[ -v a[i] ]]; echo ok`, "hidden"},
+		{`for ((i = 0; i < n; i++)); do echo $i; done`, "hidden"},
+		{`let i++`, "hidden"},
+		{`a[i]=1`, "hidden"},
+		{`a=([i]=1)`, "hidden"},
+		{`declare -i n=1`, "hidden"},
+		{`local -n r=x`, "hidden"},
+		{`test -v 'a[$(rm -rf victim)]'`, "hidden"},
+		{`read 'a[$(rm -rf victim)]' < a.txt`, "hidden"},
+		{`bash -c 'echo $((x))'`, "hidden"},
+		{`trap 'rm -rf victim' EXIT`, "rm -rf"},
+		{`trap "$CMD" EXIT`, "opaque"},
+		{`mapfile -C 'rm -rf victim' -c 1 lines < a.txt`, "rm -rf"},
+		// Only text: the value is split and globbed, never run.
+		{`echo $HOME`, ""},
+		{`echo "$x" ${y:-z} ${#x} ${x%.go} ${!a[@]} ${!pre*} ${a[@]} ${a[0]} ${s:1:2}`, ""},
+		{`echo $(date)`, ""},
+		{`echo $((1 + 2)) $[3]`, ""},
+		{`((1)); [[ -f x ]]; [[ $x == y ]]; [[ 1 -eq 1 ]]`, ""},
+		{`ls ~root ~+ ~-`, ""},
+		{`git stash show stash@{0}`, ""},
+		{`find . -name '*.go' -exec grep -l x {} +`, ""},
+		{`echo '{a,b}' "{c,d}" \{e,f\}`, ""},
+		{`cat <<EOF` + "\n{a,b}\nEOF", ""},
+		{`[ -f x ] && echo ok`, ""},
+		{`trap - EXIT`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			s, err := Parse(c.cmd)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			hit, got := s.Denied(defaultList)
+			switch c.entry {
+			case "":
+				if got {
+					t.Fatalf("denied (%+v), want allowed", hit)
+				}
+			case "hidden":
+				if !got || hit.Entry != "" || !strings.Contains(hit.Reason, "a word that is only known when the line runs") {
+					t.Fatalf("Denied = %v %+v, want a hit for a word only known when the line runs", got, hit)
+				}
+			case "opaque":
+				if !got || hit.Entry != "" {
+					t.Fatalf("Denied = %v %+v, want denied as hidden", got, hit)
+				}
+			default:
+				if hit.Entry != c.entry {
+					t.Fatalf("Denied = %v %+v, want entry %q", got, hit, c.entry)
+				}
+			}
+			if c.entry != "" && s.ReadOnly() {
+				t.Fatalf("read-only, but not every word is literal")
+			}
+		})
 	}
 }

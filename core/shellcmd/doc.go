@@ -10,7 +10,16 @@
 // that common writing commands create, change or remove, so writes to protected files
 // (core/protect) are always asked.
 //
+// The read-only classification is an allowlist of syntax: a line is read-only only when every
+// word is literal after quote removal (no parameter, arithmetic, command or process
+// substitution, no brace expansion, no ~user, ~+ or ~-) and it holds no [[ ]], (( )),
+// arithmetic for or let (literal.go).
+//
 // The analysis is static and deliberately pessimistic: whatever it cannot see (a command name
-// computed at run time, a script downloaded and piped into a shell) is reported as opaque,
-// and callers treat opaque like a deny-list hit. It never runs anything.
+// computed at run time, a script downloaded and piped into a shell, a word only known at run
+// time that can hold a command or an option: brace expansion, arithmetic that reads a variable,
+// ${!x}, ${x@P}) is reported as opaque, and callers treat opaque like a deny-list hit. A plain
+// parameter expansion ($x, "${x:-y}") is not opaque by itself: its value is only text, and
+// where it stands for a command name or a denied program's options the deny list counts it as
+// any name or option. It never runs anything.
 package shellcmd

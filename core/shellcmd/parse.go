@@ -84,8 +84,12 @@ type Script struct {
 	// Recursive names functions that call themselves (`:(){ :|:& };:`).
 	Recursive []string
 	// RiskyAssigns names variables set in the line that change what later commands run
-	// (PATH, LD_PRELOAD, GIT_*, …).
+	// (PATH, LD_PRELOAD, GIT_*, HOME, …).
 	RiskyAssigns []string
+
+	// nonLiteral says what in the line is not literal after quote removal (see literal.go);
+	// the read-only classification accepts no such line.
+	nonLiteral []string
 
 	reads   []Operand
 	writes  []Operand // Writes, with the directory each is relative to
@@ -149,6 +153,7 @@ func (s *Script) merge(o *Script) {
 	s.ShellPipes = appendNew(s.ShellPipes, o.ShellPipes...)
 	s.Recursive = appendNew(s.Recursive, o.Recursive...)
 	s.RiskyAssigns = appendNew(s.RiskyAssigns, o.RiskyAssigns...)
+	s.nonLiteral = appendNew(s.nonLiteral, o.nonLiteral...)
 	s.reads = append(s.reads, o.reads...)
 	s.writes = append(s.writes, o.writes...)
 	s.pipes = append(s.pipes, o.pipes...)
@@ -201,11 +206,17 @@ func (w *walker) script(src, dir string, dirUnknown bool, depth int) error {
 	fr := &frame{scope: w.scopes, depth: depth, dir: dir, dirUnknown: dirUnknown, pipedIn: map[*syntax.Stmt]bool{}}
 	w.scopes++
 	var werr error
+	hdocs := map[*syntax.Word]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if werr != nil {
 			return false
 		}
+		w.literal(text, hdocs, n)
 		switch n := n.(type) {
+		case *syntax.Redirect:
+			if n.Hdoc != nil {
+				hdocs[n.Hdoc] = true
+			}
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				fr.pipedIn[n.Y] = true
@@ -302,7 +313,7 @@ func (w *walker) redirect(fr *frame, r *syntax.Redirect, stdinShell bool) error 
 		if body == nil {
 			return nil
 		}
-		text := wordOf(body)
+		text := hdocWordOf(body)
 		if text.Dynamic {
 			w.s.Opaque = append(w.s.Opaque, "a shell reads a script that is only known when it runs")
 			return nil
@@ -333,10 +344,15 @@ func isDescriptor(s string) bool {
 }
 
 // riskyNames are variables whose value decides which program or code later commands run.
+// HOME and the XDG configuration folders move the configuration files git and other programs
+// read (~/.gitconfig, $XDG_CONFIG_HOME/git/config), where core.fsmonitor or a pager names a
+// program: a line that sets one in front of any program is not read-only (README, "Safe
+// commands are Cairn's call").
 var riskyNames = map[string]bool{"PATH": true, "IFS": true, "BASH_ENV": true, "ENV": true,
 	"PAGER": true, "MANPAGER": true, "PROMPT_COMMAND": true, "PS4": true, "SHELLOPTS": true,
 	"BASHOPTS": true, "ZDOTDIR": true, "NODE_OPTIONS": true, "PYTHONPATH": true,
-	"PYTHONSTARTUP": true, "PERL5OPT": true, "RUBYOPT": true, "EDITOR": true, "VISUAL": true}
+	"PYTHONSTARTUP": true, "PERL5OPT": true, "RUBYOPT": true, "EDITOR": true, "VISUAL": true,
+	"HOME": true, "XDG_CONFIG_HOME": true, "XDG_CONFIG_DIRS": true}
 
 func risky(name string) bool {
 	return riskyNames[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
@@ -403,6 +419,9 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 		return false, nil
 	}
 	args := words[1:]
+	if shown, ok := evaluatedName(name, args); ok {
+		w.s.Opaque = append(w.s.Opaque, hiddenReason("a variable name whose subscript runs code", shown))
+	}
 	if shells[name] {
 		cmd.Wrapper = true
 		w.s.Commands = append(w.s.Commands, cmd)
@@ -413,6 +432,22 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 		cmd.Wrapper = true
 		w.s.Commands = append(w.s.Commands, cmd)
 		return false, w.nested(fr, args, "eval")
+	case "trap":
+		// trap's first operand is a script the shell runs on a signal or on exit.
+		if len(args) > 1 && !strings.HasPrefix(args[0].Text, "-") {
+			cmd.Wrapper = true
+			w.s.Commands = append(w.s.Commands, cmd)
+			return false, w.nested(fr, args[:1], "trap")
+		}
+	case "mapfile", "readarray":
+		// -C names a script run every -c lines.
+		for i, a := range args {
+			if a.Text == "-C" && i+1 < len(args) {
+				cmd.Wrapper = true
+				w.s.Commands = append(w.s.Commands, cmd)
+				return false, w.nested(fr, args[i+1:i+2], name+" -C")
+			}
+		}
 	case "watch":
 		cmd.Wrapper = true
 		w.s.Commands = append(w.s.Commands, cmd)

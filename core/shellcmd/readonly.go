@@ -1,12 +1,18 @@
 package shellcmd
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ReadOnly reports whether Cairn's own classification accepts every part of the line as
-// only reading: no redirection writes a file, nothing is hidden or piped into a shell, no
-// variable changes which program runs, and every simple command is a program on the table
-// below given only options known to be harmless (a long option also in any abbreviation the
-// program accepts), with operands it only reads.
+// only reading: every word is literal after quote removal (see literal.go: no parameter,
+// arithmetic, command or process substitution, no brace expansion, no ~user, ~+ or ~-, no
+// [[ ]], (( )), arithmetic for or let), no redirection writes a file, nothing is hidden or
+// piped into a shell, no variable changes which program runs or where its configuration is
+// (PATH, HOME, GIT_*, …), and every simple command is a program on the table below given only
+// options known to be harmless (a long option also in any abbreviation the program accepts),
+// with operands it only reads.
 //
 // git lines are read-only here only as far as their words go: git also runs programs its
 // repository's configuration names. The caller treats a line as not read-only unless the
@@ -14,12 +20,12 @@ import "strings"
 // GitPrintsContent, unless no tracked file is hidden by the ignore file.
 func (s *Script) ReadOnly() bool {
 	if len(s.Opaque) > 0 || len(s.Writes) > 0 || len(s.ShellPipes) > 0 || len(s.Recursive) > 0 ||
-		len(s.RiskyAssigns) > 0 || len(s.Commands) == 0 {
+		len(s.RiskyAssigns) > 0 || len(s.nonLiteral) > 0 || len(s.Commands) == 0 {
 		return false
 	}
 	for _, c := range s.Commands {
 		if c.Wrapper {
-			if !neutral(c.Name()) || c.Name() == "time" && hasAny(c.Words[1:], "-o", "--output") {
+			if !neutral(c.Name()) || !wrapperReadOnly(c) {
 				return false
 			}
 			if c.Name() == "env" && envChdir(c.Words[1:]) {
@@ -32,6 +38,40 @@ func (s *Script) ReadOnly() bool {
 		}
 	}
 	return true
+}
+
+// wrapperOptionTables are the options of the wrappers that read or write files themselves,
+// harmless and not: time -o and -a write the timing to a file; xargs -a reads its arguments
+// from a file (a secret passed to echo is printed) and --process-slot-var sets a variable the
+// command sees. Both accept any unique prefix of a long option.
+var wrapperOptionTables = map[string]program{
+	"time": {opts: opts(common + " -p --portability -v --verbose -q --quiet -f= --format= !-o !--output !-a !--append"), maxOps: 0},
+	"xargs": {opts: opts(common + ` -0 --null -d= --delimiter= -E= -e? --eof? -I= -i? --replace? -L= -l?
+		--max-lines? -n= --max-args= -P= --max-procs= -p --interactive -r --no-run-if-empty -s=
+		--max-chars= -t --verbose -x --exit --show-limits -o --open-tty -a@ --arg-file@
+		!--process-slot-var`), maxOps: 0},
+}
+
+// wrapperOwnOptions returns the options a wrapper is given before the command it runs, parsed
+// against its table; ok is false for a wrapper without a table or an option not known harmless.
+func wrapperOwnOptions(c Command) (parsed, bool) {
+	p, ok := wrapperOptionTables[c.Name()]
+	if !ok {
+		return parsed{}, false
+	}
+	own, _ := ownOptions(c.Name(), c.Words[1:])
+	return p.parseArgs(own)
+}
+
+// wrapperReadOnly reports whether a wrapper's own options only change how the command runs:
+// for time and xargs, every option is on their table (time -o in any spelling writes a file,
+// xargs -a in any spelling reads one into the command's arguments).
+func wrapperReadOnly(c Command) bool {
+	if _, ok := wrapperOptionTables[c.Name()]; !ok {
+		return true
+	}
+	pa, ok := wrapperOwnOptions(c)
+	return ok && !slices.Contains(pa.used, "-a") && !slices.Contains(pa.used, "--arg-file")
 }
 
 // envChdir reports whether env's words may change the directory (-C, --chdir and its
@@ -177,8 +217,10 @@ var (
 		!--files0-from`)
 	dfOpts   = opts(common + " -a --all -B= --block-size= -h --human-readable -H --si -i --inodes -k -l --local --no-sync --output? -P --portability --sync --total -t= --type= -T --print-type -x= --exclude-type=")
 	statOpts = opts(common + " -L --dereference -f --file-system --cached= -c= --format= --printf= -t --terse")
-	// date: -s sets the clock; -f reads dates from a file and -r looks at a file's time.
-	dateOpts = opts(common + " -d= --date= --debug -f@ --file@ -I? --iso-8601? --resolution -R --rfc-email --rfc-3339= -r= --reference= -u --utc --universal !-s !--set")
+	// date: -s sets the clock; -f reads dates from a file (and prints the lines it cannot
+	// read); -r looks at a file's time. -r is listed as reading its file, so the outside and
+	// ignore checks see it, and refused by dateCheck.
+	dateOpts = opts(common + " -d= --date= --debug -f@ --file@ -I? --iso-8601? --resolution -R --rfc-email --rfc-3339= -r@ --reference@ -u --utc --universal !-s !--set")
 	// file: -C compiles a magic file (a write); -f reads the names of files to look at.
 	fileOpts = opts(common + ` -b --brief -c --checking-printout -d -E -e= --exclude= --exclude-quiet=
 		--extension -F= --separator= -h --no-dereference -i --mime --mime-type --mime-encoding -k
@@ -199,14 +241,15 @@ var (
 		-u --unbuffered --squeeze-blank --squeeze-limit= --strip-ansi= --terminal-width=
 		--nonprintable-notation= --binary= -P --no-config --no-custom-assets --config-file
 		--config-dir --cache-dir --diagnostic --acknowledgements !--pager`)
-	// jq: -f reads the program from a file, --slurpfile and --rawfile a file each (after a
+	// jq: -L adds a folder its modules are read from (import "x" as $d reads a file there as
+	// data) and is refused; -f reads the program from a file, --slurpfile and --rawfile a file each (after a
 	// variable name, as --arg and --argjson take a name and a value); --args
 	// and --jsonargs make the remaining operands values, which the table does not follow,
 	// so they are not listed.
 	jqOpts = opts(common + ` -c --compact-output -n --null-input -r --raw-output -j --join-output
 		-a --ascii-output -s --slurp -S --sort-keys -C --color-output -M --monochrome-output
 		--tab --indent= -e --exit-status --arg+ --argjson+ --slurpfile& --rawfile& -f@ --from-file@
-		-L= --seq --stream --stream-errors --raw-input -R --raw-output0 --unbuffered -0 --build-configuration`)
+		!-L !--library-path --seq --stream --stream-errors --raw-input -R --raw-output0 --unbuffered -0 --build-configuration`)
 	treeOpts = opts(`--help --version -a -d -l -f -x -L= -R -P= -I= --gitignore --gitfile@ --ignore-case
 		--matchdirs --metafirst --prune --info --infofile@ --noreport --charset= --filelimit= -q -N
 		-Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r --dirsfirst
@@ -270,7 +313,7 @@ var programs = map[string]program{
 	"basename":  {opts: nameOpts, maxOps: -1},
 	"dirname":   {opts: opts(common + " -z --zero"), maxOps: -1},
 	"tr":        {opts: trOpts, maxOps: 2},
-	"date":      {opts: dateOpts, maxOps: 1},
+	"date":      {opts: dateOpts, maxOps: 1, check: dateCheck},
 	"seq":       {opts: opts(common + " -f= --format= -s= --separator= -w --equal-width"), maxOps: 3, digits: true},
 	"sleep":     {opts: opts(common), maxOps: -1},
 	"pwd":       {opts: opts("-L -P --help --version"), maxOps: 0},
@@ -290,8 +333,8 @@ var programs = map[string]program{
 	"cd":        {free: true},
 	"true":      {free: true},
 	"false":     {free: true},
-	"test":      {free: true}, // test and [ only compare: nothing they are given runs
-	"[":         {free: true},
+	"test":      {free: true, check: testCheck}, // test and [ only compare: nothing they are given runs
+	"[":         {free: true, check: testCheck},
 	"echo":      {free: true},
 	"printf":    {free: true, check: printfCheck},
 	// Alone, without a command to run, env prints the environment, nice the niceness and
@@ -307,6 +350,27 @@ var programs = map[string]program{
 // only known at run time or a glob (a file named -vPATH).
 func printfCheck(args []Word) bool {
 	return len(args) == 0 || args[0].Literal() && !strings.HasPrefix(args[0].Text, "-v")
+}
+
+// testCheck refuses -v: bash evaluates the subscript of the name it tests (test -v
+// 'a[$(touch x)]' runs touch).
+func testCheck(args []Word) bool {
+	return !hasExact(args, "-v")
+}
+
+// dateCheck refuses -r and --reference (in any spelling: date reads FILE) and an operand that
+// is not a +FORMAT: `date MMDDhhmm` sets the clock.
+func dateCheck(args []Word) bool {
+	pa, ok := program{opts: dateOpts}.parseArgs(args)
+	if !ok || slices.Contains(pa.used, "-r") || slices.Contains(pa.used, "--reference") {
+		return false
+	}
+	for _, o := range pa.ops {
+		if !strings.HasPrefix(o.Text, "+") {
+			return false
+		}
+	}
+	return true
 }
 
 // envCheck: plain env's operands must all be assignments; anything else would be a command.

@@ -55,7 +55,7 @@ var fuzzProgs = map[string]fuzzProg{
 	"date": {
 		longs: strings.Fields(`--date --debug --file --iso-8601 --resolution --rfc-email --rfc-3339
 			--reference --set --utc --universal --help --version`),
-		bad:      fields("--set -s"),
+		bad:      fields("--set -s --reference -r"),
 		values:   fields("--date --file --rfc-3339 --reference --set -d -f -r -s"),
 		optional: fields("--iso-8601 -I"),
 		shorts:   "RuIdfrs",

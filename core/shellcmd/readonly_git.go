@@ -74,11 +74,12 @@ var (
 		"show":        gitLogOpts,
 		"shortlog":    join(gitLogOpts, opts("-n --numbered -s --summary -e --email -w? --group= --committer")),
 		"diff":        gitDiffTable,
+		// blame --contents reads the file it names in place of the work tree's.
 		"blame": opts(`-b --root --show-stats --score-debug -f --show-name -n --show-number -p
 			--porcelain --line-porcelain -l -t -S@ --reverse= --first-parent -c -s -e --show-email
 			-w --incremental -L= -M? -C? --abbrev? --date= --color-lines --color-by-age --progress
-			--no-progress --minimal --ignore-rev= --ignore-revs-file@ --contents@ --encoding=
-			--no-textconv !--textconv`),
+			--no-progress --minimal --ignore-rev= --ignore-revs-file@ --encoding=
+			--no-textconv !--textconv !--contents`),
 		"ls-files": opts(`-c --cached -d --deleted -m --modified -o --others -i --ignored -s --stage
 			-u --unmerged -k --killed -z -t -v -f --directory --no-empty-directory --eol -x=
 			--exclude= -X@ --exclude-from@ --exclude-per-directory= --exclude-standard --error-unmatch
@@ -107,16 +108,18 @@ var (
 		"for-each-ref":  opts("--count= --sort= --format= --color? -s --shell -p --perl --python --tcl --points-at= --merged? --no-merged? --contains? --no-contains? --ignore-case --omit-empty --exclude= --include-root-refs"),
 		"count-objects": opts("-v --verbose -H --human-readable"),
 		"version":       opts("--build-options"),
-		// -O/--open-files-in-pager runs a program on the files found.
+		// -O/--open-files-in-pager runs a program on the files found. --untracked and
+		// --no-exclude-standard search files git does not track, which the check of tracked
+		// files against the ignore file (GitPrintsContent) does not cover.
 		"grep": opts(`-a --text --no-textconv -i --ignore-case -I --max-depth= -r --recursive
 			--no-recursive -w --word-regexp -v --invert-match -h -H --full-name -E --extended-regexp
 			-G --basic-regexp -P --perl-regexp -F --fixed-strings -n --line-number --column -l
 			--files-with-matches --name-only -L --files-without-match -z --null -o --only-matching
 			-c --count --color? --no-color --break --heading -p --show-function -A= -B= -C=
 			--after-context= --before-context= --context= -W --function-context --threads= -f@ -e=
-			--and --or --not --all-match -q --quiet --cached --untracked --exclude-standard
-			--no-exclude-standard -m= --max-count= !--textconv !--no-index !--recurse-submodules
-			!-O !--open-files-in-pager`),
+			--and --or --not --all-match -q --quiet --cached --exclude-standard -m= --max-count=
+			!--textconv !--no-index !--recurse-submodules !-O !--open-files-in-pager !--untracked
+			!--no-exclude-standard`),
 		"branch": opts(`-l --list -a --all -r --remotes -v --verbose -q --quiet --contains?
 			--no-contains? --merged? --no-merged? --points-at= --sort= --format= --color?
 			--no-color --column? --no-column --abbrev= --no-abbrev -i --ignore-case --show-current

@@ -126,6 +126,26 @@ func TestReadOnlyTable(t *testing.T) {
 		{"git diff *.go", false},   // as may one named --output=x.go
 		{"cat * | sort -u", true},  // cat has no harmful option
 		{"grep -n foo *.go", true}, // nor grep
+		// Options that read or write a file the line names, in every spelling (README, "Safe
+		// commands are Cairn's call").
+		{"xargs -a list cat", false},
+		{"xargs --arg-f=list cat", false},
+		{"xargs -ra list cat", false},
+		{"jq -L lib -n 1", false},
+		{"jq --library-path lib -n 1", false},
+		{"command time -o t.txt ls", false},
+		{"command time --outp=t.txt ls", false},
+		{"date 0101000020", false},
+		{"date -r a.txt", false},
+		{"date --refer=a.txt", false},
+		{"git blame --contents x a.txt", false},
+		{"git grep --untracked x", false},
+		{"git grep --no-exclude-standard x", false},
+		{"test -v x", false},
+		{"[ -v x ]", false},
+		{"[ -f go.mod ] && echo yes", true}, // a lone [ is the test command, not a glob
+		{"command time -p ls", true},
+		{"xargs -0 -n 5 cat", true},
 		// Harmless reading commands stay read-only.
 		{"ls -la", true},
 		{"ls -lah --color=auto src", true},
@@ -221,7 +241,8 @@ func TestReadOnlyTable(t *testing.T) {
 		{"basename a/b.go .go", true},
 		{"tr a-z A-Z", true},
 		{"seq 1 10", true},
-		{"echo -e 'a\\tb' $HOME", true},
+		{"echo -e 'a\\tb' $HOME", false}, // $HOME is not literal (README, "Safe commands are Cairn's call")
+		{"echo -e 'a\\tb' '$HOME'", true},
 		{"printf '%s\\n' a b", true},
 		{"test -f go.mod && echo yes", true},
 		{"which go", true},

@@ -61,12 +61,19 @@ var readCommands = map[string]readSpec{
 	"get-content": psRead, // on Windows every name is in lower case (Command.Name)
 }
 
-// Reads returns the files that simple reading commands of the line would print, and files
-// given to `<`. Words known only at run time are left out: this is a best effort.
+// Reads returns the files that simple reading commands of the line would print, files
+// given to `<`, and the file `xargs -a` reads the command's arguments from (`xargs -a .env
+// echo` prints it). Words known only at run time are left out: this is a best effort.
 func (s *Script) Reads() []Operand {
 	out := append([]Operand(nil), s.reads...)
 	for _, c := range s.Commands {
 		if c.Wrapper {
+			if c.Name() == "xargs" {
+				pa, _ := wrapperOwnOptions(c) // the files named before an unknown option
+				for _, w := range pa.files {
+					out = append(out, Operand{Path: w, Dir: c.Dir, DirUnknown: c.DirUnknown})
+				}
+			}
 			continue
 		}
 		if ws, ok := tableReads(c, useRead); ok {

@@ -29,7 +29,9 @@ type Target struct {
 // common commands that create, change or remove files — tee; the destination of cp, mv,
 // install and ln (and the file each source becomes inside a destination folder); chmod,
 // chown and chgrp; rm, rmdir, unlink, touch, mkdir, truncate and shred; dd of=; sed -i and
-// perl -i; and git config, which writes .git/config whatever the key.
+// perl -i; time -o; git config, which writes .git/config whatever the key; git remote add, rename,
+// remove and set-url, which write .git/config too; and git init --template, which copies a
+// template's hooks and config into .git.
 //
 // It is a best effort, like Reads: a word only known at run time is left out (UnknownWrites
 // reports it), and programs that write files their own way (a Python script, make, npm) are
@@ -52,7 +54,7 @@ func (s *Script) allTargets() []Target {
 		out = append(out, Target{Operand: o})
 	}
 	for _, c := range s.Commands {
-		if len(c.Words) == 0 || c.Wrapper && c.Name() != "script" {
+		if len(c.Words) == 0 || c.Wrapper && c.Name() != "script" && c.Name() != "time" {
 			continue
 		}
 		args, shown := c.Words[1:], ""
@@ -323,6 +325,11 @@ func commandTargets(name string, args []Word) []Target {
 		return ops(files, false)
 	case "git":
 		return gitTargets(args)
+	case "time":
+		// GNU time writes its report to the file -o names, in any spelling.
+		own, _ := ownOptions("time", args)
+		pa, _ := program{opts: timeOutput}.parseArgs(own)
+		return ops(pa.files, false)
 	case "script":
 		// script records the session in its file operand (default ./typescript) and in the
 		// files its logging options name.
@@ -470,7 +477,9 @@ func perlInPlace(args []Word) ([]Word, bool) {
 // gitTargets reports .git/config for git config in a writing form: any key written, unset
 // or renamed there changes what git runs (core.hooksPath, core.fsmonitor, aliases, …). With
 // --global, --system or --file the file written is reported too (~/.gitconfig,
-// /etc/gitconfig, the file), so a write outside the workspace is seen as one.
+// /etc/gitconfig, the file), so a write outside the workspace is seen as one. git remote add
+// (rename, remove, set-url) writes .git/config too, and git init --template .git/config and
+// .git/hooks.
 func gitTargets(args []Word) []Target {
 	dir, unknown := "", false
 	for i := 0; i+1 < len(args); i++ {
@@ -485,7 +494,22 @@ func gitTargets(args []Word) []Target {
 		}
 	}
 	rest := gitArgs(args)
-	if len(rest) == 0 || rest[0].Text != "config" {
+	if len(rest) == 0 {
+		return nil
+	}
+	config := Target{Operand: Operand{Path: Word{Text: ".git/config"}, Dir: dir, DirUnknown: unknown}}
+	switch rest[0].Text {
+	case "remote":
+		// git remote add, rename, remove and set-url write the remote's section of .git/config
+		// (a remote's url can name a program: ext::sh -c …).
+		if len(rest) > 1 && remoteWrites[rest[1].Text] {
+			return []Target{config}
+		}
+		return nil
+	case "init":
+		return initTargets(rest[1:], dir, unknown)
+	case "config":
+	default:
 		return nil
 	}
 	sub := rest[1:]
@@ -493,7 +517,7 @@ func gitTargets(args []Word) []Target {
 		len(sub) > 0 && (sub[0].Text == "get" || sub[0].Text == "list") {
 		return nil
 	}
-	out := []Target{{Operand: Operand{Path: Word{Text: ".git/config"}, Dir: dir, DirUnknown: unknown}}}
+	out := []Target{config}
 	// The file the setting goes to when it is not the repository's own.
 	for i, a := range sub {
 		var file Word
@@ -511,6 +535,54 @@ func gitTargets(args []Word) []Target {
 			continue
 		}
 		out = append(out, Target{Operand: Operand{Path: file, Dir: dir, DirUnknown: unknown}})
+	}
+	return out
+}
+
+// timeOutput reads time's options with -o as the file it names (see wrapperOptionTables).
+var timeOutput = opts(common + " -p --portability -v --verbose -q --quiet -f= --format= -o@ --output@ -a --append")
+
+// remoteWrites are the subcommands of git remote that change .git/config.
+var remoteWrites = set("add", "rename", "remove", "rm", "set-url", "set-branches")
+
+// initTargets reports what `git init --template=DIR` writes: the template's hooks and config
+// are copied into the new (or existing) repository's .git, in the folder given as operand or
+// where git runs. A plain git init writes them from git's own template and is left alone.
+func initTargets(args []Word, dir string, unknown bool) []Target {
+	template := false
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case args[i].Dynamic:
+			ops = append(ops, args[i])
+		case len(t) > 2 && strings.HasPrefix("--template", strings.SplitN(t, "=", 2)[0]):
+			// git takes any unique prefix of --template: --t, --temp, …
+			template = true
+			if !strings.Contains(t, "=") {
+				i++
+			}
+		case t == "--separate-git-dir" || t == "-b" || t == "--initial-branch" || t == "--object-format" ||
+			t == "--ref-format" || t == "--shared":
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if !template {
+		return nil
+	}
+	repo := ""
+	if len(ops) > 0 {
+		repo = ops[0].Text
+		if ops[0].Dynamic {
+			return []Target{{Operand: Operand{Path: ops[0], Dir: dir, DirUnknown: unknown}}}
+		}
+	}
+	var out []Target
+	for _, p := range []string{".git/config", ".git/hooks"} {
+		out = append(out, Target{Operand: Operand{Path: Word{Text: path.Join(repo, p)}, Dir: dir, DirUnknown: unknown}})
 	}
 	return out
 }

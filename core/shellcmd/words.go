@@ -36,6 +36,16 @@ func (w Word) Shown() string {
 func (w Word) Literal() bool { return !w.Dynamic && !w.Glob }
 
 func wordOf(w *syntax.Word) Word {
+	out := hdocWordOf(w)
+	if !out.Dynamic && hasBraceExp(w) {
+		out.Dynamic = true
+		out.src = printed(w)
+	}
+	return out
+}
+
+// hdocWordOf is wordOf for a here-document body, which bash does not brace-expand.
+func hdocWordOf(w *syntax.Word) Word {
 	var out Word
 	var b strings.Builder
 	var visit func(parts []syntax.WordPart, quoted bool)
@@ -47,9 +57,8 @@ func wordOf(w *syntax.Word) Word {
 					b.WriteString(unescapeDouble(p.Value))
 					continue
 				}
-				text, glob, brace := unescapePlain(p.Value)
+				text, glob := unescapePlain(p.Value)
 				out.Glob = out.Glob || glob
-				out.Dynamic = out.Dynamic || brace
 				b.WriteString(text)
 			case *syntax.SglQuoted:
 				if p.Dollar && strings.Contains(p.Value, `\`) {
@@ -65,13 +74,22 @@ func wordOf(w *syntax.Word) Word {
 	}
 	visit(w.Parts, false)
 	out.Text = b.String()
+	if out.Text == "[" && len(w.Parts) == 1 {
+		out.Glob = false // a lone [ opens no bracket expression: it is the test command
+	}
 	if out.Dynamic {
-		var src strings.Builder
-		if err := syntax.NewPrinter().Print(&src, w); err == nil {
-			out.src = src.String()
-		}
+		out.src = printed(w)
 	}
 	return out
+}
+
+// printed is w as the line spells it.
+func printed(w *syntax.Word) string {
+	var src strings.Builder
+	if err := syntax.NewPrinter().Print(&src, w); err != nil {
+		return ""
+	}
+	return src.String()
 }
 
 func wordsOf(ws []*syntax.Word) []Word {
@@ -83,10 +101,10 @@ func wordsOf(ws []*syntax.Word) []Word {
 }
 
 // unescapePlain removes the backslashes of an unquoted literal and reports whether it holds
-// glob characters or a brace expansion that the shell would act on.
-func unescapePlain(s string) (text string, glob, brace bool) {
+// glob characters. Brace expansion, which may span quoted parts ({"-r",x}), is found on the
+// whole word (hasBraceExp).
+func unescapePlain(s string) (text string, glob bool) {
 	var b strings.Builder
-	open := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {
@@ -100,20 +118,10 @@ func unescapePlain(s string) (text string, glob, brace bool) {
 			continue
 		case '*', '?', '[':
 			glob = true
-		case '{':
-			open = true
-		case ',':
-			if open {
-				brace = true
-			}
-		case '.':
-			if open && i+1 < len(s) && s[i+1] == '.' {
-				brace = true
-			}
 		}
 		b.WriteByte(c)
 	}
-	return b.String(), glob, brace
+	return b.String(), glob
 }
 
 // unescapeDouble removes the backslashes that are special inside double quotes.

@@ -20,7 +20,8 @@ var wrapperOptions = map[string]map[string]bool{
 	"stdbuf":  {"-i": true, "-o": true, "-e": true, "--input": true, "--output": true, "--error": true},
 	"xargs": {"-I": true, "-n": true, "-P": true, "-d": true, "-L": true, "-s": true, "-E": true,
 		"-e": false, "-a": true, "--max-args": true, "--max-procs": true, "--delimiter": true,
-		"--max-lines": true, "--max-chars": true, "--arg-file": true, "--replace": false, "--eof": false},
+		"--max-lines": true, "--max-chars": true, "--arg-file": true, "--replace": false, "--eof": false,
+		"--process-slot-var": true},
 	"sudo": {"-u": true, "-g": true, "-h": true, "-p": true, "-C": true, "-D": true, "-r": true,
 		"-t": true, "-U": true, "-T": true, "--user": true, "--group": true, "--host": true,
 		"--prompt": true, "--chdir": true, "--role": true, "--type": true, "--other-user": true},
@@ -58,11 +59,10 @@ func neutral(name string) bool {
 // peel returns the command a wrapper runs. ok is false when name is not a wrapper or is
 // used in a form that runs nothing (`command -v x`, plain `env`, `nice`).
 func peel(name string, args []Word) ([]Word, bool) {
-	opts, known := wrapperOptions[name]
-	if !known {
+	if _, known := wrapperOptions[name]; !known {
 		return nil, false
 	}
-	rest := skipOptions(args, opts)
+	_, rest := ownOptions(name, args)
 	switch name {
 	case "command":
 		for _, a := range args {
@@ -180,6 +180,50 @@ func xargsReplace(args []Word) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ownOptions splits a wrapper's words into its own options and the command it runs. For a
+// wrapper with a table of its options (wrapperOptionTables) the split follows the table, long
+// options in any unique prefix and clusters of short ones included (`xargs --arg F cmd`,
+// `xargs -0a F cmd`); for the others it follows wrapperOptions (see skipOptions).
+func ownOptions(name string, args []Word) (own, rest []Word) {
+	p, ok := wrapperOptionTables[name]
+	if !ok {
+		rest = skipOptions(args, wrapperOptions[name])
+		return args[:len(args)-len(rest)], rest
+	}
+	// A harmful option is listed without its value: wrapperOptions says whether it takes one.
+	takes := func(opt string, k optKind) bool {
+		return k == optValue || k == optFile || k == optBad && wrapperOptions[name][opt]
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case args[i].Dynamic || len(t) < 2 || t[0] != '-':
+			return args[:i], args[i:]
+		case t == "--":
+			return args[:i+1], args[i+1:]
+		case strings.HasPrefix(t, "--"):
+			long, _, has := strings.Cut(t, "=")
+			if full, k, ok := p.opts.long(long); ok && takes(full, k) && !has {
+				i++
+			}
+		default:
+			for j := 1; j < len(t); j++ {
+				k, ok := p.opts.kinds["-"+t[j:j+1]]
+				if ok && k == optMaybe {
+					break
+				}
+				if ok && takes("-"+t[j:j+1], k) {
+					if j == len(t)-1 {
+						i++
+					}
+					break
+				}
+			}
+		}
+	}
+	return args, nil
 }
 
 // skipOptions drops leading options (and the values of those that take one) up to the

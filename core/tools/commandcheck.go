@@ -43,6 +43,9 @@ const gitListTimeout = 5 * time.Second
 //   - git runs in a folder only known when the line runs;
 //   - the configuration of a repository a git command runs in names a program or points
 //     elsewhere (core.fsmonitor runs on `git status`; see shellcmd.GitConfigHarmless);
+//   - the repository has submodules (a .gitmodules file, or repositories under .git/modules):
+//     git status and others go into each one and follow its own configuration, which a
+//     submodule's files on disk can set (core.fsmonitor again);
 //   - git prints file contents (show, log -p, diff, grep, blame) in a repository that tracks a
 //     file the workspace's ignore file hides.
 //
@@ -65,11 +68,14 @@ func CommandCaution(ctx context.Context, files Files, command string) string {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(files.Root(), filepath.FromSlash(d))
 		}
-		gitDir := findGitDir(abs)
+		gitDir, top := findGitDir(abs)
 		if gitDir == "" {
 			continue // not a repository: git reads no repository config there
 		}
 		if why := gitConfigCaution(files, gitDir); why != "" {
+			return why
+		}
+		if why := submoduleCaution(files, gitDir, top); why != "" {
 			return why
 		}
 		if script.GitPrintsContent() && hasIgnoreFile(files) {
@@ -82,25 +88,55 @@ func CommandCaution(ctx context.Context, files Files, command string) string {
 }
 
 // findGitDir finds the repository git would use in dir, the way git looks for it: dir itself
-// when it is a git directory, else the nearest `.git` folder or `gitdir:` file upwards.
-func findGitDir(dir string) string {
+// when it is a git directory, else the nearest `.git` folder or `gitdir:` file upwards. top is
+// the folder holding that `.git` (the top of the work tree), "" for a bare repository.
+func findGitDir(dir string) (gitDir, top string) {
 	for cur := filepath.Clean(dir); ; {
 		if isGitDir(cur) {
-			return cur
+			return cur, ""
 		}
 		dotGit := filepath.Join(cur, ".git")
 		if st, err := os.Stat(dotGit); err == nil && st.IsDir() {
-			return dotGit
+			return dotGit, cur
 		}
 		if g := gitFileTarget(cur); g != "" {
-			return g
+			return g, cur
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {
-			return ""
+			return "", ""
 		}
 		cur = parent
 	}
+}
+
+// submoduleCaution says why a repository with submodules is not read-only ground: git status,
+// diff and others recurse into every submodule and run what its own configuration names, and a
+// submodule's configuration is files in the workspace (README, Security: safe commands). It
+// looks for .gitmodules at the top of the work tree and for the submodules' repositories that
+// git keeps under .git/modules; either is enough.
+func submoduleCaution(files Files, gitDir, top string) string {
+	if top != "" {
+		if _, err := os.Lstat(filepath.Join(top, ".gitmodules")); err == nil {
+			return fmt.Sprintf("the repository at %s has submodules (%s), whose own configuration git follows too",
+				files.Rel(top), files.Rel(filepath.Join(top, ".gitmodules")))
+		}
+	}
+	dirs := []string{gitDir}
+	if common, err := readSmall(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(common))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		dirs = append(dirs, c) // a linked worktree's submodules are kept in the shared one
+	}
+	for _, d := range dirs {
+		if _, err := os.Lstat(filepath.Join(d, "modules")); err == nil {
+			return fmt.Sprintf("the repository %s has submodules (%s), whose own configuration git follows too",
+				files.Rel(d), files.Rel(filepath.Join(d, "modules")))
+		}
+	}
+	return ""
 }
 
 // gitConfigCaution checks the configuration files of the repository at gitDir: its config,

@@ -29,7 +29,8 @@ func TestCommandCaution(t *testing.T) {
 			t.Errorf("%q in a clean repository: caution %q", line, why)
 		}
 	}
-	if why := tools.CommandCaution(ctx, ws, "cd $(pwd) && git status"); !strings.Contains(why, "only known when the line runs") {
+	// cd - is read-only (every word literal), but goes to a folder only known when it runs.
+	if why := tools.CommandCaution(ctx, ws, "cd - && git status"); !strings.Contains(why, "only known when the line runs") {
 		t.Errorf("git in a computed folder: caution %q", why)
 	}
 
@@ -58,6 +59,31 @@ func TestCommandCaution(t *testing.T) {
 	}
 	if why := tools.CommandCaution(ctx, ws, "cd fx && git status"); !strings.Contains(why, "fsmonitor") {
 		t.Errorf("bare repo with fsmonitor: caution %q", why)
+	}
+
+	// Submodules: git status goes into each and follows its own configuration, which is
+	// files in the workspace (README, Security: safe commands).
+	writeFile(t, filepath.Join(root, ".gitmodules"), "[submodule \"sub\"]\n\tpath = sub\n\turl = ./sub\n")
+	for _, line := range []string{"git status", "git -C . diff", "cd fx/.. && git log --oneline"} {
+		if why := tools.CommandCaution(ctx, ws, line); !strings.Contains(why, "submodules") {
+			t.Errorf("%q with .gitmodules: caution %q", line, why)
+		}
+	}
+	if err := os.Remove(filepath.Join(root, ".gitmodules")); err != nil {
+		t.Fatal(err)
+	}
+	modules := filepath.Join(root, ".git", "modules", "sub")
+	if err := os.MkdirAll(modules, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if why := tools.CommandCaution(ctx, ws, "git status"); !strings.Contains(why, "submodules") {
+		t.Errorf("git status with .git/modules: caution %q", why)
+	}
+	if why := tools.CommandCaution(ctx, ws, "ls -la"); why != "" {
+		t.Errorf("ls in a repository with submodules: caution %q", why)
+	}
+	if err := os.RemoveAll(filepath.Join(root, ".git", "modules")); err != nil {
+		t.Fatal(err)
 	}
 
 	// A tracked file the ignore file hides: git output that prints contents could show it.
