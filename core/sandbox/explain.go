@@ -30,6 +30,9 @@ var deniedLine = regexp.MustCompile(`(?i)permission denied|read-only file system
 // netLine matches the messages of a refused or impossible connection.
 var netLine = regexp.MustCompile(`(?i)could not resolve|name resolution|temporary failure in name|network is unreachable|getaddrinfo|ENOTFOUND|EAI_AGAIN|failed to connect|connection refused|couldn't connect|dial tcp|socket: operation not permitted|connect: permission denied|no such host|lookup .* on`)
 
+// programPrefix is the name a program puts before its message ("touch: ", "/bin/sh: 1: ").
+var programPrefix = regexp.MustCompile(`^\S+?: (\d+: )?`)
+
 // pathToken finds path-like words: quoted, or bare words with a slash or a dot-name.
 var pathToken = regexp.MustCompile("[\"'`‘“]([^\"'`’”]+)[\"'`’”]|(/[^\\s:'\"]+|[.\\w-]*[/.][\\w.-][^\\s:'\"]*)")
 
@@ -45,6 +48,10 @@ func Explain(p Policy, output, cwd string) Denial {
 		}
 		if !deniedLine.MatchString(line) {
 			continue
+		}
+		// "/bin/sh: 1: cannot create x": the program that speaks is not what was refused.
+		if prog := programPrefix.FindString(line); prog != "" {
+			line = line[len(prog):]
 		}
 		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
 			tok := m[1]

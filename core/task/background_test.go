@@ -15,6 +15,7 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/shell"
 )
@@ -85,6 +86,9 @@ func serverPID(t *testing.T, reg *shell.Registry) int {
 
 // gone reports whether pid runs no more; a zombie counts as gone where /proc tells.
 func gone(pid int) bool {
+	if alive, ok := sandboxtest.Alive(pid); ok {
+		return !alive // the PID the command printed is its id in the sandbox's process table
+	}
 	if syscall.Kill(pid, 0) != nil {
 		return true
 	}
