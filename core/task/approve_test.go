@@ -265,3 +265,22 @@ func TestAutoApproveLocalNetwork(t *testing.T) {
 		}
 	}
 }
+
+// A command that would run without the sandbox because none can be set up here is never
+// auto-approved, whatever the policy allows (README "Security": fail closed).
+func TestUnconfinedCommandAlwaysAsked(t *testing.T) {
+	for _, p := range []config.AutoApprove{
+		{Enabled: true, ReadFiles: true, SafeCommands: true},
+		{Enabled: true, AllCommands: true},
+		{YOLO: true},
+	} {
+		req := tools.Approval{Category: tools.CategoryCommand, Command: "ls", Unconfined: "no user namespaces"}
+		if autoApproved(p, req) {
+			t.Errorf("policy %+v auto-approved an unconfined command", p)
+		}
+		req.Unconfined = ""
+		if !autoApproved(p, req) {
+			t.Errorf("policy %+v asked for `ls` in the sandbox", p)
+		}
+	}
+}

@@ -92,6 +92,10 @@ type plan struct {
 	note string
 }
 
+// probe says whether the sandbox can be set up here; tests replace it to take the fail-closed
+// path on a machine that has the sandbox.
+var probe = sandbox.Probe
+
 // planFor decides whether command runs in the sandbox.
 func (t *Tool) planFor() plan {
 	cfg := t.reg.sandboxConfig()
@@ -102,7 +106,7 @@ func (t *Tool) planFor() plan {
 		}
 		return plan{cfg: cfg, note: "the sandbox is off (" + rule + ")"}
 	}
-	if st := sandbox.Probe(); !st.Available {
+	if st := probe(); !st.Available {
 		return plan{cfg: cfg, unconfined: st.Reason, note: "no sandbox here: " + st.Reason + "; every command asks"}
 	}
 	return plan{cfg: cfg, confined: true}
