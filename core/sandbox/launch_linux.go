@@ -225,8 +225,6 @@ func inner(p *Policy, argv []string) (int, error) {
 		return 127, nil //nolint:nilerr // reported like a shell does
 	}
 	exit := exitFile() // before the command starts, so it does not inherit the descriptor
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
 	wd, _ := os.Getwd() // "" keeps the current folder
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Dir: wd, Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
@@ -235,7 +233,17 @@ func inner(p *Policy, argv []string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	return reap(proc.Pid, sigs, exit), nil
+	// Signals are passed on once the command runs: setting that up costs a thread, which the
+	// command need not wait for. A signal before then ends the launcher, and the kernel the
+	// namespace with it.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	go func() {
+		for s := range sigs {
+			_ = unix.Kill(-1, s.(syscall.Signal)) // every process of the namespace but this one
+		}
+	}()
+	return reap(proc.Pid, exit), nil
 }
 
 // exitFile returns the descriptor the caller gave to report the command's exit on, or nil.
@@ -266,40 +274,34 @@ func childAttr(p *Policy) *syscall.SysProcAttr {
 	return attr
 }
 
-// reap waits for every child until the command (pid) has ended, passing the launcher's
-// signals on to everything in the namespace, and returns the command's exit code. With exit
-// (ReportExit) it reports the code there at once and goes on reaping until the namespace is
-// empty; without, what the command left running is ended with the launcher, and the output
-// says so.
-func reap(pid int, sigs chan os.Signal, exit *os.File) int {
-	code, children := -1, true
-	for code < 0 || (exit != nil && children) {
-		s := <-sigs
-		if s != syscall.SIGCHLD {
-			_ = unix.Kill(-1, s.(syscall.Signal)) // every process of the namespace but this one
+// reap waits for every child until the command (pid) has ended and returns its exit code.
+// With exit (ReportExit) it reports the code there at once and goes on reaping until the
+// namespace is empty; without, what the command left running is ended with the launcher, and
+// the output says so.
+func reap(pid int, exit *os.File) int {
+	code := -1
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		for {
-			var ws unix.WaitStatus
-			got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			if errors.Is(err, unix.ECHILD) {
-				children = false
-			}
-			if err != nil || got <= 0 {
-				break
-			}
-			if got == pid {
-				if ws.Signaled() {
-					code = 128 + int(ws.Signal())
-				} else {
-					code = ws.ExitStatus()
-				}
-				if exit != nil {
-					_, _ = fmt.Fprintf(exit, "%d\n", code) // the caller reads it; it may have gone
-					_ = exit.Close()
-				}
-			}
+		if err != nil {
+			break // ECHILD: the namespace is empty
 		}
+		if got != pid {
+			continue
+		}
+		if ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		} else {
+			code = ws.ExitStatus()
+		}
+		if exit == nil {
+			break
+		}
+		_, _ = fmt.Fprintf(exit, "%d\n", code) // the caller reads it; it may have gone
+		_ = exit.Close()
 	}
 	if n := leftRunning(); n > 0 {
 		fmt.Fprintf(os.Stderr, "\n[cairn sandbox: the command ended; %d process(es) it left running were stopped]\n", n)
