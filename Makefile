@@ -103,14 +103,14 @@ fuzz:
 # it measures, against what, and the target. The fast ones (P1 parser, P2 edits, token
 # counting, store) run for the usual benchmark time; the scenarios (P3 search: the `cairn tool`
 # process beside rg; the browser; MCP round trip and handshake; checkpoints; P5 daemon; P7
-# tokens; P8 time to first request; the daemon's share of P9; R7 load; opening history) run
+# tokens; P8 time to first request; the daemon's share of P9; R7 load; opening history; the sandbox's start) run
 # once each (-benchtime 1x), which repeats each measurement as many times as it needs. P4
 # listing/index run beside rg too (x-rg); P11 (scripts/p11-bench.sh) is the warm index through
 # `cairn tool --connect` and in process on a 100,000-file tree beside rg; P6 is the webview's
 # headless run. P9 whole (model server → text in the webview's DOM) needs code-server: `make
 # e2e` prints it (its "P9" lines, e2e/steps/p9.mjs) and writes test-results/e2e/p9.json.
 BENCH_FAST := ^Benchmark(P1|P2|CountTokensHuge|Store)$$
-BENCH_SCENARIOS := ^Benchmark(P3|Browser|MCPRoundTrip|Checkpoint|P5|P7|P8|P9|R7Load|MCPHandshake|HistoryOpen)$$
+BENCH_SCENARIOS := ^Benchmark(P3|Browser|MCPRoundTrip|Checkpoint|P5|P7|P8|P9|R7Load|MCPHandshake|HistoryOpen|SandboxStart)$$
 bench: daemon $(NPM_STAMP)
 	$(GO) test -p 1 -count=1 -run '^$$' -bench '$(BENCH_FAST)' ./core/parse ./core/diff ./core/llm ./core/store
 	$(GO) test -p 1 -count=1 -timeout 60m -run '^$$' -bench '$(BENCH_SCENARIOS)' -benchtime 1x \
