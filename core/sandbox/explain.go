@@ -27,8 +27,13 @@ func (d Denial) Empty() bool { return len(d.Paths) == 0 && !d.Network }
 // deniedLine matches the messages a refused file operation or connection prints.
 var deniedLine = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM`)
 
-// netLine matches the messages of a refused or impossible connection.
-var netLine = regexp.MustCompile(`(?i)could not resolve|name resolution|temporary failure in name|network is unreachable|getaddrinfo|ENOTFOUND|EAI_AGAIN|failed to connect|connection refused|couldn't connect|dial tcp|socket: operation not permitted|connect: permission denied|no such host|lookup .* on`)
+// netLine matches the messages of a name that could not be resolved (the sandbox refuses the
+// UDP sockets resolvers use) and netWord, with deniedLine, a connection Landlock refused; a
+// plain "connection refused" is a server that is not there, not the sandbox.
+var (
+	netLine = regexp.MustCompile(`(?i)could not resolve|name resolution|temporary failure in name|getaddrinfo|ENOTFOUND|EAI_AGAIN|no such host|name or service not known|network is unreachable`)
+	netWord = regexp.MustCompile(`(?i)connect|socket|dial|network|fetch|download|request`)
+)
 
 // programPrefix is the name a program puts before its message ("touch: ", "/bin/sh: 1: ").
 var programPrefix = regexp.MustCompile(`^\S+?: (\d+: )?`)
@@ -43,7 +48,7 @@ func Explain(p Policy, output, cwd string) Denial {
 	var d Denial
 	seen := map[string]bool{}
 	for _, line := range strings.Split(output, "\n") {
-		if !p.Network && netLine.MatchString(line) {
+		if !p.Network && (netLine.MatchString(line) || netWord.MatchString(line) && deniedLine.MatchString(line)) {
 			d.Network = true
 		}
 		if !deniedLine.MatchString(line) {
