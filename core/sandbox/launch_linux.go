@@ -224,7 +224,7 @@ func inner(p *Policy, argv []string) (int, error) {
 		fmt.Fprintf(os.Stderr, "%s: command not found\n", argv[0])
 		return 127, nil //nolint:nilerr // reported like a shell does
 	}
-	exit := exitFile() // before the command starts, so it does not inherit the descriptor
+	exit := exitFile()  // before the command starts, so it does not inherit the descriptor
 	wd, _ := os.Getwd() // "" keeps the current folder
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Dir: wd, Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
