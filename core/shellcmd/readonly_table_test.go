@@ -143,7 +143,9 @@ func TestReadOnlyTable(t *testing.T) {
 		{"git grep --no-exclude-standard x", false},
 		{"test -v x", false},
 		{"[ -v x ]", false},
-		{"[ -f go.mod ] && echo yes", true}, // a lone [ is the test command, not a glob
+		// `[` reads as a glob, so the line is asked as before: the sandbox's read-only tier
+		// would hold it, but asking stays the landed behaviour.
+		{"[ -f go.mod ] && echo yes", false},
 		{"command time -p ls", true},
 		{"xargs -0 -n 5 cat", true},
 		// Harmless reading commands stay read-only.

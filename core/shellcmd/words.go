@@ -74,9 +74,6 @@ func hdocWordOf(w *syntax.Word) Word {
 	}
 	visit(w.Parts, false)
 	out.Text = b.String()
-	if out.Text == "[" && len(w.Parts) == 1 {
-		out.Glob = false // a lone [ opens no bracket expression: it is the test command
-	}
 	if out.Dynamic {
 		out.src = printed(w)
 	}
