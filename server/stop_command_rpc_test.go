@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/cairnhq/cairn/core/llm/llmtest"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 	"github.com/cairnhq/cairn/server/servertest"
 )
@@ -30,7 +31,10 @@ func TestStopCommandRPC(t *testing.T) {
 	}}, servertest.Options{})
 	id := e.NewTask("start it", "", act)
 	w := e.Watch(id)
-	w.UntilAsk(cairnv1.AskKind_ASK_KIND_FOLLOWUP) // the command is auto-approved here
+	// `$$` is only known when the line runs, so the line is not read-only: it is asked.
+	w.UntilAsk(cairnv1.AskKind_ASK_KIND_COMMAND)
+	e.Answer(id, approve, "")
+	w.UntilAsk(cairnv1.AskKind_ASK_KIND_FOLLOWUP)
 
 	var row *cairnv1.Message
 	for _, m := range servertest.Find(w.Messages(), cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT) {
@@ -60,7 +64,11 @@ func TestStopCommandRPC(t *testing.T) {
 	if resp.GetExitCode() == 0 {
 		t.Errorf("exit code %d; want the signal's", resp.GetExitCode())
 	}
-	if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
+	if alive, ok := sandboxtest.Alive(pid); ok {
+		if alive {
+			t.Errorf("sandboxed process %d still runs after StopCommand", pid)
+		}
+	} else if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
 		t.Errorf("process %d still runs after StopCommand", pid)
 	}
 	w.Until("the note naming command 1", func(msgs []*cairnv1.Message, _ *cairnv1.TaskState) bool {
