@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/sandbox"
@@ -33,4 +35,24 @@ func ProcessSandbox(s config.Settings, dataDir string, roots []string) (b *sandb
 		b.Writable = append(b.Writable, sandbox.GitDirs(r)...)
 	}
 	return b, ""
+}
+
+// MCPSandbox returns an MCP hub's Sandbox option (mcp.Options): each start of a stdio server
+// reads settings then, so turning the sandbox off or on applies at the server's next start.
+// Where no sandbox can be set up it warns once in log (nil: says nothing) and the servers run
+// plainly.
+func MCPSandbox(settings func() config.Settings, dataDir string, log *slog.Logger) func() *sandbox.Base {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var warn sync.Once
+	return func() *sandbox.Base {
+		b, why := ProcessSandbox(settings(), dataDir, nil)
+		if why != "" {
+			warn.Do(func() {
+				log.Warn("MCP servers run without the command sandbox: it cannot be set up here", "reason", why)
+			})
+		}
+		return b
+	}
 }
