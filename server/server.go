@@ -284,6 +284,9 @@ func (d *Daemon) Handshake() Handshake { return d.shake }
 // Tasks returns the task manager (tests inspect it).
 func (d *Daemon) Tasks() *task.Manager { return d.tasks }
 
+// Hosts returns the connected editors' hosts (tests drive a host's terminal through it).
+func (d *Daemon) Hosts() *hostbridge.Registry { return d.comp.hosts }
+
 // PrintHandshake writes the handshake as one JSON line.
 func (d *Daemon) PrintHandshake(w io.Writer) error {
 	b, err := json.Marshal(d.shake)
