@@ -99,17 +99,17 @@ func TestSetUpHasTheNetworkTheTestsDoNot(t *testing.T) {
 	tc := sandboxed(t)
 	for _, c := range []struct {
 		name, rule string
-		connects   bool
+		network    bool
 	}{{"set-up", setUpNetwork, true}, {"tests", testNetwork, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(bash, "-c", `exec 3<>"/dev/tcp/127.0.0.1/$PORT"`)
 			cmd.Env = tc.Env
-			if err := tc.confine(cmd, c.rule, t.TempDir(), []string{t.TempDir()}, nil); err != nil {
+			if err := tc.confine(cmd, c.network, c.rule, t.TempDir(), []string{t.TempDir()}, nil); err != nil {
 				t.Fatal(err)
 			}
 			out, err := cmd.CombinedOutput()
-			if (err == nil) != c.connects {
-				t.Errorf("connected %v, want %v: %v %s", err == nil, c.connects, err, out)
+			if (err == nil) != c.network {
+				t.Errorf("connected %v, want %v: %v %s", err == nil, c.network, err, out)
 			}
 		})
 	}

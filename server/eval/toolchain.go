@@ -169,7 +169,7 @@ func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
 		}
 		// What npm left in its temp folder is of no further use.
 		defer func() { _ = os.RemoveAll(temp) }()
-		if err := t.confine(cmd, setUpNetwork, temp, []string{dir}, writable); err != nil {
+		if err := t.confine(cmd, true, setUpNetwork, temp, []string{dir}, writable); err != nil {
 			return fmt.Errorf("installing JavaScript's test tools: %w", err)
 		}
 	}
@@ -246,7 +246,7 @@ func (t *Toolchains) Test(ctx context.Context, ex Exercise, ws, scratch string, 
 		if err := os.MkdirAll(temp, 0o700); err != nil {
 			return TestRun{}, err
 		}
-		if err := t.confine(cmd, testNetwork, temp, []string{ws, scratch}, nil); err != nil {
+		if err := t.confine(cmd, false, testNetwork, temp, []string{ws, scratch}, nil); err != nil {
 			return TestRun{}, fmt.Errorf("running the tests in the sandbox: %w", err)
 		}
 	}
@@ -273,13 +273,12 @@ const (
 )
 
 // confine makes cmd run in the sandbox over t.Sandbox in the Workspace tier: roots and
-// writable writable, temp its private temp folder, and the network on only for the set-up
-// (rule setUpNetwork).
-func (t *Toolchains) confine(cmd *exec.Cmd, rule, temp string, roots, writable []string) error {
+// writable writable, temp its private temp folder, the network on or off as rule says.
+func (t *Toolchains) confine(cmd *exec.Cmd, network bool, rule, temp string, roots, writable []string) error {
 	b := *t.Sandbox
 	b.Roots, b.Temp = roots, temp
 	b.Writable = append(slices.Clone(b.Writable), writable...)
-	return sandbox.Apply(cmd, b.Policy(sandbox.Workspace, rule == setUpNetwork, rule))
+	return sandbox.Apply(cmd, b.Policy(sandbox.Workspace, network, rule))
 }
 
 // envValue is the value of the variable key in env ("" when unset).
