@@ -162,8 +162,11 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	// The one MCP hub of the daemon: Start reads mcp_settings.json and returns; servers
 	// connect in the background, so the handshake never waits for them (a task's first
 	// request does, docs/architecture.md "MCP").
+	// Its stdio servers run in the command sandbox, each with a profile of its own
+	// (docs/architecture.md "MCP").
+	mcpLog := cfg.Logger.With("component", "mcp")
 	hub := mcp.New(mcp.Options{SettingsPath: filepath.Join(cfg.DataDir, MCPSettingsFile), ClientVersion: cfg.Version,
-		Logger: cfg.Logger.With("component", "mcp")})
+		Logger: mcpLog, Sandbox: agent.MCPSandbox(settings.Get, cfg.DataDir, mcpLog)})
 	hub.Start()
 	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
 	agentCfg.MCP = hub
@@ -280,6 +283,9 @@ func (d *Daemon) Handshake() Handshake { return d.shake }
 
 // Tasks returns the task manager (tests inspect it).
 func (d *Daemon) Tasks() *task.Manager { return d.tasks }
+
+// Hosts returns the connected editors' hosts (tests drive a host's terminal through it).
+func (d *Daemon) Hosts() *hostbridge.Registry { return d.comp.hosts }
 
 // PrintHandshake writes the handshake as one JSON line.
 func (d *Daemon) PrintHandshake(w io.Writer) error {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
@@ -81,6 +82,9 @@ type Assembler struct {
 	env   Env
 	cfg   Config
 	rules *rules.Loader
+	// unconfined warns once in the log that hooks run without the sandbox because none can
+	// be set up here.
+	unconfined sync.Once
 }
 
 // New returns an assembler over env.
@@ -211,8 +215,15 @@ func (a *Assembler) hookRunner(roots []string, s config.Settings) task.Hooks {
 			abs = append(abs, p)
 		}
 	}
+	box, why := ProcessSandbox(s, a.cfg.DataDir, abs)
+	if why != "" {
+		a.unconfined.Do(func() {
+			a.cfg.Logger.Warn("hooks run without the command sandbox: it cannot be set up here", "reason", why)
+		})
+	}
 	return hooks.NewRunner(hooks.Options{Store: a.cfg.Hooks, Roots: abs, GlobalDir: a.cfg.GlobalHooksDir,
-		Version: a.cfg.Version, Timeout: time.Duration(s.HookTimeoutSeconds) * time.Second, DropEnv: s.SecretEnvNames(), Scrub: s.Secrets().Scrub})
+		Version: a.cfg.Version, Timeout: time.Duration(s.HookTimeoutSeconds) * time.Second, DropEnv: s.SecretEnvNames(), Scrub: s.Secrets().Scrub,
+		Sandbox: box})
 }
 
 // joinErrs joins the errors of releasing several things.

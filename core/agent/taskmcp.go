@@ -25,7 +25,7 @@ func (a *Assembler) taskHub(o *config.Overrides) (hub *mcp.Hub, own bool) {
 		path = a.cfg.MCP.SettingsPath()
 	}
 	h := mcp.New(mcp.Options{SettingsPath: path, ClientVersion: a.cfg.Version, Logger: a.cfg.Logger, NoWatch: true,
-		Extra: o.MCPServers})
+		Extra: o.MCPServers, Sandbox: MCPSandbox(a.env.Settings, a.cfg.DataDir, a.cfg.Logger)})
 	h.Start()
 	return h, true
 }

@@ -9,11 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairnhq/cairn/core/sandbox"
 )
 
 // DefaultTimeout bounds one hook's run when no other is configured.
@@ -141,7 +144,15 @@ type Options struct {
 	Scrub func(env []string) []string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Sandbox, when set, is what each hook's sandbox starts from (docs/sandbox.md): hooks
+	// run in the Workspace tier with the network on, its Roots writable, a private temp
+	// folder of the run's own. Nil runs hooks plainly: the user turned the sandbox off, or
+	// none can be set up here (core/agent decides and says so in the log).
+	Sandbox *sandbox.Base
 }
+
+// networkRule is why hooks may open network connections in the sandbox.
+const networkRule = "hooks may use the network, as they always could"
 
 // Runner runs one task's hooks. Fire is called from the task's goroutine; the runner is safe
 // for concurrent use anyway.
@@ -274,17 +285,17 @@ func (r *Runner) exec(ctx context.Context, h Hook, content []byte, ev Event) (ou
 		return output{}, run
 	}
 	defer cp.remove(h)
-	out, run := r.execCopy(ctx, h, cp.path, input, run, start)
+	out, run := r.execCopy(ctx, h, cp, input, run, start)
 	// Messages of exec and of shells name the file they ran; the user knows the hook's own.
 	run.Error = strings.ReplaceAll(run.Error, cp.path, h.Path)
 	return out, run
 }
 
-// execCopy runs the private copy at path with input on stdin and reads its answer.
-func (r *Runner) execCopy(ctx context.Context, h Hook, path string, input []byte, run Run, start time.Time) (output, Run) {
+// execCopy runs the private copy cp with input on stdin and reads its answer.
+func (r *Runner) execCopy(ctx context.Context, h Hook, cp *hookCopy, input []byte, run Run, start time.Time) (output, Run) {
 	hctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	defer cancel()
-	cmd := command(hctx, path)
+	cmd := command(hctx, cp.path)
 	cmd.Dir = filepath.Dir(h.Path)
 	if len(r.o.Roots) > 0 {
 		cmd.Dir = r.o.Roots[0]
@@ -299,6 +310,10 @@ func (r *Runner) execCopy(ctx context.Context, h Hook, path string, input []byte
 	stdout.max, stderr.max = maxOutput, 64<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	group := inGroup(cmd)
+	if err := r.confine(cmd, cp); err != nil {
+		run.Error = "could not be started in the sandbox: " + err.Error()
+		return output{}, run
+	}
 	// A child that left the group and holds the pipes open does not keep the task waiting.
 	cmd.WaitDelay = time.Second
 	err := cmd.Start()
@@ -334,6 +349,22 @@ func (r *Runner) execCopy(ctx context.Context, h Hook, path string, input []byte
 		return output{}, run
 	}
 	return out, run
+}
+
+// confine makes cmd, already in its process group, run in the sandbox when the runner has
+// one: the task's roots writable, the protected paths in them read-only, the credential stores
+// masked, the network on, and a temp folder inside the run's private folder (removed with
+// it).
+func (r *Runner) confine(cmd *exec.Cmd, cp *hookCopy) error {
+	if r.o.Sandbox == nil {
+		return nil
+	}
+	b := *r.o.Sandbox
+	b.Temp = filepath.Join(cp.dir, "tmp")
+	if err := os.Mkdir(b.Temp, 0o700); err != nil {
+		return fmt.Errorf("hooks: the hook's temp folder: %w", err)
+	}
+	return sandbox.Apply(cmd, b.Policy(sandbox.Workspace, true, networkRule))
 }
 
 // env is the daemon's environment without the named variables.

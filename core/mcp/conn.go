@@ -12,6 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/cairnhq/cairn/core/sandbox"
 )
 
 // conn is one configured server: a goroutine that connects, waits for the session to end,
@@ -226,7 +228,11 @@ func (c *conn) timeout() time.Duration {
 // connect starts a session: transport, initialize, lists, all within the server's timeout.
 func (c *conn) connect(ctx context.Context) (*session, error) {
 	cfg := c.config()
-	s, err := dial(ctx, cfg, c.stderr, c.hub.opts.Logger.With("server", c.name, "from", "mcp-go"))
+	var box *sandbox.Base
+	if cfg.transport() == TypeStdio && c.hub.opts.Sandbox != nil {
+		box = c.hub.opts.Sandbox()
+	}
+	s, err := dial(ctx, cfg, box, c.stderr, c.hub.opts.Logger.With("server", c.name, "from", "mcp-go"))
 	if err != nil {
 		return nil, err
 	}

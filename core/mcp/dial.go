@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/sandbox"
 )
 
 // How long a stdio server gets to exit after its stdin closes, then after SIGTERM.
@@ -23,14 +24,15 @@ const (
 )
 
 // dial opens the transport of one server and starts its client. ctx is the conn's lifetime:
-// long-lived streams (SSE, the Streamable HTTP listener) live as long as it. log is where the
-// transport's own messages go: mcp-go otherwise logs to slog's process default, which in
-// `cairn run` is the user's terminal (README, "Using it from the command line").
-func dial(ctx context.Context, cfg ServerConfig, stderr *tail, log *slog.Logger) (*session, error) {
+// long-lived streams (SSE, the Streamable HTTP listener) live as long as it. box, when set,
+// is what a stdio server's sandbox starts from. log is where the transport's own messages
+// go: mcp-go otherwise logs to slog's process default, which in `cairn run` is the user's
+// terminal (README, "Using it from the command line").
+func dial(ctx context.Context, cfg ServerConfig, box *sandbox.Base, stderr *tail, log *slog.Logger) (*session, error) {
 	s := newSession()
 	switch cfg.transport() {
 	case TypeStdio:
-		return s, dialStdio(ctx, s, cfg, stderr, log)
+		return s, dialStdio(ctx, s, cfg, box, stderr, log)
 	case TypeSSE:
 		cl, err := client.NewSSEMCPClient(cfg.URL, client.WithHeaders(expandMap(cfg.Headers)),
 			transport.WithSSELogger(log))
@@ -57,8 +59,8 @@ func dial(ctx context.Context, cfg ServerConfig, stderr *tail, log *slog.Logger)
 
 // dialStdio starts the server's process itself (rather than through mcp-go's stdio
 // transport) so that the hub sees it exit, keeps its stderr, sets its folder, and stops its
-// whole process group.
-func dialStdio(ctx context.Context, s *session, cfg ServerConfig, stderr *tail, log *slog.Logger) error {
+// whole process group. With box it runs in the sandbox (confine).
+func dialStdio(ctx context.Context, s *session, cfg ServerConfig, box *sandbox.Base, stderr *tail, log *slog.Logger) error {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
 	// The providers' key variables of the daemon's environment are not the server's to read;
@@ -66,21 +68,45 @@ func dialStdio(ctx context.Context, s *session, cfg ServerConfig, stderr *tail, 
 	cmd.Env = append(config.Secrets{Names: config.DefaultSecretEnv}.Scrub(os.Environ()), envList(expandMap(cfg.Env))...)
 	cmd.Stderr = stderr
 	setProcessGroup(cmd)
+	if cmd.Err != nil {
+		// Not found: said as it always was, before the sandbox's launcher would say it.
+		return fmt.Errorf("starting %s: %w", cfg.Command, cmd.Err)
+	}
+	temp := ""
+	if box != nil {
+		var err error
+		if temp, err = confine(cmd, cfg, *box); err != nil {
+			return fmt.Errorf("starting %s in the sandbox: %w", cfg.Command, err)
+		}
+	}
+	removeTemp := func() {
+		if temp == "" {
+			return
+		}
+		// Only the server's scratch files are lost: they are removed after every run.
+		if err := os.RemoveAll(temp); err != nil {
+			log.Warn("mcp: removing the server's temp folder", "dir", temp, "err", err)
+		}
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		removeTemp()
 		return fmt.Errorf("stdin pipe: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		removeTemp()
 		return fmt.Errorf("stdout pipe: %w", err)
 	}
 	stderr.Reset()
 	if err := cmd.Start(); err != nil {
+		removeTemp()
 		return fmt.Errorf("starting %s: %w", cfg.Command, err)
 	}
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
+		defer removeTemp()
 		err := cmd.Wait()
 		if err == nil {
 			s.markLost(errors.New("the server exited"))

@@ -22,7 +22,8 @@ import (
 // TestMain turns the test binary into a small MCP server when asked: over stdio ("1") or
 // Streamable HTTP on 127.0.0.1:$PORT ("http"), it offers a tool that adds a tool
 // (list_changed), one that answers, and one that crashes; "slow" is the stdio server after a
-// pause of $CAIRN_MCP_TEST_DELAY (a server that takes its time to start).
+// pause of $CAIRN_MCP_TEST_DELAY (a server that takes its time to start); "writer" writes
+// files.
 func TestMain(m *testing.M) {
 	switch os.Getenv("CAIRN_MCP_TEST_SERVER") {
 	case "slow":
@@ -51,6 +52,12 @@ func TestMain(m *testing.M) {
 		return
 	case "hangup":
 		hangUp()
+		return
+	case "writer": // offers write_file, which writes a file where it is told (sandbox_test.go)
+		if err := server.ServeStdio(writerServer()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		return
 	case "silent": // reads whatever it is sent and never answers, on every platform
 		if _, err := io.Copy(io.Discard, os.Stdin); err != nil {

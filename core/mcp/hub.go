@@ -25,6 +25,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cairnhq/cairn/core/sandbox"
 )
 
 // Status is a server's connection state.
@@ -115,6 +117,12 @@ type Options struct {
 	// join the file's: a task's own servers (an ACP session's, README "Use Cairn in Zed,
 	// JetBrains, Neovim"). A server named in both is Extra's. It is never written anywhere.
 	Extra []byte
+	// Sandbox, when set, is asked at each start of a stdio server what the server's sandbox
+	// starts from (docs/sandbox.md); it returns nil to run the server plainly (the user
+	// turned the sandbox off, or none can be set up here: the function logs that). A server
+	// gets a profile of its own from it: the Workspace tier whose roots are the entry's
+	// writablePaths, the network on, the build caches writable and a private temp folder.
+	Sandbox func() *sandbox.Base
 }
 
 // Hub manages every configured server. Its methods are safe for concurrent use.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -38,6 +39,10 @@ type ServerConfig struct {
 	AutoApprove []string          `json:"autoApprove,omitempty"`
 	// Timeout is in seconds (min 1, default 60); it bounds the handshake and every request.
 	Timeout int `json:"timeout,omitempty"`
+	// WritablePaths are the folders a stdio server may write in the command sandbox, besides
+	// its private temp folder and the build caches (docs/settings.md, "MCP servers"):
+	// absolute, or ~/ for the home folder; ${env:NAME} expands. Cairn's own key, not Cline's.
+	WritablePaths []string `json:"writablePaths,omitempty"`
 }
 
 // transport returns the entry's transport: the type when set, else stdio for a command and
@@ -80,7 +85,31 @@ func (c ServerConfig) validate() error {
 	if c.Timeout < 0 {
 		return errors.New("timeout must be at least 1 second")
 	}
+	for _, p := range c.WritablePaths {
+		if e := expandEnv(p); !filepath.IsAbs(e) && !strings.HasPrefix(e, "~/") {
+			return fmt.Errorf("writablePaths: %q is not an absolute path (or one that starts with ~/)", p)
+		}
+	}
 	return nil
+}
+
+// writable returns the entry's writablePaths expanded, with home for ~/ ("" leaves such a
+// path out: there is no home folder to find it in).
+func (c ServerConfig) writable(home string) []string {
+	var out []string
+	for _, p := range c.WritablePaths {
+		p = expandEnv(p)
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, rest)
+		}
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
 }
 
 // sameConnection reports whether two entries connect the same way: a change of only the

@@ -96,9 +96,11 @@ class FakeTerminal implements CairnTerminal {
   name = "Cairn";
   notes: string[] = [];
   interrupts = 0;
+  executed: string[] = [];
   out = new AsyncQueue<string>();
   private resolveExit: (c: number | undefined) => void = () => {};
-  execute(): ShellExecution {
+  execute(command: string): ShellExecution {
+    this.executed.push(command);
     return { output: this.out, exitCode: new Promise((r) => (this.resolveExit = r)) };
   }
   end(code: number) {
@@ -179,6 +181,21 @@ describe("CommandRunner", () => {
     proc.exit(130);
     expect(s.events).toEqual(["out c2 building\n", "out c2 interrupted\n", "exit c2 130"]);
     expect(r.kill("c2")).toBe(false);
+  });
+
+  it("runs a sandboxed command's launcher line and shows the user's command", async () => {
+    const line = "/opt/cairn __cairn-sandbox --policy /t/p.json -- /bin/bash -c 'make test'";
+    const term = new FakeTerminal();
+    const s = sink();
+    const r = new CommandRunner(fakeTerminals(term, true), { spawn: () => new FakeProc() }, s);
+    await r.run("c6", line, "/w", "make test");
+    expect(term.executed).toEqual([line]);
+    const fallback = new FakeTerminal();
+    const spawned: string[] = [];
+    const r2 = new CommandRunner(fakeTerminals(fallback, false), { spawn: (c) => (spawned.push(c), new FakeProc()) }, s);
+    await r2.run("c7", line, "/w", "make test");
+    expect(spawned).toEqual([line]);
+    expect(fallback.notes[0]).toContain(`"make test" runs in Cairn's sandbox as a background process`);
   });
 
   it("release leaves a terminal command running for the user and stops reporting it", async () => {

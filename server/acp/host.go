@@ -277,14 +277,21 @@ func clientError(err error) string {
 }
 
 // run starts a command in a terminal of the client and follows it until it exits: its output
-// as CommandOutput events, then its CommandExit. The terminal is released afterwards.
+// as CommandOutput events, then its CommandExit. The terminal is released afterwards. A
+// command the daemon runs in the sandbox comes as the launcher's argv (docs/sandbox.md):
+// terminal/create then starts the launcher, which runs the user's command under its policy
+// and exits with its exit code. What the client shows of the command (tool call titles,
+// permission requests) is the task's and names the user's command.
 func (b *bridge) run(ctx context.Context, rc *hostv1.RunCommandRequest) error {
 	conn := b.s.a.connection()
-	args := []string{"-c", rc.GetCommand()}
+	command, args := shell(), []string{"-c", rc.GetCommand()}
 	if runtime.GOOS == "windows" {
 		args = []string{"/d", "/s", "/c", rc.GetCommand()}
 	}
-	req := sdk.CreateTerminalRequest{SessionId: b.s.id, Command: shell(), Args: args, OutputByteLimit: sdk.Ptr(terminalOutputLimit)}
+	if argv := rc.GetArgv(); len(argv) > 0 {
+		command, args = argv[0], argv[1:]
+	}
+	req := sdk.CreateTerminalRequest{SessionId: b.s.id, Command: command, Args: args, OutputByteLimit: sdk.Ptr(terminalOutputLimit)}
 	if rc.GetCwd() != "" {
 		req.Cwd = sdk.Ptr(rc.GetCwd())
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/server/eval"
 )
@@ -107,6 +108,12 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 	}
 	// The tests run code the model wrote: they get no secret of the settings or the machine.
 	tc := &eval.Toolchains{Env: settings.Secrets().Scrub(os.Environ()), CacheDir: cache}
+	// They run in the command sandbox too: the tests without the network (docs/architecture.md
+	// "Benchmark"). Where none can be set up they run plainly, and the run says so.
+	var why string
+	if tc.Sandbox, why = agent.ProcessSandbox(settings, "", nil); why != "" {
+		stdio.errf("cairn eval: warning: the tests run without the command sandbox: %s\n", why)
+	}
 	if code, ok := checkToolchains(ctx, tc, exercises, stdio); !ok {
 		return code
 	}

@@ -76,7 +76,9 @@ func TestRunHooksBlocksRm(t *testing.T) {
 func TestRunHooksTrustIsForThatRun(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{{Text: completion}, {Text: completion}}})
 	ws, data := t.TempDir(), t.TempDir()
-	marker := filepath.Join(t.TempDir(), "ran")
+	// The marker is in the workspace: a hook runs in the sandbox, where the task's roots are
+	// what it may write (docs/sandbox.md).
+	marker := filepath.Join(ws, "ran")
 	dir := filepath.Join(ws, ".clinerules", "hooks")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cairnhq/cairn/core/agent"
+	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/mcp"
 )
 
@@ -36,9 +38,20 @@ func mcpCommand(ctx context.Context, args []string, stdio IO) int {
 	return exitUsage
 }
 
-// mcpHub starts a hub over the data dir's settings, for one command.
+// mcpHub starts a hub over the data dir's settings, for one command. Its stdio servers run in
+// the command sandbox as the daemon's do (docs/architecture.md "MCP"), unless the settings
+// turn it off; settings that do not load leave it on.
 func mcpHub(dataFlag string) *mcp.Hub {
-	h := mcp.New(mcp.Options{SettingsPath: filepath.Join(dataDir(dataFlag), mcpSettingsFile), ClientVersion: Version, NoWatch: true})
+	dir := dataDir(dataFlag)
+	settings := func() config.Settings {
+		s, err := config.Load(configPath())
+		if err != nil {
+			return config.Default()
+		}
+		return s
+	}
+	h := mcp.New(mcp.Options{SettingsPath: filepath.Join(dir, mcpSettingsFile), ClientVersion: Version, NoWatch: true,
+		Sandbox: agent.MCPSandbox(settings, dir, nil)})
 	h.Start()
 	return h
 }

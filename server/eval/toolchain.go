@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cairnhq/cairn/core/sandbox"
 )
 
 // Toolchains runs the exercises' tests: which programs each language needs, whether they are
@@ -23,6 +25,11 @@ type Toolchains struct {
 	Env []string
 	// CacheDir holds what is installed once for all exercises (JavaScript's test tools).
 	CacheDir string
+	// Sandbox, when set, is what the command sandbox of the set-up and of each test run
+	// starts from (docs/architecture.md "Benchmark"): the set-up writes the cache with the
+	// network on; a test run writes its workspace and scratch folder with the network off.
+	// Nil runs them plainly (the user turned the sandbox off, or none can be set up here).
+	Sandbox *sandbox.Base
 
 	python string // the interpreter that has pytest, found by Check
 }
@@ -143,6 +150,29 @@ func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
 	}
 	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error")
 	cmd.Dir, cmd.Env = dir, t.Env
+	if t.Sandbox != nil {
+		// npm fills its cache: it is made when missing, so the sandbox can let it be written.
+		npmCache := envValue(t.Env, "npm_config_cache")
+		if npmCache == "" && t.Sandbox.Home != "" {
+			npmCache = filepath.Join(t.Sandbox.Home, ".npm")
+		}
+		var writable []string
+		if npmCache != "" {
+			if err := os.MkdirAll(npmCache, 0o755); err != nil {
+				return fmt.Errorf("npm's cache: %w", err)
+			}
+			writable = append(writable, npmCache)
+		}
+		temp, err := os.MkdirTemp("", "cairn-eval-setup-")
+		if err != nil {
+			return err
+		}
+		// What npm left in its temp folder is of no further use.
+		defer func() { _ = os.RemoveAll(temp) }()
+		if err := t.confine(cmd, true, setUpNetwork, temp, []string{dir}, writable); err != nil {
+			return fmt.Errorf("installing JavaScript's test tools: %w", err)
+		}
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("installing JavaScript's test tools into %s: %w\n%s", dir, err, tail(string(out), 20))
 	}
@@ -208,6 +238,18 @@ func (t *Toolchains) Test(ctx context.Context, ex Exercise, ws, scratch string, 
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	ownGroup(cmd)
+	if t.Sandbox != nil {
+		temp := filepath.Join(scratch, "tmp")
+		if err := os.RemoveAll(temp); err != nil {
+			return TestRun{}, err
+		}
+		if err := os.MkdirAll(temp, 0o700); err != nil {
+			return TestRun{}, err
+		}
+		if err := t.confine(cmd, false, testNetwork, temp, []string{ws, scratch}, nil); err != nil {
+			return TestRun{}, fmt.Errorf("running the tests in the sandbox: %w", err)
+		}
+	}
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	var exit *exec.ExitError
@@ -222,6 +264,32 @@ func (t *Toolchains) Test(ctx context.Context, ex Exercise, ws, scratch string, 
 		return TestRun{}, fmt.Errorf("running %s: %w", strings.Join(args, " "), err)
 	}
 	return TestRun{Passed: true, Output: out.String()}, nil
+}
+
+// The network rules of the benchmark's two kinds of process (sandbox.Policy's NetworkRule).
+const (
+	setUpNetwork = "the benchmark's set-up installs the test tools over the network"
+	testNetwork  = "the benchmark's tests run without the network"
+)
+
+// confine makes cmd run in the sandbox over t.Sandbox in the Workspace tier: roots and
+// writable writable, temp its private temp folder, the network on or off as rule says.
+func (t *Toolchains) confine(cmd *exec.Cmd, network bool, rule, temp string, roots, writable []string) error {
+	b := *t.Sandbox
+	b.Roots, b.Temp = roots, temp
+	b.Writable = append(slices.Clone(b.Writable), writable...)
+	return sandbox.Apply(cmd, b.Policy(sandbox.Workspace, network, rule))
+}
+
+// envValue is the value of the variable key in env ("" when unset).
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if rest, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = rest
+		}
+	}
+	return v
 }
 
 // tail is the last n lines of s.

@@ -434,8 +434,14 @@ func (t terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Proc
 	}
 	t.h.commands[id] = p
 	t.h.mu.Unlock()
-	_, err := t.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_RunCommand{RunCommand: &hostv1.RunCommandRequest{
-		CommandId: id, Command: req.Command, Cwd: req.Cwd}}})
+	rc := &hostv1.RunCommandRequest{CommandId: id, Command: req.Command, Cwd: req.Cwd}
+	var err error
+	if req.Sandbox != nil {
+		err = confine(rc, *req.Sandbox)
+	}
+	if err == nil {
+		_, err = t.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_RunCommand{RunCommand: rc}})
+	}
 	if err != nil {
 		t.h.mu.Lock()
 		delete(t.h.commands, id)

@@ -77,8 +77,12 @@ export class CommandRunner {
     private readonly shellIntegrationTimeoutMs = 4000,
   ) {}
 
-  /** run starts the command and resolves once it runs; output and exit follow via the sink. */
-  async run(commandId: string, command: string, cwd: string): Promise<Started> {
+  /**
+   * run starts the command and resolves once it runs; output and exit follow via the sink.
+   * display is what the user is shown of it when command is another line that runs it: the
+   * daemon's sandbox launcher line (docs/sandbox.md), which exits with the command's exit code.
+   */
+  async run(commandId: string, command: string, cwd: string, display = command): Promise<Started> {
     const term = this.terminals.acquire(cwd);
     term.show();
     if (await this.terminals.waitForShellIntegration(term, this.shellIntegrationTimeoutMs)) {
@@ -87,8 +91,9 @@ export class CommandRunner {
       void this.pump(commandId, exec).finally(() => this.terminals.release(term));
       return { shellIntegration: true, terminalName: term.name };
     }
+    const how = display === command ? "" : " in Cairn's sandbox";
     term.note(
-      `Cairn: shell integration is not available in this terminal, so "${command}" runs as a background process; its output goes to the chat.`,
+      `Cairn: shell integration is not available in this terminal, so "${display}" runs${how} as a background process; its output goes to the chat.`,
     );
     this.terminals.release(term);
     const proc = this.processes.spawn(command, cwd);

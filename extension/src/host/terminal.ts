@@ -152,7 +152,8 @@ function signalNumber(sig: NodeJS.Signals): number | undefined {
 
 export function runCommand(runner: CommandRunner): Handler<"runCommand"> {
   return async (req) => {
-    const started = await runner.run(req.commandId, req.command, req.cwd);
+    // A sandboxed command comes as the launcher line that runs it; the user is shown theirs.
+    const started = await runner.run(req.commandId, req.command, req.cwd, req.displayCommand || req.command);
     return { case: "runCommand", value: { $typeName: "cairn.host.v1.RunCommandResult", ...started } };
   };
 }

@@ -1303,10 +1303,18 @@ func (x *RevertDiffRequest) GetSessionId() string {
 
 // RunCommandRequest runs a command in a terminal; output arrives as CommandOutput events.
 type RunCommandRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CommandId     string                 `protobuf:"bytes,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
-	Command       string                 `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
-	Cwd           string                 `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	CommandId string                 `protobuf:"bytes,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
+	// The shell line the terminal runs.
+	Command string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	Cwd     string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// The user's command when command is another line that runs it: Cairn's sandbox launcher
+	// (docs/sandbox.md), which exits with the command's exit code. The host shows this (titles,
+	// notes) and runs command. Empty: command is the user's own.
+	DisplayCommand string `protobuf:"bytes,4,opt,name=display_command,json=displayCommand,proto3" json:"display_command,omitempty"`
+	// command as a program and its arguments, set with display_command: for a host that starts
+	// a program rather than a shell line (an ACP client's terminal/create).
+	Argv          []string `protobuf:"bytes,5,rep,name=argv,proto3" json:"argv,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1360,6 +1368,20 @@ func (x *RunCommandRequest) GetCwd() string {
 		return x.Cwd
 	}
 	return ""
+}
+
+func (x *RunCommandRequest) GetDisplayCommand() string {
+	if x != nil {
+		return x.DisplayCommand
+	}
+	return ""
+}
+
+func (x *RunCommandRequest) GetArgv() []string {
+	if x != nil {
+		return x.Argv
+	}
+	return nil
 }
 
 // RunCommandResult says the command started.
@@ -3417,12 +3439,14 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\rsaved_content\x18\x01 \x01(\tR\fsavedContent\"2\n" +
 	"\x11RevertDiffRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"^\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x9b\x01\n" +
 	"\x11RunCommandRequest\x12\x1d\n" +
 	"\n" +
 	"command_id\x18\x01 \x01(\tR\tcommandId\x12\x18\n" +
 	"\acommand\x18\x02 \x01(\tR\acommand\x12\x10\n" +
-	"\x03cwd\x18\x03 \x01(\tR\x03cwd\"d\n" +
+	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x12'\n" +
+	"\x0fdisplay_command\x18\x04 \x01(\tR\x0edisplayCommand\x12\x12\n" +
+	"\x04argv\x18\x05 \x03(\tR\x04argv\"d\n" +
 	"\x10RunCommandResult\x12+\n" +
 	"\x11shell_integration\x18\x01 \x01(\bR\x10shellIntegration\x12#\n" +
 	"\rterminal_name\x18\x02 \x01(\tR\fterminalName\"3\n" +
