@@ -1,6 +1,6 @@
 // Package cli is the `cairn` command line (docs/cli.md): serve, run, tool, debug, history, resume,
-// mcp, eval and version. main only calls Main; the commands here parse flags and call the server
-// and core packages.
+// mcp, eval, doctor and version. main only calls Main; the commands here parse flags and call the
+// server and core packages.
 package cli
 
 import (
@@ -91,6 +91,8 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return acpCommand(ctx, rest, io)
 	case "worktrees":
 		return worktreesCommand(ctx, rest, io)
+	case "doctor":
+		return doctor(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -130,6 +132,7 @@ const usageText = `usage:
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version
+  cairn doctor [--data-dir DIR]      this machine's facts: the command sandbox, its settings, git, a browser
   cairn worktrees [-C DIR] list [--json] | merge ID [--mode uncommitted|commit] | discard ID [--yes]
   cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL [JSON]
   cairn eval polyglot --dataset DIR [--languages go,python,…] [--exercises LANG/NAME,…] [--limit N]
