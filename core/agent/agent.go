@@ -23,6 +23,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm/vscodelm"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/shell"
@@ -192,6 +193,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 		HostID:        opts.HostID,
 		Logger:        a.cfg.Logger,
 		Hooks:         a.hookRunner(opts.Workspace, s),
+		Sandbox:       sandbox.Probe(),
 	}, nil
 }
 

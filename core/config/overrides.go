@@ -30,6 +30,13 @@ type Overrides struct {
 	Browser *bool `json:"browser,omitempty"`
 	// CommandWait, when set, is the task's commandWaitSeconds (0: no limit).
 	CommandWait *int `json:"commandWaitSeconds,omitempty"`
+	// NoSandbox, when set, turns the command sandbox off (true) or on (false) for the task:
+	// `cairn run --connect --no-sandbox` (README "Security"). Only the user sets it, never the
+	// model.
+	NoSandbox *bool `json:"noSandbox,omitempty"`
+	// Network, when set, is the task's sandboxNetwork: whether auto-approved commands may open
+	// network connections (`cairn run --connect --network`).
+	Network *bool `json:"sandboxNetwork,omitempty"`
 	// MCPServers is a document of MCP servers in mcp_settings.json's shape
 	// (`{"mcpServers": {…}}`) that join the user's for this task only: an ACP session's
 	// servers (README "Use Cairn in Zed, JetBrains, Neovim"). Like the key it is never saved
@@ -41,7 +48,7 @@ type Overrides struct {
 func (o Overrides) IsZero() bool {
 	return o.BaseURL == "" && o.APIKey == "" && o.Model == "" && o.PlanModel == "" && o.ToolFormat == "" &&
 		o.ReasoningEffort == "" && o.AutoApprove == nil && o.MaxRequests == 0 && o.MaxCost == 0 &&
-		o.Browser == nil && o.CommandWait == nil && len(o.MCPServers) == 0
+		o.Browser == nil && o.CommandWait == nil && o.NoSandbox == nil && o.Network == nil && len(o.MCPServers) == 0
 }
 
 // With returns o with top's fields on top: a field top sets replaces o's.
@@ -71,6 +78,12 @@ func (o Overrides) With(top Overrides) Overrides {
 	}
 	if top.CommandWait != nil {
 		o.CommandWait = top.CommandWait
+	}
+	if top.NoSandbox != nil {
+		o.NoSandbox = top.NoSandbox
+	}
+	if top.Network != nil {
+		o.Network = top.Network
 	}
 	if len(top.MCPServers) > 0 {
 		o.MCPServers = top.MCPServers
@@ -152,6 +165,12 @@ func (o Overrides) Apply(shared Settings) Settings {
 	}
 	if o.CommandWait != nil {
 		s.CommandWaitSeconds = *o.CommandWait
+	}
+	if o.NoSandbox != nil {
+		s.SandboxOff = *o.NoSandbox
+	}
+	if o.Network != nil {
+		s.SandboxNetwork = *o.Network
 	}
 	return s
 }

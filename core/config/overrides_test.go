@@ -100,3 +100,61 @@ func TestWithApprovals(t *testing.T) {
 		t.Error("a negative cost passes Check")
 	}
 }
+
+// TestOverridesSandbox: a task's --no-sandbox and --network (README "Security") change that
+// task's settings only, survive the save, and a resume's value replaces the saved one.
+func TestOverridesSandbox(t *testing.T) {
+	yes, no := true, false
+	shared := Default()
+	shared.SandboxMaskedPaths = []string{"~/.secrets"}
+	cases := []struct {
+		name         string
+		o            Overrides
+		off, network bool
+	}{
+		{"none", Overrides{}, false, false},
+		{"no-sandbox", Overrides{NoSandbox: &yes}, true, false},
+		{"network", Overrides{Network: &yes}, false, true},
+		{"both", Overrides{NoSandbox: &yes, Network: &yes}, true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := c.o.Apply(shared)
+			if s.SandboxOff != c.off || s.SandboxNetwork != c.network {
+				t.Errorf("SandboxOff %v SandboxNetwork %v; want %v %v", s.SandboxOff, s.SandboxNetwork, c.off, c.network)
+			}
+			if !slices.Equal(s.SandboxMaskedPaths, shared.SandboxMaskedPaths) {
+				t.Errorf("the masked paths are the shared ones: %v", s.SandboxMaskedPaths)
+			}
+			if c.o.IsZero() != (c.name == "none") {
+				t.Errorf("IsZero = %v", c.o.IsZero())
+			}
+		})
+	}
+	if shared.SandboxOff || shared.SandboxNetwork {
+		t.Error("Apply changed the shared settings")
+	}
+
+	// A task's "on" wins over a shared setting that turns the sandbox off.
+	off := shared
+	off.SandboxOff, off.SandboxNetwork = true, true
+	if s := (Overrides{NoSandbox: &no, Network: &no}).Apply(off); s.SandboxOff || s.SandboxNetwork {
+		t.Errorf("the task's own false did not replace the shared true: %v %v", s.SandboxOff, s.SandboxNetwork)
+	}
+
+	saved := Overrides{NoSandbox: &yes, Network: &yes}
+	b, err := json.Marshal(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != `{"noSandbox":true,"sandboxNetwork":true}` {
+		t.Errorf("saved as %s", got)
+	}
+	var back Overrides
+	if err := json.Unmarshal(b, &back); err != nil || back.NoSandbox == nil || !*back.NoSandbox || back.Network == nil || !*back.Network {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	if w := back.With(Overrides{Network: &no}); w.Network == nil || *w.Network || w.NoSandbox == nil || !*w.NoSandbox {
+		t.Errorf("With: %+v", w)
+	}
+}

@@ -53,8 +53,8 @@ func (t *Task) ownPolicyLocked() bool {
 }
 
 // applyOverrides gives a loaded task the settings of its own a resume brings (nil: none):
-// its model and policy at once; an endpoint, key, tool format, effort, limit or browser
-// switch would need the task assembled again, so they are refused, never ignored.
+// its model and policy at once; an endpoint, key, tool format, effort, limit, browser or
+// sandbox switch would need the task assembled again, so they are refused, never ignored.
 func (t *Task) applyOverrides(extra *config.Overrides) error {
 	if extra == nil || extra.IsZero() {
 		return nil
@@ -62,7 +62,7 @@ func (t *Task) applyOverrides(extra *config.Overrides) error {
 	rest := *extra
 	rest.Model, rest.PlanModel, rest.AutoApprove = "", "", nil
 	if !rest.IsZero() {
-		return fmt.Errorf("%w: the task is open in this daemon; its endpoint, key, tool format, effort, limits and browser "+
+		return fmt.Errorf("%w: the task is open in this daemon; its endpoint, key, tool format, effort, limits, browser and sandbox "+
 			"change when it is resumed after it is closed (the model and auto-approve policy change at once)", ErrBadRequest)
 	}
 	t.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -85,6 +86,33 @@ type State struct {
 	// ModelLabel names it for people ("vendor · family"), "" when Model does.
 	Included   bool
 	ModelLabel string
+	// Sandbox is how the task's commands run (README "Security").
+	Sandbox Sandbox
+}
+
+// Sandbox is how a task's commands run: the machine's command sandbox, and whether the task's
+// settings turn it off (sandboxDisabled, --no-sandbox) or let auto-approved commands use the
+// network (sandboxNetwork, --network). Off wins; else, without a sandbox, every command asks.
+type Sandbox struct {
+	sandbox.Status
+	Off, Network bool
+	// OffBy names what turned the sandbox off: "--no-sandbox" (the task's own setting) or
+	// "sandboxDisabled setting"; "" when on.
+	OffBy string
+}
+
+// sandboxLocked is how the task's commands run.
+func (t *Task) sandboxLocked() Sandbox {
+	s := t.settings()
+	sb := Sandbox{Status: t.deps.Sandbox, Off: s.SandboxOff, Network: s.SandboxNetwork}
+	switch own := t.conv.meta.Overrides; {
+	case !sb.Off:
+	case own != nil && own.NoSandbox != nil && *own.NoSandbox:
+		sb.OffBy = "--no-sandbox"
+	default:
+		sb.OffBy = "sandboxDisabled setting"
+	}
+	return sb
 }
 
 // EventKind tells which field of Event is set.
@@ -158,6 +186,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Hooks runs the user's hook scripts at points of the task's life (nil: none).
 	Hooks Hooks
+	// Sandbox is what sandbox.Probe found on this machine, for the task's header (the zero
+	// value: no sandbox, no reason given).
+	Sandbox sandbox.Status
 }
 
 // Hooks runs the user's hooks for one event (core/hooks.Runner implements it). Fire is called
@@ -342,6 +373,7 @@ func (t *Task) stateLocked() State {
 		Requests: t.guards.requests, Limits: t.guards.limits, PricesKnown: t.pricesKnown(t.conv.meta.Mode),
 		Queued: t.queue.list(), AutoApprove: t.settings().AutoApprove, OwnSettings: t.ownSettingsLocked(),
 		Included: t.modelFor(t.conv.meta.Mode).info.Included, ModelLabel: t.modelFor(t.conv.meta.Mode).info.Label,
+		Sandbox: t.sandboxLocked(),
 	}
 }
 

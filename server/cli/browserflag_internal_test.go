@@ -89,3 +89,49 @@ func TestCommandWaitFlag(t *testing.T) {
 		t.Errorf("no flag: overrides %v, %v; want none", o, err)
 	}
 }
+
+// TestSandboxFlags: --no-sandbox and --network set sandboxDisabled and sandboxNetwork for the
+// run's own daemon (README "Security"); without them config.json decides; with --connect they
+// become the task's own, and only a flag given is sent.
+func TestSandboxFlags(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, "cairn"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, "cairn", "config.json")
+	for _, c := range []struct {
+		name, file   string
+		args         []string
+		off, network bool
+	}{
+		{"no file, no flag: on, no network", "", nil, false, false},
+		{"--no-sandbox", "", []string{"--no-sandbox"}, true, false},
+		{"--network", "", []string{"--network"}, false, true},
+		{"file off, no flag", `{"sandboxDisabled": true, "sandboxNetwork": true}`, nil, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			if c.file != "" {
+				if err := os.WriteFile(path, []byte(c.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := parseSettingsFlags(t, c.args...)
+			if err != nil || s.SandboxOff != c.off || s.SandboxNetwork != c.network {
+				t.Errorf("SandboxOff %v SandboxNetwork %v (%v); want %v %v", s.SandboxOff, s.SandboxNetwork, err, c.off, c.network)
+			}
+		})
+	}
+	f := settingsFlags{noSandbox: true, network: true}
+	o, err := f.taskOverrides()
+	if err != nil || o.NoSandbox == nil || !o.GetNoSandbox() || o.SandboxNetwork == nil || !o.GetSandboxNetwork() {
+		t.Errorf("--no-sandbox --network with --connect: overrides %v, %v", o, err)
+	}
+	f = settingsFlags{}
+	if o, err := f.taskOverrides(); err != nil || o != nil {
+		t.Errorf("no flag: overrides %v, %v; want none (the daemon's settings decide)", o, err)
+	}
+}

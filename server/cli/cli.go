@@ -1,6 +1,6 @@
 // Package cli is the `cairn` command line (docs/cli.md): serve, run, tool, debug, history, resume,
-// mcp, eval and version. main only calls Main; the commands here parse flags and call the server
-// and core packages.
+// mcp, eval, doctor and version. main only calls Main; the commands here parse flags and call the
+// server and core packages.
 package cli
 
 import (
@@ -91,6 +91,8 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return acpCommand(ctx, rest, io)
 	case "worktrees":
 		return worktreesCommand(ctx, rest, io)
+	case "doctor":
+		return doctor(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -123,13 +125,14 @@ const usageText = `usage:
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
             [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--command-wait S]
-            [--json] [--connect] [--worktree] TASK...
+            [--no-sandbox] [--network] [--json] [--connect] [--worktree] TASK...
   cairn acp [--connect] [--data-dir DIR] [--model M] [--auto-approve ...]
                                      an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, Neovim)
   cairn tool [-C DIR] [--yes] [--connect]  stdin: an assistant message; runs its first tool call
   cairn debug parse [--chunks]       stdin: message text, or a JSON array of chunks
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version
+  cairn doctor [--data-dir DIR]      this machine's facts: the command sandbox, its settings, git, a browser
   cairn worktrees [-C DIR] list [--json] | merge ID [--mode uncommitted|commit] | discard ID [--yes]
   cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL [JSON]
   cairn eval polyglot --dataset DIR [--languages go,python,…] [--exercises LANG/NAME,…] [--limit N]
@@ -193,6 +196,9 @@ type settingsFlags struct {
 	maxCost                             float64
 	// commandWait is --command-wait in seconds; nil when not given.
 	commandWait *int
+	// noSandbox and network are --no-sandbox and --network (README "Security"): the user's
+	// choice, for the run's own daemon or, with --connect, the task's own.
+	noSandbox, network bool
 }
 
 func (f *settingsFlags) register(fs *flag.FlagSet) {
@@ -215,6 +221,8 @@ func (f *settingsFlags) register(fs *flag.FlagSet) {
 		f.commandWait = &n
 		return nil
 	})
+	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run commands without the kernel sandbox (README \"Security\"); they can then be auto-approved where no sandbox can be set up")
+	fs.BoolVar(&f.network, "network", false, "let auto-approved commands use the network in the sandbox (approved commands always may)")
 }
 
 var errBothBrowser = errors.New("--browser and --no-browser cannot both be given")
@@ -230,6 +238,13 @@ func (f *settingsFlags) overrides() config.Overrides {
 	case f.noBrowser:
 		off := false
 		o.Browser = &off
+	}
+	// Only a flag given changes the task's sandbox: without it the daemon's settings decide.
+	if f.noSandbox {
+		o.NoSandbox = &f.noSandbox
+	}
+	if f.network {
+		o.Network = &f.network
 	}
 	return o
 }
@@ -259,7 +274,8 @@ func (f *settingsFlags) taskOverrides() (*cairnv1.TaskOverrides, error) {
 	}
 	return &cairnv1.TaskOverrides{BaseUrl: o.BaseURL, ApiKey: o.APIKey, Model: o.Model, ToolFormat: o.ToolFormat,
 		ReasoningEffort: o.ReasoningEffort, AutoApprove: approve, Yolo: f.yolo, MaxRequests: int32(min(o.MaxRequests, math.MaxInt32)),
-		MaxCost: o.MaxCost, Browser: o.Browser, CommandWaitSeconds: commandWait(o.CommandWait)}, nil
+		MaxCost: o.MaxCost, Browser: o.Browser, CommandWaitSeconds: commandWait(o.CommandWait), NoSandbox: o.NoSandbox,
+		SandboxNetwork: o.Network}, nil
 }
 
 // commandWait is --command-wait as TaskOverrides.command_wait_seconds (nil: not given).
@@ -335,6 +351,12 @@ func (f *settingsFlags) settings() (config.Settings, error) {
 	}
 	if f.commandWait != nil {
 		s.CommandWaitSeconds = *f.commandWait
+	}
+	if ov.NoSandbox != nil {
+		s.SandboxOff = *ov.NoSandbox
+	}
+	if ov.Network != nil {
+		s.SandboxNetwork = *ov.Network
 	}
 	return s, nil
 }

@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		if *o.worktree {
 			announceWorktree(ctx, c, resp.GetTaskId(), stdio)
 		}
-		p := &printer{io: stdio, c: c, taskID: resp.GetTaskId(), json: *jsonOut, yolo: sf.yolo}
+		p := &printer{io: stdio, c: c, taskID: resp.GetTaskId(), json: *jsonOut, yolo: sf.yolo, noSandbox: sf.noSandbox}
 		if *connect {
 			defer clearTask(stdio, c, resp.GetTaskId())
 		}
@@ -147,7 +147,7 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 			stdio.errf("cairn resume: %v\n", statusText(err))
 			return exitFailure
 		}
-		p := &printer{io: stdio, c: c, taskID: id, json: *jsonOut, yolo: sf.yolo, resuming: true}
+		p := &printer{io: stdio, c: c, taskID: id, json: *jsonOut, yolo: sf.yolo, resuming: true, noSandbox: sf.noSandbox}
 		if *connect {
 			defer clearTask(stdio, c, id)
 		}
@@ -252,6 +252,8 @@ type printer struct {
 	json     bool
 	yolo     bool
 	resuming bool
+	// noSandbox is --no-sandbox: the first line names it as what turned the sandbox off.
+	noSandbox bool
 
 	msgs map[int32]*cairnv1.Message
 	// shown is the command output printed per row: a long output's row is replaced by a
@@ -325,6 +327,9 @@ func (p *printer) followEvents(ctx context.Context) int {
 		var added []*cairnv1.Message
 		switch e := ev.Event.(type) {
 		case *cairnv1.SubscribeResponse_Snapshot:
+			// The first line says how the task's commands run, before the conversation (docs/cli.md,
+			// "The first line"); on stderr like the notes, so --json's stdout stays events only.
+			p.io.errf("%s\n", sandboxLine(e.Snapshot.GetState().GetSandbox(), p.noSandbox))
 			open := e.Snapshot.GetState().GetOpenAskIndex()
 			for _, m := range e.Snapshot.GetMessages() {
 				p.msgs[m.GetIndex()] = m

@@ -77,7 +77,7 @@ func toMessage(m msg.Message) *cairnv1.Message {
 	case *msg.Command:
 		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: clean(p.Command), RequiresApproval: p.RequiresApproval,
 			ProtectedReason: clean(p.Protected), OutsideWrite: clean(p.OutsideWrite),
-			OutsideRead: clean(p.OutsideRead)}}
+			OutsideRead: clean(p.OutsideRead), Sandbox: clean(p.Sandbox), SandboxDenied: clean(p.SandboxDenied)}}
 	case *msg.CommandOutput:
 		co := &cairnv1.CommandOutputPayload{Output: clean(p.Output), Running: p.Running, Id: int32(min(p.ID, math.MaxInt32))}
 		if p.ExitCode != nil {
@@ -140,7 +140,14 @@ func toState(s task.State) *cairnv1.TaskState {
 		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
 		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount),
 		Requests: int32(s.Requests), Limits: toLimits(s.Limits), PricesKnown: s.PricesKnown, Queued: toQueued(s.Queued),
-		AutoApprove: toAutoApprove(s.AutoApprove), OwnSettings: s.OwnSettings, Included: s.Included, ModelLabel: clean(s.ModelLabel)}
+		AutoApprove: toAutoApprove(s.AutoApprove), OwnSettings: s.OwnSettings, Included: s.Included, ModelLabel: clean(s.ModelLabel),
+		Sandbox: toSandboxStatus(s.Sandbox)}
+}
+
+// toSandboxStatus says how commands run (README "Security").
+func toSandboxStatus(s task.Sandbox) *cairnv1.SandboxStatus {
+	return &cairnv1.SandboxStatus{Available: s.Available, Mechanism: clean(s.Mechanism), Reason: clean(s.Reason),
+		Off: s.Off, Network: s.Network, OffBy: clean(s.OffBy)}
 }
 
 func toQueued(qs []task.Queued) []*cairnv1.QueuedMessage {
@@ -187,6 +194,8 @@ func toSettings(s config.Settings) *cairnv1.Settings {
 		BrowserViewport: clean(s.BrowserViewport), BrowserRemoteUrl: clean(s.BrowserRemoteURL), BrowserPath: clean(s.BrowserPath),
 		WorktreeCarryChanges: s.WorktreeCarryChanges, WorktreeMergeMode: clean(s.WorktreeMergeMode),
 		CommandWaitSeconds: proto.Int32(int32(min(s.CommandWaitSeconds, math.MaxInt32))),
+		Sandbox: &cairnv1.SandboxSettings{Disabled: s.SandboxOff, Network: s.SandboxNetwork,
+			MaskedPaths: cleanAll(s.SandboxMaskedPaths)},
 	}
 }
 
@@ -252,6 +261,11 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 	if in.CommandWaitSeconds != nil && in.GetCommandWaitSeconds() >= 0 {
 		s.CommandWaitSeconds = int(in.GetCommandWaitSeconds())
 	}
+	if sb := in.GetSandbox(); sb != nil {
+		s.SandboxOff = sb.GetDisabled()
+		s.SandboxNetwork = sb.GetNetwork()
+		s.SandboxMaskedPaths = maskedPaths(sb.GetMaskedPaths())
+	}
 	if in.GetRuleToggles() != nil {
 		s.RuleToggles = in.GetRuleToggles()
 	}
@@ -259,6 +273,18 @@ func fromSettings(in *cairnv1.Settings, old config.Settings) config.Settings {
 		s.TaskLimits = fromLimits(in.GetTaskLimits())
 	}
 	return s
+}
+
+// maskedPaths are the form's lines as sandboxMaskedPaths: trimmed, blank lines dropped (nil
+// when none, as a settings file without the key reads).
+func maskedPaths(in []string) []string {
+	var out []string
+	for _, p := range in {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Protobuf strings must be valid UTF-8: grpc-go refuses to marshal a message holding anything

@@ -11,8 +11,10 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
+	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
 // latin1 is "café.txt" in Latin-1: not UTF-8.
@@ -176,5 +178,46 @@ func TestAutoApproveRoundTrip(t *testing.T) {
 		YOLO: true, DenyList: []string{"rm -rf"}, AllowList: []string{"npm test"}}
 	if out := fromAutoApprove(toAutoApprove(in)); !reflect.DeepEqual(out, in) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", out, in)
+	}
+}
+
+// TestSandboxSettingsRoundTrip: the sandbox settings survive the settings view's round trip
+// (README "Security"), the form's masked-path lines are trimmed, and an update without them (a
+// client that does not know them) keeps them rather than turning the sandbox back on or
+// dropping a masked path.
+func TestSandboxSettingsRoundTrip(t *testing.T) {
+	old := config.Default()
+	old.SandboxOff, old.SandboxNetwork, old.SandboxMaskedPaths = true, true, []string{"~/.secrets", "/srv/keys"}
+	if got := fromSettings(toSettings(old), config.Default()); got.SandboxOff != true || got.SandboxNetwork != true ||
+		!reflect.DeepEqual(got.SandboxMaskedPaths, old.SandboxMaskedPaths) {
+		t.Errorf("round trip: off %v network %v masked %v", got.SandboxOff, got.SandboxNetwork, got.SandboxMaskedPaths)
+	}
+	in := toSettings(old)
+	in.Sandbox = nil
+	if got := fromSettings(in, old); !got.SandboxOff || !got.SandboxNetwork || len(got.SandboxMaskedPaths) != 2 {
+		t.Errorf("an update without the sandbox settings changed them: %+v", got)
+	}
+	in.Sandbox = &cairnv1.SandboxSettings{MaskedPaths: []string{" ~/.vault ", "", "  "}}
+	if got := fromSettings(in, old); got.SandboxOff || got.SandboxNetwork || !reflect.DeepEqual(got.SandboxMaskedPaths, []string{"~/.vault"}) {
+		t.Errorf("the form's values: off %v network %v masked %q", got.SandboxOff, got.SandboxNetwork, got.SandboxMaskedPaths)
+	}
+}
+
+// TestSandboxOnTheWire: a command's sandbox notes and the task's sandbox state reach clients.
+func TestSandboxOnTheWire(t *testing.T) {
+	m := toMessage(msg.Message{Type: msg.Ask, Kind: msg.AskCommand, Payload: &msg.Command{Command: "make",
+		Sandbox: "the sandbox is off (--no-sandbox)", SandboxDenied: "a write to /etc/hosts; the rerun may write anywhere"}})
+	if c := m.GetCommand(); c.GetSandbox() != "the sandbox is off (--no-sandbox)" || c.GetSandboxDenied() == "" {
+		t.Errorf("command payload %v", c)
+	}
+	st := toState(task.State{Sandbox: task.Sandbox{Status: sandbox.Status{Reason: "no user namespaces"}, Network: true}})
+	if sb := st.GetSandbox(); sb.GetAvailable() || sb.GetReason() != "no user namespaces" || !sb.GetNetwork() || sb.GetOff() {
+		t.Errorf("task state's sandbox %v", sb)
+	}
+	set := config.Default()
+	set.SandboxOff = true
+	if sb := toSandboxStatus(sandboxStatus(set, sandbox.Status{Available: true, Mechanism: "m"})); !sb.GetOff() ||
+		sb.GetOffBy() != "sandboxDisabled setting" || !sb.GetAvailable() {
+		t.Errorf("GetState's sandbox %v", sb)
 	}
 }

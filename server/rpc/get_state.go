@@ -8,13 +8,25 @@ import (
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/presets"
+	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/task"
 )
 
 // GetState returns the settings without secrets.
 func (s *Services) GetState(context.Context, *cairnv1.GetStateRequest) (*cairnv1.GetStateResponse, error) {
 	set := s.b.Settings.Get()
 	return &cairnv1.GetStateResponse{Settings: toSettings(set), Version: s.b.Version, DataDir: s.b.Dirs.Data,
-		Presets: toPresets(presets.All()), Browser: browserStatus(set, nil)}, nil
+		Presets: toPresets(presets.All()), Browser: browserStatus(set, nil),
+		Sandbox: toSandboxStatus(sandboxStatus(set, sandbox.Probe()))}, nil
+}
+
+// sandboxStatus is how commands run under the shared settings (README "Security").
+func sandboxStatus(set config.Settings, st sandbox.Status) task.Sandbox {
+	sb := task.Sandbox{Status: st, Off: set.SandboxOff, Network: set.SandboxNetwork}
+	if sb.Off {
+		sb.OffBy = "sandboxDisabled setting"
+	}
+	return sb
 }
 
 // browserStatus names the browser the settings lead to, or says why the browser is off, for

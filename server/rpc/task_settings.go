@@ -32,6 +32,14 @@ func fromOverrides(in *cairnv1.TaskOverrides, shared config.Settings) (*config.O
 		wait := int(in.GetCommandWaitSeconds())
 		o.CommandWait = &wait
 	}
+	if in.NoSandbox != nil {
+		off := in.GetNoSandbox()
+		o.NoSandbox = &off
+	}
+	if in.SandboxNetwork != nil {
+		on := in.GetSandboxNetwork()
+		o.Network = &on
+	}
 	if j := strings.TrimSpace(in.GetMcpServersJson()); j != "" {
 		if !json.Valid([]byte(j)) {
 			return nil, status.Error(codes.InvalidArgument, "mcp_servers_json is not JSON")

@@ -248,7 +248,18 @@ function CommandRow({ m, asking }: { m: Message; asking: boolean }) {
         {asking && c?.requiresApproval && <span className="badge warn">requires approval</span>}
         {c?.protectedReason && <span className="badge warn">protected</span>}
         {c?.outsideWrite && <span className="badge warn">outside workspace</span>}
+        {c?.sandbox && <span className="badge warn">no sandbox</span>}
       </Header>
+      {c?.sandbox && (
+        <div className="protected-note" role="note" aria-label="How this command runs">
+          <span className="codicon codicon-warning" aria-hidden /> Runs without the sandbox: {c.sandbox}
+        </div>
+      )}
+      {asking && c?.sandboxDenied && (
+        <div className="protected-note" role="note" aria-label="What the sandbox stopped">
+          <span className="codicon codicon-shield" aria-hidden /> The sandbox stopped it: {c.sandboxDenied}
+        </div>
+      )}
       {c?.protectedReason && <ProtectedNote reason={c.protectedReason} />}
       {c?.outsideWrite && (
         <div className="protected-note" role="note" aria-label="Why this command is asked">

@@ -1,9 +1,11 @@
 // TaskHeader: collapsed, one line with the task's title and its cost when known (README,
 // "Providers": one rule for every cost shown); expanded, the model of the current mode, the
 // approval policy, tokens, cache, requests and cost against the task's limits (with a control to
-// set or raise them) and the context window. The focus-chain checklist follows in both.
+// set or raise them) and the context window. The focus-chain checklist follows in both. When the
+// task's commands do not run in the sandbox (README "Security"), a pill in the title row says so.
 
 import { useEffect, useState } from "react";
+import type { SandboxStatus } from "@cairn/proto/gen/cairn/v1/state_pb";
 import type { Controller } from "../state/controller";
 import { useTaskState } from "../state/taskStore";
 import { costKnown, formatCost, formatTokens } from "../util/format";
@@ -38,6 +40,7 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
           <span className={`codicon codicon-chevron-${expanded ? "down" : "right"}`} aria-hidden />
           <span className={expanded ? "task-text expanded" : "task-text"}>{title}</span>
         </button>
+        <SandboxPill sandbox={s.sandbox} />
         {!s.included && costKnown(s) && (
           <span className="badge cost" aria-label="Cost">
             {formatCost(s.cost)}
@@ -136,6 +139,30 @@ export function TaskHeader({ ctrl }: { ctrl: Controller }) {
       )}
     </section>
   );
+}
+
+/**
+ * SandboxPill warns when the task's commands do not run in the kernel sandbox: the user turned
+ * it off, or none can be set up here and every command asks. Nothing when they do, or when the
+ * daemon does not say.
+ */
+export function SandboxPill({ sandbox }: { sandbox?: SandboxStatus }) {
+  if (!sandbox) return null;
+  if (sandbox.off) {
+    return (
+      <span className="badge warn" title={`Commands run without the kernel's protection (turned off by ${sandbox.offBy || "--no-sandbox"}).`}>
+        Sandbox off
+      </span>
+    );
+  }
+  if (!sandbox.available) {
+    return (
+      <span className="badge warn" title={sandbox.reason || "No command sandbox can be set up here."}>
+        No sandbox — every command asks
+      </span>
+    );
+  }
+  return null;
 }
 
 interface LimitState {

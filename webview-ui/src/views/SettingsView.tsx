@@ -5,10 +5,13 @@ import { useEffect, useState } from "react";
 import { clone, create } from "@bufbuild/protobuf";
 import {
   ApiConfigSchema,
+  SandboxSettingsSchema,
   SettingsSchema,
   StateService,
   TaskLimitsSchema,
   type BrowserStatus,
+  type SandboxSettings,
+  type SandboxStatus,
   type Settings,
 } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { WorkspaceService, type RuleEntry } from "@cairn/proto/gen/cairn/v1/workspace_pb";
@@ -30,6 +33,7 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
   const [saved, setSaved] = useState<string>();
   const [browserTest, setBrowserTest] = useState<string>();
   const [browserStatus, setBrowserStatus] = useState<BrowserStatus>();
+  const [sandboxStatus, setSandboxStatus] = useState<SandboxStatus>();
 
   useEffect(() => {
     if (stored) setDraft(clone(SettingsSchema, stored));
@@ -43,7 +47,10 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
       .catch(() => {});
     ctrl.client
       .unary(StateService.method.getState, {}, { signal: ac.signal })
-      .then((r) => setBrowserStatus(r.browser))
+      .then((r) => {
+        setBrowserStatus(r.browser);
+        setSandboxStatus(r.sandbox);
+      })
       .catch(() => {});
     return () => ac.abort();
   }, [ctrl.client, root]);
@@ -51,6 +58,9 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
   const api = draft.api ?? create(ApiConfigSchema);
   const set = (patch: Partial<Settings>) => setDraft(create(SettingsSchema, { ...draft, ...patch }));
   const setApi = (patch: Partial<typeof api>) => set({ api: create(ApiConfigSchema, { ...api, ...patch }) });
+  // Untouched, the sandbox settings stay unset in the update and the daemon keeps its values.
+  const sandbox = draft.sandbox ?? create(SandboxSettingsSchema);
+  const setSandbox = (patch: Partial<SandboxSettings>) => set({ sandbox: create(SandboxSettingsSchema, { ...sandbox, ...patch }) });
   // Numbers are clamped when saved, not while typing.
   const num = (v: string, _min: number, _max: number) => Math.round(Number(v) || 0);
 
@@ -285,6 +295,37 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
         </fieldset>
 
         <fieldset>
+          <legend>Sandbox</legend>
+          {sandboxStatus && (
+            <p className="muted small" role="note" aria-label="Sandbox status">
+              {sandboxStatusText(sandboxStatus)}
+            </p>
+          )}
+          <label className="check">
+            <input type="checkbox" checked={sandbox.disabled} onChange={(e) => setSandbox({ disabled: e.target.checked })} aria-describedby="settings-sandbox-off-hint" />
+            Run commands without the sandbox
+          </label>
+          <div id="settings-sandbox-off-hint" className="protected-note">
+            <span className="codicon codicon-warning" aria-hidden /> Commands, hooks and MCP servers then run with all your rights: they can read your
+            credentials and write anywhere, and auto-approved commands run unconfined.
+          </div>
+          <label className="check">
+            <input type="checkbox" checked={sandbox.network} disabled={sandbox.disabled} onChange={(e) => setSandbox({ network: e.target.checked })} />
+            Let auto-approved commands use the network
+          </label>
+          <label className="field">
+            More paths that read as absent (one per line; absolute, or ~/ for your home folder)
+            <textarea
+              rows={3}
+              value={sandbox.maskedPaths.join("\n")}
+              placeholder="~/.config/acme"
+              onChange={(e) => setSandbox({ maskedPaths: e.target.value.split("\n") })}
+            />
+          </label>
+          <span className="muted small">Credential stores (~/.ssh, ~/.aws, ~/.gnupg, …) always read as absent.</span>
+        </fieldset>
+
+        <fieldset>
           <legend>General</legend>
           <label className="field">
             Preferred language
@@ -320,6 +361,13 @@ export function SettingsView({ ctrl, onDone }: { ctrl: Controller; onDone(): voi
 
 const clamp = (v: number, min: number, max: number) => Math.min(max, Math.max(min, v));
 
+/** sandboxStatusText says how commands run under the stored settings (README "Security"). */
+function sandboxStatusText(s: SandboxStatus): string {
+  if (s.off) return "Sandbox off: commands run without the kernel's protection.";
+  if (!s.available) return `No sandbox here: ${s.reason} Every command asks.`;
+  return `Sandbox on: ${s.mechanism}.`;
+}
+
 /** normalize clamps numeric settings to their ranges (0 keeps the daemon's default). */
 export function normalize(s: Settings): Settings {
   const n = clone(SettingsSchema, s);
@@ -329,5 +377,6 @@ export function normalize(s: Settings): Settings {
   if (n.mistakeLimit) n.mistakeLimit = clamp(n.mistakeLimit, 1, 20);
   if (n.commandWaitSeconds !== undefined) n.commandWaitSeconds = clamp(n.commandWaitSeconds, 0, 86400);
   if (n.api) n.api.requestIdleTimeoutSeconds = clamp(n.api.requestIdleTimeoutSeconds, 0, 3600);
+  if (n.sandbox) n.sandbox.maskedPaths = n.sandbox.maskedPaths.map((p) => p.trim()).filter((p) => p !== "");
   return n;
 }

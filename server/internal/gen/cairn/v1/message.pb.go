@@ -858,7 +858,13 @@ type CommandPayload struct {
 	OutsideWrite string `protobuf:"bytes,4,opt,name=outside_write,json=outsideWrite,proto3" json:"outside_write,omitempty"`
 	// A file or folder outside the workspace the command reads; empty when none. "Safe commands"
 	// then run it only when reads outside the workspace are auto-approved.
-	OutsideRead   string `protobuf:"bytes,5,opt,name=outside_read,json=outsideRead,proto3" json:"outside_read,omitempty"`
+	OutsideRead string `protobuf:"bytes,5,opt,name=outside_read,json=outsideRead,proto3" json:"outside_read,omitempty"`
+	// Why the command runs outside the command sandbox ("the sandbox is off (--no-sandbox)", "no
+	// sandbox here: …"); empty when it runs inside (README "Security").
+	Sandbox string `protobuf:"bytes,6,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// On the ask to run a command again: what the sandbox stopped, and the access the rerun
+	// would have.
+	SandboxDenied string `protobuf:"bytes,7,opt,name=sandbox_denied,json=sandboxDenied,proto3" json:"sandbox_denied,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -924,6 +930,20 @@ func (x *CommandPayload) GetOutsideWrite() string {
 func (x *CommandPayload) GetOutsideRead() string {
 	if x != nil {
 		return x.OutsideRead
+	}
+	return ""
+}
+
+func (x *CommandPayload) GetSandbox() string {
+	if x != nil {
+		return x.Sandbox
+	}
+	return ""
+}
+
+func (x *CommandPayload) GetSandboxDenied() string {
+	if x != nil {
+		return x.SandboxDenied
 	}
 	return ""
 }
@@ -1667,13 +1687,15 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\ffile_pattern\x18\x06 \x01(\tR\vfilePattern\x12+\n" +
 	"\x11outside_workspace\x18\a \x01(\bR\x10outsideWorkspace\x12)\n" +
 	"\x10protected_reason\x18\b \x01(\tR\x0fprotectedReason\x12/\n" +
-	"\aoutcome\x18\t \x01(\x0e2\x15.cairn.v1.ToolOutcomeR\aoutcome\"\xca\x01\n" +
+	"\aoutcome\x18\t \x01(\x0e2\x15.cairn.v1.ToolOutcomeR\aoutcome\"\x8b\x02\n" +
 	"\x0eCommandPayload\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x12+\n" +
 	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\x12)\n" +
 	"\x10protected_reason\x18\x03 \x01(\tR\x0fprotectedReason\x12#\n" +
 	"\routside_write\x18\x04 \x01(\tR\foutsideWrite\x12!\n" +
-	"\foutside_read\x18\x05 \x01(\tR\voutsideRead\"\x88\x01\n" +
+	"\foutside_read\x18\x05 \x01(\tR\voutsideRead\x12\x18\n" +
+	"\asandbox\x18\x06 \x01(\tR\asandbox\x12%\n" +
+	"\x0esandbox_denied\x18\a \x01(\tR\rsandboxDenied\"\x88\x01\n" +
 	"\x14CommandOutputPayload\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12 \n" +
 	"\texit_code\x18\x02 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12\x18\n" +

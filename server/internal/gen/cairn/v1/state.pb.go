@@ -555,8 +555,11 @@ type Settings struct {
 	// Seconds a foreground command runs before it moves to the background (0: no limit).
 	// Unset in an update: the current value stays.
 	CommandWaitSeconds *int32 `protobuf:"varint,41,opt,name=command_wait_seconds,json=commandWaitSeconds,proto3,oneof" json:"command_wait_seconds,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The command sandbox's settings (README "Security"; docs/settings.md). Unset in an update:
+	// the current values stay.
+	Sandbox       *SandboxSettings `protobuf:"bytes,60,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Settings) Reset() {
@@ -743,6 +746,172 @@ func (x *Settings) GetCommandWaitSeconds() int32 {
 	return 0
 }
 
+func (x *Settings) GetSandbox() *SandboxSettings {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
+// SandboxSettings are the user's choices about the command sandbox.
+type SandboxSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Run commands, hooks and MCP servers without the sandbox (sandboxDisabled).
+	Disabled bool `protobuf:"varint,1,opt,name=disabled,proto3" json:"disabled,omitempty"`
+	// Let auto-approved commands open network connections (sandboxNetwork); a command the user
+	// approved always may.
+	Network bool `protobuf:"varint,2,opt,name=network,proto3" json:"network,omitempty"`
+	// More files and folders that read as absent, on top of the credential stores
+	// (sandboxMaskedPaths: absolute, or ~/ for the home folder).
+	MaskedPaths   []string `protobuf:"bytes,3,rep,name=masked_paths,json=maskedPaths,proto3" json:"masked_paths,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SandboxSettings) Reset() {
+	*x = SandboxSettings{}
+	mi := &file_cairn_v1_state_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SandboxSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SandboxSettings) ProtoMessage() {}
+
+func (x *SandboxSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SandboxSettings.ProtoReflect.Descriptor instead.
+func (*SandboxSettings) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *SandboxSettings) GetDisabled() bool {
+	if x != nil {
+		return x.Disabled
+	}
+	return false
+}
+
+func (x *SandboxSettings) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+func (x *SandboxSettings) GetMaskedPaths() []string {
+	if x != nil {
+		return x.MaskedPaths
+	}
+	return nil
+}
+
+// SandboxStatus says how commands run (README "Security"). off wins: commands then run without
+// the sandbox and may be auto-approved. Else, when available, they run in the sandbox; when
+// not, every command asks.
+type SandboxStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The sandbox can be set up on this machine; mechanism names what enforces it.
+	Available bool   `protobuf:"varint,1,opt,name=available,proto3" json:"available,omitempty"`
+	Mechanism string `protobuf:"bytes,2,opt,name=mechanism,proto3" json:"mechanism,omitempty"`
+	// Why it cannot be set up, in words for the user; empty when available.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The user turned it off (sandboxDisabled, or a task's --no-sandbox).
+	Off bool `protobuf:"varint,4,opt,name=off,proto3" json:"off,omitempty"`
+	// Auto-approved commands may use the network (sandboxNetwork, or a task's --network).
+	Network bool `protobuf:"varint,5,opt,name=network,proto3" json:"network,omitempty"`
+	// What turned it off: "--no-sandbox" (a task's own setting) or "sandboxDisabled setting";
+	// empty when on.
+	OffBy         string `protobuf:"bytes,6,opt,name=off_by,json=offBy,proto3" json:"off_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SandboxStatus) Reset() {
+	*x = SandboxStatus{}
+	mi := &file_cairn_v1_state_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SandboxStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SandboxStatus) ProtoMessage() {}
+
+func (x *SandboxStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SandboxStatus.ProtoReflect.Descriptor instead.
+func (*SandboxStatus) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SandboxStatus) GetAvailable() bool {
+	if x != nil {
+		return x.Available
+	}
+	return false
+}
+
+func (x *SandboxStatus) GetMechanism() string {
+	if x != nil {
+		return x.Mechanism
+	}
+	return ""
+}
+
+func (x *SandboxStatus) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SandboxStatus) GetOff() bool {
+	if x != nil {
+		return x.Off
+	}
+	return false
+}
+
+func (x *SandboxStatus) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+func (x *SandboxStatus) GetOffBy() string {
+	if x != nil {
+		return x.OffBy
+	}
+	return ""
+}
+
 // GetStateRequest is empty.
 type GetStateRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -752,7 +921,7 @@ type GetStateRequest struct {
 
 func (x *GetStateRequest) Reset() {
 	*x = GetStateRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[4]
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +933,7 @@ func (x *GetStateRequest) String() string {
 func (*GetStateRequest) ProtoMessage() {}
 
 func (x *GetStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[4]
+	mi := &file_cairn_v1_state_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +946,7 @@ func (x *GetStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateRequest.ProtoReflect.Descriptor instead.
 func (*GetStateRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
 }
 
 // GetStateResponse is the daemon's state.
@@ -789,14 +958,16 @@ type GetStateResponse struct {
 	// The provider presets the settings offer, in order.
 	Presets []*ProviderPreset `protobuf:"bytes,4,rep,name=presets,proto3" json:"presets,omitempty"`
 	// The browser the stored browser settings would drive, or why there is none.
-	Browser       *BrowserStatus `protobuf:"bytes,5,opt,name=browser,proto3" json:"browser,omitempty"`
+	Browser *BrowserStatus `protobuf:"bytes,5,opt,name=browser,proto3" json:"browser,omitempty"`
+	// How commands run under the stored settings on the daemon's machine.
+	Sandbox       *SandboxStatus `protobuf:"bytes,6,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetStateResponse) Reset() {
 	*x = GetStateResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[5]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -808,7 +979,7 @@ func (x *GetStateResponse) String() string {
 func (*GetStateResponse) ProtoMessage() {}
 
 func (x *GetStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[5]
+	mi := &file_cairn_v1_state_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -821,7 +992,7 @@ func (x *GetStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateResponse.ProtoReflect.Descriptor instead.
 func (*GetStateResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetStateResponse) GetSettings() *Settings {
@@ -859,6 +1030,13 @@ func (x *GetStateResponse) GetBrowser() *BrowserStatus {
 	return nil
 }
 
+func (x *GetStateResponse) GetSandbox() *SandboxStatus {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
 // BrowserStatus is what the browser settings lead to (README "Browser and the web").
 type BrowserStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -872,7 +1050,7 @@ type BrowserStatus struct {
 
 func (x *BrowserStatus) Reset() {
 	*x = BrowserStatus{}
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +1062,7 @@ func (x *BrowserStatus) String() string {
 func (*BrowserStatus) ProtoMessage() {}
 
 func (x *BrowserStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[6]
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1075,7 @@ func (x *BrowserStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrowserStatus.ProtoReflect.Descriptor instead.
 func (*BrowserStatus) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *BrowserStatus) GetFound() string {
@@ -935,7 +1113,7 @@ type ProviderPreset struct {
 
 func (x *ProviderPreset) Reset() {
 	*x = ProviderPreset{}
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -947,7 +1125,7 @@ func (x *ProviderPreset) String() string {
 func (*ProviderPreset) ProtoMessage() {}
 
 func (x *ProviderPreset) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[7]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -960,7 +1138,7 @@ func (x *ProviderPreset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderPreset.ProtoReflect.Descriptor instead.
 func (*ProviderPreset) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ProviderPreset) GetId() string {
@@ -1022,7 +1200,7 @@ type UpdateSettingsRequest struct {
 
 func (x *UpdateSettingsRequest) Reset() {
 	*x = UpdateSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1212,7 @@ func (x *UpdateSettingsRequest) String() string {
 func (*UpdateSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1225,7 @@ func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdateSettingsRequest) GetSettings() *Settings {
@@ -1067,7 +1245,7 @@ type UpdateSettingsResponse struct {
 
 func (x *UpdateSettingsResponse) Reset() {
 	*x = UpdateSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1079,7 +1257,7 @@ func (x *UpdateSettingsResponse) String() string {
 func (*UpdateSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1092,7 +1270,7 @@ func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UpdateSettingsResponse) GetSettings() *Settings {
@@ -1113,7 +1291,7 @@ type SetModeRequest struct {
 
 func (x *SetModeRequest) Reset() {
 	*x = SetModeRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1303,7 @@ func (x *SetModeRequest) String() string {
 func (*SetModeRequest) ProtoMessage() {}
 
 func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1316,7 @@ func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeRequest.ProtoReflect.Descriptor instead.
 func (*SetModeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SetModeRequest) GetTaskId() string {
@@ -1164,7 +1342,7 @@ type SetModeResponse struct {
 
 func (x *SetModeResponse) Reset() {
 	*x = SetModeResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1176,7 +1354,7 @@ func (x *SetModeResponse) String() string {
 func (*SetModeResponse) ProtoMessage() {}
 
 func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1189,7 +1367,7 @@ func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeResponse.ProtoReflect.Descriptor instead.
 func (*SetModeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 // UpdateAutoApproveRequest carries the new policy.
@@ -1202,7 +1380,7 @@ type UpdateAutoApproveRequest struct {
 
 func (x *UpdateAutoApproveRequest) Reset() {
 	*x = UpdateAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1392,7 @@ func (x *UpdateAutoApproveRequest) String() string {
 func (*UpdateAutoApproveRequest) ProtoMessage() {}
 
 func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1405,7 @@ func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UpdateAutoApproveRequest) GetAutoApprove() *AutoApprove {
@@ -1246,7 +1424,7 @@ type UpdateAutoApproveResponse struct {
 
 func (x *UpdateAutoApproveResponse) Reset() {
 	*x = UpdateAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1258,7 +1436,7 @@ func (x *UpdateAutoApproveResponse) String() string {
 func (*UpdateAutoApproveResponse) ProtoMessage() {}
 
 func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1271,7 +1449,7 @@ func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 // ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -1289,7 +1467,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1479,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1492,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListModelsRequest) GetBaseUrl() string {
@@ -1356,7 +1534,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1546,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1559,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListModelsResponse) GetModels() []string {
@@ -1421,7 +1599,7 @@ type ModelEntry struct {
 
 func (x *ModelEntry) Reset() {
 	*x = ModelEntry{}
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1433,7 +1611,7 @@ func (x *ModelEntry) String() string {
 func (*ModelEntry) ProtoMessage() {}
 
 func (x *ModelEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1446,7 +1624,7 @@ func (x *ModelEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelEntry.ProtoReflect.Descriptor instead.
 func (*ModelEntry) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ModelEntry) GetId() string {
@@ -1541,7 +1719,7 @@ type McpTool struct {
 
 func (x *McpTool) Reset() {
 	*x = McpTool{}
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1553,7 +1731,7 @@ func (x *McpTool) String() string {
 func (*McpTool) ProtoMessage() {}
 
 func (x *McpTool) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1566,7 +1744,7 @@ func (x *McpTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpTool.ProtoReflect.Descriptor instead.
 func (*McpTool) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *McpTool) GetName() string {
@@ -1610,7 +1788,7 @@ type McpResource struct {
 
 func (x *McpResource) Reset() {
 	*x = McpResource{}
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1622,7 +1800,7 @@ func (x *McpResource) String() string {
 func (*McpResource) ProtoMessage() {}
 
 func (x *McpResource) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1635,7 +1813,7 @@ func (x *McpResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResource.ProtoReflect.Descriptor instead.
 func (*McpResource) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *McpResource) GetUri() string {
@@ -1679,7 +1857,7 @@ type McpResourceTemplate struct {
 
 func (x *McpResourceTemplate) Reset() {
 	*x = McpResourceTemplate{}
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1691,7 +1869,7 @@ func (x *McpResourceTemplate) String() string {
 func (*McpResourceTemplate) ProtoMessage() {}
 
 func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1704,7 +1882,7 @@ func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResourceTemplate.ProtoReflect.Descriptor instead.
 func (*McpResourceTemplate) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *McpResourceTemplate) GetUriTemplate() string {
@@ -1747,7 +1925,7 @@ type McpPromptArgument struct {
 
 func (x *McpPromptArgument) Reset() {
 	*x = McpPromptArgument{}
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1759,7 +1937,7 @@ func (x *McpPromptArgument) String() string {
 func (*McpPromptArgument) ProtoMessage() {}
 
 func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1772,7 +1950,7 @@ func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPromptArgument.ProtoReflect.Descriptor instead.
 func (*McpPromptArgument) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *McpPromptArgument) GetName() string {
@@ -1808,7 +1986,7 @@ type McpPrompt struct {
 
 func (x *McpPrompt) Reset() {
 	*x = McpPrompt{}
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +1998,7 @@ func (x *McpPrompt) String() string {
 func (*McpPrompt) ProtoMessage() {}
 
 func (x *McpPrompt) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +2011,7 @@ func (x *McpPrompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPrompt.ProtoReflect.Descriptor instead.
 func (*McpPrompt) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *McpPrompt) GetName() string {
@@ -1883,7 +2061,7 @@ type McpServer struct {
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1895,7 +2073,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1908,7 +2086,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *McpServer) GetName() string {
@@ -2011,7 +2189,7 @@ type ListMcpServersRequest struct {
 
 func (x *ListMcpServersRequest) Reset() {
 	*x = ListMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2023,7 +2201,7 @@ func (x *ListMcpServersRequest) String() string {
 func (*ListMcpServersRequest) ProtoMessage() {}
 
 func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2036,7 +2214,7 @@ func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*ListMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
 }
 
 // ListMcpServersResponse is the hub's state.
@@ -2053,7 +2231,7 @@ type ListMcpServersResponse struct {
 
 func (x *ListMcpServersResponse) Reset() {
 	*x = ListMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2065,7 +2243,7 @@ func (x *ListMcpServersResponse) String() string {
 func (*ListMcpServersResponse) ProtoMessage() {}
 
 func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2078,7 +2256,7 @@ func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*ListMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListMcpServersResponse) GetServers() []*McpServer {
@@ -2111,7 +2289,7 @@ type WatchMcpServersRequest struct {
 
 func (x *WatchMcpServersRequest) Reset() {
 	*x = WatchMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2123,7 +2301,7 @@ func (x *WatchMcpServersRequest) String() string {
 func (*WatchMcpServersRequest) ProtoMessage() {}
 
 func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2136,7 +2314,7 @@ func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
 }
 
 // WatchMcpServersResponse is the hub's state after a change.
@@ -2151,7 +2329,7 @@ type WatchMcpServersResponse struct {
 
 func (x *WatchMcpServersResponse) Reset() {
 	*x = WatchMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2163,7 +2341,7 @@ func (x *WatchMcpServersResponse) String() string {
 func (*WatchMcpServersResponse) ProtoMessage() {}
 
 func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2176,7 +2354,7 @@ func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *WatchMcpServersResponse) GetServers() []*McpServer {
@@ -2210,7 +2388,7 @@ type RestartMcpServerRequest struct {
 
 func (x *RestartMcpServerRequest) Reset() {
 	*x = RestartMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2222,7 +2400,7 @@ func (x *RestartMcpServerRequest) String() string {
 func (*RestartMcpServerRequest) ProtoMessage() {}
 
 func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2235,7 +2413,7 @@ func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RestartMcpServerRequest) GetName() string {
@@ -2254,7 +2432,7 @@ type RestartMcpServerResponse struct {
 
 func (x *RestartMcpServerResponse) Reset() {
 	*x = RestartMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2266,7 +2444,7 @@ func (x *RestartMcpServerResponse) String() string {
 func (*RestartMcpServerResponse) ProtoMessage() {}
 
 func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2279,7 +2457,7 @@ func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
 }
 
 // ToggleMcpServerRequest names the server and its new state.
@@ -2293,7 +2471,7 @@ type ToggleMcpServerRequest struct {
 
 func (x *ToggleMcpServerRequest) Reset() {
 	*x = ToggleMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2305,7 +2483,7 @@ func (x *ToggleMcpServerRequest) String() string {
 func (*ToggleMcpServerRequest) ProtoMessage() {}
 
 func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2318,7 +2496,7 @@ func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ToggleMcpServerRequest) GetName() string {
@@ -2344,7 +2522,7 @@ type ToggleMcpServerResponse struct {
 
 func (x *ToggleMcpServerResponse) Reset() {
 	*x = ToggleMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2356,7 +2534,7 @@ func (x *ToggleMcpServerResponse) String() string {
 func (*ToggleMcpServerResponse) ProtoMessage() {}
 
 func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2369,7 +2547,7 @@ func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
 }
 
 // DeleteMcpServerRequest names the server.
@@ -2382,7 +2560,7 @@ type DeleteMcpServerRequest struct {
 
 func (x *DeleteMcpServerRequest) Reset() {
 	*x = DeleteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2394,7 +2572,7 @@ func (x *DeleteMcpServerRequest) String() string {
 func (*DeleteMcpServerRequest) ProtoMessage() {}
 
 func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2407,7 +2585,7 @@ func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DeleteMcpServerRequest) GetName() string {
@@ -2426,7 +2604,7 @@ type DeleteMcpServerResponse struct {
 
 func (x *DeleteMcpServerResponse) Reset() {
 	*x = DeleteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2438,7 +2616,7 @@ func (x *DeleteMcpServerResponse) String() string {
 func (*DeleteMcpServerResponse) ProtoMessage() {}
 
 func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2451,7 +2629,7 @@ func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
 }
 
 // SetMcpServerTimeoutRequest names the server and the timeout.
@@ -2465,7 +2643,7 @@ type SetMcpServerTimeoutRequest struct {
 
 func (x *SetMcpServerTimeoutRequest) Reset() {
 	*x = SetMcpServerTimeoutRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2477,7 +2655,7 @@ func (x *SetMcpServerTimeoutRequest) String() string {
 func (*SetMcpServerTimeoutRequest) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2490,7 +2668,7 @@ func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SetMcpServerTimeoutRequest) GetName() string {
@@ -2516,7 +2694,7 @@ type SetMcpServerTimeoutResponse struct {
 
 func (x *SetMcpServerTimeoutResponse) Reset() {
 	*x = SetMcpServerTimeoutResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2528,7 +2706,7 @@ func (x *SetMcpServerTimeoutResponse) String() string {
 func (*SetMcpServerTimeoutResponse) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2541,7 +2719,7 @@ func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
 }
 
 // SetMcpToolAutoApproveRequest names the tool.
@@ -2556,7 +2734,7 @@ type SetMcpToolAutoApproveRequest struct {
 
 func (x *SetMcpToolAutoApproveRequest) Reset() {
 	*x = SetMcpToolAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2568,7 +2746,7 @@ func (x *SetMcpToolAutoApproveRequest) String() string {
 func (*SetMcpToolAutoApproveRequest) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2581,7 +2759,7 @@ func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SetMcpToolAutoApproveRequest) GetServer() string {
@@ -2614,7 +2792,7 @@ type SetMcpToolAutoApproveResponse struct {
 
 func (x *SetMcpToolAutoApproveResponse) Reset() {
 	*x = SetMcpToolAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2626,7 +2804,7 @@ func (x *SetMcpToolAutoApproveResponse) String() string {
 func (*SetMcpToolAutoApproveResponse) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2639,7 +2817,7 @@ func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
 }
 
 // AddRemoteMcpServerRequest describes the server.
@@ -2655,7 +2833,7 @@ type AddRemoteMcpServerRequest struct {
 
 func (x *AddRemoteMcpServerRequest) Reset() {
 	*x = AddRemoteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2667,7 +2845,7 @@ func (x *AddRemoteMcpServerRequest) String() string {
 func (*AddRemoteMcpServerRequest) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2680,7 +2858,7 @@ func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AddRemoteMcpServerRequest) GetName() string {
@@ -2713,7 +2891,7 @@ type AddRemoteMcpServerResponse struct {
 
 func (x *AddRemoteMcpServerResponse) Reset() {
 	*x = AddRemoteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2725,7 +2903,7 @@ func (x *AddRemoteMcpServerResponse) String() string {
 func (*AddRemoteMcpServerResponse) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2738,7 +2916,7 @@ func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
 }
 
 // ImportMcpSettingsRequest names the file to import.
@@ -2752,7 +2930,7 @@ type ImportMcpSettingsRequest struct {
 
 func (x *ImportMcpSettingsRequest) Reset() {
 	*x = ImportMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2764,7 +2942,7 @@ func (x *ImportMcpSettingsRequest) String() string {
 func (*ImportMcpSettingsRequest) ProtoMessage() {}
 
 func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2777,7 +2955,7 @@ func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ImportMcpSettingsRequest) GetPath() string {
@@ -2799,7 +2977,7 @@ type ImportMcpSettingsResponse struct {
 
 func (x *ImportMcpSettingsResponse) Reset() {
 	*x = ImportMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2811,7 +2989,7 @@ func (x *ImportMcpSettingsResponse) String() string {
 func (*ImportMcpSettingsResponse) ProtoMessage() {}
 
 func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2824,7 +3002,7 @@ func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ImportMcpSettingsResponse) GetAdded() []string {
@@ -2851,7 +3029,7 @@ type OpenMcpSettingsRequest struct {
 
 func (x *OpenMcpSettingsRequest) Reset() {
 	*x = OpenMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2863,7 +3041,7 @@ func (x *OpenMcpSettingsRequest) String() string {
 func (*OpenMcpSettingsRequest) ProtoMessage() {}
 
 func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2876,7 +3054,7 @@ func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *OpenMcpSettingsRequest) GetHostId() string {
@@ -2897,7 +3075,7 @@ type OpenMcpSettingsResponse struct {
 
 func (x *OpenMcpSettingsResponse) Reset() {
 	*x = OpenMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[42]
+	mi := &file_cairn_v1_state_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2909,7 +3087,7 @@ func (x *OpenMcpSettingsResponse) String() string {
 func (*OpenMcpSettingsResponse) ProtoMessage() {}
 
 func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[42]
+	mi := &file_cairn_v1_state_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2922,7 +3100,7 @@ func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{42}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *OpenMcpSettingsResponse) GetPath() string {
@@ -2950,7 +3128,7 @@ type TestBrowserConnectionRequest struct {
 
 func (x *TestBrowserConnectionRequest) Reset() {
 	*x = TestBrowserConnectionRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[43]
+	mi := &file_cairn_v1_state_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2962,7 +3140,7 @@ func (x *TestBrowserConnectionRequest) String() string {
 func (*TestBrowserConnectionRequest) ProtoMessage() {}
 
 func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[43]
+	mi := &file_cairn_v1_state_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2975,7 +3153,7 @@ func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionRequest.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{43}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *TestBrowserConnectionRequest) GetRemoteUrl() string {
@@ -3003,7 +3181,7 @@ type TestBrowserConnectionResponse struct {
 
 func (x *TestBrowserConnectionResponse) Reset() {
 	*x = TestBrowserConnectionResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[44]
+	mi := &file_cairn_v1_state_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3015,7 +3193,7 @@ func (x *TestBrowserConnectionResponse) String() string {
 func (*TestBrowserConnectionResponse) ProtoMessage() {}
 
 func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[44]
+	mi := &file_cairn_v1_state_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3028,7 +3206,7 @@ func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionResponse.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{44}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TestBrowserConnectionResponse) GetOk() bool {
@@ -3097,7 +3275,7 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"TaskLimits\x12!\n" +
 	"\fmax_requests\x18\x01 \x01(\x05R\vmaxRequests\x12\x19\n" +
-	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xff\b\n" +
+	"\bmax_cost\x18\x02 \x01(\x01R\amaxCost\"\xb4\t\n" +
 	"\bSettings\x12%\n" +
 	"\x03api\x18\x01 \x01(\v2\x13.cairn.v1.ApiConfigR\x03api\x128\n" +
 	"\fauto_approve\x18\x02 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x12#\n" +
@@ -3122,18 +3300,31 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\fbrowser_path\x18\x13 \x01(\tR\vbrowserPath\x124\n" +
 	"\x16worktree_carry_changes\x182 \x01(\bR\x14worktreeCarryChanges\x12.\n" +
 	"\x13worktree_merge_mode\x183 \x01(\tR\x11worktreeMergeMode\x125\n" +
-	"\x14command_wait_seconds\x18) \x01(\x05H\x00R\x12commandWaitSeconds\x88\x01\x01\x1a>\n" +
+	"\x14command_wait_seconds\x18) \x01(\x05H\x00R\x12commandWaitSeconds\x88\x01\x01\x123\n" +
+	"\asandbox\x18< \x01(\v2\x19.cairn.v1.SandboxSettingsR\asandbox\x1a>\n" +
 	"\x10RuleTogglesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\bR\x05value:\x028\x01B\x17\n" +
-	"\x15_command_wait_seconds\"\x11\n" +
-	"\x0fGetStateRequest\"\xde\x01\n" +
+	"\x15_command_wait_seconds\"j\n" +
+	"\x0fSandboxSettings\x12\x1a\n" +
+	"\bdisabled\x18\x01 \x01(\bR\bdisabled\x12\x18\n" +
+	"\anetwork\x18\x02 \x01(\bR\anetwork\x12!\n" +
+	"\fmasked_paths\x18\x03 \x03(\tR\vmaskedPaths\"\xa6\x01\n" +
+	"\rSandboxStatus\x12\x1c\n" +
+	"\tavailable\x18\x01 \x01(\bR\tavailable\x12\x1c\n" +
+	"\tmechanism\x18\x02 \x01(\tR\tmechanism\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x10\n" +
+	"\x03off\x18\x04 \x01(\bR\x03off\x12\x18\n" +
+	"\anetwork\x18\x05 \x01(\bR\anetwork\x12\x15\n" +
+	"\x06off_by\x18\x06 \x01(\tR\x05offBy\"\x11\n" +
+	"\x0fGetStateRequest\"\x91\x02\n" +
 	"\x10GetStateResponse\x12.\n" +
 	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x19\n" +
 	"\bdata_dir\x18\x03 \x01(\tR\adataDir\x122\n" +
 	"\apresets\x18\x04 \x03(\v2\x18.cairn.v1.ProviderPresetR\apresets\x121\n" +
-	"\abrowser\x18\x05 \x01(\v2\x17.cairn.v1.BrowserStatusR\abrowser\"D\n" +
+	"\abrowser\x18\x05 \x01(\v2\x17.cairn.v1.BrowserStatusR\abrowser\x121\n" +
+	"\asandbox\x18\x06 \x01(\v2\x17.cairn.v1.SandboxStatusR\asandbox\"D\n" +
 	"\rBrowserStatus\x12\x14\n" +
 	"\x05found\x18\x01 \x01(\tR\x05found\x12\x1d\n" +
 	"\n" +
@@ -3312,7 +3503,7 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_cairn_v1_state_proto_goTypes = []any{
 	(Mode)(0),                             // 0: cairn.v1.Mode
 	(McpServerStatus)(0),                  // 1: cairn.v1.McpServerStatus
@@ -3320,109 +3511,113 @@ var file_cairn_v1_state_proto_goTypes = []any{
 	(*AutoApprove)(nil),                   // 3: cairn.v1.AutoApprove
 	(*TaskLimits)(nil),                    // 4: cairn.v1.TaskLimits
 	(*Settings)(nil),                      // 5: cairn.v1.Settings
-	(*GetStateRequest)(nil),               // 6: cairn.v1.GetStateRequest
-	(*GetStateResponse)(nil),              // 7: cairn.v1.GetStateResponse
-	(*BrowserStatus)(nil),                 // 8: cairn.v1.BrowserStatus
-	(*ProviderPreset)(nil),                // 9: cairn.v1.ProviderPreset
-	(*UpdateSettingsRequest)(nil),         // 10: cairn.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil),        // 11: cairn.v1.UpdateSettingsResponse
-	(*SetModeRequest)(nil),                // 12: cairn.v1.SetModeRequest
-	(*SetModeResponse)(nil),               // 13: cairn.v1.SetModeResponse
-	(*UpdateAutoApproveRequest)(nil),      // 14: cairn.v1.UpdateAutoApproveRequest
-	(*UpdateAutoApproveResponse)(nil),     // 15: cairn.v1.UpdateAutoApproveResponse
-	(*ListModelsRequest)(nil),             // 16: cairn.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),            // 17: cairn.v1.ListModelsResponse
-	(*ModelEntry)(nil),                    // 18: cairn.v1.ModelEntry
-	(*McpTool)(nil),                       // 19: cairn.v1.McpTool
-	(*McpResource)(nil),                   // 20: cairn.v1.McpResource
-	(*McpResourceTemplate)(nil),           // 21: cairn.v1.McpResourceTemplate
-	(*McpPromptArgument)(nil),             // 22: cairn.v1.McpPromptArgument
-	(*McpPrompt)(nil),                     // 23: cairn.v1.McpPrompt
-	(*McpServer)(nil),                     // 24: cairn.v1.McpServer
-	(*ListMcpServersRequest)(nil),         // 25: cairn.v1.ListMcpServersRequest
-	(*ListMcpServersResponse)(nil),        // 26: cairn.v1.ListMcpServersResponse
-	(*WatchMcpServersRequest)(nil),        // 27: cairn.v1.WatchMcpServersRequest
-	(*WatchMcpServersResponse)(nil),       // 28: cairn.v1.WatchMcpServersResponse
-	(*RestartMcpServerRequest)(nil),       // 29: cairn.v1.RestartMcpServerRequest
-	(*RestartMcpServerResponse)(nil),      // 30: cairn.v1.RestartMcpServerResponse
-	(*ToggleMcpServerRequest)(nil),        // 31: cairn.v1.ToggleMcpServerRequest
-	(*ToggleMcpServerResponse)(nil),       // 32: cairn.v1.ToggleMcpServerResponse
-	(*DeleteMcpServerRequest)(nil),        // 33: cairn.v1.DeleteMcpServerRequest
-	(*DeleteMcpServerResponse)(nil),       // 34: cairn.v1.DeleteMcpServerResponse
-	(*SetMcpServerTimeoutRequest)(nil),    // 35: cairn.v1.SetMcpServerTimeoutRequest
-	(*SetMcpServerTimeoutResponse)(nil),   // 36: cairn.v1.SetMcpServerTimeoutResponse
-	(*SetMcpToolAutoApproveRequest)(nil),  // 37: cairn.v1.SetMcpToolAutoApproveRequest
-	(*SetMcpToolAutoApproveResponse)(nil), // 38: cairn.v1.SetMcpToolAutoApproveResponse
-	(*AddRemoteMcpServerRequest)(nil),     // 39: cairn.v1.AddRemoteMcpServerRequest
-	(*AddRemoteMcpServerResponse)(nil),    // 40: cairn.v1.AddRemoteMcpServerResponse
-	(*ImportMcpSettingsRequest)(nil),      // 41: cairn.v1.ImportMcpSettingsRequest
-	(*ImportMcpSettingsResponse)(nil),     // 42: cairn.v1.ImportMcpSettingsResponse
-	(*OpenMcpSettingsRequest)(nil),        // 43: cairn.v1.OpenMcpSettingsRequest
-	(*OpenMcpSettingsResponse)(nil),       // 44: cairn.v1.OpenMcpSettingsResponse
-	(*TestBrowserConnectionRequest)(nil),  // 45: cairn.v1.TestBrowserConnectionRequest
-	(*TestBrowserConnectionResponse)(nil), // 46: cairn.v1.TestBrowserConnectionResponse
-	nil,                                   // 47: cairn.v1.ApiConfig.HeadersEntry
-	nil,                                   // 48: cairn.v1.Settings.RuleTogglesEntry
+	(*SandboxSettings)(nil),               // 6: cairn.v1.SandboxSettings
+	(*SandboxStatus)(nil),                 // 7: cairn.v1.SandboxStatus
+	(*GetStateRequest)(nil),               // 8: cairn.v1.GetStateRequest
+	(*GetStateResponse)(nil),              // 9: cairn.v1.GetStateResponse
+	(*BrowserStatus)(nil),                 // 10: cairn.v1.BrowserStatus
+	(*ProviderPreset)(nil),                // 11: cairn.v1.ProviderPreset
+	(*UpdateSettingsRequest)(nil),         // 12: cairn.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),        // 13: cairn.v1.UpdateSettingsResponse
+	(*SetModeRequest)(nil),                // 14: cairn.v1.SetModeRequest
+	(*SetModeResponse)(nil),               // 15: cairn.v1.SetModeResponse
+	(*UpdateAutoApproveRequest)(nil),      // 16: cairn.v1.UpdateAutoApproveRequest
+	(*UpdateAutoApproveResponse)(nil),     // 17: cairn.v1.UpdateAutoApproveResponse
+	(*ListModelsRequest)(nil),             // 18: cairn.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),            // 19: cairn.v1.ListModelsResponse
+	(*ModelEntry)(nil),                    // 20: cairn.v1.ModelEntry
+	(*McpTool)(nil),                       // 21: cairn.v1.McpTool
+	(*McpResource)(nil),                   // 22: cairn.v1.McpResource
+	(*McpResourceTemplate)(nil),           // 23: cairn.v1.McpResourceTemplate
+	(*McpPromptArgument)(nil),             // 24: cairn.v1.McpPromptArgument
+	(*McpPrompt)(nil),                     // 25: cairn.v1.McpPrompt
+	(*McpServer)(nil),                     // 26: cairn.v1.McpServer
+	(*ListMcpServersRequest)(nil),         // 27: cairn.v1.ListMcpServersRequest
+	(*ListMcpServersResponse)(nil),        // 28: cairn.v1.ListMcpServersResponse
+	(*WatchMcpServersRequest)(nil),        // 29: cairn.v1.WatchMcpServersRequest
+	(*WatchMcpServersResponse)(nil),       // 30: cairn.v1.WatchMcpServersResponse
+	(*RestartMcpServerRequest)(nil),       // 31: cairn.v1.RestartMcpServerRequest
+	(*RestartMcpServerResponse)(nil),      // 32: cairn.v1.RestartMcpServerResponse
+	(*ToggleMcpServerRequest)(nil),        // 33: cairn.v1.ToggleMcpServerRequest
+	(*ToggleMcpServerResponse)(nil),       // 34: cairn.v1.ToggleMcpServerResponse
+	(*DeleteMcpServerRequest)(nil),        // 35: cairn.v1.DeleteMcpServerRequest
+	(*DeleteMcpServerResponse)(nil),       // 36: cairn.v1.DeleteMcpServerResponse
+	(*SetMcpServerTimeoutRequest)(nil),    // 37: cairn.v1.SetMcpServerTimeoutRequest
+	(*SetMcpServerTimeoutResponse)(nil),   // 38: cairn.v1.SetMcpServerTimeoutResponse
+	(*SetMcpToolAutoApproveRequest)(nil),  // 39: cairn.v1.SetMcpToolAutoApproveRequest
+	(*SetMcpToolAutoApproveResponse)(nil), // 40: cairn.v1.SetMcpToolAutoApproveResponse
+	(*AddRemoteMcpServerRequest)(nil),     // 41: cairn.v1.AddRemoteMcpServerRequest
+	(*AddRemoteMcpServerResponse)(nil),    // 42: cairn.v1.AddRemoteMcpServerResponse
+	(*ImportMcpSettingsRequest)(nil),      // 43: cairn.v1.ImportMcpSettingsRequest
+	(*ImportMcpSettingsResponse)(nil),     // 44: cairn.v1.ImportMcpSettingsResponse
+	(*OpenMcpSettingsRequest)(nil),        // 45: cairn.v1.OpenMcpSettingsRequest
+	(*OpenMcpSettingsResponse)(nil),       // 46: cairn.v1.OpenMcpSettingsResponse
+	(*TestBrowserConnectionRequest)(nil),  // 47: cairn.v1.TestBrowserConnectionRequest
+	(*TestBrowserConnectionResponse)(nil), // 48: cairn.v1.TestBrowserConnectionResponse
+	nil,                                   // 49: cairn.v1.ApiConfig.HeadersEntry
+	nil,                                   // 50: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	47, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	49, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
 	2,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
 	3,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	48, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	50, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
 	4,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
-	5,  // 5: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
-	9,  // 6: cairn.v1.GetStateResponse.presets:type_name -> cairn.v1.ProviderPreset
-	8,  // 7: cairn.v1.GetStateResponse.browser:type_name -> cairn.v1.BrowserStatus
-	5,  // 8: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
-	5,  // 9: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
-	0,  // 10: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
-	3,  // 11: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	18, // 12: cairn.v1.ListModelsResponse.entries:type_name -> cairn.v1.ModelEntry
-	22, // 13: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
-	1,  // 14: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
-	19, // 15: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
-	20, // 16: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
-	21, // 17: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
-	23, // 18: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
-	24, // 19: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	24, // 20: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	6,  // 21: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
-	10, // 22: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
-	12, // 23: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
-	14, // 24: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
-	16, // 25: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	45, // 26: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
-	25, // 27: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
-	27, // 28: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
-	29, // 29: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
-	31, // 30: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
-	33, // 31: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
-	35, // 32: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
-	37, // 33: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
-	39, // 34: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
-	41, // 35: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
-	43, // 36: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
-	7,  // 37: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	11, // 38: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	13, // 39: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	15, // 40: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	17, // 41: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	46, // 42: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
-	26, // 43: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
-	28, // 44: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
-	30, // 45: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
-	32, // 46: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
-	34, // 47: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
-	36, // 48: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
-	38, // 49: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
-	40, // 50: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
-	42, // 51: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
-	44, // 52: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
-	37, // [37:53] is the sub-list for method output_type
-	21, // [21:37] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	6,  // 5: cairn.v1.Settings.sandbox:type_name -> cairn.v1.SandboxSettings
+	5,  // 6: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
+	11, // 7: cairn.v1.GetStateResponse.presets:type_name -> cairn.v1.ProviderPreset
+	10, // 8: cairn.v1.GetStateResponse.browser:type_name -> cairn.v1.BrowserStatus
+	7,  // 9: cairn.v1.GetStateResponse.sandbox:type_name -> cairn.v1.SandboxStatus
+	5,  // 10: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
+	5,  // 11: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
+	0,  // 12: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
+	3,  // 13: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	20, // 14: cairn.v1.ListModelsResponse.entries:type_name -> cairn.v1.ModelEntry
+	24, // 15: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
+	1,  // 16: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
+	21, // 17: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
+	22, // 18: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
+	23, // 19: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
+	25, // 20: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
+	26, // 21: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	26, // 22: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	8,  // 23: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
+	12, // 24: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
+	14, // 25: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
+	16, // 26: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
+	18, // 27: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
+	47, // 28: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
+	27, // 29: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
+	29, // 30: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
+	31, // 31: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
+	33, // 32: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
+	35, // 33: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
+	37, // 34: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
+	39, // 35: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
+	41, // 36: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
+	43, // 37: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
+	45, // 38: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
+	9,  // 39: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	13, // 40: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	15, // 41: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	17, // 42: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	19, // 43: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	48, // 44: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
+	28, // 45: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
+	30, // 46: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
+	32, // 47: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
+	34, // 48: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
+	36, // 49: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
+	38, // 50: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
+	40, // 51: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
+	42, // 52: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
+	44, // 53: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
+	46, // 54: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
+	39, // [39:55] is the sub-list for method output_type
+	23, // [23:39] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_state_proto_init() }
@@ -3437,7 +3632,7 @@ func file_cairn_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   47,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

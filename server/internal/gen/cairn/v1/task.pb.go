@@ -412,6 +412,11 @@ type TaskOverrides struct {
 	Browser *bool `protobuf:"varint,10,opt,name=browser,proto3,oneof" json:"browser,omitempty"`
 	// Set: seconds a foreground command runs before it moves to the background (0: no limit).
 	CommandWaitSeconds *int32 `protobuf:"varint,41,opt,name=command_wait_seconds,json=commandWaitSeconds,proto3,oneof" json:"command_wait_seconds,omitempty"`
+	// Set: the command sandbox is off (true) or on (false) for this task (`--no-sandbox`; README
+	// "Security"). Only the user sets it, never the model.
+	NoSandbox *bool `protobuf:"varint,42,opt,name=no_sandbox,json=noSandbox,proto3,oneof" json:"no_sandbox,omitempty"`
+	// Set: whether this task's auto-approved commands may use the network (`--network`).
+	SandboxNetwork *bool `protobuf:"varint,43,opt,name=sandbox_network,json=sandboxNetwork,proto3,oneof" json:"sandbox_network,omitempty"`
 	// MCP servers that join the user's MCP settings for this task only, as a JSON document in
 	// mcp_settings.json's shape: {"mcpServers": {"name": {"command": …} | {"url": …}}}. An ACP
 	// session's servers. Never written into the shared settings nor saved with the task.
@@ -525,6 +530,20 @@ func (x *TaskOverrides) GetCommandWaitSeconds() int32 {
 		return *x.CommandWaitSeconds
 	}
 	return 0
+}
+
+func (x *TaskOverrides) GetNoSandbox() bool {
+	if x != nil && x.NoSandbox != nil {
+		return *x.NoSandbox
+	}
+	return false
+}
+
+func (x *TaskOverrides) GetSandboxNetwork() bool {
+	if x != nil && x.SandboxNetwork != nil {
+		return *x.SandboxNetwork
+	}
+	return false
 }
 
 func (x *TaskOverrides) GetMcpServersJson() string {
@@ -2656,7 +2675,10 @@ type TaskState struct {
 	// price, the header says so instead of a cost, and a cost limit does not apply.
 	Included bool `protobuf:"varint,70,opt,name=included,proto3" json:"included,omitempty"`
 	// How to name the model in the header when it is not its id ("vendor · family"); "": model.
-	ModelLabel    string `protobuf:"bytes,71,opt,name=model_label,json=modelLabel,proto3" json:"model_label,omitempty"`
+	ModelLabel string `protobuf:"bytes,71,opt,name=model_label,json=modelLabel,proto3" json:"model_label,omitempty"`
+	// How the task's commands run: in the sandbox, outside it because the user turned it off,
+	// or asked one by one because no sandbox can be set up here (README "Security").
+	Sandbox       *SandboxStatus `protobuf:"bytes,72,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2852,6 +2874,13 @@ func (x *TaskState) GetModelLabel() string {
 	return ""
 }
 
+func (x *TaskState) GetSandbox() *SandboxStatus {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
 // QueuedMessage is a message waiting to be sent.
 type QueuedMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2928,7 +2957,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x128\n" +
 	"\fauto_approve\x18\x03 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1c\n" +
-	"\x1aUpdateTaskSettingsResponse\"\xbf\x03\n" +
+	"\x1aUpdateTaskSettingsResponse\"\xb4\x04\n" +
 	"\rTaskOverrides\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x14\n" +
@@ -2942,11 +2971,16 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\bmax_cost\x18\t \x01(\x01R\amaxCost\x12\x1d\n" +
 	"\abrowser\x18\n" +
 	" \x01(\bH\x00R\abrowser\x88\x01\x01\x125\n" +
-	"\x14command_wait_seconds\x18) \x01(\x05H\x01R\x12commandWaitSeconds\x88\x01\x01\x12(\n" +
+	"\x14command_wait_seconds\x18) \x01(\x05H\x01R\x12commandWaitSeconds\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"no_sandbox\x18* \x01(\bH\x02R\tnoSandbox\x88\x01\x01\x12,\n" +
+	"\x0fsandbox_network\x18+ \x01(\bH\x03R\x0esandboxNetwork\x88\x01\x01\x12(\n" +
 	"\x10mcp_servers_json\x18< \x01(\tR\x0emcpServersJsonB\n" +
 	"\n" +
 	"\b_browserB\x17\n" +
-	"\x15_command_wait_seconds\"]\n" +
+	"\x15_command_wait_secondsB\r\n" +
+	"\v_no_sandboxB\x12\n" +
+	"\x10_sandbox_network\"]\n" +
 	"\x14SetTaskLimitsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06limits\x18\x02 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\"\x17\n" +
@@ -3073,7 +3107,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x14\n" +
 	"\x05delta\x18\x02 \x01(\tR\x05delta\"=\n" +
 	"\x0eMessageUpdated\x12+\n" +
-	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xa8\x06\n" +
+	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xdb\x06\n" +
 	"\tTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.cairn.v1.TaskStatusR\x06status\x12\"\n" +
@@ -3102,7 +3136,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\fown_settings\x18\x15 \x01(\bR\vownSettings\x12\x1a\n" +
 	"\bincluded\x18F \x01(\bR\bincluded\x12\x1f\n" +
 	"\vmodel_label\x18G \x01(\tR\n" +
-	"modelLabel\"T\n" +
+	"modelLabel\x121\n" +
+	"\asandbox\x18H \x01(\v2\x17.cairn.v1.SandboxStatusR\asandbox\"T\n" +
 	"\rQueuedMessage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1f\n" +
@@ -3216,6 +3251,7 @@ var file_cairn_v1_task_proto_goTypes = []any{
 	(*TaskLimits)(nil),                  // 47: cairn.v1.TaskLimits
 	(Mode)(0),                           // 48: cairn.v1.Mode
 	(*Message)(nil),                     // 49: cairn.v1.Message
+	(*SandboxStatus)(nil),               // 50: cairn.v1.SandboxStatus
 }
 var file_cairn_v1_task_proto_depIdxs = []int32{
 	46, // 0: cairn.v1.UpdateTaskSettingsRequest.auto_approve:type_name -> cairn.v1.AutoApprove
@@ -3241,45 +3277,46 @@ var file_cairn_v1_task_proto_depIdxs = []int32{
 	47, // 20: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
 	45, // 21: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
 	46, // 22: cairn.v1.TaskState.auto_approve:type_name -> cairn.v1.AutoApprove
-	10, // 23: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
-	12, // 24: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
-	14, // 25: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
-	16, // 26: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
-	18, // 27: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
-	20, // 28: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
-	22, // 29: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
-	24, // 30: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
-	26, // 31: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
-	29, // 32: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
-	31, // 33: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
-	33, // 34: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
-	35, // 35: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
-	8,  // 36: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
-	5,  // 37: cairn.v1.TaskService.UpdateTaskSettings:input_type -> cairn.v1.UpdateTaskSettingsRequest
-	3,  // 38: cairn.v1.TaskService.StopCommand:input_type -> cairn.v1.StopCommandRequest
-	37, // 39: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
-	11, // 40: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
-	13, // 41: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
-	15, // 42: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
-	17, // 43: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
-	19, // 44: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
-	21, // 45: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
-	23, // 46: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
-	25, // 47: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
-	27, // 48: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
-	30, // 49: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
-	32, // 50: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
-	34, // 51: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
-	36, // 52: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
-	9,  // 53: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
-	6,  // 54: cairn.v1.TaskService.UpdateTaskSettings:output_type -> cairn.v1.UpdateTaskSettingsResponse
-	4,  // 55: cairn.v1.TaskService.StopCommand:output_type -> cairn.v1.StopCommandResponse
-	38, // 56: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
-	40, // [40:57] is the sub-list for method output_type
-	23, // [23:40] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	50, // 23: cairn.v1.TaskState.sandbox:type_name -> cairn.v1.SandboxStatus
+	10, // 24: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
+	12, // 25: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
+	14, // 26: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
+	16, // 27: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
+	18, // 28: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
+	20, // 29: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
+	22, // 30: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
+	24, // 31: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
+	26, // 32: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
+	29, // 33: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
+	31, // 34: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
+	33, // 35: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
+	35, // 36: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
+	8,  // 37: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
+	5,  // 38: cairn.v1.TaskService.UpdateTaskSettings:input_type -> cairn.v1.UpdateTaskSettingsRequest
+	3,  // 39: cairn.v1.TaskService.StopCommand:input_type -> cairn.v1.StopCommandRequest
+	37, // 40: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
+	11, // 41: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
+	13, // 42: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
+	15, // 43: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
+	17, // 44: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
+	19, // 45: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
+	21, // 46: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
+	23, // 47: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
+	25, // 48: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
+	27, // 49: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
+	30, // 50: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
+	32, // 51: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
+	34, // 52: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
+	36, // 53: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
+	9,  // 54: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
+	6,  // 55: cairn.v1.TaskService.UpdateTaskSettings:output_type -> cairn.v1.UpdateTaskSettingsResponse
+	4,  // 56: cairn.v1.TaskService.StopCommand:output_type -> cairn.v1.StopCommandResponse
+	38, // 57: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
+	41, // [41:58] is the sub-list for method output_type
+	24, // [24:41] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_task_proto_init() }

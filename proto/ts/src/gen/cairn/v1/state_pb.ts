@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi2gMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkSDgoGcHJlc2V0GA0gASgJEhgKEGF6dXJlX2RlcGxveW1lbnQYDiABKAkSGQoRYXp1cmVfYXBpX3ZlcnNpb24YDyABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizgIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCBIVCg1sb2NhbF9uZXR3b3JrGA8gASgIIjQKClRhc2tMaW1pdHMSFAoMbWF4X3JlcXVlc3RzGAEgASgFEhAKCG1heF9jb3N0GAIgASgBIoMGCghTZXR0aW5ncxIgCgNhcGkYASABKAsyEy5jYWlybi52MS5BcGlDb25maWcSKwoMYXV0b19hcHByb3ZlGAIgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFQoNbWlzdGFrZV9saW1pdBgDIAEoBRIZChFvdXRwdXRfbGluZV9saW1pdBgEIAEoBRIbChNmb2N1c19jaGFpbl9lbmFibGVkGAUgASgIEhwKFGZvY3VzX2NoYWluX2ludGVydmFsGAYgASgFEhsKE2NoZWNrcG9pbnRzX2VuYWJsZWQYByABKAgSGgoScHJlZmVycmVkX2xhbmd1YWdlGAggASgJEhsKE2N1c3RvbV9pbnN0cnVjdGlvbnMYCSABKAkSGQoRZnVsbF9lZGl0X3Jlc3VsdHMYCiABKAgSFQoNYXV0b19jb25kZW5zZRgLIAEoCBIdChVhdXRvX2NvbmRlbnNlX3BlcmNlbnQYDCABKAUSFwoPYnJvd3Nlcl9lbmFibGVkGA0gASgIEhwKFHJlYWRfZmlsZV9saW5lX2xpbWl0GA4gASgFEjkKDHJ1bGVfdG9nZ2xlcxgPIAMoCzIjLmNhaXJuLnYxLlNldHRpbmdzLlJ1bGVUb2dnbGVzRW50cnkSKQoLdGFza19saW1pdHMYECABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhgKEGJyb3dzZXJfdmlld3BvcnQYESABKAkSGgoSYnJvd3Nlcl9yZW1vdGVfdXJsGBIgASgJEhQKDGJyb3dzZXJfcGF0aBgTIAEoCRIeChZ3b3JrdHJlZV9jYXJyeV9jaGFuZ2VzGDIgASgIEhsKE3dvcmt0cmVlX21lcmdlX21vZGUYMyABKAkSIQoUY29tbWFuZF93YWl0X3NlY29uZHMYKSABKAVIAIgBARoyChBSdWxlVG9nZ2xlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCDoCOAFCFwoVX2NvbW1hbmRfd2FpdF9zZWNvbmRzIhEKD0dldFN0YXRlUmVxdWVzdCKwAQoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkSKQoHcHJlc2V0cxgEIAMoCzIYLmNhaXJuLnYxLlByb3ZpZGVyUHJlc2V0EigKB2Jyb3dzZXIYBSABKAsyFy5jYWlybi52MS5Ccm93c2VyU3RhdHVzIjIKDUJyb3dzZXJTdGF0dXMSDQoFZm91bmQYASABKAkSEgoKb2ZmX3JlYXNvbhgCIAEoCSKEAQoOUHJvdmlkZXJQcmVzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghiYXNlX3VybBgDIAEoCRIRCgluZWVkc19rZXkYBCABKAgSFQoNY2FjaGVfY29udHJvbBgFIAEoCBINCgVsb2NhbBgGIAEoCBINCgVhenVyZRgHIAEoCCI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiVwoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCRIOCgZwcmVzZXQYAyABKAkSDwoHaG9zdF9pZBhGIAEoCSJLChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJEiUKB2VudHJpZXMYAiADKAsyFC5jYWlybi52MS5Nb2RlbEVudHJ5Iu8BCgpNb2RlbEVudHJ5EgoKAmlkGAEgASgJEhYKDmNvbnRleHRfd2luZG93GAIgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAMgASgDEhMKC2lucHV0X3ByaWNlGAQgASgBEhQKDG91dHB1dF9wcmljZRgFIAEoARIYChBjYWNoZV9yZWFkX3ByaWNlGAYgASgBEhkKEWNhY2hlX3dyaXRlX3ByaWNlGAcgASgBEhQKDHByaWNlc19rbm93bhgIIAEoCBIOCgZ2ZW5kb3IYRiABKAkSDgoGZmFtaWx5GEcgASgJEgwKBG5hbWUYSCABKAkiWAoHTWNwVG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhQKDGlucHV0X3NjaGVtYRgDIAEoCRIUCgxhdXRvX2FwcHJvdmUYBCABKAgiUAoLTWNwUmVzb3VyY2USCwoDdXJpGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJImEKE01jcFJlc291cmNlVGVtcGxhdGUSFAoMdXJpX3RlbXBsYXRlGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJIkgKEU1jcFByb21wdEFyZ3VtZW50EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoIcmVxdWlyZWQYAyABKAgiXgoJTWNwUHJvbXB0EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSLgoJYXJndW1lbnRzGAMgAygLMhsuY2Fpcm4udjEuTWNwUHJvbXB0QXJndW1lbnQi9AIKCU1jcFNlcnZlchIMCgRuYW1lGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmNhaXJuLnYxLk1jcFNlcnZlclN0YXR1cxINCgVlcnJvchgDIAEoCRIOCgZzdGRlcnIYBCABKAkSEQoJdHJhbnNwb3J0GAUgASgJEg4KBnRhcmdldBgGIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYByABKAUSEAoIZGlzYWJsZWQYCCABKAgSFAoMaW5zdHJ1Y3Rpb25zGAkgASgJEiAKBXRvb2xzGAogAygLMhEuY2Fpcm4udjEuTWNwVG9vbBIoCglyZXNvdXJjZXMYCyADKAsyFS5jYWlybi52MS5NY3BSZXNvdXJjZRI5ChJyZXNvdXJjZV90ZW1wbGF0ZXMYDCADKAsyHS5jYWlybi52MS5NY3BSZXNvdXJjZVRlbXBsYXRlEiQKB3Byb21wdHMYDSADKAsyEy5jYWlybi52MS5NY3BQcm9tcHQiFwoVTGlzdE1jcFNlcnZlcnNSZXF1ZXN0Im0KFkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIhgKFldhdGNoTWNwU2VydmVyc1JlcXVlc3QibgoXV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIicKF1Jlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGgoYUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlIjgKFlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIQCghkaXNhYmxlZBgCIAEoCCIZChdUb2dnbGVNY3BTZXJ2ZXJSZXNwb25zZSImChZEZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGQoXRGVsZXRlTWNwU2VydmVyUmVzcG9uc2UiQwoaU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYAiABKAUiHQobU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlIlIKHFNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QSDgoGc2VydmVyGAEgASgJEgwKBHRvb2wYAiABKAkSFAoMYXV0b19hcHByb3ZlGAMgASgIIh8KHVNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlIkkKGUFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRILCgN1cmwYAiABKAkSEQoJdHJhbnNwb3J0GAMgASgJIhwKGkFkZFJlbW90ZU1jcFNlcnZlclJlc3BvbnNlIigKGEltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBIMCgRwYXRoGAEgASgJIjsKGUltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USDQoFYWRkZWQYASADKAkSDwoHc2tpcHBlZBgCIAMoCSIpChZPcGVuTWNwU2V0dGluZ3NSZXF1ZXN0Eg8KB2hvc3RfaWQYASABKAkiNwoXT3Blbk1jcFNldHRpbmdzUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIOCgZvcGVuZWQYAiABKAgiSAocVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBISCgpyZW1vdGVfdXJsGAEgASgJEhQKDGJyb3dzZXJfcGF0aBgCIAEoCSI6Ch1UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZRIKCgJvaxgBIAEoCBINCgVlcnJvchgCIAEoCSo5CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABIMCghNT0RFX0FDVBABEg0KCU1PREVfUExBThACKrsBCg9NY3BTZXJ2ZXJTdGF0dXMSIQodTUNQX1NFUlZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNUSU5HEAESHwobTUNQX1NFUlZFUl9TVEFUVVNfQ09OTkVDVEVEEAISIgoeTUNQX1NFUlZFUl9TVEFUVVNfRElTQ09OTkVDVEVEEAMSHgoaTUNQX1NFUlZFUl9TVEFUVVNfRElTQUJMRUQQBDL3AwoMU3RhdGVTZXJ2aWNlEkEKCEdldFN0YXRlEhkuY2Fpcm4udjEuR2V0U3RhdGVSZXF1ZXN0GhouY2Fpcm4udjEuR2V0U3RhdGVSZXNwb25zZRJTCg5VcGRhdGVTZXR0aW5ncxIfLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVxdWVzdBogLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USPgoHU2V0TW9kZRIYLmNhaXJuLnYxLlNldE1vZGVSZXF1ZXN0GhkuY2Fpcm4udjEuU2V0TW9kZVJlc3BvbnNlElwKEVVwZGF0ZUF1dG9BcHByb3ZlEiIuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0GiMuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXNwb25zZRJHCgpMaXN0TW9kZWxzEhsuY2Fpcm4udjEuTGlzdE1vZGVsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0TW9kZWxzUmVzcG9uc2USaAoVVGVzdEJyb3dzZXJDb25uZWN0aW9uEiYuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBonLmNhaXJuLnYxLlRlc3RCcm93c2VyQ29ubmVjdGlvblJlc3BvbnNlMqsHCgpNY3BTZXJ2aWNlElMKDkxpc3RNY3BTZXJ2ZXJzEh8uY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXF1ZXN0GiAuY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXNwb25zZRJYCg9XYXRjaE1jcFNlcnZlcnMSIC5jYWlybi52MS5XYXRjaE1jcFNlcnZlcnNSZXF1ZXN0GiEuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2UwARJZChBSZXN0YXJ0TWNwU2VydmVyEiEuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlcXVlc3QaIi5jYWlybi52MS5SZXN0YXJ0TWNwU2VydmVyUmVzcG9uc2USVgoPVG9nZ2xlTWNwU2VydmVyEiAuY2Fpcm4udjEuVG9nZ2xlTWNwU2VydmVyUmVxdWVzdBohLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlc3BvbnNlElYKD0RlbGV0ZU1jcFNlcnZlchIgLmNhaXJuLnYxLkRlbGV0ZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXNwb25zZRJiChNTZXRNY3BTZXJ2ZXJUaW1lb3V0EiQuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QaJS5jYWlybi52MS5TZXRNY3BTZXJ2ZXJUaW1lb3V0UmVzcG9uc2USaAoVU2V0TWNwVG9vbEF1dG9BcHByb3ZlEiYuY2Fpcm4udjEuU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVxdWVzdBonLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlEl8KEkFkZFJlbW90ZU1jcFNlcnZlchIjLmNhaXJuLnYxLkFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QaJC5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZRJcChFJbXBvcnRNY3BTZXR0aW5ncxIiLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBojLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USVgoPT3Blbk1jcFNldHRpbmdzEiAuY2Fpcm4udjEuT3Blbk1jcFNldHRpbmdzUmVxdWVzdBohLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi2gMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkSDgoGcHJlc2V0GA0gASgJEhgKEGF6dXJlX2RlcGxveW1lbnQYDiABKAkSGQoRYXp1cmVfYXBpX3ZlcnNpb24YDyABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizgIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCBIVCg1sb2NhbF9uZXR3b3JrGA8gASgIIjQKClRhc2tMaW1pdHMSFAoMbWF4X3JlcXVlc3RzGAEgASgFEhAKCG1heF9jb3N0GAIgASgBIq8GCghTZXR0aW5ncxIgCgNhcGkYASABKAsyEy5jYWlybi52MS5BcGlDb25maWcSKwoMYXV0b19hcHByb3ZlGAIgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFQoNbWlzdGFrZV9saW1pdBgDIAEoBRIZChFvdXRwdXRfbGluZV9saW1pdBgEIAEoBRIbChNmb2N1c19jaGFpbl9lbmFibGVkGAUgASgIEhwKFGZvY3VzX2NoYWluX2ludGVydmFsGAYgASgFEhsKE2NoZWNrcG9pbnRzX2VuYWJsZWQYByABKAgSGgoScHJlZmVycmVkX2xhbmd1YWdlGAggASgJEhsKE2N1c3RvbV9pbnN0cnVjdGlvbnMYCSABKAkSGQoRZnVsbF9lZGl0X3Jlc3VsdHMYCiABKAgSFQoNYXV0b19jb25kZW5zZRgLIAEoCBIdChVhdXRvX2NvbmRlbnNlX3BlcmNlbnQYDCABKAUSFwoPYnJvd3Nlcl9lbmFibGVkGA0gASgIEhwKFHJlYWRfZmlsZV9saW5lX2xpbWl0GA4gASgFEjkKDHJ1bGVfdG9nZ2xlcxgPIAMoCzIjLmNhaXJuLnYxLlNldHRpbmdzLlJ1bGVUb2dnbGVzRW50cnkSKQoLdGFza19saW1pdHMYECABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhgKEGJyb3dzZXJfdmlld3BvcnQYESABKAkSGgoSYnJvd3Nlcl9yZW1vdGVfdXJsGBIgASgJEhQKDGJyb3dzZXJfcGF0aBgTIAEoCRIeChZ3b3JrdHJlZV9jYXJyeV9jaGFuZ2VzGDIgASgIEhsKE3dvcmt0cmVlX21lcmdlX21vZGUYMyABKAkSIQoUY29tbWFuZF93YWl0X3NlY29uZHMYKSABKAVIAIgBARIqCgdzYW5kYm94GDwgASgLMhkuY2Fpcm4udjEuU2FuZGJveFNldHRpbmdzGjIKEFJ1bGVUb2dnbGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgIOgI4AUIXChVfY29tbWFuZF93YWl0X3NlY29uZHMiSgoPU2FuZGJveFNldHRpbmdzEhAKCGRpc2FibGVkGAEgASgIEg8KB25ldHdvcmsYAiABKAgSFAoMbWFza2VkX3BhdGhzGAMgAygJInMKDVNhbmRib3hTdGF0dXMSEQoJYXZhaWxhYmxlGAEgASgIEhEKCW1lY2hhbmlzbRgCIAEoCRIOCgZyZWFzb24YAyABKAkSCwoDb2ZmGAQgASgIEg8KB25ldHdvcmsYBSABKAgSDgoGb2ZmX2J5GAYgASgJIhEKD0dldFN0YXRlUmVxdWVzdCLaAQoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkSKQoHcHJlc2V0cxgEIAMoCzIYLmNhaXJuLnYxLlByb3ZpZGVyUHJlc2V0EigKB2Jyb3dzZXIYBSABKAsyFy5jYWlybi52MS5Ccm93c2VyU3RhdHVzEigKB3NhbmRib3gYBiABKAsyFy5jYWlybi52MS5TYW5kYm94U3RhdHVzIjIKDUJyb3dzZXJTdGF0dXMSDQoFZm91bmQYASABKAkSEgoKb2ZmX3JlYXNvbhgCIAEoCSKEAQoOUHJvdmlkZXJQcmVzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghiYXNlX3VybBgDIAEoCRIRCgluZWVkc19rZXkYBCABKAgSFQoNY2FjaGVfY29udHJvbBgFIAEoCBINCgVsb2NhbBgGIAEoCBINCgVhenVyZRgHIAEoCCI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiVwoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCRIOCgZwcmVzZXQYAyABKAkSDwoHaG9zdF9pZBhGIAEoCSJLChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJEiUKB2VudHJpZXMYAiADKAsyFC5jYWlybi52MS5Nb2RlbEVudHJ5Iu8BCgpNb2RlbEVudHJ5EgoKAmlkGAEgASgJEhYKDmNvbnRleHRfd2luZG93GAIgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAMgASgDEhMKC2lucHV0X3ByaWNlGAQgASgBEhQKDG91dHB1dF9wcmljZRgFIAEoARIYChBjYWNoZV9yZWFkX3ByaWNlGAYgASgBEhkKEWNhY2hlX3dyaXRlX3ByaWNlGAcgASgBEhQKDHByaWNlc19rbm93bhgIIAEoCBIOCgZ2ZW5kb3IYRiABKAkSDgoGZmFtaWx5GEcgASgJEgwKBG5hbWUYSCABKAkiWAoHTWNwVG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhQKDGlucHV0X3NjaGVtYRgDIAEoCRIUCgxhdXRvX2FwcHJvdmUYBCABKAgiUAoLTWNwUmVzb3VyY2USCwoDdXJpGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJImEKE01jcFJlc291cmNlVGVtcGxhdGUSFAoMdXJpX3RlbXBsYXRlGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJIkgKEU1jcFByb21wdEFyZ3VtZW50EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoIcmVxdWlyZWQYAyABKAgiXgoJTWNwUHJvbXB0EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSLgoJYXJndW1lbnRzGAMgAygLMhsuY2Fpcm4udjEuTWNwUHJvbXB0QXJndW1lbnQi9AIKCU1jcFNlcnZlchIMCgRuYW1lGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmNhaXJuLnYxLk1jcFNlcnZlclN0YXR1cxINCgVlcnJvchgDIAEoCRIOCgZzdGRlcnIYBCABKAkSEQoJdHJhbnNwb3J0GAUgASgJEg4KBnRhcmdldBgGIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYByABKAUSEAoIZGlzYWJsZWQYCCABKAgSFAoMaW5zdHJ1Y3Rpb25zGAkgASgJEiAKBXRvb2xzGAogAygLMhEuY2Fpcm4udjEuTWNwVG9vbBIoCglyZXNvdXJjZXMYCyADKAsyFS5jYWlybi52MS5NY3BSZXNvdXJjZRI5ChJyZXNvdXJjZV90ZW1wbGF0ZXMYDCADKAsyHS5jYWlybi52MS5NY3BSZXNvdXJjZVRlbXBsYXRlEiQKB3Byb21wdHMYDSADKAsyEy5jYWlybi52MS5NY3BQcm9tcHQiFwoVTGlzdE1jcFNlcnZlcnNSZXF1ZXN0Im0KFkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIhgKFldhdGNoTWNwU2VydmVyc1JlcXVlc3QibgoXV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIicKF1Jlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGgoYUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlIjgKFlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIQCghkaXNhYmxlZBgCIAEoCCIZChdUb2dnbGVNY3BTZXJ2ZXJSZXNwb25zZSImChZEZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGQoXRGVsZXRlTWNwU2VydmVyUmVzcG9uc2UiQwoaU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYAiABKAUiHQobU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlIlIKHFNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QSDgoGc2VydmVyGAEgASgJEgwKBHRvb2wYAiABKAkSFAoMYXV0b19hcHByb3ZlGAMgASgIIh8KHVNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlIkkKGUFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRILCgN1cmwYAiABKAkSEQoJdHJhbnNwb3J0GAMgASgJIhwKGkFkZFJlbW90ZU1jcFNlcnZlclJlc3BvbnNlIigKGEltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBIMCgRwYXRoGAEgASgJIjsKGUltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USDQoFYWRkZWQYASADKAkSDwoHc2tpcHBlZBgCIAMoCSIpChZPcGVuTWNwU2V0dGluZ3NSZXF1ZXN0Eg8KB2hvc3RfaWQYASABKAkiNwoXT3Blbk1jcFNldHRpbmdzUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIOCgZvcGVuZWQYAiABKAgiSAocVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBISCgpyZW1vdGVfdXJsGAEgASgJEhQKDGJyb3dzZXJfcGF0aBgCIAEoCSI6Ch1UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZRIKCgJvaxgBIAEoCBINCgVlcnJvchgCIAEoCSo5CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABIMCghNT0RFX0FDVBABEg0KCU1PREVfUExBThACKrsBCg9NY3BTZXJ2ZXJTdGF0dXMSIQodTUNQX1NFUlZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNUSU5HEAESHwobTUNQX1NFUlZFUl9TVEFUVVNfQ09OTkVDVEVEEAISIgoeTUNQX1NFUlZFUl9TVEFUVVNfRElTQ09OTkVDVEVEEAMSHgoaTUNQX1NFUlZFUl9TVEFUVVNfRElTQUJMRUQQBDL3AwoMU3RhdGVTZXJ2aWNlEkEKCEdldFN0YXRlEhkuY2Fpcm4udjEuR2V0U3RhdGVSZXF1ZXN0GhouY2Fpcm4udjEuR2V0U3RhdGVSZXNwb25zZRJTCg5VcGRhdGVTZXR0aW5ncxIfLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVxdWVzdBogLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USPgoHU2V0TW9kZRIYLmNhaXJuLnYxLlNldE1vZGVSZXF1ZXN0GhkuY2Fpcm4udjEuU2V0TW9kZVJlc3BvbnNlElwKEVVwZGF0ZUF1dG9BcHByb3ZlEiIuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0GiMuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXNwb25zZRJHCgpMaXN0TW9kZWxzEhsuY2Fpcm4udjEuTGlzdE1vZGVsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0TW9kZWxzUmVzcG9uc2USaAoVVGVzdEJyb3dzZXJDb25uZWN0aW9uEiYuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBonLmNhaXJuLnYxLlRlc3RCcm93c2VyQ29ubmVjdGlvblJlc3BvbnNlMqsHCgpNY3BTZXJ2aWNlElMKDkxpc3RNY3BTZXJ2ZXJzEh8uY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXF1ZXN0GiAuY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXNwb25zZRJYCg9XYXRjaE1jcFNlcnZlcnMSIC5jYWlybi52MS5XYXRjaE1jcFNlcnZlcnNSZXF1ZXN0GiEuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2UwARJZChBSZXN0YXJ0TWNwU2VydmVyEiEuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlcXVlc3QaIi5jYWlybi52MS5SZXN0YXJ0TWNwU2VydmVyUmVzcG9uc2USVgoPVG9nZ2xlTWNwU2VydmVyEiAuY2Fpcm4udjEuVG9nZ2xlTWNwU2VydmVyUmVxdWVzdBohLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlc3BvbnNlElYKD0RlbGV0ZU1jcFNlcnZlchIgLmNhaXJuLnYxLkRlbGV0ZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXNwb25zZRJiChNTZXRNY3BTZXJ2ZXJUaW1lb3V0EiQuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QaJS5jYWlybi52MS5TZXRNY3BTZXJ2ZXJUaW1lb3V0UmVzcG9uc2USaAoVU2V0TWNwVG9vbEF1dG9BcHByb3ZlEiYuY2Fpcm4udjEuU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVxdWVzdBonLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlEl8KEkFkZFJlbW90ZU1jcFNlcnZlchIjLmNhaXJuLnYxLkFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QaJC5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZRJcChFJbXBvcnRNY3BTZXR0aW5ncxIiLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBojLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USVgoPT3Blbk1jcFNldHRpbmdzEiAuY2Fpcm4udjEuT3Blbk1jcFNldHRpbmdzUmVxdWVzdBohLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
 
 /**
  * ApiConfig is the model endpoint.
@@ -376,6 +376,14 @@ export type Settings = Message<"cairn.v1.Settings"> & {
    * @generated from field: optional int32 command_wait_seconds = 41;
    */
   commandWaitSeconds?: number | undefined;
+
+  /**
+   * The command sandbox's settings (README "Security"; docs/settings.md). Unset in an update:
+   * the current values stay.
+   *
+   * @generated from field: cairn.v1.SandboxSettings sandbox = 60;
+   */
+  sandbox?: SandboxSettings | undefined;
 };
 
 /**
@@ -384,6 +392,100 @@ export type Settings = Message<"cairn.v1.Settings"> & {
  */
 export const SettingsSchema: GenMessage<Settings> = /*@__PURE__*/
   messageDesc(file_cairn_v1_state, 3);
+
+/**
+ * SandboxSettings are the user's choices about the command sandbox.
+ *
+ * @generated from message cairn.v1.SandboxSettings
+ */
+export type SandboxSettings = Message<"cairn.v1.SandboxSettings"> & {
+  /**
+   * Run commands, hooks and MCP servers without the sandbox (sandboxDisabled).
+   *
+   * @generated from field: bool disabled = 1;
+   */
+  disabled: boolean;
+
+  /**
+   * Let auto-approved commands open network connections (sandboxNetwork); a command the user
+   * approved always may.
+   *
+   * @generated from field: bool network = 2;
+   */
+  network: boolean;
+
+  /**
+   * More files and folders that read as absent, on top of the credential stores
+   * (sandboxMaskedPaths: absolute, or ~/ for the home folder).
+   *
+   * @generated from field: repeated string masked_paths = 3;
+   */
+  maskedPaths: string[];
+};
+
+/**
+ * Describes the message cairn.v1.SandboxSettings.
+ * Use `create(SandboxSettingsSchema)` to create a new message.
+ */
+export const SandboxSettingsSchema: GenMessage<SandboxSettings> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 4);
+
+/**
+ * SandboxStatus says how commands run (README "Security"). off wins: commands then run without
+ * the sandbox and may be auto-approved. Else, when available, they run in the sandbox; when
+ * not, every command asks.
+ *
+ * @generated from message cairn.v1.SandboxStatus
+ */
+export type SandboxStatus = Message<"cairn.v1.SandboxStatus"> & {
+  /**
+   * The sandbox can be set up on this machine; mechanism names what enforces it.
+   *
+   * @generated from field: bool available = 1;
+   */
+  available: boolean;
+
+  /**
+   * @generated from field: string mechanism = 2;
+   */
+  mechanism: string;
+
+  /**
+   * Why it cannot be set up, in words for the user; empty when available.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * The user turned it off (sandboxDisabled, or a task's --no-sandbox).
+   *
+   * @generated from field: bool off = 4;
+   */
+  off: boolean;
+
+  /**
+   * Auto-approved commands may use the network (sandboxNetwork, or a task's --network).
+   *
+   * @generated from field: bool network = 5;
+   */
+  network: boolean;
+
+  /**
+   * What turned it off: "--no-sandbox" (a task's own setting) or "sandboxDisabled setting";
+   * empty when on.
+   *
+   * @generated from field: string off_by = 6;
+   */
+  offBy: string;
+};
+
+/**
+ * Describes the message cairn.v1.SandboxStatus.
+ * Use `create(SandboxStatusSchema)` to create a new message.
+ */
+export const SandboxStatusSchema: GenMessage<SandboxStatus> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 5);
 
 /**
  * GetStateRequest is empty.
@@ -398,7 +500,7 @@ export type GetStateRequest = Message<"cairn.v1.GetStateRequest"> & {
  * Use `create(GetStateRequestSchema)` to create a new message.
  */
 export const GetStateRequestSchema: GenMessage<GetStateRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 4);
+  messageDesc(file_cairn_v1_state, 6);
 
 /**
  * GetStateResponse is the daemon's state.
@@ -434,6 +536,13 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
    * @generated from field: cairn.v1.BrowserStatus browser = 5;
    */
   browser?: BrowserStatus | undefined;
+
+  /**
+   * How commands run under the stored settings on the daemon's machine.
+   *
+   * @generated from field: cairn.v1.SandboxStatus sandbox = 6;
+   */
+  sandbox?: SandboxStatus | undefined;
 };
 
 /**
@@ -441,7 +550,7 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
  * Use `create(GetStateResponseSchema)` to create a new message.
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 5);
+  messageDesc(file_cairn_v1_state, 7);
 
 /**
  * BrowserStatus is what the browser settings lead to (README "Browser and the web").
@@ -469,7 +578,7 @@ export type BrowserStatus = Message<"cairn.v1.BrowserStatus"> & {
  * Use `create(BrowserStatusSchema)` to create a new message.
  */
 export const BrowserStatusSchema: GenMessage<BrowserStatus> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 6);
+  messageDesc(file_cairn_v1_state, 8);
 
 /**
  * ProviderPreset is a model provider Cairn knows how to reach.
@@ -528,7 +637,7 @@ export type ProviderPreset = Message<"cairn.v1.ProviderPreset"> & {
  * Use `create(ProviderPresetSchema)` to create a new message.
  */
 export const ProviderPresetSchema: GenMessage<ProviderPreset> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 7);
+  messageDesc(file_cairn_v1_state, 9);
 
 /**
  * UpdateSettingsRequest carries the new settings.
@@ -547,7 +656,7 @@ export type UpdateSettingsRequest = Message<"cairn.v1.UpdateSettingsRequest"> & 
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 8);
+  messageDesc(file_cairn_v1_state, 10);
 
 /**
  * UpdateSettingsResponse is the stored settings.
@@ -566,7 +675,7 @@ export type UpdateSettingsResponse = Message<"cairn.v1.UpdateSettingsResponse"> 
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 9);
+  messageDesc(file_cairn_v1_state, 11);
 
 /**
  * SetModeRequest switches a task's mode.
@@ -590,7 +699,7 @@ export type SetModeRequest = Message<"cairn.v1.SetModeRequest"> & {
  * Use `create(SetModeRequestSchema)` to create a new message.
  */
 export const SetModeRequestSchema: GenMessage<SetModeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 10);
+  messageDesc(file_cairn_v1_state, 12);
 
 /**
  * SetModeResponse is empty.
@@ -605,7 +714,7 @@ export type SetModeResponse = Message<"cairn.v1.SetModeResponse"> & {
  * Use `create(SetModeResponseSchema)` to create a new message.
  */
 export const SetModeResponseSchema: GenMessage<SetModeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 11);
+  messageDesc(file_cairn_v1_state, 13);
 
 /**
  * UpdateAutoApproveRequest carries the new policy.
@@ -624,7 +733,7 @@ export type UpdateAutoApproveRequest = Message<"cairn.v1.UpdateAutoApproveReques
  * Use `create(UpdateAutoApproveRequestSchema)` to create a new message.
  */
 export const UpdateAutoApproveRequestSchema: GenMessage<UpdateAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 12);
+  messageDesc(file_cairn_v1_state, 14);
 
 /**
  * UpdateAutoApproveResponse is empty.
@@ -639,7 +748,7 @@ export type UpdateAutoApproveResponse = Message<"cairn.v1.UpdateAutoApproveRespo
  * Use `create(UpdateAutoApproveResponseSchema)` to create a new message.
  */
 export const UpdateAutoApproveResponseSchema: GenMessage<UpdateAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 13);
+  messageDesc(file_cairn_v1_state, 15);
 
 /**
  * ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -677,7 +786,7 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 14);
+  messageDesc(file_cairn_v1_state, 16);
 
 /**
  * ListModelsResponse lists model ids, and what is known about each in entries (same order).
@@ -701,7 +810,7 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 15);
+  messageDesc(file_cairn_v1_state, 17);
 
 /**
  * ModelEntry is one listed model. Prices are USD per million tokens and mean something only
@@ -775,7 +884,7 @@ export type ModelEntry = Message<"cairn.v1.ModelEntry"> & {
  * Use `create(ModelEntrySchema)` to create a new message.
  */
 export const ModelEntrySchema: GenMessage<ModelEntry> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 16);
+  messageDesc(file_cairn_v1_state, 18);
 
 /**
  * McpTool is a tool a server offers.
@@ -813,7 +922,7 @@ export type McpTool = Message<"cairn.v1.McpTool"> & {
  * Use `create(McpToolSchema)` to create a new message.
  */
 export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 17);
+  messageDesc(file_cairn_v1_state, 19);
 
 /**
  * McpResource is a fixed resource.
@@ -847,7 +956,7 @@ export type McpResource = Message<"cairn.v1.McpResource"> & {
  * Use `create(McpResourceSchema)` to create a new message.
  */
 export const McpResourceSchema: GenMessage<McpResource> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 18);
+  messageDesc(file_cairn_v1_state, 20);
 
 /**
  * McpResourceTemplate is a parameterised resource.
@@ -881,7 +990,7 @@ export type McpResourceTemplate = Message<"cairn.v1.McpResourceTemplate"> & {
  * Use `create(McpResourceTemplateSchema)` to create a new message.
  */
 export const McpResourceTemplateSchema: GenMessage<McpResourceTemplate> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 19);
+  messageDesc(file_cairn_v1_state, 21);
 
 /**
  * McpPromptArgument is one argument of a prompt.
@@ -910,7 +1019,7 @@ export type McpPromptArgument = Message<"cairn.v1.McpPromptArgument"> & {
  * Use `create(McpPromptArgumentSchema)` to create a new message.
  */
 export const McpPromptArgumentSchema: GenMessage<McpPromptArgument> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 20);
+  messageDesc(file_cairn_v1_state, 22);
 
 /**
  * McpPrompt is a prompt template (the / menu offers it as /mcp:server:prompt).
@@ -939,7 +1048,7 @@ export type McpPrompt = Message<"cairn.v1.McpPrompt"> & {
  * Use `create(McpPromptSchema)` to create a new message.
  */
 export const McpPromptSchema: GenMessage<McpPrompt> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 21);
+  messageDesc(file_cairn_v1_state, 23);
 
 /**
  * McpServer is one configured server.
@@ -1026,7 +1135,7 @@ export type McpServer = Message<"cairn.v1.McpServer"> & {
  * Use `create(McpServerSchema)` to create a new message.
  */
 export const McpServerSchema: GenMessage<McpServer> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 22);
+  messageDesc(file_cairn_v1_state, 24);
 
 /**
  * ListMcpServersRequest has no fields.
@@ -1041,7 +1150,7 @@ export type ListMcpServersRequest = Message<"cairn.v1.ListMcpServersRequest"> & 
  * Use `create(ListMcpServersRequestSchema)` to create a new message.
  */
 export const ListMcpServersRequestSchema: GenMessage<ListMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 23);
+  messageDesc(file_cairn_v1_state, 25);
 
 /**
  * ListMcpServersResponse is the hub's state.
@@ -1074,7 +1183,7 @@ export type ListMcpServersResponse = Message<"cairn.v1.ListMcpServersResponse"> 
  * Use `create(ListMcpServersResponseSchema)` to create a new message.
  */
 export const ListMcpServersResponseSchema: GenMessage<ListMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 24);
+  messageDesc(file_cairn_v1_state, 26);
 
 /**
  * WatchMcpServersRequest has no fields.
@@ -1089,7 +1198,7 @@ export type WatchMcpServersRequest = Message<"cairn.v1.WatchMcpServersRequest"> 
  * Use `create(WatchMcpServersRequestSchema)` to create a new message.
  */
 export const WatchMcpServersRequestSchema: GenMessage<WatchMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 25);
+  messageDesc(file_cairn_v1_state, 27);
 
 /**
  * WatchMcpServersResponse is the hub's state after a change.
@@ -1118,7 +1227,7 @@ export type WatchMcpServersResponse = Message<"cairn.v1.WatchMcpServersResponse"
  * Use `create(WatchMcpServersResponseSchema)` to create a new message.
  */
 export const WatchMcpServersResponseSchema: GenMessage<WatchMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 26);
+  messageDesc(file_cairn_v1_state, 28);
 
 /**
  * RestartMcpServerRequest names the server.
@@ -1137,7 +1246,7 @@ export type RestartMcpServerRequest = Message<"cairn.v1.RestartMcpServerRequest"
  * Use `create(RestartMcpServerRequestSchema)` to create a new message.
  */
 export const RestartMcpServerRequestSchema: GenMessage<RestartMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 27);
+  messageDesc(file_cairn_v1_state, 29);
 
 /**
  * RestartMcpServerResponse is empty.
@@ -1152,7 +1261,7 @@ export type RestartMcpServerResponse = Message<"cairn.v1.RestartMcpServerRespons
  * Use `create(RestartMcpServerResponseSchema)` to create a new message.
  */
 export const RestartMcpServerResponseSchema: GenMessage<RestartMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 28);
+  messageDesc(file_cairn_v1_state, 30);
 
 /**
  * ToggleMcpServerRequest names the server and its new state.
@@ -1176,7 +1285,7 @@ export type ToggleMcpServerRequest = Message<"cairn.v1.ToggleMcpServerRequest"> 
  * Use `create(ToggleMcpServerRequestSchema)` to create a new message.
  */
 export const ToggleMcpServerRequestSchema: GenMessage<ToggleMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 29);
+  messageDesc(file_cairn_v1_state, 31);
 
 /**
  * ToggleMcpServerResponse is empty.
@@ -1191,7 +1300,7 @@ export type ToggleMcpServerResponse = Message<"cairn.v1.ToggleMcpServerResponse"
  * Use `create(ToggleMcpServerResponseSchema)` to create a new message.
  */
 export const ToggleMcpServerResponseSchema: GenMessage<ToggleMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 30);
+  messageDesc(file_cairn_v1_state, 32);
 
 /**
  * DeleteMcpServerRequest names the server.
@@ -1210,7 +1319,7 @@ export type DeleteMcpServerRequest = Message<"cairn.v1.DeleteMcpServerRequest"> 
  * Use `create(DeleteMcpServerRequestSchema)` to create a new message.
  */
 export const DeleteMcpServerRequestSchema: GenMessage<DeleteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 31);
+  messageDesc(file_cairn_v1_state, 33);
 
 /**
  * DeleteMcpServerResponse is empty.
@@ -1225,7 +1334,7 @@ export type DeleteMcpServerResponse = Message<"cairn.v1.DeleteMcpServerResponse"
  * Use `create(DeleteMcpServerResponseSchema)` to create a new message.
  */
 export const DeleteMcpServerResponseSchema: GenMessage<DeleteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 32);
+  messageDesc(file_cairn_v1_state, 34);
 
 /**
  * SetMcpServerTimeoutRequest names the server and the timeout.
@@ -1249,7 +1358,7 @@ export type SetMcpServerTimeoutRequest = Message<"cairn.v1.SetMcpServerTimeoutRe
  * Use `create(SetMcpServerTimeoutRequestSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutRequestSchema: GenMessage<SetMcpServerTimeoutRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 33);
+  messageDesc(file_cairn_v1_state, 35);
 
 /**
  * SetMcpServerTimeoutResponse is empty.
@@ -1264,7 +1373,7 @@ export type SetMcpServerTimeoutResponse = Message<"cairn.v1.SetMcpServerTimeoutR
  * Use `create(SetMcpServerTimeoutResponseSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutResponseSchema: GenMessage<SetMcpServerTimeoutResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 34);
+  messageDesc(file_cairn_v1_state, 36);
 
 /**
  * SetMcpToolAutoApproveRequest names the tool.
@@ -1293,7 +1402,7 @@ export type SetMcpToolAutoApproveRequest = Message<"cairn.v1.SetMcpToolAutoAppro
  * Use `create(SetMcpToolAutoApproveRequestSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveRequestSchema: GenMessage<SetMcpToolAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 35);
+  messageDesc(file_cairn_v1_state, 37);
 
 /**
  * SetMcpToolAutoApproveResponse is empty.
@@ -1308,7 +1417,7 @@ export type SetMcpToolAutoApproveResponse = Message<"cairn.v1.SetMcpToolAutoAppr
  * Use `create(SetMcpToolAutoApproveResponseSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveResponseSchema: GenMessage<SetMcpToolAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 36);
+  messageDesc(file_cairn_v1_state, 38);
 
 /**
  * AddRemoteMcpServerRequest describes the server.
@@ -1339,7 +1448,7 @@ export type AddRemoteMcpServerRequest = Message<"cairn.v1.AddRemoteMcpServerRequ
  * Use `create(AddRemoteMcpServerRequestSchema)` to create a new message.
  */
 export const AddRemoteMcpServerRequestSchema: GenMessage<AddRemoteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 37);
+  messageDesc(file_cairn_v1_state, 39);
 
 /**
  * AddRemoteMcpServerResponse is empty.
@@ -1354,7 +1463,7 @@ export type AddRemoteMcpServerResponse = Message<"cairn.v1.AddRemoteMcpServerRes
  * Use `create(AddRemoteMcpServerResponseSchema)` to create a new message.
  */
 export const AddRemoteMcpServerResponseSchema: GenMessage<AddRemoteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 38);
+  messageDesc(file_cairn_v1_state, 40);
 
 /**
  * ImportMcpSettingsRequest names the file to import.
@@ -1375,7 +1484,7 @@ export type ImportMcpSettingsRequest = Message<"cairn.v1.ImportMcpSettingsReques
  * Use `create(ImportMcpSettingsRequestSchema)` to create a new message.
  */
 export const ImportMcpSettingsRequestSchema: GenMessage<ImportMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 39);
+  messageDesc(file_cairn_v1_state, 41);
 
 /**
  * ImportMcpSettingsResponse says what was added.
@@ -1401,7 +1510,7 @@ export type ImportMcpSettingsResponse = Message<"cairn.v1.ImportMcpSettingsRespo
  * Use `create(ImportMcpSettingsResponseSchema)` to create a new message.
  */
 export const ImportMcpSettingsResponseSchema: GenMessage<ImportMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 40);
+  messageDesc(file_cairn_v1_state, 42);
 
 /**
  * OpenMcpSettingsRequest names the editor.
@@ -1420,7 +1529,7 @@ export type OpenMcpSettingsRequest = Message<"cairn.v1.OpenMcpSettingsRequest"> 
  * Use `create(OpenMcpSettingsRequestSchema)` to create a new message.
  */
 export const OpenMcpSettingsRequestSchema: GenMessage<OpenMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 41);
+  messageDesc(file_cairn_v1_state, 43);
 
 /**
  * OpenMcpSettingsResponse gives the path (the caller opens it itself when no editor can).
@@ -1444,7 +1553,7 @@ export type OpenMcpSettingsResponse = Message<"cairn.v1.OpenMcpSettingsResponse"
  * Use `create(OpenMcpSettingsResponseSchema)` to create a new message.
  */
 export const OpenMcpSettingsResponseSchema: GenMessage<OpenMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 42);
+  messageDesc(file_cairn_v1_state, 44);
 
 /**
  * TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
@@ -1468,7 +1577,7 @@ export type TestBrowserConnectionRequest = Message<"cairn.v1.TestBrowserConnecti
  * Use `create(TestBrowserConnectionRequestSchema)` to create a new message.
  */
 export const TestBrowserConnectionRequestSchema: GenMessage<TestBrowserConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 43);
+  messageDesc(file_cairn_v1_state, 45);
 
 /**
  * TestBrowserConnectionResponse says whether the browser could be driven, and why not.
@@ -1492,7 +1601,7 @@ export type TestBrowserConnectionResponse = Message<"cairn.v1.TestBrowserConnect
  * Use `create(TestBrowserConnectionResponseSchema)` to create a new message.
  */
 export const TestBrowserConnectionResponseSchema: GenMessage<TestBrowserConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 44);
+  messageDesc(file_cairn_v1_state, 46);
 
 /**
  * Mode is ACT (default) or PLAN.
