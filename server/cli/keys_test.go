@@ -67,7 +67,11 @@ func (m *authModel) authorizations() []string {
 	return slices.Clone(m.auths)
 }
 
-// readParent is a command that prints what it can read of the process that started it.
+// readParent is a command that prints what it can read of the process that started it. In
+// the command sandbox the process that started it is the launcher, and no Cairn process is
+// visible at all (docs/sandbox.md); these tests are about what Cairn's own processes hold,
+// which is what a command sees where the sandbox is off, so they run with --no-sandbox (the
+// daemon's test: the sandboxDisabled setting).
 const readParent = `cat /proc/$PPID/environ /proc/$PPID/cmdline | tr '\0' '\n'`
 
 // parentScript runs command and then completes; the tool result is what the model was told.
@@ -99,7 +103,7 @@ func TestRunKeysNotInParentProcess(t *testing.T) {
 	bin := buildCairn(t)
 	m := newAuthModel(t, parentScript(readParent))
 	ws := t.TempDir()
-	cmd := exec.Command(bin, "run", "-C", ws, "--data-dir", t.TempDir(), "--base-url", m.url,
+	cmd := exec.Command(bin, "run", "--no-sandbox", "-C", ws, "--data-dir", t.TempDir(), "--base-url", m.url,
 		"--api-key", "sk-test-SECRET2", "--model", "m", "--auto-approve", "command", "show the parent")
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "CAIRN_API_KEY=sk-test-SECRET",
 		"OPENAI_API_KEY=", "KEYTEST_MARKER=visible", "CAIRN_DEBUG=")
@@ -178,6 +182,9 @@ func TestServeKeysNotInParentProcess(t *testing.T) {
 	bin := buildCairn(t)
 	m := newAuthModel(t, parentScript("env; echo PARENT-FOLLOWS; "+readParent))
 	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "settings.json"), []byte(`{"sandboxDisabled": true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bin, "serve", "--data-dir", data, "--idle-exit", "0", "--stdin-lifeline")
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "OPENAI_API_KEY=sk-test-INHERITED",
 		"CAIRN_API_KEY=", "KEYTEST_MARKER=visible", "CAIRN_DEBUG=", "MY_LLM_TOKEN=sk-test-OVERRPC")
@@ -300,7 +307,7 @@ func TestResumeKeysNotInParentProcess(t *testing.T) {
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("tasks in the data dir: %v (%v)", entries, err)
 	}
-	cairn([]string{"OPENAI_API_KEY=sk-test-RESUME-ENV", "KEYTEST_MARKER=visible"}, "resume", "--data-dir", data,
+	cairn([]string{"OPENAI_API_KEY=sk-test-RESUME-ENV", "KEYTEST_MARKER=visible"}, "resume", "--no-sandbox", "--data-dir", data,
 		"--base-url", m.url, "--api-key=sk-test-RESUME-FLAG", "--model", "m", "--auto-approve", "command", entries[0].Name())
 	if err := m.Err(); err != nil {
 		t.Fatal(err)
