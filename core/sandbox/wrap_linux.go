@@ -105,8 +105,8 @@ func probe() Status {
 	select {
 	case err = <-done:
 	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
+		_ = cmd.Process.Kill() // it may have ended meanwhile
+		_ = <-done             // killed: its status says nothing more
 		return Status{Reason: "the sandbox launcher did not answer within 10 s"}
 	}
 	if err != nil {
