@@ -106,8 +106,7 @@ func probe() Status {
 	case err = <-done:
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill() // it may have ended meanwhile
-		_ = <-done             // killed: its status says nothing more
-		return Status{Reason: "the sandbox launcher did not answer within 10 s"}
+		return Status{Reason: fmt.Sprintf("the sandbox launcher did not answer within 10 s (%v)", <-done)}
 	}
 	if err != nil {
 		msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr.String()), "cairn sandbox: "))
