@@ -47,8 +47,9 @@ var pathToken = regexp.MustCompile("[\"'`‘“]([^\"'`’”]+)[\"'`’”]|(/[
 func Explain(p Policy, output, cwd string) Denial {
 	var d Denial
 	seen := map[string]bool{}
-	for _, line := range strings.Split(output, "\n") {
-		if !p.Network && (netLine.MatchString(line) || netWord.MatchString(line) && deniedLine.MatchString(line)) {
+	lines := strings.Split(output, "\n")
+	for i, line := range lines {
+		if !p.Network && (netLine.MatchString(line) || deniedLine.MatchString(line) && netNear(lines, i)) {
 			d.Network = true
 		}
 		if !deniedLine.MatchString(line) {
@@ -85,6 +86,17 @@ func Explain(p Policy, output, cwd string) Denial {
 		}
 	}
 	return d
+}
+
+// netNear reports whether a line near lines[i] speaks of a connection: a traceback puts the
+// call (`sock.connect(sa)`) a line or two above the error.
+func netNear(lines []string, i int) bool {
+	for j := max(0, i-3); j <= min(len(lines)-1, i+1); j++ {
+		if netWord.MatchString(lines[j]) {
+			return true
+		}
+	}
+	return false
 }
 
 // Text says what the sandbox refused, rule by rule, in words for the model and the user.

@@ -19,6 +19,7 @@ func TestExplain(t *testing.T) {
 		{"temp is writable", "tee: /tmp/t/x: Permission denied", nil, false},
 		{"dns", "curl: (6) Could not resolve host: example.com", nil, true},
 		{"landlock connect", "dial tcp 10.0.0.1:443: connect: permission denied", nil, true},
+		{"python traceback", "  File \"/usr/lib/python3.11/socket.py\", line 836, in create_connection\n    sock.connect(sa)\nPermissionError: [Errno 13] Permission denied", nil, true},
 		{"a server that is not there", "curl: (7) Failed to connect to localhost port 5432: Connection refused", nil, false},
 		{"no denial at all", "FAIL: TestX (0.01s)\n    x_test.go:9: got 2, want 3", nil, false},
 	}

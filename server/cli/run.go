@@ -697,6 +697,14 @@ func (p *printer) answer(ctx context.Context, m *cairnv1.Message) (int, bool) {
 // command Cairn always asks about (deny list, or a line it cannot read) gets no flag advice:
 // no flag allows it, --yolo included.
 func (p *printer) denialHint(m *cairnv1.Message, flagName string) string {
+	if d := m.GetCommand().GetSandboxDenied(); d != "" {
+		return "a rerun with more access than the sandbox gave it is yours to approve, never an auto-approval's (" +
+			strings.Join(strings.Fields(d), " ") + "); approve it by running cairn at a terminal, or run it yourself"
+	}
+	if sb := m.GetCommand().GetSandbox(); strings.HasPrefix(sb, "no sandbox here") {
+		return "no command sandbox can be set up here, so every command asks (" + sb +
+			"); approve it by running cairn at a terminal, or turn the sandbox off with --no-sandbox"
+	}
 	if c := m.GetCommand(); c != nil {
 		why := "it is on the command deny list"
 		script, err := shellcmd.Parse(c.GetCommand())
