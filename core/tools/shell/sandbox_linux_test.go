@@ -2,7 +2,10 @@ package shell
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -156,5 +159,46 @@ func TestFailClosed(t *testing.T) {
 	}
 	if c := ui.seen[0].Payload.(*msg.Command); !strings.Contains(c.Sandbox, "every command asks") {
 		t.Errorf("card note = %q", c.Sandbox)
+	}
+}
+
+// With the network off for auto-approved commands, a dev server the task started in the
+// background is still reached by the task's later commands (its port is allowed), while
+// another server on this machine is not.
+func TestTaskServerReachableNetworkOff(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	ui := &queueUI{answers: []tools.Answer{{Approved: true, Auto: true}}}
+	tool, env, root, _ := sandboxed(t, ui)
+	if err := os.WriteFile(filepath.Join(root, "page.txt"), []byte("hello from the page\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Close() }()
+	ctx := testCtx(t)
+	port := freePort(t)
+	res, err := tool.Run(ctx, env, call("command", fmt.Sprintf("python3 -u -m http.server %d --bind 127.0.0.1", port),
+		"requires_approval", "false", "background", "true"))
+	if err != nil || !strings.Contains(res.Text, "running in the background") {
+		t.Fatalf("%+v %v", res, err)
+	}
+	fetch := func(p int) tools.Result {
+		line := fmt.Sprintf("python3 -c 'import urllib.request as u; print(u.urlopen(\"http://127.0.0.1:%d/page.txt\", timeout=5).read().decode())'", p)
+		ui.answers = []tools.Answer{{Approved: true, Auto: true}, {Approved: false}}
+		res, err := tool.Run(ctx, env, call("command", line, "requires_approval", "false"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := fetch(port); !strings.Contains(res.Text, "hello from the page") {
+		t.Errorf("the task's own server was not reached: %s", res.Text)
+	}
+	if res := fetch(other.Addr().(*net.TCPAddr).Port); strings.Contains(res.Text, "Exit code: 0") || !strings.Contains(res.Text, "The sandbox refused the network") {
+		t.Errorf("another server was reached, or the refusal not explained: %s", res.Text)
 	}
 }
