@@ -184,6 +184,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 		Files:         ws,
 		Settings:      s,
 		Turns:         t,
+		Commands:      t,
 		HostID:        opts.HostID,
 		Logger:        a.cfg.Logger,
 		Hooks:         a.hookRunner(opts.Workspace, s),

@@ -124,7 +124,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 		fit:    &window.State{Dedup: s.DedupFileContents},
 	}
 	return task.Deps{Provider: r.provider, Model: r.model, ModelInfo: r.info, Registry: reg, Host: r.host,
-		Files: ws, Settings: s, Turns: t, Logger: r.a.cfg.Logger}, nil
+		Files: ws, Settings: s, Turns: t, Commands: t, Logger: r.a.cfg.Logger}, nil
 }
 
 // watch follows the children of one call and reports their state to the row.

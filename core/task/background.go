@@ -9,6 +9,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/tools/interact"
 )
 
 // Background commands (README "Commands that keep running"): execute_command may leave a
@@ -16,7 +17,9 @@ import (
 // ends, the ones still running are stopped when a run ends (completed, cancelled, failed), and
 // a resumed task is told they are gone.
 
-// BackgroundCommands is implemented by a Turns whose task can leave commands running.
+// BackgroundCommands are the commands a task's tools left running (core/agent implements it
+// and passes it in Deps.Commands). Every method is called on the task's goroutines, never with
+// a task lock held.
 type BackgroundCommands interface {
 	// EndedCommands returns the commands left running that ended since the last call.
 	EndedCommands() []EndedCommand
@@ -34,8 +37,8 @@ var ErrNoCommand = errors.New("the task has no command with that id")
 // StopCommand stops a command the task left running in the background, for the chat's Stop
 // button, and says so in the chat. A command that had already ended reports its exit code.
 func (t *Task) StopCommand(ctx context.Context, id int) (int, error) {
-	bg, ok := t.deps.Turns.(BackgroundCommands)
-	if !ok {
+	bg := t.deps.Commands
+	if bg == nil {
 		return -1, ErrNoCommand
 	}
 	c, err := bg.StopCommand(ctx, id)
@@ -62,8 +65,8 @@ const stopCommandsWait = 10 * time.Second
 
 // reportEndedCommands says in the chat which background commands ended since the last turn.
 func (t *Task) reportEndedCommands() {
-	bg, ok := t.deps.Turns.(BackgroundCommands)
-	if !ok {
+	bg := t.deps.Commands
+	if bg == nil {
 		return
 	}
 	for _, c := range bg.EndedCommands() {
@@ -73,8 +76,8 @@ func (t *Task) reportEndedCommands() {
 
 // stopBackground stops the commands still running when a run ends and says which.
 func (t *Task) stopBackground(ctx context.Context, end ending) {
-	bg, ok := t.deps.Turns.(BackgroundCommands)
-	if !ok {
+	bg := t.deps.Commands
+	if bg == nil {
 		return
 	}
 	why := map[ending]string{endCompleted: "completed", endCancelled: "was cancelled", endFailed: "failed"}[end]
@@ -105,14 +108,11 @@ func endedPayload(c EndedCommand) *msg.CommandOutput {
 	return p
 }
 
-// completionTool is the tool that presents the task's result (core/tools/interact).
-const completionTool = "attempt_completion"
-
 // beforeCompletion stops the background commands when the model presents its result: the
 // task is complete, so the chat (and cairn run, which ends at the result) says which commands
 // were stopped, before the result row. Feedback on the result starts them afresh if needed.
 func (c *toolCall) beforeCompletion(ctx context.Context) bool {
-	if c.call.Name == completionTool {
+	if c.call.Name == interact.CompletionName {
 		c.t.stopBackground(ctx, endCompleted)
 	}
 	return false

@@ -158,6 +158,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Hooks runs the user's hook scripts at points of the task's life (nil: none).
 	Hooks Hooks
+	// Commands are the commands the task's tools may leave running in the background
+	// (background.go; nil: its tools leave none).
+	Commands BackgroundCommands
 }
 
 // Hooks runs the user's hooks for one event (core/hooks.Runner implements it). Fire is called
