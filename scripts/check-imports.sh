@@ -34,6 +34,7 @@ level() {
     core/diff|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks) echo 1;;
     core/store/memstore|core/tools/*|core/prompt|core/host/direct) echo 2;;
     core/store/storetest|core/envdetails|core/mentions|core/window) echo 3;;
+    core/task/*) echo 3;;
     core/task) echo 4;;
     core/agent) echo 5;;
     server/internal/gen/cairn/host/v1) echo 10;;

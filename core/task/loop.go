@@ -174,7 +174,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			continue
 		}
 		var next []llm.Content
-		if t.repeating(*r.tool) {
+		if t.guards.Repeated(*r.tool) {
 			next, end = t.stopRepeating(ctx, *r.tool)
 		} else {
 			next, end = t.runTool(ctx, *r.tool)
@@ -193,10 +193,7 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 	if limit <= 0 {
 		limit = 3
 	}
-	t.mu.Lock()
-	mistakes := t.guards.mistakes
-	t.mu.Unlock()
-	if mistakes < limit {
+	if t.guards.Mistakes() < limit {
 		return nil, 0
 	}
 	ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
@@ -212,9 +209,7 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 	if ans.Text != "" {
 		t.say(msg.SayUserFeedback, ans.Text, nil, false)
 	}
-	t.mu.Lock()
-	t.guards.mistakes = 0
-	t.mu.Unlock()
+	t.guards.ForgiveMistakes()
 	return note, 0
 }
 
@@ -240,9 +235,7 @@ func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 // mistake. A reply that ended early never runs its unfinished tool call: the model is told
 // why and asked for smaller steps. A reply without a tool call is reminded to use one.
 func (t *Task) noToolRan(r reply) []llm.Content {
-	t.mu.Lock()
-	t.guards.mistakes++
-	t.mu.Unlock()
+	t.guards.NoToolRan()
 	switch {
 	case r.cut != nil || r.finish == llm.FinishLength:
 		return []llm.Content{llm.Text(t.cutOffNote(r))}

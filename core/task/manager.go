@@ -14,6 +14,7 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/guards"
 )
 
 // Options are what a new or resumed task is for.
@@ -171,10 +172,10 @@ func (m *Manager) OpenWith(ctx context.Context, id, hostID string, extra *config
 		return nil, errors.Join(err, loaded.Log.Close())
 	}
 	t := newTask(loaded.Meta, deps, loaded.Log)
+	t.guards = guards.New(deps.Settings.TaskLimits, guards.CountRequests(loaded.Messages))
 	t.mu.Lock()
 	t.conv.messages = loaded.Messages
 	boundOutputRows(t.conv.messages, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
-	t.guards.requests = countRequests(loaded.Messages)
 	t.conv.api = loaded.API
 	t.status = StatusIdle
 	t.settleInterruptedLocked()

@@ -174,7 +174,7 @@ func (t *Task) cutLocked(index, apiLen int) {
 		}
 	}
 	t.conv.lastPersist = map[int]time.Time{}
-	t.guards.restart()
+	t.guards.Restart()
 	t.conv.meta.Completed = false
 	t.saveMetaLocked()
 	if count > 0 {

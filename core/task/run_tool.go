@@ -217,15 +217,13 @@ func (c *toolCall) countMistakes(_ context.Context) bool {
 	t := c.t
 	path := c.call.Params["path"]
 	isEdit := c.spec.Category == tools.CategoryEdit
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	switch {
 	case c.res.IsError && isEdit && path != "" && !c.res.Rejected:
-		if t.guards.editFailed(path) {
+		if t.guards.EditFailed(path) {
 			c.res.Text += "\n\n" + prompt.EditFailedRepeatedly(path)
 		}
 	case !c.res.IsError:
-		t.guards.succeeded(isEdit, path)
+		t.guards.Succeeded(isEdit, path)
 	}
 	return false
 }
@@ -267,9 +265,7 @@ func planRefusalRow(spec tools.Spec, call tools.Call) string {
 
 // mistake records a model mistake and returns the feedback content.
 func (t *Task) mistake(ctx context.Context, header string, res tools.Result) []llm.Content {
-	t.mu.Lock()
-	t.guards.mistake() // counted once, as a mistake, not also as a repetition
-	t.mu.Unlock()
+	t.guards.Mistake() // counted once, as a mistake, not also as a repetition
 	if header == "" {
 		header = "[unknown tool] Result:"
 	} else if !strings.HasPrefix(header, "[") {
@@ -436,18 +432,13 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 	policy := t.settings().AutoApprove
 	if autoApproved(policy, req) {
 		limit := policy.MaxRequests
-		t.mu.Lock()
-		over := t.guards.autoApproval(limit, policy.YOLO)
-		t.mu.Unlock()
-		if over {
+		if t.guards.AutoApproval(limit, policy.YOLO) {
 			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,
 				"Cairn has auto-approved the maximum number of requests in a row. Continue?", nil)
 			if err != nil {
 				return tools.Answer{}, err
 			}
-			t.mu.Lock()
-			t.guards.autoApproved = 0
-			t.mu.Unlock()
+			t.guards.UserApproved()
 			if !ans.Approved {
 				return ans, nil
 			}
@@ -470,9 +461,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 	if err != nil {
 		return ans, err
 	}
-	t.mu.Lock()
-	t.guards.autoApproved = 0
-	t.mu.Unlock()
+	t.guards.UserApproved()
 	return ans, nil
 }
 

@@ -120,7 +120,7 @@ func (t *Task) stopRun() {
 func (t *Task) subResult() SubResult {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	r := SubResult{Requests: t.guards.requests, Cost: t.conv.meta.Cost}
+	r := SubResult{Requests: t.guards.Requests(), Cost: t.conv.meta.Cost}
 	if t.status == StatusCompleted {
 		for i := len(t.conv.messages) - 1; i >= 0; i-- {
 			if m := t.conv.messages[i]; m.Type == msg.Say && m.Kind == msg.SayCompletionResult {
@@ -166,9 +166,7 @@ func (t *Task) subChanged() {
 
 // subLimit says why a subagent must stop before its next request ("" when it may go on).
 func (t *Task) subLimit() string {
-	t.mu.Lock()
-	n, limit := t.guards.requests, t.guards.limits.MaxRequests
-	t.mu.Unlock()
+	n, limit := t.guards.Requests(), t.guards.Limits().MaxRequests
 	if limit > 0 && n >= limit {
 		return fmt.Sprintf("The subagent stopped at its limit of %d requests without reporting.", limit)
 	}

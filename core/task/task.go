@@ -17,6 +17,8 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/guards"
+	"github.com/cairnhq/cairn/core/task/msgqueue"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -244,12 +246,12 @@ type Task struct {
 	// step, the open ask and the queue). It is the outermost lock: the broker's is taken under
 	// it, a taskUI's never with it (docs/task-runtime.md).
 	mu     sync.Mutex
-	conv   conversation // the chat, the API history, the header and their journal (conversation.go)
-	asks   asks         // the open question and the resume question (ask.go)
-	guards guards       // mistakes, auto-approvals, repeats, limits and requests (guard.go)
-	focus  focusDue     // when the todo-list reminder is due (run_tool.go)
-	queue  msgQueue     // messages sent while a run is active (queue.go)
-	step   stepState    // the running loop, its first checkpoint, retry wait, restore, close (run.go)
+	conv   conversation    // the chat, the API history, the header and their journal (conversation.go)
+	asks   asks            // the open question and the resume question (ask.go)
+	guards *guards.Guards  // mistakes, auto-approvals, repeats, limits and requests: its own lock
+	focus  focusDue        // when the todo-list reminder is due (run_tool.go)
+	queue  *msgqueue.Queue // messages sent while a run is active: its own lock
+	step   stepState       // the running loop, its first checkpoint, retry wait, restore, close (run.go)
 	status Status
 	// hookContext is what hooks added, for the next request (hooks.go); lastTool is the tool
 	// used last, with its argument (a subagent's status).
@@ -275,7 +277,8 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		deps:   deps,
 		broker: event.New(mergeEvents),
 		conv:   newConversation(meta, log),
-		guards: newGuards(deps.Settings.TaskLimits),
+		guards: guards.New(deps.Settings.TaskLimits, 0),
+		queue:  &msgqueue.Queue{},
 		status: StatusIdle,
 	}
 	s := deps.Settings
@@ -342,8 +345,8 @@ func (t *Task) stateLocked() State {
 		CacheWrites: t.conv.meta.CacheWrites, Cost: t.conv.meta.Cost, ContextTokens: t.conv.meta.ContextTokens,
 		ContextWindow: int64(t.modelFor(t.conv.meta.Mode).info.ContextWindow), FocusChain: t.conv.meta.FocusChain,
 		OpenAsk: t.asks.index(), Model: t.modelFor(t.conv.meta.Mode).name, MessageCount: len(t.conv.messages),
-		Requests: t.guards.requests, Limits: t.guards.limits, PricesKnown: t.pricesKnown(t.conv.meta.Mode),
-		Queued: t.queue.list(), AutoApprove: t.settings().AutoApprove, OwnSettings: t.ownSettingsLocked(),
+		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: t.pricesKnown(t.conv.meta.Mode),
+		Queued: t.queue.List(), AutoApprove: t.settings().AutoApprove, OwnSettings: t.ownSettingsLocked(),
 		Included: t.modelFor(t.conv.meta.Mode).info.Included, ModelLabel: t.modelFor(t.conv.meta.Mode).info.Label,
 	}
 }
