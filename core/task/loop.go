@@ -227,7 +227,7 @@ func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
 		content = append(content, llm.Text(env))
 	}
-	t.reportEndedCommands()
+	t.bg.ReportEnded()
 	return content
 }
 

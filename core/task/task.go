@@ -17,6 +17,7 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/background"
 	"github.com/cairnhq/cairn/core/task/guards"
 	"github.com/cairnhq/cairn/core/task/msgqueue"
 	"github.com/cairnhq/cairn/core/tools"
@@ -241,17 +242,22 @@ type Task struct {
 	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
 	wg sync.WaitGroup
 
-	// mu guards every field below, and every concern's data in it: one lock, because the
-	// decisions that matter span concerns (startRun looks at the step, sendQueuedLocked at the
-	// step, the open ask and the queue). It is the outermost lock: the broker's is taken under
-	// it, a taskUI's never with it (docs/task-runtime.md).
+	// The owners with their own synchronisation (docs/task-runtime.md): set before the task
+	// starts and never replaced.
+	guards *guards.Guards    // mistakes, auto-approvals, repeats, limits and requests
+	queue  *msgqueue.Queue   // messages sent while a run is active
+	bg     *background.Owner // the commands left running (their registry keeps them)
+
+	// mu guards every field below and the data of the owners still held by value. It is
+	// taken before an owner's own lock, never after: the decisions that span owners (startRun
+	// looks at the step, sendQueuedLocked at the step, the open ask and the queue) are taken
+	// under it. The broker's lock is taken under it, a taskUI's never with it
+	// (docs/task-runtime.md).
 	mu     sync.Mutex
-	conv   conversation    // the chat, the API history, the header and their journal (conversation.go)
-	asks   asks            // the open question and the resume question (ask.go)
-	guards *guards.Guards  // mistakes, auto-approvals, repeats, limits and requests: its own lock
-	focus  focusDue        // when the todo-list reminder is due (run_tool.go)
-	queue  *msgqueue.Queue // messages sent while a run is active: its own lock
-	step   stepState       // the running loop, its first checkpoint, retry wait, restore, close (run.go)
+	conv   conversation // the chat, the API history, the header and their journal (conversation.go)
+	asks   asks         // the open question and the resume question (ask.go)
+	focus  focusDue     // when the todo-list reminder is due (run_tool.go)
+	step   stepState    // the running loop, its first checkpoint, retry wait, restore, close (run.go)
 	status Status
 	// hookContext is what hooks added, for the next request (hooks.go); lastTool is the tool
 	// used last, with its argument (a subagent's status).
@@ -281,6 +287,7 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		queue:  &msgqueue.Queue{},
 		status: StatusIdle,
 	}
+	t.bg = background.New(deps.Commands, t.say)
 	s := deps.Settings
 	t.live.Store(&s)
 	t.models.Store(modelsOf(deps))
