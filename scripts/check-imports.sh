@@ -40,6 +40,7 @@ level() {
     server/internal/gen/cairn/host/v1) echo 10;;
     server/internal/gen/cairn/v1) echo 11;;
     server/hostbridge) echo 12;;
+    server/follow) echo 12;;
     server/rpc) echo 13;;
     server|server/eval|server/acp) echo 14;;
     server/servertest|server/cli) echo 15;;
