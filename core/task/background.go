@@ -48,10 +48,7 @@ func (c *toolCall) beforeCompletion(ctx context.Context) bool {
 // backgroundGoneNote is the note for a resumed task that had left commands running in the
 // background.
 func (t *Task) backgroundGoneNote() []llm.Content {
-	t.mu.Lock()
-	went := background.WentThere(t.conv.messages)
-	t.mu.Unlock()
-	if went {
+	if background.WentThere(t.conv.Messages()) {
 		return []llm.Content{llm.Text(prompt.BackgroundGone())}
 	}
 	return nil

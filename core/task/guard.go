@@ -51,14 +51,12 @@ func (t *Task) pricesKnown(mode string) bool {
 // noteUnpricedLimit tells the user at the start of a task when its cost limit cannot be
 // enforced from prices: it is never silently ignored.
 func (t *Task) noteUnpricedLimit() {
-	t.mu.Lock()
-	limit, mode := t.guards.Limits().MaxCost, t.conv.meta.Mode
-	t.mu.Unlock()
+	limit, mode := t.guards.Limits().MaxCost, t.conv.Meta().Mode
 	if limit <= 0 || t.pricesKnown(mode) {
 		return
 	}
 	if t.modelFor(mode).info.Included {
-		t.say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f does not apply to this task: its requests go to the editor's own "+
+		t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f does not apply to this task: its requests go to the editor's own "+
 			"language models, which are included with the editor and have no price. The request limit applies as usual.", limit), nil, false)
 		return
 	}
@@ -66,15 +64,15 @@ func (t *Task) noteUnpricedLimit() {
 	if m := t.modelFor(mode).name; m != "" {
 		model = m
 	}
-	t.say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
+	t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
 		"Only costs the provider reports count toward it; set api.inputPrice and api.outputPrice (USD per million tokens) to price every request.",
 		limit, model), nil, false)
 }
 
 // overLimitLocked says, in words for the user, which limit the next request would go past;
 // "" when none.
-func (t *Task) overLimitLocked() string {
-	return t.guards.OverLimit(t.conv.meta.Cost)
+func (t *Task) overLimit() string {
+	return t.guards.OverLimit(t.conv.Meta().Cost)
 }
 
 // checkLimits runs before each model request. At a limit it asks: continue (the limit that
@@ -83,14 +81,12 @@ func (t *Task) overLimitLocked() string {
 func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 	if t.sub != nil {
 		if why := t.subLimit(); why != "" {
-			t.say(msg.SayError, why, nil, false)
+			t.conv.Say(msg.SayError, why, nil, false)
 			return "", endFailed
 		}
 		return "", 0
 	}
-	t.mu.Lock()
-	why := t.overLimitLocked()
-	t.mu.Unlock()
+	why := t.overLimit()
 	if why == "" {
 		return "", 0
 	}
@@ -103,11 +99,11 @@ func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 	}
 	base := t.settings().TaskLimits
 	t.mu.Lock()
-	t.guards.RaiseReached(base, t.conv.meta.Cost)
+	t.guards.RaiseReached(base, t.conv.Meta().Cost)
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if ans.Text != "" {
-		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
 	}
 	return ans.Text, 0
 }
@@ -153,7 +149,7 @@ func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content,
 	}
 	res := tools.Result{Text: strings.TrimSpace(repeatedNote), UserFeedback: ans.Text}
 	if ans.Text != "" {
-		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
 	}
 	return t.toolContent(ctx, header, res), 0
 }

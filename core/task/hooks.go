@@ -29,14 +29,14 @@ func (t *Task) fireHook(ctx context.Context, kind hooks.Kind, data any) hooks.Re
 	res := t.deps.Hooks.Fire(ctx, hooks.Event{Kind: kind, TaskID: t.id, Data: data})
 	for _, n := range res.Notes {
 		if n.Skipped {
-			t.say(msg.SayHook, "Hook "+n.Hook+" was skipped: "+n.Text+". Review and trust it in Settings → Hooks "+
+			t.conv.Say(msg.SayHook, "Hook "+n.Hook+" was skipped: "+n.Text+". Review and trust it in Settings → Hooks "+
 				"(or run cairn run --hooks).", nil, false)
 			continue
 		}
-		t.say(msg.SayHook, "Hook "+n.Hook+" failed: "+n.Text+". The task goes on.", nil, false)
+		t.conv.Say(msg.SayHook, "Hook "+n.Hook+" failed: "+n.Text+". The task goes on.", nil, false)
 	}
 	if blocking := res.Cancel && kind == hooks.PreToolUse; res.ErrorMessage != "" && !blocking {
-		t.say(msg.SayHook, string(kind)+" hook: "+res.ErrorMessage, nil, false)
+		t.conv.Say(msg.SayHook, string(kind)+" hook: "+res.ErrorMessage, nil, false)
 	}
 	if res.ContextModification != "" {
 		t.mu.Lock()
@@ -73,12 +73,11 @@ func (t *Task) promptHook(ctx context.Context, text string, files []string) {
 
 // resumeHook fires TaskResume with what the task was before it was resumed.
 func (t *Task) resumeHook(ctx context.Context) {
-	t.mu.Lock()
-	prev := hooks.PreviousState{MessageCount: strconv.Itoa(len(t.conv.messages)), ConversationHistoryDeleted: "false"}
-	if n := len(t.conv.messages); n > 0 {
-		prev.LastMessageTs = strconv.FormatInt(t.conv.messages[n-1].Time.UnixMilli(), 10)
+	ms := t.conv.Messages()
+	prev := hooks.PreviousState{MessageCount: strconv.Itoa(len(ms)), ConversationHistoryDeleted: "false"}
+	if n := len(ms); n > 0 {
+		prev.LastMessageTs = strconv.FormatInt(ms[n-1].Time.UnixMilli(), 10)
 	}
-	t.mu.Unlock()
 	t.fireHook(ctx, hooks.TaskResume, hooks.ResumeData{TaskMetadata: t.taskMeta(), PreviousState: prev})
 }
 
@@ -112,7 +111,7 @@ func (t *Task) preToolHook(ctx context.Context, call tools.Call) (blocked bool, 
 	if res.ErrorMessage != "" {
 		row += " " + res.ErrorMessage
 	}
-	t.say(msg.SayHook, row, nil, false)
+	t.conv.Say(msg.SayHook, row, nil, false)
 	return true, result
 }
 
@@ -136,9 +135,8 @@ func (t *Task) truncationHook(ctx context.Context) {
 	if t.deps.Hooks == nil {
 		return
 	}
-	t.mu.Lock()
-	tokens, n, mode := t.conv.meta.ContextTokens, len(t.conv.api), t.conv.meta.Mode
-	t.mu.Unlock()
+	meta := t.conv.Meta()
+	tokens, n, mode := meta.ContextTokens, len(t.conv.History()), meta.Mode
 	if tokens <= 0 || tokens < int64(window.MaxAllowed(t.modelFor(mode).info.ContextWindow)) {
 		return
 	}

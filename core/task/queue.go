@@ -55,7 +55,7 @@ func (t *Task) takeQueued(ctx context.Context) []llm.Content {
 		return nil
 	}
 	for _, q := range j.Items {
-		t.say(msg.SayUserFeedback, q.Text, nil, false)
+		t.conv.Say(msg.SayUserFeedback, q.Text, nil, false)
 	}
 	c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, j.Text) + "\n</feedback>")}
 	return append(c, imageContents(j.Images)...)
@@ -90,7 +90,8 @@ func (t *Task) sendQueuedLocked(cancelled bool) bool {
 	ans := tools.Answer{Text: j.Text, Images: j.Images}
 	var err error
 	if cancelled {
-		err = t.resumeLocked(ans, t.conv.meta.Completed, t.deps.Now().Sub(t.conv.meta.Updated))
+		meta := t.conv.Meta()
+		err = t.resumeLocked(ans, meta.Completed, t.deps.Now().Sub(meta.Updated))
 	} else {
 		err = t.feedbackLocked(ans.Text, ans.Images)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -94,7 +95,7 @@ func (c *toolCall) validate(ctx context.Context) bool {
 	for _, p := range c.spec.Params {
 		if v, ok := c.call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
 			t.discardPreviews(ctx)
-			t.say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
+			t.conv.Say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			note := prompt.MissingParam(name, p.Name)
 			if t.modelFor(t.Mode()).info.NativeTools() {
 				note = prompt.MissingParamNative(name, p.Name)
@@ -112,7 +113,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 		return false
 	}
 	t.discardPreviews(ctx)
-	t.say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
+	t.conv.Say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
 	return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
 }
 
@@ -153,7 +154,7 @@ func (c *toolCall) execute(ctx context.Context) bool {
 	}
 	if err != nil {
 		if !errors.Is(err, errToolPanic) { // a crash was reported already
-			t.say(msg.SayError, "Error running "+c.call.Name+": "+err.Error(), nil, false)
+			t.conv.Say(msg.SayError, "Error running "+c.call.Name+": "+err.Error(), nil, false)
 		}
 		res = tools.Result{Text: err.Error(), IsError: true}
 	}
@@ -166,7 +167,7 @@ func (c *toolCall) execute(ctx context.Context) bool {
 func (c *toolCall) feedback(ctx context.Context) bool {
 	t := c.t
 	if c.res.UserFeedback != "" {
-		t.say(msg.SayUserFeedback, c.res.UserFeedback, nil, false)
+		t.conv.Say(msg.SayUserFeedback, c.res.UserFeedback, nil, false)
 	}
 	if c.spec.Category == tools.CategoryInteract && !c.res.IsError {
 		c.res.Text = t.expandAnswers(ctx, c.res.Text)
@@ -202,11 +203,8 @@ func (c *toolCall) condense(ctx context.Context) bool {
 	if c.res.Condensed == "" {
 		return false
 	}
-	t.mu.Lock()
-	tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
-	t.mu.Unlock()
-	t.compactHook(ctx, "condense", tokens, n)
-	t.markCondensed(c.res.Condensed)
+	t.compactHook(ctx, "condense", t.conv.Meta().ContextTokens, len(t.conv.History()))
+	t.conv.MarkCondensed(c.res.Condensed)
 	return false
 }
 
@@ -329,15 +327,14 @@ func sortedKeys(m map[string]string) []string {
 
 // setFocusChain stores a checklist the model sent with a tool call.
 func (t *Task) setFocusChain(list string) {
+	var changed bool
+	t.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
 	t.mu.Lock()
-	changed := t.conv.meta.FocusChain != list
-	t.conv.meta.FocusChain = list
 	t.focus.requestsSince = 0
-	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if changed {
-		t.say(msg.SayTaskProgress, list, &msg.Progress{Markdown: list}, false)
+		t.conv.Say(msg.SayTaskProgress, list, &msg.Progress{Markdown: list}, false)
 	}
 }
 
@@ -378,7 +375,7 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 	if !due {
 		return nil
 	}
-	list := t.conv.meta.FocusChain
+	list := t.conv.Meta().FocusChain
 	text := prompt.FocusChainReminder(list, list == "")
 	if edited {
 		text = "The user edited the todo list. The current list is:\n" + list + "\n\n" + text
@@ -447,7 +444,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 		if say == "" {
 			say = msg.SayTool
 		}
-		u.setRow(t.say(say, req.Text, req.Payload, false))
+		u.setRow(t.conv.Say(say, req.Text, req.Payload, false))
 		return tools.Answer{Approved: true, Auto: true}, nil
 	}
 	if t.sub != nil {
@@ -480,7 +477,7 @@ func (u *taskUI) RecordOutcome(_ context.Context, o msg.Outcome) {
 	if row < 0 {
 		return
 	}
-	u.t.updateMessage(row, func(m *msg.Message) {
+	u.t.conv.Update(row, func(m *msg.Message) {
 		if p, ok := m.Payload.(*msg.Tool); ok {
 			c := *p
 			c.Outcome = o
@@ -515,5 +512,5 @@ func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload ms
 	if p, ok := payload.(*msg.Completion); ok && kind == msg.SayCompletionResult && !partial {
 		u.t.markChanges(ctx, p)
 	}
-	u.t.say(kind, text, payload, partial)
+	u.t.conv.Say(kind, text, payload, partial)
 }

@@ -397,10 +397,11 @@ func TestFullDiskPausesAndLosesNothing(t *testing.T) {
 	}})
 	tk := r.newTask("fill the disk")
 	waitAsk(t, tk, msg.AskFollowup)
-	fj := &failingJournal{journal: tk.conv.log}
-	tk.mu.Lock()
-	tk.conv.log = fj
-	tk.mu.Unlock()
+	fj := &failingJournal{}
+	tk.conv.WrapJournal(func(j journal) journal {
+		fj.journal = j
+		return fj
+	})
 	fj.full.Store(true)
 	// The answer is shown but cannot be saved: the task pauses at its next step.
 	if err := tk.Answer(-1, tools.Answer{Text: "yes"}); err != nil {
