@@ -24,10 +24,10 @@ func (t *Task) Start(text string, images, files []string) error {
 		t.noteUnpricedLimit()
 		t.conv.Attach(images, files)
 	}, func(ctx context.Context) []llm.Content {
-		meta := t.taskMeta()
+		meta := t.hooks.Meta()
 		meta.InitialTask = text
-		t.fireHook(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
-		t.promptHook(ctx, text, files)
+		t.hooks.Fire(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
+		t.hooks.Prompt(ctx, text, files)
 		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
 		return append(content, imageContents(images)...)
 	}, true)
@@ -52,7 +52,7 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 	}, func(ctx context.Context) []llm.Content {
 		t.resumeHook(ctx)
 		if ans.Text != "" {
-			t.promptHook(ctx, ans.Text, nil)
+			t.hooks.Prompt(ctx, ans.Text, nil)
 		}
 		var content []llm.Content
 		// A user turn left without an answer (the request was in flight) is merged into this one.
@@ -106,7 +106,7 @@ func (t *Task) feedbackLocked(text string, images []string) error {
 	return t.startRunLocked(func() {
 		t.conv.Say(msg.SayUserFeedback, text, nil, false)
 	}, func(ctx context.Context) []llm.Content {
-		t.promptHook(ctx, text, nil)
+		t.hooks.Prompt(ctx, text, nil)
 		c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, text) + "\n</feedback>")}
 		return append(c, imageContents(images)...)
 	}, false)
@@ -207,7 +207,7 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 // todo-list reminder when due, the auto-condense note and the environment details.
 func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 	var content []llm.Content
-	content = append(content, t.takeHookContext()...)
+	content = append(content, t.hooks.Take()...)
 	content = append(content, t.focusChainReminder(first)...)
 	content = append(content, t.autoCondenseNote()...)
 	meta := t.conv.Meta()
@@ -248,7 +248,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
-			t.compactHook(ctx, "truncate", t.conv.Meta().ContextTokens, len(t.conv.History()))
+			t.hooks.Compact(ctx, "truncate", t.conv.Meta().ContextTokens, len(t.conv.History()))
 			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
 			continue
 		}

@@ -148,7 +148,12 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 		}
 		end = t.loop(ctx, first(ctx), firstTurn)
 		t.stopBackground(ctx, end)
-		t.endHook(ctx, end)
+		switch end {
+		case endCompleted:
+			t.hooks.Completed(ctx)
+		case endCancelled:
+			t.hooks.Cancelled(ctx)
+		}
 	})
 	t.step.run = a
 	return nil

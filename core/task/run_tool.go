@@ -122,7 +122,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 // call's result.
 func (c *toolCall) preHook(ctx context.Context) bool {
 	t := c.t
-	if blocked, text := t.preToolHook(ctx, c.call); blocked {
+	if blocked, text := t.hooks.PreTool(ctx, c.call); blocked {
 		t.discardPreviews(ctx)
 		return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
 	}
@@ -182,7 +182,7 @@ func (c *toolCall) report(ctx context.Context) bool {
 	if len(c.res.Read) > 0 || len(c.res.Changed) > 0 {
 		t.deps.Turns.ToolRan(ctx, c.res.Read, c.res.Changed)
 	}
-	t.postToolHook(ctx, c.call, c.res, t.deps.Now().Sub(c.started))
+	t.hooks.PostTool(ctx, c.call, c.res, t.deps.Now().Sub(c.started))
 	if len(c.res.Changed) > 0 || c.spec.Category == tools.CategoryCommand {
 		t.checkpoint(ctx)
 	}
@@ -203,7 +203,7 @@ func (c *toolCall) condense(ctx context.Context) bool {
 	if c.res.Condensed == "" {
 		return false
 	}
-	t.compactHook(ctx, "condense", t.conv.Meta().ContextTokens, len(t.conv.History()))
+	t.hooks.Compact(ctx, "condense", t.conv.Meta().ContextTokens, len(t.conv.History()))
 	t.conv.MarkCondensed(c.res.Condensed)
 	return false
 }

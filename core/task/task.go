@@ -13,7 +13,6 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/event"
-	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/prompt"
@@ -21,6 +20,7 @@ import (
 	"github.com/cairnhq/cairn/core/task/background"
 	"github.com/cairnhq/cairn/core/task/conversation"
 	"github.com/cairnhq/cairn/core/task/guards"
+	"github.com/cairnhq/cairn/core/task/hookpoints"
 	"github.com/cairnhq/cairn/core/task/msgqueue"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -168,14 +168,6 @@ type Deps struct {
 	Commands BackgroundCommands
 }
 
-// Hooks runs the user's hooks for one event (core/hooks.Runner implements it). Fire is called
-// on the task's goroutine and never with the task's lock held; it returns when the event's
-// hooks are done, never fails (a broken hook is a note in the result), and cancelling ctx
-// stops a hook that is running.
-type Hooks interface {
-	Fire(ctx context.Context, ev hooks.Event) hooks.Result
-}
-
 // Turns builds, for each turn, what depends on the world around the loop: the workspace, the
 // editor, rules, checkpoints. core/agent implements it; every method is called on the task's
 // goroutine, one at a time, except Close and Checkpoint: a run's first checkpoint is taken in
@@ -249,6 +241,7 @@ type Task struct {
 	conv   *conversation.Conversation // the chat, the API history, the header and their journal
 	guards *guards.Guards             // mistakes, auto-approvals, repeats, limits and requests
 	queue  *msgqueue.Queue            // messages sent while a run is active
+	hooks  *hookpoints.Points         // the user's hooks at the task's points, and what they added
 	bg     *background.Owner          // the commands left running (their registry keeps them)
 
 	// mu guards every field below and the data of the owners still held by value. It is
@@ -261,10 +254,8 @@ type Task struct {
 	focus  focusDue  // when the todo-list reminder is due (run_tool.go)
 	step   stepState // the running loop, its first checkpoint, retry wait, restore, close (run.go)
 	status Status
-	// hookContext is what hooks added, for the next request (hooks.go); lastTool is the tool
-	// used last, with its argument (a subagent's status).
-	hookContext []string
-	lastTool    string
+	// lastTool is the tool used last, with its argument (a subagent's status).
+	lastTool string
 }
 
 func newTask(meta store.Meta, deps Deps, log journal) *Task {
@@ -292,6 +283,7 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		t.logger().Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
 	})
 	t.bg = background.New(deps.Commands, t.conv.Say)
+	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
 	s := deps.Settings
 	t.live.Store(&s)
 	t.models.Store(modelsOf(deps))
