@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports \
+.PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports check-conventions \
         test test-go test-ts e2e bench soak fuzz vsix vsix-all cross test-cross test-windows-core vet-cross install ci deps clean
 
 # Cross toolchains (see "Cross builds" below); defined first: prerequisites expand when read.
@@ -60,7 +60,10 @@ checkgenerate: generate
 check-imports:
 	./scripts/check-imports.sh
 
-lint: $(NPM_STAMP) check-imports vet-cross
+check-conventions:
+	./scripts/check-conventions.sh
+
+lint: $(NPM_STAMP) check-imports check-conventions vet-cross
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/internal/gen/')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...

@@ -249,8 +249,8 @@ async function main() {
     await welcome.waitFor({ timeout: 60_000 });
     await screenshot(page, "welcome-view");
 
-    // 5. Configure the fake model in the welcome view: the provider form Settings uses too
-    // (issue 31 item 9), the model chosen from the list the endpoint gives.
+    // 5. Configure the fake model in the welcome view: the provider form Settings uses too,
+    // the model chosen from the list the endpoint gives.
     await welcome.getByRole("combobox", { name: "Provider" }).waitFor();
     await welcome.getByLabel("Base URL").fill(baseUrl);
     await welcome.getByLabel("API key").fill("sk-e2e-secret");

@@ -34,11 +34,13 @@ level() {
     core/diff|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 1;;
     core/store/memstore|core/tools/*|core/prompt|core/host/direct) echo 2;;
     core/store/storetest|core/envdetails|core/mentions|core/window) echo 3;;
+    core/task/*) echo 3;;
     core/task) echo 4;;
     core/agent) echo 5;;
     server/internal/gen/cairn/host/v1) echo 10;;
     server/internal/gen/cairn/v1) echo 11;;
     server/hostbridge) echo 12;;
+    server/follow) echo 12;;
     server/rpc) echo 13;;
     server|server/eval|server/acp) echo 14;;
     server/servertest|server/cli) echo 15;;

@@ -12,7 +12,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 )
 
-// An edit's row ends up saying how the edit ended (issue 17): the daemon sets the outcome on
+// An edit's row ends up saying how the edit ended: the daemon sets the outcome on
 // the approval's tool payload once the user decided and the save ran.
 func TestEditOutcomeOnRow(t *testing.T) {
 	cases := []struct {

@@ -23,7 +23,7 @@ import (
 	"github.com/cairnhq/cairn/server/servertest"
 )
 
-// P9 (docs/performance.md, issue 18) is measured whole in the code-server E2E (e2e/steps/p9.mjs): a
+// P9 (docs/performance.md) is measured whole in the code-server E2E (e2e/steps/p9.mjs): a
 // chunk leaving the model server → its text in the webview's DOM. Here is the daemon's share of it,
 // in one process on one clock: the fake model streams one 7-byte marker (zq0000, zq0001, …) per
 // event at a fixed pace, a wrapping ResponseWriter notes when each event is flushed to the socket,

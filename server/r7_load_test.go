@@ -26,7 +26,7 @@ import (
 	"github.com/cairnhq/cairn/server/servertest"
 )
 
-// R7 load (docs/performance.md, issue 18): many tasks of one daemon streaming at once to several
+// R7 load (docs/performance.md): many tasks of one daemon streaming at once to several
 // subscribers each. Every 100-byte piece of a reply starts with a marker #tTT-NNNNN# the
 // model front stamps as it leaves and each subscriber stamps as it arrives: the difference
 // is the chunk's delivery latency, and the markers each subscriber ends with, against the

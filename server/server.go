@@ -118,8 +118,6 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	// The daemon keeps a warm trigram index per workspace root for search_files.
-	search.EnableIndexes()
 	lis, addr, sockPath, err := listen(cfg)
 	if err != nil {
 		return nil, err
@@ -171,6 +169,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
 	agentCfg.MCP = hub
 	agentCfg.Version = cfg.Version
+	// The daemon keeps a warm trigram index per workspace root for search_files; Stop closes them.
+	agentCfg.SearchIndexes = search.NewIndexes(0)
 	// The hooks the user trusted, by content, per workspace. A trust file that does not parse
 	// trusts nothing (and is replaced at the next trust).
 	if agentCfg.Hooks, err = hooks.OpenStore(filepath.Join(cfg.DataDir, HooksFile)); err != nil {
@@ -328,7 +328,7 @@ func (d *Daemon) stop() {
 		d.grpc.Stop()
 	}
 	d.comp.closeIndexes()
-	search.Shared.Close()
+	d.comp.agent.SearchIndexes.Close()
 	mctx, mcancel := context.WithTimeout(context.Background(), 8*time.Second)
 	if err := d.comp.mcp.Close(mctx); err != nil {
 		d.cfg.Logger.Warn("stopping MCP servers", "err", err)

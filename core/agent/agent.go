@@ -26,6 +26,7 @@ import (
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
 	"github.com/cairnhq/cairn/core/window"
 	"github.com/cairnhq/cairn/core/workspace"
@@ -63,6 +64,9 @@ type Config struct {
 	// browser.Find). The browser is offered only when it finds one or a remote browser is set
 	// (README "Browser and the web").
 	FindBrowser func(configured string) (string, error)
+	// SearchIndexes are the daemon's search indexes, one per workspace root, shared by every
+	// task's search_files (nil: searches scan). The composition root closes them.
+	SearchIndexes *search.Indexes
 }
 
 // DefaultConfig returns the global folders in the user's home (Documents/Cairn/…).
@@ -165,7 +169,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 	hub, ownMCP := a.taskHub(opts.Overrides)
 	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: models.Provider, model: models.Act, info: models.ActInfo, ide: ide,
 		mcp: hub}
-	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg.FindBrowser), hub, catalog, sub)
+	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg.FindBrowser), hub, catalog, sub, a.cfg.SearchIndexes)
 	t := &turns{
 		skills: catalog,
 		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, settings: s,
@@ -190,6 +194,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 		Files:         ws,
 		Settings:      s,
 		Turns:         t,
+		Commands:      t,
 		HostID:        opts.HostID,
 		Logger:        a.cfg.Logger,
 		Hooks:         a.hookRunner(opts.Workspace, s),

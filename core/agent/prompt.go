@@ -43,7 +43,7 @@ func SystemPrompt(root, mode, ide string, s config.Settings, cfg Config) string 
 	info := ModelInfo(s)
 	catalog := skillCatalog{root: root, global: cfg.GlobalSkillsDir, settings: func() config.Settings { return s }}
 	// The subagent runner is never called here: only the tools' specs are rendered.
-	reg := taskTools(offeredTerminals(s, shell.NewRegistry()), browserSession(s, info, cfg.FindBrowser), webRenderer(s, cfg.FindBrowser), cfg.MCP, catalog, &subRunner{})
+	reg := taskTools(offeredTerminals(s, shell.NewRegistry()), browserSession(s, info, cfg.FindBrowser), webRenderer(s, cfg.FindBrowser), cfg.MCP, catalog, &subRunner{}, nil)
 	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, reg, mode, systemInfo(ide, root), s, info, cfg, nil, catalog)
 }
 

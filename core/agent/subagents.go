@@ -46,10 +46,10 @@ var _ subagents.Runner = (*subRunner)(nil)
 
 // childTools is what a subagent may use: read tools, web_fetch, the MCP tools that only read,
 // and attempt_completion to report. No edits, commands, browser, questions or subagents.
-func childTools(render webfetch.Renderer, hub *mcp.Hub) *tools.Registry {
+func childTools(render webfetch.Renderer, hub *mcp.Hub, idx *search.Indexes) *tools.Registry {
 	r := tools.NewRegistry(
 		readfile.New(),
-		search.New(),
+		search.NewIndexed(idx),
 		listfiles.New(),
 		codedefs.New(),
 		webfetch.New(webfetch.Fetcher{}, render),
@@ -116,7 +116,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 	if err != nil {
 		return task.Deps{}, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
 	}
-	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.mcp)
+	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.mcp, r.a.cfg.SearchIndexes)
 	t := &turns{
 		a: r.a, ws: ws, host: r.host, terminals: shell.NewRegistry(), reg: reg, settings: s,
 		recent: envdetails.NewTracker(),
@@ -124,7 +124,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 		fit:    &window.State{Dedup: s.DedupFileContents},
 	}
 	return task.Deps{Provider: r.provider, Model: r.model, ModelInfo: r.info, Registry: reg, Host: r.host,
-		Files: ws, Settings: s, Turns: t, Logger: r.a.cfg.Logger}, nil
+		Files: ws, Settings: s, Turns: t, Commands: t, Logger: r.a.cfg.Logger}, nil
 }
 
 // watch follows the children of one call and reports their state to the row.

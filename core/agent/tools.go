@@ -28,7 +28,7 @@ import (
 // offered when the daemon's hub has at least one server configured (docs/tools.md, "Which tools a
 // task gets": no MCP server, no MCP tools or section).
 func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
-	return taskTools(terminals, nil, nil, hub, nil, nil)
+	return taskTools(terminals, nil, nil, hub, nil, nil, nil)
 }
 
 // taskTools is Tools plus browser_action over session when it is not nil; then every other
@@ -38,7 +38,7 @@ func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
 // not nil. execute_command is offered only when terminals is not nil (the NoCommands setting
 // passes nil).
 func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub,
-	catalog useskill.Catalog, sub subagents.Runner) *tools.Registry {
+	catalog useskill.Catalog, sub subagents.Runner, idx *search.Indexes) *tools.Registry {
 	var first []tools.Tool
 	if terminals != nil {
 		first = append(first, shell.New(terminals), shell.NewReadOutput(terminals), shell.NewStop(terminals))
@@ -47,7 +47,7 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 		readfile.New(),
 		edit.NewWrite(),
 		edit.NewReplace(),
-		search.New(),
+		search.NewIndexed(idx),
 		listfiles.New(),
 		codedefs.New(),
 		webfetch.New(webfetch.Fetcher{}, render),

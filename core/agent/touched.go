@@ -6,17 +6,22 @@ import (
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/parse"
+	"github.com/cairnhq/cairn/core/tools/codedefs"
+	"github.com/cairnhq/cairn/core/tools/edit"
+	"github.com/cairnhq/cairn/core/tools/listfiles"
+	"github.com/cairnhq/cairn/core/tools/readfile"
+	"github.com/cairnhq/cairn/core/tools/search"
 )
 
 // pathTools are the tools whose `path` parameter names a file or folder the task works on.
 // execute_command is not among them: a command line names no path reliably.
 var pathTools = map[string]bool{
-	"read_file":                  true,
-	"write_to_file":              true,
-	"replace_in_file":            true,
-	"list_files":                 true,
-	"search_files":               true,
-	"list_code_definition_names": true,
+	readfile.Name:    true,
+	edit.WriteName:   true,
+	edit.ReplaceName: true,
+	listfiles.Name:   true,
+	search.Name:      true,
+	codedefs.Name:    true,
 }
 
 // mentionTag finds the blocks an @/path mention expands to (core/mentions), at the start of a

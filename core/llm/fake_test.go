@@ -51,7 +51,7 @@ func (f *fakeProvider) Calls() int {
 }
 
 type fakeStream struct {
-	ctx    context.Context // test fake: mirrors an HTTP body bound to the request context
+	ctx    context.Context //nolint:containedctx // a fake of an HTTP body, which is bound to its request's context
 	step   fakeStep
 	i      int
 	closed bool

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestDeniedAsTheProgramReadsIt holds the lines of issue 28 that ran under --yolo although the
+// TestDeniedAsTheProgramReadsIt holds the lines that ran under --yolo although the
 // default deny list names what they do, with variants, and lines that must stay allowed.
 // entry is the deny-list entry that must match ("" when the line must not be denied).
 func TestDeniedAsTheProgramReadsIt(t *testing.T) {

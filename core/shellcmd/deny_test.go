@@ -26,7 +26,7 @@ func TestDenied(t *testing.T) {
 		{"rm -f -R build", true},
 		{"rm --recursive --force build", true},
 		{"rm --force -r build", true},
-		{"rm -r build", true}, // rm -r removes the tree as rm -rf does (issue 28)
+		{"rm -r build", true}, // rm -r removes the tree as rm -rf does
 		{"rm file.txt", false},
 		{"rm -rf -- build", true},
 		{"rm $FLAGS build", true},

@@ -14,7 +14,7 @@ func TestReadOnlyTable(t *testing.T) {
 		cmd  string
 		want bool
 	}{
-		// The escapes of issue 28.
+		// Escapes that once passed as read-only.
 		{`printf 'touch PWNED%s\n' $(seq 3000) | sort -S 1K --compress-program=sh`, false},
 		{"sort --output=.git/hooks/pre-commit a.txt", false},
 		{"git grep --open-files-in='touch PWNED' hi", false},

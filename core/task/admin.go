@@ -12,10 +12,7 @@ import (
 // SetFavorite marks a task, loaded or not.
 func (m *Manager) SetFavorite(id string, fav bool) error {
 	if t, ok := m.Get(id); ok {
-		t.mu.Lock()
-		t.conv.meta.Favorite = fav
-		t.saveMetaLocked()
-		t.mu.Unlock()
+		t.conv.SetMeta(func(m *store.Meta) { m.Favorite = fav })
 		return nil
 	}
 	if m.store == nil {
@@ -31,7 +28,7 @@ func (m *Manager) SetAutoApprove(p config.AutoApprove) {
 	defer m.mu.Unlock()
 	for _, t := range m.tasks {
 		t.mu.Lock() // serialises writers; readers load the pointer without it
-		if t.ownPolicyLocked() {
+		if ownPolicy(t.conv.Meta()) {
 			t.mu.Unlock()
 			continue
 		}
@@ -45,11 +42,10 @@ func (m *Manager) SetAutoApprove(p config.AutoApprove) {
 
 // Markdown renders the conversation for export, with a file name.
 func (t *Task) Markdown() (string, string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	meta := t.conv.Meta()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", t.conv.meta.Title)
-	for _, m := range t.conv.messages {
+	fmt.Fprintf(&b, "# %s\n\n", meta.Title)
+	for _, m := range t.conv.Messages() {
 		switch m.Kind {
 		case msg.SayTask:
 			fmt.Fprintf(&b, "## User\n\n%s\n\n", m.Text)
@@ -71,6 +67,6 @@ func (t *Task) Markdown() (string, string) {
 			fmt.Fprintf(&b, "## Cairn asks\n\n%s\n\n", m.Text)
 		}
 	}
-	name := "cairn_task_" + t.conv.meta.Created.Format("2006-01-02_15-04-05") + ".md"
+	name := "cairn_task_" + meta.Created.Format("2006-01-02_15-04-05") + ".md"
 	return b.String(), name
 }

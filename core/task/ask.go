@@ -68,7 +68,7 @@ func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.
 
 // postAskLocked posts an ask and makes it the open one.
 func (t *Task) postAskLocked(kind msg.Kind, text string, payload msg.Payload) *pendingAsk {
-	idx := t.addMessageLocked(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
+	idx := t.conv.Add(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
 	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1), prev: t.status}
 	t.asks.open = pa
 	t.status = StatusWaiting

@@ -61,6 +61,7 @@ func bgRig(t *testing.T, reg *shell.Registry, turns ...llmtest.Turn) *rig {
 	r := newRig(t, llmtest.Script{Turns: turns}, shell.New(reg))
 	r.settings = func(s *config.Settings) { s.AutoApprove.YOLO = true }
 	r.turns = func() Turns { return bgTurns{reg: reg} }
+	r.commands = func() BackgroundCommands { return bgTurns{reg: reg} }
 	return r
 }
 

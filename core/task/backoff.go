@@ -23,7 +23,7 @@ type retryWait struct {
 // backoff shows the retry row and waits delay, until the user asks to retry now, or until ctx
 // ends (its error is returned then).
 func (t *Task) backoff(ctx context.Context, r *msg.Retry, delay time.Duration) error {
-	idx := t.say(msg.SayErrorRetry, "", r, false)
+	idx := t.conv.Say(msg.SayErrorRetry, "", r, false)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &retryWait{index: idx, cancel: cancel}

@@ -17,9 +17,7 @@ import (
 // (off, failed) there is nothing to compare, and p.Changes says no changes.
 func (t *Task) markChanges(ctx context.Context, p *msg.Completion) {
 	t.checkpoint(ctx)
-	t.mu.Lock()
-	changed := t.conv.changedSinceCompletion()
-	t.mu.Unlock()
+	changed := changedSinceCompletion(t.conv.Messages())
 	p.Changes = &changed
 }
 
@@ -27,9 +25,9 @@ func (t *Task) markChanges(ctx context.Context, p *msg.Completion) {
 // last one before the previous completion row (the task's first checkpoint when there is no
 // earlier completion). A resumed task may post the same hash again: hashes are compared, not
 // rows counted.
-func (c *conversation) changedSinceCompletion() bool {
+func changedSinceCompletion(ms []msg.Message) bool {
 	hashAt := func(i int) string {
-		if m := c.messages[i]; m.Type == msg.Say && m.Kind == msg.SayCheckpointCreated {
+		if m := ms[i]; m.Type == msg.Say && m.Kind == msg.SayCheckpointCreated {
 			if cp, ok := m.Payload.(*msg.Checkpoint); ok {
 				return cp.Hash
 			}
@@ -38,8 +36,8 @@ func (c *conversation) changedSinceCompletion() bool {
 	}
 	latest, base := "", ""
 	prevDone := false
-	for i := len(c.messages) - 1; i >= 0; i-- {
-		m := c.messages[i]
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := ms[i]
 		if m.Type == msg.Say && m.Kind == msg.SayCompletionResult {
 			prevDone = true
 			continue
@@ -57,7 +55,7 @@ func (c *conversation) changedSinceCompletion() bool {
 		}
 	}
 	if base == "" { // no earlier completion with a checkpoint before it: the task's first
-		for i := range c.messages {
+		for i := range ms {
 			if h := hashAt(i); h != "" {
 				base = h
 				break

@@ -19,10 +19,7 @@ func (t *Task) checkpoint(ctx context.Context) {
 		return
 	}
 	// The next user message (first request, or the tool's result) belongs to the row.
-	t.mu.Lock()
-	apiIndex := len(t.conv.api) + 1
-	t.mu.Unlock()
-	t.commitCheckpoint(ctx, apiIndex)
+	t.commitCheckpoint(ctx, len(t.conv.History())+1)
 }
 
 // commitCheckpoint takes the snapshot and posts its row; apiIndex is the API message the row
@@ -31,9 +28,9 @@ func (t *Task) commitCheckpoint(ctx context.Context, apiIndex int) {
 	hash, err := t.deps.Turns.Checkpoint(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		t.say(msg.SayError, err.Error(), nil, false)
+		t.conv.Say(msg.SayError, err.Error(), nil, false)
 	case err == nil && hash != "":
-		t.say(msg.SayCheckpointCreated, "", &msg.Checkpoint{Hash: hash, APIIndex: apiIndex}, false)
+		t.conv.Say(msg.SayCheckpointCreated, "", &msg.Checkpoint{Hash: hash, APIIndex: apiIndex}, false)
 	}
 }
 
@@ -48,7 +45,7 @@ func (t *Task) startFirstCheckpoint(ctx context.Context) {
 	if t.step.closed || t.step.firstCP != nil {
 		return
 	}
-	apiIndex := len(t.conv.api) + 1
+	apiIndex := len(t.conv.History()) + 1
 	t.step.firstCP = t.goLocked("the first checkpoint", func(cctx context.Context) {
 		t.commitCheckpoint(cctx, apiIndex)
 	})

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/window"
 )
 
@@ -22,22 +24,12 @@ var autoCondenseMD string
 // DefaultAutoCondensePercent is the auto-condense threshold when the setting is unset.
 const DefaultAutoCondensePercent = 75
 
-// markCondensed records that the next user message (the condense tool's result) is where the
-// conversation continues from the accepted summary.
-func (t *Task) markCondensed(summary string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.conv.meta.CondensedAt = len(t.conv.api)
-	t.conv.meta.CondensedSummary = summary
-	t.saveMetaLocked()
-}
-
-// condensedLocked applies the last accepted condense to history (t.mu held).
-func (t *Task) condensedLocked(history []llm.Message) []llm.Message {
-	if t.conv.meta.CondensedAt == 0 {
+// condensed applies the last accepted condense (meta's) to history.
+func condensed(history []llm.Message, meta store.Meta) []llm.Message {
+	if meta.CondensedAt == 0 {
 		return history
 	}
-	return window.Condense(history, t.conv.meta.CondensedAt, t.conv.meta.CondensedSummary)
+	return window.Condense(history, meta.CondensedAt, meta.CondensedSummary)
 }
 
 // autoCondenseNote returns the instruction to condense for the user turn being built when
@@ -49,9 +41,12 @@ func (t *Task) autoCondenseNote() []llm.Content {
 	if !s.AutoCondense {
 		return nil
 	}
-	t.mu.Lock()
-	tokens, at, n, mode := t.conv.meta.ContextTokens, t.conv.meta.CondensedAt, len(t.conv.api), t.conv.meta.Mode
-	t.mu.Unlock()
+	var tokens int64
+	var at, n int
+	var mode string
+	t.conv.Read(func(_ []msg.Message, api []llm.Message, m *store.Meta) {
+		tokens, at, n, mode = m.ContextTokens, m.CondensedAt, len(api), m.Mode
+	})
 	live := n
 	if at > 0 && at <= n {
 		live = n - at + 1

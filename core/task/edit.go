@@ -19,22 +19,21 @@ type EditTarget struct {
 // last checkpoint row before it, or, for the task's first message, the checkpoint taken before
 // the first request. A message with no such checkpoint cannot be edited (ErrBadRequest).
 func (t *Task) EditTargetFor(index int) (EditTarget, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if index < 0 || index >= len(t.conv.messages) {
+	ms := t.conv.Messages()
+	if index < 0 || index >= len(ms) {
 		return EditTarget{}, fmt.Errorf("%w: message %d does not exist", ErrBadRequest, index)
 	}
-	if m := t.conv.messages[index]; m.Type != msg.Say || (m.Kind != msg.SayTask && m.Kind != msg.SayUserFeedback) {
+	if m := ms[index]; m.Type != msg.Say || (m.Kind != msg.SayTask && m.Kind != msg.SayUserFeedback) {
 		return EditTarget{}, fmt.Errorf("%w: message %d is not the user's", ErrBadRequest, index)
 	}
 	for i := index - 1; i >= 0; i-- {
-		if cp, ok := checkpointOf(t.conv.messages[i]); ok {
+		if cp, ok := checkpointOf(ms[i]); ok {
 			return EditTarget{Checkpoint: i, Hash: cp.Hash}, nil
 		}
 	}
 	// The first message: its checkpoint follows it, before any other user row.
-	for i := index + 1; i < len(t.conv.messages); i++ {
-		m := t.conv.messages[i]
+	for i := index + 1; i < len(ms); i++ {
+		m := ms[i]
 		if cp, ok := checkpointOf(m); ok {
 			return EditTarget{Checkpoint: i, Hash: cp.Hash}, nil
 		}

@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/window"
 )
@@ -18,22 +20,14 @@ import (
 // Start runs the first turn of a new task with the user's text, images and attached files.
 func (t *Task) Start(text string, images, files []string) error {
 	return t.startRun(func() {
-		t.say(msg.SayTask, text, nil, false)
+		t.conv.Say(msg.SayTask, text, nil, false)
 		t.noteUnpricedLimit()
-		t.mu.Lock()
-		if n := len(t.conv.messages); n > 0 {
-			t.conv.messages[n-1].Images = images
-			t.conv.messages[n-1].Files = files
-			if len(images)+len(files) > 0 {
-				t.persistLocked(t.conv.messages[n-1], true) // a resumed task shows them too
-			}
-		}
-		t.mu.Unlock()
+		t.conv.Attach(images, files)
 	}, func(ctx context.Context) []llm.Content {
-		meta := t.taskMeta()
+		meta := t.hooks.Meta()
 		meta.InitialTask = text
-		t.fireHook(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
-		t.promptHook(ctx, text, files)
+		t.hooks.Fire(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
+		t.hooks.Prompt(ctx, text, files)
 		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
 		return append(content, imageContents(images)...)
 	}, true)
@@ -53,24 +47,20 @@ func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
 func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Duration) error {
 	return t.startRunLocked(func() {
 		if ans.Text != "" {
-			t.say(msg.SayUserFeedback, ans.Text, nil, false)
+			t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
 		}
 	}, func(ctx context.Context) []llm.Content {
 		t.resumeHook(ctx)
 		if ans.Text != "" {
-			t.promptHook(ctx, ans.Text, nil)
+			t.hooks.Prompt(ctx, ans.Text, nil)
 		}
 		var content []llm.Content
 		// A user turn left without an answer (the request was in flight) is merged into this one.
-		t.mu.Lock()
-		if n := len(t.conv.api); n > 0 && t.conv.api[n-1].Role == llm.RoleUser {
-			content = append(content, withoutEnvDetails(t.conv.api[n-1].Content)...)
-			t.conv.api = t.conv.api[:n-1]
-			t.truncateAPILocked(n - 1)
+		if m, ok := t.conv.TakeUnanswered(); ok {
+			content = append(content, withoutEnvDetails(m.Content)...)
 		}
-		mode := t.conv.meta.Mode
-		t.conv.meta.Completed = false
-		t.mu.Unlock()
+		var mode string
+		t.conv.SetMeta(func(m *store.Meta) { mode, m.Completed = m.Mode, false })
 		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
 		content = append(content, t.backgroundGoneNote()...)
 		if ans.Text != "" {
@@ -114,9 +104,9 @@ func (t *Task) Continue(text string, images []string) (queued bool, err error) {
 // feedbackLocked starts a run with the user's text as feedback; t.mu is held.
 func (t *Task) feedbackLocked(text string, images []string) error {
 	return t.startRunLocked(func() {
-		t.say(msg.SayUserFeedback, text, nil, false)
+		t.conv.Say(msg.SayUserFeedback, text, nil, false)
 	}, func(ctx context.Context) []llm.Content {
-		t.promptHook(ctx, text, nil)
+		t.hooks.Prompt(ctx, text, nil)
 		c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, text) + "\n</feedback>")}
 		return append(c, imageContents(images)...)
 	}, false)
@@ -156,7 +146,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if first {
 			t.startFirstCheckpoint(ctx)
 		}
-		t.appendAPI(llm.Message{Role: llm.RoleUser, Content: content})
+		t.conv.AppendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
 		t.truncationHook(ctx)
 
@@ -167,14 +157,14 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			}
 			return endFailed
 		}
-		t.appendAPI(r.assistantMessage())
+		t.conv.AppendAPI(r.assistantMessage())
 
 		if r.tool == nil {
 			content = t.noToolRan(r)
 			continue
 		}
 		var next []llm.Content
-		if t.repeating(*r.tool) {
+		if t.guards.Repeated(*r.tool) {
 			next, end = t.stopRepeating(ctx, *r.tool)
 		} else {
 			next, end = t.runTool(ctx, *r.tool)
@@ -193,10 +183,7 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 	if limit <= 0 {
 		limit = 3
 	}
-	t.mu.Lock()
-	mistakes := t.guards.mistakes
-	t.mu.Unlock()
-	if mistakes < limit {
+	if t.guards.Mistakes() < limit {
 		return nil, 0
 	}
 	ans, err := t.ask(ctx, msg.AskMistakeLimitReached,
@@ -210,11 +197,9 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 	}
 	note := []llm.Content{llm.Text(prompt.TooManyMistakes(ans.Text))}
 	if ans.Text != "" {
-		t.say(msg.SayUserFeedback, ans.Text, nil, false)
+		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
 	}
-	t.mu.Lock()
-	t.guards.mistakes = 0
-	t.mu.Unlock()
+	t.guards.ForgiveMistakes()
 	return note, 0
 }
 
@@ -222,17 +207,16 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 // todo-list reminder when due, the auto-condense note and the environment details.
 func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 	var content []llm.Content
-	content = append(content, t.takeHookContext()...)
+	content = append(content, t.hooks.Take()...)
 	content = append(content, t.focusChainReminder(first)...)
 	content = append(content, t.autoCondenseNote()...)
-	t.mu.Lock()
-	req := EnvRequest{First: first, Mode: t.conv.meta.Mode, ContextTokens: t.conv.meta.ContextTokens,
-		ContextWindow: int64(t.modelFor(t.conv.meta.Mode).info.ContextWindow)}
-	t.mu.Unlock()
+	meta := t.conv.Meta()
+	req := EnvRequest{First: first, Mode: meta.Mode, ContextTokens: meta.ContextTokens,
+		ContextWindow: int64(t.modelFor(meta.Mode).info.ContextWindow)}
 	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
 		content = append(content, llm.Text(env))
 	}
-	t.reportEndedCommands()
+	t.bg.ReportEnded()
 	return content
 }
 
@@ -240,9 +224,7 @@ func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 // mistake. A reply that ended early never runs its unfinished tool call: the model is told
 // why and asked for smaller steps. A reply without a tool call is reminded to use one.
 func (t *Task) noToolRan(r reply) []llm.Content {
-	t.mu.Lock()
-	t.guards.mistakes++
-	t.mu.Unlock()
+	t.guards.NoToolRan()
 	switch {
 	case r.cut != nil || r.finish == llm.FinishLength:
 		return []llm.Content{llm.Text(t.cutOffNote(r))}
@@ -266,10 +248,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
-			t.mu.Lock()
-			tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
-			t.mu.Unlock()
-			t.compactHook(ctx, "truncate", tokens, n)
+			t.hooks.Compact(ctx, "truncate", t.conv.Meta().ContextTokens, len(t.conv.History()))
 			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
 			continue
 		}
@@ -288,7 +267,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 		if !ans.Approved {
 			return reply{}, err
 		}
-		t.say(msg.SayAPIReqRetried, "", nil, false)
+		t.conv.Say(msg.SayAPIReqRetried, "", nil, false)
 		attempt = -1
 	}
 }
@@ -305,7 +284,7 @@ func userError(err error) string {
 // (showing it as it arrives), accounts the usage and settles a cancel or a broken stream.
 func (t *Task) attempt(ctx context.Context) (reply, error) {
 	mode, full, history := t.projectWindow()
-	reqIdx := t.say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
+	reqIdx := t.conv.Say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
 	m := t.modelFor(mode)
 	system := t.deps.Turns.SystemPrompt(mode, m.info, full)
@@ -328,7 +307,7 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 
 	pr := presenter{t: t}
 	sr := newStreamReader(native, t.parseGrammar())
-	sr.onReasoning = func(all string) { t.say(msg.SayReasoning, all, nil, true) }
+	sr.onReasoning = func(all string) { t.conv.Say(msg.SayReasoning, all, nil, true) }
 	sr.onBlocks = func(blocks []parse.Block) { pr.show(ctx, blocks) }
 	// Wait briefly for the usage report that ends the stream, no longer.
 	sr.onToolDone = func() { time.AfterFunc(drainWait, cancelReq) }
@@ -346,12 +325,11 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 // system prompt's rules) and the history condensed and projected into the window, where every
 // native call goes with its result whatever the projection dropped or moved.
 func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
-	t.mu.Lock()
-	mode = t.conv.meta.Mode
-	full = t.conv.historyCopy()
-	history = t.condensedLocked(full)
-	lastTokens := t.conv.meta.ContextTokens
-	t.mu.Unlock()
+	var meta store.Meta
+	t.conv.Read(func(_ []msg.Message, api []llm.Message, m *store.Meta) { meta, full = *m, slices.Clone(api) })
+	mode = meta.Mode
+	history = condensed(full, meta)
+	lastTokens := meta.ContextTokens
 	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens, t.modelFor(mode).info.ContextWindow))
 }
 
@@ -363,8 +341,8 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 		// An unfinished tool call never runs.
 		t.discardPreviews(ctx)
 		pr.show(ctx, res.blocks)
-		t.finishPartials()
-		t.appendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(res.interrupted)}})
+		t.conv.FinishPartials()
+		t.conv.AppendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(res.interrupted)}})
 		t.finishRequest(ctx, reqIdx, usage, context.Canceled, false)
 		return reply{}, ctx.Err()
 	}
@@ -372,7 +350,7 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 		// A broken stream (network, idle timeout) is retried from the start: whatever the
 		// partial call opened is undone first.
 		t.discardPreviews(ctx)
-		t.finishPartials()
+		t.conv.FinishPartials()
 		t.finishRequest(ctx, reqIdx, usage, err, false)
 		return reply{}, err
 	}
@@ -381,10 +359,10 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 		t.discardPreviews(ctx)
 	}
 	pr.show(ctx, res.blocks)
-	t.finishPartials()
+	t.conv.FinishPartials()
 	t.finishRequest(ctx, reqIdx, usage, nil, r.limitHit())
 	if r.cut != nil {
-		t.say(msg.SayError, cutOffRow(r), nil, false)
+		t.conv.Say(msg.SayError, cutOffRow(r), nil, false)
 	}
 	return r, nil
 }
@@ -426,10 +404,9 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 			payload.Error = userError(err)
 		}
 	}
-	t.updateMessage(idx, func(m *msg.Message) { m.Payload = payload })
+	t.conv.Update(idx, func(m *msg.Message) { m.Payload = payload })
+	t.conv.AddUsage(u, cost, true)
 	t.mu.Lock()
-	t.conv.addUsage(u, cost)
-	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if t.sub != nil {

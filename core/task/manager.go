@@ -14,6 +14,7 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/guards"
 )
 
 // Options are what a new or resumed task is for.
@@ -171,18 +172,10 @@ func (m *Manager) OpenWith(ctx context.Context, id, hostID string, extra *config
 		return nil, errors.Join(err, loaded.Log.Close())
 	}
 	t := newTask(loaded.Meta, deps, loaded.Log)
-	t.mu.Lock()
-	t.conv.messages = loaded.Messages
-	boundOutputRows(t.conv.messages, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
-	t.guards.requests = countRequests(loaded.Messages)
-	t.conv.api = loaded.API
-	t.status = StatusIdle
-	t.settleInterruptedLocked()
-	t.dropStaleResumeLocked()
-	if n := len(t.conv.messages); n > 0 && t.conv.messages[n-1].Type == msg.Ask && t.conv.messages[n-1].Kind == msg.AskCompletionResult {
-		t.conv.meta.Completed = true
-	}
-	t.mu.Unlock()
+	t.guards = guards.New(deps.Settings.TaskLimits, guards.CountRequests(loaded.Messages))
+	t.conv.Reopen(loaded.Messages, loaded.API, func(ms []msg.Message) {
+		boundOutputRows(ms, deps.Settings.OutputLineLimit, deps.Settings.OutputByteLimit)
+	})
 	m.mu.Lock()
 	if existing, ok := m.tasks[id]; ok {
 		m.mu.Unlock()
@@ -192,7 +185,7 @@ func (m *Manager) OpenWith(ctx context.Context, id, hostID string, extra *config
 	m.tasks[id] = t
 	m.mu.Unlock()
 	t.mu.Lock()
-	if len(t.conv.api) > 0 || len(t.conv.messages) > 0 {
+	if len(t.conv.History()) > 0 || len(t.conv.Messages()) > 0 {
 		t.askResumeLocked()
 	}
 	t.mu.Unlock()
@@ -220,42 +213,6 @@ func (m *Manager) reopened(id string, saved, extra *config.Overrides) *config.Ov
 		m.keys[id] = own.APIKey
 	}
 	return &own
-}
-
-// settleInterruptedLocked finishes what the daemon was doing when it stopped (a cancel, a
-// restart, or a crash): messages left streaming are complete now, and a request that never
-// ended is marked as interrupted rather than left spinning.
-func (t *Task) settleInterruptedLocked() {
-	for i := range t.conv.messages {
-		m := &t.conv.messages[i]
-		changed := m.Partial
-		m.Partial = false
-		if req, ok := m.Payload.(*msg.APIRequest); ok && m.Kind == msg.SayAPIReqStarted && !req.Done {
-			r := *req
-			r.Done, r.CancelReason, r.Error = true, "streaming_failed", interruptedRequest
-			m.Payload, changed = &r, true
-		}
-		if changed {
-			t.persistLocked(*m, true)
-		}
-	}
-}
-
-// interruptedRequest is shown on a request row that was in flight when the daemon stopped.
-const interruptedRequest = "Interrupted: Cairn stopped before the response ended."
-
-// dropStaleResumeLocked removes a resume question left by an earlier opening (the task was
-// reopened and closed again without an answer): a fresh one is asked now.
-func (t *Task) dropStaleResumeLocked() {
-	n := len(t.conv.messages)
-	for n > 0 && t.conv.messages[n-1].Type == msg.Ask &&
-		(t.conv.messages[n-1].Kind == msg.AskResumeTask || t.conv.messages[n-1].Kind == msg.AskResumeCompletedTask) {
-		n--
-	}
-	if n < len(t.conv.messages) {
-		t.conv.messages = t.conv.messages[:n]
-		t.truncateMessagesLocked(n)
-	}
 }
 
 // Clear closes a task in the daemon (waiting, bounded by ctx, for its goroutines); it stays

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/store"
 )
 
 // model is the model that answers a request, with what the loop knows about it.
@@ -43,13 +44,10 @@ func (t *Task) modelFor(mode string) model {
 // provider is the client of the task's models.
 func (t *Task) provider() llm.Provider { return t.models.Load().Provider }
 
-// ownSettingsLocked reports whether the task has settings of its own (config.Overrides).
-func (t *Task) ownSettingsLocked() bool { return t.conv.meta.Overrides != nil }
-
-// ownPolicyLocked reports whether the task's approval policy is its own: the shared policy's
-// changes pass it by.
-func (t *Task) ownPolicyLocked() bool {
-	return t.conv.meta.Overrides != nil && t.conv.meta.Overrides.AutoApprove != nil
+// ownPolicy reports whether a task with header meta has an approval policy of its own: the
+// shared policy's changes pass it by.
+func ownPolicy(meta store.Meta) bool {
+	return meta.Overrides != nil && meta.Overrides.AutoApprove != nil
 }
 
 // applyOverrides gives a loaded task the settings of its own a resume brings (nil: none):
@@ -65,11 +63,11 @@ func (t *Task) applyOverrides(extra *config.Overrides) error {
 		return fmt.Errorf("%w: the task is open in this daemon; its endpoint, key, tool format, effort, limits, browser and sandbox "+
 			"change when it is resumed after it is closed (the model and auto-approve policy change at once)", ErrBadRequest)
 	}
-	t.mu.Lock()
-	if t.conv.meta.Overrides == nil {
-		t.conv.meta.Overrides = &config.Overrides{}
-	}
-	t.mu.Unlock()
+	t.conv.SetMeta(func(m *store.Meta) {
+		if m.Overrides == nil {
+			m.Overrides = &config.Overrides{}
+		}
+	})
 	return t.UpdateOwnSettings(extra.Model, extra.AutoApprove)
 }
 
@@ -83,23 +81,24 @@ func (t *Task) UpdateOwnSettings(model string, p *config.AutoApprove) error {
 	if t.step.closed {
 		return ErrClosed
 	}
-	if !t.ownSettingsLocked() {
+	meta := t.conv.Meta()
+	if meta.Overrides == nil {
 		return ErrNotOwnSettings
 	}
-	own := *t.conv.meta.Overrides
+	own := *meta.Overrides
 	s := *t.settings()
 	if model != "" {
 		if t.deps.Models == nil {
 			return fmt.Errorf("%w: this task's model cannot change", ErrBadRequest)
 		}
-		if t.conv.meta.Mode == ModePlan && s.API.PlanModel != "" && s.API.PlanModel != s.API.Model {
+		if meta.Mode == ModePlan && s.API.PlanModel != "" && s.API.PlanModel != s.API.Model {
 			s.API.PlanModel, own.PlanModel = model, model
 		} else {
 			s.API.Model, own.Model = model, model
-			t.conv.meta.Model = model
+			meta.Model = model
 		}
 		models := t.deps.Models(s)
-		t.conv.meta.Included = models.ActInfo.Included
+		meta.Included = models.ActInfo.Included
 		t.models.Store(models)
 	}
 	if p != nil {
@@ -111,8 +110,7 @@ func (t *Task) UpdateOwnSettings(model string, p *config.AutoApprove) error {
 		own.AutoApprove = &policy
 	}
 	t.live.Store(&s)
-	t.conv.meta.Overrides = &own
-	t.saveMetaLocked()
+	t.conv.SetMeta(func(m *store.Meta) { m.Model, m.Included, m.Overrides = meta.Model, meta.Included, &own })
 	t.publishStateLocked()
 	return nil
 }

@@ -63,12 +63,12 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 				if content == "" {
 					continue
 				}
-				p.textIdx[i] = p.t.addMessage(msg.Message{Type: msg.Say, Kind: msg.SayText, Text: content, Partial: true})
+				p.textIdx[i] = p.t.conv.Add(msg.Message{Type: msg.Say, Kind: msg.SayText, Text: content, Partial: true})
 				p.sent[i] = len(content)
 				continue
 			}
 			if len(content) > p.sent[i] {
-				p.t.updateMessage(mi, func(m *msg.Message) { m.Text = content })
+				p.t.conv.Update(mi, func(m *msg.Message) { m.Text = content })
 				p.sent[i] = len(content)
 			}
 		case parse.ToolUse:

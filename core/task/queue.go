@@ -3,78 +3,23 @@ package task
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/task/msgqueue"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// The message queue: text the user sends while a run is active and no question is open. It
-// lives in the task (not the chat view), so it survives a closed sidebar and every client sees
-// the same queue in the task's state. The queue is not saved: a daemon restart ends the run it
-// waited for, and the user sees the queue gone.
+// When queued messages leave the queue (core/task/msgqueue keeps them): at a step's end, into
+// a question a message answers, or as the next run when a run ends. Those decisions look at
+// the run and the open ask too, so they are taken under Task.mu (docs/task-runtime.md).
 
 // Queued is a message waiting for the current step to end.
-type Queued struct {
-	ID     string
-	Text   string
-	Images []string
-}
-
-// msgQueue is the queue itself, guarded by Task.mu (docs/task-runtime.md).
-type msgQueue struct {
-	items []Queued
-	seq   int // the last queued message's number, for its id
-}
-
-// push appends a message with a new id.
-func (q *msgQueue) push(text string, images []string) {
-	q.seq++
-	q.items = append(q.items, Queued{ID: "q" + strconv.Itoa(q.seq), Text: text, Images: images})
-}
-
-// remove drops the message with id and reports whether it was there.
-func (q *msgQueue) remove(id string) bool {
-	for i, m := range q.items {
-		if m.ID == id {
-			q.items = append(q.items[:i:i], q.items[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-// pop empties the queue and returns its messages as one: the texts joined by a blank line,
-// the images together; false when it was empty.
-func (q *msgQueue) pop() (tools.Answer, bool) {
-	if len(q.items) == 0 {
-		return tools.Answer{}, false
-	}
-	texts := make([]string, 0, len(q.items))
-	var images []string
-	for _, m := range q.items {
-		if m.Text != "" {
-			texts = append(texts, m.Text)
-		}
-		images = append(images, m.Images...)
-	}
-	q.items = nil
-	return tools.Answer{Text: strings.Join(texts, "\n\n"), Images: images}, true
-}
-
-// list copies the queue (nil when empty).
-func (q *msgQueue) list() []Queued {
-	if len(q.items) == 0 {
-		return nil
-	}
-	return append([]Queued(nil), q.items...)
-}
+type Queued = msgqueue.Item
 
 // enqueueLocked appends a message to the queue and publishes the state; t.mu is held.
 func (t *Task) enqueueLocked(text string, images []string) {
-	t.queue.push(text, images)
+	t.queue.Push(text, images)
 	t.publishStateLocked()
 }
 
@@ -83,7 +28,7 @@ func (t *Task) enqueueLocked(text string, images []string) {
 func (t *Task) Unqueue(id string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.queue.remove(id) {
+	if t.queue.Remove(id) {
 		t.publishStateLocked()
 		return nil
 	}
@@ -92,29 +37,28 @@ func (t *Task) Unqueue(id string) error {
 
 // popQueueLocked empties the queue and returns its messages as one: the texts joined by a
 // blank line, the images together. t.mu is held.
-func (t *Task) popQueueLocked() (tools.Answer, bool) {
-	ans, ok := t.queue.pop()
+func (t *Task) popQueueLocked() (msgqueue.Joined, bool) {
+	j, ok := t.queue.Pop()
 	if ok {
 		t.publishStateLocked()
 	}
-	return ans, ok
+	return j, ok
 }
 
 // takeQueued is called by the loop when a step has ended: the queued messages become the
 // user's feedback in the next turn, each shown as its own row.
 func (t *Task) takeQueued(ctx context.Context) []llm.Content {
 	t.mu.Lock()
-	queue := t.queue.items
-	ans, ok := t.popQueueLocked()
+	j, ok := t.popQueueLocked()
 	t.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	for _, q := range queue {
-		t.say(msg.SayUserFeedback, q.Text, nil, false)
+	for _, q := range j.Items {
+		t.conv.Say(msg.SayUserFeedback, q.Text, nil, false)
 	}
-	c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, ans.Text) + "\n</feedback>")}
-	return append(c, imageContents(ans.Images)...)
+	c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, j.Text) + "\n</feedback>")}
+	return append(c, imageContents(j.Images)...)
 }
 
 // answerFromQueueLocked answers a question that a message answers (a follow-up question, a
@@ -127,25 +71,27 @@ func (t *Task) answerFromQueueLocked(pa *pendingAsk) {
 	default:
 		return
 	}
-	ans, ok := t.popQueueLocked()
+	j, ok := t.popQueueLocked()
 	if !ok {
 		return
 	}
 	t.asks.open = nil
-	pa.ch <- ans // buffered: the ask was just posted, nothing else answered it
+	pa.ch <- tools.Answer{Text: j.Text, Images: j.Images} // buffered: the ask was just posted, nothing else answered it
 }
 
 // sendQueuedLocked starts the next run with the queued messages when a run has ended: after
 // an interruption it resumes the task with them, otherwise they are feedback. It reports
 // whether a run started. t.mu is held and t.step.run is nil.
 func (t *Task) sendQueuedLocked(cancelled bool) bool {
-	if !t.step.quiet() || t.asks.open != nil || len(t.queue.items) == 0 {
+	if !t.step.quiet() || t.asks.open != nil || t.queue.Len() == 0 {
 		return false
 	}
-	ans, _ := t.popQueueLocked()
+	j, _ := t.popQueueLocked()
+	ans := tools.Answer{Text: j.Text, Images: j.Images}
 	var err error
 	if cancelled {
-		err = t.resumeLocked(ans, t.conv.meta.Completed, t.deps.Now().Sub(t.conv.meta.Updated))
+		meta := t.conv.Meta()
+		err = t.resumeLocked(ans, meta.Completed, t.deps.Now().Sub(meta.Updated))
 	} else {
 		err = t.feedbackLocked(ans.Text, ans.Images)
 	}

@@ -3,11 +3,9 @@ package task
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
-	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/task/conversation"
 )
 
 // RestoreKind says what a checkpoint restore puts back (docs/architecture.md, "Checkpoints and the
@@ -30,19 +28,16 @@ type FilesRestorer func(ctx context.Context, hash string) error
 
 // Workspace returns the task's workspace roots.
 func (t *Task) Workspace() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]string(nil), t.conv.meta.Workspace...)
+	return append([]string(nil), t.conv.Meta().Workspace...)
 }
 
 // CheckpointAt returns the checkpoint of the checkpoint_created row at index.
 func (t *Task) CheckpointAt(index int) (msg.Checkpoint, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if index < 0 || index >= len(t.conv.messages) {
+	ms := t.conv.Messages()
+	if index < 0 || index >= len(ms) {
 		return msg.Checkpoint{}, fmt.Errorf("%w: message %d does not exist", ErrBadRequest, index)
 	}
-	m := t.conv.messages[index]
+	m := ms[index]
 	cp, ok := m.Payload.(*msg.Checkpoint)
 	if m.Type != msg.Say || m.Kind != msg.SayCheckpointCreated || !ok || cp.Hash == "" {
 		return msg.Checkpoint{}, fmt.Errorf("%w: message %d is not a checkpoint", ErrBadRequest, index)
@@ -107,17 +102,25 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 			ferr = fmt.Errorf("task: restore files to %s: %w", cp.Hash, err)
 		}
 	}
-	t.mu.Lock()
+	// Nothing runs while restoring: the conversation is cut with nothing else writing to it.
 	switch {
 	case ferr == nil && kind&RestoreTask != 0:
-		t.cutLocked(index, cp.APIIndex)
+		t.conv.Cut(index, cp.APIIndex)
+		t.guards.Restart()
+		t.mu.Lock()
+		t.status = StatusIdle
+		t.mu.Unlock()
 	default:
-		t.dropOpenResumeLocked()
+		t.mu.Lock()
+		open := t.asks.open != nil
+		t.mu.Unlock()
+		if !open {
+			t.conv.DropOpenResume()
+		}
 	}
 	if ferr == nil {
-		t.addMessageLocked(msg.Message{Type: msg.Say, Kind: msg.SayInfo, Text: restoredRow(kind, cp.Hash)})
+		t.conv.Add(msg.Message{Type: msg.Say, Kind: msg.SayInfo, Text: restoredRow(kind, cp.Hash)})
 	}
-	t.mu.Unlock()
 	return ferr
 }
 
@@ -137,77 +140,5 @@ func restoredRow(kind RestoreKind, hash string) string {
 	}
 }
 
-// dropOpenResumeLocked removes an unanswered resume question left as the last row (a fresh
-// one is asked after the restore).
-func (t *Task) dropOpenResumeLocked() {
-	n := len(t.conv.messages)
-	if n == 0 || t.asks.open != nil {
-		return
-	}
-	last := t.conv.messages[n-1]
-	if last.Type != msg.Ask || (last.Kind != msg.AskResumeTask && last.Kind != msg.AskResumeCompletedTask) {
-		return
-	}
-	t.conv.messages = t.conv.messages[: n-1 : n-1]
-	t.truncateMessagesLocked(n - 1)
-	t.broker.Publish(Event{Kind: EventReset}, false)
-}
-
-// cutLocked keeps the messages up to and including index and the first apiLen API messages;
-// the removed requests' usage is kept as one deleted_api_reqs row.
-func (t *Task) cutLocked(index, apiLen int) {
-	removed, count, saidLater := t.conv.requestsAfter(index)
-	keep := index + 1
-	t.conv.messages = append([]msg.Message(nil), t.conv.messages[:keep]...)
-	t.truncateMessagesLocked(keep)
-	if apiLen < len(t.conv.api) {
-		t.conv.api = t.conv.api[:apiLen:apiLen]
-		t.truncateAPILocked(apiLen)
-	}
-	if saidLater && apiLen > 0 && apiLen <= len(t.conv.api) {
-		// Words the user sent while the tool ran (queued) went out with the tool's result,
-		// the message this checkpoint keeps; their rows are cut, so they go from it too.
-		if m, ok := withoutLaterFeedback(t.conv.api[apiLen-1]); ok {
-			t.conv.api = t.conv.api[: apiLen-1 : apiLen-1]
-			t.truncateAPILocked(apiLen - 1)
-			t.appendAPILocked(m)
-		}
-	}
-	t.conv.lastPersist = map[int]time.Time{}
-	t.guards.restart()
-	t.conv.meta.Completed = false
-	t.saveMetaLocked()
-	if count > 0 {
-		removed.Done = true
-		m := msg.Message{Index: len(t.conv.messages), Time: t.deps.Now(), Type: msg.Say, Kind: msg.SayDeletedAPIReqs,
-			Payload: &removed}
-		t.conv.messages = append(t.conv.messages, m)
-		t.persistLocked(m, true)
-	}
-	t.status = StatusIdle
-	t.broker.Publish(Event{Kind: EventReset}, false)
-}
-
-// withoutLaterFeedback returns the user message m without the feedback blocks that follow its
-// first block (the tool's result): those are messages the user queued while the tool ran.
-// ok is false when m has none.
-func withoutLaterFeedback(m llm.Message) (llm.Message, bool) {
-	if m.Role != llm.RoleUser || len(m.Content) < 2 {
-		return m, false
-	}
-	kept := []llm.Content{m.Content[0]}
-	for _, c := range m.Content[1:] {
-		if c.Type == llm.ContentText && strings.HasPrefix(c.Text, feedbackOpen) {
-			continue
-		}
-		kept = append(kept, c)
-	}
-	if len(kept) == len(m.Content) {
-		return m, false
-	}
-	m.Content = kept
-	return m, true
-}
-
 // feedbackOpen starts every block that carries the user's own words to the model.
-const feedbackOpen = "<feedback>\n"
+const feedbackOpen = conversation.FeedbackOpen

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/store"
 )
 
 // The runtime of a task. Concurrency rules:
@@ -91,7 +92,7 @@ func (t *Task) recoverBug(where string) {
 // reportBug logs a recovered panic with its stack and tells the user in one row.
 func (t *Task) reportBug(where string, r any) {
 	t.logger().Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-	t.say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
+	t.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
 		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
 }
 
@@ -147,7 +148,12 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 		}
 		end = t.loop(ctx, first(ctx), firstTurn)
 		t.stopBackground(ctx, end)
-		t.endHook(ctx, end)
+		switch end {
+		case endCompleted:
+			t.hooks.Completed(ctx)
+		case endCancelled:
+			t.hooks.Cancelled(ctx)
+		}
 	})
 	t.step.run = a
 	return nil
@@ -163,13 +169,10 @@ const (
 
 // afterRun settles the task when the loop returns.
 func (t *Task) afterRun(end ending) {
-	t.finishPartials()
+	t.conv.FinishPartials()
 	switch end {
 	case endCompleted:
-		t.mu.Lock()
-		t.conv.meta.Completed = true
-		t.saveMetaLocked()
-		t.mu.Unlock()
+		t.conv.SetMeta(func(m *store.Meta) { m.Completed = true })
 		t.setStatus(StatusCompleted)
 	case endFailed:
 		t.setStatus(StatusFailed)
@@ -185,8 +188,9 @@ func (t *Task) askResumeLocked() {
 	if !t.step.quiet() || t.asks.resume != nil || t.asks.open != nil || t.sub != nil {
 		return
 	}
-	completed := t.conv.meta.Completed
-	elapsed := t.deps.Now().Sub(t.conv.meta.Updated)
+	meta := t.conv.Meta()
+	completed := meta.Completed
+	elapsed := t.deps.Now().Sub(meta.Updated)
 	kind := msg.AskResumeTask
 	if completed {
 		kind = msg.AskResumeCompletedTask
@@ -285,14 +289,12 @@ func (t *Task) Close(ctx context.Context) {
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.conv.saved.err != nil {
-		t.logger().Error("task: closed with records it could not save", "task", t.id, "err", t.conv.saved.err)
+	unsaved, err := t.conv.Close()
+	if unsaved != nil {
+		t.logger().Error("task: closed with records it could not save", "task", t.id, "err", unsaved)
 	}
-	if t.conv.log != nil {
-		if err := t.conv.log.Close(); err != nil {
-			t.logger().Error("task: closing the log", "task", t.id, "err", err)
-		}
-		t.conv.log = nil
+	if err != nil {
+		t.logger().Error("task: closing the log", "task", t.id, "err", err)
 	}
 	if err := t.deps.Turns.Close(); err != nil {
 		t.logger().Warn("task: releasing its resources", "task", t.id, "err", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -94,7 +95,7 @@ func (c *toolCall) validate(ctx context.Context) bool {
 	for _, p := range c.spec.Params {
 		if v, ok := c.call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
 			t.discardPreviews(ctx)
-			t.say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
+			t.conv.Say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			note := prompt.MissingParam(name, p.Name)
 			if t.modelFor(t.Mode()).info.NativeTools() {
 				note = prompt.MissingParamNative(name, p.Name)
@@ -112,7 +113,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 		return false
 	}
 	t.discardPreviews(ctx)
-	t.say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
+	t.conv.Say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
 	return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
 }
 
@@ -121,7 +122,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 // call's result.
 func (c *toolCall) preHook(ctx context.Context) bool {
 	t := c.t
-	if blocked, text := t.preToolHook(ctx, c.call); blocked {
+	if blocked, text := t.hooks.PreTool(ctx, c.call); blocked {
 		t.discardPreviews(ctx)
 		return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
 	}
@@ -153,7 +154,7 @@ func (c *toolCall) execute(ctx context.Context) bool {
 	}
 	if err != nil {
 		if !errors.Is(err, errToolPanic) { // a crash was reported already
-			t.say(msg.SayError, "Error running "+c.call.Name+": "+err.Error(), nil, false)
+			t.conv.Say(msg.SayError, "Error running "+c.call.Name+": "+err.Error(), nil, false)
 		}
 		res = tools.Result{Text: err.Error(), IsError: true}
 	}
@@ -166,7 +167,7 @@ func (c *toolCall) execute(ctx context.Context) bool {
 func (c *toolCall) feedback(ctx context.Context) bool {
 	t := c.t
 	if c.res.UserFeedback != "" {
-		t.say(msg.SayUserFeedback, c.res.UserFeedback, nil, false)
+		t.conv.Say(msg.SayUserFeedback, c.res.UserFeedback, nil, false)
 	}
 	if c.spec.Category == tools.CategoryInteract && !c.res.IsError {
 		c.res.Text = t.expandAnswers(ctx, c.res.Text)
@@ -181,7 +182,7 @@ func (c *toolCall) report(ctx context.Context) bool {
 	if len(c.res.Read) > 0 || len(c.res.Changed) > 0 {
 		t.deps.Turns.ToolRan(ctx, c.res.Read, c.res.Changed)
 	}
-	t.postToolHook(ctx, c.call, c.res, t.deps.Now().Sub(c.started))
+	t.hooks.PostTool(ctx, c.call, c.res, t.deps.Now().Sub(c.started))
 	if len(c.res.Changed) > 0 || c.spec.Category == tools.CategoryCommand {
 		t.checkpoint(ctx)
 	}
@@ -202,11 +203,8 @@ func (c *toolCall) condense(ctx context.Context) bool {
 	if c.res.Condensed == "" {
 		return false
 	}
-	t.mu.Lock()
-	tokens, n := t.conv.meta.ContextTokens, len(t.conv.api)
-	t.mu.Unlock()
-	t.compactHook(ctx, "condense", tokens, n)
-	t.markCondensed(c.res.Condensed)
+	t.hooks.Compact(ctx, "condense", t.conv.Meta().ContextTokens, len(t.conv.History()))
+	t.conv.MarkCondensed(c.res.Condensed)
 	return false
 }
 
@@ -217,15 +215,13 @@ func (c *toolCall) countMistakes(_ context.Context) bool {
 	t := c.t
 	path := c.call.Params["path"]
 	isEdit := c.spec.Category == tools.CategoryEdit
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	switch {
 	case c.res.IsError && isEdit && path != "" && !c.res.Rejected:
-		if t.guards.editFailed(path) {
+		if t.guards.EditFailed(path) {
 			c.res.Text += "\n\n" + prompt.EditFailedRepeatedly(path)
 		}
 	case !c.res.IsError:
-		t.guards.succeeded(isEdit, path)
+		t.guards.Succeeded(isEdit, path)
 	}
 	return false
 }
@@ -267,9 +263,7 @@ func planRefusalRow(spec tools.Spec, call tools.Call) string {
 
 // mistake records a model mistake and returns the feedback content.
 func (t *Task) mistake(ctx context.Context, header string, res tools.Result) []llm.Content {
-	t.mu.Lock()
-	t.guards.mistake() // counted once, as a mistake, not also as a repetition
-	t.mu.Unlock()
+	t.guards.Mistake() // counted once, as a mistake, not also as a repetition
 	if header == "" {
 		header = "[unknown tool] Result:"
 	} else if !strings.HasPrefix(header, "[") {
@@ -333,15 +327,14 @@ func sortedKeys(m map[string]string) []string {
 
 // setFocusChain stores a checklist the model sent with a tool call.
 func (t *Task) setFocusChain(list string) {
+	var changed bool
+	t.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
 	t.mu.Lock()
-	changed := t.conv.meta.FocusChain != list
-	t.conv.meta.FocusChain = list
 	t.focus.requestsSince = 0
-	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if changed {
-		t.say(msg.SayTaskProgress, list, &msg.Progress{Markdown: list}, false)
+		t.conv.Say(msg.SayTaskProgress, list, &msg.Progress{Markdown: list}, false)
 	}
 }
 
@@ -382,7 +375,7 @@ func (t *Task) focusChainReminder(first bool) []llm.Content {
 	if !due {
 		return nil
 	}
-	list := t.conv.meta.FocusChain
+	list := t.conv.Meta().FocusChain
 	text := prompt.FocusChainReminder(list, list == "")
 	if edited {
 		text = "The user edited the todo list. The current list is:\n" + list + "\n\n" + text
@@ -436,18 +429,13 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 	policy := t.settings().AutoApprove
 	if autoApproved(policy, req) {
 		limit := policy.MaxRequests
-		t.mu.Lock()
-		over := t.guards.autoApproval(limit, policy.YOLO)
-		t.mu.Unlock()
-		if over {
+		if t.guards.AutoApproval(limit, policy.YOLO) {
 			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,
 				"Cairn has auto-approved the maximum number of requests in a row. Continue?", nil)
 			if err != nil {
 				return tools.Answer{}, err
 			}
-			t.mu.Lock()
-			t.guards.autoApproved = 0
-			t.mu.Unlock()
+			t.guards.UserApproved()
 			if !ans.Approved {
 				return ans, nil
 			}
@@ -456,7 +444,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 		if say == "" {
 			say = msg.SayTool
 		}
-		u.setRow(t.say(say, req.Text, req.Payload, false))
+		u.setRow(t.conv.Say(say, req.Text, req.Payload, false))
 		return tools.Answer{Approved: true, Auto: true}, nil
 	}
 	if t.sub != nil {
@@ -470,9 +458,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 	if err != nil {
 		return ans, err
 	}
-	t.mu.Lock()
-	t.guards.autoApproved = 0
-	t.mu.Unlock()
+	t.guards.UserApproved()
 	return ans, nil
 }
 
@@ -491,7 +477,7 @@ func (u *taskUI) RecordOutcome(_ context.Context, o msg.Outcome) {
 	if row < 0 {
 		return
 	}
-	u.t.updateMessage(row, func(m *msg.Message) {
+	u.t.conv.Update(row, func(m *msg.Message) {
 		if p, ok := m.Payload.(*msg.Tool); ok {
 			c := *p
 			c.Outcome = o
@@ -526,5 +512,5 @@ func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload ms
 	if p, ok := payload.(*msg.Completion); ok && kind == msg.SayCompletionResult && !partial {
 		u.t.markChanges(ctx, p)
 	}
-	u.t.say(kind, text, payload, partial)
+	u.t.conv.Say(kind, text, payload, partial)
 }

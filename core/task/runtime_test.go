@@ -45,6 +45,8 @@ type rig struct {
 	// set, builds each task's turns.
 	info  llm.ModelInfo
 	turns func() Turns
+	// commands, when set, are each task's background commands (background_test.go).
+	commands func() BackgroundCommands
 	// hooks, when set, runs the tasks' hooks (hooks_test.go).
 	hooks func(root, taskID string) Hooks
 }
@@ -80,13 +82,17 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 		if r.turns != nil {
 			turns = r.turns()
 		}
+		var cmds BackgroundCommands
+		if r.commands != nil {
+			cmds = r.commands()
+		}
 		var hk Hooks
 		if r.hooks != nil {
 			hk = r.hooks(root, "")
 		}
 		return Deps{Provider: openai.New(openai.Config{BaseURL: r.llm.URL(), APIKey: "k"}), Model: "fake",
 			ModelInfo: r.info, Registry: reg, Host: direct.New("", []string{root}), Files: ws, Settings: s,
-			Sleep: sleep, Turns: turns, Hooks: hk}, nil
+			Sleep: sleep, Turns: turns, Commands: cmds, Hooks: hk}, nil
 	})
 	t.Cleanup(func() { r.mgr.CloseAll(context.Background()) })
 	return r
@@ -391,10 +397,11 @@ func TestFullDiskPausesAndLosesNothing(t *testing.T) {
 	}})
 	tk := r.newTask("fill the disk")
 	waitAsk(t, tk, msg.AskFollowup)
-	fj := &failingJournal{journal: tk.conv.log}
-	tk.mu.Lock()
-	tk.conv.log = fj
-	tk.mu.Unlock()
+	fj := &failingJournal{}
+	tk.conv.WrapJournal(func(j journal) journal {
+		fj.journal = j
+		return fj
+	})
 	fj.full.Store(true)
 	// The answer is shown but cannot be saved: the task pauses at its next step.
 	if err := tk.Answer(-1, tools.Answer{Text: "yes"}); err != nil {

@@ -12,15 +12,13 @@ const scratchName = "output"
 
 // scratchDir returns the task's scratch folder, or "" when the task is not stored.
 func (t *Task) scratchDir() string {
-	t.mu.Lock()
-	log := t.conv.log
-	t.mu.Unlock()
-	if log == nil || log.Dir() == "" {
+	dir := t.conv.Dir()
+	if dir == "" {
 		return ""
 	}
 	// The model is given absolute paths, and paths the workspace resolves come back with
 	// symlinks evaluated; so must the folder be.
-	base, err := filepath.Abs(log.Dir())
+	base, err := filepath.Abs(dir)
 	if err != nil {
 		return ""
 	}

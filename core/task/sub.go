@@ -118,12 +118,13 @@ func (t *Task) stopRun() {
 
 // subResult reads how a subagent that has stopped ended.
 func (t *Task) subResult() SubResult {
+	ms := t.conv.Messages()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	r := SubResult{Requests: t.guards.requests, Cost: t.conv.meta.Cost}
+	r := SubResult{Requests: t.guards.Requests(), Cost: t.conv.Meta().Cost}
 	if t.status == StatusCompleted {
-		for i := len(t.conv.messages) - 1; i >= 0; i-- {
-			if m := t.conv.messages[i]; m.Type == msg.Say && m.Kind == msg.SayCompletionResult {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if m := ms[i]; m.Type == msg.Say && m.Kind == msg.SayCompletionResult {
 				r.Done, r.Report = true, m.Text
 				return r
 			}
@@ -133,8 +134,8 @@ func (t *Task) subResult() SubResult {
 	if t.status == StatusCancelled {
 		r.Error = "it was cancelled"
 	}
-	for i := len(t.conv.messages) - 1; i >= 0; i-- {
-		if m := t.conv.messages[i]; m.Type == msg.Say && m.Kind == msg.SayError {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if m := ms[i]; m.Type == msg.Say && m.Kind == msg.SayError {
 			r.Error = m.Text
 			break
 		}
@@ -166,9 +167,7 @@ func (t *Task) subChanged() {
 
 // subLimit says why a subagent must stop before its next request ("" when it may go on).
 func (t *Task) subLimit() string {
-	t.mu.Lock()
-	n, limit := t.guards.requests, t.guards.limits.MaxRequests
-	t.mu.Unlock()
+	n, limit := t.guards.Requests(), t.guards.Limits().MaxRequests
 	if limit > 0 && n >= limit {
 		return fmt.Sprintf("The subagent stopped at its limit of %d requests without reporting.", limit)
 	}
@@ -203,19 +202,12 @@ func (a account) AddRequest() { a.t.countRequest() }
 
 func (a account) AddUsage(u llm.Usage, cost float64) {
 	t := a.t
+	t.conv.AddUsage(u, cost, false)
 	t.mu.Lock()
-	t.conv.meta.TokensIn += u.InputTokens
-	t.conv.meta.TokensOut += u.OutputTokens
-	t.conv.meta.CacheReads += u.CacheReadTokens
-	t.conv.meta.CacheWrites += u.CacheWriteTokens
-	t.conv.meta.Cost += cost
-	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
 }
 
 func (a account) Exhausted() string {
-	a.t.mu.Lock()
-	defer a.t.mu.Unlock()
-	return a.t.overLimitLocked()
+	return a.t.overLimit()
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 	"github.com/cairnhq/cairn/core/llm/openai"
-	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/interact"
 	"github.com/cairnhq/cairn/core/workspace"
@@ -102,18 +101,5 @@ func TestSubagentEndings(t *testing.T) {
 				t.Error(err)
 			}
 		})
-	}
-}
-
-// A task loaded from history counts its subagents' requests with its own.
-func TestCountRequestsIncludesSubagents(t *testing.T) {
-	ms := []msg.Message{
-		{Type: msg.Say, Kind: msg.SayAPIReqStarted},
-		{Type: msg.Say, Kind: msg.SaySubagents, Text: `{"children":[{"prompt":"a","status":"done","requests":3},{"prompt":"b","status":"failed","requests":2}]}`},
-		{Type: msg.Say, Kind: msg.SaySubagents, Text: `not json`},
-		{Type: msg.Say, Kind: msg.SayAPIReqStarted},
-	}
-	if n := countRequests(ms); n != 7 {
-		t.Fatalf("counted %d, want 7", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,12 +13,16 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/event"
-	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/background"
+	"github.com/cairnhq/cairn/core/task/conversation"
+	"github.com/cairnhq/cairn/core/task/guards"
+	"github.com/cairnhq/cairn/core/task/hookpoints"
+	"github.com/cairnhq/cairn/core/task/msgqueue"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -101,11 +106,11 @@ type Sandbox struct {
 	OffBy string
 }
 
-// sandboxLocked is how the task's commands run.
-func (t *Task) sandboxLocked() Sandbox {
-	s := t.settings()
-	sb := Sandbox{Status: t.deps.Sandbox, Off: s.SandboxOff, Network: s.SandboxNetwork}
-	switch own := t.conv.meta.Overrides; {
+// sandboxState is how a task's commands run: what the machine offers (st), the task's
+// settings s and its own overrides.
+func sandboxState(st sandbox.Status, s config.Settings, own *config.Overrides) Sandbox {
+	sb := Sandbox{Status: st, Off: s.SandboxOff, Network: s.SandboxNetwork}
+	switch {
 	case !sb.Off:
 	case own != nil && own.NoSandbox != nil && *own.NoSandbox:
 		sb.OffBy = "--no-sandbox"
@@ -189,14 +194,9 @@ type Deps struct {
 	// Sandbox is what sandbox.Probe found on this machine, for the task's header (the zero
 	// value: no sandbox, no reason given).
 	Sandbox sandbox.Status
-}
-
-// Hooks runs the user's hooks for one event (core/hooks.Runner implements it). Fire is called
-// on the task's goroutine and never with the task's lock held; it returns when the event's
-// hooks are done, never fails (a broken hook is a note in the result), and cancelling ctx
-// stops a hook that is running.
-type Hooks interface {
-	Fire(ctx context.Context, ev hooks.Event) hooks.Result
+	// Commands are the commands the task's tools may leave running in the background
+	// (background.go; nil: its tools leave none).
+	Commands BackgroundCommands
 }
 
 // Turns builds, for each turn, what depends on the world around the loop: the workspace, the
@@ -267,22 +267,26 @@ type Task struct {
 	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
 	wg sync.WaitGroup
 
-	// mu guards every field below, and every concern's data in it: one lock, because the
-	// decisions that matter span concerns (startRun looks at the step, sendQueuedLocked at the
-	// step, the open ask and the queue). It is the outermost lock: the broker's is taken under
-	// it, a taskUI's never with it (docs/task-runtime.md).
+	// The owners with their own synchronisation (docs/task-runtime.md): set before the task
+	// starts and never replaced.
+	conv   *conversation.Conversation // the chat, the API history, the header and their journal
+	guards *guards.Guards             // mistakes, auto-approvals, repeats, limits and requests
+	queue  *msgqueue.Queue            // messages sent while a run is active
+	hooks  *hookpoints.Points         // the user's hooks at the task's points, and what they added
+	bg     *background.Owner          // the commands left running (their registry keeps them)
+
+	// mu guards every field below and the data of the owners still held by value. It is
+	// taken before an owner's own lock, never after: the decisions that span owners (startRun
+	// looks at the step, sendQueuedLocked at the step, the open ask and the queue) are taken
+	// under it. The conversation's lock, then the broker's, may be taken under it; a taskUI's
+	// never with it (docs/task-runtime.md).
 	mu     sync.Mutex
-	conv   conversation // the chat, the API history, the header and their journal (conversation.go)
-	asks   asks         // the open question and the resume question (ask.go)
-	guards guards       // mistakes, auto-approvals, repeats, limits and requests (guard.go)
-	focus  focusDue     // when the todo-list reminder is due (run_tool.go)
-	queue  msgQueue     // messages sent while a run is active (queue.go)
-	step   stepState    // the running loop, its first checkpoint, retry wait, restore, close (run.go)
+	asks   asks      // the open question and the resume question (ask.go)
+	focus  focusDue  // when the todo-list reminder is due (run_tool.go)
+	step   stepState // the running loop, its first checkpoint, retry wait, restore, close (run.go)
 	status Status
-	// hookContext is what hooks added, for the next request (hooks.go); lastTool is the tool
-	// used last, with its argument (a subagent's status).
-	hookContext []string
-	lastTool    string
+	// lastTool is the tool used last, with its argument (a subagent's status).
+	lastTool string
 }
 
 func newTask(meta store.Meta, deps Deps, log journal) *Task {
@@ -302,10 +306,15 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		id:     meta.ID,
 		deps:   deps,
 		broker: event.New(mergeEvents),
-		conv:   newConversation(meta, log),
-		guards: newGuards(deps.Settings.TaskLimits),
+		guards: guards.New(deps.Settings.TaskLimits, 0),
+		queue:  &msgqueue.Queue{},
 		status: StatusIdle,
 	}
+	t.conv = conversation.New(meta, log, deps.Now, events{t}, func(err error) {
+		t.logger().Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
+	})
+	t.bg = background.New(deps.Commands, t.conv.Say)
+	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
 	s := deps.Settings
 	t.live.Store(&s)
 	t.models.Store(modelsOf(deps))
@@ -337,9 +346,15 @@ func (t *Task) ID() string { return t.id }
 func (t *Task) Subscribe() ([]msg.Message, State, *event.Subscription[Event]) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	msgs := make([]msg.Message, len(t.conv.messages))
-	copy(msgs, t.conv.messages)
-	return msgs, t.stateLocked(), t.broker.Subscribe()
+	var msgs []msg.Message
+	var sub *event.Subscription[Event]
+	// The snapshot and the subscription are taken under the conversation's lock, under which
+	// its changes are published: no change falls between them.
+	t.conv.Read(func(ms []msg.Message, _ []llm.Message, _ *store.Meta) {
+		msgs = slices.Clone(ms)
+		sub = t.broker.Subscribe()
+	})
+	return msgs, t.stateLocked(), sub
 }
 
 // State returns the task's header state.
@@ -351,29 +366,30 @@ func (t *Task) State() State {
 
 // Messages returns a copy of the message list.
 func (t *Task) Messages() []msg.Message {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]msg.Message(nil), t.conv.messages...)
+	return t.conv.Messages()
 }
 
 // API returns a copy of the API history.
 func (t *Task) API() []llm.Message {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.conv.historyCopy()
+	return t.conv.History()
 }
 
+// stateLocked is the task's header as it stands; t.mu is held.
 func (t *Task) stateLocked() State {
+	var meta store.Meta
+	var n int
+	t.conv.Read(func(ms []msg.Message, _ []llm.Message, m *store.Meta) { meta, n = *m, len(ms) })
+	m := t.modelFor(meta.Mode)
 	return State{
-		ID: t.id, Status: t.status, Mode: t.conv.meta.Mode, Title: t.conv.meta.Title,
-		TokensIn: t.conv.meta.TokensIn, TokensOut: t.conv.meta.TokensOut, CacheReads: t.conv.meta.CacheReads,
-		CacheWrites: t.conv.meta.CacheWrites, Cost: t.conv.meta.Cost, ContextTokens: t.conv.meta.ContextTokens,
-		ContextWindow: int64(t.modelFor(t.conv.meta.Mode).info.ContextWindow), FocusChain: t.conv.meta.FocusChain,
-		OpenAsk: t.asks.index(), Model: t.modelFor(t.conv.meta.Mode).name, MessageCount: len(t.conv.messages),
-		Requests: t.guards.requests, Limits: t.guards.limits, PricesKnown: t.pricesKnown(t.conv.meta.Mode),
-		Queued: t.queue.list(), AutoApprove: t.settings().AutoApprove, OwnSettings: t.ownSettingsLocked(),
-		Included: t.modelFor(t.conv.meta.Mode).info.Included, ModelLabel: t.modelFor(t.conv.meta.Mode).info.Label,
-		Sandbox: t.sandboxLocked(),
+		ID: t.id, Status: t.status, Mode: meta.Mode, Title: meta.Title,
+		TokensIn: meta.TokensIn, TokensOut: meta.TokensOut, CacheReads: meta.CacheReads,
+		CacheWrites: meta.CacheWrites, Cost: meta.Cost, ContextTokens: meta.ContextTokens,
+		ContextWindow: int64(m.info.ContextWindow), FocusChain: meta.FocusChain,
+		OpenAsk: t.asks.index(), Model: m.name, MessageCount: n,
+		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: m.info.InputPrice > 0 || m.info.OutputPrice > 0,
+		Queued: t.queue.List(), AutoApprove: t.settings().AutoApprove, OwnSettings: meta.Overrides != nil,
+		Included: m.info.Included, ModelLabel: m.info.Label,
+		Sandbox: sandboxState(t.deps.Sandbox, *t.settings(), meta.Overrides),
 	}
 }
 
@@ -391,91 +407,6 @@ func (t *Task) setStatus(s Status) {
 	t.publishStateLocked()
 }
 
-// addMessage appends a message and publishes it.
-func (t *Task) addMessage(m msg.Message) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.addMessageLocked(m)
-}
-
-func (t *Task) addMessageLocked(m msg.Message) int {
-	m.Index = len(t.conv.messages)
-	if m.Time.IsZero() {
-		m.Time = t.deps.Now()
-	}
-	t.conv.messages = append(t.conv.messages, m)
-	t.persistLocked(m, !m.Partial)
-	t.broker.Publish(Event{Kind: EventAdded, Message: m}, false)
-	return m.Index
-}
-
-// updateMessage replaces message i. When only text grew and the message stays partial, it
-// publishes the appended delta; otherwise the whole message.
-func (t *Task) updateMessage(i int, fn func(m *msg.Message)) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if i < 0 || i >= len(t.conv.messages) {
-		return
-	}
-	old := t.conv.messages[i]
-	m := old
-	fn(&m)
-	t.conv.messages[i] = m
-	if old.Partial && len(m.Text) >= len(old.Text) && strings.HasPrefix(m.Text, old.Text) &&
-		samePayload(old.Payload, m.Payload) && sameRest(old, m) {
-		// Written before it is published: a client never sees a message complete that a
-		// crash right after could lose.
-		t.persistLocked(m, !m.Partial)
-		if len(m.Text) > len(old.Text) {
-			t.broker.Publish(Event{Kind: EventAppended, Index: i, Delta: m.Text[len(old.Text):]}, true)
-		}
-		if !m.Partial {
-			t.broker.Publish(Event{Kind: EventFinalized, Index: i}, false)
-		}
-		return
-	}
-	t.persistLocked(m, !m.Partial)
-	t.broker.Publish(Event{Kind: EventUpdated, Message: m}, false)
-}
-
-// sameRest reports that only Text and Partial may differ between two versions of a message.
-func sameRest(a, b msg.Message) bool {
-	return a.Type == b.Type && a.Kind == b.Kind && len(a.Images) == len(b.Images) && len(a.Files) == len(b.Files)
-}
-
-// samePayload is pointer identity: a partial update that keeps the payload object streams text
-// only; a new payload object is published whole.
-func samePayload(a, b msg.Payload) bool { return a == b }
-
-// say posts a say message. A say of the same kind as a recent partial say (the last few rows:
-// a question may have been asked meanwhile, as "proceed while running" does) replaces that
-// row's text and, when given, its payload; clients receive only the appended text.
-func (t *Task) say(kind msg.Kind, text string, payload msg.Payload, partial bool) int {
-	t.mu.Lock()
-	if i := t.conv.recentPartialSay(kind); i >= 0 {
-		t.mu.Unlock()
-		t.updateMessage(i, func(m *msg.Message) {
-			m.Text, m.Partial = text, partial
-			if payload != nil {
-				m.Payload = payload
-			}
-		})
-		return i
-	}
-	defer t.mu.Unlock()
-	return t.addMessageLocked(msg.Message{Type: msg.Say, Kind: kind, Text: text, Payload: payload, Partial: partial})
-}
-
-// finishPartials marks every partial message complete (end of a stream, cancel, crash).
-func (t *Task) finishPartials() {
-	t.mu.Lock()
-	idx := t.conv.recentPartials()
-	t.mu.Unlock()
-	for _, i := range idx {
-		t.updateMessage(i, func(m *msg.Message) { m.Partial = false })
-	}
-}
-
 // Host returns the host the task works through (the daemon routes editor events by it).
 func (t *Task) Host() tools.Host { return t.deps.Host }
 
@@ -484,10 +415,9 @@ func (t *Task) SetMode(mode string) error {
 	if mode != ModeAct && mode != ModePlan {
 		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
 	}
+	var old string
+	t.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
 	t.mu.Lock()
-	old := t.conv.meta.Mode
-	t.conv.meta.Mode = mode
-	t.saveMetaLocked()
 	t.publishStateLocked()
 	pa := t.asks.open
 	if old == ModePlan && mode == ModeAct {
@@ -502,17 +432,14 @@ func (t *Task) SetMode(mode string) error {
 
 // Mode returns the current mode.
 func (t *Task) Mode() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.conv.meta.Mode
+	return t.conv.Meta().Mode
 }
 
 // UpdateFocusChain stores the user's edit of the todo list; the model hears of it next turn.
 func (t *Task) UpdateFocusChain(markdown string) {
+	t.conv.SetMeta(func(m *store.Meta) { m.FocusChain = markdown })
 	t.mu.Lock()
-	t.conv.meta.FocusChain = markdown
 	t.focus.progressEdit = true
-	t.saveMetaLocked()
 	t.publishStateLocked()
 	t.mu.Unlock()
 }

@@ -45,9 +45,7 @@ func TestToolCallSteps(t *testing.T) {
 		return out[0].Text, end
 	}
 	mistakes := func() int {
-		tk.mu.Lock()
-		defer tk.mu.Unlock()
-		return tk.guards.mistakes
+		return tk.guards.Mistakes()
 	}
 
 	// An unknown tool ends at the look-up, as a mistake.

@@ -112,7 +112,7 @@ func TestProtectedGitDirsByAnyName(t *testing.T) {
 	}
 }
 
-// TestProtectedCommandUnknownAndLinks: the lines of issue 28 that wrote into .git/hooks with
+// TestProtectedCommandUnknownAndLinks: the lines that once wrote into .git/hooks with
 // commands auto-approved are now asked: a link made into .git/hooks, and every write whose
 // file is only known when the line runs.
 func TestProtectedCommandUnknownAndLinks(t *testing.T) {

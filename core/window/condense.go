@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
+	"github.com/cairnhq/cairn/core/tools/interact"
 )
 
 // Condense returns the conversation as sent after the user accepted a summary (condense;
@@ -42,7 +43,7 @@ func Condensable(history []llm.Message, at int) bool {
 		}
 	}
 	for _, call := range history[at-1].ToolCalls {
-		if call.Name == "condense" {
+		if call.Name == interact.CondenseName {
 			return true
 		}
 	}

@@ -43,9 +43,9 @@ type Index struct {
 	watcher *fsnotify.Watcher // nil when the system refused a watcher: the index stays static
 	done    chan struct{}
 	stopped sync.WaitGroup
-	// ctx bounds the scans the watcher starts (a new folder, a rescan): Close cancels it, so
-	// a scan under way stops with the index instead of running to its end.
-	ctx  context.Context
+	// stop cancels the context of the watcher's goroutine, which bounds the scans it starts
+	// (a new folder, a rescan), so a scan under way stops with the index instead of running
+	// to its end.
 	stop context.CancelFunc
 
 	// mu guards entries, flat and sorted. A fresh scan only fills flat (no map: 100k map
@@ -63,7 +63,8 @@ type Index struct {
 func NewIndex(ctx context.Context, ws *Workspace) (*Index, error) {
 	ix := &Index{ws: ws, done: make(chan struct{})}
 	// The index outlives the call that built it: its scans keep ctx's values, not its end.
-	ix.ctx, ix.stop = context.WithCancel(context.WithoutCancel(ctx))
+	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	ix.stop = stop
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		ix.watcher = w
 	}
@@ -72,7 +73,7 @@ func NewIndex(ctx context.Context, ws *Workspace) (*Index, error) {
 	}
 	if ix.watcher != nil {
 		ix.stopped.Add(1)
-		go ix.watch()
+		go ix.watch(wctx)
 	}
 	return ix, nil
 }
@@ -318,7 +319,7 @@ func (ix *Index) entryFor(path string, isDir bool) indexEntry {
 	return indexEntry{abs: path, rel: rel, lower: asciiLower(rel), base: base, isDir: isDir}
 }
 
-func (ix *Index) watch() {
+func (ix *Index) watch(ctx context.Context) {
 	defer ix.stopped.Done()
 	for {
 		select {
@@ -328,13 +329,13 @@ func (ix *Index) watch() {
 			if !ok {
 				return
 			}
-			ix.apply(ev)
+			ix.apply(ctx, ev)
 		case _, ok := <-ix.watcher.Errors:
 			if !ok {
 				return
 			}
 			// An overflow lost events: only a rescan can restore the truth.
-			ix.rescan()
+			ix.rescan(ctx)
 		}
 	}
 }
@@ -342,10 +343,10 @@ func (ix *Index) watch() {
 // ignoreFileNames change what a scan keeps; an edit to one means a rescan.
 var ignoreFileNames = map[string]bool{".gitignore": true, ".clineignore": true, ".cairnignore": true}
 
-func (ix *Index) apply(ev fsnotify.Event) {
+func (ix *Index) apply(ctx context.Context, ev fsnotify.Event) {
 	name := filepath.Base(ev.Name)
 	if ignoreFileNames[name] && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) != 0 {
-		ix.rescan()
+		ix.rescan(ctx)
 		return
 	}
 	switch {
@@ -369,7 +370,7 @@ func (ix *Index) apply(ev fsnotify.Event) {
 		if st.IsDir() {
 			// Files may have landed before the watch did: scan what is there now. A scan that
 			// fails (the folder went away, the index closed) leaves the index as it was.
-			ix.logScanErr(ix.scan(ix.ctx, ev.Name))
+			logScanErr(ctx, ix.scan(ctx, ev.Name))
 		}
 	}
 }
@@ -395,14 +396,14 @@ func (ix *Index) remove(path string) {
 }
 
 // rescan reads every root again; one that fails (the index closed) keeps what it had.
-func (ix *Index) rescan() {
-	ix.logScanErr(ix.scanRoots(ix.ctx))
+func (ix *Index) rescan(ctx context.Context) {
+	logScanErr(ctx, ix.scanRoots(ctx))
 }
 
 // logScanErr reports a scan the watcher started that failed for another reason than the
 // index closing: the index then lists what it had, which @-mentions may show stale.
-func (ix *Index) logScanErr(err error) {
-	if err != nil && ix.ctx.Err() == nil {
+func logScanErr(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
 		slog.Warn("workspace index: a rescan failed; the file list may be stale", "err", err)
 	}
 }

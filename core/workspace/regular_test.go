@@ -113,7 +113,7 @@ func TestReadRegular(t *testing.T) {
 	cancel()
 	tests := []struct {
 		name    string
-		ctx     context.Context
+		ctx     context.Context //nolint:containedctx // the context a case calls with
 		path    string
 		limit   int64
 		want    string

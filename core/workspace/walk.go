@@ -33,7 +33,6 @@ func (ws *Workspace) Walk(ctx context.Context, dir string, opts FilterOptions, w
 type folderFunc func(f *Filter, kept []fs.DirEntry) error
 
 type walker struct {
-	ctx    context.Context
 	fn     WalkFunc
 	folder folderFunc // used instead of fn when set
 	sweep  bool       // remove stale atomic-write temp files from every folder read
@@ -47,25 +46,24 @@ type walker struct {
 }
 
 func walkFrom(ctx context.Context, root *Filter, workers int, fn WalkFunc) error {
-	return (&walker{ctx: ctx, fn: fn}).run(root, workers)
+	return (&walker{fn: fn}).run(ctx, root, workers)
 }
 
 // walkFolders walks root's tree like Walk, calling fn once per folder. With sweep, every
 // folder read loses its stale atomic-write temp files first (see sweepTemps).
 func walkFolders(ctx context.Context, root *Filter, workers int, sweep bool, fn folderFunc) error {
-	return (&walker{ctx: ctx, folder: fn, sweep: sweep, now: time.Now()}).run(root, workers)
+	return (&walker{folder: fn, sweep: sweep, now: time.Now()}).run(ctx, root, workers)
 }
 
-func (w *walker) run(root *Filter, workers int) error {
+func (w *walker) run(ctx context.Context, root *Filter, workers int) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx := w.ctx
 	w.stack, w.pending = []*Filter{root}, 1
 	w.cond = sync.NewCond(&w.mu)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(w.work)
+		wg.Go(func() { w.work(ctx) })
 	}
 	wg.Wait()
 	if w.err != nil {
@@ -74,7 +72,7 @@ func (w *walker) run(root *Filter, workers int) error {
 	return ctx.Err()
 }
 
-func (w *walker) work() {
+func (w *walker) work(ctx context.Context) {
 	for {
 		w.mu.Lock()
 		for len(w.stack) == 0 && w.pending > 0 && w.err == nil {
@@ -88,7 +86,7 @@ func (w *walker) work() {
 		w.stack = w.stack[:len(w.stack)-1]
 		w.mu.Unlock()
 
-		err := w.ctx.Err()
+		err := ctx.Err()
 		if err == nil {
 			err = w.readDir(f)
 		}

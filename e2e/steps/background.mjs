@@ -1,4 +1,4 @@
-// The background-commands step of the E2E (issue 32): the model starts two dev servers with
+// The background-commands step of the E2E (README, "Commands that keep running"): the model starts two dev servers with
 // background from the chat; the next request's environment details list them; their rows show
 // them running with a Stop button; the user stops the first with it (its port closes); when
 // the model presents its result, the second, which runs in VS Code's terminal, is left to the

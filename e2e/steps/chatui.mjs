@@ -1,4 +1,4 @@
-// The chat's working controls in code-server (issue 17): a message typed while the task works
+// The chat's working controls in code-server: a message typed while the task works
 // waits as queued and reaches the model when the step ends; "See new changes" opens the task's
 // changes in one diff editor; a past message is edited and resent after a confirm (the files and
 // the conversation go back to the checkpoint before it); the task is exported through the save
@@ -146,8 +146,8 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   );
   log(`exported the task to ${exported}`);
 
-  // 5. Accessibility of the views in both themes, the chat showing the completed task (issue 30:
-  // the completion's title fell under the contrast minimum in the light theme only). Every
+  // 5. Accessibility of the views in both themes, the chat showing the completed task (the
+  // completion's title once fell under the contrast minimum in the light theme only). Every
   // finding of both passes is collected, then the step fails on them. The auto-approve bar,
   // unfolded, fills the panel: it is audited on its own, and the chat with it folded.
   const autoApprove = view.getByRole("button", { name: /^Auto-approve:/ });
@@ -155,8 +155,8 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
     if ((await autoApprove.getAttribute("aria-expanded")) !== String(open)) await autoApprove.click();
     await poll(`the auto-approve bar ${open ? "open" : "folded"}`, async () => (await autoApprove.getAttribute("aria-expanded")) === String(open), 10_000);
   };
-  // The hooks section is audited with its "Trust this version" button present (issue 31 item
-  // 5): the hook of the hooks step changes on disk again, and is trusted again after the audits.
+  // The hooks section is audited with its "Trust this version" button present:
+  // the hook of the hooks step changes on disk again, and is trusted again after the audits.
   const hook = path.join(workspace, ".clinerules", "hooks", "PreToolUse");
   if (!fs.existsSync(hook)) fail(`${hook} is missing: the hooks step runs before this one`);
   fs.appendFileSync(hook, "# checked again for the accessibility pass\n");
@@ -235,8 +235,8 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   await view.getByRole("region", { name: "History" }).getByRole("button", { name: "Done" }).click();
   await chat.waitFor({ state: "attached" });
 
-  // Each screenshot waits for the state its name promises (issue 31 item 10: the bar's toggle
-  // was clicked blind, so the resent chat and the open bar were caught under each other's names).
+  // Each screenshot waits for the state its name promises (the bar's toggle
+  // was once clicked blind, so the resent chat and the open bar were caught under each other's names).
   await view.getByRole("button", { name: "History" }).click();
   await view.getByRole("region", { name: "History" }).waitFor();
   await screenshot(page, `history-${other}`);

@@ -1,4 +1,4 @@
-// Guard rails in code-server (issue 23): with edits auto-approved, an edit of
+// Guard rails in code-server (docs/architecture.md, "Guard rails"): with edits auto-approved, an edit of
 // .vscode/settings.json waits for approval and its row says why the file is protected; a task
 // stopped at its cost limit shows requests and cost against the limit in its header.
 //

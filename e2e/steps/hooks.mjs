@@ -1,4 +1,4 @@
-// E2E step: hooks in code-server (issues 20 and 23). A PreToolUse hook that blocks `rm`
+// E2E step: hooks in code-server (docs/architecture.md, "Hooks"). A PreToolUse hook that blocks `rm`
 // commands is put in the workspace's .clinerules/hooks/. The settings view's hooks section
 // asks before enabling hooks for the workspace, lists the hook as not trusted with its content,
 // trusts it; after the file changes on disk it shows the hook as changed with its diff and a

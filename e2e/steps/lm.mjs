@@ -1,4 +1,4 @@
-// The editor's own language models (issue 37, README "Providers"): a small test extension
+// The editor's own language models (README, "Providers"): a small test extension
 // (e2e/lm-provider, plain JS) contributes a scripted chat model through VS Code 1.100's
 // chatProvider proposal; Cairn's settings choose the `vscode-lm` provider and that model; a task
 // streams through the editor, writes a file and completes; a second task is cancelled while the

@@ -38,7 +38,7 @@ function mcpScript() {
 
 /**
  * noNewChanges fails when the completion row with text offers "See new changes": an echo
- * changes no file (issue 31 item 1). The row is whole once its text shows, offer included.
+ * changes no file. The row is whole once its text shows, offer included.
  */
 async function noNewChanges(view, text, fail) {
   const row = view.locator(".completion-row", { hasText: text }).last();

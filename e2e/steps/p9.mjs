@@ -1,4 +1,4 @@
-// P9, end-to-end streaming latency (docs/performance.md, issue 18): from a chunk leaving the model
+// P9, end-to-end streaming latency (docs/performance.md): from a chunk leaving the model
 // server to its text in the webview's DOM, in real VS Code (code-server) with the real daemon,
 // extension and webview in between.
 //

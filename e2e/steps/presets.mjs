@@ -1,4 +1,4 @@
-// Provider presets in code-server (issue 16): the settings view's Act model list offers the
+// Provider presets in code-server (README, "Providers"): the settings view's Act model list offers the
 // endpoint's models with their context windows and prices, and says "price unknown" for a model
 // without known prices (never $0.0000).
 //

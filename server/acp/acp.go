@@ -63,8 +63,10 @@ type Agent struct {
 	// ready is closed once conn is set: the connection's reader may call the handlers before
 	// NewAgentSideConnection returns.
 	ready chan struct{}
-	// ctx lives as long as the connection; the sessions' subscriptions run under it.
-	ctx context.Context
+	// ctx lives as long as the connection; the sessions' subscriptions run under it. A
+	// handler's context ends with its request and the subscriptions outlive it, so the agent
+	// keeps the connection's (an exception to docs/conventions.md, "Contexts").
+	ctx context.Context //nolint:containedctx // the connection's lifetime; see above
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cairnhq/cairn/server/follow"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
@@ -249,7 +250,7 @@ func (s *session) followFrom(taskID string, replay bool) <-chan cairnv1.Mode {
 	s.taskID, s.stopSub, s.subDone = taskID, cancel, done
 	s.mu.Unlock()
 	replayed := make(chan cairnv1.Mode, 1)
-	f := &follower{s: s, msgs: map[int32]*cairnv1.Message{}, sent: map[int32]*sentText{}, handled: map[int32]bool{},
+	f := &follower{s: s, sent: map[int32]*sentText{}, handled: map[int32]bool{}, replayedAsks: map[int32]bool{},
 		replay: replay, replayed: replayed}
 	go func() {
 		defer close(done)
@@ -258,11 +259,10 @@ func (s *session) followFrom(taskID string, replay bool) <-chan cairnv1.Mode {
 	return replayed
 }
 
-// follower turns one task's subscription into session updates; it runs on one goroutine, so
-// its maps need no lock.
+// follower turns one task's subscription into session updates: it is the reader and the
+// policy of a server/follow follower, on one goroutine, so its maps need no lock.
 type follower struct {
-	s    *session
-	msgs map[int32]*cairnv1.Message
+	s *session
 	// sent is how much of a streaming row's text the client has.
 	sent map[int32]*sentText
 	// handled marks the rows already shown as tool calls or answered.
@@ -271,9 +271,11 @@ type follower struct {
 	command sdk.ToolCallId
 	// focus is the focus chain last sent as the plan.
 	focus string
-	// replay is set while a reloaded snapshot is sent; replayed then gets its mode.
-	replay   bool
-	replayed chan cairnv1.Mode
+	// replay is set while a reloaded snapshot is sent; replayed then gets its mode, and
+	// replayedAsks marks its asks, which are shown, never answered.
+	replay       bool
+	replayed     chan cairnv1.Mode
+	replayedAsks map[int32]bool
 	// openAsk is the snapshot's open ask, the one a reloaded session's next prompt answers.
 	openAsk int32
 	// outputLimit is set while the task's last finished model reply stopped at the model's
@@ -335,71 +337,76 @@ func (f *follower) run(ctx context.Context, taskID string) {
 		f.s.finish(sdk.StopReasonEndTurn, nil)
 		return
 	}
-	for {
-		ev, err := stream.Recv()
-		if err != nil {
-			if ctx.Err() == nil {
-				log.Warn("acp: the task's subscription ended", "task", taskID, "err", err)
-				f.s.finish(sdk.StopReasonEndTurn, nil)
-			}
-			return
-		}
-		if err := f.event(ctx, ev); err != nil {
-			if ctx.Err() == nil {
-				log.Warn("acp: sending to the client", "err", err)
-			}
-		}
+	fl := follow.New(stream, f, f.ask, follow.Options{SnapshotAsks: follow.AllSnapshotAsks})
+	// The policy never stops, so Next returns only when the subscription ends.
+	if _, err := fl.Next(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("acp: the task's subscription ended", "task", taskID, "err", err)
+		f.s.finish(sdk.StopReasonEndTurn, nil)
 	}
 }
 
-func (f *follower) event(ctx context.Context, ev *cairnv1.SubscribeResponse) error {
-	switch e := ev.Event.(type) {
-	case *cairnv1.SubscribeResponse_Snapshot:
-		f.state(e.Snapshot.GetState())
-		f.openAsk = e.Snapshot.GetState().GetOpenAskIndex()
-		for _, m := range e.Snapshot.GetMessages() {
-			if err := f.added(ctx, m); err != nil {
-				return err
-			}
-		}
-		if f.replay {
-			f.replay = false
-			f.replayed <- e.Snapshot.GetState().GetMode()
-		}
-	case *cairnv1.SubscribeResponse_MessageAdded:
-		return f.added(ctx, e.MessageAdded.GetMessage())
-	case *cairnv1.SubscribeResponse_TextAppended:
-		if m := f.msgs[e.TextAppended.GetIndex()]; m != nil {
-			m.Text += e.TextAppended.GetDelta()
-			return f.stream(m)
-		}
-	case *cairnv1.SubscribeResponse_MessageFinalized:
-		if m := f.msgs[e.MessageFinalized.GetIndex()]; m != nil && m.GetPartial() {
-			m.Partial = false
-			return f.settled(ctx, m)
-		}
-	case *cairnv1.SubscribeResponse_MessageUpdated:
-		m := e.MessageUpdated.GetMessage()
-		old := f.msgs[m.GetIndex()]
-		f.msgs[m.GetIndex()] = m
-		f.noteRequest(m)
-		if old == nil {
-			return f.added(ctx, m)
-		}
-		if m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT {
-			return f.output(m)
-		}
-		if err := f.stream(m); err != nil {
-			return err
-		}
-		if old.GetPartial() && !m.GetPartial() {
-			return f.settled(ctx, m)
-		}
-	case *cairnv1.SubscribeResponse_StateChanged:
-		f.state(e.StateChanged)
+// logSend logs a failure to send an update to the client: the session goes on.
+func (f *follower) logSend(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		f.s.a.log.Warn("acp: sending to the client", "err", err)
 	}
-	return nil
 }
+
+// Snapshot starts a snapshot: its state, and the open ask a reloaded session's next prompt
+// answers.
+func (f *follower) Snapshot(_ context.Context, st *cairnv1.TaskState) {
+	f.state(st)
+	f.openAsk = st.GetOpenAskIndex()
+}
+
+// Row is a row of the snapshot, sent as a new one.
+func (f *follower) Row(ctx context.Context, m *cairnv1.Message) {
+	if f.replay && m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED {
+		f.replayedAsks[m.GetIndex()] = true
+	}
+	f.logSend(ctx, f.added(ctx, m))
+}
+
+// SnapshotEnd ends a reloaded conversation's replay.
+func (f *follower) SnapshotEnd(_ context.Context, st *cairnv1.TaskState) {
+	if f.replay {
+		f.replay = false
+		f.replayed <- st.GetMode()
+	}
+}
+
+// Added is a new row.
+func (f *follower) Added(ctx context.Context, m *cairnv1.Message) { f.logSend(ctx, f.added(ctx, m)) }
+
+// Appended streams what a row grew by.
+func (f *follower) Appended(ctx context.Context, m *cairnv1.Message, _ string) {
+	f.logSend(ctx, f.stream(m))
+}
+
+// Finalized settles a row that stopped streaming.
+func (f *follower) Finalized(ctx context.Context, m *cairnv1.Message) {
+	f.logSend(ctx, f.settled(ctx, m))
+}
+
+// Updated sends what a row replaced whole adds.
+func (f *follower) Updated(ctx context.Context, m, old *cairnv1.Message) {
+	f.noteRequest(m)
+	switch {
+	case old == nil:
+		f.logSend(ctx, f.added(ctx, m))
+	case m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
+		f.logSend(ctx, f.output(m))
+	default:
+		err := f.stream(m)
+		if err == nil && old.GetPartial() && !m.GetPartial() {
+			err = f.settled(ctx, m)
+		}
+		f.logSend(ctx, err)
+	}
+}
+
+// State is the task's new state.
+func (f *follower) State(_ context.Context, st *cairnv1.TaskState) { f.state(st) }
 
 // state keeps the task's policy and ends the turn when the task stopped.
 func (f *follower) state(st *cairnv1.TaskState) {
@@ -425,7 +432,6 @@ func (f *follower) state(st *cairnv1.TaskState) {
 }
 
 func (f *follower) added(ctx context.Context, m *cairnv1.Message) error {
-	f.msgs[m.GetIndex()] = m
 	f.noteRequest(m)
 	if m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT {
 		return f.output(m)
@@ -511,7 +517,7 @@ func splitThinking(t string, final bool) (thought, text string) {
 
 // settled handles a row that stopped streaming: tool rows become tool calls, asks end the
 // turn or become permission requests.
-func (f *follower) settled(ctx context.Context, m *cairnv1.Message) error {
+func (f *follower) settled(_ context.Context, m *cairnv1.Message) error {
 	if f.handled[m.GetIndex()] {
 		return nil
 	}
@@ -532,6 +538,20 @@ func (f *follower) settled(ctx context.Context, m *cairnv1.Message) error {
 	case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR, cairnv1.SayKind_SAY_KIND_IGNORE_ERROR:
 		return f.s.update(sdk.UpdateAgentMessageText("\n\nError: " + m.GetText() + "\n"))
 	}
+	return nil
+}
+
+// ask is the follower's policy: it answers the task's questions, or ends the prompt's turn
+// with them. It never stops the follower; a failure to send or answer is logged.
+func (f *follower) ask(ctx context.Context, m *cairnv1.Message) (bool, error) {
+	if f.replayedAsks[m.GetIndex()] {
+		return false, nil // a reloaded conversation's ask: shown, kept for the next prompt
+	}
+	f.logSend(ctx, f.answerAsk(ctx, m))
+	return false, nil
+}
+
+func (f *follower) answerAsk(ctx context.Context, m *cairnv1.Message) error {
 	switch m.GetAsk() {
 	case cairnv1.AskKind_ASK_KIND_UNSPECIFIED:
 		return nil

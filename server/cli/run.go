@@ -22,6 +22,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm/vscodelm"
 	"github.com/cairnhq/cairn/core/shellcmd"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/server/follow"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/server"
@@ -252,10 +253,10 @@ type printer struct {
 	json     bool
 	yolo     bool
 	resuming bool
-	// noSandbox is --no-sandbox: the first line names it as what turned the sandbox off.
-	noSandbox bool
+	// noSandbox is --no-sandbox: the first line names it as what turned the sandbox off;
+	// sandboxShown, that the first line was printed.
+	noSandbox, sandboxShown bool
 
-	msgs map[int32]*cairnv1.Message
 	// shown is the command output printed per row: a long output's row is replaced by a
 	// bounded view rather than extended, and its final version is printed from where it
 	// departs from what the terminal already shows.
@@ -294,7 +295,6 @@ func (p *printer) write(s string) {
 }
 
 func (p *printer) followEvents(ctx context.Context) int {
-	p.msgs = map[int32]*cairnv1.Message{}
 	p.shown = map[int32]string{}
 	p.in = bufio.NewReader(p.io.In)
 	p.lastNL = true
@@ -305,89 +305,105 @@ func (p *printer) followEvents(ctx context.Context) int {
 		p.io.errf("cairn: %v\n", statusText(err))
 		return exitFailure
 	}
-	for {
-		ev, err := stream.Recv()
-		if err != nil {
-			if ctx.Err() != nil {
-				p.cancelTask()
-				p.io.errf("\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
-				return exitFailure
-			}
+	// Only a resumed task's open ask (the resume question) is answered from the snapshot;
+	// older asks in the history were answered long ago.
+	opts := follow.Options{OnEvent: p.printJSON}
+	if p.resuming {
+		opts.SnapshotAsks = follow.OpenAsk
+	}
+	code := exitOK
+	f := follow.New(stream, p, func(ctx context.Context, m *cairnv1.Message) (bool, error) {
+		c, done := p.answer(ctx, m)
+		code = c
+		return done, nil
+	}, opts)
+	if _, err := f.Next(ctx); err != nil {
+		switch {
+		case errors.Is(err, errEncoding):
+			p.io.errf("cairn: %v\n", err)
+		case ctx.Err() != nil:
+			p.cancelTask()
+			p.io.errf("\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
+		default:
 			p.io.errf("cairn: %v\n", statusText(err))
-			return exitFailure
 		}
-		if p.json {
-			b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(ev)
-			if err != nil {
-				p.io.errf("cairn: encoding an event: %v\n", err)
-				return exitFailure
-			}
-			p.write(string(b) + "\n")
-		}
-		var added []*cairnv1.Message
-		switch e := ev.Event.(type) {
-		case *cairnv1.SubscribeResponse_Snapshot:
-			// The first line says how the task's commands run, before the conversation (docs/cli.md,
-			// "The first line"); on stderr like the notes, so --json's stdout stays events only.
-			p.io.errf("%s\n", sandboxLine(e.Snapshot.GetState().GetSandbox(), p.noSandbox))
-			open := e.Snapshot.GetState().GetOpenAskIndex()
-			for _, m := range e.Snapshot.GetMessages() {
-				p.msgs[m.GetIndex()] = m
-				// A new task's notes (a cost limit prices cannot check, a TaskStart hook that
-				// failed or was skipped) may come before the subscription: show them.
-				if !p.resuming && (m.GetSay() == cairnv1.SayKind_SAY_KIND_INFO || m.GetSay() == cairnv1.SayKind_SAY_KIND_HOOK) {
-					p.show(m, "")
-				}
-				// Only the open ask (the resume question) is answered; older asks in the history
-				// were answered long ago.
-				if p.resuming && m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED && m.GetIndex() == open {
-					added = append(added, m)
-				}
-			}
-		case *cairnv1.SubscribeResponse_MessageAdded:
-			m := e.MessageAdded.GetMessage()
-			p.msgs[m.GetIndex()] = m
-			p.show(m, "")
-			added = append(added, m)
-		case *cairnv1.SubscribeResponse_TextAppended:
-			if m := p.msgs[e.TextAppended.GetIndex()]; m != nil {
-				m.Text += e.TextAppended.GetDelta()
-				p.showDelta(m, e.TextAppended.GetDelta())
-			}
-		case *cairnv1.SubscribeResponse_MessageFinalized:
-			if m := p.msgs[e.MessageFinalized.GetIndex()]; m != nil && m.GetPartial() {
-				m.Partial = false
-				p.finishText(m)
-				p.endLine()
-			}
-		case *cairnv1.SubscribeResponse_MessageUpdated:
-			m := e.MessageUpdated.GetMessage()
-			old := p.msgs[m.GetIndex()]
-			p.msgs[m.GetIndex()] = m
-			switch {
-			case old == nil:
-			case m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
-				p.showOutput(m)
-			case m.GetSay() == cairnv1.SayKind_SAY_KIND_SUBAGENTS:
-				p.showSubagents(m, old.GetText())
-			case strings.HasPrefix(m.GetText(), old.GetText()):
-				p.showDelta(m, m.GetText()[len(old.GetText()):])
-			}
-			if !m.GetPartial() && old != nil && old.GetPartial() {
-				p.finishText(m)
-				p.endLine()
-			}
-		}
-		for _, m := range added {
-			if m.GetAsk() == cairnv1.AskKind_ASK_KIND_UNSPECIFIED || m.GetPartial() {
-				continue
-			}
-			if code, done := p.answer(ctx, m); done {
-				return code
-			}
-		}
+		return exitFailure
+	}
+	return code
+}
+
+// errEncoding is the failure of --json to encode an event.
+var errEncoding = errors.New("encoding an event")
+
+// printJSON prints each event as received with --json.
+func (p *printer) printJSON(ev *cairnv1.SubscribeResponse) error {
+	if !p.json {
+		return nil
+	}
+	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errEncoding, err)
+	}
+	p.write(string(b) + "\n")
+	return nil
+}
+
+// The printer is the follower's reader (server/follow): it prints each change.
+
+// Snapshot starts the snapshot.
+func (p *printer) Snapshot(_ context.Context, st *cairnv1.TaskState) {
+	if !p.sandboxShown {
+		// The first line says how the task's commands run, before the conversation (docs/cli.md,
+		// "The first line"); on stderr like the notes, so --json's stdout stays events only.
+		p.sandboxShown = true
+		p.io.errf("%s\n", sandboxLine(st.GetSandbox(), p.noSandbox))
 	}
 }
+
+// Row shows a new task's notes (a cost limit prices cannot check, a TaskStart hook that
+// failed or was skipped): they may come before the subscription.
+func (p *printer) Row(_ context.Context, m *cairnv1.Message) {
+	if !p.resuming && (m.GetSay() == cairnv1.SayKind_SAY_KIND_INFO || m.GetSay() == cairnv1.SayKind_SAY_KIND_HOOK) {
+		p.show(m, "")
+	}
+}
+
+// SnapshotEnd ends the snapshot.
+func (p *printer) SnapshotEnd(context.Context, *cairnv1.TaskState) {}
+
+// Added shows a new row.
+func (p *printer) Added(_ context.Context, m *cairnv1.Message) { p.show(m, "") }
+
+// Appended shows the text a streaming row grew by.
+func (p *printer) Appended(_ context.Context, m *cairnv1.Message, delta string) {
+	p.showDelta(m, delta)
+}
+
+// Finalized ends a streaming text row.
+func (p *printer) Finalized(_ context.Context, m *cairnv1.Message) {
+	p.finishText(m)
+	p.endLine()
+}
+
+// Updated shows what a row replaced whole adds to the version shown.
+func (p *printer) Updated(_ context.Context, m, old *cairnv1.Message) {
+	switch {
+	case old == nil:
+	case m.GetSay() == cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT:
+		p.showOutput(m)
+	case m.GetSay() == cairnv1.SayKind_SAY_KIND_SUBAGENTS:
+		p.showSubagents(m, old.GetText())
+	case strings.HasPrefix(m.GetText(), old.GetText()):
+		p.showDelta(m, m.GetText()[len(old.GetText()):])
+	}
+	if !m.GetPartial() && old != nil && old.GetPartial() {
+		p.finishText(m)
+		p.endLine()
+	}
+}
+
+// State is not printed.
+func (p *printer) State(context.Context, *cairnv1.TaskState) {}
 
 func (p *printer) cancelTask() {
 	_, _ = p.c.tasks.CancelTask(context.Background(), &cairnv1.CancelTaskRequest{TaskId: p.taskID})

@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cairnhq/cairn/server/follow"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
@@ -161,7 +162,7 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 		return res
 	}
 	id := resp.GetTaskId()
-	s := &session{c: cfg.Client, id: id, handled: map[int32]bool{}}
+	s := &session{c: cfg.Client, id: id}
 	defer func() {
 		s.close(log, ctx.Err() != nil)
 		prompt, completion, cost := s.usage()
@@ -233,80 +234,37 @@ func stopReason(m *cairnv1.Message) string {
 	return "the task stopped (" + strings.ToLower(strings.TrimPrefix(m.GetAsk().String(), "ASK_KIND_")) + "): " + text
 }
 
-// session follows one task's events.
+// session follows one task's events (server/follow): the follower keeps its state, the
+// session answers its asks.
 type session struct {
-	c      Client
-	id     string
-	stream cairnv1.UiService_SubscribeClient
-	// state is the task's last known state (its tokens and cost).
-	state   *cairnv1.TaskState
-	msgs    map[int32]*cairnv1.Message
-	handled map[int32]bool
-	// pending are asks seen but not yet returned (a snapshot may hold one).
-	pending []*cairnv1.Message
+	c  Client
+	id string
+	f  *follow.Follower
+	// state is the task's last known state (its tokens and cost), kept past the follower for
+	// close's fresh snapshot.
+	state *cairnv1.TaskState
 }
 
 func (s *session) subscribe(ctx context.Context) error {
-	s.msgs = map[int32]*cairnv1.Message{}
 	stream, err := s.c.UI.Subscribe(ctx, &cairnv1.SubscribeRequest{TaskId: s.id})
-	s.stream = stream
-	return err
+	if err != nil {
+		return err
+	}
+	s.f = follow.New(stream, nil, s.answer, follow.Options{SnapshotAsks: follow.OpenAsk})
+	return nil
 }
 
 // next follows the task until it asks something that ends a try and returns that ask.
 // Approvals the settings did not give are refused (nobody is there to give them); resume,
 // condense and auto-approval-count questions are approved.
 func (s *session) next(ctx context.Context) (*cairnv1.Message, error) {
-	for {
-		for len(s.pending) > 0 {
-			m := s.pending[0]
-			s.pending = s.pending[1:]
-			if end, err := s.answer(ctx, m); err != nil || end {
-				return m, err
-			}
-		}
-		ev, err := s.stream.Recv()
-		if err != nil {
-			return nil, err
-		}
-		switch e := ev.Event.(type) {
-		case *cairnv1.SubscribeResponse_Snapshot:
-			s.state = e.Snapshot.GetState()
-			for _, m := range e.Snapshot.GetMessages() {
-				s.msgs[m.GetIndex()] = m
-				if m.GetIndex() == s.state.GetOpenAskIndex() {
-					s.consider(m)
-				}
-			}
-		case *cairnv1.SubscribeResponse_StateChanged:
-			s.state = e.StateChanged
-		case *cairnv1.SubscribeResponse_MessageAdded:
-			m := e.MessageAdded.GetMessage()
-			s.msgs[m.GetIndex()] = m
-			s.consider(m)
-		case *cairnv1.SubscribeResponse_MessageUpdated:
-			m := e.MessageUpdated.GetMessage()
-			s.msgs[m.GetIndex()] = m
-			s.consider(m)
-		case *cairnv1.SubscribeResponse_MessageFinalized:
-			if m := s.msgs[e.MessageFinalized.GetIndex()]; m != nil {
-				m.Partial = false
-				s.consider(m)
-			}
-		}
-	}
+	m, err := s.f.Next(ctx)
+	s.state = s.f.State()
+	return m, err
 }
 
-// consider queues m when it is a whole ask not yet answered.
-func (s *session) consider(m *cairnv1.Message) {
-	if m.GetAsk() == cairnv1.AskKind_ASK_KIND_UNSPECIFIED || m.GetPartial() || s.handled[m.GetIndex()] {
-		return
-	}
-	s.handled[m.GetIndex()] = true
-	s.pending = append(s.pending, m)
-}
-
-// answer answers the asks that do not end a try; end reports one that does.
+// answer answers the asks that do not end a try; end reports one that does (the follower's
+// policy).
 func (s *session) answer(ctx context.Context, m *cairnv1.Message) (end bool, err error) {
 	reply := func(r cairnv1.AskResponse, text string) error {
 		_, err := s.c.Tasks.AnswerAsk(ctx, &cairnv1.AnswerAskRequest{TaskId: s.id, Response: r, Text: text,

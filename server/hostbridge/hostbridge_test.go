@@ -17,7 +17,7 @@ import (
 type fakeEditor struct {
 	in  chan *cairnv1.ConnectRequest
 	out chan *cairnv1.ConnectResponse
-	ctx context.Context
+	ctx context.Context //nolint:containedctx // a fake of a gRPC stream, which carries its context
 }
 
 func (f *fakeEditor) Send(m *cairnv1.ConnectResponse) error {

@@ -8,20 +8,20 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cairnhq/cairn/server/follow"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
 
-// Watch follows a task's subscription and keeps the client-side message list, applying deltas
-// the way a UI does. It counts the bytes received, for the delta tests.
+// Watch follows a task's subscription (server/follow) and keeps the client-side message
+// list, as a UI does. It counts the bytes received, for the delta tests.
 type Watch struct {
 	e      *Env
 	cancel context.CancelFunc
+	f      *follow.Follower
 
-	// mu guards everything below; cond signals changes.
+	// mu guards everything below and the follower's list; cond signals changes.
 	mu      sync.Mutex
 	cond    *sync.Cond
-	msgs    []*cairnv1.Message
-	state   *cairnv1.TaskState
 	events  int
 	bytes   int
 	deltas  int
@@ -40,21 +40,14 @@ func (e *Env) Watch(taskID string) *Watch {
 	}
 	w := &Watch{e: e, cancel: cancel}
 	w.cond = sync.NewCond(&w.mu)
+	w.f = follow.New(stream, nil, nil, follow.Options{Lock: &w.mu, OnEvent: w.count})
 	e.T.Cleanup(cancel)
 	go func() {
-		for {
-			ev, err := stream.Recv()
-			w.mu.Lock()
-			if err != nil {
-				w.err = err
-				w.cond.Broadcast()
-				w.mu.Unlock()
-				return
-			}
-			w.apply(ev)
-			w.cond.Broadcast()
-			w.mu.Unlock()
-		}
+		_, err := w.f.Next(ctx) // no policy: it returns when the stream ends
+		w.mu.Lock()
+		w.err = err
+		w.cond.Broadcast()
+		w.mu.Unlock()
 	}()
 	// Wake waiters periodically so deadlines are noticed.
 	go func() {
@@ -77,42 +70,17 @@ func (e *Env) Watch(taskID string) *Watch {
 // Close ends the subscription.
 func (w *Watch) Close() { w.cancel() }
 
-func (w *Watch) apply(ev *cairnv1.SubscribeResponse) {
+// count counts an event as received and wakes the waiters (w.mu is held: follow.Options.Lock);
+// the follower applies it right after, under the same hold.
+func (w *Watch) count(ev *cairnv1.SubscribeResponse) error {
 	w.events++
 	w.bytes += proto.Size(ev)
 	w.history = append(w.history, ev)
-	switch e := ev.Event.(type) {
-	case *cairnv1.SubscribeResponse_Snapshot:
-		w.msgs = w.msgs[:0]
-		for _, m := range e.Snapshot.GetMessages() {
-			w.msgs = append(w.msgs, proto.Clone(m).(*cairnv1.Message))
-		}
-		w.state = e.Snapshot.GetState()
-	case *cairnv1.SubscribeResponse_MessageAdded:
-		w.set(e.MessageAdded.GetMessage())
-	case *cairnv1.SubscribeResponse_MessageUpdated:
-		w.set(e.MessageUpdated.GetMessage())
-	case *cairnv1.SubscribeResponse_TextAppended:
+	if ev.GetTextAppended() != nil {
 		w.deltas++
-		i := int(e.TextAppended.GetIndex())
-		if i < len(w.msgs) && w.msgs[i] != nil {
-			w.msgs[i].Text += e.TextAppended.GetDelta()
-		}
-	case *cairnv1.SubscribeResponse_MessageFinalized:
-		if i := int(e.MessageFinalized.GetIndex()); i < len(w.msgs) && w.msgs[i] != nil {
-			w.msgs[i].Partial = false
-		}
-	case *cairnv1.SubscribeResponse_StateChanged:
-		w.state = e.StateChanged
 	}
-}
-
-func (w *Watch) set(m *cairnv1.Message) {
-	i := int(m.GetIndex())
-	for len(w.msgs) <= i {
-		w.msgs = append(w.msgs, nil)
-	}
-	w.msgs[i] = proto.Clone(m).(*cairnv1.Message) // the event in history stays as received
+	w.cond.Broadcast()
+	return nil
 }
 
 // Stats returns events, bytes and text deltas received so far.
@@ -126,8 +94,9 @@ func (w *Watch) Stats() (events, bytes, deltas int) {
 func (w *Watch) Messages() []*cairnv1.Message {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]*cairnv1.Message, len(w.msgs))
-	for i, m := range w.msgs {
+	msgs := w.f.Messages()
+	out := make([]*cairnv1.Message, len(msgs))
+	for i, m := range msgs {
 		out[i] = proto.Clone(m).(*cairnv1.Message)
 	}
 	return out
@@ -137,7 +106,7 @@ func (w *Watch) Messages() []*cairnv1.Message {
 func (w *Watch) State() *cairnv1.TaskState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.state
+	return w.f.State()
 }
 
 // Until waits for cond over the message list and state; it fails the test after Timeout.
@@ -146,12 +115,12 @@ func (w *Watch) Until(what string, cond func(msgs []*cairnv1.Message, st *cairnv
 	deadline := time.Now().Add(Timeout)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for !cond(w.msgs, w.state) {
+	for !cond(w.f.Messages(), w.f.State()) {
 		if w.err != nil {
-			w.e.T.Fatalf("waiting for %s: subscription ended: %v\n%s", what, w.err, dump(w.msgs))
+			w.e.T.Fatalf("waiting for %s: subscription ended: %v\n%s", what, w.err, dump(w.f.Messages()))
 		}
 		if time.Now().After(deadline) {
-			w.e.T.Fatalf("timed out waiting for %s\n%s", what, dump(w.msgs))
+			w.e.T.Fatalf("timed out waiting for %s\n%s", what, dump(w.f.Messages()))
 		}
 		w.cond.Wait()
 	}
@@ -166,7 +135,7 @@ func (w *Watch) UntilEnd() error {
 	defer w.mu.Unlock()
 	for w.err == nil {
 		if time.Now().After(deadline) {
-			w.e.T.Fatalf("timed out waiting for the subscription to end\n%s", dump(w.msgs))
+			w.e.T.Fatalf("timed out waiting for the subscription to end\n%s", dump(w.f.Messages()))
 		}
 		w.cond.Wait()
 	}

@@ -54,8 +54,8 @@ func blockedURL(blocks []Block, u string, want error) bool {
 	return false
 }
 
-// TestGuardKeepsToTheWeb launches loopback pages that try to show a file (the attack of
-// issue 28): none of them shows it, and each attempt is reported as a block.
+// TestGuardKeepsToTheWeb launches loopback pages that try to show a file (README,
+// "Security"): none of them shows it, and each attempt is reported as a block.
 func TestGuardKeepsToTheWeb(t *testing.T) {
 	needBrowser(t)
 	isolate(t)

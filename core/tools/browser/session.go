@@ -90,7 +90,7 @@ type Session struct {
 	// tab is chromedp's handle of the open tab. chromedp keeps the browser in a context, so
 	// the session holds one: it is a handle for the browser's lifetime, never a caller's
 	// request context (each action derives from it a context bound to the caller's).
-	tab context.Context
+	tab context.Context //nolint:containedctx // chromedp's handle of a tab is a context
 	// stop closes the tab and ends the browser process (nil while closed).
 	stop  context.CancelFunc
 	mouse string

@@ -58,6 +58,12 @@ type Tool struct {
 	unwatch func() bool
 }
 
+// The tools' names, in the prompt and in tool calls.
+const (
+	WriteName   = "write_to_file"
+	ReplaceName = "replace_in_file"
+)
+
 // NewWrite returns write_to_file.
 func NewWrite() *Tool { return &Tool{whole: true} }
 
@@ -67,13 +73,13 @@ func NewReplace() *Tool { return &Tool{} }
 // Spec describes the tool.
 func (t *Tool) Spec() tools.Spec {
 	if t.whole {
-		return tools.Spec{Name: "write_to_file", Description: descriptions.Format("write_to_file"), Category: tools.CategoryEdit, ArgParam: "path",
+		return tools.Spec{Name: WriteName, Description: descriptions.Format(WriteName), Category: tools.CategoryEdit, ArgParam: "path",
 			Params: []tools.Param{
 				{Name: "path", Required: true, Description: "File path, relative to the workspace root.", Usage: "File path here"},
 				{Name: "content", Required: true, Description: "The complete file content.", Usage: "Your file content here"},
 			}}
 	}
-	return tools.Spec{Name: "replace_in_file", Description: descriptions.Format("replace_in_file"), Category: tools.CategoryEdit, ArgParam: "path",
+	return tools.Spec{Name: ReplaceName, Description: descriptions.Format(ReplaceName), Category: tools.CategoryEdit, ArgParam: "path",
 		Params: []tools.Param{
 			{Name: "path", Required: true, Description: "File path, relative to the workspace root.", Usage: "File path here"},
 			{Name: "diff", Required: true, Description: "One or more SEARCH/REPLACE blocks.", Usage: "Search and replace blocks here"},

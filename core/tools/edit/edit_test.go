@@ -635,7 +635,7 @@ func TestOutcomeRecorded(t *testing.T) {
 
 // TestSavedWithChangesShowsWhatWasSaved: when the user (or a formatter) changed the proposal
 // before it was saved, the chat gets a row with what changed between the proposal and the saved
-// file (issue 31 item 6); a proposal saved as it was gets none.
+// file; a proposal saved as it was gets none.
 func TestSavedWithChangesShowsWhatWasSaved(t *testing.T) {
 	for _, changed := range []bool{false, true} {
 		f := newFixture(t, map[string]string{"pkg/main.go": small})

@@ -20,6 +20,16 @@ var descriptionsMD string
 
 var descriptions = tools.ParseSections(descriptionsMD)
 
+// The tools' names, in the prompt and in tool calls: everything that names one of them uses
+// these.
+const (
+	FollowupName    = "ask_followup_question"
+	CompletionName  = "attempt_completion"
+	PlanRespondName = "plan_mode_respond"
+	NewTaskName     = "new_task"
+	CondenseName    = "condense"
+)
+
 // All returns every interact tool.
 func All() []tools.Tool {
 	return []tools.Tool{Followup{}, Completion{}, PlanRespond{}, NewTask{}, Condense{}}
@@ -31,7 +41,7 @@ type Followup struct{}
 // Spec describes the tool.
 func (Followup) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "ask_followup_question", Description: descriptions.Format("ask_followup_question"),
+		Name: FollowupName, Description: descriptions.Format(FollowupName),
 		Category: tools.CategoryInteract, PlanSafe: true, ArgParam: "question",
 		Params: []tools.Param{
 			{Name: "question", Required: true, Description: "The question to ask.", Usage: "Your question here"},
@@ -71,7 +81,7 @@ type Completion struct{}
 // Spec describes the tool.
 func (Completion) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "attempt_completion", Description: descriptions.Format("attempt_completion"),
+		Name: CompletionName, Description: descriptions.Format(CompletionName),
 		Category: tools.CategoryInteract, PlanSafe: false,
 		Params: []tools.Param{
 			{Name: "result", Required: true, Description: "The final result, stated plainly.", Usage: "Your final result description here"},
@@ -117,7 +127,7 @@ type PlanRespond struct{}
 // Spec describes the tool.
 func (PlanRespond) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "plan_mode_respond", Description: descriptions.Format("plan_mode_respond"),
+		Name: PlanRespondName, Description: descriptions.Format(PlanRespondName),
 		Category: tools.CategoryInteract, PlanSafe: true,
 		Params: []tools.Param{
 			{Name: "response", Required: true, Description: "Your reply to the user.", Usage: "Your response here"},
@@ -150,7 +160,7 @@ type NewTask struct{}
 // Spec describes the tool.
 func (NewTask) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "new_task", Description: descriptions.Format("new_task"), Category: tools.CategoryInteract, PlanSafe: true,
+		Name: NewTaskName, Description: descriptions.Format(NewTaskName), Category: tools.CategoryInteract, PlanSafe: true,
 		Params: []tools.Param{{Name: "context", Required: true, Description: "The context to carry into the new task.", Usage: "Context to preload the new task with"}},
 	}
 }
@@ -175,7 +185,7 @@ type Condense struct{}
 // Spec describes the tool.
 func (Condense) Spec() tools.Spec {
 	return tools.Spec{
-		Name: "condense", Description: descriptions.Format("condense"), Category: tools.CategoryInteract, PlanSafe: true,
+		Name: CondenseName, Description: descriptions.Format(CondenseName), Category: tools.CategoryInteract, PlanSafe: true,
 		Params: []tools.Param{{Name: "context", Required: true, Description: "The structured summary.", Usage: "Summary of the conversation"}},
 	}
 }

@@ -53,17 +53,6 @@ func NewIndexes(idle time.Duration) *Indexes {
 	return &Indexes{idle: idle, m: map[string]*Index{}}
 }
 
-// Shared is the daemon's set: once EnableIndexes is called, every search_files tool made by
-// New uses it, so the tasks on one workspace share one warm index. A one-shot process
-// (`cairn tool` without --connect) never enables it: a background build would only compete
-// with its one scan.
-var Shared = NewIndexes(0)
-
-var indexesOn atomic.Bool
-
-// EnableIndexes makes search_files tools use Shared from now on (the daemon calls it once).
-func EnableIndexes() { indexesOn.Store(true) }
-
 // For returns the index of root, creating it and starting its build in the background on
 // first need. The index is usable once Ready; until then searches scan.
 func (r *Indexes) For(root string) *Index {
@@ -74,13 +63,13 @@ func (r *Indexes) For(root string) *Index {
 		ix = newIndex(root)
 		r.m[root] = ix
 		ix.timer = time.AfterFunc(r.idle, func() { r.dropIfIdle(root, ix) })
-		go ix.build()
+		ix.background(ix.build)
 	}
 	ix.touch()
 	return ix
 }
 
-// Close stops every build and drops every index.
+// Close stops every build and refresh, waits for them, and drops every index.
 func (r *Indexes) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -147,16 +136,21 @@ type entry struct {
 
 // Index is one root's trigram index.
 type Index struct {
-	root   string
-	ctx    context.Context
-	cancel context.CancelFunc
-	timer  *time.Timer
+	root  string
+	timer *time.Timer
+	// done is closed when the index stops: its build and refreshes (background) end, and
+	// wg, which counts them, lets stop wait for them.
+	done chan struct{}
+	wg   sync.WaitGroup
 
 	mu    sync.RWMutex
 	ready bool
-	used  time.Time
-	files map[string]entry    // by absolute path
-	post  map[uint32]postings // by trigram
+	// readyCh is closed while ready is set (a fresh one is made when a rebuild clears it):
+	// Wait waits on it.
+	readyCh chan struct{}
+	used    time.Time
+	files   map[string]entry    // by absolute path
+	post    map[uint32]postings // by trigram
 	// next is the next id: a file indexed again gets a new one, and ids never restart (a
 	// search's candidate bits hold the ids below the next of its start).
 	next uint32
@@ -170,7 +164,7 @@ type Index struct {
 	listOK  bool
 
 	watch      *treeWatch // nil where folders cannot be watched
-	watchMu    sync.Mutex // guards the watch's use, closed and gen
+	watchMu    sync.Mutex // guards the watch's use, closed, gen and starting background work
 	closed     bool
 	gen        uint64 // changes seen by the watch
 	refreshing atomic.Bool
@@ -180,8 +174,46 @@ type Index struct {
 }
 
 func newIndex(root string) *Index {
+	return &Index{root: root, done: make(chan struct{}), readyCh: make(chan struct{}), files: map[string]entry{},
+		post: map[uint32]postings{}, watch: newTreeWatch()}
+}
+
+// background runs fn on a goroutine of the index, with a context that ends when the index
+// stops; stop waits for it. It reports false, running nothing, once the index stopped.
+func (ix *Index) background(fn func(ctx context.Context)) bool {
+	ix.watchMu.Lock()
+	if ix.closed {
+		ix.watchMu.Unlock()
+		return false
+	}
+	ix.wg.Add(2)
+	ix.watchMu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Index{root: root, ctx: ctx, cancel: cancel, files: map[string]entry{}, post: map[uint32]postings{}, watch: newTreeWatch()}
+	go func() { // ends ctx when the index stops, or returns when fn did
+		defer ix.wg.Done()
+		select {
+		case <-ix.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	go func() {
+		defer ix.wg.Done()
+		defer cancel()
+		fn(ctx)
+	}()
+	return true
+}
+
+// setReadyLocked sets ready and its channel; ix.mu is held.
+func (ix *Index) setReadyLocked(ready bool) {
+	switch {
+	case ready && !ix.ready:
+		close(ix.readyCh)
+	case !ready && ix.ready:
+		ix.readyCh = make(chan struct{})
+	}
+	ix.ready = ready
 }
 
 // Ready reports whether the first build has finished.
@@ -199,20 +231,24 @@ func (ix *Index) Stats() (files int, source int64, postings int, build time.Dura
 	return len(ix.files), ix.bytes, ix.total, ix.built
 }
 
-// Wait blocks until the index is ready or ctx ends.
+// Wait blocks until the index is ready or ctx ends; an index stopped first answers
+// context.Canceled.
 func (ix *Index) Wait(ctx context.Context) error {
-	t := time.NewTicker(5 * time.Millisecond)
-	defer t.Stop()
-	for !ix.Ready() {
+	for {
+		ix.mu.RLock()
+		ready, ch := ix.ready, ix.readyCh
+		ix.mu.RUnlock()
+		if ready {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-ix.ctx.Done():
-			return ix.ctx.Err()
-		case <-t.C:
+		case <-ix.done:
+			return context.Canceled
+		case <-ch:
 		}
 	}
-	return nil
 }
 
 func (ix *Index) touch() {
@@ -227,19 +263,27 @@ func (ix *Index) lastUse() time.Time {
 	return ix.used
 }
 
+// stop ends the index's build and refreshes, waits for them and closes its watch.
 func (ix *Index) stop() {
-	ix.cancel()
 	if ix.timer != nil {
 		ix.timer.Stop()
 	}
 	ix.watchMu.Lock()
+	if ix.closed {
+		ix.watchMu.Unlock()
+		return
+	}
+	ix.closed = true
+	close(ix.done)
+	ix.watchMu.Unlock()
+	ix.wg.Wait()
+	ix.watchMu.Lock()
 	defer ix.watchMu.Unlock()
-	if ix.watch != nil && !ix.closed {
+	if ix.watch != nil {
 		if err := ix.watch.close(); err != nil {
 			slog.Debug("search index: closing the file watch", "root", ix.root, "err", err)
 		}
 	}
-	ix.closed = true
 }
 
 // watchAdd watches one more folder; false when it cannot (no watch, closed, or the limit).
@@ -293,14 +337,14 @@ type listedFile struct {
 }
 
 // build is the first refresh; the index is ready when it ends.
-func (ix *Index) build() {
+func (ix *Index) build(ctx context.Context) {
 	start := time.Now()
-	if !ix.refresh() {
+	if !ix.refresh(ctx) {
 		return
 	}
 	ix.mu.Lock()
 	ix.clip()
-	ix.ready = true
+	ix.setReadyLocked(true)
 	ix.built = time.Since(start)
 	files, took := len(ix.files), ix.built
 	ix.mu.Unlock()
@@ -311,7 +355,7 @@ func (ix *Index) build() {
 // now, forgets the files no longer there, and records the walk's file list. Where the
 // folders can be watched (inotify), the list stays valid until the watch sees a change, and
 // a search of the whole root then reads its candidates from the list without walking.
-func (ix *Index) refresh() bool {
+func (ix *Index) refresh(ctx context.Context) bool {
 	ws, err := workspace.New(ix.root)
 	if err != nil {
 		slog.Warn("search index: cannot open the root; searches scan", "root", ix.root, "err", err)
@@ -322,7 +366,8 @@ func (ix *Index) refresh() bool {
 		// Mostly garbage: start over. Searches scan meanwhile; ids go on from next.
 		slog.Debug("search index: rebuilding", "root", ix.root, "postings", ix.total, "garbage", ix.garbage)
 		ix.files, ix.post, ix.list = map[string]entry{}, map[uint32]postings{}, nil
-		ix.total, ix.garbage, ix.bytes, ix.ready = 0, 0, 0, false
+		ix.total, ix.garbage, ix.bytes = 0, 0, 0
+		ix.setReadyLocked(false)
 	}
 	rebuilding := !ix.ready
 	ix.mu.Unlock()
@@ -335,7 +380,7 @@ func (ix *Index) refresh() bool {
 		mu   sync.Mutex // guards list and watched
 		list []listedFile
 	)
-	err = ws.Walk(ix.ctx, ix.root, workspace.SearchOptions, runtime.GOMAXPROCS(0), func(path string, d fs.DirEntry, _ *workspace.Filter) error {
+	err = ws.Walk(ctx, ix.root, workspace.SearchOptions, runtime.GOMAXPROCS(0), func(path string, d fs.DirEntry, _ *workspace.Filter) error {
 		if d.IsDir() {
 			mu.Lock()
 			try := watched
@@ -374,7 +419,7 @@ func (ix *Index) refresh() bool {
 		return nil
 	})
 	if err != nil {
-		if ix.ctx.Err() == nil {
+		if ctx.Err() == nil {
 			slog.Warn("search index: walk failed; searches scan", "root", ix.root, "err", err)
 		}
 		return false
@@ -398,7 +443,7 @@ func (ix *Index) refresh() bool {
 	ix.list, ix.listGen, ix.listOK = list, gen, watched
 	if rebuilding && ix.built > 0 {
 		ix.clip()
-		ix.ready = true // a rebuild is done (a first build is finished by build)
+		ix.setReadyLocked(true) // a rebuild is done (a first build is finished by build)
 	}
 	return true
 }
@@ -429,12 +474,20 @@ func (ix *Index) unchanged() bool {
 	ok := ix.listOK && ix.list != nil && gen == ix.listGen
 	ix.mu.RUnlock()
 	if !ok && ix.refreshing.CompareAndSwap(false, true) {
-		go func() {
-			defer ix.refreshing.Store(false)
-			ix.refresh()
-		}()
+		ix.refreshInBackground()
 	}
 	return ok
+}
+
+// refreshInBackground runs one refresh in the background; the caller set refreshing, which
+// the refresh clears when it ends (or at once when the index stopped).
+func (ix *Index) refreshInBackground() {
+	if !ix.background(func(ctx context.Context) {
+		defer ix.refreshing.Store(false)
+		ix.refresh(ctx)
+	}) {
+		ix.refreshing.Store(false)
+	}
 }
 
 // add reads and indexes one file, returning its entry and sorted trigrams; ok is false when
@@ -475,10 +528,7 @@ func (ix *Index) add(path string, info fs.FileInfo, bp *[]byte) (e entry, tris [
 		if ix.garbage > ix.total-ix.garbage && ix.garbage > rebuildMin && ix.refreshing.CompareAndSwap(false, true) {
 			// Mostly garbage: the refresh that starts over. Where no watch starts refreshes
 			// (other OSes), this is the only place that would.
-			go func() {
-				defer ix.refreshing.Store(false)
-				ix.refresh()
-			}()
+			ix.refreshInBackground()
 		}
 	}
 	ix.files[path] = e

@@ -16,11 +16,17 @@ const Name = "search_files"
 
 // Tool is search_files.
 type Tool struct {
-	indexes *Indexes // nil: Shared once EnableIndexes was called, else none
+	indexes *Indexes // nil: every search scans
 }
 
-// New returns the search_files tool.
+// New returns the search_files tool without indexes: every search scans. A one-shot process
+// (`cairn tool` without --connect) uses it: a background build would only compete with its
+// one scan.
 func New() *Tool { return &Tool{} }
+
+// NewIndexed returns the search_files tool over the daemon's indexes (its composition root
+// makes them and closes them), so the tasks on one workspace share one warm index.
+func NewIndexed(idx *Indexes) *Tool { return &Tool{indexes: idx} }
 
 // files is what search_files needs from env.Files: the workspace plus ignore-aware walking.
 type files interface {
@@ -74,9 +80,6 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Errorf("%s", message("not_found", rel)), nil
 	}
 	idx := t.indexes
-	if idx == nil && indexesOn.Load() {
-		idx = Shared
-	}
 	// `.` with several roots searches them all; Rel labels
 	// the files of the other roots `name:path`.
 	res, err := InRoots(ctx, searchedRoots(fs, fs.Root(), abs), Options{Regex: regex, FilePattern: pattern, Context: 1, Tree: fs, Indexes: idx})

@@ -110,7 +110,7 @@ describe("BrowserSession row", () => {
   });
 });
 
-describe("the browser row says what happened (issue 31 item 8)", () => {
+describe("the browser row says what happened", () => {
   it("counts one step per action, and each action selects its step", async () => {
     const { push, user } = await renderApp({ taskId: "t1" });
     await push(snapshot(session()));

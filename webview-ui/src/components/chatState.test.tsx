@@ -1,4 +1,4 @@
-// The chat knows its own state (issue 31): a one-line collapsed header, one cost rule in every
+// The chat knows its own state: a one-line collapsed header, one cost rule in every
 // view, the real buttons named, the right input during every streaming moment, and "See new
 // changes" only when there are new changes.
 

@@ -1,5 +1,5 @@
 // The chat's keyboard, queued messages, edit and resend, new changes, the auto-approve editor,
-// copy and export (issue 17's user expectations).
+// copy and export, as a user expects them.
 
 import { describe, expect, it } from "vitest";
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";

@@ -1,4 +1,4 @@
-// Text contrast of the chat's status rows in VS Code's two default themes (issue 30 item 8). jsdom
+// Text contrast of the chat's status rows in VS Code's two default themes. jsdom
 // has no layout, so axe cannot judge colour here (the code-server E2E does, e2e/steps/chatui.mjs);
 // instead the shipped stylesheet is loaded, every text element's colour and background are taken
 // from the cascade, their var() references resolved with the theme's values, and the WCAG ratio
