@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,9 @@ func TestStdioServerWritesOnlyWhereConfigured(t *testing.T) {
 // A path of writablePaths that is neither absolute nor under ~/ makes the entry unusable, and
 // says why.
 func TestWritablePathsMustBeAbsolute(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the paths here are POSIX; Windows has no command sandbox (docs/sandbox.md)")
+	}
 	entries, err := parseSettings([]byte(`{"mcpServers": {"a": {"command": "x", "writablePaths": ["notes"]},
 		"b": {"command": "x", "writablePaths": ["~/notes", "/srv/notes", "${env:HOME}/x"]}}}`))
 	if err != nil {

@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -214,6 +215,11 @@ func TestDeniedSeesThroughWords(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
+			if runtime.GOOS == "windows" && strings.Contains(c.cmd, `\`) {
+				// On Windows a backslash is a path separator (cmd.exe, PowerShell): `\{` is no
+				// escaped brace there, and the stricter reading counts it as a brace expansion.
+				t.Skip("a bash escape, read as a path separator on Windows")
+			}
 			s, err := Parse(c.cmd)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
