@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/edit"
 	"github.com/cairnhq/cairn/core/tools/readfile"
@@ -32,7 +33,12 @@ func TestHugeOutputAndWriteKeepTheLogSmall(t *testing.T) {
 		{Text: "<write_to_file>\n<path>big.txt</path>\n<content>\n" + body.String() + "</content>\n</write_to_file>", ChunkSize: 1 << 16},
 		{Text: completion},
 	}}
-	r := newRig(t, script, shell.New(shell.NewRegistry()), edit.NewWrite(), readfile.New())
+	reg := shell.NewRegistry()
+	// Where no command sandbox can be set up (Windows), every command asks unless the user
+	// turns the sandbox off (docs/sandbox.md, "Fail closed"): this test is about sizes, so it
+	// does that there.
+	reg.SetSandbox(shell.SandboxConfig{Off: !sandbox.Probe().Available})
+	r := newRig(t, script, shell.New(reg), edit.NewWrite(), readfile.New())
 	r.settings = func(s *config.Settings) { s.AutoApprove.Enabled, s.AutoApprove.YOLO = true, true }
 	tk := r.newTask("print numbers, then write a big file")
 	// 70 MB take a while under the race detector; waitAsk's bound is for small tasks. The
