@@ -235,8 +235,8 @@ func TestRefusedWriteLeavesTheFile(t *testing.T) {
 }
 
 // With a client that offers a terminal, a command runs there (terminal/create with the
-// command line, its output read back and released) and its output reaches both the model and
-// the command's tool call.
+// command line, its output read back and released), its output reaches the model, and its
+// tool call shows the client's terminal (terminal content) rather than a copy of the output.
 func TestCommandsRunInTheClientTerminal(t *testing.T) {
 	ed := newBufferEditor("allow_once", map[string]string{})
 	h := startBuffers(t, llmtest.Script{Turns: []llmtest.Turn{
@@ -256,18 +256,25 @@ func TestCommandsRunInTheClientTerminal(t *testing.T) {
 		t.Errorf("%d terminals were not released", left)
 	}
 	ups, _ := h.ed.snapshot()
-	out := ""
+	var call sdk.ToolCallId
+	terminal, text := "", ""
 	for _, u := range ups {
-		if u.ToolCallUpdate != nil {
+		if u.ToolCall != nil && u.ToolCall.Kind == sdk.ToolKindExecute {
+			call = u.ToolCall.ToolCallId
+		}
+		if u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == call {
 			for _, c := range u.ToolCallUpdate.Content {
+				if c.Terminal != nil {
+					terminal = c.Terminal.TerminalId
+				}
 				if c.Content != nil && c.Content.Content.Text != nil {
-					out = c.Content.Content.Text.Text
+					text = c.Content.Content.Text.Text
 				}
 			}
 		}
 	}
-	if !strings.Contains(out, "from-the-client") || !strings.Contains(out, "second-line") {
-		t.Errorf("command tool call output = %q", out)
+	if call == "" || terminal != "term-a" || text != "" {
+		t.Errorf("command tool call %q: terminal %q, text %q; want the client's terminal term-a and no copy", call, terminal, text)
 	}
 	h.llmOK(t)
 }
