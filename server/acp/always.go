@@ -88,9 +88,11 @@ var interpreters = map[string]bool{
 }
 
 // commandScope is the allow-list entries an "always" for the command line covers: the
-// program and subcommand of each of its commands ("npm test", "git status"). ok is false when
-// a command is an interpreter or has no subcommand, or when the entries would not let this
-// very line through the allow list (a redirection writing a file, a hidden command).
+// program and subcommand of each of its commands ("npm test", "git status"); a command a
+// wrapper runs (`sh -c 'npm test'`, `timeout 60 go test`) is scoped as itself. ok is false
+// when a command is an interpreter, a script named by a relative path or has no subcommand,
+// or when the entries would not let this very line through the allow list (a redirection
+// writing a file, a hidden command).
 func commandScope(line string) (cmds []string, ok bool) {
 	script, err := shellcmd.Parse(line)
 	if err != nil {
@@ -104,8 +106,12 @@ func commandScope(line string) (cmds []string, ok bool) {
 		if len(c.Words) < 2 || !c.Words[0].Literal() || !c.Words[1].Literal() {
 			return nil, false
 		}
-		prog, sub := path.Base(c.Words[0].Text), c.Words[1].Text
-		if interpreters[strings.ToLower(strings.TrimRight(c.Name(), "0123456789."))] || !subcommand(sub) {
+		w0 := c.Words[0].Text
+		prog, sub := path.Base(w0), c.Words[1].Text
+		// A program named by a relative path (./run.sh) is the workspace's own script: the
+		// allow list matches its name wherever it is, so it gets no "always".
+		relative := strings.Contains(w0, "/") && !path.IsAbs(w0)
+		if relative || interpreters[strings.ToLower(strings.TrimRight(c.Name(), "0123456789."))] || !subcommand(sub) {
 			return nil, false
 		}
 		if e := prog + " " + sub; !seen[e] {
