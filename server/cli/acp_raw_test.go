@@ -218,7 +218,8 @@ func TestACPCancelInTheClientTerminalOnTheRawStream(t *testing.T) {
 	t.Logf("cancelled answered after %v", time.Since(sent))
 	answered := len(c.seen)
 	// Whatever still comes within a while comes after the answer.
-	for c.next(1500*time.Millisecond) != nil {
+	for more := true; more; {
+		more = c.next(1500*time.Millisecond) != nil
 	}
 	kills, released, embedded, ended := 0, 0, false, false
 	for i, m := range c.seen {
