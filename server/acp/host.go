@@ -29,11 +29,13 @@ const terminalOutputLimit = 4 << 20
 // for what the client does not offer. Every check on a path (ignore file, protected paths,
 // PLAN mode, approvals) is the task's and happens before a request reaches the bridge.
 type bridge struct {
-	s      *session
-	id     string
-	stream cairnv1.HostBridgeService_ConnectClient
-	cancel context.CancelFunc
-	done   chan struct{}
+	s  *session
+	id string
+	// terminal is set when the client offers terminals: commands then run there.
+	terminal bool
+	stream   cairnv1.HostBridgeService_ConnectClient
+	cancel   context.CancelFunc
+	done     chan struct{}
 
 	sendMu sync.Mutex
 
@@ -95,7 +97,7 @@ func (s *session) openBridge(ctx context.Context, c sdk.ClientCapabilities, ide 
 		cancel()
 		return nil, w.err
 	}
-	b := &bridge{s: s, id: w.w.GetHostId(), stream: stream, cancel: cancel, done: make(chan struct{}),
+	b := &bridge{s: s, id: w.w.GetHostId(), terminal: c.Terminal, stream: stream, cancel: cancel, done: make(chan struct{}),
 		diffs: map[string]*proposal{}, terminals: map[string]string{},
 		killed: map[string]bool{}}
 	go b.serve(bctx)

@@ -74,6 +74,9 @@ type session struct {
 	closed map[sdk.ToolCallId]bool
 }
 
+// maxWaiting bounds the tool calls waiting for a terminal.
+const maxWaiting = 16
+
 // waiting is a command's tool call or terminal waiting for its pair: id is the tool call's
 // or the terminal's, line the user's command line.
 type waiting struct{ id, line string }
@@ -341,6 +344,15 @@ func (s *session) closeCancelled() {
 // both are known (see session.calls).
 func (s *session) commandStarted(id sdk.ToolCallId, line string) error {
 	s.mu.Lock()
+	if s.host == nil || !s.host.terminal {
+		s.mu.Unlock()
+		return nil // no client terminal: the command runs on the daemon's runner
+	}
+	// A call whose terminal never came (a command the daemon ran itself) is let go after a
+	// while, so that the list stays short.
+	if len(s.calls) >= maxWaiting {
+		s.calls = s.calls[1:]
+	}
 	term := ""
 	for i, t := range s.terms {
 		if t.line == line {
