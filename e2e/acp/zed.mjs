@@ -135,6 +135,13 @@ await app.connectWith(stream, async (ctx) => {
   check(titles.filter((t) => t.includes("npm test")).length === 1, "the second `npm test` was not asked again");
   check(titles.some((t) => t.includes("npm publish")), "`npm publish` was asked: always on `npm test` does not cover it");
 
+  // Commands run through the sandbox's launcher (docs/sandbox.md) when it is available; what the
+  // user reads names their command, never the launcher line.
+  const launcher = created.some((c) => c.includes("__cairn-sandbox"));
+  const texts = [...calls.map((c) => c.title), ...asked.flatMap((a) => [a.toolCall.title, ...a.options.map((o) => o.name)])];
+  check(texts.every((t) => !t.includes("__cairn-sandbox") && !t.includes("--policy")),
+    "titles and permission options name the user's command (launcher used: " + launcher + ")");
+
   // A bare interpreter is offered no always, and is asked each time.
   const py = asked.filter((a) => a.toolCall.title.includes("python3 -c"));
   check(py.length === 2, "both `python3 -c` lines were asked (got " + py.length + ")");
