@@ -123,6 +123,11 @@ type Options struct {
 	// gets a profile of its own from it: the Workspace tier whose roots are the entry's
 	// writablePaths, the network on, the build caches writable and a private temp folder.
 	Sandbox func() *sandbox.Base
+	// Shared, when set, is the daemon's hub, whose servers this hub uses rather than start
+	// them a second time: this hub then starts only Extra's servers and does not read
+	// SettingsPath, a name in both is Extra's, and closing this hub leaves Shared's servers
+	// running (a task's own hub, README "Use Cairn in Zed, JetBrains, Neovim").
+	Shared *Hub
 }
 
 // Hub manages every configured server. Its methods are safe for concurrent use.
@@ -137,6 +142,8 @@ type Hub struct {
 	started     bool
 	closed      bool
 	subs        map[chan struct{}]struct{}
+	// sharedStops end the subscriptions to Shared's changes, by the subscription they feed.
+	sharedStops map[chan struct{}]func()
 	stopWatch   func() error
 
 	// bg counts goroutines the hub started (connections, watcher, stops); Close waits for them.
@@ -154,7 +161,7 @@ func New(opts Options) *Hub {
 	if opts.RetryMax < opts.RetryBase {
 		opts.RetryMax = max(time.Minute, opts.RetryBase)
 	}
-	return &Hub{opts: opts, conns: map[string]*conn{}, subs: map[chan struct{}]struct{}{}}
+	return &Hub{opts: opts, conns: map[string]*conn{}, subs: map[chan struct{}]struct{}{}, sharedStops: map[chan struct{}]func(){}}
 }
 
 // SettingsPath is the settings file the hub reads.
@@ -196,7 +203,7 @@ func (h *Hub) SettingsError() string {
 // A file that does not parse leaves every server as it was and is reported by SettingsError.
 func (h *Hub) Reload() error {
 	var data []byte
-	if h.opts.SettingsPath != "" {
+	if h.opts.SettingsPath != "" && h.opts.Shared == nil {
 		var err error
 		data, err = os.ReadFile(h.opts.SettingsPath)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -296,7 +303,12 @@ func (h *Hub) Close(ctx context.Context) error {
 		close(ch)
 	}
 	h.subs = map[chan struct{}]struct{}{}
+	stops := h.sharedStops
+	h.sharedStops = map[chan struct{}]func(){}
 	h.mu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
 	var werr error
 	if stopWatch != nil {
 		werr = stopWatch()
@@ -322,12 +334,7 @@ func (h *Hub) Close(ctx context.Context) error {
 
 // Servers returns every configured server, sorted by name.
 func (h *Hub) Servers() []Server {
-	h.mu.Lock()
-	conns := make([]*conn, 0, len(h.conns))
-	for _, c := range h.conns {
-		conns = append(conns, c)
-	}
-	h.mu.Unlock()
+	conns := h.allConns()
 	out := make([]Server, 0, len(conns))
 	for _, c := range conns {
 		out = append(out, c.snapshot())
@@ -347,12 +354,7 @@ func (h *Hub) WaitConnecting(ctx context.Context) error {
 	defer cancel()
 	start := time.Now()
 	for {
-		h.mu.Lock()
-		conns := make([]*conn, 0, len(h.conns))
-		for _, c := range h.conns {
-			conns = append(conns, c)
-		}
-		h.mu.Unlock()
+		conns := h.allConns()
 		now := time.Now()
 		var until time.Time // the nearest deadline among the servers still awaited
 		for _, c := range conns {
@@ -404,13 +406,37 @@ func (h *Hub) Subscribe() (changes <-chan struct{}, cancel func()) {
 		return ch, func() {}
 	}
 	h.subs[ch] = struct{}{}
-	return ch, func() {
+	unsubscribe := func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		if _, ok := h.subs[ch]; ok {
 			delete(h.subs, ch)
+			delete(h.sharedStops, ch)
 			close(ch)
 		}
+	}
+	if h.opts.Shared == nil {
+		return ch, unsubscribe
+	}
+	// Shared's changes are this hub's too: they are passed on until the subscription ends
+	// (cancel, or this hub's Close, stops Shared's subscription and with it the goroutine).
+	shared, stopShared := h.opts.Shared.Subscribe()
+	h.sharedStops[ch] = stopShared
+	go func() {
+		for range shared {
+			h.mu.Lock()
+			if _, ok := h.subs[ch]; ok {
+				select {
+				case ch <- struct{}{}:
+				default:
+				}
+			}
+			h.mu.Unlock()
+		}
+	}()
+	return ch, func() {
+		unsubscribe()
+		stopShared()
 	}
 }
 
@@ -428,15 +454,40 @@ func (h *Hub) changed() {
 
 func (h *Hub) conn(name string) (*conn, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		h.mu.Unlock()
 		return nil, ErrClosed
 	}
 	c, ok := h.conns[name]
+	h.mu.Unlock()
+	if !ok && h.opts.Shared != nil {
+		return h.opts.Shared.conn(name)
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, name)
 	}
 	return c, nil
+}
+
+// allConns is every server the hub offers: its own, then Shared's it does not name.
+func (h *Hub) allConns() []*conn {
+	h.mu.Lock()
+	conns := make([]*conn, 0, len(h.conns))
+	own := map[string]bool{}
+	for name, c := range h.conns {
+		conns = append(conns, c)
+		own[name] = true
+	}
+	closed := h.closed
+	h.mu.Unlock()
+	if sh := h.opts.Shared; sh != nil && !closed {
+		for _, c := range sh.allConns() {
+			if !own[c.name] {
+				conns = append(conns, c)
+			}
+		}
+	}
+	return conns
 }
 
 // Restart drops a server's connection and connects again now (also ending a backoff wait).

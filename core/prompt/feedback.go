@@ -86,6 +86,20 @@ func ResumeNote(elapsed time.Duration, completed bool, mode string) string {
 	}{agoText(elapsed), completed, strings.EqualFold(mode, "plan")})
 }
 
+// interruptedOutputMax bounds the output InterruptedCommand repeats: its end is kept.
+const interruptedOutputMax = 4000
+
+// InterruptedCommand follows the resume note when the task was interrupted while its last
+// command ran: the command had started (and printed output, its end kept), so its missing
+// result does not mean it did not run.
+func InterruptedCommand(command, output string) string {
+	output = strings.TrimSpace(output)
+	if len(output) > interruptedOutputMax {
+		output = "…" + strings.ToValidUTF8(output[len(output)-interruptedOutputMax:], "")
+	}
+	return feedback("interrupted_command", struct{ Command, Output string }{command, output})
+}
+
 // SwitchedToAct answers an open plan_mode_respond when the user switches to ACT MODE.
 func SwitchedToAct() string { return feedback("switched_to_act", nil) }
 

@@ -62,6 +62,7 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 		var mode string
 		t.conv.SetMeta(func(m *store.Meta) { mode, m.Completed = m.Mode, false })
 		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
+		content = append(content, t.interruptedCommandNote()...)
 		content = append(content, t.backgroundGoneNote()...)
 		if ans.Text != "" {
 			content = append(content, llm.Text("<user_message>\n"+t.expand(ctx, ans.Text)+"\n</user_message>"))

@@ -232,14 +232,22 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	return sdk.PromptResponse{StopReason: reason}, nil
 }
 
-// Cancel cancels the session's running turn: the prompt's own context (the SDK ends it) and the
-// task.
+// Cancel cancels the session's running turn: the SDK ends the prompt's own context, and the
+// prompt cancels the task and answers once the turn's updates are out. Without a running
+// prompt the task is cancelled here. Nothing here waits: the SDK hands over the responses the
+// client sends after a notification only once its handler returned, and ending the turn
+// waits for some (the client terminal's exit).
 func (a *Agent) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return err
 	}
-	s.cancelTask()
+	s.mu.Lock()
+	prompting := s.waiter != nil
+	s.mu.Unlock()
+	if !prompting {
+		go s.cancelTask()
+	}
 	return nil
 }
 

@@ -382,6 +382,19 @@ func TestRejectAlways(t *testing.T) {
 	h.llmOK(t)
 }
 
+// A turn whose only words are the completion's, or an error's, shows them as they are: no
+// message the agent sends starts with blank lines.
+func TestMessagesDoNotStartWithBlankLines(t *testing.T) {
+	h := start(t, llmtest.Script{Turns: []llmtest.Turn{{Text: complete}}}, "allow_once")
+	if r := h.prompt(t, sdk.TextBlock("finish")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("turn ended with %q", r)
+	}
+	if got := h.ed.messages(false); got != "All done." {
+		t.Errorf("agent message = %q, want %q", got, "All done.")
+	}
+	h.llmOK(t)
+}
+
 // session/cancel answers the running prompt with cancelled within a second, and the task
 // stops; the next prompt resumes it.
 func TestCancel(t *testing.T) {
@@ -477,9 +490,15 @@ func TestLoadReplaysAndContinues(t *testing.T) {
 	h.close()
 
 	h2 := connect(t, h.e, "allow_once")
-	if _, err := h2.conn.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: h.sid, Cwd: h.e.Workspace,
-		McpServers: []sdk.McpServer{}}); err != nil {
+	loaded, err := h2.conn.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: h.sid, Cwd: h.e.Workspace,
+		McpServers: []sdk.McpServer{}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The model picker is offered again.
+	if len(loaded.ConfigOptions) != 1 || loaded.ConfigOptions[0].Select == nil || loaded.ConfigOptions[0].Select.Id != "model" ||
+		loaded.ConfigOptions[0].Select.CurrentValue == "" {
+		t.Errorf("session/load config options = %+v, want the model", loaded.ConfigOptions)
 	}
 	ups, _ := h2.ed.snapshot()
 	var user strings.Builder

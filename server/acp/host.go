@@ -29,19 +29,25 @@ const terminalOutputLimit = 4 << 20
 // for what the client does not offer. Every check on a path (ignore file, protected paths,
 // PLAN mode, approvals) is the task's and happens before a request reaches the bridge.
 type bridge struct {
-	s      *session
-	id     string
-	stream cairnv1.HostBridgeService_ConnectClient
-	cancel context.CancelFunc
-	done   chan struct{}
+	s  *session
+	id string
+	// terminal is set when the client offers terminals: commands then run there.
+	terminal bool
+	stream   cairnv1.HostBridgeService_ConnectClient
+	cancel   context.CancelFunc
+	done     chan struct{}
 
 	sendMu sync.Mutex
 
 	mu sync.Mutex
 	// diffs are the proposals of open diff sessions: nothing reaches the client before Save.
 	diffs map[string]*proposal
-	// terminals are the client's terminals of running commands, by command id.
+	// terminals are the client's terminals of running commands, by command id, until the
+	// command was read to its end and its terminal released.
 	terminals map[string]string
+	// killed are the commands whose terminal/kill was sent: a command is killed once,
+	// whether the session's cancel or the daemon asks first.
+	killed map[string]bool
 }
 
 // proposal is an edit waiting for its save.
@@ -91,8 +97,9 @@ func (s *session) openBridge(ctx context.Context, c sdk.ClientCapabilities, ide 
 		cancel()
 		return nil, w.err
 	}
-	b := &bridge{s: s, id: w.w.GetHostId(), stream: stream, cancel: cancel, done: make(chan struct{}),
-		diffs: map[string]*proposal{}, terminals: map[string]string{}}
+	b := &bridge{s: s, id: w.w.GetHostId(), terminal: c.Terminal, stream: stream, cancel: cancel, done: make(chan struct{}),
+		diffs: map[string]*proposal{}, terminals: map[string]string{},
+		killed: map[string]bool{}}
 	go b.serve(bctx)
 	return b, nil
 }
@@ -246,20 +253,67 @@ func (b *bridge) answer(ctx context.Context, req *hostv1.Request) {
 		}
 		resp.Result = &hostv1.Response_RunCommand{RunCommand: &hostv1.RunCommandResult{TerminalName: "editor terminal"}}
 	case *hostv1.Request_KillCommand:
-		b.mu.Lock()
-		tid := b.terminals[r.KillCommand.GetCommandId()]
-		b.mu.Unlock()
-		if tid != "" {
-			if _, err := conn.KillTerminal(ctx, sdk.KillTerminalRequest{SessionId: sid, TerminalId: tid}); err != nil {
-				resp.Error = clientError(err)
-				break
-			}
+		if err := b.kill(ctx, r.KillCommand.GetCommandId()); err != nil {
+			resp.Error = clientError(err)
+			break
 		}
 		resp.Result = empty
 	default:
 		resp.Error = "not offered by this editor"
 	}
 	b.respond(resp)
+}
+
+// kill kills a command's terminal, once: a command already killed, or no longer running,
+// is left alone.
+func (b *bridge) kill(ctx context.Context, commandID string) error {
+	b.mu.Lock()
+	tid := b.terminals[commandID]
+	first := tid != "" && !b.killed[commandID]
+	if first {
+		b.killed[commandID] = true
+	}
+	b.mu.Unlock()
+	if !first {
+		return nil
+	}
+	_, err := b.s.a.connection().KillTerminal(ctx, sdk.KillTerminalRequest{SessionId: b.s.id, TerminalId: tid})
+	return err
+}
+
+// killAll kills every command running in the client's terminals (a cancelled turn).
+func (b *bridge) killAll(ctx context.Context) {
+	b.mu.Lock()
+	ids := make([]string, 0, len(b.terminals))
+	for id := range b.terminals {
+		ids = append(ids, id)
+	}
+	b.mu.Unlock()
+	for _, id := range ids {
+		if err := b.kill(ctx, id); err != nil {
+			b.s.a.log.Warn("acp: killing a command in the client's terminal", "err", err)
+		}
+	}
+}
+
+// idleEvery is how often idle looks whether the commands have ended.
+const idleEvery = 10 * time.Millisecond
+
+// idle waits until no command runs in the client's terminals (each read to its end and its
+// terminal released) or deadline passes; it reports whether none runs.
+func (b *bridge) idle(deadline time.Time) bool {
+	for {
+		b.mu.Lock()
+		n := len(b.terminals)
+		b.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(idleEvery)
+	}
 }
 
 // clientError is the text of an error the client answered with.
@@ -303,6 +357,13 @@ func (b *bridge) run(ctx context.Context, rc *hostv1.RunCommandRequest) error {
 	b.mu.Lock()
 	b.terminals[id] = t.TerminalId
 	b.mu.Unlock()
+	line := rc.GetDisplayCommand()
+	if line == "" {
+		line = rc.GetCommand()
+	}
+	if err := b.s.terminalStarted(t.TerminalId, line); err != nil {
+		b.s.a.log.Warn("acp: showing the client's terminal in its tool call", "err", err)
+	}
 	// The command outlives the request that started it: it is followed for as long as the
 	// connection lasts.
 	go b.follow(b.s.a.ctx, id, t.TerminalId)
@@ -356,18 +417,21 @@ loop:
 		}
 	}
 	flush()
+	// The terminal is released before the daemon hears of the exit: the exit ends the
+	// command's tool call and may end the turn, whose answer comes after all of it.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := conn.ReleaseTerminal(rctx, sdk.ReleaseTerminalRequest{SessionId: sid, TerminalId: terminalID}); err != nil {
+		b.s.a.log.Warn("acp: releasing the client's terminal", "err", err)
+	}
 	if err := b.event(&hostv1.Event{Event: &hostv1.Event_CommandExit{CommandExit: &hostv1.CommandExit{
 		CommandId: commandID, ExitCode: int32(code)}}}); err != nil {
 		b.s.a.log.Warn("acp: passing on a command's exit", "err", err)
 	}
 	b.mu.Lock()
 	delete(b.terminals, commandID)
+	delete(b.killed, commandID)
 	b.mu.Unlock()
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, err := conn.ReleaseTerminal(rctx, sdk.ReleaseTerminalRequest{SessionId: sid, TerminalId: terminalID}); err != nil {
-		b.s.a.log.Warn("acp: releasing the client's terminal", "err", err)
-	}
 }
 
 // delta is what output holds beyond what was sent. When the client dropped the output's

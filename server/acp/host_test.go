@@ -235,8 +235,8 @@ func TestRefusedWriteLeavesTheFile(t *testing.T) {
 }
 
 // With a client that offers a terminal, a command runs there (terminal/create with the
-// command line, its output read back and released) and its output reaches both the model and
-// the command's tool call.
+// command line, its output read back and released), its output reaches the model, and its
+// tool call shows the client's terminal (terminal content) rather than a copy of the output.
 func TestCommandsRunInTheClientTerminal(t *testing.T) {
 	ed := newBufferEditor("allow_once", map[string]string{})
 	h := startBuffers(t, llmtest.Script{Turns: []llmtest.Turn{
@@ -256,28 +256,38 @@ func TestCommandsRunInTheClientTerminal(t *testing.T) {
 		t.Errorf("%d terminals were not released", left)
 	}
 	ups, _ := h.ed.snapshot()
-	out := ""
+	var call sdk.ToolCallId
+	terminal, text := "", ""
 	for _, u := range ups {
-		if u.ToolCallUpdate != nil {
+		if u.ToolCall != nil && u.ToolCall.Kind == sdk.ToolKindExecute {
+			call = u.ToolCall.ToolCallId
+		}
+		if u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == call {
 			for _, c := range u.ToolCallUpdate.Content {
+				if c.Terminal != nil {
+					terminal = c.Terminal.TerminalId
+				}
 				if c.Content != nil && c.Content.Content.Text != nil {
-					out = c.Content.Content.Text.Text
+					text = c.Content.Content.Text.Text
 				}
 			}
 		}
 	}
-	if !strings.Contains(out, "from-the-client") || !strings.Contains(out, "second-line") {
-		t.Errorf("command tool call output = %q", out)
+	if call == "" || terminal != "term-a" || text != "" {
+		t.Errorf("command tool call %q: terminal %q, text %q; want the client's terminal term-a and no copy", call, terminal, text)
 	}
 	h.llmOK(t)
 }
 
 // session/cancel while a command runs in the client's terminal kills it there (terminal/kill)
-// and the prompt answers cancelled.
+// and the prompt answers cancelled; the next prompt resumes the task, and the model is told
+// that the command had started and what it printed.
 func TestCancelKillsTheClientTerminal(t *testing.T) {
 	ed := newBufferEditor("allow_once", map[string]string{})
 	h := startBuffers(t, llmtest.Script{Turns: []llmtest.Turn{
-		{Text: "<execute_command>\n<command>sleep 30</command>\n<requires_approval>false</requires_approval>\n</execute_command>"},
+		{Text: "<execute_command>\n<command>echo started-in-the-terminal; sleep 30</command>\n<requires_approval>false</requires_approval>\n</execute_command>"},
+		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"go on", "had started", "echo started-in-the-terminal; sleep 30",
+			"started-in-the-terminal\n"}}},
 	}}, ed)
 	got := make(chan sdk.StopReason, 1)
 	go func() {
@@ -288,6 +298,11 @@ func TestCancelKillsTheClientTerminal(t *testing.T) {
 		got <- r.StopReason
 	}()
 	term := <-ed.started
+	for !strings.Contains(ed.output(term), "started-in-the-terminal") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The command's output has reached the task (the client's terminal is read every 150 ms).
+	time.Sleep(400 * time.Millisecond)
 	if err := h.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: h.sid}); err != nil {
 		t.Fatal(err)
 	}
@@ -301,4 +316,15 @@ func TestCancelKillsTheClientTerminal(t *testing.T) {
 	if code == 0 {
 		t.Errorf("the command exited normally after the cancel")
 	}
+	if r := h.prompt(t, sdk.TextBlock("go on")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("the prompt after the cancel ended with %q", r)
+	}
+	h.llmOK(t)
+}
+
+// output is what a terminal's command printed so far.
+func (c *bufferEditor) output(t *clientTerminal) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.out.String()
 }

@@ -102,11 +102,17 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	s.announceCommands(ctx)
 	replayed := s.followFrom(taskID, true)
 	select {
-	case mode := <-replayed:
+	case st := <-replayed:
+		// The model picker is offered again, on the model the task answers with.
+		model := st.GetModel()
+		if model == "" {
+			model = a.startModel(ctx)
+		}
+		models := a.models(ctx, model)
 		s.mu.Lock()
-		s.mode = mode
+		s.mode, s.model, s.modelList = st.GetMode(), model, models
 		s.mu.Unlock()
-		return sdk.LoadSessionResponse{Modes: modeState(mode)}, nil
+		return sdk.LoadSessionResponse{Modes: modeState(st.GetMode()), ConfigOptions: s.configOptions()}, nil
 	case <-ctx.Done():
 		return sdk.LoadSessionResponse{}, fmt.Errorf("loading the session: %w", ctx.Err())
 	}

@@ -53,10 +53,37 @@ type session struct {
 	// stopSub ends the subscription.
 	stopSub context.CancelFunc
 	subDone chan struct{}
+	// calls and terms pair the session's commands with the client's terminals that run them:
+	// a command's tool call (from the task's events) and its terminal/create (from the host's
+	// requests) come on two streams, in either order. Each holds what waits for its pair.
+	calls []waiting
+	terms []waiting
+	// embedded are the tool calls whose terminal they show, by terminal id.
+	embedded map[sdk.ToolCallId]string
+
+	// sendMu orders what goes to the client, so that every update of a turn goes before the
+	// turn's answer (README "Use Cairn in Zed, JetBrains, Neovim"); it guards the fields below.
+	sendMu sync.Mutex
+	// said is the end of the agent's message text the client has, "" once something else was
+	// sent: a note that follows text is set apart from it, one that starts a message is not.
+	said string
+	// running are the tool calls sent as pending or in progress and not finished since.
+	running map[sdk.ToolCallId]bool
+	// closed are the tool calls a cancelled turn finished before answering: what the task
+	// says of them later would come after the turn's answer, and is not sent.
+	closed map[sdk.ToolCallId]bool
 }
 
+// maxWaiting bounds the tool calls waiting for a terminal.
+const maxWaiting = 16
+
+// waiting is a command's tool call or terminal waiting for its pair: id is the tool call's
+// or the terminal's, line the user's command line.
+type waiting struct{ id, line string }
+
 func newSession(a *Agent, id sdk.SessionId, roots []string) *session {
-	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}, allowed: map[string]bool{}}
+	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}, allowed: map[string]bool{},
+		embedded: map[sdk.ToolCallId]string{}, running: map[sdk.ToolCallId]bool{}, closed: map[sdk.ToolCallId]bool{}}
 }
 
 // prompt starts the task or continues it with in, and waits until the turn ends.
@@ -129,13 +156,27 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 		// session/cancel (the SDK ends the prompt's context) or the connection went away. The
 		// waiter stays until the task confirms (its resume question), so that confirmation
 		// cannot end the next prompt's turn; the wait is bounded to answer within a second.
+		// Every update of the turn goes before its answer: the commands in the client's
+		// terminals are killed, read to their end and released first, and what is still
+		// running then is shown as failed before the answer (README "Use Cairn in Zed,
+		// JetBrains, Neovim").
 		deadline := time.Now().Add(cancelWait)
 		s.cancelTask()
+		s.mu.Lock()
+		host := s.host
+		s.mu.Unlock()
+		if host != nil {
+			host.killAll(context.WithoutCancel(ctx))
+		}
 		select {
 		case <-wait:
 		case <-time.After(time.Until(deadline)):
 			s.a.log.Warn("acp: the task did not confirm the cancel in time", "task", s.taskIDNow())
 		}
+		if host != nil && !host.idle(deadline) {
+			s.a.log.Warn("acp: a command in the client's terminal did not end in time", "task", s.taskIDNow())
+		}
+		s.closeCancelled()
 		dropWaiter()
 		return sdk.StopReasonCancelled, nil
 	}
@@ -234,22 +275,152 @@ func (s *session) setMode(ctx context.Context, m cairnv1.Mode) error {
 
 // update sends one session/update.
 func (s *session) update(u sdk.SessionUpdate) error {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	return s.sendLocked(u)
+}
+
+// say sends text as agent message text of its own: set apart from message text just before
+// it by a blank line, never starting a message with one.
+func (s *session) say(text string) error {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	sep := ""
+	switch {
+	case s.said == "", strings.HasSuffix(s.said, "\n\n"):
+	case strings.HasSuffix(s.said, "\n"):
+		sep = "\n"
+	default:
+		sep = "\n\n"
+	}
+	return s.sendLocked(sdk.UpdateAgentMessageText(sep + text))
+}
+
+// sendLocked sends u with sendMu held, keeping what the client has: the end of the message
+// text, the tool calls still running. An update of a tool call a cancelled turn closed is not
+// sent.
+func (s *session) sendLocked(u sdk.SessionUpdate) error {
+	var id sdk.ToolCallId
+	var st *sdk.ToolCallStatus
+	switch {
+	case u.ToolCall != nil:
+		id, st = u.ToolCall.ToolCallId, &u.ToolCall.Status
+	case u.ToolCallUpdate != nil:
+		id, st = u.ToolCallUpdate.ToolCallId, u.ToolCallUpdate.Status
+	}
+	if id != "" && s.closed[id] {
+		return nil
+	}
+	switch {
+	case id == "" || st == nil:
+	case *st == sdk.ToolCallStatusPending || *st == sdk.ToolCallStatusInProgress:
+		s.running[id] = true
+	default:
+		delete(s.running, id)
+	}
+	if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil {
+		t := s.said + c.Content.Text.Text
+		s.said = t[max(0, len(t)-2):]
+	} else {
+		s.said = ""
+	}
 	return s.a.connection().SessionUpdate(s.a.ctx, sdk.SessionNotification{SessionId: s.id, Update: u})
+}
+
+// closeCancelled ends a cancelled turn's tool calls that are still running: each is shown as
+// failed, and nothing more of it is sent, so the turn's answer comes after all of them.
+func (s *session) closeCancelled() {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	for id := range s.running {
+		if err := s.sendLocked(sdk.UpdateToolCall(id, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed))); err != nil {
+			s.a.log.Warn("acp: ending a cancelled tool call", "err", err)
+		}
+		s.closed[id] = true
+	}
+}
+
+// commandStarted pairs a command's tool call with the client's terminal that runs it, once
+// both are known (see session.calls).
+func (s *session) commandStarted(id sdk.ToolCallId, line string) error {
+	s.mu.Lock()
+	if s.host == nil || !s.host.terminal {
+		s.mu.Unlock()
+		return nil // no client terminal: the command runs on the daemon's runner
+	}
+	// A call whose terminal never came (a command the daemon ran itself) is let go after a
+	// while, so that the list stays short.
+	if len(s.calls) >= maxWaiting {
+		s.calls = s.calls[1:]
+	}
+	term := ""
+	for i, t := range s.terms {
+		if t.line == line {
+			term = t.id
+			s.terms = append(s.terms[:i:i], s.terms[i+1:]...)
+			break
+		}
+	}
+	if term == "" {
+		s.calls = append(s.calls, waiting{id: string(id), line: line})
+	} else {
+		s.embedded[id] = term
+	}
+	s.mu.Unlock()
+	if term == "" {
+		return nil
+	}
+	return s.embed(id, term)
+}
+
+// terminalStarted is commandStarted for the client's terminal.
+func (s *session) terminalStarted(term, line string) error {
+	s.mu.Lock()
+	var id sdk.ToolCallId
+	for i, c := range s.calls {
+		if c.line == line {
+			id = sdk.ToolCallId(c.id)
+			s.calls = append(s.calls[:i:i], s.calls[i+1:]...)
+			break
+		}
+	}
+	if id == "" {
+		s.terms = append(s.terms, waiting{id: term, line: line})
+	} else {
+		s.embedded[id] = term
+	}
+	s.mu.Unlock()
+	if id == "" {
+		return nil
+	}
+	return s.embed(id, term)
+}
+
+// embed shows the client's terminal in the command's tool call, so the editor shows it live.
+func (s *session) embed(id sdk.ToolCallId, term string) error {
+	return s.update(sdk.UpdateToolCall(id, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(term)})))
+}
+
+// terminalOf is the client's terminal a tool call shows, "" when none.
+func (s *session) terminalOf(id sdk.ToolCallId) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.embedded[id]
 }
 
 // follow subscribes to the task and maps its events for the rest of the session.
 func (s *session) follow(taskID string) { s.followFrom(taskID, false) }
 
 // followFrom is follow; with replay the snapshot is a conversation being reloaded: it is sent
-// as it stands, nothing in it is answered, and its mode is sent on the returned channel once
+// as it stands, nothing in it is answered, and its state is sent on the returned channel once
 // the snapshot is out.
-func (s *session) followFrom(taskID string, replay bool) <-chan cairnv1.Mode {
+func (s *session) followFrom(taskID string, replay bool) <-chan *cairnv1.TaskState {
 	ctx, cancel := context.WithCancel(s.a.ctx)
 	done := make(chan struct{})
 	s.mu.Lock()
 	s.taskID, s.stopSub, s.subDone = taskID, cancel, done
 	s.mu.Unlock()
-	replayed := make(chan cairnv1.Mode, 1)
+	replayed := make(chan *cairnv1.TaskState, 1)
 	f := &follower{s: s, sent: map[int32]*sentText{}, handled: map[int32]bool{}, replayedAsks: map[int32]bool{},
 		replay: replay, replayed: replayed}
 	go func() {
@@ -271,10 +442,10 @@ type follower struct {
 	command sdk.ToolCallId
 	// focus is the focus chain last sent as the plan.
 	focus string
-	// replay is set while a reloaded snapshot is sent; replayed then gets its mode, and
+	// replay is set while a reloaded snapshot is sent; replayed then gets its state, and
 	// replayedAsks marks its asks, which are shown, never answered.
 	replay       bool
-	replayed     chan cairnv1.Mode
+	replayed     chan *cairnv1.TaskState
 	replayedAsks map[int32]bool
 	// openAsk is the snapshot's open ask, the one a reloaded session's next prompt answers.
 	openAsk int32
@@ -371,7 +542,7 @@ func (f *follower) Row(ctx context.Context, m *cairnv1.Message) {
 func (f *follower) SnapshotEnd(_ context.Context, st *cairnv1.TaskState) {
 	if f.replay {
 		f.replay = false
-		f.replayed <- st.GetMode()
+		f.replayed <- st
 	}
 }
 
@@ -530,13 +701,16 @@ func (f *follower) settled(_ context.Context, m *cairnv1.Message) error {
 		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
 	case cairnv1.SayKind_SAY_KIND_COMMAND:
 		f.command = callID(m)
-		return f.s.update(f.toolCall(m, sdk.ToolCallStatusInProgress))
+		if err := f.s.update(f.toolCall(m, sdk.ToolCallStatusInProgress)); err != nil {
+			return err
+		}
+		return f.s.commandStarted(f.command, m.GetCommand().GetCommand())
 	case cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED, cairnv1.SayKind_SAY_KIND_BROWSER_ACTION:
 		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
 	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
-		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + m.GetText()))
+		return f.s.say(m.GetText())
 	case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR, cairnv1.SayKind_SAY_KIND_IGNORE_ERROR:
-		return f.s.update(sdk.UpdateAgentMessageText("\n\nError: " + m.GetText() + "\n"))
+		return f.s.say("Error: " + m.GetText() + "\n")
 	}
 	return nil
 }
@@ -565,18 +739,18 @@ func (f *follower) answerAsk(ctx context.Context, m *cairnv1.Message) error {
 		for i, o := range m.GetFollowup().GetOptions() {
 			q += fmt.Sprintf("\n%d. %s", i+1, o)
 		}
-		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + q)); err != nil {
+		if err := f.s.say(q); err != nil {
 			return err
 		}
 		f.s.finish(sdk.StopReasonEndTurn, m)
 	case cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED:
-		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + strings.TrimSpace(m.GetText()))); err != nil {
+		if err := f.s.say(strings.TrimSpace(m.GetText())); err != nil {
 			return err
 		}
 		f.s.finish(sdk.StopReasonMaxTurnRequests, m)
 	case cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED,
 		cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL:
-		if err := f.s.update(sdk.UpdateAgentMessageText("\n\n" + strings.TrimSpace(m.GetText()))); err != nil {
+		if err := f.s.say(strings.TrimSpace(m.GetText())); err != nil {
 			return err
 		}
 		f.s.finish(f.ended(), m)
@@ -611,7 +785,9 @@ func (f *follower) output(m *cairnv1.Message) error {
 		return nil
 	}
 	var opts []sdk.ToolCallUpdateOpt
-	if m.GetText() != "" {
+	// A command shown in the client's terminal keeps that terminal as its content; the text
+	// is for the clients without one.
+	if m.GetText() != "" && f.s.terminalOf(f.command) == "" {
 		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```\n" + m.GetText() + "\n```"))}))
 	}
 	if o := m.GetCommandOutput(); o != nil && !o.GetRunning() && !m.GetPartial() {
@@ -642,7 +818,7 @@ func (f *follower) replayed1(m *cairnv1.Message) error {
 		cairnv1.SayKind_SAY_KIND_BROWSER_ACTION:
 		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))
 	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
-		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + m.GetText()))
+		return f.s.say(m.GetText())
 	}
 	switch m.GetAsk() {
 	case cairnv1.AskKind_ASK_KIND_FOLLOWUP, cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND:
@@ -650,7 +826,7 @@ func (f *follower) replayed1(m *cairnv1.Message) error {
 		if fu := m.GetFollowup(); fu != nil && fu.GetQuestion() != "" {
 			q = fu.GetQuestion()
 		}
-		return f.s.update(sdk.UpdateAgentMessageText("\n\n" + q))
+		return f.s.say(q)
 	case cairnv1.AskKind_ASK_KIND_TOOL, cairnv1.AskKind_ASK_KIND_COMMAND:
 		// An action asked about earlier: shown as it was proposed.
 		return f.s.update(f.toolCall(m, sdk.ToolCallStatusCompleted))

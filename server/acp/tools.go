@@ -77,12 +77,29 @@ func title(m *cairnv1.Message) string {
 	return strings.TrimSpace(verb + " " + t.GetPath())
 }
 
-// abs is a row's path as the client wants it: absolute (rows carry workspace-relative paths).
+// abs is a row's path as the client wants it: absolute. Rows carry the paths the task shows:
+// relative to the primary root, or `name:rest` inside the root called name (core/workspace,
+// Rel); a name that is no root's is a relative path with a colon in it.
 func (s *session) abs(p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
+	if name, rest, ok := strings.Cut(p, ":"); ok {
+		for _, r := range s.roots[1:] {
+			if filepath.Base(r) == name || filepath.Base(resolved(r)) == name {
+				return filepath.Join(r, filepath.FromSlash(rest))
+			}
+		}
+	}
 	return filepath.Join(s.roots[0], filepath.FromSlash(p))
+}
+
+// resolved is a root with its symlinks resolved, as the task names it (core/workspace, New).
+func resolved(root string) string {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		return r
+	}
+	return root
 }
 
 // toolCall is the tool_call update of a row.
@@ -147,29 +164,21 @@ func hunks(diff string) []hunk {
 	return out
 }
 
-// Permission options (their ids are the protocol's kinds).
-var permissionOptions = []sdk.PermissionOption{
-	{OptionId: "allow_once", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
-	{OptionId: "allow_always", Name: "Allow always in this session", Kind: sdk.PermissionOptionKindAllowAlways},
-	{OptionId: "reject_once", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
-	{OptionId: "reject_always", Name: "Reject always in this session", Kind: sdk.PermissionOptionKindRejectAlways},
-}
-
 // permission asks the client about an action the approval settings do not cover, and answers
 // the task. "Always" answers hold for the rest of the session: an allow becomes the task's own
 // policy (UpdateTaskSettings; the shared settings never change), a reject is answered here
 // without asking again.
 func (f *follower) permission(ctx context.Context, m *cairnv1.Message) error {
 	id := callID(m)
-	key := approvalKey(m)
+	sc, scoped := scopeOf(m)
 	f.s.mu.Lock()
-	rejected, allowed := f.s.rejected[key], f.s.allowed[key]
+	rejected, allowed := scoped && f.s.rejected[sc.key], scoped && f.s.allowed[sc.key]
 	f.s.mu.Unlock()
 	if err := f.s.update(f.toolCall(m, sdk.ToolCallStatusPending)); err != nil {
 		return err
 	}
 	if rejected {
-		return f.decide(ctx, m, false, "The user rejected this kind of action for the rest of the session.")
+		return f.decide(ctx, m, false, "The user rejected "+sc.shown+" for the rest of the session.")
 	}
 	if allowed {
 		return f.decide(ctx, m, true, "")
@@ -177,7 +186,7 @@ func (f *follower) permission(ctx context.Context, m *cairnv1.Message) error {
 	kind := toolKind(m)
 	resp, err := f.s.a.connection().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: f.s.id,
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: id, Title: sdk.Ptr(title(m)), Kind: &kind, Status: sdk.Ptr(sdk.ToolCallStatusPending)},
-		Options:  permissionOptions})
+		Options:  permissionOptions(m)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -191,16 +200,22 @@ func (f *follower) permission(ctx context.Context, m *cairnv1.Message) error {
 	}
 	switch resp.Outcome.Selected.OptionId {
 	case "allow_always":
-		if err := f.allowAlways(ctx, m); err != nil {
+		if !scoped {
+			// Not offered: the client chose an option it was not given.
+			return f.decide(ctx, m, true, "")
+		}
+		if err := f.allowAlways(ctx, m, sc); err != nil {
 			f.s.a.log.Warn("acp: keeping an always-allow for the session", "err", err)
 		}
 		return f.decide(ctx, m, true, "")
 	case "allow_once":
 		return f.decide(ctx, m, true, "")
 	case "reject_always":
-		f.s.mu.Lock()
-		f.s.rejected[key] = true
-		f.s.mu.Unlock()
+		if scoped {
+			f.s.mu.Lock()
+			f.s.rejected[sc.key] = true
+			f.s.mu.Unlock()
+		}
 	}
 	return f.decide(ctx, m, false, "")
 }
@@ -218,45 +233,14 @@ func (f *follower) decide(ctx context.Context, m *cairnv1.Message, allow bool, t
 	if err := f.answer(ctx, m, r, text); err != nil {
 		return err
 	}
-	return f.s.update(sdk.UpdateToolCall(callID(m), sdk.WithUpdateStatus(st)))
+	if err := f.s.update(sdk.UpdateToolCall(callID(m), sdk.WithUpdateStatus(st))); err != nil || st != sdk.ToolCallStatusInProgress {
+		return err
+	}
+	return f.s.commandStarted(callID(m), m.GetCommand().GetCommand())
 }
 
-// approvalKey names the kind of action an "always" answer covers: a command's first words, or
-// the approval category of a tool.
-func approvalKey(m *cairnv1.Message) string {
-	if c := m.GetCommand(); c != nil {
-		return "command:" + commandPrefix(c.GetCommand())
-	}
-	switch m.GetAsk() {
-	case cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH:
-		return "browser"
-	case cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER:
-		return "mcp:" + m.GetMcp().GetServerName() + "/" + m.GetMcp().GetToolName()
-	}
-	switch toolKind(m) {
-	case sdk.ToolKindEdit:
-		return "edit"
-	case sdk.ToolKindFetch:
-		return "browser"
-	}
-	return "read"
-}
-
-// commandPrefix is a command's first words as an allow-list entry: the program, and its
-// subcommand when the second word is not an option ("go test", "ls").
-func commandPrefix(cmd string) string {
-	w := strings.Fields(cmd)
-	switch {
-	case len(w) == 0:
-		return ""
-	case len(w) == 1 || strings.HasPrefix(w[1], "-") || strings.ContainsAny(w[1], "/.=$'\"|&;<>"):
-		return w[0]
-	}
-	return w[0] + " " + w[1]
-}
-
-// allowAlways adds what m asked for to the task's own approval policy.
-func (f *follower) allowAlways(ctx context.Context, m *cairnv1.Message) error {
+// allowAlways adds the scope sc of m to the task's own approval policy.
+func (f *follower) allowAlways(ctx context.Context, m *cairnv1.Message, sc scope) error {
 	f.s.mu.Lock()
 	cur, id := f.s.policy, f.s.taskID
 	f.s.mu.Unlock()
@@ -265,13 +249,9 @@ func (f *follower) allowAlways(ctx context.Context, m *cairnv1.Message) error {
 		p = proto.Clone(cur).(*cairnv1.AutoApprove)
 	}
 	outside := m.GetTool().GetOutsideWorkspace()
-	switch key := approvalKey(m); {
-	case strings.HasPrefix(key, "command:"):
-		prefix := strings.TrimPrefix(key, "command:")
-		if prefix == "" {
-			return fmt.Errorf("no words to allow in %q", m.GetCommand().GetCommand())
-		}
-		p.CommandAllowList = append(p.CommandAllowList, prefix)
+	switch key := sc.key; {
+	case len(sc.commands) > 0:
+		p.CommandAllowList = append(p.CommandAllowList, sc.commands...)
 	case key == "edit":
 		p.Enabled, p.EditFiles = true, true
 		p.EditFilesOutside = p.EditFilesOutside || outside
