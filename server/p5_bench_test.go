@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,8 +24,9 @@ import (
 // memory the process alone holds, idle-cpu-ticks its CPU over the next 3 s. The anchor's
 // figures carry the prefix bare- and the ratios x-bare. Targets: handshake ≤ 20 ms and
 // ≤ 1.3× the anchor, idle RSS ≤ 20 MB and ≤ 1.6× the anchor, idle CPU 0 (Node alone: about
-// 130 ms and 40.5 MB). An idle daemon that burns CPU fails the benchmark: that one is a
-// promise, not a target a loaded machine may miss.
+// 130 ms and 40.5 MB). init-ms and init-MB are what the binary's package initialisers do
+// before main in any process of it. An idle daemon that burns CPU fails the benchmark: that
+// one is a promise, not a target a loaded machine may miss.
 func BenchmarkP5(b *testing.B) {
 	dir := b.TempDir()
 	build := func(name, pkg string) string {
@@ -103,6 +105,14 @@ func BenchmarkP5(b *testing.B) {
 	b.ReportMetric(float64(d.anonKB)/float64(max(1, bg.anonKB)), "x-bare-private")
 	b.ReportMetric(float64(d.cpuTick), "idle-cpu-ticks")
 	b.ReportMetric(float64(bg.cpuTick), "bare-idle-cpu-ticks")
+	// What the daemon's package initialisers do before main, in every process of the binary
+	// (the sandbox launcher's too): their clock time and what they allocate, medians of 9
+	// `cairn --version` runs. What can wait loads on first use instead (docs/performance.md,
+	// "P5 — the daemon at rest"); the packages that allocate most are logged.
+	initMS, initMB, top := initCost(b, cairn, 9)
+	b.ReportMetric(initMS, "init-ms")
+	b.ReportMetric(initMB, "init-MB")
+	b.Logf("package initialisers allocating most: %s", strings.Join(top, ", "))
 	if d.cpuTick != 0 {
 		b.Errorf("the idle daemon used %d CPU ticks in 3 s, want 0", d.cpuTick)
 	}
@@ -130,4 +140,48 @@ func cpuTicks(pid int) int {
 	u, _ := strconv.Atoi(f[11])
 	st, _ := strconv.Atoi(f[12])
 	return u + st
+}
+
+// initCost runs `exe --version` n times under GODEBUG=inittrace=1 and returns the medians of
+// the package initialisers' summed clock time (ms) and allocations (MB), with the five
+// packages of the last run that allocated most.
+func initCost(b *testing.B, exe string, n int) (ms, mb float64, top []string) {
+	type pkg struct {
+		name  string
+		bytes int
+	}
+	var clocks []time.Duration
+	var sizes []int
+	var last []pkg
+	for range n {
+		cmd := exec.Command(exe, "--version")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("%s --version: %v\n%s", exe, err, out)
+		}
+		var clock float64
+		var bytes int
+		last = last[:0]
+		for _, line := range strings.Split(string(out), "\n") {
+			// init PKG @T ms, C ms clock, B bytes, N allocs
+			f := strings.Fields(line)
+			if len(f) < 10 || f[0] != "init" || f[6] != "clock," {
+				continue
+			}
+			c, _ := strconv.ParseFloat(f[4], 64)
+			by, _ := strconv.Atoi(f[7])
+			clock += c
+			bytes += by
+			last = append(last, pkg{f[1], by})
+		}
+		clocks = append(clocks, time.Duration(clock*float64(time.Millisecond)))
+		sizes = append(sizes, bytes)
+	}
+	slices.SortFunc(last, func(x, y pkg) int { return y.bytes - x.bytes })
+	for _, p := range last[:min(5, len(last))] {
+		top = append(top, fmt.Sprintf("%s %d KB", p.name, p.bytes/1024))
+	}
+	slices.Sort(sizes)
+	return float64(median(clocks).Microseconds()) / 1000, float64(sizes[len(sizes)/2]) / (1 << 20), top
 }

@@ -165,14 +165,13 @@ func (m *matcher) locate(no int, b Block, alone bool) (placed, *ApplyError) {
 		e.from, e.to = h.from, h.to
 		return e
 	}
-	// The verbatim levels search the bytes; only when they fail is the file walked line by
-	// line for the fallbacks.
+	// The verbatim and trimmed levels search the bytes; only the anchor level walks the file
+	// line by line.
 	if c := f.findExact(s, m.posOff, 1); len(c) == 1 {
 		return found(c[0], Exact), nil
 	}
 	ts := trimAll(s)
-	trimmed := func(i int) bool { return f.trimmedAt(i, ts) }
-	if c := f.scan(trimmed, len(s), m.pos, 1); len(c) == 1 {
+	if c := f.findTrimmed(ts, m.posOff, 1); len(c) == 1 {
 		return found(c[0], Trimmed), nil
 	}
 	// decide settles a level that insists on a single candidate; ok reports that it decided.
@@ -196,7 +195,7 @@ func (m *matcher) locate(no int, b Block, alone bool) (placed, *ApplyError) {
 		if e, err, ok := decide(f.findExact(s, 0, maxListed+1), ExactAnywhere); ok {
 			return e, err
 		}
-		if e, err, ok := unique(trimmed, 0, TrimmedAnywhere); ok {
+		if e, err, ok := decide(f.findTrimmed(ts, 0, maxListed+1), TrimmedAnywhere); ok {
 			return e, err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/internal/mdsections"
 )
 
 // benchDiff builds a diff of n blocks spread evenly over a genFile(lines) file. Each block
@@ -107,3 +109,14 @@ func BenchmarkStreaming(b *testing.B) {
 func reportCPU(b *testing.B, start int64) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkMessagesParse is what the first error report pays for parsing messages.md, work
+// the package no longer does at process start (docs/performance.md, "P5 — the daemon at rest").
+func BenchmarkMessagesParse(b *testing.B) {
+	for b.Loop() {
+		sinkSet = mdsections.Templates(messagesMD)
+	}
+}
+
+// sinkSet keeps the compiler from dropping the parsed templates.
+var sinkSet mdsections.Set

@@ -1,6 +1,9 @@
 package diff
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // bom is the UTF-8 byte order mark. It is removed before matching and restored on output.
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -9,10 +12,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // untouched stretches can be copied out byte for byte (which is what keeps mixed line endings
 // intact).
 //
-// Opening a file costs two vectorised counts and no per-line work: the verbatim levels search
-// the bytes directly (findExact) and turn the offsets they find into line numbers by counting
-// newlines. The full index of line starts is built only when a fallback level or an error
-// report walks the file line by line.
+// Opening a file costs two vectorised counts and no per-line work: the verbatim and the
+// whitespace-trimmed levels search the bytes directly (findExact, findTrimmed) and turn the
+// offsets they find into line numbers by counting newlines. The full index of line starts is
+// built only when the anchor level or an error report walks the file line by line.
 type file struct {
 	bom  bool
 	data []byte // content without the BOM
@@ -133,15 +136,11 @@ func (f *file) lineAt(off int) int {
 // starting at a line that begins at or after offset from (a line start). Each hit gives the
 // first line and the byte range [from, to) its lines span, endings included.
 //
-// Without the line index, the first line's text after its indentation is searched for as
-// bytes, so the vectorised search skips the text in between instead of visiting each line; a
-// hit counts only where the indentation completes it to a whole line at a line start, with the
-// lines after it equal to s. Once a fallback has built the index, walking it is cheaper: most
-// lines are ruled out by their length alone.
+// The first line's text after its indentation is searched for as bytes (indexRare), so the
+// vectorised search skips the text in between instead of visiting each line; a hit counts
+// only where the indentation completes it to a whole line at a line start, with the lines
+// after it equal to s. The line index is never needed.
 func (f *file) findExact(s []string, from, limit int) []hit {
-	if f.starts != nil {
-		return f.findExactIndexed(s, f.lineAt(from), limit)
-	}
 	var out []hit
 	d, first := f.data, []byte(s[0])
 	lead := len(first) - len(bytes.TrimLeft(first, " \t"))
@@ -151,7 +150,7 @@ func (f *file) findExact(s []string, from, limit int) []hit {
 			if off+lead > len(d) {
 				break
 			}
-			i := bytes.Index(d[off+lead:], core)
+			i := indexRare(d[off+lead:], core)
 			if i < 0 {
 				break
 			}
@@ -176,22 +175,97 @@ func (f *file) findExact(s []string, from, limit int) []hit {
 	return out
 }
 
-// findExactIndexed is findExact walking the line index from line from.
-func (f *file) findExactIndexed(s []string, from, limit int) []hit {
-	// A line can only equal s[0] if its length, ending included, is len(s[0]) plus 0, 1 or 2
-	// bytes; checking that first skips nearly every line without reading its text.
-	first := len(s[0])
-	return f.scan(func(i int) bool {
-		if l := f.starts[i+1] - f.starts[i] - first; l < 0 || l > 2 {
-			return false
+// findTrimmed is findExact for the whitespace-trimmed levels: up to limit places, at or after
+// offset from (a line start), where each line of the file equals the line of ts (already
+// trimmed) once its surrounding whitespace is removed.
+//
+// A line whose trimmed text is ts[0] contains ts[0], so unless ts[0] is empty only the lines
+// holding those bytes are compared, and the search for them skips the rest; the line index is
+// walked only for an empty first line.
+func (f *file) findTrimmed(ts []string, from, limit int) []hit {
+	if from >= len(f.data) {
+		return nil // no line starts at the end, even of a file whose last line has no ending
+	}
+	if ts[0] == "" {
+		return f.scan(func(i int) bool { return f.trimmedAt(i, ts) }, len(ts), f.lineAt(from), limit)
+	}
+	var out []hit
+	d, core := f.data, []byte(ts[0])
+	for off := from; off < len(d); {
+		i := indexRare(d[off:], core)
+		if i < 0 {
+			break
 		}
-		for j, l := range s {
-			if string(f.text(i+j)) != l {
-				return false
+		c := off + i
+		start := off + bytes.LastIndexByte(d[off:c], '\n') + 1
+		if end, ok := f.trimmedFrom(start, ts); ok {
+			out = append(out, hit{line: f.lineAt(start), from: start, to: end})
+			if len(out) == limit {
+				break
 			}
 		}
-		return true
-	}, len(s), from, limit)
+		off = f.lineEnd(c)
+	}
+	return out
+}
+
+// trimmedFrom reports whether the lines starting at offset off equal ts once their
+// surrounding whitespace is removed, and where the last of them ends (ending included).
+func (f *file) trimmedFrom(off int, ts []string) (int, bool) {
+	d := f.data
+	for _, l := range ts {
+		if off >= len(d) {
+			return 0, false // the file ends before the block does
+		}
+		e := f.lineEnd(off)
+		if string(bytes.TrimSpace(d[off:textEnd(d, off, e)])) != l {
+			return 0, false
+		}
+		off = e
+	}
+	return off, true
+}
+
+// byFrequency lists bytes from the most to the least frequent in source text, roughly; a byte
+// it does not list counts as rarer than all of them.
+const byFrequency = " \te\ntoainsrlcdhumpf.(),_gb;=y\"vkw:/-xE0T1*S2IAR>C#N3[]O<5L4'6P8D97{}F&!M+B|$?%@\\^`~"
+
+// indexRare is bytes.Index(d, needle) for a non-empty needle, but it looks for the needle's
+// rarest byte (byFrequency) where bytes.Index looks for the first. In source code the first
+// byte of a line's text is often a letter seen every few bytes, and each sighting costs a call
+// and a compare; a rarer byte skips more of the file per call. Should the rare byte turn out
+// common in d, bytes.Index takes over, as it does itself when its first byte keeps failing.
+func indexRare(d, needle []byte) int {
+	k, rank := 0, -1
+	for i, b := range needle {
+		r := strings.IndexByte(byFrequency, b)
+		if r < 0 {
+			r = len(byFrequency)
+		}
+		if r > rank {
+			k, rank = i, r
+		}
+	}
+	n, b := len(needle), needle[k]
+	for c, fails := 0, 0; c+n <= len(d); {
+		// Candidates start in [c, len(d)-n], so their rare byte lies in [c+k, len(d)-n+k].
+		j := bytes.IndexByte(d[c+k:len(d)-n+k+1], b)
+		if j < 0 {
+			return -1
+		}
+		c += j
+		if bytes.Equal(d[c:c+n], needle) {
+			return c
+		}
+		c++
+		if fails++; fails > 4+c>>4 {
+			if i := bytes.Index(d[c:], needle); i >= 0 {
+				return c + i
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // matchFrom reports whether the lines starting at offset off equal s verbatim, and where the

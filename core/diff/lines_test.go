@@ -136,3 +136,43 @@ func FuzzFindExact(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFindTrimmed checks the byte search of the trimmed levels against the line-by-line walk
+// with trimmedAt, on arbitrary files and SEARCH sections split at '\n'.
+func FuzzFindTrimmed(f *testing.F) {
+	f.Add([]byte("  a\n\tb\n a \nb\n"), "a\nb", uint8(0))
+	f.Add([]byte("xa\n a\n\n\na"), " a ", uint8(0))
+	f.Add([]byte("a a\r\n a\r\n\t\n"), "a\n", uint8(1))
+	f.Add([]byte(" \n a\n  \n"), "  \na", uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, search string, from uint8) {
+		ts := trimAll(strings.Split(search, "\n"))
+		ref := newFile(data)
+		start := min(int(from), ref.n())
+		want := ref.scan(func(i int) bool { return ref.trimmedAt(i, ts) }, len(ts), start, maxListed+1)
+		got := newFile(data).findTrimmed(ts, ref.start(start), maxListed+1)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("findTrimmed %v, line walk %v", got, want)
+		}
+	})
+}
+
+// TestIndexRare compares indexRare with bytes.Index where the rare byte is rare, common, at
+// either end of the needle, or absent.
+func TestIndexRare(t *testing.T) {
+	long := strings.Repeat("{x", 200) + "{y"
+	for _, c := range []struct{ name, d, needle string }{
+		{"first", "abc{d", "abc{"},
+		{"last byte rare", "aaaa{aaa{", "aa{"},
+		{"absent", "func f(x)", "f(y)"},
+		{"needle at the end", "xxxxxxx{", "x{"},
+		{"needle longer than d", "{", "{{"},
+		{"rare byte common in d", long, "{y"},
+		{"rare byte common, absent", long, "{z"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got, want := indexRare([]byte(c.d), []byte(c.needle)), strings.Index(c.d, c.needle); got != want {
+				t.Errorf("indexRare = %d, want %d", got, want)
+			}
+		})
+	}
+}

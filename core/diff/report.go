@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -16,8 +17,10 @@ import (
 var messagesMD string
 
 // messages maps a section heading of messages.md to its template. The file is embedded, so a
-// parse failure is a build defect that every test exposes at once.
-var messages = mdsections.Templates(messagesMD)
+// parse failure is a build defect that every test exposes at once. They are parsed on the first
+// report, not at process start: the daemon loads nothing before its first client that a
+// client may never need (docs/performance.md, "P5 — the daemon at rest").
+var messages = sync.OnceValue(func() mdsections.Set { return mdsections.Templates(messagesMD) })
 
 // msgData feeds the templates.
 type msgData struct {
@@ -32,7 +35,7 @@ type msgData struct {
 }
 
 func render(key string, d msgData) string {
-	out, ok := messages.Render(key, d)
+	out, ok := messages().Render(key, d)
 	if !ok {
 		// A missing or broken section is a defect in messages.md; still say something useful.
 		return fmt.Sprintf("edit failed (%s) at block %d", key, d.Block)

@@ -83,6 +83,15 @@ func testServer() *server.MCPServer {
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("done"), nil
 		})
+	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Echoes."), mcp.WithString("message", mcp.Required())),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("echo"), nil
+		})
+	s.AddTool(mcp.NewToolWithRawSchema("remote", "An input schema with a remote reference.",
+		json.RawMessage(`{"type":"object","required":["x"],"properties":{"x":{"$ref":"https://example.com/x.json"}}}`)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("remote"), nil
+		})
 	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("Exits.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "test server: crashing on purpose")

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Denial is what the sandbox stopped in one command, found in its output.
@@ -24,42 +25,53 @@ type PathDenial struct {
 // Empty reports whether nothing was found.
 func (d Denial) Empty() bool { return len(d.Paths) == 0 && !d.Network }
 
-// deniedLine matches the messages a refused file operation or connection prints.
-var deniedLine = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM`)
+// The patterns Explain reads output with, compiled on its first use rather than at process
+// start: the launcher re-executes this binary for every sandboxed command and runs before main
+// (docs/sandbox.md), and the daemon loads nothing before its first client that it may never
+// need (docs/performance.md, "P5 — the daemon at rest").
+//
+// deniedLine matches the messages a refused file operation or connection prints. netLine
+// matches the messages of a name that could not be resolved (the sandbox refuses the UDP
+// sockets resolvers use) and netWord, with deniedLine, a connection Landlock refused; a plain
+// "connection refused" is a server that is not there, not the sandbox. programPrefix is the
+// name a program puts before its message ("touch: ", "/bin/sh: 1: "). pathToken finds
+// path-like words: quoted, or bare words with a slash or a dot-name.
+type explainPatterns struct {
+	deniedLine, netLine, netWord, programPrefix, pathToken *regexp.Regexp
+}
 
-// netLine matches the messages of a name that could not be resolved (the sandbox refuses the
-// UDP sockets resolvers use) and netWord, with deniedLine, a connection Landlock refused; a
-// plain "connection refused" is a server that is not there, not the sandbox.
-var (
-	netLine = regexp.MustCompile(`(?i)could not resolve|name resolution|temporary failure in name|getaddrinfo|ENOTFOUND|EAI_AGAIN|no such host|name or service not known|network is unreachable`)
-	netWord = regexp.MustCompile(`(?i)connect|socket|dial|network|fetch|download|request`)
-)
+var patterns = sync.OnceValue(compilePatterns)
 
-// programPrefix is the name a program puts before its message ("touch: ", "/bin/sh: 1: ").
-var programPrefix = regexp.MustCompile(`^\S+?: (\d+: )?`)
-
-// pathToken finds path-like words: quoted, or bare words with a slash or a dot-name.
-var pathToken = regexp.MustCompile("[\"'`‘“]([^\"'`’”]+)[\"'`’”]|(/[^\\s:'\"]+|[.\\w-]*[/.][\\w.-][^\\s:'\"]*)")
+func compilePatterns() explainPatterns {
+	return explainPatterns{
+		deniedLine:    regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM`),
+		netLine:       regexp.MustCompile(`(?i)could not resolve|name resolution|temporary failure in name|getaddrinfo|ENOTFOUND|EAI_AGAIN|no such host|name or service not known|network is unreachable`),
+		netWord:       regexp.MustCompile(`(?i)connect|socket|dial|network|fetch|download|request`),
+		programPrefix: regexp.MustCompile(`^\S+?: (\d+: )?`),
+		pathToken:     regexp.MustCompile("[\"'`‘“]([^\"'`’”]+)[\"'`’”]|(/[^\\s:'\"]+|[.\\w-]*[/.][\\w.-][^\\s:'\"]*)"),
+	}
+}
 
 // Explain reads a command's output for what the sandbox under p refused; cwd resolves
 // relative paths. It looks only at lines that report a refusal, and names a path only when
 // the policy indeed refuses it, so an ordinary "permission denied" is not blamed on it.
 func Explain(p Policy, output, cwd string) Denial {
 	var d Denial
+	pt := patterns()
 	seen := map[string]bool{}
 	lines := strings.Split(output, "\n")
 	for i, line := range lines {
-		if !p.Network && (netLine.MatchString(line) || deniedLine.MatchString(line) && netNear(lines, i)) {
+		if !p.Network && (pt.netLine.MatchString(line) || pt.deniedLine.MatchString(line) && netNear(lines, i)) {
 			d.Network = true
 		}
-		if !deniedLine.MatchString(line) {
+		if !pt.deniedLine.MatchString(line) {
 			continue
 		}
 		// "/bin/sh: 1: cannot create x": the program that speaks is not what was refused.
-		if prog := programPrefix.FindString(line); prog != "" {
+		if prog := pt.programPrefix.FindString(line); prog != "" {
 			line = line[len(prog):]
 		}
-		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
+		for _, m := range pt.pathToken.FindAllStringSubmatch(line, -1) {
 			tok := m[1]
 			if tok == "" {
 				tok = m[2]
@@ -92,7 +104,7 @@ func Explain(p Policy, output, cwd string) Denial {
 // call (`sock.connect(sa)`) a line or two above the error.
 func netNear(lines []string, i int) bool {
 	for j := max(0, i-3); j <= min(len(lines)-1, i+1); j++ {
-		if netWord.MatchString(lines[j]) {
+		if patterns().netWord.MatchString(lines[j]) {
 			return true
 		}
 	}

@@ -504,7 +504,7 @@ func goCheck(args []Word) bool {
 			return !slicesDynamic(rest[i:]) // go stops at the first non-flag
 		}
 		name, _, has := strings.Cut(strings.TrimPrefix(w.Text, "-"), "=")
-		kind, known := t.kinds["-"+strings.TrimPrefix(name, "-")]
+		kind, known := t.get().kinds["-"+strings.TrimPrefix(name, "-")]
 		switch {
 		case !known || kind == optBad:
 			return false

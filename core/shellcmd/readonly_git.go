@@ -163,7 +163,7 @@ func readGit(args []Word) (gitLine, bool) {
 			break
 		}
 		name, _, has := strings.Cut(t, "=")
-		kind, known := gitGlobal.kinds[name]
+		kind, known := gitGlobal.get().kinds[name]
 		if !known || kind == optBad || has {
 			return g, false
 		}

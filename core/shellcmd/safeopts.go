@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The read-only classification (README, "Safe commands are Cairn's call") accepts a simple
@@ -24,9 +25,31 @@ const (
 )
 
 // optTable is a program's known options, harmless and harmful, with how each takes a value.
-type optTable struct {
+// The tables are written as specs (opts) and parsed on their first use, not at process start:
+// there are a hundred of them and a daemon or a sandbox launcher may never classify a command
+// (docs/performance.md, "P5 — the daemon at rest"). The zero optTable knows no option.
+type optTable struct{ lazy *lazyOpts }
+
+// lazyOpts builds a table once.
+type lazyOpts struct {
+	once  sync.Once
+	build func() parsedOpts
+	t     parsedOpts
+}
+
+// parsedOpts is a built table.
+type parsedOpts struct {
 	kinds map[string]optKind
 	longs []string // every long name, sorted: the candidates of a prefix
+}
+
+// get returns the table, building it on first use.
+func (o optTable) get() *parsedOpts {
+	if o.lazy == nil {
+		return &parsedOpts{}
+	}
+	o.lazy.once.Do(func() { o.lazy.t = o.lazy.build() })
+	return &o.lazy.t
 }
 
 // opts reads a table written as space-separated options: a trailing "=" takes a value, "@"
@@ -34,7 +57,11 @@ type optTable struct {
 // "&" a name and a file it reads; a leading "!" marks a harmful option (listed so that no
 // prefix of it resolves to a harmless one).
 func opts(spec string) optTable {
-	t := optTable{kinds: map[string]optKind{}}
+	return optTable{&lazyOpts{build: func() parsedOpts { return parseOpts(spec) }}}
+}
+
+func parseOpts(spec string) parsedOpts {
+	t := parsedOpts{kinds: map[string]optKind{}}
 	for _, f := range strings.Fields(spec) {
 		bad := strings.HasPrefix(f, "!")
 		f = strings.TrimPrefix(f, "!")
@@ -65,23 +92,26 @@ func opts(spec string) optTable {
 
 // join merges tables; a later table's entry wins.
 func join(ts ...optTable) optTable {
-	out := optTable{kinds: map[string]optKind{}}
-	for _, t := range ts {
-		for k, v := range t.kinds {
-			if _, dup := out.kinds[k]; !dup && strings.HasPrefix(k, "--") {
-				out.longs = append(out.longs, k)
+	return optTable{&lazyOpts{build: func() parsedOpts {
+		out := parsedOpts{kinds: map[string]optKind{}}
+		for _, t := range ts {
+			for k, v := range t.get().kinds {
+				if _, dup := out.kinds[k]; !dup && strings.HasPrefix(k, "--") {
+					out.longs = append(out.longs, k)
+				}
+				out.kinds[k] = v
 			}
-			out.kinds[k] = v
 		}
-	}
-	slices.Sort(out.longs)
-	return out
+		slices.Sort(out.longs)
+		return out
+	}}}
 }
 
 // long resolves a long option name (without "=value") the way getopt_long and git do: an
 // exact name, else the one known option it is a prefix of. A prefix of several is refused
 // (the program refuses it too, unless they are one option, which Cairn does not assume).
-func (t optTable) long(name string) (string, optKind, bool) {
+func (o optTable) long(name string) (string, optKind, bool) {
+	t := o.get()
 	if k, ok := t.kinds[name]; ok {
 		return name, k, true
 	}
@@ -208,13 +238,13 @@ func (p program) parseArgs(args []Word) (parsed, bool) {
 			continue
 		}
 		if p.whole {
-			if kind, ok := p.opts.kinds[t]; ok {
+			if kind, ok := p.opts.get().kinds[t]; ok {
 				if !value(t, kind, "", false) {
 					return out, false
 				}
 				continue
 			}
-			kind, ok := p.opts.kinds[t[:2]]
+			kind, ok := p.opts.get().kinds[t[:2]]
 			if !ok || kind != optValue || !value(t[:2], kind, t[2:], true) {
 				return out, false
 			}
@@ -223,7 +253,7 @@ func (p program) parseArgs(args []Word) (parsed, bool) {
 		// A cluster of short options: -la, -n5, -S 1K.
 		for j := 1; j < len(t); j++ {
 			name := "-" + t[j:j+1]
-			kind, ok := p.opts.kinds[name]
+			kind, ok := p.opts.get().kinds[name]
 			if !ok || kind == optBad {
 				return out, false
 			}

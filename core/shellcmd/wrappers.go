@@ -210,7 +210,7 @@ func ownOptions(name string, args []Word) (own, rest []Word) {
 			}
 		default:
 			for j := 1; j < len(t); j++ {
-				k, ok := p.opts.kinds["-"+t[j:j+1]]
+				k, ok := p.opts.get().kinds["-"+t[j:j+1]]
 				if ok && k == optMaybe {
 					break
 				}

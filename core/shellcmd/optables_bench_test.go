@@ -1,0 +1,31 @@
+package shellcmd
+
+import "testing"
+
+// BenchmarkOptTables is what building the option tables costs, paid by the first command
+// classified rather than at process start (docs/performance.md, "P5 — the daemon at rest"):
+// every table of the programs, the wrappers and git's subcommands, built afresh.
+func BenchmarkOptTables(b *testing.B) {
+	var tables []optTable
+	for _, p := range programs {
+		tables = append(tables, p.opts)
+	}
+	for _, p := range wrapperOptionTables {
+		tables = append(tables, p.opts)
+	}
+	for _, t := range gitSubs {
+		tables = append(tables, t)
+	}
+	tables = append(tables, gitGlobal, envAlone.opts, timeOutput)
+	b.ReportMetric(float64(len(tables)), "tables")
+	for b.Loop() {
+		for _, t := range tables {
+			if t.lazy != nil {
+				sinkOpts = t.lazy.build()
+			}
+		}
+	}
+}
+
+// sinkOpts keeps the compiler from dropping the built tables.
+var sinkOpts parsedOpts
