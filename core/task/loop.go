@@ -144,7 +144,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			return endCancelled
 		}
 		if first {
-			t.startFirstCheckpoint(ctx)
+			t.cps.StartFirst(ctx)
 		}
 		t.conv.AppendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false

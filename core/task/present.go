@@ -86,7 +86,7 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 				continue
 			}
 			if !tool.Spec().PlanSafe {
-				p.t.awaitFirstCheckpoint(ctx) // a preview may create the file
+				p.t.cps.AwaitFirst(ctx) // a preview may create the file
 			}
 			p.preview(ctx, pv, tools.Call{Name: b.Name, Params: b.Params, Partial: true})
 		}

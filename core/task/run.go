@@ -16,8 +16,8 @@ import (
 // The runtime of a task. Concurrency rules:
 //
 //   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.step.run),
-//     a resume question (at most one, t.asks.resume) and the run's first checkpoint (at most one,
-//     t.step.firstCP; the run waits for it before it ends, checkpoint.go). Each has its own
+//     and a resume question (at most one, t.asks.resume); the run's first checkpoint runs on a
+//     goroutine of core/task/checkpoints, which the run waits for before it ends. Each has its own
 //     context, made here and never stored; the activity keeps only its cancel func and a
 //     done channel.
 //   - startRun is the one critical section that decides busy or not: it refuses while a run
@@ -37,12 +37,11 @@ type activity struct {
 	done   chan struct{} // closed when the goroutine has returned
 }
 
-// stepState is what the task is running now: the loop, the run's first checkpoint, the wait
+// stepState is what the task is running now: the loop, the wait
 // before a retry, a restore in progress, and whether the task was closed. Its fields are
 // guarded by Task.mu (docs/task-runtime.md).
 type stepState struct {
 	run       *activity  // the running loop, nil when idle
-	firstCP   *activity  // the run's first checkpoint while it may still run (checkpoint.go)
 	retrying  *retryWait // the backoff wait before a retry, nil when none (backoff.go)
 	restoring bool       // a checkpoint restore is in progress (restore.go)
 	closed    bool       // Close was called: nothing new starts
@@ -142,7 +141,7 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 				t.reportBug("the task loop", r)
 			}
 		}()
-		defer t.awaitFirstCheckpoint(ctx)
+		defer t.cps.AwaitFirst(ctx)
 		if prepare != nil {
 			prepare()
 		}
@@ -271,7 +270,7 @@ func (t *Task) Close(ctx context.Context) {
 		return
 	}
 	t.step.closed = true
-	for _, a := range []*activity{t.step.run, t.asks.resume, t.step.firstCP} { // every goroutine goLocked started
+	for _, a := range []*activity{t.step.run, t.asks.resume} { // every goroutine goLocked started
 		if a != nil {
 			a.cancel()
 		}
@@ -284,6 +283,9 @@ func (t *Task) Close(ctx context.Context) {
 		close(all)
 	}()
 	if err := waitDone(ctx, all); err != nil {
+		t.logger().Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
+	}
+	if err := t.cps.Close(ctx); err != nil {
 		t.logger().Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
 	}
 

@@ -137,7 +137,7 @@ func (c *toolCall) preHook(ctx context.Context) bool {
 func (c *toolCall) firstCheckpoint(ctx context.Context) bool {
 	t := c.t
 	if !c.spec.PlanSafe {
-		t.awaitFirstCheckpoint(ctx)
+		t.cps.AwaitFirst(ctx)
 	}
 	return false
 }
@@ -184,7 +184,7 @@ func (c *toolCall) report(ctx context.Context) bool {
 	}
 	t.hooks.PostTool(ctx, c.call, c.res, t.deps.Now().Sub(c.started))
 	if len(c.res.Changed) > 0 || c.spec.Category == tools.CategoryCommand {
-		t.checkpoint(ctx)
+		t.cps.Take(ctx)
 	}
 	return false
 }
@@ -510,7 +510,7 @@ func (u *taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload ms
 // Say posts a say; a completion's row says whether the work changed files (changes.go).
 func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
 	if p, ok := payload.(*msg.Completion); ok && kind == msg.SayCompletionResult && !partial {
-		u.t.markChanges(ctx, p)
+		u.t.cps.MarkChanges(ctx, p)
 	}
 	u.t.conv.Say(kind, text, payload, partial)
 }

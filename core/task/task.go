@@ -19,6 +19,7 @@ import (
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task/background"
+	"github.com/cairnhq/cairn/core/task/checkpoints"
 	"github.com/cairnhq/cairn/core/task/conversation"
 	"github.com/cairnhq/cairn/core/task/guards"
 	"github.com/cairnhq/cairn/core/task/hookpoints"
@@ -202,7 +203,7 @@ type Deps struct {
 // Turns builds, for each turn, what depends on the world around the loop: the workspace, the
 // editor, rules, checkpoints. core/agent implements it; every method is called on the task's
 // goroutine, one at a time, except Close and Checkpoint: a run's first checkpoint is taken in
-// the background while the other methods go on (checkpoint.go).
+// the background while the other methods go on (core/task/checkpoints).
 type Turns interface {
 	// SystemPrompt renders the system prompt for a mode, whose model is described by model
 	// (its tool format and whether it sees images). history is the task's whole API
@@ -274,6 +275,7 @@ type Task struct {
 	queue  *msgqueue.Queue            // messages sent while a run is active
 	hooks  *hookpoints.Points         // the user's hooks at the task's points, and what they added
 	bg     *background.Owner          // the commands left running (their registry keeps them)
+	cps    *checkpoints.Owner         // checkpoint rows, the run's first checkpoint, changes at a completion
 
 	// mu guards every field below and the data of the owners still held by value. It is
 	// taken before an owner's own lock, never after: the decisions that span owners (startRun
@@ -283,7 +285,7 @@ type Task struct {
 	mu     sync.Mutex
 	asks   asks      // the open question and the resume question (ask.go)
 	focus  focusDue  // when the todo-list reminder is due (run_tool.go)
-	step   stepState // the running loop, its first checkpoint, retry wait, restore, close (run.go)
+	step   stepState // the running loop, retry wait, restore, close (run.go)
 	status Status
 	// lastTool is the tool used last, with its argument (a subagent's status).
 	lastTool string
@@ -315,6 +317,17 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	})
 	t.bg = background.New(deps.Commands, t.conv.Say)
 	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
+	t.cps = checkpoints.New(checkpoints.Deps{
+		Take:         deps.Turns.Checkpoint,
+		Say:          t.conv.Say,
+		NextAPIIndex: func() int { return len(t.conv.History()) + 1 },
+		Messages:     t.conv.Messages,
+		Bug:          t.reportBug,
+		Stuck: func(err error) {
+			t.logger().Error("task: the first checkpoint did not stop", "task", t.id, "err", err)
+		},
+		StopWait: cancelWait,
+	})
 	s := deps.Settings
 	t.live.Store(&s)
 	t.models.Store(modelsOf(deps))
