@@ -41,27 +41,20 @@ func (t *Task) SetLimits(l config.TaskLimits) error {
 	return nil
 }
 
-// pricesKnown reports whether the model's requests can be priced (the model table or the
-// settings' prices); without prices a cost limit counts only what the provider reports.
-func (t *Task) pricesKnown(mode string) bool {
-	i := t.modelFor(mode).info
-	return i.InputPrice > 0 || i.OutputPrice > 0
-}
-
 // noteUnpricedLimit tells the user at the start of a task when its cost limit cannot be
 // enforced from prices: it is never silently ignored.
 func (t *Task) noteUnpricedLimit() {
 	limit, mode := t.guards.Limits().MaxCost, t.conv.Meta().Mode
-	if limit <= 0 || t.pricesKnown(mode) {
+	if limit <= 0 || t.cfg.PricesKnown(mode == ModePlan) {
 		return
 	}
-	if t.modelFor(mode).info.Included {
+	if t.cfg.For(mode == ModePlan).Info.Included {
 		t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f does not apply to this task: its requests go to the editor's own "+
 			"language models, which are included with the editor and have no price. The request limit applies as usual.", limit), nil, false)
 		return
 	}
 	model := "this model"
-	if m := t.modelFor(mode).name; m != "" {
+	if m := t.cfg.For(mode == ModePlan).Name; m != "" {
 		model = m
 	}
 	t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
@@ -97,7 +90,7 @@ func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 	if !ans.Approved && ans.Text == "" {
 		return "", endFailed
 	}
-	base := t.settings().TaskLimits
+	base := t.cfg.Settings().TaskLimits
 	t.mu.Lock()
 	t.guards.RaiseReached(base, t.conv.Meta().Cost)
 	t.publishStateLocked()

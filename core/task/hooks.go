@@ -36,7 +36,7 @@ func (t *Task) truncationHook(ctx context.Context) {
 	}
 	meta := t.conv.Meta()
 	tokens, n, mode := meta.ContextTokens, len(t.conv.History()), meta.Mode
-	if tokens <= 0 || tokens < int64(window.MaxAllowed(t.modelFor(mode).info.ContextWindow)) {
+	if tokens <= 0 || tokens < int64(window.MaxAllowed(t.cfg.For(mode == ModePlan).Info.ContextWindow)) {
 		return
 	}
 	t.hooks.Compact(ctx, "truncate", tokens, n)

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/settings"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/window"
 )
@@ -179,7 +180,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 // checkMistakes asks the user, once the model made MistakeLimit mistakes in a row, whether
 // to go on; going on starts the count over and passes the user's guidance to the model.
 func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
-	limit := t.settings().MistakeLimit
+	limit := t.cfg.Settings().MistakeLimit
 	if limit <= 0 {
 		limit = 3
 	}
@@ -208,11 +209,11 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 	var content []llm.Content
 	content = append(content, t.hooks.Take()...)
-	content = append(content, t.focusChainReminder(first)...)
+	content = append(content, t.todo.Reminder(first, t.cfg.Settings().FocusChainEnabled, t.cfg.Settings().FocusChainInterval)...)
 	content = append(content, t.autoCondenseNote()...)
 	meta := t.conv.Meta()
 	req := EnvRequest{First: first, Mode: meta.Mode, ContextTokens: meta.ContextTokens,
-		ContextWindow: int64(t.modelFor(meta.Mode).info.ContextWindow)}
+		ContextWindow: int64(t.cfg.For(meta.Mode == ModePlan).Info.ContextWindow)}
 	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
 		content = append(content, llm.Text(env))
 	}
@@ -286,14 +287,14 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	mode, full, history := t.projectWindow()
 	reqIdx := t.conv.Say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
-	m := t.modelFor(mode)
-	system := t.deps.Turns.SystemPrompt(mode, m.info, full)
+	m := t.cfg.For(mode == ModePlan)
+	system := t.deps.Turns.SystemPrompt(mode, m.Info, full)
 	// The request has its own context so that, once the tool call is complete, the rest of the
 	// stream (only read for its usage report) can be cut short without cancelling the task.
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
-	native := m.info.NativeTools()
-	stream, err := t.provider().Stream(reqCtx, t.modelRequest(m, system, history, native))
+	native := m.Info.NativeTools()
+	stream, err := t.cfg.Provider().Stream(reqCtx, t.modelRequest(m, system, history, native))
 	if err != nil {
 		t.finishRequest(ctx, reqIdx, llm.Usage{}, err, false)
 		return reply{}, err
@@ -330,7 +331,7 @@ func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
 	mode = meta.Mode
 	history = condensed(full, meta)
 	lastTokens := meta.ContextTokens
-	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens, t.modelFor(mode).info.ContextWindow))
+	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens, t.cfg.For(mode == ModePlan).Info.ContextWindow))
 }
 
 // settleAttempt shows the end of a read stream and records the request: a cancelled request
@@ -369,13 +370,13 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 
 // modelRequest builds the request: in native mode the tools travel as function definitions;
 // the reasoning effort setting goes to models that take one.
-func (t *Task) modelRequest(m model, system string, history []llm.Message, native bool) llm.Request {
-	req := llm.Request{Model: m.name, System: system, Messages: history, MaxTokens: m.info.MaxOutput}
-	s := t.settings()
+func (t *Task) modelRequest(m settings.Model, system string, history []llm.Message, native bool) llm.Request {
+	req := llm.Request{Model: m.Name, System: system, Messages: history, MaxTokens: m.Info.MaxOutput}
+	s := t.cfg.Settings()
 	if native && t.deps.Registry != nil {
-		req.Tools = prompt.ToolDefinitions(tools.ForModel(t.deps.Registry.OfferedSpecs(), m.info.SupportsImages), s.FocusChainEnabled)
+		req.Tools = prompt.ToolDefinitions(tools.ForModel(t.deps.Registry.OfferedSpecs(), m.Info.SupportsImages), s.FocusChainEnabled)
 	}
-	if m.info.ReasoningEffort {
+	if m.Info.ReasoningEffort {
 		req.ReasoningEffort = s.API.ReasoningEffort
 	}
 	return req
@@ -393,7 +394,7 @@ func (t *Task) parseGrammar() parse.Grammar {
 
 // finishRequest records a request's usage and cost on its api_req_started row and the task.
 func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err error, outputLimit bool) {
-	cost := llm.Cost(t.modelFor(t.Mode()).info, u)
+	cost := llm.Cost(t.cfg.For(t.Mode() == ModePlan).Info, u)
 	payload := &msg.APIRequest{TokensIn: u.InputTokens, TokensOut: u.OutputTokens,
 		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true, OutputLimit: outputLimit}
 	if err != nil {

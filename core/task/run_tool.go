@@ -13,7 +13,6 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
-	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -68,8 +67,8 @@ var toolSteps = []toolStep{
 // focusChain stores the todo list the call carries.
 func (c *toolCall) focusChain(_ context.Context) bool {
 	t := c.t
-	if list, ok := c.call.Params[tools.TaskProgressParam]; ok && strings.TrimSpace(list) != "" {
-		t.setFocusChain(list)
+	if list, ok := c.call.Params[tools.TaskProgressParam]; ok {
+		t.todo.Set(list)
 	}
 	return false
 }
@@ -97,7 +96,7 @@ func (c *toolCall) validate(ctx context.Context) bool {
 			t.discardPreviews(ctx)
 			t.conv.Say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			note := prompt.MissingParam(name, p.Name)
-			if t.modelFor(t.Mode()).info.NativeTools() {
+			if t.cfg.For(t.Mode() == ModePlan).Info.NativeTools() {
 				note = prompt.MissingParamNative(name, p.Name)
 			}
 			return c.stop(t.mistake(ctx, c.header, tools.Result{Text: note, IsError: true}), 0)
@@ -325,67 +324,9 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// setFocusChain stores a checklist the model sent with a tool call.
-func (t *Task) setFocusChain(list string) {
-	var changed bool
-	t.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
-	t.mu.Lock()
-	t.focus.requestsSince = 0
-	t.publishStateLocked()
-	t.mu.Unlock()
-	if changed {
-		t.conv.Say(msg.SayTaskProgress, list, &msg.Progress{Markdown: list}, false)
-	}
-}
-
-// focusDue says when the todo-list reminder is due: the first turn, after a
-// PLAN→ACT switch, after the user edited the list, and every few requests without an update.
-// Its fields are guarded by Task.mu (docs/task-runtime.md).
-type focusDue struct {
-	requestsSince int // requests since the focus chain was last updated
-	progressEdit  bool
-	planToAct     bool
-}
-
-// next counts a request and reports whether the reminder goes with it, and whether the user
-// edited the list; a reminder given starts the count over.
-func (f *focusDue) next(first bool, interval int) (due, edited bool) {
-	f.requestsSince++
-	due = first || f.planToAct || f.progressEdit || f.requestsSince > interval
-	if !due {
-		return false, false
-	}
-	edited = f.progressEdit
-	*f = focusDue{}
-	return true, edited
-}
-
-// focusChainReminder adds the todo-list instructions when due (focusDue).
-func (t *Task) focusChainReminder(first bool) []llm.Content {
-	if !t.settings().FocusChainEnabled {
-		return nil
-	}
-	interval := t.settings().FocusChainInterval
-	if interval <= 0 {
-		interval = 6
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	due, edited := t.focus.next(first, interval)
-	if !due {
-		return nil
-	}
-	list := t.conv.Meta().FocusChain
-	text := prompt.FocusChainReminder(list, list == "")
-	if edited {
-		text = "The user edited the todo list. The current list is:\n" + list + "\n\n" + text
-	}
-	return []llm.Content{llm.Text(text)}
-}
-
 // env builds the tool environment for this task.
 func (t *Task) env() *tools.Env {
-	s := t.settings()
+	s := t.cfg.Settings()
 	scratch := t.scratchDir()
 	mode := t.Mode()
 	return &tools.Env{
@@ -400,7 +341,7 @@ func (t *Task) env() *tools.Env {
 			OutputByteLimit:   s.OutputByteLimit,
 			ReadFileLineLimit: s.ReadFileLineLimit,
 			FullEditResults:   s.FullEditResults,
-			SupportsImages:    t.modelFor(mode).info.SupportsImages,
+			SupportsImages:    t.cfg.For(mode == ModePlan).Info.SupportsImages,
 		},
 	}
 }
@@ -426,7 +367,7 @@ var askToSay = map[msg.Kind]msg.Kind{
 func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
 	t := u.t
 	u.setRow(-1)
-	policy := t.settings().AutoApprove
+	policy := t.cfg.Settings().AutoApprove
 	if autoApproved(policy, req) {
 		limit := policy.MaxRequests
 		if t.guards.AutoApproval(limit, policy.YOLO) {

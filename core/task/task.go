@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
@@ -24,6 +23,8 @@ import (
 	"github.com/cairnhq/cairn/core/task/guards"
 	"github.com/cairnhq/cairn/core/task/hookpoints"
 	"github.com/cairnhq/cairn/core/task/msgqueue"
+	"github.com/cairnhq/cairn/core/task/settings"
+	"github.com/cairnhq/cairn/core/task/todo"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -259,12 +260,9 @@ type Task struct {
 	// (sub.go).
 	sub    *SubOptions
 	broker *event.Broker[Event]
-	// live holds the task's current settings: the auto-approval policy changes while tools
-	// run, which read it without the lock.
-	live atomic.Pointer[config.Settings]
-	// models are the task's models (models.go): they change only for a task with settings of
-	// its own, read without the lock.
-	models atomic.Pointer[Models]
+	// cfg holds the task's current settings and models (core/task/settings): read without the
+	// lock; written under mu.
+	cfg *settings.Owner
 	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
 	wg sync.WaitGroup
 
@@ -275,6 +273,7 @@ type Task struct {
 	queue  *msgqueue.Queue            // messages sent while a run is active
 	hooks  *hookpoints.Points         // the user's hooks at the task's points, and what they added
 	bg     *background.Owner          // the commands left running (their registry keeps them)
+	todo   *todo.Owner                // the todo list and when its reminder is due
 	cps    *checkpoints.Owner         // checkpoint rows, the run's first checkpoint, changes at a completion
 
 	// mu guards every field below and the data of the owners still held by value. It is
@@ -284,7 +283,6 @@ type Task struct {
 	// never with it (docs/task-runtime.md).
 	mu     sync.Mutex
 	asks   asks      // the open question and the resume question (ask.go)
-	focus  focusDue  // when the todo-list reminder is due (run_tool.go)
 	step   stepState // the running loop, retry wait, restore, close (run.go)
 	status Status
 	// lastTool is the tool used last, with its argument (a subagent's status).
@@ -311,12 +309,26 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		guards: guards.New(deps.Settings.TaskLimits, 0),
 		queue:  &msgqueue.Queue{},
 		status: StatusIdle,
+		cfg:    settings.New(deps.Settings, modelsOf(deps)),
 	}
 	t.conv = conversation.New(meta, log, deps.Now, events{t}, func(err error) {
 		t.logger().Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
 	})
 	t.bg = background.New(deps.Commands, t.conv.Say)
 	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
+	t.todo = todo.New(todo.Deps{
+		List: func() string { return t.conv.Meta().FocusChain },
+		SetList: func(list string) (changed bool) {
+			t.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
+			return changed
+		},
+		Say: t.conv.Say,
+		Publish: func() {
+			t.mu.Lock()
+			t.publishStateLocked()
+			t.mu.Unlock()
+		},
+	})
 	t.cps = checkpoints.New(checkpoints.Deps{
 		Take:         deps.Turns.Checkpoint,
 		Say:          t.conv.Say,
@@ -328,14 +340,8 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		},
 		StopWait: cancelWait,
 	})
-	s := deps.Settings
-	t.live.Store(&s)
-	t.models.Store(modelsOf(deps))
 	return t
 }
-
-// settings returns the task's current settings (never nil; callers must not modify it).
-func (t *Task) settings() *config.Settings { return t.live.Load() }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -392,17 +398,17 @@ func (t *Task) stateLocked() State {
 	var meta store.Meta
 	var n int
 	t.conv.Read(func(ms []msg.Message, _ []llm.Message, m *store.Meta) { meta, n = *m, len(ms) })
-	m := t.modelFor(meta.Mode)
+	m := t.cfg.For(meta.Mode == ModePlan)
 	return State{
 		ID: t.id, Status: t.status, Mode: meta.Mode, Title: meta.Title,
 		TokensIn: meta.TokensIn, TokensOut: meta.TokensOut, CacheReads: meta.CacheReads,
 		CacheWrites: meta.CacheWrites, Cost: meta.Cost, ContextTokens: meta.ContextTokens,
-		ContextWindow: int64(m.info.ContextWindow), FocusChain: meta.FocusChain,
-		OpenAsk: t.asks.index(), Model: m.name, MessageCount: n,
-		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: m.info.InputPrice > 0 || m.info.OutputPrice > 0,
-		Queued: t.queue.List(), AutoApprove: t.settings().AutoApprove, OwnSettings: meta.Overrides != nil,
-		Included: m.info.Included, ModelLabel: m.info.Label,
-		Sandbox: sandboxState(t.deps.Sandbox, *t.settings(), meta.Overrides),
+		ContextWindow: int64(m.Info.ContextWindow), FocusChain: meta.FocusChain,
+		OpenAsk: t.asks.index(), Model: m.Name, MessageCount: n,
+		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: m.Info.InputPrice > 0 || m.Info.OutputPrice > 0,
+		Queued: t.queue.List(), AutoApprove: t.cfg.Settings().AutoApprove, OwnSettings: meta.Overrides != nil,
+		Included: m.Info.Included, ModelLabel: m.Info.Label,
+		Sandbox: sandboxState(t.deps.Sandbox, *t.cfg.Settings(), meta.Overrides),
 	}
 }
 
@@ -434,7 +440,7 @@ func (t *Task) SetMode(mode string) error {
 	t.publishStateLocked()
 	pa := t.asks.open
 	if old == ModePlan && mode == ModeAct {
-		t.focus.planToAct = true
+		t.todo.SwitchedToAct()
 	}
 	t.mu.Unlock()
 	if old == ModePlan && mode == ModeAct && pa != nil && pa.kind == msg.AskPlanModeRespond {
@@ -450,9 +456,5 @@ func (t *Task) Mode() string {
 
 // UpdateFocusChain stores the user's edit of the todo list; the model hears of it next turn.
 func (t *Task) UpdateFocusChain(markdown string) {
-	t.conv.SetMeta(func(m *store.Meta) { m.FocusChain = markdown })
-	t.mu.Lock()
-	t.focus.progressEdit = true
-	t.publishStateLocked()
-	t.mu.Unlock()
+	t.todo.Edit(markdown)
 }
