@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -57,7 +58,7 @@ func (a *asks) index() int {
 // ask posts an ask and waits for the answer or ctx.
 func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
 	if t.sub != nil {
-		return subAnswer(kind), ctx.Err()
+		return subagent.Answer(kind), ctx.Err()
 	}
 	t.mu.Lock()
 	pa := t.postAskLocked(kind, text, payload)

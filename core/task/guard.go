@@ -73,7 +73,7 @@ func (t *Task) overLimit() string {
 // returns the user's words for the model, or the ending when the task stops.
 func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 	if t.sub != nil {
-		if why := t.subLimit(); why != "" {
+		if why := t.sub.Limit(t.guards.Requests(), t.guards.Limits().MaxRequests); why != "" {
 			t.conv.Say(msg.SayError, why, nil, false)
 			return "", endFailed
 		}
@@ -108,8 +108,7 @@ func (t *Task) countRequest() {
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if t.sub != nil {
-		t.sub.Account.AddRequest()
-		t.subChanged()
+		t.sub.Requested()
 	}
 }
 

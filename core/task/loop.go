@@ -411,8 +411,7 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if t.sub != nil {
-		t.sub.Account.AddUsage(u, cost)
-		t.subChanged()
+		t.sub.Used(u, cost)
 	}
 }
 

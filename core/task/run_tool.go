@@ -145,7 +145,9 @@ func (c *toolCall) firstCheckpoint(ctx context.Context) bool {
 // failed result.
 func (c *toolCall) execute(ctx context.Context) bool {
 	t := c.t
-	t.noteTool(c.spec, c.call)
+	if t.sub != nil {
+		t.sub.NoteTool(c.spec, c.call)
+	}
 	c.started = t.deps.Now()
 	res, err := t.runGuarded(ctx, c.tool, c.call)
 	if ctx.Err() != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/cairnhq/cairn/core/task/hookpoints"
 	"github.com/cairnhq/cairn/core/task/msgqueue"
 	"github.com/cairnhq/cairn/core/task/settings"
+	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/task/todo"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -257,8 +258,8 @@ type Task struct {
 	id   string
 	deps Deps
 	// sub is set, before the task starts and never changed, when the task is a subagent
-	// (sub.go).
-	sub    *SubOptions
+	// (sub.go, core/task/subagent).
+	sub    *subagent.Owner
 	broker *event.Broker[Event]
 	// cfg holds the task's current settings and models (core/task/settings): read without the
 	// lock; written under mu.
@@ -285,8 +286,6 @@ type Task struct {
 	asks   asks      // the open question and the resume question (ask.go)
 	step   stepState // the running loop, retry wait, restore, close (run.go)
 	status Status
-	// lastTool is the tool used last, with its argument (a subagent's status).
-	lastTool string
 }
 
 func newTask(meta store.Meta, deps Deps, log journal) *Task {
