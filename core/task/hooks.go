@@ -39,5 +39,5 @@ func (t *Task) truncationHook(ctx context.Context) {
 	if tokens <= 0 || tokens < int64(window.MaxAllowed(t.cfg.For(mode == ModePlan).Info.ContextWindow)) {
 		return
 	}
-	t.hooks.Compact(ctx, "truncate", tokens, n)
+	t.hooks.Compact(ctx, hooks.CompactTruncate, tokens, n)
 }

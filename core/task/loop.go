@@ -249,7 +249,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
-			t.hooks.Compact(ctx, "truncate", t.conv.Meta().ContextTokens, len(t.conv.History()))
+			t.hooks.Compact(ctx, hooks.CompactTruncate, t.conv.Meta().ContextTokens, len(t.conv.History()))
 			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
 			continue
 		}

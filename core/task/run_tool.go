@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
@@ -204,7 +205,7 @@ func (c *toolCall) condense(ctx context.Context) bool {
 	if c.res.Condensed == "" {
 		return false
 	}
-	t.hooks.Compact(ctx, "condense", t.conv.Meta().ContextTokens, len(t.conv.History()))
+	t.hooks.Compact(ctx, hooks.CompactCondense, t.conv.Meta().ContextTokens, len(t.conv.History()))
 	t.conv.MarkCondensed(c.res.Condensed)
 	return false
 }

@@ -14,6 +14,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+
+	"github.com/cairnhq/cairn/core/toolnames"
 )
 
 // Category groups tools for auto-approval and for PLAN mode.
@@ -82,7 +84,7 @@ func (s Spec) ParamNames() []string {
 
 // TaskProgressParam is the focus-chain checklist any tool call may carry (docs/tools.md,
 // "task_progress").
-const TaskProgressParam = "task_progress"
+const TaskProgressParam = toolnames.TaskProgress
 
 // Call is one parsed tool use. Params holds only parameters that appeared.
 type Call struct {
