@@ -66,24 +66,30 @@ func (t *Task) takeQueued(ctx context.Context) []llm.Content {
 // it. Approvals are never answered from the queue: a queued message does not reject a tool.
 // t.mu is held and pa is the open ask.
 func (t *Task) answerFromQueueLocked(pa *pendingAsk) {
-	switch pa.kind {
+	switch pa.Kind {
 	case msg.AskFollowup, msg.AskPlanModeRespond, msg.AskCompletionResult:
 	default:
+		return
+	}
+	if t.asks.Open() != pa {
 		return
 	}
 	j, ok := t.popQueueLocked()
 	if !ok {
 		return
 	}
-	t.asks.open = nil
-	pa.ch <- tools.Answer{Text: j.Text, Images: j.Images} // buffered: the ask was just posted, nothing else answered it
+	// The ask was just posted under this hold of t.mu, which every answer takes: it is open.
+	if !t.asks.AnswerPosted(pa, tools.Answer{Text: j.Text, Images: j.Images}) {
+		t.logger().Error("bug: a queued message found its question answered; it stays queued", "task", t.id)
+		t.enqueueLocked(j.Text, j.Images)
+	}
 }
 
 // sendQueuedLocked starts the next run with the queued messages when a run has ended: after
 // an interruption it resumes the task with them, otherwise they are feedback. It reports
 // whether a run started. t.mu is held and t.step.run is nil.
 func (t *Task) sendQueuedLocked(cancelled bool) bool {
-	if !t.step.quiet() || t.asks.open != nil || t.queue.Len() == 0 {
+	if !t.step.quiet() || t.asks.Open() != nil || t.queue.Len() == 0 {
 		return false
 	}
 	j, _ := t.popQueueLocked()

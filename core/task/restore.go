@@ -74,7 +74,7 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 		return fmt.Errorf("%w: a restore is already running", ErrBusy)
 	}
 	t.step.restoring = true
-	rq := t.asks.resume
+	rq := t.step.resume
 	t.mu.Unlock()
 	// Nothing starts while restoring; the resume question is asked again at the end.
 	defer func() {
@@ -112,7 +112,7 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 		t.mu.Unlock()
 	default:
 		t.mu.Lock()
-		open := t.asks.open != nil
+		open := t.asks.Open() != nil
 		t.mu.Unlock()
 		if !open {
 			t.conv.DropOpenResume()

@@ -16,7 +16,7 @@ import (
 // The runtime of a task. Concurrency rules:
 //
 //   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.step.run),
-//     and a resume question (at most one, t.asks.resume); the run's first checkpoint runs on a
+//     and a resume question (at most one, t.step.resume); the run's first checkpoint runs on a
 //     goroutine of core/task/checkpoints, which the run waits for before it ends. Each has its own
 //     context, made here and never stored; the activity keeps only its cancel func and a
 //     done channel.
@@ -42,6 +42,7 @@ type activity struct {
 // guarded by Task.mu (docs/task-runtime.md).
 type stepState struct {
 	run       *activity  // the running loop, nil when idle
+	resume    *activity  // the resume question being asked, nil when none
 	retrying  *retryWait // the backoff wait before a retry, nil when none (backoff.go)
 	restoring bool       // a checkpoint restore is in progress (restore.go)
 	closed    bool       // Close was called: nothing new starts
@@ -184,7 +185,7 @@ func (t *Task) afterRun(end ending) {
 // task is closed, being restored, running, or already asking something. The question is open
 // when this returns, so a message sent right after answers it rather than racing it.
 func (t *Task) askResumeLocked() {
-	if !t.step.quiet() || t.asks.resume != nil || t.asks.open != nil || t.sub != nil {
+	if !t.step.quiet() || t.step.resume != nil || t.asks.Open() != nil || t.sub != nil {
 		return
 	}
 	meta := t.conv.Meta()
@@ -199,15 +200,15 @@ func (t *Task) askResumeLocked() {
 	a = t.goLocked("the resume question", func(ctx context.Context) {
 		ans, err := t.awaitAnswer(ctx, pa)
 		t.mu.Lock()
-		if t.asks.resume == a {
-			t.asks.resume = nil
+		if t.step.resume == a {
+			t.step.resume = nil
 		}
 		t.mu.Unlock()
 		if err == nil {
 			t.resume(ans, completed, elapsed)
 		}
 	})
-	t.asks.resume = a
+	t.step.resume = a
 }
 
 // cancelWait bounds how long Cancel and Close wait for the task's goroutines when the
@@ -270,7 +271,7 @@ func (t *Task) Close(ctx context.Context) {
 		return
 	}
 	t.step.closed = true
-	for _, a := range []*activity{t.step.run, t.asks.resume} { // every goroutine goLocked started
+	for _, a := range []*activity{t.step.run, t.step.resume} { // every goroutine goLocked started
 		if a != nil {
 			a.cancel()
 		}

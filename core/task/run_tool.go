@@ -397,7 +397,7 @@ func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer,
 	t.mu.Lock()
 	pa := t.postAskLocked(req.Ask, req.Text, req.Payload)
 	t.mu.Unlock()
-	u.setRow(pa.index)
+	u.setRow(pa.Index)
 	ans, err := t.awaitAnswer(ctx, pa)
 	if err != nil {
 		return ans, err

@@ -151,7 +151,7 @@ func TestConcurrentContinueStartsOneRun(t *testing.T) {
 	waitAsk(t, tk, msg.AskResumeTask)
 	// Withdraw the resume question the way a restore does, leaving the task idle.
 	tk.mu.Lock()
-	rq := tk.asks.resume
+	rq := tk.step.resume
 	tk.step.restoring = true
 	tk.mu.Unlock()
 	rq.cancel()

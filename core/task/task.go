@@ -17,6 +17,7 @@ import (
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/asks"
 	"github.com/cairnhq/cairn/core/task/background"
 	"github.com/cairnhq/cairn/core/task/checkpoints"
 	"github.com/cairnhq/cairn/core/task/conversation"
@@ -31,8 +32,8 @@ import (
 
 // Errors returned to callers (the server maps them to codes).
 var (
-	ErrNoOpenAsk  = errors.New("the task is not waiting for an answer")
-	ErrStaleAsk   = errors.New("that question was already answered")
+	ErrNoOpenAsk  = asks.ErrNoOpenAsk
+	ErrStaleAsk   = asks.ErrStaleAsk
 	ErrNotFound   = errors.New("no such task")
 	ErrBusy       = errors.New("the task is busy")
 	ErrBadRequest = errors.New("bad request")
@@ -274,6 +275,7 @@ type Task struct {
 	queue  *msgqueue.Queue            // messages sent while a run is active
 	hooks  *hookpoints.Points         // the user's hooks at the task's points, and what they added
 	bg     *background.Owner          // the commands left running (their registry keeps them)
+	asks   *asks.Owner                // the open question
 	todo   *todo.Owner                // the todo list and when its reminder is due
 	cps    *checkpoints.Owner         // checkpoint rows, the run's first checkpoint, changes at a completion
 
@@ -283,7 +285,6 @@ type Task struct {
 	// under it. The conversation's lock, then the broker's, may be taken under it; a taskUI's
 	// never with it (docs/task-runtime.md).
 	mu     sync.Mutex
-	asks   asks      // the open question and the resume question (ask.go)
 	step   stepState // the running loop, retry wait, restore, close (run.go)
 	status Status
 }
@@ -307,6 +308,7 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		broker: event.New(mergeEvents),
 		guards: guards.New(deps.Settings.TaskLimits, 0),
 		queue:  &msgqueue.Queue{},
+		asks:   &asks.Owner{},
 		status: StatusIdle,
 		cfg:    settings.New(deps.Settings, modelsOf(deps)),
 	}
@@ -403,7 +405,7 @@ func (t *Task) stateLocked() State {
 		TokensIn: meta.TokensIn, TokensOut: meta.TokensOut, CacheReads: meta.CacheReads,
 		CacheWrites: meta.CacheWrites, Cost: meta.Cost, ContextTokens: meta.ContextTokens,
 		ContextWindow: int64(m.Info.ContextWindow), FocusChain: meta.FocusChain,
-		OpenAsk: t.asks.index(), Model: m.Name, MessageCount: n,
+		OpenAsk: t.asks.Index(), Model: m.Name, MessageCount: n,
 		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: m.Info.InputPrice > 0 || m.Info.OutputPrice > 0,
 		Queued: t.queue.List(), AutoApprove: t.cfg.Settings().AutoApprove, OwnSettings: meta.Overrides != nil,
 		Included: m.Info.Included, ModelLabel: m.Info.Label,
@@ -437,13 +439,13 @@ func (t *Task) SetMode(mode string) error {
 	t.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
 	t.mu.Lock()
 	t.publishStateLocked()
-	pa := t.asks.open
+	pa := t.asks.Open()
 	if old == ModePlan && mode == ModeAct {
 		t.todo.SwitchedToAct()
 	}
 	t.mu.Unlock()
-	if old == ModePlan && mode == ModeAct && pa != nil && pa.kind == msg.AskPlanModeRespond {
-		_ = t.Answer(pa.index, tools.Answer{Text: prompt.SwitchedToAct()})
+	if old == ModePlan && mode == ModeAct && pa != nil && pa.Kind == msg.AskPlanModeRespond {
+		_ = t.Answer(pa.Index, tools.Answer{Text: prompt.SwitchedToAct()})
 	}
 	return nil
 }
