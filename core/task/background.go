@@ -3,8 +3,6 @@ package task
 import (
 	"context"
 
-	"github.com/cairnhq/cairn/core/llm"
-	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/task/background"
 	"github.com/cairnhq/cairn/core/tools/interact"
 )
@@ -27,12 +25,10 @@ func (t *Task) StopCommand(ctx context.Context, id int) (int, error) {
 	return t.bg.Stop(ctx, id)
 }
 
-// stopBackground stops the commands still running when a run ends and says which.
-func (t *Task) stopBackground(ctx context.Context, end ending) {
-	why := map[ending]string{endCompleted: "completed", endCancelled: "was cancelled", endFailed: "failed"}[end]
-	if err := t.bg.StopAll(ctx, why); err != nil {
-		t.logger().Warn("task: stopping background commands", "task", t.id, "err", err)
-	}
+// stopWhy ends the sentence "as the task …" of the chat rows about the commands a run's end
+// stopped.
+func (e ending) stopWhy() string {
+	return map[ending]string{endCompleted: "completed", endCancelled: "was cancelled", endFailed: "failed"}[e]
 }
 
 // beforeCompletion stops the background commands when the model presents its result: the
@@ -40,16 +36,7 @@ func (t *Task) stopBackground(ctx context.Context, end ending) {
 // were stopped, before the result row. Feedback on the result starts them afresh if needed.
 func (c *toolCall) beforeCompletion(ctx context.Context) bool {
 	if c.call.Name == interact.CompletionName {
-		c.t.stopBackground(ctx, endCompleted)
+		c.t.bg.StopAll(ctx, endCompleted.stopWhy())
 	}
 	return false
-}
-
-// backgroundGoneNote is the note for a resumed task that had left commands running in the
-// background.
-func (t *Task) backgroundGoneNote() []llm.Content {
-	if background.WentThere(t.conv.Messages()) {
-		return []llm.Content{llm.Text(prompt.BackgroundGone())}
-	}
-	return nil
 }

@@ -115,7 +115,7 @@ func (t *Task) countRequest() {
 // stopRepeating handles a call made a third time in a row: it is not run, the task asks the
 // user, and continuing starts the count over and passes the user's words to the model.
 func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
-	t.discardPreviews(ctx)
+	t.deps.Registry.DiscardPreviews(ctx)
 	what := b.Name
 	if tool, ok := t.deps.Registry.Get(b.Name); ok {
 		spec := tool.Spec()

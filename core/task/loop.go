@@ -51,7 +51,7 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 			t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
 		}
 	}, func(ctx context.Context) []llm.Content {
-		t.resumeHook(ctx)
+		t.hooks.Resume(ctx, t.conv.Messages())
 		if ans.Text != "" {
 			t.hooks.Prompt(ctx, ans.Text, nil)
 		}
@@ -63,7 +63,7 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 		var mode string
 		t.conv.SetMeta(func(m *store.Meta) { mode, m.Completed = m.Mode, false })
 		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
-		content = append(content, t.backgroundGoneNote()...)
+		content = append(content, t.bg.GoneNote(t.conv.Messages())...)
 		if ans.Text != "" {
 			content = append(content, llm.Text("<user_message>\n"+t.expand(ctx, ans.Text)+"\n</user_message>"))
 		}
@@ -149,7 +149,13 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		}
 		t.conv.AppendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
-		t.truncationHook(ctx)
+		if t.hooks.On() {
+			meta := t.conv.Meta()
+			// PreCompact, when the projection is about to truncate the history: the last
+			// request used more of the window than a request may.
+			t.hooks.Truncation(ctx, meta.ContextTokens, window.MaxAllowed(t.cfg.For(meta.Mode == ModePlan).Info.ContextWindow),
+				len(t.conv.History()))
+		}
 
 		r, err := t.request(ctx)
 		if err != nil {
@@ -228,7 +234,7 @@ func (t *Task) noToolRan(r reply) []llm.Content {
 	t.guards.NoToolRan()
 	switch {
 	case r.cut != nil || r.finish == llm.FinishLength:
-		return []llm.Content{llm.Text(t.cutOffNote(r))}
+		return []llm.Content{llm.Text(r.cutOffNote())}
 	case r.native:
 		return []llm.Content{llm.Text(prompt.NoToolsUsedNative())}
 	}
@@ -340,7 +346,7 @@ func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
 func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res streamResult, usage llm.Usage) (reply, error) {
 	if ctx.Err() != nil {
 		// An unfinished tool call never runs.
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 		pr.show(ctx, res.blocks)
 		t.conv.FinishPartials()
 		t.conv.AppendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(res.interrupted)}})
@@ -350,14 +356,14 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 	if err := res.failure(); err != nil {
 		// A broken stream (network, idle timeout) is retried from the start: whatever the
 		// partial call opened is undone first.
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 		t.conv.FinishPartials()
 		t.finishRequest(ctx, reqIdx, usage, err, false)
 		return reply{}, err
 	}
 	r := res.reply
 	if r.cut != nil {
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 	}
 	pr.show(ctx, res.blocks)
 	t.conv.FinishPartials()

@@ -1,13 +1,11 @@
 package task
 
 import (
-	"context"
 	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
-	"github.com/cairnhq/cairn/core/tools"
 )
 
 // reply is one model response, settled.
@@ -85,7 +83,7 @@ func elideLong(blocks []parse.Block) []parse.Block {
 func (r reply) limitHit() bool { return r.finish == llm.FinishLength }
 
 // cutOffNote is the next user turn after a reply that ended early.
-func (t *Task) cutOffNote(r reply) string {
+func (r reply) cutOffNote() string {
 	name := ""
 	if r.cut != nil {
 		name = r.cut.Name
@@ -100,22 +98,4 @@ func cutOffRow(r reply) string {
 			" call was not run. Cairn asked the model for smaller steps."
 	}
 	return "The reply ended before its " + r.cut.Name + " call was complete, so the call was not run."
-}
-
-// discardPreviews undoes what tools opened while a call streamed (a diff view, a new file's
-// empty buffer): the call will not run.
-func (t *Task) discardPreviews(ctx context.Context) {
-	if t.deps.Registry == nil {
-		return
-	}
-	ctx = context.WithoutCancel(ctx)
-	for _, s := range t.deps.Registry.Specs() {
-		tool, ok := t.deps.Registry.Get(s.Name)
-		if !ok {
-			continue
-		}
-		if d, ok := tool.(tools.Discarder); ok {
-			d.Discard(ctx)
-		}
-	}
 }

@@ -147,7 +147,7 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 			prepare()
 		}
 		end = t.loop(ctx, first(ctx), firstTurn)
-		t.stopBackground(ctx, end)
+		t.bg.StopAll(ctx, end.stopWhy())
 		switch end {
 		case endCompleted:
 			t.hooks.Completed(ctx)

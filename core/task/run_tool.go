@@ -94,7 +94,7 @@ func (c *toolCall) validate(ctx context.Context) bool {
 	name := c.call.Name
 	for _, p := range c.spec.Params {
 		if v, ok := c.call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
-			t.discardPreviews(ctx)
+			t.deps.Registry.DiscardPreviews(ctx)
 			t.conv.Say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			note := prompt.MissingParam(name, p.Name)
 			if t.cfg.For(t.Mode() == ModePlan).Info.NativeTools() {
@@ -112,7 +112,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 	if t.Mode() != ModePlan || c.spec.PlanSafe {
 		return false
 	}
-	t.discardPreviews(ctx)
+	t.deps.Registry.DiscardPreviews(ctx)
 	t.conv.Say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
 	return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
 }
@@ -123,7 +123,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 func (c *toolCall) preHook(ctx context.Context) bool {
 	t := c.t
 	if blocked, text := t.hooks.PreTool(ctx, c.call); blocked {
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 		return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
 	}
 	if ctx.Err() != nil {

@@ -315,7 +315,9 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	t.conv = conversation.New(meta, log, deps.Now, events{t}, func(err error) {
 		t.logger().Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
 	})
-	t.bg = background.New(deps.Commands, t.conv.Say)
+	t.bg = background.New(deps.Commands, t.conv.Say, func(err error) {
+		t.logger().Warn("task: stopping background commands", "task", t.id, "err", err)
+	})
 	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
 	t.todo = todo.New(todo.Deps{
 		List: func() string { return t.conv.Meta().FocusChain },

@@ -193,6 +193,21 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	return t, ok
 }
 
+// DiscardPreviews undoes what the tools (Discarders) opened while a call streamed: the call
+// will not run. It goes on after ctx is cancelled (a cancelled call's diff view still closes).
+// A nil registry has nothing open.
+func (r *Registry) DiscardPreviews(ctx context.Context) {
+	if r == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, n := range r.order {
+		if d, ok := r.byName[n].(Discarder); ok {
+			d.Discard(ctx)
+		}
+	}
+}
+
 // Specs returns every tool's spec in registration order.
 func (r *Registry) Specs() []Spec {
 	out := make([]Spec, 0, len(r.order))
