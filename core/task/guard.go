@@ -41,33 +41,6 @@ func (t *Task) SetLimits(l config.TaskLimits) error {
 	return nil
 }
 
-// noteUnpricedLimit tells the user at the start of a task when its cost limit cannot be
-// enforced from prices: it is never silently ignored.
-func (t *Task) noteUnpricedLimit() {
-	limit, mode := t.guards.Limits().MaxCost, t.conv.Meta().Mode
-	if limit <= 0 || t.cfg.PricesKnown(mode == ModePlan) {
-		return
-	}
-	if t.cfg.For(mode == ModePlan).Info.Included {
-		t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f does not apply to this task: its requests go to the editor's own "+
-			"language models, which are included with the editor and have no price. The request limit applies as usual.", limit), nil, false)
-		return
-	}
-	model := "this model"
-	if m := t.cfg.For(mode == ModePlan).Name; m != "" {
-		model = m
-	}
-	t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
-		"Only costs the provider reports count toward it; set api.inputPrice and api.outputPrice (USD per million tokens) to price every request.",
-		limit, model), nil, false)
-}
-
-// overLimitLocked says, in words for the user, which limit the next request would go past;
-// "" when none.
-func (t *Task) overLimit() string {
-	return t.guards.OverLimit(t.conv.Meta().Cost)
-}
-
 // checkLimits runs before each model request. At a limit it asks: continue (the limit that
 // was reached grows by its own size again, unless the user already raised it), or stop. It
 // returns the user's words for the model, or the ending when the task stops.
@@ -79,7 +52,7 @@ func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 		}
 		return "", 0
 	}
-	why := t.overLimit()
+	why := t.guards.OverLimit(t.conv.Meta().Cost)
 	if why == "" {
 		return "", 0
 	}

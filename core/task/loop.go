@@ -22,14 +22,19 @@ import (
 func (t *Task) Start(text string, images, files []string) error {
 	return t.startRun(func() {
 		t.conv.Say(msg.SayTask, text, nil, false)
-		t.noteUnpricedLimit()
+		if mode := t.conv.Meta().Mode; !t.cfg.PricesKnown(mode == ModePlan) {
+			m := t.cfg.For(mode == ModePlan)
+			if note := t.guards.UnpricedNote(m.Name, m.Info.Included); note != "" {
+				t.conv.Say(msg.SayInfo, note, nil, false)
+			}
+		}
 		t.conv.Attach(images, files)
 	}, func(ctx context.Context) []llm.Content {
 		meta := t.hooks.Meta()
 		meta.InitialTask = text
 		t.hooks.Fire(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
 		t.hooks.Prompt(ctx, text, files)
-		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
+		content := []llm.Content{llm.Text("<task>\n" + t.deps.Turns.ExpandUser(ctx, text) + "\n</task>")}
 		return append(content, imageContents(images)...)
 	}, true)
 }
@@ -40,7 +45,7 @@ func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
 	err := t.resumeLocked(ans, completed, elapsed)
 	t.mu.Unlock()
 	if err != nil {
-		t.logger().Info("task: resume not started", "task", t.id, "err", err)
+		t.deps.Logger.Info("task: resume not started", "task", t.id, "err", err)
 	}
 }
 
@@ -65,7 +70,7 @@ func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Durat
 		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
 		content = append(content, t.bg.GoneNote(t.conv.Messages())...)
 		if ans.Text != "" {
-			content = append(content, llm.Text("<user_message>\n"+t.expand(ctx, ans.Text)+"\n</user_message>"))
+			content = append(content, llm.Text("<user_message>\n"+t.deps.Turns.ExpandUser(ctx, ans.Text)+"\n</user_message>"))
 		}
 		return append(content, imageContents(ans.Images)...)
 	}, false)
@@ -108,13 +113,9 @@ func (t *Task) feedbackLocked(text string, images []string) error {
 		t.conv.Say(msg.SayUserFeedback, text, nil, false)
 	}, func(ctx context.Context) []llm.Content {
 		t.hooks.Prompt(ctx, text, nil)
-		c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, text) + "\n</feedback>")}
+		c := []llm.Content{llm.Text(feedbackOpen + t.deps.Turns.ExpandUser(ctx, text) + "\n</feedback>")}
 		return append(c, imageContents(images)...)
 	}, false)
-}
-
-func (t *Task) expand(ctx context.Context, text string) string {
-	return t.deps.Turns.ExpandUser(ctx, text)
 }
 
 // loop is the recursive request loop (docs/architecture.md, "One message, end to end"), written as
@@ -137,7 +138,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			return end
 		}
 		if feedback != "" {
-			content = append(content, llm.Text(feedbackOpen+t.expand(ctx, feedback)+"\n</feedback>"))
+			content = append(content, llm.Text(feedbackOpen+t.deps.Turns.ExpandUser(ctx, feedback)+"\n</feedback>"))
 		}
 
 		content = append(content, t.turnExtras(ctx, first)...)
@@ -308,12 +309,12 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	defer func() {
 		// The stream is read to its end or cut short; a failure to release it loses nothing.
 		if err := stream.Close(); err != nil {
-			t.logger().Debug("task: closing the model stream", "task", t.id, "err", err)
+			t.deps.Logger.Debug("task: closing the model stream", "task", t.id, "err", err)
 		}
 	}()
 
 	pr := presenter{t: t}
-	sr := newStreamReader(native, t.parseGrammar())
+	sr := newStreamReader(native, grammarOf(t.deps.Registry))
 	sr.onReasoning = func(all string) { t.conv.Say(msg.SayReasoning, all, nil, true) }
 	sr.onBlocks = func(blocks []parse.Block) { pr.show(ctx, blocks) }
 	// Wait briefly for the usage report that ends the stream, no longer.
@@ -391,11 +392,12 @@ func (t *Task) modelRequest(m settings.Model, system string, history []llm.Messa
 // drainWait is how long the rest of a stream is read after the tool call, for its usage.
 const drainWait = 2 * time.Second
 
-func (t *Task) parseGrammar() parse.Grammar {
-	if t.deps.Registry == nil {
+// grammarOf is the grammar of the tools of reg (nil: every Cairn tool).
+func grammarOf(reg *tools.Registry) parse.Grammar {
+	if reg == nil {
 		return parse.DefaultGrammar()
 	}
-	return parse.Grammar(t.deps.Registry.Grammar())
+	return parse.Grammar(reg.Grammar())
 }
 
 // finishRequest records a request's usage and cost on its api_req_started row and the task.

@@ -98,6 +98,6 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 func (p *presenter) preview(ctx context.Context, pv tools.Previewer, call tools.Call) {
 	defer p.t.recoverBug("the preview of " + call.Name)
 	if err := pv.Preview(ctx, p.t.env(), call); err != nil {
-		p.t.logger().Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
+		p.t.deps.Logger.Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
 	}
 }

@@ -57,7 +57,7 @@ func (t *Task) takeQueued(ctx context.Context) []llm.Content {
 	for _, q := range j.Items {
 		t.conv.Say(msg.SayUserFeedback, q.Text, nil, false)
 	}
-	c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, j.Text) + "\n</feedback>")}
+	c := []llm.Content{llm.Text(feedbackOpen + t.deps.Turns.ExpandUser(ctx, j.Text) + "\n</feedback>")}
 	return append(c, imageContents(j.Images)...)
 }
 
@@ -80,7 +80,7 @@ func (t *Task) answerFromQueueLocked(pa *pendingAsk) {
 	}
 	// The ask was just posted under this hold of t.mu, which every answer takes: it is open.
 	if !t.asks.AnswerPosted(pa, tools.Answer{Text: j.Text, Images: j.Images}) {
-		t.logger().Error("bug: a queued message found its question answered; it stays queued", "task", t.id)
+		t.deps.Logger.Error("bug: a queued message found its question answered; it stays queued", "task", t.id)
 		t.enqueueLocked(j.Text, j.Images)
 	}
 }
@@ -103,7 +103,7 @@ func (t *Task) sendQueuedLocked(cancelled bool) bool {
 	}
 	if err != nil {
 		// Nothing else can start while t.mu is held, so this is a bug; keep the messages.
-		t.logger().Error("bug: queued messages not sent", "task", t.id, "err", err)
+		t.deps.Logger.Error("bug: queued messages not sent", "task", t.id, "err", err)
 		t.enqueueLocked(ans.Text, ans.Images)
 		return false
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 	"time"
 
@@ -91,16 +90,9 @@ func (t *Task) recoverBug(where string) {
 
 // reportBug logs a recovered panic with its stack and tells the user in one row.
 func (t *Task) reportBug(where string, r any) {
-	t.logger().Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	t.deps.Logger.Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 	t.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
 		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
-}
-
-func (t *Task) logger() *slog.Logger {
-	if t.deps.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return t.deps.Logger
 }
 
 // startRun starts the loop with the first user content unless the task is busy, being
@@ -284,23 +276,23 @@ func (t *Task) Close(ctx context.Context) {
 		close(all)
 	}()
 	if err := waitDone(ctx, all); err != nil {
-		t.logger().Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
+		t.deps.Logger.Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
 	}
 	if err := t.cps.Close(ctx); err != nil {
-		t.logger().Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
+		t.deps.Logger.Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
 	}
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	unsaved, err := t.conv.Close()
 	if unsaved != nil {
-		t.logger().Error("task: closed with records it could not save", "task", t.id, "err", unsaved)
+		t.deps.Logger.Error("task: closed with records it could not save", "task", t.id, "err", unsaved)
 	}
 	if err != nil {
-		t.logger().Error("task: closing the log", "task", t.id, "err", err)
+		t.deps.Logger.Error("task: closing the log", "task", t.id, "err", err)
 	}
 	if err := t.deps.Turns.Close(); err != nil {
-		t.logger().Warn("task: releasing its resources", "task", t.id, "err", err)
+		t.deps.Logger.Warn("task: releasing its resources", "task", t.id, "err", err)
 	}
 	// Subscribers still open take what was published, then end: none of them keeps the
 	// closed task (its messages) alive for as long as its client stays connected.

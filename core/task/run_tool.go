@@ -288,7 +288,7 @@ func (t *Task) toolContent(ctx context.Context, header string, res tools.Result)
 			ImageData: encodeBase64(img.Data)})
 	}
 	if res.UserFeedback != "" {
-		content = append(content, llm.Text(feedbackOpen+t.expand(ctx, res.UserFeedback)+"\n</feedback>"))
+		content = append(content, llm.Text(feedbackOpen+t.deps.Turns.ExpandUser(ctx, res.UserFeedback)+"\n</feedback>"))
 	}
 	return content
 }
@@ -330,7 +330,7 @@ func sortedKeys(m map[string]string) []string {
 // env builds the tool environment for this task.
 func (t *Task) env() *tools.Env {
 	s := t.cfg.Settings()
-	scratch := t.scratchDir()
+	scratch := scratchDir(t.conv.Dir())
 	mode := t.Mode()
 	return &tools.Env{
 		Files:   t.deps.Files,

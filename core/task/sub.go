@@ -119,5 +119,5 @@ func (a account) AddUsage(u llm.Usage, cost float64) {
 }
 
 func (a account) Exhausted() string {
-	return a.t.overLimit()
+	return a.t.guards.OverLimit(a.t.conv.Meta().Cost)
 }

@@ -299,6 +299,9 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	if deps.Turns == nil {
 		deps.Turns = bareTurns{}
 	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
 	if meta.Mode == "" {
 		meta.Mode = ModeAct
 	}
@@ -313,10 +316,10 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		cfg:    settings.New(deps.Settings, modelsOf(deps)),
 	}
 	t.conv = conversation.New(meta, log, deps.Now, events{t}, func(err error) {
-		t.logger().Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
+		t.deps.Logger.Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
 	})
 	t.bg = background.New(deps.Commands, t.conv.Say, func(err error) {
-		t.logger().Warn("task: stopping background commands", "task", t.id, "err", err)
+		t.deps.Logger.Warn("task: stopping background commands", "task", t.id, "err", err)
 	})
 	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
 	t.todo = todo.New(todo.Deps{
@@ -339,7 +342,7 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		Messages:     t.conv.Messages,
 		Bug:          t.reportBug,
 		Stuck: func(err error) {
-			t.logger().Error("task: the first checkpoint did not stop", "task", t.id, "err", err)
+			t.deps.Logger.Error("task: the first checkpoint did not stop", "task", t.id, "err", err)
 		},
 		StopWait: cancelWait,
 	})
