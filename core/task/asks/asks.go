@@ -62,18 +62,10 @@ func (o *Owner) Post(index int, kind msg.Kind, prev string) *Pending {
 // ErrStaleAsk when match refuses it. The check and the answer are one step, so an answer
 // never lands on another question that opened in the meantime.
 func (o *Owner) Answer(match func(*Pending) bool, a tools.Answer) error {
-	o.mu.Lock()
-	p := o.open
-	switch {
-	case p == nil:
-		o.mu.Unlock()
-		return ErrNoOpenAsk
-	case !match(p):
-		o.mu.Unlock()
-		return ErrStaleAsk
+	p, err := o.take(match)
+	if err != nil {
+		return err
 	}
-	o.open = nil
-	o.mu.Unlock()
 	p.answer(a)
 	return nil
 }
@@ -81,13 +73,9 @@ func (o *Owner) Answer(match func(*Pending) bool, a tools.Answer) error {
 // AnswerPosted answers p, which was just posted and is still the open ask, at once (a queued
 // message answers it). It reports false, answering nothing, when p is no longer open.
 func (o *Owner) AnswerPosted(p *Pending, a tools.Answer) bool {
-	o.mu.Lock()
-	if o.open != p {
-		o.mu.Unlock()
+	if _, err := o.take(func(open *Pending) bool { return open == p }); err != nil {
 		return false
 	}
-	o.open = nil
-	o.mu.Unlock()
 	p.answer(a)
 	return true
 }
@@ -95,13 +83,23 @@ func (o *Owner) AnswerPosted(p *Pending, a tools.Answer) bool {
 // Withdraw closes p without an answer (the step it belonged to ended); it reports whether p
 // was still open.
 func (o *Owner) Withdraw(p *Pending) bool {
+	_, err := o.take(func(open *Pending) bool { return open == p })
+	return err == nil
+}
+
+// take closes the open ask when match accepts it and returns it.
+func (o *Owner) take(match func(*Pending) bool) (*Pending, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.open != p {
-		return false
+	switch {
+	case o.open == nil:
+		return nil, ErrNoOpenAsk
+	case !match(o.open):
+		return nil, ErrStaleAsk
 	}
+	p := o.open
 	o.open = nil
-	return true
+	return p, nil
 }
 
 // Open returns the open ask, or nil.
