@@ -125,7 +125,10 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if ctx.Err() != nil {
 			return endCancelled
 		}
-		if err := t.pauseUntilSaved(ctx); err != nil {
+		if err := t.conv.PauseUntilSaved(ctx, func(ctx context.Context) error {
+			_, err := t.ask(ctx, msg.AskResumeTask, "", nil)
+			return err
+		}); err != nil {
 			return endCancelled
 		}
 		note, end := t.checkMistakes(ctx)

@@ -1,8 +1,6 @@
 package task
 
 import (
-	"context"
-
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/task/conversation"
 )
@@ -13,29 +11,6 @@ import (
 
 // journal is where a task's records go: *store.Log, or a failing one in tests.
 type journal = conversation.Journal
-
-// pauseUntilSaved holds the loop while the task cannot be saved: it shows the error, asks to
-// resume, and tries the writes again on each answer. It returns nil once everything is on disk,
-// or ctx's error.
-func (t *Task) pauseUntilSaved(ctx context.Context) error {
-	for {
-		failure := t.conv.Failure()
-		err := t.conv.Repair()
-		if failure == nil {
-			return nil
-		}
-		if err == nil {
-			t.conv.Say(msg.SayInfo, "The task is saved again and continues.", nil, false)
-			return nil
-		}
-		t.conv.Say(msg.SayError, "Cairn could not save this task ("+failure.Error()+"). It is paused so nothing more is lost: "+
-			"the conversation is kept in memory and will be written once the data folder accepts writes again "+
-			"(free disk space or fix its permissions), then press Resume.", nil, false)
-		if _, err := t.ask(ctx, msg.AskResumeTask, "", nil); err != nil {
-			return err
-		}
-	}
-}
 
 // events publishes the conversation's changes to the task's subscribers (conversation.Observer).
 type events struct{ t *Task }
