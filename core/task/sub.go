@@ -77,7 +77,9 @@ func RunSubs(ctx context.Context, subs []*Task, prompts []string) []SubResult {
 	for i, s := range subs {
 		s.Close(context.WithoutCancel(ctx))
 		if started[i] {
-			out[i] = s.subResult()
+			status := s.State().Status
+			out[i] = subagent.Outcome(s.conv.Messages(), status == StatusCompleted, status == StatusCancelled,
+				s.guards.Requests(), s.conv.Meta().Cost)
 		}
 	}
 	return out
@@ -90,15 +92,6 @@ func (t *Task) stopRun() {
 	if t.step.run != nil {
 		t.step.run.cancel()
 	}
-}
-
-// subResult reads how a subagent that has stopped ended.
-func (t *Task) subResult() SubResult {
-	ms := t.conv.Messages()
-	t.mu.Lock()
-	status := t.status
-	t.mu.Unlock()
-	return subagent.Outcome(ms, status == StatusCompleted, status == StatusCancelled, t.guards.Requests(), t.conv.Meta().Cost)
 }
 
 // LastTool returns the tool the task used last with its main argument ("" before any, and
