@@ -3,8 +3,11 @@ package task
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task/asks"
 	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/tools"
@@ -87,3 +90,23 @@ func (t *Task) AnswerKind(kind msg.Kind, ans tools.Answer) error {
 
 // OpenAsk returns the kind of the open ask, or "".
 func (t *Task) OpenAsk() msg.Kind { return t.asks.Kind() }
+
+// SetMode switches between PLAN and ACT (docs/tools.md, "PLAN mode").
+func (t *Task) SetMode(mode string) error {
+	if mode != ModeAct && mode != ModePlan {
+		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
+	}
+	var old string
+	t.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
+	t.mu.Lock()
+	t.publishStateLocked()
+	pa := t.asks.Open()
+	if old == ModePlan && mode == ModeAct {
+		t.todo.SwitchedToAct()
+	}
+	t.mu.Unlock()
+	if old == ModePlan && mode == ModeAct && pa != nil && pa.Kind == msg.AskPlanModeRespond {
+		_ = t.Answer(pa.Index, tools.Answer{Text: prompt.SwitchedToAct()})
+	}
+	return nil
+}

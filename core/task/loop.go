@@ -425,30 +425,3 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 		t.sub.Used(u, cost)
 	}
 }
-
-func imageContents(dataURLs []string) []llm.Content {
-	var out []llm.Content
-	for _, u := range dataURLs {
-		mediaType, data, ok := parseDataURL(u)
-		if ok {
-			out = append(out, llm.Content{Type: llm.ContentImage, ImageMediaType: mediaType, ImageData: data})
-		}
-	}
-	return out
-}
-
-func parseDataURL(u string) (string, string, bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return "", "", false
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", "", false
-	}
-	mediaType, isB64 := strings.CutSuffix(meta, ";base64")
-	if !isB64 {
-		return "", "", false
-	}
-	return mediaType, data, true
-}

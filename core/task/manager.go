@@ -3,7 +3,6 @@ package task
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -272,8 +271,6 @@ func title(text string) string {
 	}
 	return line
 }
-
-func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // Tasks returns the loaded tasks.
 func (m *Manager) Tasks() []*Task {

@@ -5,16 +5,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/store"
-	"github.com/cairnhq/cairn/core/task/settings"
 )
-
-// Models are the models a task's requests go to (core/task/settings owns them).
-type Models = settings.Models
-
-// modelsOf returns the models deps start the task with.
-func modelsOf(d Deps) *Models {
-	return &Models{Provider: d.Provider, Act: d.Model, ActInfo: d.ModelInfo, Plan: d.PlanModel, PlanInfo: d.PlanModelInfo}
-}
 
 // ownPolicy reports whether a task with header meta has an approval policy of its own: the
 // shared policy's changes pass it by.

@@ -2,7 +2,6 @@ package task
 
 import (
 	"context"
-	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
@@ -11,33 +10,6 @@ import (
 
 // What a model reply looks like: in the chat as it streams (presenter) and in the history
 // once it is settled (serialize).
-
-// serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call
-// in canonical XML. Later tool calls were never run, so they are not recorded.
-func serialize(blocks []parse.Block, complete bool) string {
-	var b strings.Builder
-	for _, bl := range blocks {
-		if bl.Type == parse.Text {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(bl.Content)
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString("<" + bl.Name + ">\n")
-		for _, k := range sortedKeys(bl.Params) {
-			b.WriteString("<" + k + ">" + bl.Params[k] + "</" + k + ">\n")
-		}
-		if complete || !bl.Partial {
-			b.WriteString("</" + bl.Name + ">")
-		}
-		break
-	}
-	return b.String()
-}
 
 // presenter turns the parser's blocks into UI messages: text blocks stream as deltas, partial
 // tool calls are previewed by tools that can (the diff view fills in place).

@@ -14,9 +14,6 @@ import (
 // a question a message answers, or as the next run when a run ends. Those decisions look at
 // the run and the open ask too, so they are taken under Task.mu (docs/task-runtime.md).
 
-// Queued is a message waiting for the current step to end.
-type Queued = msgqueue.Item
-
 // enqueueLocked appends a message to the queue and publishes the state; t.mu is held.
 func (t *Task) enqueueLocked(text string, images []string) {
 	t.queue.Push(text, images)

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
@@ -98,4 +99,41 @@ func cutOffRow(r reply) string {
 			" call was not run. Cairn asked the model for smaller steps."
 	}
 	return "The reply ended before its " + r.cut.Name + " call was complete, so the call was not run."
+}
+
+// serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call
+// in canonical XML. Later tool calls were never run, so they are not recorded.
+func serialize(blocks []parse.Block, complete bool) string {
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type == parse.Text {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(bl.Content)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("<" + bl.Name + ">\n")
+		for _, k := range sortedKeys(bl.Params) {
+			b.WriteString("<" + k + ">" + bl.Params[k] + "</" + k + ">\n")
+		}
+		if complete || !bl.Partial {
+			b.WriteString("</" + bl.Name + ">")
+		}
+		break
+	}
+	return b.String()
+}
+
+// sortedKeys is the keys of m, sorted.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

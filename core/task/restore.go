@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/task/conversation"
 )
 
 // RestoreKind says what a checkpoint restore puts back (docs/architecture.md, "Checkpoints and the
@@ -139,6 +138,3 @@ func restoredRow(kind RestoreKind, hash string) string {
 		return "Restored the files and the task to checkpoint " + short + "."
 	}
 }
-
-// feedbackOpen starts every block that carries the user's own words to the model.
-const feedbackOpen = conversation.FeedbackOpen

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
-	"time"
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
@@ -30,38 +28,6 @@ import (
 //   - A panic on a task goroutine is recovered there: the daemon and the other tasks go on;
 //     the stack goes to the daemon log and the chat shows a short error.
 
-// activity is a goroutine the task started: a run of the loop or a resume question.
-type activity struct {
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the goroutine has returned
-}
-
-// stepState is what the task is running now: the loop, the wait
-// before a retry, a restore in progress, and whether the task was closed. Its fields are
-// guarded by Task.mu (docs/task-runtime.md).
-type stepState struct {
-	run       *activity  // the running loop, nil when idle
-	resume    *activity  // the resume question being asked, nil when none
-	retrying  *retryWait // the backoff wait before a retry, nil when none (backoff.go)
-	restoring bool       // a checkpoint restore is in progress (restore.go)
-	closed    bool       // Close was called: nothing new starts
-}
-
-// startable says why a run cannot start now (ErrClosed, ErrBusy), or nil.
-func (s *stepState) startable() error {
-	switch {
-	case s.closed:
-		return ErrClosed
-	case s.run != nil || s.restoring:
-		return ErrBusy
-	}
-	return nil
-}
-
-// quiet reports that nothing runs and nothing stops a new run from starting: not closed, no
-// restore, no loop.
-func (s *stepState) quiet() bool { return !s.closed && !s.restoring && s.run == nil }
-
 // goLocked starts fn on its own goroutine with a fresh context that Cancel or Close ends.
 // t.mu is held and the task is not closed.
 func (t *Task) goLocked(what string, fn func(ctx context.Context)) *activity {
@@ -76,23 +42,6 @@ func (t *Task) goLocked(what string, fn func(ctx context.Context)) *activity {
 		fn(ctx)
 	}()
 	return a
-}
-
-// recoverBug turns a panic into a logged bug report and an error row (docs/conventions.md,
-// "Bugs are reported and survived").
-func (t *Task) recoverBug(where string) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	t.reportBug(where, r)
-}
-
-// reportBug logs a recovered panic with its stack and tells the user in one row.
-func (t *Task) reportBug(where string, r any) {
-	t.deps.Logger.Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-	t.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
-		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
 }
 
 // startRun starts the loop with the first user content unless the task is busy, being
@@ -151,14 +100,6 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 	return nil
 }
 
-type ending int
-
-const (
-	endCompleted ending = iota + 1
-	endCancelled
-	endFailed
-)
-
 // afterRun settles the task when the loop returns.
 func (t *Task) afterRun(end ending) {
 	t.conv.FinishPartials()
@@ -202,10 +143,6 @@ func (t *Task) askResumeLocked() {
 	})
 	t.step.resume = a
 }
-
-// cancelWait bounds how long Cancel and Close wait for the task's goroutines when the
-// caller's ctx has no deadline: a tool that ignores its context must not hang the caller.
-const cancelWait = 5 * time.Second
 
 // Cancel stops the running request and tools and waits, until ctx's deadline (cancelWait when
 // it has none), for the loop to stop; the task then asks to be resumed. It returns ErrBusy

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/interact"
 )
 
 // errToolPanic is the error of a tool call that panicked.
@@ -318,13 +318,14 @@ func resultHeader(spec tools.Spec, call tools.Call) string {
 	return "[" + spec.Name + " for '" + call.Params[spec.ArgParam] + "'] Result:"
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// beforeCompletion stops the background commands when the model presents its result: the
+// task is complete, so the chat (and cairn run, which ends at the result) says which commands
+// were stopped, before the result row. Feedback on the result starts them afresh if needed.
+func (c *toolCall) beforeCompletion(ctx context.Context) bool {
+	if c.call.Name == interact.CompletionName {
+		c.t.bg.StopAll(ctx, endCompleted.stopWhy())
 	}
-	sort.Strings(keys)
-	return keys
+	return false
 }
 
 // env builds the tool environment for this task.

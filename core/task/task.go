@@ -2,9 +2,9 @@ package task
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +14,6 @@ import (
 	"github.com/cairnhq/cairn/core/event"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task/asks"
@@ -28,19 +27,6 @@ import (
 	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/task/todo"
 	"github.com/cairnhq/cairn/core/tools"
-)
-
-// Errors returned to callers (the server maps them to codes).
-var (
-	ErrNoOpenAsk  = asks.ErrNoOpenAsk
-	ErrStaleAsk   = asks.ErrStaleAsk
-	ErrNotFound   = errors.New("no such task")
-	ErrBusy       = errors.New("the task is busy")
-	ErrBadRequest = errors.New("bad request")
-	ErrClosed     = errors.New("the task is closed")
-	// ErrNotOwnSettings refuses a change of one task's model or policy when the task runs on
-	// the shared settings.
-	ErrNotOwnSettings = errors.New("the task runs on the shared settings: change them in Settings")
 )
 
 // Status is what the task is doing.
@@ -435,26 +421,6 @@ func (t *Task) setStatus(s Status) {
 // Host returns the host the task works through (the daemon routes editor events by it).
 func (t *Task) Host() tools.Host { return t.deps.Host }
 
-// SetMode switches between PLAN and ACT (docs/tools.md, "PLAN mode").
-func (t *Task) SetMode(mode string) error {
-	if mode != ModeAct && mode != ModePlan {
-		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
-	}
-	var old string
-	t.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
-	t.mu.Lock()
-	t.publishStateLocked()
-	pa := t.asks.Open()
-	if old == ModePlan && mode == ModeAct {
-		t.todo.SwitchedToAct()
-	}
-	t.mu.Unlock()
-	if old == ModePlan && mode == ModeAct && pa != nil && pa.Kind == msg.AskPlanModeRespond {
-		_ = t.Answer(pa.Index, tools.Answer{Text: prompt.SwitchedToAct()})
-	}
-	return nil
-}
-
 // Mode returns the current mode.
 func (t *Task) Mode() string {
 	return t.conv.Meta().Mode
@@ -463,4 +429,58 @@ func (t *Task) Mode() string {
 // UpdateFocusChain stores the user's edit of the todo list; the model hears of it next turn.
 func (t *Task) UpdateFocusChain(markdown string) {
 	t.todo.Edit(markdown)
+}
+
+// BackgroundCommands are the commands a task's tools may leave running (Deps.Commands).
+type BackgroundCommands = background.Commands
+
+// EndedCommand is one command that ended or was stopped.
+type EndedCommand = background.Ended
+
+// Queued is a message waiting for the current step to end.
+type Queued = msgqueue.Item
+
+// Models are the models a task's requests go to (core/task/settings owns them).
+type Models = settings.Models
+
+// modelsOf returns the models deps start the task with.
+func modelsOf(d Deps) *Models {
+	return &Models{Provider: d.Provider, Act: d.Model, ActInfo: d.ModelInfo, Plan: d.PlanModel, PlanInfo: d.PlanModelInfo}
+}
+
+// Persistence is the conversation's (core/task/conversation): every record goes through its
+// journal, and a write that fails stops the writes and is kept. The task pauses at its next
+// step until the records are on disk again.
+
+// journal is where a task's records go: *store.Log, or a failing one in tests.
+type journal = conversation.Journal
+
+// events publishes the conversation's changes to the task's subscribers (conversation.Observer).
+type events struct{ t *Task }
+
+func (e events) Added(m msg.Message) { e.t.broker.Publish(Event{Kind: EventAdded, Message: m}, false) }
+func (e events) Appended(i int, delta string) {
+	e.t.broker.Publish(Event{Kind: EventAppended, Index: i, Delta: delta}, true)
+}
+func (e events) Finalized(i int) { e.t.broker.Publish(Event{Kind: EventFinalized, Index: i}, false) }
+func (e events) Updated(m msg.Message) {
+	e.t.broker.Publish(Event{Kind: EventUpdated, Message: m}, false)
+}
+func (e events) Reset() { e.t.broker.Publish(Event{Kind: EventReset}, false) }
+
+// recoverBug turns a panic into a logged bug report and an error row (docs/conventions.md,
+// "Bugs are reported and survived").
+func (t *Task) recoverBug(where string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	t.reportBug(where, r)
+}
+
+// reportBug logs a recovered panic with its stack and tells the user in one row.
+func (t *Task) reportBug(where string, r any) {
+	t.deps.Logger.Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	t.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
+		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
 }
