@@ -452,7 +452,7 @@ func (u *taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload ms
 	return u.t.ask(ctx, kind, text, payload)
 }
 
-// Say posts a say; a completion's row says whether the work changed files (changes.go).
+// Say posts a say; a completion's row says whether the work changed files (core/task/checkpoints).
 func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
 	if p, ok := payload.(*msg.Completion); ok && kind == msg.SayCompletionResult && !partial {
 		u.t.cps.MarkChanges(ctx, p)
