@@ -9,6 +9,7 @@ import (
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task/asks"
+	"github.com/cairnhq/cairn/core/task/msgqueue"
 	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -109,4 +110,46 @@ func (t *Task) SetMode(mode string) error {
 		_ = t.Answer(pa.Index, tools.Answer{Text: prompt.SwitchedToAct()})
 	}
 	return nil
+}
+
+// The queue meets the asks: a queued message may answer a question as it is posted.
+
+// enqueueLocked appends a message to the queue and publishes the state; t.mu is held.
+func (t *Task) enqueueLocked(text string, images []string) {
+	t.queue.Push(text, images)
+	t.publishStateLocked()
+}
+
+// popQueueLocked empties the queue and returns its messages as one: the texts joined by a
+// blank line, the images together. t.mu is held.
+func (t *Task) popQueueLocked() (msgqueue.Joined, bool) {
+	j, ok := t.queue.Pop()
+	if ok {
+		t.publishStateLocked()
+	}
+	return j, ok
+}
+
+// answerFromQueueLocked answers a question that a message answers (a follow-up question, a
+// PLAN mode reply, a completion) with the queued messages, as if the user had typed them into
+// it. Approvals are never answered from the queue: a queued message does not reject a tool.
+// t.mu is held and pa is the open ask.
+func (t *Task) answerFromQueueLocked(pa *pendingAsk) {
+	switch pa.Kind {
+	case msg.AskFollowup, msg.AskPlanModeRespond, msg.AskCompletionResult:
+	default:
+		return
+	}
+	if t.asks.Open() != pa {
+		return
+	}
+	j, ok := t.popQueueLocked()
+	if !ok {
+		return
+	}
+	// The ask was just posted under this hold of t.mu, which every answer takes: it is open.
+	if !t.asks.AnswerPosted(pa, tools.Answer{Text: j.Text, Images: j.Images}) {
+		t.deps.Logger.Error("bug: a queued message found its question answered; it stays queued", "task", t.id)
+		t.enqueueLocked(j.Text, j.Images)
+	}
 }

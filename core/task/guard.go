@@ -2,26 +2,17 @@ package task
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/cairnhq/cairn/core/config"
-	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/parse"
-	"github.com/cairnhq/cairn/core/task/guards"
-	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Guard rails the loop applies on its own (the counts: core/task/guards), whatever the model does: per-task limits on
 // requests and cost, checked before every request, and the loop stop, which refuses the same
 // tool call a third time in a row. Both stop the task with a question; continuing lets the
 // user's words reach the model.
-
-//go:embed repeated.md
-var repeatedNote string
 
 // Limits returns the task's request and cost limits (0: none).
 func (t *Task) Limits() config.TaskLimits {
@@ -83,38 +74,4 @@ func (t *Task) countRequest() {
 	if t.sub != nil {
 		t.sub.Requested()
 	}
-}
-
-// stopRepeating handles a call made a third time in a row: it is not run, the task asks the
-// user, and continuing starts the count over and passes the user's words to the model.
-func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
-	t.deps.Registry.DiscardPreviews(ctx)
-	what := b.Name
-	if tool, ok := t.deps.Registry.Get(b.Name); ok {
-		spec := tool.Spec()
-		if arg := strings.TrimSpace(b.Params[spec.ArgParam]); spec.ArgParam != "" && arg != "" {
-			if len(arg) > 120 {
-				arg = strings.ToValidUTF8(arg[:120], "") + "…"
-			}
-			what += " " + arg
-		}
-	}
-	ans, err := t.ask(ctx, msg.AskRepeatedToolCall, fmt.Sprintf("Cairn is repeating itself: it made the same call (%s) %d times in a row. "+
-		"The last one was not run. Continue with guidance, or stop the task.", what, guards.RepeatLimit), nil)
-	if err != nil {
-		return nil, endCancelled
-	}
-	if !ans.Approved && ans.Text == "" {
-		return nil, endFailed
-	}
-	t.guards.ForgetRepeats()
-	header := "[" + b.Name + "] Result:"
-	if tool, ok := t.deps.Registry.Get(b.Name); ok {
-		header = resultHeader(tool.Spec(), tools.Call{Name: b.Name, Params: b.Params})
-	}
-	res := tools.Result{Text: strings.TrimSpace(repeatedNote), UserFeedback: ans.Text}
-	if ans.Text != "" {
-		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
-	}
-	return t.toolContent(ctx, header, res), 0
 }

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/tools"
 )
 
 // The runtime of a task. Concurrency rules:
@@ -234,4 +239,129 @@ func (t *Task) Close(ctx context.Context) {
 	// Subscribers still open take what was published, then end: none of them keeps the
 	// closed task (its messages) alive for as long as its client stays connected.
 	t.broker.Close()
+}
+
+// Start runs the first turn of a new task with the user's text, images and attached files.
+func (t *Task) Start(text string, images, files []string) error {
+	return t.startRun(func() {
+		t.conv.Say(msg.SayTask, text, nil, false)
+		if mode := t.conv.Meta().Mode; !t.cfg.PricesKnown(mode == ModePlan) {
+			m := t.cfg.For(mode == ModePlan)
+			if note := t.guards.UnpricedNote(m.Name, m.Info.Included); note != "" {
+				t.conv.Say(msg.SayInfo, note, nil, false)
+			}
+		}
+		t.conv.Attach(images, files)
+	}, func(ctx context.Context) []llm.Content {
+		meta := t.hooks.Meta()
+		meta.InitialTask = text
+		t.hooks.Fire(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
+		t.hooks.Prompt(ctx, text, files)
+		content := []llm.Content{llm.Text("<task>\n" + t.deps.Turns.ExpandUser(ctx, text) + "\n</task>")}
+		return append(content, imageContents(images)...)
+	}, true)
+}
+
+// resume continues the conversation after an interruption with a resumption note.
+func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
+	t.mu.Lock()
+	err := t.resumeLocked(ans, completed, elapsed)
+	t.mu.Unlock()
+	if err != nil {
+		t.deps.Logger.Info("task: resume not started", "task", t.id, "err", err)
+	}
+}
+
+// resumeLocked is resume's start with t.mu held.
+func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Duration) error {
+	return t.startRunLocked(func() {
+		if ans.Text != "" {
+			t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
+		}
+	}, func(ctx context.Context) []llm.Content {
+		t.hooks.Resume(ctx, t.conv.Messages())
+		if ans.Text != "" {
+			t.hooks.Prompt(ctx, ans.Text, nil)
+		}
+		var content []llm.Content
+		// A user turn left without an answer (the request was in flight) is merged into this one.
+		if m, ok := t.conv.TakeUnanswered(); ok {
+			content = append(content, withoutEnvDetails(m.Content)...)
+		}
+		var mode string
+		t.conv.SetMeta(func(m *store.Meta) { mode, m.Completed = m.Mode, false })
+		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
+		content = append(content, t.bg.GoneNote(t.conv.Messages())...)
+		if ans.Text != "" {
+			content = append(content, llm.Text("<user_message>\n"+t.deps.Turns.ExpandUser(ctx, ans.Text)+"\n</user_message>"))
+		}
+		return append(content, imageContents(ans.Images)...)
+	}, false)
+}
+
+// Continue sends new user text to the task: it answers the open question, or restarts the
+// loop with the text as feedback when the task is not running (after completion, failure or
+// cancel). While a run is active without a question the text is queued (queue.go) and sent
+// when the current step ends; queued reports that. A task being restored answers ErrBusy.
+func (t *Task) Continue(text string, images []string) (queued bool, err error) {
+	if t.OpenAsk() != "" {
+		if err := t.Answer(-1, tools.Answer{Text: text, Images: images}); !errors.Is(err, ErrNoOpenAsk) {
+			return false, err
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.step.run != nil && !t.step.closed && !t.step.restoring {
+		t.enqueueLocked(text, images)
+		return true, nil
+	}
+	return false, t.feedbackLocked(text, images)
+}
+
+// feedbackLocked starts a run with the user's text as feedback; t.mu is held.
+func (t *Task) feedbackLocked(text string, images []string) error {
+	return t.startRunLocked(func() {
+		t.conv.Say(msg.SayUserFeedback, text, nil, false)
+	}, func(ctx context.Context) []llm.Content {
+		t.hooks.Prompt(ctx, text, nil)
+		c := []llm.Content{llm.Text(feedbackOpen + t.deps.Turns.ExpandUser(ctx, text) + "\n</feedback>")}
+		return append(c, imageContents(images)...)
+	}, false)
+}
+
+// sendQueuedLocked starts the next run with the queued messages when a run has ended: after
+// an interruption it resumes the task with them, otherwise they are feedback. It reports
+// whether a run started. t.mu is held and t.step.run is nil.
+func (t *Task) sendQueuedLocked(cancelled bool) bool {
+	if !t.step.quiet() || t.asks.Open() != nil || t.queue.Len() == 0 {
+		return false
+	}
+	j, _ := t.popQueueLocked()
+	ans := tools.Answer{Text: j.Text, Images: j.Images}
+	var err error
+	if cancelled {
+		meta := t.conv.Meta()
+		err = t.resumeLocked(ans, meta.Completed, t.deps.Now().Sub(meta.Updated))
+	} else {
+		err = t.feedbackLocked(ans.Text, ans.Images)
+	}
+	if err != nil {
+		// Nothing else can start while t.mu is held, so this is a bug; keep the messages.
+		t.deps.Logger.Error("bug: queued messages not sent", "task", t.id, "err", err)
+		t.enqueueLocked(ans.Text, ans.Images)
+		return false
+	}
+	return true
+}
+
+// withoutEnvDetails drops the environment details block of an old turn (a fresh one follows).
+func withoutEnvDetails(cs []llm.Content) []llm.Content {
+	out := make([]llm.Content, 0, len(cs))
+	for _, c := range cs {
+		if c.Type == llm.ContentText && strings.HasPrefix(c.Text, "<environment_details>") {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }

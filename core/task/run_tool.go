@@ -2,6 +2,7 @@ package task
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/task/guards"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/interact"
 )
@@ -458,4 +460,63 @@ func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload ms
 		u.t.cps.MarkChanges(ctx, p)
 	}
 	u.t.conv.Say(kind, text, payload, partial)
+}
+
+//go:embed repeated.md
+var repeatedNote string
+
+// stopRepeating handles a call made a third time in a row: it is not run, the task asks the
+// user, and continuing starts the count over and passes the user's words to the model.
+func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
+	t.deps.Registry.DiscardPreviews(ctx)
+	what := b.Name
+	if tool, ok := t.deps.Registry.Get(b.Name); ok {
+		spec := tool.Spec()
+		if arg := strings.TrimSpace(b.Params[spec.ArgParam]); spec.ArgParam != "" && arg != "" {
+			if len(arg) > 120 {
+				arg = strings.ToValidUTF8(arg[:120], "") + "…"
+			}
+			what += " " + arg
+		}
+	}
+	ans, err := t.ask(ctx, msg.AskRepeatedToolCall, fmt.Sprintf("Cairn is repeating itself: it made the same call (%s) %d times in a row. "+
+		"The last one was not run. Continue with guidance, or stop the task.", what, guards.RepeatLimit), nil)
+	if err != nil {
+		return nil, endCancelled
+	}
+	if !ans.Approved && ans.Text == "" {
+		return nil, endFailed
+	}
+	t.guards.ForgetRepeats()
+	header := "[" + b.Name + "] Result:"
+	if tool, ok := t.deps.Registry.Get(b.Name); ok {
+		header = resultHeader(tool.Spec(), tools.Call{Name: b.Name, Params: b.Params})
+	}
+	res := tools.Result{Text: strings.TrimSpace(repeatedNote), UserFeedback: ans.Text}
+	if ans.Text != "" {
+		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
+	}
+	return t.toolContent(ctx, header, res), 0
+}
+
+// subRefused is a subagent's answer to an approval the policy does not give.
+//
+//go:embed sub_refused.md
+var subRefused string
+
+// account is a task's tools.Account: what its subagents charge to it.
+type account struct{ t *Task }
+
+func (a account) AddRequest() { a.t.countRequest() }
+
+func (a account) AddUsage(u llm.Usage, cost float64) {
+	t := a.t
+	t.conv.AddUsage(u, cost, false)
+	t.mu.Lock()
+	t.publishStateLocked()
+	t.mu.Unlock()
+}
+
+func (a account) Exhausted() string {
+	return a.t.guards.OverLimit(a.t.conv.Meta().Cost)
 }

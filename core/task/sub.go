@@ -2,10 +2,8 @@ package task
 
 import (
 	"context"
-	_ "embed"
 	"time"
 
-	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task/subagent"
 )
@@ -17,9 +15,6 @@ import (
 // every other question (mistake limit, failed request, a limit) ends it as failed. Each of
 // its requests and their cost are charged to the parent's account as they happen, and the
 // parent's limits stop it as well as its own bound.
-
-//go:embed sub_refused.md
-var subRefused string
 
 // SubOptions tie a subagent to its parent (core/task/subagent).
 type SubOptions = subagent.Options
@@ -97,20 +92,3 @@ func (t *Task) stopRun() {
 // LastTool returns the tool the task used last with its main argument ("" before any, and
 // for a task that is not a subagent).
 func (t *Task) LastTool() string { return t.sub.LastTool() }
-
-// account is a task's tools.Account: what its subagents charge to it.
-type account struct{ t *Task }
-
-func (a account) AddRequest() { a.t.countRequest() }
-
-func (a account) AddUsage(u llm.Usage, cost float64) {
-	t := a.t
-	t.conv.AddUsage(u, cost, false)
-	t.mu.Lock()
-	t.publishStateLocked()
-	t.mu.Unlock()
-}
-
-func (a account) Exhausted() string {
-	return a.t.guards.OverLimit(a.t.conv.Meta().Cost)
-}
