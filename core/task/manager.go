@@ -2,8 +2,6 @@ package task
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -256,20 +254,6 @@ func (m *Manager) CloseAll(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
-}
-
-func newID(now time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%d-%s", now.UnixMilli(), hex.EncodeToString(b[:]))
-}
-
-func title(text string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	if r := []rune(line); len(r) > 100 {
-		line = string(r[:100]) + "…"
-	}
-	return line
 }
 
 // Tasks returns the loaded tasks.
