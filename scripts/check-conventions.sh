@@ -6,6 +6,10 @@
 #   2. Only server/follow reads a task's event stream (docs/architecture.md, "Packages and
 #      levels"): a client of the daemon gives it a reader and a question policy rather than
 #      switching over the stream's events itself. server/rpc writes the stream.
+#   3. A tool's name is spelled once, in core/toolnames (docs/architecture.md, "Packages and
+#      levels"): no other Go source file of core/ or server/ holds it as a string literal. The
+#      chat rows' kinds in core/msg that share a tool's name are rows, not tools; tests may
+#      spell names, as the model does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -20,6 +24,13 @@ fi
 
 if hits=$(git grep -nE 'case \*cairnv1\.SubscribeResponse_' -- 'server/**.go' ':!server/follow/**' ':!server/rpc/**' ':!**/*_test.go'); then
   bad "read the task's event stream through server/follow:"$'\n'"$hits"
+fi
+
+names=$(sed -nE 's/^[[:space:]]+[A-Za-z]+[[:space:]]*= "([a-z_]+)"$/\1/p' core/toolnames/toolnames.go | grep -v '^task_progress$' | paste -sd'|')
+[ -n "$names" ] || bad "no tool names found in core/toolnames/toolnames.go"
+if hits=$(git grep -nE "\"($names)\"" -- 'core/**.go' 'server/**.go' ':!core/toolnames/**' ':!core/msg/**' ':!**/*_test.go' ':!**/internal/gen/**' |
+  grep -vE "//.*\"($names)\""); then
+  bad "spell a tool's name through core/toolnames:"$'\n'"$hits"
 fi
 
 [ "$fail" = 0 ] && echo "check-conventions: ok"

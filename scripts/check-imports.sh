@@ -29,9 +29,9 @@ done < <(for goos in linux windows darwin; do
 #    lower level, never one of its own level or above. Every package must have a level.
 level() {
   case "$1" in
-    core/msg|core/parse|core/event|core/rules|core/shellcmd|core/protect|core/sandbox|core/checkpoint|core/worktree|core/config|\
+    core/msg|core/toolnames|core/watch|core/event|core/rules|core/shellcmd|core/protect|core/sandbox|core/checkpoint|core/worktree|core/config|\
     core/workspace|core/llm|core/llm/llmtest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden) echo 0;;
-    core/diff|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 1;;
+    core/parse|core/diff|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 1;;
     core/store/memstore|core/tools/*|core/prompt|core/host/direct) echo 2;;
     core/store/storetest|core/envdetails|core/mentions|core/window) echo 3;;
     core/task/*) echo 3;;

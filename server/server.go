@@ -38,6 +38,7 @@ import (
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/search"
+	"github.com/cairnhq/cairn/core/watch"
 	"github.com/cairnhq/cairn/core/workspace"
 	"github.com/cairnhq/cairn/core/worktree"
 )
@@ -171,6 +172,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	agentCfg.Version = cfg.Version
 	// The daemon keeps a warm trigram index per workspace root for search_files; Stop closes them.
 	agentCfg.SearchIndexes = search.NewIndexes(0)
+	// The daemon's one file-system watcher, shared by every task's change tracking; Stop
+	// closes it once the tasks are closed.
+	agentCfg.Watch = watch.New()
 	// The hooks the user trusted, by content, per workspace. A trust file that does not parse
 	// trusts nothing (and is replaced at the next trust).
 	if agentCfg.Hooks, err = hooks.OpenStore(filepath.Join(cfg.DataDir, HooksFile)); err != nil {
@@ -329,6 +333,9 @@ func (d *Daemon) stop() {
 	}
 	d.comp.closeIndexes()
 	d.comp.agent.SearchIndexes.Close()
+	if err := d.comp.agent.Watch.Close(); err != nil {
+		d.cfg.Logger.Warn("closing the file watcher", "err", err)
+	}
 	mctx, mcancel := context.WithTimeout(context.Background(), 8*time.Second)
 	if err := d.comp.mcp.Close(mctx); err != nil {
 		d.cfg.Logger.Warn("stopping MCP servers", "err", err)

@@ -28,6 +28,7 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
+	fswatch "github.com/cairnhq/cairn/core/watch"
 	"github.com/cairnhq/cairn/core/window"
 	"github.com/cairnhq/cairn/core/workspace"
 )
@@ -67,6 +68,9 @@ type Config struct {
 	// SearchIndexes are the daemon's search indexes, one per workspace root, shared by every
 	// task's search_files (nil: searches scan). The composition root closes them.
 	SearchIndexes *search.Indexes
+	// Watch is the daemon's one file-system watcher, through which every task's environment
+	// details notice changed files (nil: they poll). The composition root closes it.
+	Watch *fswatch.Hub
 }
 
 // DefaultConfig returns the global folders in the user's home (Documents/Cairn/…).
@@ -175,7 +179,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, settings: s,
 		browser: session,
 		mcp:     hub, ownMCP: ownMCP,
-		recent: envdetails.NewTracker(),
+		recent: envdetails.NewTracker(a.cfg.Watch),
 		sys:    systemInfo(ide, ws.Root()),
 		fit:    &window.State{Dedup: s.DedupFileContents},
 	}

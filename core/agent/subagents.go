@@ -119,7 +119,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.mcp, r.a.cfg.SearchIndexes)
 	t := &turns{
 		a: r.a, ws: ws, host: r.host, terminals: shell.NewRegistry(), reg: reg, settings: s,
-		recent: envdetails.NewTracker(),
+		recent: envdetails.NewTracker(r.a.cfg.Watch),
 		sys:    systemInfo(r.ide, ws.Root()),
 		fit:    &window.State{Dedup: s.DedupFileContents},
 	}

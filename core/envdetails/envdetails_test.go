@@ -111,7 +111,7 @@ func TestBuildGolden(t *testing.T) {
 				IDE:           "Cairn CLI",
 				Workspace:     newWorkspace(t, filepath.Join(tmp, "app"), filepath.Join(tmp, "lib")),
 				Terminals:     shell.NewRegistry(),
-				Recent:        NewTracker(),
+				Recent:        NewTracker(nil),
 				Mode:          "plan",
 				ContextTokens: 150_000,
 				ContextWindow: 200_000,

@@ -2,7 +2,6 @@ package envdetails
 
 import (
 	"crypto/sha256"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/core/watch"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -26,22 +26,21 @@ const maxHashed = 16 << 20
 // own write, whenever they arrive, compare equal.
 //
 // Take stats every tracked file, so a change is seen even when its event is still on its way
-// (the next turn may start a millisecond after a save). fsnotify, watching the folders that
-// hold tracked files (a folder watch survives atomic renames), catches what a stat cannot: a
-// rewrite of the same size within one tick of the file system clock; those files get their
-// content compared. Without a watcher the stat alone remains.
+// (the next turn may start a millisecond after a save). The daemon's one watcher (core/watch),
+// watching the folders that hold tracked files (a folder watch survives atomic renames), catches
+// what a stat cannot: a rewrite of the same size within one tick of the file system clock; those
+// files get their content compared. Without a watcher the stat alone remains.
 //
-// A Tracker is safe for concurrent use. The watcher starts with the first tracked file, so a
-// task that never reads a file costs nothing; Close stops it, and the owner (the task) calls it.
+// A Tracker is safe for concurrent use. It watches a folder once it tracks a file in it, so a
+// task that never reads a file costs nothing; Close ends its watches, and the owner (the task)
+// calls it. The hub is shared by every task and closed by the daemon.
 type Tracker struct {
-	done chan struct{} // closed when the event loop ended
+	hub *watch.Hub // nil: files are polled
 
 	// mu guards the fields below.
 	mu      sync.Mutex
-	started bool               // a watcher was asked for
-	w       *fsnotify.Watcher  // nil before start, or when the platform refused one: files are polled
 	files   map[string]*record // absolute path → what the agent last saw
-	dirs    map[string]int     // watched folder → tracked files in it
+	dirs    map[string]func()  // watched folder → the stop of its watch
 	pending map[string]bool    // files with a change event since the last Take
 	notify  chan struct{}      // closed and replaced whenever pending grows
 	closed  bool
@@ -61,11 +60,11 @@ type stamp struct {
 	sum    [sha256.Size]byte
 }
 
-// NewTracker returns an empty tracker. It never fails: without a watcher it falls back to
-// polling.
-func NewTracker() *Tracker {
-	return &Tracker{files: map[string]*record{}, dirs: map[string]int{}, pending: map[string]bool{},
-		notify: make(chan struct{}), done: make(chan struct{})}
+// NewTracker returns an empty tracker that watches folders through hub (nil: it polls). It
+// never fails: a folder that cannot be watched is polled.
+func NewTracker(hub *watch.Hub) *Tracker {
+	return &Tracker{hub: hub, files: map[string]*record{}, dirs: map[string]func(){}, pending: map[string]bool{},
+		notify: make(chan struct{})}
 }
 
 // Files records that the agent read and changed these files (absolute paths) just now. It has
@@ -86,17 +85,41 @@ func (t *Tracker) Files(read, changed []string) {
 		}
 		all = append(all, seen{p, stampOf(p, true)})
 	}
+	// The folders not watched yet are watched first, with no lock of the tracker held (the
+	// hub's goroutine takes it to record an event).
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.closed || len(all) == 0 {
+		t.mu.Unlock()
 		return
 	}
-	if !t.started {
-		t.started = true
-		if w, err := fsnotify.NewWatcher(); err == nil {
-			t.w = w
-			go t.loop(w)
+	var dirs []string
+	for _, s := range all {
+		if _, ok := t.dirs[filepath.Dir(s.path)]; !ok && !slices.Contains(dirs, filepath.Dir(s.path)) {
+			dirs = append(dirs, filepath.Dir(s.path))
 		}
+	}
+	t.mu.Unlock()
+	stops := map[string]func(){}
+	for _, dir := range dirs {
+		if t.hub == nil {
+			break
+		}
+		if stop, ok := t.hub.Watch(dir, t.event); ok {
+			stops[dir] = stop
+		}
+	}
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for dir, stop := range stops {
+		if _, ok := t.dirs[dir]; ok || t.closed {
+			stop() // watched meanwhile, or closed: one watch is enough
+			continue
+		}
+		t.dirs[dir] = stop
+	}
+	if t.closed {
+		return
 	}
 	for _, s := range all {
 		delete(t.pending, s.path)
@@ -104,16 +127,8 @@ func (t *Tracker) Files(read, changed []string) {
 			r.seen = s.st
 			continue
 		}
-		r := &record{seen: s.st}
-		t.files[s.path] = r
-		dir := filepath.Dir(s.path)
-		if t.dirs[dir] == 0 {
-			if t.w == nil || t.w.Add(dir) != nil {
-				r.polled = true
-				continue
-			}
-		}
-		t.dirs[dir]++
+		_, watched := t.dirs[filepath.Dir(s.path)]
+		t.files[s.path] = &record{seen: s.st, polled: !watched}
 	}
 }
 
@@ -157,22 +172,18 @@ func (t *Tracker) Take() []string {
 	return out
 }
 
-// Close stops watching. Take still works afterwards and reports what was noticed before.
+// Close ends the tracker's watches. Take still works afterwards and reports what was noticed
+// before.
 func (t *Tracker) Close() error {
 	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return nil
-	}
 	t.closed = true
-	w := t.w
+	stops := t.dirs
+	t.dirs = map[string]func(){}
 	t.mu.Unlock()
-	if w == nil {
-		return nil
+	for _, stop := range stops {
+		stop()
 	}
-	err := w.Close()
-	<-t.done
-	return err
+	return nil
 }
 
 // changed returns a channel closed when a change event is next recorded (tests wait on it).
@@ -182,39 +193,30 @@ func (t *Tracker) changed() <-chan struct{} {
 	return t.notify
 }
 
-func (t *Tracker) loop(w *fsnotify.Watcher) {
-	defer close(t.done)
-	for {
-		select {
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
-				t.mark(filepath.Clean(ev.Name), false)
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				t.mark("", true) // events were lost: compare every file at the next Take
-			}
-		}
+// event records a change the hub saw in a watched folder.
+func (t *Tracker) event(ev watch.Event) {
+	switch {
+	case ev.Lost:
+		t.mark("", true) // events were lost: compare every file at the next Take
+	case ev.Op.Has(fsnotify.Write) || ev.Op.Has(fsnotify.Create):
+		t.mark(ev.Path, false)
 	}
 }
 
+// mark records a change event of a tracked file (every one when all). The notify channel is
+// closed for every event recorded, also of a file already pending: a late event of an earlier
+// write must not swallow the signal of the next one.
 func (t *Tracker) mark(path string, all bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	grew := false
+	seen := false
 	for p := range t.files {
-		if (all || p == path) && !t.pending[p] {
+		if all || p == path {
 			t.pending[p] = true
-			grew = true
+			seen = true
 		}
 	}
-	if grew {
+	if seen {
 		close(t.notify)
 		t.notify = make(chan struct{})
 	}

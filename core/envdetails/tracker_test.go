@@ -6,18 +6,65 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/watch"
 )
 
-// newTracker returns a Tracker that is closed when the test ends; a failed Close fails it.
+// newTracker returns a Tracker over a hub of its own, both closed when the test ends; a failed
+// Close fails it.
 func newTracker(tb testing.TB) *Tracker {
 	tb.Helper()
-	tr := NewTracker()
+	return newTrackerOn(tb, newHub(tb))
+}
+
+// newHub returns a watch hub closed when the test ends.
+func newHub(tb testing.TB) *watch.Hub {
+	tb.Helper()
+	hub := watch.New()
+	tb.Cleanup(func() {
+		if err := hub.Close(); err != nil {
+			tb.Errorf("Hub.Close: %v", err)
+		}
+	})
+	return hub
+}
+
+// newTrackerOn returns a Tracker over hub, closed when the test ends.
+func newTrackerOn(tb testing.TB, hub *watch.Hub) *Tracker {
+	tb.Helper()
+	tr := NewTracker(hub)
 	tb.Cleanup(func() {
 		if err := tr.Close(); err != nil {
 			tb.Errorf("Tracker.Close: %v", err)
 		}
 	})
 	return tr
+}
+
+// TestTrackersShareOneWatchPerFolder: two tasks reading files of one folder draw on one watch
+// of the daemon's hub, which ends when the last of them closes.
+func TestTrackersShareOneWatchPerFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.go": "v1\n", "b.go": "v1\n"})
+	hub := newHub(t)
+	one, two := NewTracker(hub), NewTracker(hub)
+	one.Files([]string{filepath.Join(dir, "a.go")}, nil)
+	two.Files([]string{filepath.Join(dir, "b.go")}, nil)
+	if n := hub.Folders(); n != 1 {
+		t.Fatalf("hub watches %d folders, want 1", n)
+	}
+	if err := one.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := hub.Folders(); n != 1 {
+		t.Fatalf("after one tracker closed, hub watches %d folders, want 1", n)
+	}
+	if err := two.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := hub.Folders(); n != 0 {
+		t.Fatalf("after both closed, hub watches %d folders, want 0", n)
+	}
 }
 
 // TestTrackerReportsOthersChangesOnce follows one task: the agent reads a file and edits
@@ -29,7 +76,7 @@ func TestTrackerReportsOthersChangesOnce(t *testing.T) {
 	tr := newTracker(t)
 	tr.Files([]string{read}, nil)
 	tr.Files([]string{edited}, []string{edited})
-	if tr.w == nil {
+	if len(tr.dirs) == 0 {
 		t.Fatal("no fsnotify watcher on this machine; the polling test covers that case")
 	}
 
@@ -99,8 +146,7 @@ func TestTrackerPollsWithoutWatcher(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.go": "v1\n"})
 	a := filepath.Join(dir, "a.go")
-	tr := NewTracker()
-	tr.started = true // as if fsnotify.NewWatcher had failed
+	tr := NewTracker(nil) // as if the daemon had no watcher
 	tr.Files([]string{a}, nil)
 	if r := tr.files[a]; r == nil || !r.polled {
 		t.Fatalf("record = %+v, want a polled record", r)
@@ -121,8 +167,8 @@ func TestTrackerIgnoresFoldersAndRelativePaths(t *testing.T) {
 	dir := t.TempDir()
 	tr := newTracker(t)
 	tr.Files([]string{dir, "relative.go"}, nil)
-	if len(tr.files) != 0 || tr.w != nil {
-		t.Errorf("tracked %v (watcher %v), want nothing and no watcher", tr.files, tr.w)
+	if len(tr.files) != 0 || len(tr.dirs) != 0 {
+		t.Errorf("tracked %v (watched %v), want nothing and no watch", tr.files, tr.dirs)
 	}
 	if err := tr.Close(); err != nil {
 		t.Errorf("Close: %v", err)

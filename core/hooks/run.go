@@ -17,6 +17,14 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/toolnames"
+)
+
+// The compaction strategies PreCompact names: the condense tool summarised the conversation,
+// or the context window's projection cut its oldest turns.
+const (
+	CompactCondense = toolnames.Condense
+	CompactTruncate = "truncate"
 )
 
 // DefaultTimeout bounds one hook's run when no other is configured.
@@ -89,7 +97,7 @@ type PostToolData struct {
 type CompactData struct {
 	ContextSize        int64  `json:"contextSize"`
 	MessagesToCompact  int    `json:"messagesToCompact"`
-	CompactionStrategy string `json:"compactionStrategy"`
+	CompactionStrategy string `json:"compactionStrategy"` // CompactCondense or CompactTruncate
 }
 
 // Event is one point of a task's life, with its object (one of the *Data types above).

@@ -187,7 +187,7 @@ type Completion struct {
 	Result  string
 	Command string
 	// Changes says whether the workspace differs from what it was at the previous completion
-	// (core/task, changes.go); nil on rows written before the daemon knew.
+	// (core/task/checkpoints); nil on rows written before the daemon knew.
 	Changes *bool `json:",omitempty"`
 }
 

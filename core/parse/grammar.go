@@ -1,44 +1,48 @@
 package parse
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/cairnhq/cairn/core/toolnames"
+)
 
 // Grammar maps each tool name to the names of its parameters. Only these tags are markup:
 // everything else is text. The caller includes task_progress in every tool's list.
 type Grammar map[string][]string
 
 // TaskProgress is the parameter every tool accepts (the focus-chain checklist).
-const TaskProgress = "task_progress"
+const TaskProgress = toolnames.TaskProgress
 
 // rawParams names the parameters whose values are file bytes rather than prose: they keep
 // their whitespace (losing only one leading and one trailing newline) and end at the last
 // closing tag of their name before the tool closes, so a file may contain that closing tag.
 var rawParams = map[string]string{
-	"write_to_file":   "content",
-	"replace_in_file": "diff",
+	toolnames.WriteToFile:   "content",
+	toolnames.ReplaceInFile: "diff",
 }
 
 // DefaultGrammar returns every Cairn tool with its parameters, task_progress included. The
 // map is fresh: callers may extend it (for example with tools added by a mode).
 func DefaultGrammar() Grammar {
 	g := Grammar{
-		"execute_command":            {"command", "requires_approval", "timeout"},
-		"read_file":                  {"path", "start_line", "end_line"},
-		"write_to_file":              {"path", "content"},
-		"replace_in_file":            {"path", "diff"},
-		"search_files":               {"path", "regex", "file_pattern"},
-		"list_files":                 {"path", "recursive"},
-		"list_code_definition_names": {"path"},
-		"browser_action":             {"action", "url", "coordinate", "text"},
-		"use_mcp_tool":               {"server_name", "tool_name", "arguments"},
-		"access_mcp_resource":        {"server_name", "uri"},
-		"ask_followup_question":      {"question", "options"},
-		"attempt_completion":         {"result", "command"},
-		"new_task":                   {"context"},
-		"plan_mode_respond":          {"response", "needs_more_exploration"},
-		"load_mcp_documentation":     {},
-		"condense":                   {"context"},
-		"new_rule":                   {"path", "content"},
-		"web_fetch":                  {"url"},
+		toolnames.ExecuteCommand:          {"command", "requires_approval", "timeout"},
+		toolnames.ReadFile:                {"path", "start_line", "end_line"},
+		toolnames.WriteToFile:             {"path", "content"},
+		toolnames.ReplaceInFile:           {"path", "diff"},
+		toolnames.SearchFiles:             {"path", "regex", "file_pattern"},
+		toolnames.ListFiles:               {"path", "recursive"},
+		toolnames.ListCodeDefinitionNames: {"path"},
+		toolnames.BrowserAction:           {"action", "url", "coordinate", "text"},
+		toolnames.UseMCPTool:              {"server_name", "tool_name", "arguments"},
+		toolnames.AccessMCPResource:       {"server_name", "uri"},
+		toolnames.AskFollowupQuestion:     {"question", "options"},
+		toolnames.AttemptCompletion:       {"result", "command"},
+		toolnames.NewTask:                 {"context"},
+		toolnames.PlanModeRespond:         {"response", "needs_more_exploration"},
+		toolnames.LoadMCPDocumentation:    {},
+		toolnames.Condense:                {"context"},
+		toolnames.NewRule:                 {"path", "content"},
+		toolnames.WebFetch:                {"url"},
 	}
 	for name, params := range g {
 		g[name] = append(params, TaskProgress)

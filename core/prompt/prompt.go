@@ -19,6 +19,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/skills"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -105,11 +106,11 @@ type MCPResource struct {
 
 // Tool names the prose refers to. The prompt mentions a tool only when its Spec is offered.
 const (
-	toolBrowser       = "browser_action"
-	toolUseMCP        = "use_mcp_tool"
-	toolMCPResource   = "access_mcp_resource"
-	toolWriteFile     = "write_to_file"
-	toolReplaceInFile = "replace_in_file"
+	toolBrowser       = toolnames.BrowserAction
+	toolUseMCP        = toolnames.UseMCPTool
+	toolMCPResource   = toolnames.AccessMCPResource
+	toolWriteFile     = toolnames.WriteToFile
+	toolReplaceInFile = toolnames.ReplaceInFile
 )
 
 // sectionSeparator sits between top-level sections, the shape models trained on Cline expect.

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/cairnhq/cairn/core/rules"
+	"github.com/cairnhq/cairn/core/toolnames"
 )
 
 //go:embed instructions/*.md
@@ -36,10 +37,10 @@ type Command struct {
 // builtins maps a built-in command to its instruction type; the preamble is
 // instructions/<type>.md.
 var builtins = map[string]string{
-	"/newtask":       "new_task",
-	"/smol":          "condense",
-	"/compact":       "condense",
-	"/newrule":       "new_rule",
+	"/newtask":       toolnames.NewTask,
+	"/smol":          toolnames.Condense,
+	"/compact":       toolnames.Condense,
+	"/newrule":       toolnames.NewRule,
 	"/reportbug":     "report_bug",
 	"/deep-planning": "deep-planning",
 }

@@ -32,9 +32,9 @@ func (m *Manager) SetAutoApprove(p config.AutoApprove) {
 			t.mu.Unlock()
 			continue
 		}
-		s := *t.settings()
+		s := *t.cfg.Settings()
 		s.AutoApprove = p
-		t.live.Store(&s)
+		t.cfg.SetSettings(s)
 		t.publishStateLocked() // the header names the policy
 		t.mu.Unlock()
 	}

@@ -3,61 +3,28 @@ package task
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/prompt"
+	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/asks"
+	"github.com/cairnhq/cairn/core/task/msgqueue"
+	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// asks is the questions a task has open: at most one ask waiting for an answer, and the
-// goroutine of the resume question (run.go). Its fields are guarded by Task.mu
-// (docs/task-runtime.md); the answer itself travels on the ask's channel, never sent with
-// the lock held except into a channel just made (queue.go).
-type asks struct {
-	open   *pendingAsk
-	resume *activity // the resume question being asked, nil when none
-}
+// Questions: core/task/asks owns the open one; the task sets its status around it. Posting an
+// ask and answering it look at the status, the queue and the run as well, so they are taken
+// under Task.mu, with the asks' own lock inside it (docs/task-runtime.md).
 
-type pendingAsk struct {
-	index int
-	kind  msg.Kind
-	ch    chan tools.Answer
-	prev  Status // the status before the ask, restored by the answer
-}
-
-// take closes the open ask when match accepts it and returns it for its answer:
-// ErrNoOpenAsk when none is open, ErrStaleAsk when match refuses it.
-func (a *asks) take(match func(*pendingAsk) bool) (*pendingAsk, error) {
-	pa := a.open
-	switch {
-	case pa == nil:
-		return nil, ErrNoOpenAsk
-	case !match(pa):
-		return nil, ErrStaleAsk
-	}
-	a.open = nil
-	return pa, nil
-}
-
-// openKind is the kind of the open ask, or "".
-func (a *asks) openKind() msg.Kind {
-	if a.open == nil {
-		return ""
-	}
-	return a.open.kind
-}
-
-// index is the row of the open ask, or -1.
-func (a *asks) index() int {
-	if a.open == nil {
-		return -1
-	}
-	return a.open.index
-}
+// pendingAsk is an ask waiting for its answer.
+type pendingAsk = asks.Pending
 
 // ask posts an ask and waits for the answer or ctx.
 func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
 	if t.sub != nil {
-		return subAnswer(kind), ctx.Err()
+		return subagent.Answer(kind), ctx.Err()
 	}
 	t.mu.Lock()
 	pa := t.postAskLocked(kind, text, payload)
@@ -69,8 +36,7 @@ func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.
 // postAskLocked posts an ask and makes it the open one.
 func (t *Task) postAskLocked(kind msg.Kind, text string, payload msg.Payload) *pendingAsk {
 	idx := t.conv.Add(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
-	pa := &pendingAsk{index: idx, kind: kind, ch: make(chan tools.Answer, 1), prev: t.status}
-	t.asks.open = pa
+	pa := t.asks.Post(idx, kind, string(t.status))
 	t.status = StatusWaiting
 	t.publishStateLocked()
 	return pa
@@ -78,25 +44,16 @@ func (t *Task) postAskLocked(kind msg.Kind, text string, payload msg.Payload) *p
 
 // awaitAnswer waits for the answer to a posted ask, or ctx.
 func (t *Task) awaitAnswer(ctx context.Context, pa *pendingAsk) (tools.Answer, error) {
-	select {
-	case ans := <-pa.ch:
-		t.mu.Lock()
+	ans, err := pa.Wait(ctx)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Answered, or withdrawn (the command it was about ended, or the step was cancelled): the
+	// task is no longer waiting for anyone; a cancelled run sets its own status after.
+	if err == nil || t.asks.Withdraw(pa) {
 		t.leaveWaitingLocked(pa)
 		t.publishStateLocked()
-		t.mu.Unlock()
-		return ans, nil
-	case <-ctx.Done():
-		t.mu.Lock()
-		if t.asks.open == pa {
-			// Withdrawn (the command it was about ended, or the step was cancelled): the task
-			// is no longer waiting for anyone; a cancelled run sets its own status after.
-			t.asks.open = nil
-			t.leaveWaitingLocked(pa)
-			t.publishStateLocked()
-		}
-		t.mu.Unlock()
-		return tools.Answer{}, ctx.Err()
 	}
+	return ans, err
 }
 
 // leaveWaitingLocked ends the waiting status an ask set: the task works on.
@@ -104,8 +61,9 @@ func (t *Task) leaveWaitingLocked(pa *pendingAsk) {
 	if t.status != StatusWaiting {
 		return
 	}
-	t.status = pa.prev
-	if pa.prev == StatusWaiting || pa.prev == StatusIdle || pa.prev == StatusCancelled || pa.prev == StatusCompleted {
+	prev := Status(pa.Prev)
+	t.status = prev
+	if prev == StatusWaiting || prev == StatusIdle || prev == StatusCancelled || prev == StatusCompleted {
 		t.status = StatusRunning
 	}
 }
@@ -114,13 +72,10 @@ func (t *Task) leaveWaitingLocked(pa *pendingAsk) {
 // approval cuts a backoff wait short (backoff.go).
 func (t *Task) Answer(index int, ans tools.Answer) error {
 	t.mu.Lock()
-	pa, err := t.asks.take(func(pa *pendingAsk) bool { return index < 0 || index == pa.index })
+	defer t.mu.Unlock()
+	err := t.asks.Answer(func(pa *pendingAsk) bool { return index < 0 || index == pa.Index }, ans)
 	if errors.Is(err, ErrNoOpenAsk) && t.retryNowLocked(index, ans.Approved) {
 		err = nil
-	}
-	t.mu.Unlock()
-	if pa != nil {
-		pa.ch <- ans
 	}
 	return err
 }
@@ -130,17 +85,71 @@ func (t *Task) Answer(index int, ans tools.Answer) error {
 // the editor's diff view, must not land on another question that opened in the meantime.
 func (t *Task) AnswerKind(kind msg.Kind, ans tools.Answer) error {
 	t.mu.Lock()
-	pa, err := t.asks.take(func(pa *pendingAsk) bool { return pa.kind == kind })
-	t.mu.Unlock()
-	if pa != nil {
-		pa.ch <- ans
-	}
-	return err
+	defer t.mu.Unlock()
+	return t.asks.Answer(func(pa *pendingAsk) bool { return pa.Kind == kind }, ans)
 }
 
 // OpenAsk returns the kind of the open ask, or "".
-func (t *Task) OpenAsk() msg.Kind {
+func (t *Task) OpenAsk() msg.Kind { return t.asks.Kind() }
+
+// SetMode switches between PLAN and ACT (docs/tools.md, "PLAN mode").
+func (t *Task) SetMode(mode string) error {
+	if mode != ModeAct && mode != ModePlan {
+		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
+	}
+	var old string
+	t.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.asks.openKind()
+	t.publishStateLocked()
+	pa := t.asks.Open()
+	if old == ModePlan && mode == ModeAct {
+		t.todo.SwitchedToAct()
+	}
+	t.mu.Unlock()
+	if old == ModePlan && mode == ModeAct && pa != nil && pa.Kind == msg.AskPlanModeRespond {
+		_ = t.Answer(pa.Index, tools.Answer{Text: prompt.SwitchedToAct()})
+	}
+	return nil
+}
+
+// The queue meets the asks: a queued message may answer a question as it is posted.
+
+// enqueueLocked appends a message to the queue and publishes the state; t.mu is held.
+func (t *Task) enqueueLocked(text string, images []string) {
+	t.queue.Push(text, images)
+	t.publishStateLocked()
+}
+
+// popQueueLocked empties the queue and returns its messages as one: the texts joined by a
+// blank line, the images together. t.mu is held.
+func (t *Task) popQueueLocked() (msgqueue.Joined, bool) {
+	j, ok := t.queue.Pop()
+	if ok {
+		t.publishStateLocked()
+	}
+	return j, ok
+}
+
+// answerFromQueueLocked answers a question that a message answers (a follow-up question, a
+// PLAN mode reply, a completion) with the queued messages, as if the user had typed them into
+// it. Approvals are never answered from the queue: a queued message does not reject a tool.
+// t.mu is held and pa is the open ask.
+func (t *Task) answerFromQueueLocked(pa *pendingAsk) {
+	switch pa.Kind {
+	case msg.AskFollowup, msg.AskPlanModeRespond, msg.AskCompletionResult:
+	default:
+		return
+	}
+	if t.asks.Open() != pa {
+		return
+	}
+	j, ok := t.popQueueLocked()
+	if !ok {
+		return
+	}
+	// The ask was just posted under this hold of t.mu, which every answer takes: it is open.
+	if !t.asks.AnswerPosted(pa, tools.Answer{Text: j.Text, Images: j.Images}) {
+		t.deps.Logger.Error("bug: a queued message found its question answered; it stays queued", "task", t.id)
+		t.enqueueLocked(j.Text, j.Images)
+	}
 }

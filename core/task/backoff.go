@@ -13,13 +13,6 @@ import (
 // while the loop waits there is no open ask, so an approval naming the row (or naming none)
 // ends the wait.
 
-// retryWait is a backoff wait in progress. cancel ends it early; the wait's context is not
-// kept.
-type retryWait struct {
-	index  int // the error_retry row
-	cancel context.CancelFunc
-}
-
 // backoff shows the retry row and waits delay, until the user asks to retry now, or until ctx
 // ends (its error is returned then).
 func (t *Task) backoff(ctx context.Context, r *msg.Retry, delay time.Duration) error {

@@ -90,7 +90,7 @@ func TestFirstCheckpointInBackground(t *testing.T) {
 		name string
 		err  error
 		// wantLog is the order of the checkpoints and the write: the first, the write, the one
-		// after it, and the completion's (changes.go).
+		// after it, and the completion's (core/task/checkpoints).
 		wantLog []string
 		// wantRow is the kind of the row the first checkpoint leaves.
 		wantRow msg.Kind

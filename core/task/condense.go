@@ -37,7 +37,7 @@ func condensed(history []llm.Message, meta store.Meta) []llm.Message {
 // not added to the turn that answers a condense (its token count predates the condense), nor
 // when too little conversation is live to be worth summarising.
 func (t *Task) autoCondenseNote() []llm.Content {
-	s := t.settings()
+	s := t.cfg.Settings()
 	if !s.AutoCondense {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (t *Task) autoCondenseNote() []llm.Content {
 	if at == n || live <= 2 {
 		return nil
 	}
-	if !AutoCondenseDue(tokens, t.modelFor(mode).info.ContextWindow, s.AutoCondensePercent) {
+	if !AutoCondenseDue(tokens, t.cfg.For(mode == ModePlan).Info.ContextWindow, s.AutoCondensePercent) {
 		return nil
 	}
 	return []llm.Content{llm.Text(strings.TrimSpace(autoCondenseMD))}

@@ -2,26 +2,17 @@ package task
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/cairnhq/cairn/core/config"
-	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/parse"
-	"github.com/cairnhq/cairn/core/task/guards"
-	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Guard rails the loop applies on its own (the counts: core/task/guards), whatever the model does: per-task limits on
 // requests and cost, checked before every request, and the loop stop, which refuses the same
 // tool call a third time in a row. Both stop the task with a question; continuing lets the
 // user's words reach the model.
-
-//go:embed repeated.md
-var repeatedNote string
 
 // Limits returns the task's request and cost limits (0: none).
 func (t *Task) Limits() config.TaskLimits {
@@ -41,52 +32,18 @@ func (t *Task) SetLimits(l config.TaskLimits) error {
 	return nil
 }
 
-// pricesKnown reports whether the model's requests can be priced (the model table or the
-// settings' prices); without prices a cost limit counts only what the provider reports.
-func (t *Task) pricesKnown(mode string) bool {
-	i := t.modelFor(mode).info
-	return i.InputPrice > 0 || i.OutputPrice > 0
-}
-
-// noteUnpricedLimit tells the user at the start of a task when its cost limit cannot be
-// enforced from prices: it is never silently ignored.
-func (t *Task) noteUnpricedLimit() {
-	limit, mode := t.guards.Limits().MaxCost, t.conv.Meta().Mode
-	if limit <= 0 || t.pricesKnown(mode) {
-		return
-	}
-	if t.modelFor(mode).info.Included {
-		t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f does not apply to this task: its requests go to the editor's own "+
-			"language models, which are included with the editor and have no price. The request limit applies as usual.", limit), nil, false)
-		return
-	}
-	model := "this model"
-	if m := t.modelFor(mode).name; m != "" {
-		model = m
-	}
-	t.conv.Say(msg.SayInfo, fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
-		"Only costs the provider reports count toward it; set api.inputPrice and api.outputPrice (USD per million tokens) to price every request.",
-		limit, model), nil, false)
-}
-
-// overLimitLocked says, in words for the user, which limit the next request would go past;
-// "" when none.
-func (t *Task) overLimit() string {
-	return t.guards.OverLimit(t.conv.Meta().Cost)
-}
-
 // checkLimits runs before each model request. At a limit it asks: continue (the limit that
 // was reached grows by its own size again, unless the user already raised it), or stop. It
 // returns the user's words for the model, or the ending when the task stops.
 func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 	if t.sub != nil {
-		if why := t.subLimit(); why != "" {
+		if why := t.sub.Limit(t.guards.Requests(), t.guards.Limits().MaxRequests); why != "" {
 			t.conv.Say(msg.SayError, why, nil, false)
 			return "", endFailed
 		}
 		return "", 0
 	}
-	why := t.overLimit()
+	why := t.guards.OverLimit(t.conv.Meta().Cost)
 	if why == "" {
 		return "", 0
 	}
@@ -97,7 +54,7 @@ func (t *Task) checkLimits(ctx context.Context) (string, ending) {
 	if !ans.Approved && ans.Text == "" {
 		return "", endFailed
 	}
-	base := t.settings().TaskLimits
+	base := t.cfg.Settings().TaskLimits
 	t.mu.Lock()
 	t.guards.RaiseReached(base, t.conv.Meta().Cost)
 	t.publishStateLocked()
@@ -115,41 +72,6 @@ func (t *Task) countRequest() {
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if t.sub != nil {
-		t.sub.Account.AddRequest()
-		t.subChanged()
+		t.sub.Requested()
 	}
-}
-
-// stopRepeating handles a call made a third time in a row: it is not run, the task asks the
-// user, and continuing starts the count over and passes the user's words to the model.
-func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
-	t.discardPreviews(ctx)
-	what := b.Name
-	if tool, ok := t.deps.Registry.Get(b.Name); ok {
-		spec := tool.Spec()
-		if arg := strings.TrimSpace(b.Params[spec.ArgParam]); spec.ArgParam != "" && arg != "" {
-			if len(arg) > 120 {
-				arg = strings.ToValidUTF8(arg[:120], "") + "…"
-			}
-			what += " " + arg
-		}
-	}
-	ans, err := t.ask(ctx, msg.AskRepeatedToolCall, fmt.Sprintf("Cairn is repeating itself: it made the same call (%s) %d times in a row. "+
-		"The last one was not run. Continue with guidance, or stop the task.", what, guards.RepeatLimit), nil)
-	if err != nil {
-		return nil, endCancelled
-	}
-	if !ans.Approved && ans.Text == "" {
-		return nil, endFailed
-	}
-	t.guards.ForgetRepeats()
-	header := "[" + b.Name + "] Result:"
-	if tool, ok := t.deps.Registry.Get(b.Name); ok {
-		header = resultHeader(tool.Spec(), tools.Call{Name: b.Name, Params: b.Params})
-	}
-	res := tools.Result{Text: strings.TrimSpace(repeatedNote), UserFeedback: ans.Text}
-	if ans.Text != "" {
-		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
-	}
-	return t.toolContent(ctx, header, res), 0
 }

@@ -10,12 +10,11 @@ import (
 // and what it printed before an interruption stopped it (README "Use Cairn in Zed,
 // JetBrains, Neovim": the note after a cancel says what actually ran). It is empty when the
 // last tool call got its result or no command had started: the resume note's rule holds then.
-func (t *Task) interruptedCommandNote() []llm.Content {
-	h := t.conv.History()
+// h is the API history, ms the chat's rows.
+func interruptedCommandNote(h []llm.Message, ms []msg.Message) []llm.Content {
 	if len(h) == 0 || h[len(h)-1].Role != llm.RoleAssistant {
 		return nil
 	}
-	ms := t.conv.Messages()
 	output, ran := "", false
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]

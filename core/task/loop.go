@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn/core/hooks"
@@ -13,109 +12,10 @@ import (
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/settings"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/window"
 )
-
-// Start runs the first turn of a new task with the user's text, images and attached files.
-func (t *Task) Start(text string, images, files []string) error {
-	return t.startRun(func() {
-		t.conv.Say(msg.SayTask, text, nil, false)
-		t.noteUnpricedLimit()
-		t.conv.Attach(images, files)
-	}, func(ctx context.Context) []llm.Content {
-		meta := t.hooks.Meta()
-		meta.InitialTask = text
-		t.hooks.Fire(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
-		t.hooks.Prompt(ctx, text, files)
-		content := []llm.Content{llm.Text("<task>\n" + t.expand(ctx, text) + "\n</task>")}
-		return append(content, imageContents(images)...)
-	}, true)
-}
-
-// resume continues the conversation after an interruption with a resumption note.
-func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
-	t.mu.Lock()
-	err := t.resumeLocked(ans, completed, elapsed)
-	t.mu.Unlock()
-	if err != nil {
-		t.logger().Info("task: resume not started", "task", t.id, "err", err)
-	}
-}
-
-// resumeLocked is resume's start with t.mu held.
-func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Duration) error {
-	return t.startRunLocked(func() {
-		if ans.Text != "" {
-			t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
-		}
-	}, func(ctx context.Context) []llm.Content {
-		t.resumeHook(ctx)
-		if ans.Text != "" {
-			t.hooks.Prompt(ctx, ans.Text, nil)
-		}
-		var content []llm.Content
-		// A user turn left without an answer (the request was in flight) is merged into this one.
-		if m, ok := t.conv.TakeUnanswered(); ok {
-			content = append(content, withoutEnvDetails(m.Content)...)
-		}
-		var mode string
-		t.conv.SetMeta(func(m *store.Meta) { mode, m.Completed = m.Mode, false })
-		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
-		content = append(content, t.interruptedCommandNote()...)
-		content = append(content, t.backgroundGoneNote()...)
-		if ans.Text != "" {
-			content = append(content, llm.Text("<user_message>\n"+t.expand(ctx, ans.Text)+"\n</user_message>"))
-		}
-		return append(content, imageContents(ans.Images)...)
-	}, false)
-}
-
-// withoutEnvDetails drops the environment details block of an old turn (a fresh one follows).
-func withoutEnvDetails(cs []llm.Content) []llm.Content {
-	out := make([]llm.Content, 0, len(cs))
-	for _, c := range cs {
-		if c.Type == llm.ContentText && strings.HasPrefix(c.Text, "<environment_details>") {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// Continue sends new user text to the task: it answers the open question, or restarts the
-// loop with the text as feedback when the task is not running (after completion, failure or
-// cancel). While a run is active without a question the text is queued (queue.go) and sent
-// when the current step ends; queued reports that. A task being restored answers ErrBusy.
-func (t *Task) Continue(text string, images []string) (queued bool, err error) {
-	if t.OpenAsk() != "" {
-		if err := t.Answer(-1, tools.Answer{Text: text, Images: images}); !errors.Is(err, ErrNoOpenAsk) {
-			return false, err
-		}
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.step.run != nil && !t.step.closed && !t.step.restoring {
-		t.enqueueLocked(text, images)
-		return true, nil
-	}
-	return false, t.feedbackLocked(text, images)
-}
-
-// feedbackLocked starts a run with the user's text as feedback; t.mu is held.
-func (t *Task) feedbackLocked(text string, images []string) error {
-	return t.startRunLocked(func() {
-		t.conv.Say(msg.SayUserFeedback, text, nil, false)
-	}, func(ctx context.Context) []llm.Content {
-		t.hooks.Prompt(ctx, text, nil)
-		c := []llm.Content{llm.Text(feedbackOpen + t.expand(ctx, text) + "\n</feedback>")}
-		return append(c, imageContents(images)...)
-	}, false)
-}
-
-func (t *Task) expand(ctx context.Context, text string) string {
-	return t.deps.Turns.ExpandUser(ctx, text)
-}
 
 // loop is the recursive request loop (docs/architecture.md, "One message, end to end"), written as
 // iteration.
@@ -124,7 +24,10 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 		if ctx.Err() != nil {
 			return endCancelled
 		}
-		if err := t.pauseUntilSaved(ctx); err != nil {
+		if err := t.conv.PauseUntilSaved(ctx, func(ctx context.Context) error {
+			_, err := t.ask(ctx, msg.AskResumeTask, "", nil)
+			return err
+		}); err != nil {
 			return endCancelled
 		}
 		note, end := t.checkMistakes(ctx)
@@ -137,7 +40,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			return end
 		}
 		if feedback != "" {
-			content = append(content, llm.Text(feedbackOpen+t.expand(ctx, feedback)+"\n</feedback>"))
+			content = append(content, llm.Text(feedbackOpen+t.deps.Turns.ExpandUser(ctx, feedback)+"\n</feedback>"))
 		}
 
 		content = append(content, t.turnExtras(ctx, first)...)
@@ -145,11 +48,17 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 			return endCancelled
 		}
 		if first {
-			t.startFirstCheckpoint(ctx)
+			t.cps.StartFirst(ctx)
 		}
 		t.conv.AppendAPI(llm.Message{Role: llm.RoleUser, Content: content})
 		first = false
-		t.truncationHook(ctx)
+		if t.hooks.On() {
+			meta := t.conv.Meta()
+			// PreCompact, when the projection is about to truncate the history: the last
+			// request used more of the window than a request may.
+			t.hooks.Truncation(ctx, meta.ContextTokens, window.MaxAllowed(t.cfg.For(meta.Mode == ModePlan).Info.ContextWindow),
+				len(t.conv.History()))
+		}
 
 		r, err := t.request(ctx)
 		if err != nil {
@@ -180,7 +89,7 @@ func (t *Task) loop(ctx context.Context, content []llm.Content, first bool) endi
 // checkMistakes asks the user, once the model made MistakeLimit mistakes in a row, whether
 // to go on; going on starts the count over and passes the user's guidance to the model.
 func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
-	limit := t.settings().MistakeLimit
+	limit := t.cfg.Settings().MistakeLimit
 	if limit <= 0 {
 		limit = 3
 	}
@@ -209,11 +118,11 @@ func (t *Task) checkMistakes(ctx context.Context) ([]llm.Content, ending) {
 func (t *Task) turnExtras(ctx context.Context, first bool) []llm.Content {
 	var content []llm.Content
 	content = append(content, t.hooks.Take()...)
-	content = append(content, t.focusChainReminder(first)...)
+	content = append(content, t.todo.Reminder(first, t.cfg.Settings().FocusChainEnabled, t.cfg.Settings().FocusChainInterval)...)
 	content = append(content, t.autoCondenseNote()...)
 	meta := t.conv.Meta()
 	req := EnvRequest{First: first, Mode: meta.Mode, ContextTokens: meta.ContextTokens,
-		ContextWindow: int64(t.modelFor(meta.Mode).info.ContextWindow)}
+		ContextWindow: int64(t.cfg.For(meta.Mode == ModePlan).Info.ContextWindow)}
 	if env := t.deps.Turns.EnvDetails(ctx, req); env != "" {
 		content = append(content, llm.Text(env))
 	}
@@ -228,7 +137,7 @@ func (t *Task) noToolRan(r reply) []llm.Content {
 	t.guards.NoToolRan()
 	switch {
 	case r.cut != nil || r.finish == llm.FinishLength:
-		return []llm.Content{llm.Text(t.cutOffNote(r))}
+		return []llm.Content{llm.Text(r.cutOffNote())}
 	case r.native:
 		return []llm.Content{llm.Text(prompt.NoToolsUsedNative())}
 	}
@@ -249,7 +158,7 @@ func (t *Task) request(ctx context.Context) (reply, error) {
 			return reply{}, ctx.Err()
 		}
 		if llm.IsContextWindow(err) && attempt == 0 {
-			t.hooks.Compact(ctx, "truncate", t.conv.Meta().ContextTokens, len(t.conv.History()))
+			t.hooks.Compact(ctx, hooks.CompactTruncate, t.conv.Meta().ContextTokens, len(t.conv.History()))
 			t.deps.Turns.ContextOverflow() // the projection shrinks on the next attempt
 			continue
 		}
@@ -287,14 +196,14 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	mode, full, history := t.projectWindow()
 	reqIdx := t.conv.Say(msg.SayAPIReqStarted, "", &msg.APIRequest{}, false)
 	t.countRequest()
-	m := t.modelFor(mode)
-	system := t.deps.Turns.SystemPrompt(mode, m.info, full)
+	m := t.cfg.For(mode == ModePlan)
+	system := t.deps.Turns.SystemPrompt(mode, m.Info, full)
 	// The request has its own context so that, once the tool call is complete, the rest of the
 	// stream (only read for its usage report) can be cut short without cancelling the task.
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
-	native := m.info.NativeTools()
-	stream, err := t.provider().Stream(reqCtx, t.modelRequest(m, system, history, native))
+	native := m.Info.NativeTools()
+	stream, err := t.cfg.Provider().Stream(reqCtx, t.modelRequest(m, system, history, native))
 	if err != nil {
 		t.finishRequest(ctx, reqIdx, llm.Usage{}, err, false)
 		return reply{}, err
@@ -302,12 +211,12 @@ func (t *Task) attempt(ctx context.Context) (reply, error) {
 	defer func() {
 		// The stream is read to its end or cut short; a failure to release it loses nothing.
 		if err := stream.Close(); err != nil {
-			t.logger().Debug("task: closing the model stream", "task", t.id, "err", err)
+			t.deps.Logger.Debug("task: closing the model stream", "task", t.id, "err", err)
 		}
 	}()
 
 	pr := presenter{t: t}
-	sr := newStreamReader(native, t.parseGrammar())
+	sr := newStreamReader(native, grammarOf(t.deps.Registry))
 	sr.onReasoning = func(all string) { t.conv.Say(msg.SayReasoning, all, nil, true) }
 	sr.onBlocks = func(blocks []parse.Block) { pr.show(ctx, blocks) }
 	// Wait briefly for the usage report that ends the stream, no longer.
@@ -331,7 +240,7 @@ func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
 	mode = meta.Mode
 	history = condensed(full, meta)
 	lastTokens := meta.ContextTokens
-	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens, t.modelFor(mode).info.ContextWindow))
+	return mode, full, window.Pair(t.deps.Turns.Project(history, lastTokens, t.cfg.For(mode == ModePlan).Info.ContextWindow))
 }
 
 // settleAttempt shows the end of a read stream and records the request: a cancelled request
@@ -340,7 +249,7 @@ func (t *Task) projectWindow() (mode string, full, history []llm.Message) {
 func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res streamResult, usage llm.Usage) (reply, error) {
 	if ctx.Err() != nil {
 		// An unfinished tool call never runs.
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 		pr.show(ctx, res.blocks)
 		t.conv.FinishPartials()
 		t.conv.AppendAPI(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(res.interrupted)}})
@@ -350,14 +259,14 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 	if err := res.failure(); err != nil {
 		// A broken stream (network, idle timeout) is retried from the start: whatever the
 		// partial call opened is undone first.
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 		t.conv.FinishPartials()
 		t.finishRequest(ctx, reqIdx, usage, err, false)
 		return reply{}, err
 	}
 	r := res.reply
 	if r.cut != nil {
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 	}
 	pr.show(ctx, res.blocks)
 	t.conv.FinishPartials()
@@ -370,13 +279,13 @@ func (t *Task) settleAttempt(ctx context.Context, reqIdx int, pr *presenter, res
 
 // modelRequest builds the request: in native mode the tools travel as function definitions;
 // the reasoning effort setting goes to models that take one.
-func (t *Task) modelRequest(m model, system string, history []llm.Message, native bool) llm.Request {
-	req := llm.Request{Model: m.name, System: system, Messages: history, MaxTokens: m.info.MaxOutput}
-	s := t.settings()
+func (t *Task) modelRequest(m settings.Model, system string, history []llm.Message, native bool) llm.Request {
+	req := llm.Request{Model: m.Name, System: system, Messages: history, MaxTokens: m.Info.MaxOutput}
+	s := t.cfg.Settings()
 	if native && t.deps.Registry != nil {
-		req.Tools = prompt.ToolDefinitions(tools.ForModel(t.deps.Registry.OfferedSpecs(), m.info.SupportsImages), s.FocusChainEnabled)
+		req.Tools = prompt.ToolDefinitions(tools.ForModel(t.deps.Registry.OfferedSpecs(), m.Info.SupportsImages), s.FocusChainEnabled)
 	}
-	if m.info.ReasoningEffort {
+	if m.Info.ReasoningEffort {
 		req.ReasoningEffort = s.API.ReasoningEffort
 	}
 	return req
@@ -385,16 +294,17 @@ func (t *Task) modelRequest(m model, system string, history []llm.Message, nativ
 // drainWait is how long the rest of a stream is read after the tool call, for its usage.
 const drainWait = 2 * time.Second
 
-func (t *Task) parseGrammar() parse.Grammar {
-	if t.deps.Registry == nil {
+// grammarOf is the grammar of the tools of reg (nil: every Cairn tool).
+func grammarOf(reg *tools.Registry) parse.Grammar {
+	if reg == nil {
 		return parse.DefaultGrammar()
 	}
-	return parse.Grammar(t.deps.Registry.Grammar())
+	return parse.Grammar(reg.Grammar())
 }
 
 // finishRequest records a request's usage and cost on its api_req_started row and the task.
 func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err error, outputLimit bool) {
-	cost := llm.Cost(t.modelFor(t.Mode()).info, u)
+	cost := llm.Cost(t.cfg.For(t.Mode() == ModePlan).Info, u)
 	payload := &msg.APIRequest{TokensIn: u.InputTokens, TokensOut: u.OutputTokens,
 		CacheReads: u.CacheReadTokens, CacheWrites: u.CacheWriteTokens, Cost: cost, Done: true, OutputLimit: outputLimit}
 	if err != nil {
@@ -411,34 +321,6 @@ func (t *Task) finishRequest(ctx context.Context, idx int, u llm.Usage, err erro
 	t.publishStateLocked()
 	t.mu.Unlock()
 	if t.sub != nil {
-		t.sub.Account.AddUsage(u, cost)
-		t.subChanged()
+		t.sub.Used(u, cost)
 	}
-}
-
-func imageContents(dataURLs []string) []llm.Content {
-	var out []llm.Content
-	for _, u := range dataURLs {
-		mediaType, data, ok := parseDataURL(u)
-		if ok {
-			out = append(out, llm.Content{Type: llm.ContentImage, ImageMediaType: mediaType, ImageData: data})
-		}
-	}
-	return out
-}
-
-func parseDataURL(u string) (string, string, bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return "", "", false
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", "", false
-	}
-	mediaType, isB64 := strings.CutSuffix(meta, ";base64")
-	if !isB64 {
-		return "", "", false
-	}
-	return mediaType, data, true
 }

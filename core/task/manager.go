@@ -2,9 +2,6 @@ package task
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -258,22 +255,6 @@ func (m *Manager) CloseAll(ctx context.Context) {
 	}
 	wg.Wait()
 }
-
-func newID(now time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%d-%s", now.UnixMilli(), hex.EncodeToString(b[:]))
-}
-
-func title(text string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	if r := []rune(line); len(r) > 100 {
-		line = string(r[:100]) + "…"
-	}
-	return line
-}
-
-func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // Tasks returns the loaded tasks.
 func (m *Manager) Tasks() []*Task {

@@ -4,45 +4,8 @@ import (
 	"fmt"
 
 	"github.com/cairnhq/cairn/core/config"
-	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/store"
 )
-
-// model is the model that answers a request, with what the loop knows about it.
-type model struct {
-	name string
-	info llm.ModelInfo
-}
-
-// Models are the models a task's requests go to and the client that reaches them: the ACT
-// model, and the PLAN model when another one answers PLAN requests ("" Plan: the ACT model).
-type Models struct {
-	Provider llm.Provider
-	Act      string
-	ActInfo  llm.ModelInfo
-	Plan     string
-	PlanInfo llm.ModelInfo
-}
-
-// modelsOf returns the models deps start the task with.
-func modelsOf(d Deps) *Models {
-	return &Models{Provider: d.Provider, Act: d.Model, ActInfo: d.ModelInfo, Plan: d.PlanModel, PlanInfo: d.PlanModelInfo}
-}
-
-// modelFor returns the model of mode: the PLAN model in PLAN mode when one is set, else the
-// ACT model. Everything that depends on the model asks it for the mode at hand: the window,
-// condensing, prices, the tool format, images (docs/architecture.md, "Models"). Switching
-// modes between requests switches models; the history goes with it.
-func (t *Task) modelFor(mode string) model {
-	m := t.models.Load()
-	if mode == ModePlan && m.Plan != "" {
-		return model{name: m.Plan, info: m.PlanInfo}
-	}
-	return model{name: m.Act, info: m.ActInfo}
-}
-
-// provider is the client of the task's models.
-func (t *Task) provider() llm.Provider { return t.models.Load().Provider }
 
 // ownPolicy reports whether a task with header meta has an approval policy of its own: the
 // shared policy's changes pass it by.
@@ -86,7 +49,7 @@ func (t *Task) UpdateOwnSettings(model string, p *config.AutoApprove) error {
 		return ErrNotOwnSettings
 	}
 	own := *meta.Overrides
-	s := *t.settings()
+	s := *t.cfg.Settings()
 	if model != "" {
 		if t.deps.Models == nil {
 			return fmt.Errorf("%w: this task's model cannot change", ErrBadRequest)
@@ -99,7 +62,7 @@ func (t *Task) UpdateOwnSettings(model string, p *config.AutoApprove) error {
 		}
 		models := t.deps.Models(s)
 		meta.Included = models.ActInfo.Included
-		t.models.Store(models)
+		t.cfg.SetModels(models)
 	}
 	if p != nil {
 		policy := *p
@@ -109,7 +72,7 @@ func (t *Task) UpdateOwnSettings(model string, p *config.AutoApprove) error {
 		s.AutoApprove = policy
 		own.AutoApprove = &policy
 	}
-	t.live.Store(&s)
+	t.cfg.SetSettings(s)
 	t.conv.SetMeta(func(m *store.Meta) { m.Model, m.Included, m.Overrides = meta.Model, meta.Included, &own })
 	t.publishStateLocked()
 	return nil

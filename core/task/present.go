@@ -2,7 +2,6 @@ package task
 
 import (
 	"context"
-	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
@@ -11,33 +10,6 @@ import (
 
 // What a model reply looks like: in the chat as it streams (presenter) and in the history
 // once it is settled (serialize).
-
-// serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call
-// in canonical XML. Later tool calls were never run, so they are not recorded.
-func serialize(blocks []parse.Block, complete bool) string {
-	var b strings.Builder
-	for _, bl := range blocks {
-		if bl.Type == parse.Text {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(bl.Content)
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString("<" + bl.Name + ">\n")
-		for _, k := range sortedKeys(bl.Params) {
-			b.WriteString("<" + k + ">" + bl.Params[k] + "</" + k + ">\n")
-		}
-		if complete || !bl.Partial {
-			b.WriteString("</" + bl.Name + ">")
-		}
-		break
-	}
-	return b.String()
-}
 
 // presenter turns the parser's blocks into UI messages: text blocks stream as deltas, partial
 // tool calls are previewed by tools that can (the diff view fills in place).
@@ -86,7 +58,7 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 				continue
 			}
 			if !tool.Spec().PlanSafe {
-				p.t.awaitFirstCheckpoint(ctx) // a preview may create the file
+				p.t.cps.AwaitFirst(ctx) // a preview may create the file
 			}
 			p.preview(ctx, pv, tools.Call{Name: b.Name, Params: b.Params, Partial: true})
 		}
@@ -98,6 +70,6 @@ func (p *presenter) show(ctx context.Context, blocks []parse.Block) {
 func (p *presenter) preview(ctx context.Context, pv tools.Previewer, call tools.Call) {
 	defer p.t.recoverBug("the preview of " + call.Name)
 	if err := pv.Preview(ctx, p.t.env(), call); err != nil {
-		p.t.logger().Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
+		p.t.deps.Logger.Debug("task: preview failed", "task", p.t.id, "tool", call.Name, "err", err)
 	}
 }

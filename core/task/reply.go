@@ -1,13 +1,12 @@
 package task
 
 import (
-	"context"
+	"sort"
 	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
-	"github.com/cairnhq/cairn/core/tools"
 )
 
 // reply is one model response, settled.
@@ -85,7 +84,7 @@ func elideLong(blocks []parse.Block) []parse.Block {
 func (r reply) limitHit() bool { return r.finish == llm.FinishLength }
 
 // cutOffNote is the next user turn after a reply that ended early.
-func (t *Task) cutOffNote(r reply) string {
+func (r reply) cutOffNote() string {
 	name := ""
 	if r.cut != nil {
 		name = r.cut.Name
@@ -102,20 +101,39 @@ func cutOffRow(r reply) string {
 	return "The reply ended before its " + r.cut.Name + " call was complete, so the call was not run."
 }
 
-// discardPreviews undoes what tools opened while a call streamed (a diff view, a new file's
-// empty buffer): the call will not run.
-func (t *Task) discardPreviews(ctx context.Context) {
-	if t.deps.Registry == nil {
-		return
-	}
-	ctx = context.WithoutCancel(ctx)
-	for _, s := range t.deps.Registry.Specs() {
-		tool, ok := t.deps.Registry.Get(s.Name)
-		if !ok {
+// serialize rebuilds the assistant message from parsed blocks: text, then at most one tool call
+// in canonical XML. Later tool calls were never run, so they are not recorded.
+func serialize(blocks []parse.Block, complete bool) string {
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type == parse.Text {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(bl.Content)
 			continue
 		}
-		if d, ok := tool.(tools.Discarder); ok {
-			d.Discard(ctx)
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
 		}
+		b.WriteString("<" + bl.Name + ">\n")
+		for _, k := range sortedKeys(bl.Params) {
+			b.WriteString("<" + k + ">" + bl.Params[k] + "</" + k + ">\n")
+		}
+		if complete || !bl.Partial {
+			b.WriteString("</" + bl.Name + ">")
+		}
+		break
 	}
+	return b.String()
+}
+
+// sortedKeys is the keys of m, sorted.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

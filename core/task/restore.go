@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/task/conversation"
 )
 
 // RestoreKind says what a checkpoint restore puts back (docs/architecture.md, "Checkpoints and the
@@ -74,7 +73,7 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 		return fmt.Errorf("%w: a restore is already running", ErrBusy)
 	}
 	t.step.restoring = true
-	rq := t.asks.resume
+	rq := t.step.resume
 	t.mu.Unlock()
 	// Nothing starts while restoring; the resume question is asked again at the end.
 	defer func() {
@@ -112,7 +111,7 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 		t.mu.Unlock()
 	default:
 		t.mu.Lock()
-		open := t.asks.open != nil
+		open := t.asks.Open() != nil
 		t.mu.Unlock()
 		if !open {
 			t.conv.DropOpenResume()
@@ -139,6 +138,3 @@ func restoredRow(kind RestoreKind, hash string) string {
 		return "Restored the files and the task to checkpoint " + short + "."
 	}
 }
-
-// feedbackOpen starts every block that carries the user's own words to the model.
-const feedbackOpen = conversation.FeedbackOpen

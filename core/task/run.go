@@ -4,20 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"runtime/debug"
+	"strings"
 	"time"
 
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/tools"
 )
 
 // The runtime of a task. Concurrency rules:
 //
 //   - A task starts goroutines only through goLocked: a run of the loop (at most one, t.step.run),
-//     a resume question (at most one, t.asks.resume) and the run's first checkpoint (at most one,
-//     t.step.firstCP; the run waits for it before it ends, checkpoint.go). Each has its own
+//     and a resume question (at most one, t.step.resume); the run's first checkpoint runs on a
+//     goroutine of core/task/checkpoints, which the run waits for before it ends. Each has its own
 //     context, made here and never stored; the activity keeps only its cancel func and a
 //     done channel.
 //   - startRun is the one critical section that decides busy or not: it refuses while a run
@@ -30,38 +32,6 @@ import (
 //     goroutine it started before it closes the log.
 //   - A panic on a task goroutine is recovered there: the daemon and the other tasks go on;
 //     the stack goes to the daemon log and the chat shows a short error.
-
-// activity is a goroutine the task started: a run of the loop or a resume question.
-type activity struct {
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the goroutine has returned
-}
-
-// stepState is what the task is running now: the loop, the run's first checkpoint, the wait
-// before a retry, a restore in progress, and whether the task was closed. Its fields are
-// guarded by Task.mu (docs/task-runtime.md).
-type stepState struct {
-	run       *activity  // the running loop, nil when idle
-	firstCP   *activity  // the run's first checkpoint while it may still run (checkpoint.go)
-	retrying  *retryWait // the backoff wait before a retry, nil when none (backoff.go)
-	restoring bool       // a checkpoint restore is in progress (restore.go)
-	closed    bool       // Close was called: nothing new starts
-}
-
-// startable says why a run cannot start now (ErrClosed, ErrBusy), or nil.
-func (s *stepState) startable() error {
-	switch {
-	case s.closed:
-		return ErrClosed
-	case s.run != nil || s.restoring:
-		return ErrBusy
-	}
-	return nil
-}
-
-// quiet reports that nothing runs and nothing stops a new run from starting: not closed, no
-// restore, no loop.
-func (s *stepState) quiet() bool { return !s.closed && !s.restoring && s.run == nil }
 
 // goLocked starts fn on its own goroutine with a fresh context that Cancel or Close ends.
 // t.mu is held and the task is not closed.
@@ -77,30 +47,6 @@ func (t *Task) goLocked(what string, fn func(ctx context.Context)) *activity {
 		fn(ctx)
 	}()
 	return a
-}
-
-// recoverBug turns a panic into a logged bug report and an error row (docs/conventions.md,
-// "Bugs are reported and survived").
-func (t *Task) recoverBug(where string) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	t.reportBug(where, r)
-}
-
-// reportBug logs a recovered panic with its stack and tells the user in one row.
-func (t *Task) reportBug(where string, r any) {
-	t.logger().Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-	t.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
-		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
-}
-
-func (t *Task) logger() *slog.Logger {
-	if t.deps.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return t.deps.Logger
 }
 
 // startRun starts the loop with the first user content unless the task is busy, being
@@ -142,12 +88,12 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 				t.reportBug("the task loop", r)
 			}
 		}()
-		defer t.awaitFirstCheckpoint(ctx)
+		defer t.cps.AwaitFirst(ctx)
 		if prepare != nil {
 			prepare()
 		}
 		end = t.loop(ctx, first(ctx), firstTurn)
-		t.stopBackground(ctx, end)
+		t.bg.StopAll(ctx, end.stopWhy())
 		switch end {
 		case endCompleted:
 			t.hooks.Completed(ctx)
@@ -158,14 +104,6 @@ func (t *Task) startRunLocked(prepare func(), first func(ctx context.Context) []
 	t.step.run = a
 	return nil
 }
-
-type ending int
-
-const (
-	endCompleted ending = iota + 1
-	endCancelled
-	endFailed
-)
 
 // afterRun settles the task when the loop returns.
 func (t *Task) afterRun(end ending) {
@@ -185,7 +123,7 @@ func (t *Task) afterRun(end ending) {
 // task is closed, being restored, running, or already asking something. The question is open
 // when this returns, so a message sent right after answers it rather than racing it.
 func (t *Task) askResumeLocked() {
-	if !t.step.quiet() || t.asks.resume != nil || t.asks.open != nil || t.sub != nil {
+	if !t.step.quiet() || t.step.resume != nil || t.asks.Open() != nil || t.sub != nil {
 		return
 	}
 	meta := t.conv.Meta()
@@ -200,20 +138,16 @@ func (t *Task) askResumeLocked() {
 	a = t.goLocked("the resume question", func(ctx context.Context) {
 		ans, err := t.awaitAnswer(ctx, pa)
 		t.mu.Lock()
-		if t.asks.resume == a {
-			t.asks.resume = nil
+		if t.step.resume == a {
+			t.step.resume = nil
 		}
 		t.mu.Unlock()
 		if err == nil {
 			t.resume(ans, completed, elapsed)
 		}
 	})
-	t.asks.resume = a
+	t.step.resume = a
 }
-
-// cancelWait bounds how long Cancel and Close wait for the task's goroutines when the
-// caller's ctx has no deadline: a tool that ignores its context must not hang the caller.
-const cancelWait = 5 * time.Second
 
 // Cancel stops the running request and tools and waits, until ctx's deadline (cancelWait when
 // it has none), for the loop to stop; the task then asks to be resumed. It returns ErrBusy
@@ -271,7 +205,7 @@ func (t *Task) Close(ctx context.Context) {
 		return
 	}
 	t.step.closed = true
-	for _, a := range []*activity{t.step.run, t.asks.resume, t.step.firstCP} { // every goroutine goLocked started
+	for _, a := range []*activity{t.step.run, t.step.resume} { // every goroutine goLocked started
 		if a != nil {
 			a.cancel()
 		}
@@ -284,22 +218,151 @@ func (t *Task) Close(ctx context.Context) {
 		close(all)
 	}()
 	if err := waitDone(ctx, all); err != nil {
-		t.logger().Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
+		t.deps.Logger.Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
+	}
+	if err := t.cps.Close(ctx); err != nil {
+		t.deps.Logger.Error("task: closing without waiting for a stuck goroutine", "task", t.id, "err", err)
 	}
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	unsaved, err := t.conv.Close()
 	if unsaved != nil {
-		t.logger().Error("task: closed with records it could not save", "task", t.id, "err", unsaved)
+		t.deps.Logger.Error("task: closed with records it could not save", "task", t.id, "err", unsaved)
 	}
 	if err != nil {
-		t.logger().Error("task: closing the log", "task", t.id, "err", err)
+		t.deps.Logger.Error("task: closing the log", "task", t.id, "err", err)
 	}
 	if err := t.deps.Turns.Close(); err != nil {
-		t.logger().Warn("task: releasing its resources", "task", t.id, "err", err)
+		t.deps.Logger.Warn("task: releasing its resources", "task", t.id, "err", err)
 	}
 	// Subscribers still open take what was published, then end: none of them keeps the
 	// closed task (its messages) alive for as long as its client stays connected.
 	t.broker.Close()
+}
+
+// Start runs the first turn of a new task with the user's text, images and attached files.
+func (t *Task) Start(text string, images, files []string) error {
+	return t.startRun(func() {
+		t.conv.Say(msg.SayTask, text, nil, false)
+		if mode := t.conv.Meta().Mode; !t.cfg.PricesKnown(mode == ModePlan) {
+			m := t.cfg.For(mode == ModePlan)
+			if note := t.guards.UnpricedNote(m.Name, m.Info.Included); note != "" {
+				t.conv.Say(msg.SayInfo, note, nil, false)
+			}
+		}
+		t.conv.Attach(images, files)
+	}, func(ctx context.Context) []llm.Content {
+		meta := t.hooks.Meta()
+		meta.InitialTask = text
+		t.hooks.Fire(ctx, hooks.TaskStart, hooks.TaskData{TaskMetadata: meta})
+		t.hooks.Prompt(ctx, text, files)
+		content := []llm.Content{llm.Text("<task>\n" + t.deps.Turns.ExpandUser(ctx, text) + "\n</task>")}
+		return append(content, imageContents(images)...)
+	}, true)
+}
+
+// resume continues the conversation after an interruption with a resumption note.
+func (t *Task) resume(ans tools.Answer, completed bool, elapsed time.Duration) {
+	t.mu.Lock()
+	err := t.resumeLocked(ans, completed, elapsed)
+	t.mu.Unlock()
+	if err != nil {
+		t.deps.Logger.Info("task: resume not started", "task", t.id, "err", err)
+	}
+}
+
+// resumeLocked is resume's start with t.mu held.
+func (t *Task) resumeLocked(ans tools.Answer, completed bool, elapsed time.Duration) error {
+	return t.startRunLocked(func() {
+		if ans.Text != "" {
+			t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
+		}
+	}, func(ctx context.Context) []llm.Content {
+		t.hooks.Resume(ctx, t.conv.Messages())
+		if ans.Text != "" {
+			t.hooks.Prompt(ctx, ans.Text, nil)
+		}
+		var content []llm.Content
+		// A user turn left without an answer (the request was in flight) is merged into this one.
+		if m, ok := t.conv.TakeUnanswered(); ok {
+			content = append(content, withoutEnvDetails(m.Content)...)
+		}
+		var mode string
+		t.conv.SetMeta(func(m *store.Meta) { mode, m.Completed = m.Mode, false })
+		content = append(content, llm.Text(prompt.ResumeNote(elapsed, completed, mode)))
+		content = append(content, interruptedCommandNote(t.conv.History(), t.conv.Messages())...)
+		content = append(content, t.bg.GoneNote(t.conv.Messages())...)
+		if ans.Text != "" {
+			content = append(content, llm.Text("<user_message>\n"+t.deps.Turns.ExpandUser(ctx, ans.Text)+"\n</user_message>"))
+		}
+		return append(content, imageContents(ans.Images)...)
+	}, false)
+}
+
+// Continue sends new user text to the task: it answers the open question, or restarts the
+// loop with the text as feedback when the task is not running (after completion, failure or
+// cancel). While a run is active without a question the text is queued (queue.go) and sent
+// when the current step ends; queued reports that. A task being restored answers ErrBusy.
+func (t *Task) Continue(text string, images []string) (queued bool, err error) {
+	if t.OpenAsk() != "" {
+		if err := t.Answer(-1, tools.Answer{Text: text, Images: images}); !errors.Is(err, ErrNoOpenAsk) {
+			return false, err
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.step.run != nil && !t.step.closed && !t.step.restoring {
+		t.enqueueLocked(text, images)
+		return true, nil
+	}
+	return false, t.feedbackLocked(text, images)
+}
+
+// feedbackLocked starts a run with the user's text as feedback; t.mu is held.
+func (t *Task) feedbackLocked(text string, images []string) error {
+	return t.startRunLocked(func() {
+		t.conv.Say(msg.SayUserFeedback, text, nil, false)
+	}, func(ctx context.Context) []llm.Content {
+		t.hooks.Prompt(ctx, text, nil)
+		c := []llm.Content{llm.Text(feedbackOpen + t.deps.Turns.ExpandUser(ctx, text) + "\n</feedback>")}
+		return append(c, imageContents(images)...)
+	}, false)
+}
+
+// sendQueuedLocked starts the next run with the queued messages when a run has ended: after
+// an interruption it resumes the task with them, otherwise they are feedback. It reports
+// whether a run started. t.mu is held and t.step.run is nil.
+func (t *Task) sendQueuedLocked(cancelled bool) bool {
+	if !t.step.quiet() || t.asks.Open() != nil || t.queue.Len() == 0 {
+		return false
+	}
+	j, _ := t.popQueueLocked()
+	ans := tools.Answer{Text: j.Text, Images: j.Images}
+	var err error
+	if cancelled {
+		meta := t.conv.Meta()
+		err = t.resumeLocked(ans, meta.Completed, t.deps.Now().Sub(meta.Updated))
+	} else {
+		err = t.feedbackLocked(ans.Text, ans.Images)
+	}
+	if err != nil {
+		// Nothing else can start while t.mu is held, so this is a bug; keep the messages.
+		t.deps.Logger.Error("bug: queued messages not sent", "task", t.id, "err", err)
+		t.enqueueLocked(ans.Text, ans.Images)
+		return false
+	}
+	return true
+}
+
+// withoutEnvDetails drops the environment details block of an old turn (a fresh one follows).
+func withoutEnvDetails(cs []llm.Content) []llm.Content {
+	out := make([]llm.Content, 0, len(cs))
+	for _, c := range cs {
+		if c.Type == llm.ContentText && strings.HasPrefix(c.Text, "<environment_details>") {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -2,19 +2,20 @@ package task
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/prompt"
-	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/guards"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/interact"
 )
 
 // errToolPanic is the error of a tool call that panicked.
@@ -68,8 +69,8 @@ var toolSteps = []toolStep{
 // focusChain stores the todo list the call carries.
 func (c *toolCall) focusChain(_ context.Context) bool {
 	t := c.t
-	if list, ok := c.call.Params[tools.TaskProgressParam]; ok && strings.TrimSpace(list) != "" {
-		t.setFocusChain(list)
+	if list, ok := c.call.Params[tools.TaskProgressParam]; ok {
+		t.todo.Set(list)
 	}
 	return false
 }
@@ -94,10 +95,10 @@ func (c *toolCall) validate(ctx context.Context) bool {
 	name := c.call.Name
 	for _, p := range c.spec.Params {
 		if v, ok := c.call.Params[p.Name]; p.Required && (!ok || strings.TrimSpace(v) == "" && p.Name != "content" && p.Name != "diff") {
-			t.discardPreviews(ctx)
+			t.deps.Registry.DiscardPreviews(ctx)
 			t.conv.Say(msg.SayError, "Cairn tried to use "+name+" without a value for the required parameter '"+p.Name+"'. Retrying…", nil, false)
 			note := prompt.MissingParam(name, p.Name)
-			if t.modelFor(t.Mode()).info.NativeTools() {
+			if t.cfg.For(t.Mode() == ModePlan).Info.NativeTools() {
 				note = prompt.MissingParamNative(name, p.Name)
 			}
 			return c.stop(t.mistake(ctx, c.header, tools.Result{Text: note, IsError: true}), 0)
@@ -112,7 +113,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 	if t.Mode() != ModePlan || c.spec.PlanSafe {
 		return false
 	}
-	t.discardPreviews(ctx)
+	t.deps.Registry.DiscardPreviews(ctx)
 	t.conv.Say(msg.SayInfo, planRefusalRow(c.spec, c.call), nil, false)
 	return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: prompt.PlanModeRefusal(c.call.Name), IsError: true}), 0)
 }
@@ -123,7 +124,7 @@ func (c *toolCall) planMode(ctx context.Context) bool {
 func (c *toolCall) preHook(ctx context.Context) bool {
 	t := c.t
 	if blocked, text := t.hooks.PreTool(ctx, c.call); blocked {
-		t.discardPreviews(ctx)
+		t.deps.Registry.DiscardPreviews(ctx)
 		return c.stop(t.toolContent(ctx, c.header, tools.Result{Text: text, IsError: true, Rejected: true}), 0)
 	}
 	if ctx.Err() != nil {
@@ -137,7 +138,7 @@ func (c *toolCall) preHook(ctx context.Context) bool {
 func (c *toolCall) firstCheckpoint(ctx context.Context) bool {
 	t := c.t
 	if !c.spec.PlanSafe {
-		t.awaitFirstCheckpoint(ctx)
+		t.cps.AwaitFirst(ctx)
 	}
 	return false
 }
@@ -146,7 +147,9 @@ func (c *toolCall) firstCheckpoint(ctx context.Context) bool {
 // failed result.
 func (c *toolCall) execute(ctx context.Context) bool {
 	t := c.t
-	t.noteTool(c.spec, c.call)
+	if t.sub != nil {
+		t.sub.NoteTool(c.spec, c.call)
+	}
 	c.started = t.deps.Now()
 	res, err := t.runGuarded(ctx, c.tool, c.call)
 	if ctx.Err() != nil {
@@ -184,7 +187,7 @@ func (c *toolCall) report(ctx context.Context) bool {
 	}
 	t.hooks.PostTool(ctx, c.call, c.res, t.deps.Now().Sub(c.started))
 	if len(c.res.Changed) > 0 || c.spec.Category == tools.CategoryCommand {
-		t.checkpoint(ctx)
+		t.cps.Take(ctx)
 	}
 	return false
 }
@@ -203,7 +206,7 @@ func (c *toolCall) condense(ctx context.Context) bool {
 	if c.res.Condensed == "" {
 		return false
 	}
-	t.hooks.Compact(ctx, "condense", t.conv.Meta().ContextTokens, len(t.conv.History()))
+	t.hooks.Compact(ctx, hooks.CompactCondense, t.conv.Meta().ContextTokens, len(t.conv.History()))
 	t.conv.MarkCondensed(c.res.Condensed)
 	return false
 }
@@ -286,7 +289,7 @@ func (t *Task) toolContent(ctx context.Context, header string, res tools.Result)
 			ImageData: encodeBase64(img.Data)})
 	}
 	if res.UserFeedback != "" {
-		content = append(content, llm.Text(feedbackOpen+t.expand(ctx, res.UserFeedback)+"\n</feedback>"))
+		content = append(content, llm.Text(feedbackOpen+t.deps.Turns.ExpandUser(ctx, res.UserFeedback)+"\n</feedback>"))
 	}
 	return content
 }
@@ -316,201 +319,49 @@ func resultHeader(spec tools.Spec, call tools.Call) string {
 	return "[" + spec.Name + " for '" + call.Params[spec.ArgParam] + "'] Result:"
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// beforeCompletion stops the background commands when the model presents its result: the
+// task is complete, so the chat (and cairn run, which ends at the result) says which commands
+// were stopped, before the result row. Feedback on the result starts them afresh if needed.
+func (c *toolCall) beforeCompletion(ctx context.Context) bool {
+	if c.call.Name == interact.CompletionName {
+		c.t.bg.StopAll(ctx, endCompleted.stopWhy())
 	}
-	sort.Strings(keys)
-	return keys
+	return false
 }
 
-// setFocusChain stores a checklist the model sent with a tool call.
-func (t *Task) setFocusChain(list string) {
-	var changed bool
-	t.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
-	t.mu.Lock()
-	t.focus.requestsSince = 0
-	t.publishStateLocked()
-	t.mu.Unlock()
-	if changed {
-		t.conv.Say(msg.SayTaskProgress, list, &msg.Progress{Markdown: list}, false)
-	}
-}
+//go:embed repeated.md
+var repeatedNote string
 
-// focusDue says when the todo-list reminder is due: the first turn, after a
-// PLAN→ACT switch, after the user edited the list, and every few requests without an update.
-// Its fields are guarded by Task.mu (docs/task-runtime.md).
-type focusDue struct {
-	requestsSince int // requests since the focus chain was last updated
-	progressEdit  bool
-	planToAct     bool
-}
-
-// next counts a request and reports whether the reminder goes with it, and whether the user
-// edited the list; a reminder given starts the count over.
-func (f *focusDue) next(first bool, interval int) (due, edited bool) {
-	f.requestsSince++
-	due = first || f.planToAct || f.progressEdit || f.requestsSince > interval
-	if !due {
-		return false, false
-	}
-	edited = f.progressEdit
-	*f = focusDue{}
-	return true, edited
-}
-
-// focusChainReminder adds the todo-list instructions when due (focusDue).
-func (t *Task) focusChainReminder(first bool) []llm.Content {
-	if !t.settings().FocusChainEnabled {
-		return nil
-	}
-	interval := t.settings().FocusChainInterval
-	if interval <= 0 {
-		interval = 6
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	due, edited := t.focus.next(first, interval)
-	if !due {
-		return nil
-	}
-	list := t.conv.Meta().FocusChain
-	text := prompt.FocusChainReminder(list, list == "")
-	if edited {
-		text = "The user edited the todo list. The current list is:\n" + list + "\n\n" + text
-	}
-	return []llm.Content{llm.Text(text)}
-}
-
-// env builds the tool environment for this task.
-func (t *Task) env() *tools.Env {
-	s := t.settings()
-	scratch := t.scratchDir()
-	mode := t.Mode()
-	return &tools.Env{
-		Files:   t.deps.Files,
-		Host:    t.deps.Host,
-		UI:      &taskUI{t: t, row: -1},
-		Mode:    mode,
-		Scratch: scratch,
-		Account: account{t},
-		Settings: tools.Settings{
-			OutputLineLimit:   s.OutputLineLimit,
-			OutputByteLimit:   s.OutputByteLimit,
-			ReadFileLineLimit: s.ReadFileLineLimit,
-			FullEditResults:   s.FullEditResults,
-			SupportsImages:    t.modelFor(mode).info.SupportsImages,
-		},
-	}
-}
-
-// taskUI is the tools.UI of a task. A fresh one serves each tool call (env), so the row it
-// remembers is that call's approval row.
-type taskUI struct {
-	t *Task
-
-	// mu guards row.
-	mu  sync.Mutex
-	row int // index of the row the last Approve posted for the action; -1: none
-}
-
-var askToSay = map[msg.Kind]msg.Kind{
-	msg.AskTool:                msg.SayTool,
-	msg.AskCommand:             msg.SayCommand,
-	msg.AskBrowserActionLaunch: msg.SayBrowserActionLaunch,
-	msg.AskUseMCPServer:        msg.SayMCPServerRequestStarted,
-}
-
-// Approve applies the auto-approval policy, else asks.
-func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
-	t := u.t
-	u.setRow(-1)
-	policy := t.settings().AutoApprove
-	if autoApproved(policy, req) {
-		limit := policy.MaxRequests
-		if t.guards.AutoApproval(limit, policy.YOLO) {
-			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,
-				"Cairn has auto-approved the maximum number of requests in a row. Continue?", nil)
-			if err != nil {
-				return tools.Answer{}, err
+// stopRepeating handles a call made a third time in a row: it is not run, the task asks the
+// user, and continuing starts the count over and passes the user's words to the model.
+func (t *Task) stopRepeating(ctx context.Context, b parse.Block) ([]llm.Content, ending) {
+	t.deps.Registry.DiscardPreviews(ctx)
+	what := b.Name
+	if tool, ok := t.deps.Registry.Get(b.Name); ok {
+		spec := tool.Spec()
+		if arg := strings.TrimSpace(b.Params[spec.ArgParam]); spec.ArgParam != "" && arg != "" {
+			if len(arg) > 120 {
+				arg = strings.ToValidUTF8(arg[:120], "") + "…"
 			}
-			t.guards.UserApproved()
-			if !ans.Approved {
-				return ans, nil
-			}
+			what += " " + arg
 		}
-		say := askToSay[req.Ask]
-		if say == "" {
-			say = msg.SayTool
-		}
-		u.setRow(t.conv.Say(say, req.Text, req.Payload, false))
-		return tools.Answer{Approved: true, Auto: true}, nil
 	}
-	if t.sub != nil {
-		return tools.Answer{Text: strings.TrimSpace(subRefused)}, nil
-	}
-	t.mu.Lock()
-	pa := t.postAskLocked(req.Ask, req.Text, req.Payload)
-	t.mu.Unlock()
-	u.setRow(pa.index)
-	ans, err := t.awaitAnswer(ctx, pa)
+	ans, err := t.ask(ctx, msg.AskRepeatedToolCall, fmt.Sprintf("Cairn is repeating itself: it made the same call (%s) %d times in a row. "+
+		"The last one was not run. Continue with guidance, or stop the task.", what, guards.RepeatLimit), nil)
 	if err != nil {
-		return ans, err
+		return nil, endCancelled
 	}
-	t.guards.UserApproved()
-	return ans, nil
-}
-
-func (u *taskUI) setRow(i int) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.row = i
-}
-
-// RecordOutcome sets the outcome on the tool payload of the last approval's row. The payload
-// is copied, never changed in place: earlier events and snapshots share it.
-func (u *taskUI) RecordOutcome(_ context.Context, o msg.Outcome) {
-	u.mu.Lock()
-	row := u.row
-	u.mu.Unlock()
-	if row < 0 {
-		return
+	if !ans.Approved && ans.Text == "" {
+		return nil, endFailed
 	}
-	u.t.conv.Update(row, func(m *msg.Message) {
-		if p, ok := m.Payload.(*msg.Tool); ok {
-			c := *p
-			c.Outcome = o
-			// The row is written again with its outcome: a large proposal is kept whole once
-			// (in the approval's record) and shortened here, so a file's content is not stored
-			// twice.
-			c.Content = shortened(c.Content)
-			c.Diff = shortened(c.Diff)
-			m.Payload = &c
-		}
-	})
-}
-
-// outcomeRowLimit is how much of a proposal's content or diff the outcome's copy of the row keeps.
-const outcomeRowLimit = 64 << 10
-
-// shortened cuts s to outcomeRowLimit bytes (on a rune boundary) with a note.
-func shortened(s string) string {
-	if len(s) <= outcomeRowLimit {
-		return s
+	t.guards.ForgetRepeats()
+	header := "[" + b.Name + "] Result:"
+	if tool, ok := t.deps.Registry.Get(b.Name); ok {
+		header = resultHeader(tool.Spec(), tools.Call{Name: b.Name, Params: b.Params})
 	}
-	return strings.ToValidUTF8(s[:outcomeRowLimit], "") + fmt.Sprintf("\n[… %d more bytes not repeated here]\n", len(s)-outcomeRowLimit)
-}
-
-// Ask posts an ask and waits.
-func (u *taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
-	return u.t.ask(ctx, kind, text, payload)
-}
-
-// Say posts a say; a completion's row says whether the work changed files (changes.go).
-func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
-	if p, ok := payload.(*msg.Completion); ok && kind == msg.SayCompletionResult && !partial {
-		u.t.markChanges(ctx, p)
+	res := tools.Result{Text: strings.TrimSpace(repeatedNote), UserFeedback: ans.Text}
+	if ans.Text != "" {
+		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
 	}
-	u.t.conv.Say(kind, text, payload, partial)
+	return t.toolContent(ctx, header, res), 0
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
-// The runtime's concurrency and failure rules (run.go, persist.go), each shown by a test that
+// The runtime's concurrency and failure rules (run.go, core/task/conversation), each shown by a test that
 // failed before they were written.
 
 const completion = "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>"
@@ -151,7 +151,7 @@ func TestConcurrentContinueStartsOneRun(t *testing.T) {
 	waitAsk(t, tk, msg.AskResumeTask)
 	// Withdraw the resume question the way a restore does, leaving the task idle.
 	tk.mu.Lock()
-	rq := tk.asks.resume
+	rq := tk.step.resume
 	tk.step.restoring = true
 	tk.mu.Unlock()
 	rq.cancel()

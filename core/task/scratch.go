@@ -10,9 +10,9 @@ import "path/filepath"
 // scratchName is the folder under the task's folder.
 const scratchName = "output"
 
-// scratchDir returns the task's scratch folder, or "" when the task is not stored.
-func (t *Task) scratchDir() string {
-	dir := t.conv.Dir()
+// scratchDir returns the scratch folder of the task whose folder is dir, or "" when the task
+// is not stored (dir "").
+func scratchDir(dir string) string {
 	if dir == "" {
 		return ""
 	}

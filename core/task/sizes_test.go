@@ -49,7 +49,7 @@ func TestHugeOutputAndWriteKeepTheLogSmall(t *testing.T) {
 		}
 	}
 
-	dir := tk.scratchDir()
+	dir := scratchDir(tk.conv.Dir())
 	taskDir := filepath.Dir(dir)
 	size := func(name string) int64 {
 		st, err := os.Stat(filepath.Join(taskDir, name))

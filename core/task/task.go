@@ -2,41 +2,31 @@ package task
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/event"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
-	"github.com/cairnhq/cairn/core/prompt"
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task/asks"
 	"github.com/cairnhq/cairn/core/task/background"
+	"github.com/cairnhq/cairn/core/task/checkpoints"
 	"github.com/cairnhq/cairn/core/task/conversation"
 	"github.com/cairnhq/cairn/core/task/guards"
 	"github.com/cairnhq/cairn/core/task/hookpoints"
 	"github.com/cairnhq/cairn/core/task/msgqueue"
+	"github.com/cairnhq/cairn/core/task/settings"
+	"github.com/cairnhq/cairn/core/task/subagent"
+	"github.com/cairnhq/cairn/core/task/todo"
 	"github.com/cairnhq/cairn/core/tools"
-)
-
-// Errors returned to callers (the server maps them to codes).
-var (
-	ErrNoOpenAsk  = errors.New("the task is not waiting for an answer")
-	ErrStaleAsk   = errors.New("that question was already answered")
-	ErrNotFound   = errors.New("no such task")
-	ErrBusy       = errors.New("the task is busy")
-	ErrBadRequest = errors.New("bad request")
-	ErrClosed     = errors.New("the task is closed")
-	// ErrNotOwnSettings refuses a change of one task's model or policy when the task runs on
-	// the shared settings.
-	ErrNotOwnSettings = errors.New("the task runs on the shared settings: change them in Settings")
 )
 
 // Status is what the task is doing.
@@ -202,7 +192,7 @@ type Deps struct {
 // Turns builds, for each turn, what depends on the world around the loop: the workspace, the
 // editor, rules, checkpoints. core/agent implements it; every method is called on the task's
 // goroutine, one at a time, except Close and Checkpoint: a run's first checkpoint is taken in
-// the background while the other methods go on (checkpoint.go).
+// the background while the other methods go on (core/task/checkpoints).
 type Turns interface {
 	// SystemPrompt renders the system prompt for a mode, whose model is described by model
 	// (its tool format and whether it sees images). history is the task's whole API
@@ -255,15 +245,12 @@ type Task struct {
 	id   string
 	deps Deps
 	// sub is set, before the task starts and never changed, when the task is a subagent
-	// (sub.go).
-	sub    *SubOptions
+	// (sub.go, core/task/subagent).
+	sub    *subagent.Owner
 	broker *event.Broker[Event]
-	// live holds the task's current settings: the auto-approval policy changes while tools
-	// run, which read it without the lock.
-	live atomic.Pointer[config.Settings]
-	// models are the task's models (models.go): they change only for a task with settings of
-	// its own, read without the lock.
-	models atomic.Pointer[Models]
+	// cfg holds the task's current settings and models (core/task/settings): read without the
+	// lock; written under mu.
+	cfg *settings.Owner
 	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
 	wg sync.WaitGroup
 
@@ -274,6 +261,9 @@ type Task struct {
 	queue  *msgqueue.Queue            // messages sent while a run is active
 	hooks  *hookpoints.Points         // the user's hooks at the task's points, and what they added
 	bg     *background.Owner          // the commands left running (their registry keeps them)
+	asks   *asks.Owner                // the open question
+	todo   *todo.Owner                // the todo list and when its reminder is due
+	cps    *checkpoints.Owner         // checkpoint rows, the run's first checkpoint, changes at a completion
 
 	// mu guards every field below and the data of the owners still held by value. It is
 	// taken before an owner's own lock, never after: the decisions that span owners (startRun
@@ -281,12 +271,8 @@ type Task struct {
 	// under it. The conversation's lock, then the broker's, may be taken under it; a taskUI's
 	// never with it (docs/task-runtime.md).
 	mu     sync.Mutex
-	asks   asks      // the open question and the resume question (ask.go)
-	focus  focusDue  // when the todo-list reminder is due (run_tool.go)
-	step   stepState // the running loop, its first checkpoint, retry wait, restore, close (run.go)
+	step   stepState // the running loop, retry wait, restore, close (run.go)
 	status Status
-	// lastTool is the tool used last, with its argument (a subagent's status).
-	lastTool string
 }
 
 func newTask(meta store.Meta, deps Deps, log journal) *Task {
@@ -299,6 +285,9 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	if deps.Turns == nil {
 		deps.Turns = bareTurns{}
 	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
 	if meta.Mode == "" {
 		meta.Mode = ModeAct
 	}
@@ -308,21 +297,43 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 		broker: event.New(mergeEvents),
 		guards: guards.New(deps.Settings.TaskLimits, 0),
 		queue:  &msgqueue.Queue{},
+		asks:   &asks.Owner{},
 		status: StatusIdle,
+		cfg:    settings.New(deps.Settings, modelsOf(deps)),
 	}
 	t.conv = conversation.New(meta, log, deps.Now, events{t}, func(err error) {
-		t.logger().Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
+		t.deps.Logger.Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
 	})
-	t.bg = background.New(deps.Commands, t.conv.Say)
+	t.bg = background.New(deps.Commands, t.conv.Say, func(err error) {
+		t.deps.Logger.Warn("task: stopping background commands", "task", t.id, "err", err)
+	})
 	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
-	s := deps.Settings
-	t.live.Store(&s)
-	t.models.Store(modelsOf(deps))
+	t.todo = todo.New(todo.Deps{
+		List: func() string { return t.conv.Meta().FocusChain },
+		SetList: func(list string) (changed bool) {
+			t.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
+			return changed
+		},
+		Say: t.conv.Say,
+		Publish: func() {
+			t.mu.Lock()
+			t.publishStateLocked()
+			t.mu.Unlock()
+		},
+	})
+	t.cps = checkpoints.New(checkpoints.Deps{
+		Take:         deps.Turns.Checkpoint,
+		Say:          t.conv.Say,
+		NextAPIIndex: func() int { return len(t.conv.History()) + 1 },
+		Messages:     t.conv.Messages,
+		Bug:          t.reportBug,
+		Stuck: func(err error) {
+			t.deps.Logger.Error("task: the first checkpoint did not stop", "task", t.id, "err", err)
+		},
+		StopWait: cancelWait,
+	})
 	return t
 }
-
-// settings returns the task's current settings (never nil; callers must not modify it).
-func (t *Task) settings() *config.Settings { return t.live.Load() }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -379,17 +390,17 @@ func (t *Task) stateLocked() State {
 	var meta store.Meta
 	var n int
 	t.conv.Read(func(ms []msg.Message, _ []llm.Message, m *store.Meta) { meta, n = *m, len(ms) })
-	m := t.modelFor(meta.Mode)
+	m := t.cfg.For(meta.Mode == ModePlan)
 	return State{
 		ID: t.id, Status: t.status, Mode: meta.Mode, Title: meta.Title,
 		TokensIn: meta.TokensIn, TokensOut: meta.TokensOut, CacheReads: meta.CacheReads,
 		CacheWrites: meta.CacheWrites, Cost: meta.Cost, ContextTokens: meta.ContextTokens,
-		ContextWindow: int64(m.info.ContextWindow), FocusChain: meta.FocusChain,
-		OpenAsk: t.asks.index(), Model: m.name, MessageCount: n,
-		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: m.info.InputPrice > 0 || m.info.OutputPrice > 0,
-		Queued: t.queue.List(), AutoApprove: t.settings().AutoApprove, OwnSettings: meta.Overrides != nil,
-		Included: m.info.Included, ModelLabel: m.info.Label,
-		Sandbox: sandboxState(t.deps.Sandbox, *t.settings(), meta.Overrides),
+		ContextWindow: int64(m.Info.ContextWindow), FocusChain: meta.FocusChain,
+		OpenAsk: t.asks.Index(), Model: m.Name, MessageCount: n,
+		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: m.Info.InputPrice > 0 || m.Info.OutputPrice > 0,
+		Queued: t.queue.List(), AutoApprove: t.cfg.Settings().AutoApprove, OwnSettings: meta.Overrides != nil,
+		Included: m.Info.Included, ModelLabel: m.Info.Label,
+		Sandbox: sandboxState(t.deps.Sandbox, *t.cfg.Settings(), meta.Overrides),
 	}
 }
 
@@ -410,26 +421,6 @@ func (t *Task) setStatus(s Status) {
 // Host returns the host the task works through (the daemon routes editor events by it).
 func (t *Task) Host() tools.Host { return t.deps.Host }
 
-// SetMode switches between PLAN and ACT (docs/tools.md, "PLAN mode").
-func (t *Task) SetMode(mode string) error {
-	if mode != ModeAct && mode != ModePlan {
-		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
-	}
-	var old string
-	t.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
-	t.mu.Lock()
-	t.publishStateLocked()
-	pa := t.asks.open
-	if old == ModePlan && mode == ModeAct {
-		t.focus.planToAct = true
-	}
-	t.mu.Unlock()
-	if old == ModePlan && mode == ModeAct && pa != nil && pa.kind == msg.AskPlanModeRespond {
-		_ = t.Answer(pa.index, tools.Answer{Text: prompt.SwitchedToAct()})
-	}
-	return nil
-}
-
 // Mode returns the current mode.
 func (t *Task) Mode() string {
 	return t.conv.Meta().Mode
@@ -437,9 +428,59 @@ func (t *Task) Mode() string {
 
 // UpdateFocusChain stores the user's edit of the todo list; the model hears of it next turn.
 func (t *Task) UpdateFocusChain(markdown string) {
-	t.conv.SetMeta(func(m *store.Meta) { m.FocusChain = markdown })
-	t.mu.Lock()
-	t.focus.progressEdit = true
-	t.publishStateLocked()
-	t.mu.Unlock()
+	t.todo.Edit(markdown)
+}
+
+// BackgroundCommands are the commands a task's tools may leave running (Deps.Commands).
+type BackgroundCommands = background.Commands
+
+// EndedCommand is one command that ended or was stopped.
+type EndedCommand = background.Ended
+
+// Queued is a message waiting for the current step to end.
+type Queued = msgqueue.Item
+
+// Models are the models a task's requests go to (core/task/settings owns them).
+type Models = settings.Models
+
+// modelsOf returns the models deps start the task with.
+func modelsOf(d Deps) *Models {
+	return &Models{Provider: d.Provider, Act: d.Model, ActInfo: d.ModelInfo, Plan: d.PlanModel, PlanInfo: d.PlanModelInfo}
+}
+
+// Persistence is the conversation's (core/task/conversation): every record goes through its
+// journal, and a write that fails stops the writes and is kept. The task pauses at its next
+// step until the records are on disk again.
+
+// journal is where a task's records go: *store.Log, or a failing one in tests.
+type journal = conversation.Journal
+
+// events publishes the conversation's changes to the task's subscribers (conversation.Observer).
+type events struct{ t *Task }
+
+func (e events) Added(m msg.Message) { e.t.broker.Publish(Event{Kind: EventAdded, Message: m}, false) }
+func (e events) Appended(i int, delta string) {
+	e.t.broker.Publish(Event{Kind: EventAppended, Index: i, Delta: delta}, true)
+}
+func (e events) Finalized(i int) { e.t.broker.Publish(Event{Kind: EventFinalized, Index: i}, false) }
+func (e events) Updated(m msg.Message) {
+	e.t.broker.Publish(Event{Kind: EventUpdated, Message: m}, false)
+}
+func (e events) Reset() { e.t.broker.Publish(Event{Kind: EventReset}, false) }
+
+// recoverBug turns a panic into a logged bug report and an error row (docs/conventions.md,
+// "Bugs are reported and survived").
+func (t *Task) recoverBug(where string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	t.reportBug(where, r)
+}
+
+// reportBug logs a recovered panic with its stack and tells the user in one row.
+func (t *Task) reportBug(where string, r any) {
+	t.deps.Logger.Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	t.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
+		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
 }

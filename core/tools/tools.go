@@ -14,6 +14,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+
+	"github.com/cairnhq/cairn/core/toolnames"
 )
 
 // Category groups tools for auto-approval and for PLAN mode.
@@ -82,7 +84,7 @@ func (s Spec) ParamNames() []string {
 
 // TaskProgressParam is the focus-chain checklist any tool call may carry (docs/tools.md,
 // "task_progress").
-const TaskProgressParam = "task_progress"
+const TaskProgressParam = toolnames.TaskProgress
 
 // Call is one parsed tool use. Params holds only parameters that appeared.
 type Call struct {
@@ -189,6 +191,21 @@ func (r *Registry) Add(t Tool) {
 func (r *Registry) Get(name string) (Tool, bool) {
 	t, ok := r.byName[name]
 	return t, ok
+}
+
+// DiscardPreviews undoes what the tools (Discarders) opened while a call streamed: the call
+// will not run. It goes on after ctx is cancelled (a cancelled call's diff view still closes).
+// A nil registry has nothing open.
+func (r *Registry) DiscardPreviews(ctx context.Context) {
+	if r == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, n := range r.order {
+		if d, ok := r.byName[n].(Discarder); ok {
+			d.Discard(ctx)
+		}
+	}
 }
 
 // Specs returns every tool's spec in registration order.

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/prompt"
 )
 
 // Commands are the commands a task's tools left running (core/agent implements it). Every
@@ -53,10 +55,14 @@ const StopWait = 10 * time.Second
 type Owner struct {
 	cmds Commands // nil: the task's tools leave nothing running
 	say  Say
+	warn func(err error)
 }
 
-// New returns the owner of cmds (nil: none) that tells the chat through say.
-func New(cmds Commands, say Say) *Owner { return &Owner{cmds: cmds, say: say} }
+// New returns the owner of cmds (nil: none) that tells the chat through say and the daemon's
+// log through warn (a stop that failed: what was stopped is in the chat either way).
+func New(cmds Commands, say Say, warn func(err error)) *Owner {
+	return &Owner{cmds: cmds, say: say, warn: warn}
+}
 
 // Stop stops a command for the chat's Stop button, and says so in the chat. A command that had
 // already ended reports its exit code.
@@ -84,11 +90,11 @@ func (o *Owner) ReportEnded() {
 
 // StopAll stops the commands still running when a run ends and says which; why ends the
 // sentence "as the task …" ("completed", "was cancelled", "failed"). A cancelled run's ctx has
-// ended; the stop happens all the same, bounded by StopWait. The error is the stop's, for the
-// log: what was stopped is in the chat either way.
-func (o *Owner) StopAll(ctx context.Context, why string) error {
+// ended; the stop happens all the same, bounded by StopWait. A failed stop goes to the log:
+// what was stopped is in the chat either way.
+func (o *Owner) StopAll(ctx context.Context, why string) {
 	if o.cmds == nil {
-		return nil
+		return
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StopWait)
 	defer cancel()
@@ -100,7 +106,18 @@ func (o *Owner) StopAll(ctx context.Context, why string) error {
 		}
 		o.say(msg.SayInfo, text, payload(c), false)
 	}
-	return err
+	if err != nil {
+		o.warn(err)
+	}
+}
+
+// GoneNote is the note for a resumed task, whose rows are ms, that had left commands running
+// in the background: they are gone.
+func (o *Owner) GoneNote(ms []msg.Message) []llm.Content {
+	if WentThere(ms) {
+		return []llm.Content{llm.Text(prompt.BackgroundGone())}
+	}
+	return nil
 }
 
 // WentThere reports whether a row of the chat shows a command went to the background (its

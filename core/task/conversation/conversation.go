@@ -10,6 +10,7 @@
 package conversation
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -429,5 +430,28 @@ func (c *Conversation) saveMetaLocked() {
 	}
 	if err := c.log.SaveMeta(c.meta); err != nil {
 		c.failedLocked("task header", err)
+	}
+}
+
+// PauseUntilSaved holds the caller (the task's loop) while the conversation cannot be saved:
+// it shows the error, asks to resume through ask, and tries the writes again on each answer.
+// It returns nil once everything is on disk, or ask's error (the run was cancelled).
+func (c *Conversation) PauseUntilSaved(ctx context.Context, ask func(ctx context.Context) error) error {
+	for {
+		failure := c.Failure()
+		err := c.Repair()
+		if failure == nil {
+			return nil
+		}
+		if err == nil {
+			c.Say(msg.SayInfo, "The task is saved again and continues.", nil, false)
+			return nil
+		}
+		c.Say(msg.SayError, "Cairn could not save this task ("+failure.Error()+"). It is paused so nothing more is lost: "+
+			"the conversation is kept in memory and will be written once the data folder accepts writes again "+
+			"(free disk space or fix its permissions), then press Resume.", nil, false)
+		if err := ask(ctx); err != nil {
+			return err
+		}
 	}
 }

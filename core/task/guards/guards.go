@@ -252,3 +252,24 @@ func (g *Guards) NoToolRan() {
 	defer g.mu.Unlock()
 	g.mistakes++
 }
+
+// UnpricedNote is what the user is told at the start of a task whose model's requests cannot
+// be priced (model names it, "" when unknown; included: the editor's own models, which have no
+// price), when the task has a cost limit: the limit is never silently ignored. "" when there is
+// no cost limit.
+func (g *Guards) UnpricedNote(model string, included bool) string {
+	limit := g.Limits().MaxCost
+	switch {
+	case limit <= 0:
+		return ""
+	case included:
+		return fmt.Sprintf("The cost limit of $%.2f does not apply to this task: its requests go to the editor's own "+
+			"language models, which are included with the editor and have no price. The request limit applies as usual.", limit)
+	}
+	if model == "" {
+		model = "this model"
+	}
+	return fmt.Sprintf("The cost limit of $%.2f cannot be checked from prices: Cairn does not know the prices of %s. "+
+		"Only costs the provider reports count toward it; set api.inputPrice and api.outputPrice (USD per million tokens) to price every request.",
+		limit, model)
+}

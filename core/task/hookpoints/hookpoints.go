@@ -7,6 +7,7 @@ package hookpoints
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -155,4 +156,23 @@ func params(call tools.Call) map[string]string {
 		return map[string]string{}
 	}
 	return call.Params
+}
+
+// Resume fires TaskResume with what the task was before it was resumed: its rows ms.
+func (p *Points) Resume(ctx context.Context, ms []msg.Message) {
+	prev := hooks.PreviousState{MessageCount: strconv.Itoa(len(ms)), ConversationHistoryDeleted: "false"}
+	if n := len(ms); n > 0 {
+		prev.LastMessageTs = strconv.FormatInt(ms[n-1].Time.UnixMilli(), 10)
+	}
+	p.Fire(ctx, hooks.TaskResume, hooks.ResumeData{TaskMetadata: p.Meta(), PreviousState: prev})
+}
+
+// Truncation fires PreCompact before a request whose history the projection is about to
+// truncate: the last request used tokens, more than the allowed tokens a request may use;
+// messages is the length of the API history.
+func (p *Points) Truncation(ctx context.Context, tokens int64, allowed, messages int) {
+	if !p.On() || tokens <= 0 || tokens < int64(allowed) {
+		return
+	}
+	p.Compact(ctx, hooks.CompactTruncate, tokens, messages)
 }

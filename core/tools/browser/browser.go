@@ -13,11 +13,12 @@ import (
 	_ "embed"
 	"strings"
 
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Name is the tool's name in the prompt.
-const Name = "browser_action"
+const Name = toolnames.BrowserAction
 
 // Model-facing texts (docs/conventions.md, "Comments and model-facing text").
 var (

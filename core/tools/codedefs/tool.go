@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 const (
 	// Name is the tool's name in the prompt and in tool calls.
-	Name = "list_code_definition_names"
+	Name = toolnames.ListCodeDefinitionNames
 	// MaxFiles caps how many source files of a folder are outlined (Cline's figure).
 	MaxFiles = 50
 	// MaxFileBytes skips huge files (bundles, generated code): their outline would be noise

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/diff"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/workspace"
 )
@@ -60,8 +61,8 @@ type Tool struct {
 
 // The tools' names, in the prompt and in tool calls.
 const (
-	WriteName   = "write_to_file"
-	ReplaceName = "replace_in_file"
+	WriteName   = toolnames.WriteToFile
+	ReplaceName = toolnames.ReplaceInFile
 )
 
 // NewWrite returns write_to_file.

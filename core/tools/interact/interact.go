@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -23,11 +24,11 @@ var descriptions = tools.ParseSections(descriptionsMD)
 // The tools' names, in the prompt and in tool calls: everything that names one of them uses
 // these.
 const (
-	FollowupName    = "ask_followup_question"
-	CompletionName  = "attempt_completion"
-	PlanRespondName = "plan_mode_respond"
-	NewTaskName     = "new_task"
-	CondenseName    = "condense"
+	FollowupName    = toolnames.AskFollowupQuestion
+	CompletionName  = toolnames.AttemptCompletion
+	PlanRespondName = toolnames.PlanModeRespond
+	NewTaskName     = toolnames.NewTask
+	CondenseName    = toolnames.Condense
 )
 
 // All returns every interact tool.

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Name is the tool's name in the prompt.
-const Name = "list_files"
+const Name = toolnames.ListFiles
 
 // Tool is list_files.
 type Tool struct{}

@@ -20,14 +20,15 @@ import (
 
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Tool names.
 const (
-	UseTool        = "use_mcp_tool"
-	AccessResource = "access_mcp_resource"
-	LoadDocs       = "load_mcp_documentation"
+	UseTool        = toolnames.UseMCPTool
+	AccessResource = toolnames.AccessMCPResource
+	LoadDocs       = toolnames.LoadMCPDocumentation
 )
 
 // MaxResultChars caps the text of one result sent to the model (about 12k tokens).

@@ -16,13 +16,14 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
 const (
 	// Name is the tool's name in the prompt and in tool calls.
-	Name = "read_file"
+	Name = toolnames.ReadFile
 	// MaxBytes is the largest file read_file accepts (Cline's 20 × 1000 × 1024).
 	MaxBytes = 20 * 1000 * 1024
 	// DefaultLineLimit applies when Settings.ReadFileLineLimit is 0.

@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Name is the tool's name in the prompt.
-const Name = "search_files"
+const Name = toolnames.SearchFiles
 
 // Tool is search_files.
 type Tool struct {

@@ -8,14 +8,15 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Names of the tools that work on commands execute_command started (README "Commands that
 // keep running").
 const (
-	ReadOutputName = "read_command_output"
-	StopName       = "stop_command"
+	ReadOutputName = toolnames.ReadCommandOutput
+	StopName       = toolnames.StopCommand
 )
 
 // ReadOutput is read_command_output. It implements tools.Tool.

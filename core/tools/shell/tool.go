@@ -19,11 +19,12 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/shellcmd"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Name is the tool's name in the prompt.
-const Name = "execute_command"
+const Name = toolnames.ExecuteCommand
 
 // Output reaches the chat in pieces of at most this age or about this size, so a chatty
 // command neither floods the client with tiny updates nor looks frozen.

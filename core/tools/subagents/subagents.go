@@ -15,11 +15,12 @@ import (
 	"sync"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Name is the tool's name in the prompt.
-const Name = "use_subagents"
+const Name = toolnames.UseSubagents
 
 // MaxChildren is how many subagents one call may start.
 const MaxChildren = 4

@@ -11,11 +11,12 @@ import (
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/skills"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Name is the tool's name in the prompt and in tool calls.
-const Name = "use_skill"
+const Name = toolnames.UseSkill
 
 // maxSkillKB is the size past which core/skills cuts a SKILL.md, for the truncation note.
 const maxSkillKB = 256

@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
 // Name is the tool's name in the prompt.
-const Name = "web_fetch"
+const Name = toolnames.WebFetch
 
 // MaxChars caps the text the model receives from one page.
 const MaxChars = 50_000

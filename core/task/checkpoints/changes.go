@@ -1,10 +1,6 @@
-package task
+package checkpoints
 
-import (
-	"context"
-
-	"github.com/cairnhq/cairn/core/msg"
-)
+import "github.com/cairnhq/cairn/core/msg"
 
 // A completion offers "See new changes" only when the workspace differs from what it was at
 // the previous completion (README, its opening: "See new changes"). Checkpoints are taken
@@ -12,14 +8,6 @@ import (
 // hook blocked), so the task takes one more just before the completion row: whatever any step
 // did is in it. The checkpoint rows' hashes then say whether anything changed: the latest
 // one against the one that stood at the previous completion (or the task's first).
-
-// markChanges takes the completion's checkpoint and fills in p.Changes. Without checkpoints
-// (off, failed) there is nothing to compare, and p.Changes says no changes.
-func (t *Task) markChanges(ctx context.Context, p *msg.Completion) {
-	t.checkpoint(ctx)
-	changed := changedSinceCompletion(t.conv.Messages())
-	p.Changes = &changed
-}
 
 // changedSinceCompletion reports whether the latest checkpoint row has another hash than the
 // last one before the previous completion row (the task's first checkpoint when there is no

@@ -1,0 +1,24 @@
+package task
+
+import (
+	"errors"
+
+	"github.com/cairnhq/cairn/core/task/asks"
+	"github.com/cairnhq/cairn/core/task/background"
+)
+
+// Errors returned to callers (the server maps them to codes).
+var (
+	ErrNoOpenAsk  = asks.ErrNoOpenAsk
+	ErrStaleAsk   = asks.ErrStaleAsk
+	ErrNotFound   = errors.New("no such task")
+	ErrBusy       = errors.New("the task is busy")
+	ErrBadRequest = errors.New("bad request")
+	ErrClosed     = errors.New("the task is closed")
+	// ErrNotOwnSettings refuses a change of one task's model or policy when the task runs on
+	// the shared settings.
+	ErrNotOwnSettings = errors.New("the task runs on the shared settings: change them in Settings")
+)
+
+// ErrNoCommand is StopCommand's answer for an id the task never gave a command.
+var ErrNoCommand = background.ErrNoCommand
