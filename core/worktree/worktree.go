@@ -451,6 +451,16 @@ func snapshot(ctx context.Context, dir string) (string, error) {
 	if err := copyInto(tmp, idx); err != nil {
 		return "", err
 	}
+	// The copy keeps the index's time: git re-reads a file whose time is not older than the
+	// index's, as one edited in the second the index was written may hold a change its stat
+	// does not show; a copy timed now would switch that check off and miss such an edit.
+	if st, err := os.Stat(idx); err == nil {
+		if err := os.Chtimes(tmp.Name(), st.ModTime(), st.ModTime()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
 	g.env = []string{"GIT_INDEX_FILE=" + tmp.Name()}
 	if _, err := g.run(ctx, "add", "-A", "."); err != nil {
 		return "", err
