@@ -40,8 +40,12 @@ type Worktree struct {
 	Title  string `json:"title"`
 	// Repo is the top folder of the user's repository.
 	Repo string `json:"repo"`
-	// Path is the worktree's folder: the task's workspace root.
-	Path   string `json:"path"`
+	// Path is the worktree's folder, the checkout of the repository's top.
+	Path string `json:"path"`
+	// Sub is the folder of the repository the task was started in, slash-separated from its
+	// top ("" for the top): the task is rooted at the same folder inside its worktree, so a
+	// file it writes lands in that folder when merged (README, "Tasks in worktrees").
+	Sub    string `json:"sub,omitempty"`
 	Branch string `json:"branch"`
 	// Base is the commit the branch started from: changes are counted and reviewed against it.
 	Base    string    `json:"base"`
@@ -49,6 +53,9 @@ type Worktree struct {
 	// Merged is when the task's changes were last merged (zero: never).
 	Merged time.Time `json:"merged,omitzero"`
 }
+
+// Root is the task's workspace root: Sub inside the worktree.
+func (w Worktree) Root() string { return filepath.Join(w.Path, filepath.FromSlash(w.Sub)) }
 
 // Stats counts a worktree's changes against its base, uncommitted and new files included.
 type Stats struct {
@@ -103,7 +110,8 @@ func RepoTop(ctx context.Context, dir string) (string, error) {
 }
 
 // Create makes the worktree of task id (title names the branch) from the current HEAD of the
-// repository holding repo: branch cairn/<slug>-<id>, folder <dir>/<id>/<repository name>.
+// repository holding repo: branch cairn/<slug>-<id>, folder <dir>/<id>/<repository name>, and
+// the task's root (Root) at repo's place inside it.
 // With carry, the working tree's uncommitted changes and new (not ignored) files are copied
 // into it, uncommitted.
 func (m *Manager) Create(ctx context.Context, repo, title, id string, carry bool) (Worktree, error) {
@@ -118,6 +126,11 @@ func (m *Manager) Create(ctx context.Context, repo, title, id string, carry bool
 	}
 	w := Worktree{TaskID: id, Title: title, Repo: top, Branch: "cairn/" + slug(title) + "-" + id, Base: base,
 		Path: filepath.Join(m.dir, id, filepath.Base(top)), Created: time.Now().UTC()}
+	if abs, err := filepath.Abs(repo); err == nil {
+		if rel, err := filepath.Rel(canon(top), canon(abs)); err == nil && rel != "." && filepath.IsLocal(rel) {
+			w.Sub = filepath.ToSlash(rel)
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(w.Path), 0o700); err != nil {
@@ -133,6 +146,11 @@ func (m *Manager) Create(ctx context.Context, repo, title, id string, carry bool
 		if err := carryChanges(ctx, top, w.Path); err != nil {
 			return Worktree{}, errors.Join(fmt.Errorf("carry uncommitted changes: %w", err), m.remove(ctx, w))
 		}
+	}
+	// A folder git does not track (empty, or only new files not carried) is made, so the
+	// task's root exists.
+	if err := os.MkdirAll(w.Root(), 0o755); err != nil {
+		return Worktree{}, errors.Join(err, m.remove(ctx, w))
 	}
 	return w, nil
 }

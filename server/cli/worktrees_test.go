@@ -165,3 +165,53 @@ func TestWorktreesRunningElsewhere(t *testing.T) {
 		t.Fatalf("the running task's worktree is gone: %v", err)
 	}
 }
+
+// `cairn run --worktree -C repo/sub` roots the task at sub inside its worktree, so a file it
+// writes as pkg/new.txt lands in repo/sub/pkg/new.txt when merged (README, "Tasks in worktrees").
+func TestWorktreeKeepsTheSubfolder(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<write_to_file>\n<path>pkg/new.txt</path>\n<content>\nnew\n</content>\n</write_to_file>"},
+		{Text: completion},
+	}})
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, repo, "init", "-q")
+	if err := os.MkdirAll(filepath.Join(repo, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "sub", "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, repo, "add", "-A")
+	gitCLI(t, repo, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-q", "-m", "first")
+	data := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	cairn := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := cairn("run", "-C", filepath.Join(repo, "sub"), "--data-dir", data, "--base-url", srv.URL(), "--api-key", "k",
+		"--model", "m", "--auto-approve", "edit", "--worktree", "add a file")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	recs, _ := filepath.Glob(filepath.Join(data, "worktrees", "*.json"))
+	if len(recs) != 1 {
+		t.Fatalf("records %v", recs)
+	}
+	id := strings.TrimSuffix(filepath.Base(recs[0]), ".json")
+	if code, out, errs := cairn("worktrees", "--data-dir", data, "merge", id); code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(repo, "sub", "pkg", "new.txt")); err != nil || string(b) != "new\n" {
+		t.Fatalf("sub/pkg/new.txt after the merge: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "pkg")); !os.IsNotExist(err) {
+		t.Fatalf("the task wrote at the repository's top: %v", err)
+	}
+}
