@@ -30,7 +30,8 @@ import (
 
 // runOptions are the flags of run and resume (resume has no dir, mode or hooks).
 type runOptions struct {
-	dir, mode, dataFlag          *string
+	mode, dataFlag               *string
+	dirs                         *dirsFlag
 	jsonOut, connect, trustHooks *bool
 	worktree                     *bool
 	sf                           *settingsFlags
@@ -40,7 +41,7 @@ type runOptions struct {
 func runFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 	fs := newFlags("run", stdio)
 	o := &runOptions{sf: &settingsFlags{}}
-	o.dir = fs.String("C", ".", "workspace directory")
+	o.dirs = dirFlags(fs, true, "workspace directory; several -C make several workspace roots")
 	o.mode = fs.String("mode", "act", "act or plan")
 	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
 	o.dataFlag = fs.String("data-dir", "", "data directory")
@@ -66,7 +67,7 @@ func resumeFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 // run starts a daemon for itself, runs one task as its client and prints the conversation.
 func run(ctx context.Context, args []string, stdio IO) int {
 	fs, o := runFlags(stdio)
-	dir, mode, jsonOut, dataFlag, connect, trustHooks, sf := o.dir, o.mode, o.jsonOut, o.dataFlag, o.connect, o.trustHooks, o.sf
+	mode, jsonOut, dataFlag, connect, trustHooks, sf := o.mode, o.jsonOut, o.dataFlag, o.connect, o.trustHooks, o.sf
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -89,16 +90,20 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		}
 	}
 	return withDaemon(ctx, *dataFlag, *connect, *sf, stdio, func(c *client) int {
-		root, err := filepath.Abs(*dir)
-		if err != nil {
-			stdio.errf("cairn run: %v\n", err)
-			return exitUsage
-		}
-		if *trustHooks {
-			if err := enableHooks(ctx, c, root, stdio); err != nil {
-				stdio.errf("cairn run: --hooks: %v\n", statusText(err))
-				return exitFailure
+		var roots []string
+		for _, d := range o.dirs.all() {
+			root, err := filepath.Abs(d)
+			if err != nil {
+				stdio.errf("cairn run: %v\n", err)
+				return exitUsage
 			}
+			if *trustHooks {
+				if err := enableHooks(ctx, c, root, stdio); err != nil {
+					stdio.errf("cairn run: --hooks: %v\n", statusText(err))
+					return exitFailure
+				}
+			}
+			roots = append(roots, strings.ToValidUTF8(root, "\uFFFD"))
 		}
 		m := cairnv1.Mode_MODE_ACT
 		if *mode == "plan" {
@@ -107,7 +112,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		// Protobuf strings are UTF-8 only: bad bytes in the task or the folder's name become
 		// U+FFFD (the daemon maps such a folder name back to the folder on disk).
 		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
-			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m, Overrides: own, Worktree: *o.worktree})
+			WorkspaceRoots: roots, Mode: m, Overrides: own, Worktree: *o.worktree})
 		if err != nil {
 			stdio.errf("cairn run: %v\n", statusText(err))
 			return exitFailure
