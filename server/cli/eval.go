@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -38,8 +40,8 @@ func evalFlags(stdio IO) (*flag.FlagSet, *evalOptions) {
 	o.tries = fs.Int("tries", 2, "test runs per exercise; a failure with tries left goes back to the task")
 	o.parallel = fs.Int("parallel", runtime.NumCPU(), "exercises run at once")
 	o.agentic = fs.Bool("agentic", false, "also offer and auto-approve commands (the agent may run the tests itself)")
-	o.out = fs.String("out", "results.jsonl", "results file, one JSON line per exercise")
-	o.resume = fs.Bool("resume", false, "keep the results file and skip the exercises already in it")
+	o.out = fs.String("out", "", "results file, one JSON line per exercise (default: a new results-DATE.jsonl; never overwritten)")
+	o.resume = fs.Bool("resume", false, "go on with the results file (--out, default: the newest results-*.jsonl here), skipping the exercises already in it")
 	o.compare = fs.String("compare", "", "a published pass rate (percent) to compare the last try's rate with")
 	o.testTimeout = fs.Duration("test-timeout", 3*time.Minute, "time limit of one test run")
 	o.taskTimeout = fs.Duration("task-timeout", 30*time.Minute, "time limit of one exercise, all tries")
@@ -117,9 +119,19 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 	if code, ok := checkToolchains(ctx, tc, exercises, stdio); !ok {
 		return code
 	}
+	if *o.out, err = resultsPath(*o.out, *o.resume, time.Now()); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	results, done, err := eval.OpenResults(*o.out, *o.resume, log)
+	if errors.Is(err, eval.ErrResultsExist) {
+		return fail(exitUsage, "%s already holds results and is left as it is: add --resume to go on with it, "+
+			"or give another --out (without --out each run writes a new dated file)", *o.out)
+	}
 	if err != nil {
 		return fail(exitFailure, "results file: %v", err)
+	}
+	if !*o.resume {
+		stdio.errf("cairn eval: results go to %s\n", *o.out)
 	}
 	defer func() {
 		if err := results.Close(); err != nil {
@@ -245,4 +257,42 @@ func commaList(s string) []string {
 		}
 	}
 	return out
+}
+
+// resultsPrefix and resultsSuffix name the dated results file a run writes without --out.
+const (
+	resultsPrefix = "results-"
+	resultsSuffix = ".jsonl"
+)
+
+// resultsPath is the results file of a run: out when given; else with resume the newest
+// dated file in the current folder, and without it a new dated one, so that no run ever
+// overwrites another's results (README, "Benchmark").
+func resultsPath(out string, resume bool, now time.Time) (string, error) {
+	if out != "" {
+		return out, nil
+	}
+	if resume {
+		names, err := filepath.Glob(resultsPrefix + "*" + resultsSuffix)
+		if err != nil {
+			return "", err
+		}
+		if len(names) == 0 {
+			return "", errors.New("--resume: no results-*.jsonl here to go on with: give it with --out")
+		}
+		sort.Strings(names) // the dates sort as the names do
+		return names[len(names)-1], nil
+	}
+	base := resultsPrefix + now.UTC().Format("2006-01-02T150405Z")
+	for i := 1; ; i++ {
+		name := base + resultsSuffix
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d%s", base, i, resultsSuffix)
+		}
+		if _, err := os.Lstat(name); os.IsNotExist(err) {
+			return name, nil
+		} else if err != nil {
+			return "", err
+		}
+	}
 }

@@ -434,3 +434,30 @@ func TestEvalAgenticRunsCommands(t *testing.T) {
 		t.Fatalf("result %v\n%s", r, logs)
 	}
 }
+
+// A run without --resume never overwrites a results file that holds results: it refuses and
+// says how to go on; without --out each run writes a new dated file (README, "Benchmark").
+func TestEvalNeverOverwritesResults(t *testing.T) {
+	ds := polyglot(t)
+	srv := llmtest.New(t, llmtest.Script{})
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	out := filepath.Join(t.TempDir(), "results.jsonl")
+	prior := `{"language":"go","exercise":"octal","passed":true,"passed_on_try":1,"tries":1,"prompt_tokens":10,` +
+		`"completion_tokens":5,"cost_usd":0.01,"seconds":3,"error":""}` + "\n"
+	if err := os.WriteFile(out, []byte(prior), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"eval", "polyglot", "--dataset", ds, "--exercises", "go/octal",
+		"--base-url", srv.URL(), "--api-key", "k", "--model", "m", "--out", out, "--cache", t.TempDir()},
+		cli.IO{In: strings.NewReader(""), Out: &stdout, Err: &errb})
+	if code == 0 || !strings.Contains(errb.String(), "--resume") {
+		t.Fatalf("a second run on a results file: exit %d\n%s%s", code, stdout.String(), errb.String())
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != prior {
+		t.Fatalf("the results file changed: %q %v", b, err)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatal("the refused run asked the model")
+	}
+}

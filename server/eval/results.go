@@ -69,11 +69,20 @@ type Results struct {
 	f  *os.File
 }
 
-// OpenResults opens path for appending; without resume it starts the file anew. With resume,
-// a last line cut short is removed first (logged).
+// OpenResults opens path for appending. Without resume the file must be new or empty: one
+// that holds results is ErrResultsExist, and is left as it is. With resume, a last line cut
+// short is removed first (logged).
 func OpenResults(path string, resume bool, log *slog.Logger) (*Results, []Result, error) {
 	var done []Result
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	if !resume {
+		switch st, err := os.Stat(path); {
+		case err == nil && st.Size() > 0:
+			return nil, nil, fmt.Errorf("%s: %w", path, ErrResultsExist)
+		case err != nil && !os.IsNotExist(err):
+			return nil, nil, err
+		}
+	}
 	if resume {
 		var cut int64
 		var err error
@@ -87,7 +96,6 @@ func OpenResults(path string, resume bool, log *slog.Logger) (*Results, []Result
 				return nil, nil, err
 			}
 		}
-		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
