@@ -32,6 +32,7 @@ import (
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/hooks"
+	"github.com/cairnhq/cairn/core/host/direct"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
@@ -72,6 +73,10 @@ const MCPSettingsFile = "mcp_settings.json"
 
 // HooksFile records, in the data dir, the hooks the user enabled and trusted.
 const HooksFile = "hooks.json"
+
+// CommandsDir is the data dir's folder of records of the commands run outside the command
+// sandbox, one folder per daemon (core/host/direct's Ledger).
+const CommandsDir = "commands"
 
 // WorktreesDir is the data dir's folder of the tasks' git worktrees and their records
 // (core/worktree).
@@ -167,6 +172,13 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		Logger: mcpLog, Sandbox: agent.MCPSandbox(settings.Get, cfg.DataDir, mcpLog)})
 	hub.Start()
 	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
+	// What a daemon killed outright left running on this data dir is stopped before any client
+	// connects (README, "Commands that keep running"); this daemon's own commands are recorded
+	// in turn.
+	agentCfg.Ledger = direct.NewLedger(filepath.Join(cfg.DataDir, CommandsDir))
+	if n, err := agentCfg.Ledger.Reap(); err != nil || n > 0 {
+		cfg.Logger.Info("stopped commands a killed daemon left running", "groups", n, "err", err)
+	}
 	agentCfg.MCP = hub
 	agentCfg.Version = cfg.Version
 	// The daemon keeps a warm trigram index per workspace root for search_files; Stop closes them.

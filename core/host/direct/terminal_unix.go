@@ -62,8 +62,14 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 			return nil, fmt.Errorf("direct: start %s: %w", t.Shell, err)
 		}
 	}
+	forget := func() {}
 	if rep != nil {
 		rep.Started()
+	} else if forget, err = t.Ledger.add(cmd.Process.Pid); err != nil {
+		// Unrecorded, it could outlive a killed daemon: it does not run at all.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("direct: record the command for the next daemon: %w", err)
 	}
 	grace := t.Grace
 	if grace <= 0 {
@@ -75,6 +81,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		out:    newOutPipe(),
 		exited: make(chan struct{}),
 		code:   -1,
+		forget: forget,
 	}
 	go p.wait(cmd, out, rep)
 	go p.read(out)
@@ -185,6 +192,15 @@ type process struct {
 	exited   chan struct{}
 	code     int
 	escalate sync.Once
+	// forget removes the group's ledger record once the group is gone.
+	forget func()
+}
+
+// forgetIfGone removes the ledger record when nothing of the group runs any more.
+func (p *process) forgetIfGone() {
+	if syscall.Kill(-p.pgid, 0) != nil {
+		p.forget()
+	}
 }
 
 func (p *process) Output() io.Reader { return p.out }
@@ -221,11 +237,13 @@ func (p *process) killAfterGrace() {
 	case <-timer.C:
 	case <-p.exited:
 		if syscall.Kill(-p.pgid, 0) != nil {
+			p.forget()
 			return // the whole group went away on SIGTERM
 		}
 		<-timer.C
 	}
 	_ = syscall.Kill(-p.pgid, syscall.SIGKILL) // ESRCH just means it ended meanwhile
+	p.forget()
 }
 
 func (p *process) wait(cmd *exec.Cmd, out *os.File, rep *sandbox.ExitReport) {
@@ -248,6 +266,7 @@ func (p *process) wait(cmd *exec.Cmd, out *os.File, rep *sandbox.ExitReport) {
 		}
 	}
 	close(p.exited)
+	p.forgetIfGone() // what the shell left running keeps its record
 	// Wake a reader blocked on a PTY still held open by an orphaned background job; bytes
 	// already written keep arriving and extend the deadline.
 	_ = out.SetReadDeadline(time.Now().Add(drainIdle))
