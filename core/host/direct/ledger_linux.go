@@ -166,3 +166,32 @@ func procStat(pid int) (pgid int, start uint64, err error) {
 	start, err = strconv.ParseUint(f[19], 10, 64) // field 22
 	return pgid, start, err
 }
+
+// groupRunning reports whether a process of group pgid runs (zombies, which nobody may reap
+// here, do not count).
+func groupRunning(pgid int) bool {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, e := range procs {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:])
+		if i < 0 || len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid && pid > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -183,6 +183,10 @@ func startPipes(cmd *exec.Cmd) (*os.File, error) {
 	return r, nil
 }
 
+// leftoverPoll is how often a finished command's terminal looks whether what the command
+// left running has ended.
+const leftoverPoll = 250 * time.Millisecond
+
 // process is one started command. It implements tools.Process.
 type process struct {
 	pgid  int
@@ -299,8 +303,13 @@ func (p *process) read(f *os.File) {
 	}
 	p.out.close()
 	// A command that closed its output but runs on (a daemon) keeps its terminal until it
-	// ends or is killed, as it would in the user's terminal.
+	// ends or is killed, as it would in the user's terminal; so does what it left running
+	// in its group (`server &`, the sandbox's launcher keeping it): closing the terminal
+	// would hang them up (README, "Commands that keep running").
 	<-p.exited
+	for groupRunning(p.pgid) {
+		time.Sleep(leftoverPoll)
+	}
 	_ = f.Close() // read-only; nothing is lost if closing fails
 }
 
