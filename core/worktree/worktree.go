@@ -89,8 +89,14 @@ type Manager struct {
 	mu sync.Mutex
 }
 
-// New returns the manager of the worktrees under dir.
-func New(dir string) *Manager { return &Manager{dir: dir} }
+// New returns the manager of the worktrees under dir. A relative dir (`--data-dir data`) is
+// made absolute first: git names worktrees by absolute paths, and so must their records.
+func New(dir string) *Manager {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return &Manager{dir: dir}
+}
 
 // Dir is the folder the worktrees and their records live in.
 func (m *Manager) Dir() string { return m.dir }

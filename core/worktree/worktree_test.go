@@ -420,3 +420,18 @@ func TestChangesSeeAnEditInTheIndexSecond(t *testing.T) {
 		t.Fatalf("changes = %v, want %v", cs, want)
 	}
 }
+
+// A manager given a relative folder (`--data-dir data`) lists its worktrees as present.
+func TestRelativeDirListsPresent(t *testing.T) {
+	ctx := context.Background()
+	r := repo(t, map[string]string{"a.txt": "a\n"})
+	t.Chdir(t.TempDir())
+	m := New("worktrees")
+	if _, err := m.Create(ctx, r, "rel", "1-rel", false); err != nil {
+		t.Fatal(err)
+	}
+	list, err := m.List(ctx, r)
+	if err != nil || len(list) != 1 || !list[0].Present || !filepath.IsAbs(list[0].Path) {
+		t.Fatalf("List = %+v, %v; want one present worktree with an absolute path", list, err)
+	}
+}
