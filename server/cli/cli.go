@@ -163,11 +163,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 
 // dataDir is --data-dir, else CAIRN_DATA_DIR, else $XDG_DATA_HOME/cairn.
 func dataDir(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if v := os.Getenv("CAIRN_DATA_DIR"); v != "" {
-		return v
+	for _, v := range []string{flagValue, os.Getenv("CAIRN_DATA_DIR")} {
+		if v != "" {
+			// Absolute: the socket's address and the worktrees' records name paths in it.
+			if abs, err := filepath.Abs(v); err == nil {
+				return abs
+			}
+			return v
+		}
 	}
 	base := os.Getenv("XDG_DATA_HOME")
 	if base == "" {
