@@ -24,7 +24,8 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return "merge conflict in " + joinNames(e.Files) + "; nothing was changed"
+	return "merge conflict in " + joinNames(e.Files) + "; nothing was changed: commit or set aside your own " +
+		"changes to those files and merge again, or review the task's changes and carry them over by hand"
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) true.

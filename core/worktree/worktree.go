@@ -328,7 +328,7 @@ func (m *Manager) List(ctx context.Context, repo string) ([]Entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		top = t
+		top = mainTop(ctx, t)
 	}
 	recs, err := m.Records()
 	if err != nil {
@@ -352,6 +352,16 @@ func (m *Manager) List(ctx context.Context, repo string) ([]Entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// mainTop returns the main repository's top for the top of one of its worktrees (a task's
+// own, where `cairn worktrees list` may be run), and top itself otherwise.
+func mainTop(ctx context.Context, top string) string {
+	common, err := gitCmd{dir: top}.line(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil || filepath.Base(common) != ".git" {
+		return top
+	}
+	return filepath.Dir(common)
 }
 
 // listed returns the folders `git worktree list` names for the repository at top.

@@ -189,6 +189,9 @@ func worktreesMerge(ctx context.Context, c *client, id, mode string, stdio IO) i
 		return exitFailure
 	}
 	if len(resp.GetFiles()) == 0 {
+		if w := findWorktree(ctx, c, id); w != nil && w.GetMerged() != "" {
+			return stdio.emit(fmt.Sprintf("nothing new to merge: task %s's changes were merged at %s, and it changed nothing since\n", id, w.GetMerged()))
+		}
 		return stdio.emit("nothing to merge: the task changed nothing\n")
 	}
 	how := "as uncommitted changes"

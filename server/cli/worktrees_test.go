@@ -88,6 +88,15 @@ func TestWorktreesCommand(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(repo, "notes.md")); err != nil || string(b) != "# Notes\n" {
 		t.Fatalf("merged notes.md %q %v", b, err)
 	}
+	// A second merge says it was merged already; `list` inside a task's worktree lists the
+	// repository's worktrees.
+	if code, out, errs := cairn("worktrees", "--data-dir", data, "merge", first); code != 0 || !strings.Contains(out, "nothing new to merge") {
+		t.Fatalf("second merge: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := cairn("worktrees", "-C", lines[1]["path"].(string), "--data-dir", data, "list"); code != 0 ||
+		!strings.Contains(out, first) || !strings.Contains(out, second) {
+		t.Fatalf("list inside a task's worktree: exit %d\n%s\n%s", code, out, errs)
+	}
 	if code, _, errs := cairn("worktrees", "--data-dir", data, "discard", second); code != 2 || !strings.Contains(errs, "--yes") {
 		t.Fatalf("discard without a terminal: exit %d\n%s", code, errs)
 	}
