@@ -329,6 +329,8 @@ func (p *printer) followEvents(ctx context.Context) int {
 		case ctx.Err() != nil:
 			p.cancelTask()
 			p.io.errf("\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
+		case daemonGone(err):
+			p.io.errf("\ncairn: %s; `cairn resume %s` reopens the task\n", goneText, p.taskID)
 		default:
 			p.io.errf("cairn: %v\n", statusText(err))
 		}
