@@ -96,6 +96,9 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		}
 	}
 	if background && t.reg.BackgroundFull() {
+		// The refusal is the user's to see too (the chat, `cairn run`'s note), not only the
+		// model's (README, "Commands that keep running").
+		env.UI.Say(ctx, msg.SayInfo, render("row.background_full", rowData{ID: MaxBackground, Command: command}), nil, false)
 		return tools.Errorf("%s", render("error.background_full", MaxBackground)), nil
 	}
 
