@@ -136,6 +136,10 @@ func readResults(t *testing.T, path string) map[string]map[string]any {
 		sort.Strings(keys)
 		want := []string{"completion_tokens", "cost_usd", "error", "exercise", "language", "passed", "passed_on_try",
 			"prompt_tokens", "seconds", "tries"}
+		if _, ok := m["price_unknown"]; ok { // the scripted model has no prices
+			want = []string{"completion_tokens", "cost_usd", "error", "exercise", "language", "passed", "passed_on_try",
+				"price_unknown", "prompt_tokens", "seconds", "tries"}
+		}
 		if !reflect.DeepEqual(keys, want) {
 			t.Fatalf("results line has the fields %v, want exactly %v", keys, want)
 		}
@@ -323,6 +327,12 @@ func TestEvalResume(t *testing.T) {
 	res := readResults(t, out)
 	if len(res) != 2 || res["go/trinary"]["passed"] != true || res["go/octal"]["prompt_tokens"] != 10.0 {
 		t.Fatalf("results after --resume: %v", res)
+	}
+	// The scripted model has no prices: its cost is unknown, never "$0.0000", in the results,
+	// the progress line and the table.
+	logs := stdout.String() + errb.String()
+	if res["go/trinary"]["price_unknown"] != true || strings.Contains(logs, "$0.0000") || strings.Count(logs, "price unknown") < 2 {
+		t.Fatalf("an unpriced model's cost:\n%v\n%s", res["go/trinary"], logs)
 	}
 }
 

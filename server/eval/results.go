@@ -22,7 +22,10 @@ type Result struct {
 	PromptTokens     int64   `json:"prompt_tokens"`
 	CompletionTokens int64   `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
-	Seconds          float64 `json:"seconds"`
+	// PriceUnknown is set when the model's prices are unknown: cost_usd is then no figure
+	// (README, "One cost truth").
+	PriceUnknown bool    `json:"price_unknown,omitempty"`
+	Seconds      float64 `json:"seconds"`
 	// Error is why the exercise could not run to its end ("" when it did): the model's
 	// endpoint failed, a limit stopped the task, the tests could not be started.
 	Error string `json:"error"`

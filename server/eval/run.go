@@ -109,11 +109,13 @@ func progress(w io.Writer, r Result, all []Result, total int) {
 	}
 	passed := 0
 	var cost float64
+	unknown := false
 	for _, x := range all {
 		if x.Passed {
 			passed++
 		}
 		cost += x.CostUSD
+		unknown = unknown || x.PriceUnknown
 	}
 	verdict := "failed"
 	if r.PassedOnTry != nil {
@@ -123,8 +125,8 @@ func progress(w io.Writer, r Result, all []Result, total int) {
 		verdict += " (" + firstLine(r.Error) + ")"
 	}
 	// A failed write to the progress stream loses only the progress line.
-	_, _ = fmt.Fprintf(w, "[%d/%d] %s: %s in %.0fs | pass rate %.1f%% (%d/%d) | $%.4f\n", len(all), total, r.Key(),
-		verdict, r.Seconds, 100*float64(passed)/float64(len(all)), passed, len(all), cost)
+	_, _ = fmt.Fprintf(w, "[%d/%d] %s: %s in %.0fs | pass rate %.1f%% (%d/%d) | %s\n", len(all), total, r.Key(),
+		verdict, r.Seconds, 100*float64(passed)/float64(len(all)), passed, len(all), costText(cost, unknown))
 }
 
 func firstLine(s string) string {
@@ -167,6 +169,8 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 		s.close(log, ctx.Err() != nil)
 		prompt, completion, cost := s.usage()
 		res.PromptTokens, res.CompletionTokens, res.CostUSD = prompt, completion, cost
+		st := s.state
+		res.PriceUnknown = !st.GetPricesKnown() && !st.GetIncluded() && cost == 0 && prompt+completion > 0
 	}()
 	sctx, stop := context.WithCancel(tctx)
 	defer stop()
@@ -329,4 +333,13 @@ func (s *session) close(log *slog.Logger, interrupted bool) {
 	if _, err := s.c.Tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: s.id}); err != nil && !interrupted {
 		log.Warn("eval: closing the task in the daemon", "task", s.id, "err", err)
 	}
+}
+
+// costText is a cost by the one rule of every view (README, "One cost truth"): a figure only
+// when every price in it is known.
+func costText(cost float64, unknown bool) string {
+	if unknown {
+		return "price unknown"
+	}
+	return fmt.Sprintf("$%.4f", cost)
 }

@@ -16,7 +16,9 @@ type Stats struct {
 	PassedBy                       []int
 	PromptTokens, CompletionTokens int64
 	CostUSD, Seconds               float64
-	Errors                         int
+	// PriceUnknown: some exercise's model prices are unknown, so CostUSD is no figure.
+	PriceUnknown bool
+	Errors       int
 }
 
 // Rate is the pass rate after try (1-based), in percent.
@@ -53,6 +55,7 @@ func Summarize(results []Result, tries int) []Stats {
 			x.PromptTokens += r.PromptTokens
 			x.CompletionTokens += r.CompletionTokens
 			x.CostUSD += r.CostUSD
+			x.PriceUnknown = x.PriceUnknown || r.PriceUnknown
 			x.Seconds += r.Seconds
 			if r.Error != "" {
 				x.Errors++
@@ -91,7 +94,7 @@ func Table(stats []Stats, tries int, compare float64) string {
 		for k := 1; k <= tries; k++ {
 			row = append(row, fmt.Sprintf("%.1f%%", s.Rate(k)))
 		}
-		row = append(row, fmt.Sprint(s.PromptTokens), fmt.Sprint(s.CompletionTokens), fmt.Sprintf("$%.4f", s.CostUSD),
+		row = append(row, fmt.Sprint(s.PromptTokens), fmt.Sprint(s.CompletionTokens), costText(s.CostUSD, s.PriceUnknown),
 			(time.Duration(s.Seconds * float64(time.Second))).Round(time.Second).String(), fmt.Sprint(s.Errors))
 		if compare >= 0 {
 			row = append(row, fmt.Sprintf("%+.1f", s.Rate(tries)-compare))
