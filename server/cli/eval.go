@@ -109,7 +109,7 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 		cache = filepath.Join(base, "cairn", "eval")
 	}
 	// The tests run code the model wrote: they get no secret of the settings or the machine.
-	tc := &eval.Toolchains{Env: settings.Secrets().Scrub(os.Environ()), CacheDir: cache}
+	tc := &eval.Toolchains{Env: settings.Secrets().Scrub(os.Environ()), CacheDir: cache, Progress: stdio.Err}
 	// They run in the command sandbox too: the tests without the network (docs/architecture.md
 	// "Benchmark"). Where none can be set up they run plainly, and the run says so.
 	var why string

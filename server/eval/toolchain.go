@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -30,6 +31,10 @@ type Toolchains struct {
 	// network on; a test run writes its workspace and scratch folder with the network off.
 	// Nil runs them plainly (the user turned the sandbox off, or none can be set up here).
 	Sandbox *sandbox.Base
+
+	// Progress, when set, gets a line before a toolchain installs (JavaScript's packages take
+	// minutes the first time), so a run never sits silent meanwhile.
+	Progress io.Writer
 
 	python string // the interpreter that has pytest, found by Check
 }
@@ -144,6 +149,11 @@ func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	if t.Progress != nil {
+		// A failed write loses only the progress line.
+		_, _ = fmt.Fprintf(t.Progress, "cairn eval: installing the JavaScript test tools (%d packages) into %s, once; "+
+			"this can take a few minutes\n", len(deps), dir)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
 		return err
