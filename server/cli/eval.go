@@ -22,6 +22,7 @@ import (
 // evalOptions are the flags of `cairn eval polyglot`.
 type evalOptions struct {
 	dataset, languages, exercises, out, compare, work, cache, dataFlag *string
+	shard                                                              *string
 	limit, tries, parallel                                             *int
 	agentic, resume                                                    *bool
 	testTimeout, taskTimeout                                           *time.Duration
@@ -42,6 +43,7 @@ func evalFlags(stdio IO) (*flag.FlagSet, *evalOptions) {
 	o.agentic = fs.Bool("agentic", false, "also offer and auto-approve commands (the agent may run the tests itself)")
 	o.out = fs.String("out", "", "results file, one JSON line per exercise (default: a new results-DATE.jsonl; never overwritten)")
 	o.resume = fs.Bool("resume", false, "go on with the results file (--out, default: the newest results-*.jsonl here), skipping the exercises already in it")
+	o.shard = fs.String("shard", "", "K/N: run part K of N of the exercises, a stable split (one part per machine; merge with cairn eval report)")
 	o.compare = fs.String("compare", "", "a published pass rate (percent) to compare the last try's rate with")
 	o.testTimeout = fs.Duration("test-timeout", 3*time.Minute, "time limit of one test run")
 	o.taskTimeout = fs.Duration("task-timeout", 30*time.Minute, "time limit of one exercise, all tries")
@@ -54,8 +56,11 @@ func evalFlags(stdio IO) (*flag.FlagSet, *evalOptions) {
 
 // evalCommand is `cairn eval polyglot …` (README "Benchmark").
 func evalCommand(ctx context.Context, args []string, stdio IO) int {
+	if len(args) > 0 && args[0] == "report" {
+		return evalReport(args[1:], stdio)
+	}
 	if len(args) == 0 || args[0] != "polyglot" {
-		stdio.errf("cairn eval: the benchmark to run is required: cairn eval polyglot --dataset DIR\n")
+		stdio.errf("cairn eval: the benchmark to run is required: cairn eval polyglot --dataset DIR (or cairn eval report FILE...)\n")
 		return exitUsage
 	}
 	fs, o := evalFlags(stdio)
@@ -86,6 +91,10 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 		}
 		compare = v
 	}
+	shard, err := eval.ParseShard(*o.shard)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	settings, err := o.sf.settings()
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -95,6 +104,9 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 		Exercises: commaList(*o.exercises), Limit: *o.limit})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	if exercises = shard.Of(exercises); len(exercises) == 0 {
+		return fail(exitUsage, "part %d/%d of the selection holds no exercise", shard.K, shard.N)
 	}
 	log := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if os.Getenv("CAIRN_DEBUG") != "" {
@@ -119,7 +131,7 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 	if code, ok := checkToolchains(ctx, tc, exercises, stdio); !ok {
 		return code
 	}
-	if *o.out, err = resultsPath(*o.out, *o.resume, time.Now()); err != nil {
+	if *o.out, err = resultsPath(*o.out, *o.resume, shard, time.Now()); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	results, done, err := eval.OpenResults(*o.out, *o.resume, log)
@@ -268,12 +280,12 @@ const (
 // resultsPath is the results file of a run: out when given; else with resume the newest
 // dated file in the current folder, and without it a new dated one, so that no run ever
 // overwrites another's results (README, "Benchmark").
-func resultsPath(out string, resume bool, now time.Time) (string, error) {
+func resultsPath(out string, resume bool, shard eval.Shard, now time.Time) (string, error) {
 	if out != "" {
 		return out, nil
 	}
 	if resume {
-		names, err := filepath.Glob(resultsPrefix + "*" + resultsSuffix)
+		names, err := filepath.Glob(resultsPrefix + "*" + shardSuffix(shard) + resultsSuffix)
 		if err != nil {
 			return "", err
 		}
@@ -283,7 +295,7 @@ func resultsPath(out string, resume bool, now time.Time) (string, error) {
 		sort.Strings(names) // the dates sort as the names do
 		return names[len(names)-1], nil
 	}
-	base := resultsPrefix + now.UTC().Format("2006-01-02T150405Z")
+	base := resultsPrefix + now.UTC().Format("2006-01-02T150405Z") + shardSuffix(shard)
 	for i := 1; ; i++ {
 		name := base + resultsSuffix
 		if i > 1 {
@@ -295,4 +307,69 @@ func resultsPath(out string, resume bool, now time.Time) (string, error) {
 			return "", err
 		}
 	}
+}
+
+// shardSuffix names a sharded run's part in its results file.
+func shardSuffix(s eval.Shard) string {
+	if s.N <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("-part%dof%d", s.K, s.N)
+}
+
+// evalReport is `cairn eval report FILE...`: the results files of several runs or parts of
+// one (--shard) merged into one summary table (README, "Benchmark"). An exercise in several
+// files counts once, from the last file naming it.
+func evalReport(args []string, stdio IO) int {
+	fs := newFlags("eval report", stdio)
+	tries := fs.Int("tries", 0, "try columns (default: the most tries in the files)")
+	cmp := fs.String("compare", "", "a published pass rate (percent) to compare the last try's rate with")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		stdio.errf("cairn eval report: results files are required: cairn eval report results-*.jsonl\n")
+		return exitUsage
+	}
+	compare := -1.0
+	if *cmp != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(*cmp), "%"), 64)
+		if err != nil || v < 0 || v > 100 {
+			stdio.errf("cairn eval report: --compare must be a pass rate in percent, like 61.3\n")
+			return exitUsage
+		}
+		compare = v
+	}
+	byKey := map[string]eval.Result{}
+	var order []string
+	most := 1
+	for _, name := range fs.Args() {
+		rs, cut, err := eval.ReadResults(name)
+		if err != nil {
+			stdio.errf("cairn eval report: %v\n", err)
+			return exitFailure
+		}
+		if cut >= 0 {
+			stdio.errf("cairn eval report: %s: a last line cut short is left out\n", name)
+		}
+		for _, r := range rs {
+			if _, dup := byKey[r.Key()]; !dup {
+				order = append(order, r.Key())
+			}
+			byKey[r.Key()] = r
+			most = max(most, r.Tries)
+		}
+	}
+	if *tries > 0 {
+		most = *tries
+	}
+	all := make([]eval.Result, 0, len(order))
+	for _, k := range order {
+		all = append(all, byKey[k])
+	}
+	if code := stdio.emit(eval.Table(eval.Summarize(all, most), most, compare)); code != exitOK {
+		return code
+	}
+	stdio.errf("cairn eval report: %d exercises from %d files\n", len(all), fs.NArg())
+	return exitOK
 }

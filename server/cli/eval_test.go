@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -469,5 +470,39 @@ func TestEvalNeverOverwritesResults(t *testing.T) {
 	}
 	if len(srv.Requests()) != 0 {
 		t.Fatal("the refused run asked the model")
+	}
+}
+
+// `cairn eval report` merges the results files of a run's parts into one table.
+func TestEvalReportMergesParts(t *testing.T) {
+	dir := t.TempDir()
+	line := func(lang, ex string, passed bool) string {
+		try := "null"
+		if passed {
+			try = "1"
+		}
+		return fmt.Sprintf(`{"language":%q,"exercise":%q,"passed":%v,"passed_on_try":%s,"tries":2,"prompt_tokens":10,`+
+			`"completion_tokens":5,"cost_usd":0.01,"seconds":3,"error":""}`+"\n", lang, ex, passed, try)
+	}
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(a, []byte(line("go", "octal", true)+line("go", "trinary", false)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(line("python", "proverb", true)+line("python", "transpose", true)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"eval", "report", a, b}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"go", "python", "all", "75.0%", "4 exercises from 2 files"} {
+		if !strings.Contains(out.String()+errb.String(), want) {
+			t.Errorf("report lacks %q:\n%s%s", want, out.String(), errb.String())
+		}
+	}
+	if code := cli.Run(context.Background(), []string{"eval", "polyglot", "--dataset", dir, "--shard", "5/4"},
+		cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 2 {
+		t.Fatalf("--shard 5/4: exit %d", code)
 	}
 }
