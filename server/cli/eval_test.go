@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -135,12 +136,19 @@ func readResults(t *testing.T, path string) map[string]map[string]any {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		want := []string{"completion_tokens", "cost_usd", "error", "exercise", "language", "passed", "passed_on_try",
+		// Every line has the base fields; lines this version wrote also have the health figures
+		// (and price_unknown for a model without prices); nothing else.
+		base := []string{"completion_tokens", "cost_usd", "error", "exercise", "language", "passed", "passed_on_try",
 			"prompt_tokens", "seconds", "tries"}
-		if _, ok := m["price_unknown"]; ok { // the scripted model has no prices
-			want = []string{"completion_tokens", "cost_usd", "error", "exercise", "language", "passed", "passed_on_try",
-				"price_unknown", "prompt_tokens", "seconds", "tries"}
+		health := []string{"context_exhausted", "malformed_replies", "replies", "test_timeouts", "timeouts"}
+		want := slices.Clone(base)
+		if _, ok := m["replies"]; ok {
+			want = append(want, health...)
 		}
+		if _, ok := m["price_unknown"]; ok { // the scripted model has no prices
+			want = append(want, "price_unknown")
+		}
+		sort.Strings(want)
 		if !reflect.DeepEqual(keys, want) {
 			t.Fatalf("results line has the fields %v, want exactly %v", keys, want)
 		}
@@ -300,8 +308,10 @@ func TestEvalRestoresEditedTests(t *testing.T) {
 func TestEvalResume(t *testing.T) {
 	ds := polyglot(t)
 	exs := loadSet(t, ds, []string{"go/octal", "go/trinary"})
+	// A first reply without any tool call is a malformed one (the run's health).
+	turns := append([]llmtest.Turn{{Text: "I will think about it."}}, writeReference(t, exs[1])...)
 	script := llmtest.Script{Routes: []llmtest.Route{{FirstUserContains: marker(exs[1]),
-		Turns: append(writeReference(t, exs[1]), llmtest.Turn{Text: completion})}}}
+		Turns: append(turns, llmtest.Turn{Text: completion})}}}
 	srv := llmtest.New(t, script)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	out := filepath.Join(t.TempDir(), "results.jsonl")
@@ -332,6 +342,10 @@ func TestEvalResume(t *testing.T) {
 	// The scripted model has no prices: its cost is unknown, never "$0.0000", in the results,
 	// the progress line and the table.
 	logs := stdout.String() + errb.String()
+	if r := res["go/trinary"]; r["replies"].(float64) < 3 || r["malformed_replies"] != 1.0 || r["timeouts"] != 0.0 ||
+		r["context_exhausted"] != 0.0 || r["test_timeouts"] != 0.0 || !strings.Contains(logs, "well-formed") {
+		t.Fatalf("health figures:\n%v\n%s", r, logs)
+	}
 	if res["go/trinary"]["price_unknown"] != true || strings.Contains(logs, "$0.0000") || strings.Count(logs, "price unknown") < 2 {
 		t.Fatalf("an unpriced model's cost:\n%v\n%s", res["go/trinary"], logs)
 	}

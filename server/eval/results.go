@@ -26,6 +26,17 @@ type Result struct {
 	// (README, "One cost truth").
 	PriceUnknown bool    `json:"price_unknown,omitempty"`
 	Seconds      float64 `json:"seconds"`
+	// The run's health, as Aider reports it beside its pass rates (README, "Benchmark"):
+	// Replies is how many model replies the exercise took; MalformedReplies how many of them
+	// the loop could not use (an edit that did not apply, a reply without a usable tool call);
+	// Timeouts how many model requests failed or timed out and were tried again;
+	// ContextExhausted how many times the history had to be cut to fit the context window;
+	// TestTimeouts how many test runs were stopped at --test-timeout.
+	Replies          int `json:"replies"`
+	MalformedReplies int `json:"malformed_replies"`
+	Timeouts         int `json:"timeouts"`
+	ContextExhausted int `json:"context_exhausted"`
+	TestTimeouts     int `json:"test_timeouts"`
 	// Error is why the exercise could not run to its end ("" when it did): the model's
 	// endpoint failed, a limit stopped the task, the tests could not be started.
 	Error string `json:"error"`

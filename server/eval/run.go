@@ -169,6 +169,7 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 		s.close(log, ctx.Err() != nil)
 		prompt, completion, cost := s.usage()
 		res.PromptTokens, res.CompletionTokens, res.CostUSD = prompt, completion, cost
+		s.health(&res)
 		st := s.state
 		res.PriceUnknown = !st.GetPricesKnown() && !st.GetIncluded() && cost == 0 && prompt+completion > 0
 	}()
@@ -199,6 +200,9 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 			return res
 		}
 		log.Debug("eval: tests ran", "try", try, "passed", run.Passed)
+		if run.TimedOut {
+			res.TestTimeouts++
+		}
 		if run.Passed {
 			res.Passed, res.PassedOnTry = true, &try
 			return res
@@ -342,4 +346,43 @@ func costText(cost float64, unknown bool) string {
 		return "price unknown"
 	}
 	return fmt.Sprintf("$%.4f", cost)
+}
+
+// health counts the task's rows that tell the run's health (Result's Replies and the rest). A
+// reply is malformed when the loop could not use it: an edit that did not apply, an error row,
+// or no tool call at all (no tool, command, completion or question follows it before the
+// next request).
+func (s *session) health(res *Result) {
+	if s.f == nil {
+		return
+	}
+	open, used, bad := false, false, false
+	end := func() {
+		if open && (bad || !used) {
+			res.MalformedReplies++
+		}
+	}
+	for _, m := range s.f.Messages() {
+		if m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED {
+			used = true
+			continue
+		}
+		switch m.GetSay() {
+		case cairnv1.SayKind_SAY_KIND_API_REQ_STARTED:
+			end()
+			res.Replies++
+			open, used, bad = true, false, false
+		case cairnv1.SayKind_SAY_KIND_TOOL, cairnv1.SayKind_SAY_KIND_COMMAND, cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT,
+			cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_LAUNCH, cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED,
+			cairnv1.SayKind_SAY_KIND_SUBAGENTS, cairnv1.SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION:
+			used = true
+		case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR:
+			bad = true
+		case cairnv1.SayKind_SAY_KIND_API_REQ_RETRIED, cairnv1.SayKind_SAY_KIND_ERROR_RETRY:
+			res.Timeouts++
+		case cairnv1.SayKind_SAY_KIND_DELETED_API_REQS:
+			res.ContextExhausted++
+		}
+	}
+	end()
 }

@@ -193,6 +193,8 @@ func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
 type TestRun struct {
 	Passed bool
 	Output string
+	// TimedOut: the run was stopped at its time limit.
+	TimedOut bool
 }
 
 // Test runs the exercise's tests in the workspace ws within timeout. scratch is a folder of the
@@ -267,7 +269,8 @@ func (t *Toolchains) Test(ctx context.Context, ex Exercise, ws, scratch string, 
 	case ctx.Err() != nil:
 		return TestRun{}, ctx.Err()
 	case cctx.Err() != nil:
-		return TestRun{Output: out.String() + fmt.Sprintf("\nThe tests did not finish within %s and were stopped.\n", timeout)}, nil
+		return TestRun{Output: out.String() + fmt.Sprintf("\nThe tests did not finish within %s and were stopped.\n", timeout),
+			TimedOut: true}, nil
 	case errors.As(err, &exit):
 		return TestRun{Output: out.String()}, nil
 	case err != nil:
