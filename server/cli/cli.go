@@ -42,12 +42,14 @@ type IO struct {
 	Out, Err io.Writer
 	// TTY reports whether In is an interactive terminal.
 	TTY bool
+	// ErrTTY reports whether Err is a terminal (progress bars are drawn only there).
+	ErrTTY bool
 }
 
 // Main runs the command line and returns the exit code.
 func Main(args []string) int {
 	routeLibraryLogs(libraryLogger(args, os.Stderr))
-	stdio := IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdin)}
+	stdio := IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdin), ErrTTY: isTerminal(os.Stderr)}
 	// Keys never stay where the commands Cairn runs can read them (README, Security): this
 	// image either received them over a pipe, or restarts itself without them.
 	if err := receiveKeys(); err != nil {

@@ -170,7 +170,7 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 	return privateDaemon(ctx, data, settings, stdio, func(c *client) int {
 		fresh, err := eval.Run(ctx, eval.Config{Client: eval.Client{Tasks: c.tasks, UI: c.ui}, Toolchains: tc,
 			Tries: *o.tries, Parallel: *o.parallel, Agentic: *o.agentic, TestTimeout: *o.testTimeout,
-			TaskTimeout: *o.taskTimeout, WorkDir: work, Results: results, Done: done, Progress: stdio.Err, Logger: log}, todo)
+			TaskTimeout: *o.taskTimeout, WorkDir: work, Results: results, Done: done, Progress: stdio.Err, Bar: stdio.ErrTTY, Logger: log}, todo)
 		all := append(done, fresh...)
 		table := eval.Table(eval.Summarize(all, *o.tries), *o.tries, compare)
 		if code := stdio.emit(table); code != exitOK {

@@ -44,7 +44,10 @@ type Config struct {
 	// Done are the results already in the file (--resume): the progress counts them.
 	Done     []Result
 	Progress io.Writer
-	Logger   *slog.Logger
+	// Bar puts a progress bar before each progress line, for a terminal; plain lines
+	// otherwise (a log file, CI).
+	Bar    bool
+	Logger *slog.Logger
 }
 
 // Run runs the exercises, Parallel at a time, appending each finished one to Results. When
@@ -81,7 +84,7 @@ func Run(ctx context.Context, cfg Config, exercises []Exercise) ([]Result, error
 				}
 				fresh = append(fresh, r)
 				all = append(all, r)
-				progress(cfg.Progress, r, all, total)
+				progress(cfg.Progress, r, all, total, cfg.Bar)
 				mu.Unlock()
 			}
 		}()
@@ -103,7 +106,7 @@ feed:
 }
 
 // progress prints one line per finished exercise with the running pass rate.
-func progress(w io.Writer, r Result, all []Result, total int) {
+func progress(w io.Writer, r Result, all []Result, total int, bar bool) {
 	if w == nil {
 		return
 	}
@@ -125,6 +128,9 @@ func progress(w io.Writer, r Result, all []Result, total int) {
 		verdict += " (" + firstLine(r.Error) + ")"
 	}
 	// A failed write to the progress stream loses only the progress line.
+	if bar {
+		_, _ = fmt.Fprint(w, progressBar(len(all), total)+" ")
+	}
 	_, _ = fmt.Fprintf(w, "[%d/%d] %s: %s in %.0fs | pass rate %.1f%% (%d/%d) | %s\n", len(all), total, r.Key(),
 		verdict, r.Seconds, 100*float64(passed)/float64(len(all)), passed, len(all), costText(cost, unknown))
 }
@@ -385,4 +391,16 @@ func (s *session) health(res *Result) {
 		}
 	}
 	end()
+}
+
+// barWidth is the progress bar's width in cells.
+const barWidth = 20
+
+// progressBar draws done of total as a bar of barWidth cells.
+func progressBar(done, total int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := min(barWidth, done*barWidth/total)
+	return "[" + strings.Repeat("█", n) + strings.Repeat("░", barWidth-n) + "]"
 }
