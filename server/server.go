@@ -223,7 +223,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			Executable: cfg.Executable}}
 	if cfg.IdleExit > 0 {
 		d.life = newLifetime(cfg.IdleExit, func() {
-			cfg.Logger.Info("no client for the idle grace; exiting", "grace", cfg.IdleExit)
+			// Said so, with how to keep it: the warm search indexes end with the daemon
+			// (docs/cli.md, "Keeping a daemon warm").
+			cfg.Logger.Warn("no client for the idle grace; exiting, and the warm search indexes with it "+
+				"(cairn serve --idle-exit 0 keeps the daemon)", "grace", cfg.IdleExit)
 			d.Stop()
 		})
 	}
