@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -278,6 +279,10 @@ type printer struct {
 	// Out is a terminal (thinking is dimmed there).
 	splits map[int32]*thinkingSplit
 	outTTY *bool
+	// background are the commands the task said run on in the background and has not said
+	// ended, by id: an interrupted run names them as stopped, since the task's cancellation
+	// stops them after this client stopped listening (README, "Commands that keep running").
+	background map[int32]string
 }
 
 // follow prints the task until it ends and returns the exit code.
@@ -328,6 +333,7 @@ func (p *printer) followEvents(ctx context.Context) int {
 			p.io.errf("cairn: %v\n", err)
 		case ctx.Err() != nil:
 			p.cancelTask()
+			p.noteStopped()
 			p.io.errf("\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
 		case daemonGone(err):
 			p.io.errf("\ncairn: %s; `cairn resume %s` reopens the task\n", goneText, p.taskID)
@@ -412,6 +418,37 @@ func (p *printer) Updated(_ context.Context, m, old *cairnv1.Message) {
 // State is not printed.
 func (p *printer) State(context.Context, *cairnv1.TaskState) {}
 
+// trackBackground follows, from the task's notes, which commands run on in the background: a
+// note that one went there, and a note about an id that ended or was stopped.
+func (p *printer) trackBackground(m *cairnv1.Message) {
+	if p.background == nil {
+		p.background = map[int32]string{}
+	}
+	var id int32
+	if _, err := fmt.Sscanf(m.GetText(), "Command %d runs on in the background:", &id); err == nil && id > 0 {
+		_, cmd, _ := strings.Cut(m.GetText(), ": ")
+		p.background[id] = cmd
+		return
+	}
+	if co := m.GetCommandOutput(); co != nil && co.GetId() > 0 {
+		delete(p.background, co.GetId())
+	}
+}
+
+// noteStopped names the background commands an interrupt stops with the task.
+func (p *printer) noteStopped() {
+	ids := make([]int32, 0, len(p.background))
+	for id := range p.background {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if !p.json {
+			p.io.errf("note: Stopped command %d as the run was interrupted: %s\n", id, p.background[id])
+		}
+	}
+}
+
 func (p *printer) cancelTask() {
 	_, _ = p.c.tasks.CancelTask(context.Background(), &cairnv1.CancelTaskRequest{TaskId: p.taskID})
 }
@@ -484,6 +521,7 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 		}
 	case cairnv1.SayKind_SAY_KIND_INFO:
 		p.endLine()
+		p.trackBackground(m)
 		if !p.json {
 			p.io.errf("note: %s\n", m.GetText())
 		}

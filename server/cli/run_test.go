@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/server/cli"
 
@@ -218,4 +219,38 @@ func ls(dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// An interrupted run (SIGINT, SIGTERM: its context ends) says which background commands the
+// cancelled task stops with it (README, "Commands that keep running").
+func TestInterruptedRunNamesStoppedCommands(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<execute_command>\n<command>echo up; exec sleep 60</command>\n<requires_approval>false</requires_approval>\n" +
+			"<background>true</background>\n</execute_command>"},
+		{Text: "thinking", Fault: &llmtest.Fault{At: 1, Hang: true}},
+	}})
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- cli.Run(ctx, []string{"run", "-C", t.TempDir(), "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--api-key", "k",
+			"--model", "m", "--yolo", "serve"}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	}()
+	for deadline := time.Now().Add(20 * time.Second); len(srv.Requests()) < 2; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the note of command 1 reaches this client meanwhile
+	cancel()
+	if code := <-done; code == 0 {
+		t.Fatalf("interrupted run: exit 0")
+	}
+	if !strings.Contains(errb.String(), "note: Stopped command 1 as the run was interrupted: echo up; exec sleep 60") {
+		t.Fatalf("no note of the stopped command:\n%s\n%s", out.String(), errb.String())
+	}
 }
