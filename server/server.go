@@ -32,6 +32,7 @@ import (
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/hooks"
+	"github.com/cairnhq/cairn/core/host/direct"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
@@ -73,6 +74,10 @@ const MCPSettingsFile = "mcp_settings.json"
 
 // HooksFile records, in the data dir, the hooks the user enabled and trusted.
 const HooksFile = "hooks.json"
+
+// CommandsDir is the data dir's folder of records of the commands run outside the command
+// sandbox, one folder per daemon (core/host/direct's Ledger).
+const CommandsDir = "commands"
 
 // WorktreesDir is the data dir's folder of the tasks' git worktrees and their records
 // (core/worktree).
@@ -168,6 +173,13 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		Logger: mcpLog, Sandbox: agent.MCPSandbox(settings.Get, cfg.DataDir, mcpLog)})
 	hub.Start()
 	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
+	// What a daemon killed outright left running on this data dir is stopped before any client
+	// connects (README, "Commands that keep running"); this daemon's own commands are recorded
+	// in turn.
+	agentCfg.Ledger = direct.NewLedger(filepath.Join(cfg.DataDir, CommandsDir))
+	if n, err := agentCfg.Ledger.Reap(); err != nil || n > 0 {
+		cfg.Logger.Info("stopped commands a killed daemon left running", "groups", n, "err", err)
+	}
 	agentCfg.MCP = hub
 	agentCfg.Version = cfg.Version
 	// The daemon keeps a warm trigram index per workspace root for search_files; Stop closes them.
@@ -215,7 +227,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			Executable: cfg.Executable}}
 	if cfg.IdleExit > 0 {
 		d.life = newLifetime(cfg.IdleExit, func() {
-			cfg.Logger.Info("no client for the idle grace; exiting", "grace", cfg.IdleExit)
+			// Said so, with how to keep it: the warm search indexes end with the daemon
+			// (docs/cli.md, "Keeping a daemon warm").
+			cfg.Logger.Warn("no client for the idle grace; exiting, and the warm search indexes with it "+
+				"(cairn serve --idle-exit 0 keeps the daemon)", "grace", cfg.IdleExit)
 			d.Stop()
 		})
 	}

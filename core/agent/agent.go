@@ -47,6 +47,10 @@ type Env interface {
 type Config struct {
 	// DataDir holds the checkpoint repositories ("" turns checkpoints off).
 	DataDir string
+	// Ledger records the commands run outside the command sandbox on the machine's own
+	// terminal, for the next daemon on the data dir to stop what a killed daemon left (nil:
+	// no record).
+	Ledger *direct.Ledger
 	// GlobalRulesDir, GlobalWorkflowsDir and GlobalSkillsDir are the user's global rules,
 	// workflows and skills.
 	GlobalRulesDir     string
@@ -126,7 +130,9 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 	if s.API.BaseURL == "" && s.API.APIKey == "" && !usesEditorModels(s) {
 		return task.Deps{}, ErrNoModel
 	}
-	var host tools.Host = direct.NewWithSecrets("", opts.Workspace, s.Secrets())
+	dh := direct.NewWithSecrets("", opts.Workspace, s.Secrets())
+	dh.RecordCommands(a.cfg.Ledger)
+	var host tools.Host = dh
 	ide := "Cairn CLI"
 	if opts.HostID != "" {
 		// The task names its editor by the editor's stable id: a reconnected editor serves it,

@@ -129,3 +129,31 @@ func (s *Store) lockExisting(id string) (*taskLock, string, error) {
 	l, err := lockTask(dir, id, s.holder())
 	return l, dir, err
 }
+
+// Holder reports whether an open lock holds task id, this Store's own included (a lock is held
+// per open file): the *LockedError naming the holder, or nil when nothing holds it or the task
+// has no folder. It takes the lock for an instant to find out, so a daemon opening the task at
+// that very instant may be refused once, as when two daemons race for it.
+func (s *Store) Holder(id string) (*LockedError, error) {
+	dir, err := s.taskDir(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: lock %s: %w", id, err)
+	}
+	defer func() { _ = f.Close() }() // nothing is written through it
+	ok, err := tryLock(f)
+	if err != nil {
+		return nil, fmt.Errorf("store: lock %s: %w", id, err)
+	}
+	if ok {
+		return nil, unlock(f)
+	}
+	h := readHolder(f)
+	return &LockedError{ID: id, PID: h.PID, Handshake: h.Handshake}, nil
+}

@@ -9,8 +9,9 @@ var (
 	ErrNotGitRepo = errors.New("not a git repository with a commit: start a normal task instead")
 	// ErrNotFound is returned for a task that has no worktree.
 	ErrNotFound = errors.New("no worktree for this task")
-	// ErrRunning is returned by Discard while the task still runs.
-	ErrRunning = errors.New("the task is running: cancel it before discarding its worktree")
+	// ErrRunning is returned for a discard or a merge while the task still runs, in this
+	// daemon or in another process that holds it.
+	ErrRunning = errors.New("the task is running")
 	// ErrConflict is wrapped by Merge's *ConflictError.
 	ErrConflict = errors.New("merge conflict")
 	// ErrBadMode is returned by Merge for an unknown merge mode.
@@ -23,7 +24,8 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return "merge conflict in " + joinNames(e.Files) + "; nothing was changed"
+	return "merge conflict in " + joinNames(e.Files) + "; nothing was changed: commit or set aside your own " +
+		"changes to those files and merge again, or review the task's changes and carry them over by hand"
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) true.

@@ -40,8 +40,12 @@ type Worktree struct {
 	Title  string `json:"title"`
 	// Repo is the top folder of the user's repository.
 	Repo string `json:"repo"`
-	// Path is the worktree's folder: the task's workspace root.
-	Path   string `json:"path"`
+	// Path is the worktree's folder, the checkout of the repository's top.
+	Path string `json:"path"`
+	// Sub is the folder of the repository the task was started in, slash-separated from its
+	// top ("" for the top): the task is rooted at the same folder inside its worktree, so a
+	// file it writes lands in that folder when merged (README, "Tasks in worktrees").
+	Sub    string `json:"sub,omitempty"`
 	Branch string `json:"branch"`
 	// Base is the commit the branch started from: changes are counted and reviewed against it.
 	Base    string    `json:"base"`
@@ -49,6 +53,9 @@ type Worktree struct {
 	// Merged is when the task's changes were last merged (zero: never).
 	Merged time.Time `json:"merged,omitzero"`
 }
+
+// Root is the task's workspace root: Sub inside the worktree.
+func (w Worktree) Root() string { return filepath.Join(w.Path, filepath.FromSlash(w.Sub)) }
 
 // Stats counts a worktree's changes against its base, uncommitted and new files included.
 type Stats struct {
@@ -82,8 +89,14 @@ type Manager struct {
 	mu sync.Mutex
 }
 
-// New returns the manager of the worktrees under dir.
-func New(dir string) *Manager { return &Manager{dir: dir} }
+// New returns the manager of the worktrees under dir. A relative dir (`--data-dir data`) is
+// made absolute first: git names worktrees by absolute paths, and so must their records.
+func New(dir string) *Manager {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return &Manager{dir: dir}
+}
 
 // Dir is the folder the worktrees and their records live in.
 func (m *Manager) Dir() string { return m.dir }
@@ -103,7 +116,8 @@ func RepoTop(ctx context.Context, dir string) (string, error) {
 }
 
 // Create makes the worktree of task id (title names the branch) from the current HEAD of the
-// repository holding repo: branch cairn/<slug>-<id>, folder <dir>/<id>/<repository name>.
+// repository holding repo: branch cairn/<slug>-<id>, folder <dir>/<id>/<repository name>, and
+// the task's root (Root) at repo's place inside it.
 // With carry, the working tree's uncommitted changes and new (not ignored) files are copied
 // into it, uncommitted.
 func (m *Manager) Create(ctx context.Context, repo, title, id string, carry bool) (Worktree, error) {
@@ -118,6 +132,11 @@ func (m *Manager) Create(ctx context.Context, repo, title, id string, carry bool
 	}
 	w := Worktree{TaskID: id, Title: title, Repo: top, Branch: "cairn/" + slug(title) + "-" + id, Base: base,
 		Path: filepath.Join(m.dir, id, filepath.Base(top)), Created: time.Now().UTC()}
+	if abs, err := filepath.Abs(repo); err == nil {
+		if rel, err := filepath.Rel(canon(top), canon(abs)); err == nil && rel != "." && filepath.IsLocal(rel) {
+			w.Sub = filepath.ToSlash(rel)
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(w.Path), 0o700); err != nil {
@@ -133,6 +152,11 @@ func (m *Manager) Create(ctx context.Context, repo, title, id string, carry bool
 		if err := carryChanges(ctx, top, w.Path); err != nil {
 			return Worktree{}, errors.Join(fmt.Errorf("carry uncommitted changes: %w", err), m.remove(ctx, w))
 		}
+	}
+	// A folder git does not track (empty, or only new files not carried) is made, so the
+	// task's root exists.
+	if err := os.MkdirAll(w.Root(), 0o755); err != nil {
+		return Worktree{}, errors.Join(err, m.remove(ctx, w))
 	}
 	return w, nil
 }
@@ -304,7 +328,7 @@ func (m *Manager) List(ctx context.Context, repo string) ([]Entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		top = t
+		top = mainTop(ctx, t)
 	}
 	recs, err := m.Records()
 	if err != nil {
@@ -328,6 +352,16 @@ func (m *Manager) List(ctx context.Context, repo string) ([]Entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// mainTop returns the main repository's top for the top of one of its worktrees (a task's
+// own, where `cairn worktrees list` may be run), and top itself otherwise.
+func mainTop(ctx context.Context, top string) string {
+	common, err := gitCmd{dir: top}.line(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil || filepath.Base(common) != ".git" {
+		return top
+	}
+	return filepath.Dir(common)
 }
 
 // listed returns the folders `git worktree list` names for the repository at top.
@@ -449,6 +483,16 @@ func snapshot(ctx context.Context, dir string) (string, error) {
 		}
 	}()
 	if err := copyInto(tmp, idx); err != nil {
+		return "", err
+	}
+	// The copy keeps the index's time: git re-reads a file whose time is not older than the
+	// index's, as one edited in the second the index was written may hold a change its stat
+	// does not show; a copy timed now would switch that check off and miss such an edit.
+	if st, err := os.Stat(idx); err == nil {
+		if err := os.Chtimes(tmp.Name(), st.ModTime(), st.ModTime()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
 	g.env = []string{"GIT_INDEX_FILE=" + tmp.Name()}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/core/internal/wine"
 )
@@ -379,5 +380,58 @@ func TestSlug(t *testing.T) {
 		if got := slug(in); got != want {
 			t.Errorf("slug(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// An edit of the same size made in the second git wrote the index in is still a change: the
+// index copy the change list stages into keeps the index's time, so git's check for such
+// "racily clean" files stays on (docs/architecture.md, "Worktrees").
+func TestChangesSeeAnEditInTheIndexSecond(t *testing.T) {
+	ctx := context.Background()
+	r := repo(t, map[string]string{"a.txt": "one\n"})
+	m := New(filepath.Join(t.TempDir(), "worktrees"))
+	w, err := m.Create(ctx, r, "racy", "1-racy", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := git(t, w.Path, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	p := filepath.Join(w.Path, "a.txt")
+	forced := false
+	for try := 0; try < 10 && !forced; try++ {
+		write(t, p, "one\n")
+		git(t, w.Path, "add", "a.txt") // the entry's stat and the index are written now
+		write(t, p, "two\n")           // same size, and with luck the same second
+		fi, err1 := os.Stat(p)
+		ii, err2 := os.Stat(idx)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		forced = fi.ModTime().Unix() == ii.ModTime().Unix()
+	}
+	if !forced {
+		t.Skip("could not edit the file in the index's second")
+	}
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond))) // the copy is made a second later
+	cs, err := m.Changes(ctx, w.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Change{{Path: "a.txt", Status: "M"}}; !reflect.DeepEqual(cs, want) {
+		t.Fatalf("changes = %v, want %v", cs, want)
+	}
+}
+
+// A manager given a relative folder (`--data-dir data`) lists its worktrees as present.
+func TestRelativeDirListsPresent(t *testing.T) {
+	ctx := context.Background()
+	r := repo(t, map[string]string{"a.txt": "a\n"})
+	t.Chdir(t.TempDir())
+	m := New("worktrees")
+	if _, err := m.Create(ctx, r, "rel", "1-rel", false); err != nil {
+		t.Fatal(err)
+	}
+	list, err := m.List(ctx, r)
+	if err != nil || len(list) != 1 || !list[0].Present || !filepath.IsAbs(list[0].Path) {
+		t.Fatalf("List = %+v, %v; want one present worktree with an absolute path", list, err)
 	}
 }

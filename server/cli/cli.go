@@ -42,12 +42,14 @@ type IO struct {
 	Out, Err io.Writer
 	// TTY reports whether In is an interactive terminal.
 	TTY bool
+	// ErrTTY reports whether Err is a terminal (progress bars are drawn only there).
+	ErrTTY bool
 }
 
 // Main runs the command line and returns the exit code.
 func Main(args []string) int {
 	routeLibraryLogs(libraryLogger(args, os.Stderr))
-	stdio := IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdin)}
+	stdio := IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdin), ErrTTY: isTerminal(os.Stderr)}
 	// Keys never stay where the commands Cairn runs can read them (README, Security): this
 	// image either received them over a pipe, or restarts itself without them.
 	if err := receiveKeys(); err != nil {
@@ -163,11 +165,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 
 // dataDir is --data-dir, else CAIRN_DATA_DIR, else $XDG_DATA_HOME/cairn.
 func dataDir(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if v := os.Getenv("CAIRN_DATA_DIR"); v != "" {
-		return v
+	for _, v := range []string{flagValue, os.Getenv("CAIRN_DATA_DIR")} {
+		if v != "" {
+			// Absolute: the socket's address and the worktrees' records name paths in it.
+			if abs, err := filepath.Abs(v); err == nil {
+				return abs
+			}
+			return v
+		}
 	}
 	base := os.Getenv("XDG_DATA_HOME")
 	if base == "" {

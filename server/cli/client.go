@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
@@ -88,8 +89,20 @@ func attach(ctx context.Context, dataDir string) (*client, error) {
 
 // statusText shows a gRPC error as its message, without the transport's prefix.
 func statusText(err error) string {
+	if daemonGone(err) {
+		return goneText
+	}
 	if s, ok := status.FromError(err); ok {
 		return s.Message()
 	}
 	return err.Error()
+}
+
+// goneText is what the CLI says, in one sentence, of a daemon that went away under it (its
+// connection broke or was refused) instead of gRPC's transport text (docs/cli.md).
+const goneText = "the daemon went away (it exited or was killed; its log says why)"
+
+// daemonGone reports whether err means the daemon is no longer there to answer.
+func daemonGone(err error) bool {
+	return status.Code(err) == codes.Unavailable
 }

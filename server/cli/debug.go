@@ -73,7 +73,7 @@ func debugParse(args []string, stdio IO) int {
 // debugPrompt prints the exact system prompt for DIR.
 func debugPrompt(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("debug prompt", stdio)
-	dir := fs.String("C", ".", "workspace directory")
+	dirs := dirFlags(fs, false, "workspace directory")
 	mode := fs.String("mode", "act", "act or plan")
 	dataFlag := fs.String("data-dir", "", "data directory (for its MCP servers)")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -83,7 +83,7 @@ func debugPrompt(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn debug prompt: --mode must be act or plan\n")
 		return exitUsage
 	}
-	root, err := filepath.Abs(*dir)
+	root, err := filepath.Abs(*dirs.one())
 	if err != nil {
 		stdio.errf("cairn debug prompt: %v\n", err)
 		return exitUsage

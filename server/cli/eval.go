@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 // evalOptions are the flags of `cairn eval polyglot`.
 type evalOptions struct {
 	dataset, languages, exercises, out, compare, work, cache, dataFlag *string
+	shard                                                              *string
 	limit, tries, parallel                                             *int
 	agentic, resume                                                    *bool
 	testTimeout, taskTimeout                                           *time.Duration
@@ -38,8 +41,9 @@ func evalFlags(stdio IO) (*flag.FlagSet, *evalOptions) {
 	o.tries = fs.Int("tries", 2, "test runs per exercise; a failure with tries left goes back to the task")
 	o.parallel = fs.Int("parallel", runtime.NumCPU(), "exercises run at once")
 	o.agentic = fs.Bool("agentic", false, "also offer and auto-approve commands (the agent may run the tests itself)")
-	o.out = fs.String("out", "results.jsonl", "results file, one JSON line per exercise")
-	o.resume = fs.Bool("resume", false, "keep the results file and skip the exercises already in it")
+	o.out = fs.String("out", "", "results file, one JSON line per exercise (default: a new results-DATE.jsonl; never overwritten)")
+	o.resume = fs.Bool("resume", false, "go on with the results file (--out, default: the newest results-*.jsonl here), skipping the exercises already in it")
+	o.shard = fs.String("shard", "", "K/N: run part K of N of the exercises, a stable split (one part per machine; merge with cairn eval report)")
 	o.compare = fs.String("compare", "", "a published pass rate (percent) to compare the last try's rate with")
 	o.testTimeout = fs.Duration("test-timeout", 3*time.Minute, "time limit of one test run")
 	o.taskTimeout = fs.Duration("task-timeout", 30*time.Minute, "time limit of one exercise, all tries")
@@ -52,8 +56,11 @@ func evalFlags(stdio IO) (*flag.FlagSet, *evalOptions) {
 
 // evalCommand is `cairn eval polyglot …` (README "Benchmark").
 func evalCommand(ctx context.Context, args []string, stdio IO) int {
+	if len(args) > 0 && args[0] == "report" {
+		return evalReport(args[1:], stdio)
+	}
 	if len(args) == 0 || args[0] != "polyglot" {
-		stdio.errf("cairn eval: the benchmark to run is required: cairn eval polyglot --dataset DIR\n")
+		stdio.errf("cairn eval: the benchmark to run is required: cairn eval polyglot --dataset DIR (or cairn eval report FILE...)\n")
 		return exitUsage
 	}
 	fs, o := evalFlags(stdio)
@@ -84,6 +91,10 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 		}
 		compare = v
 	}
+	shard, err := eval.ParseShard(*o.shard)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	settings, err := o.sf.settings()
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -93,6 +104,9 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 		Exercises: commaList(*o.exercises), Limit: *o.limit})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	if exercises = shard.Of(exercises); len(exercises) == 0 {
+		return fail(exitUsage, "part %d/%d of the selection holds no exercise", shard.K, shard.N)
 	}
 	log := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if os.Getenv("CAIRN_DEBUG") != "" {
@@ -107,7 +121,7 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 		cache = filepath.Join(base, "cairn", "eval")
 	}
 	// The tests run code the model wrote: they get no secret of the settings or the machine.
-	tc := &eval.Toolchains{Env: settings.Secrets().Scrub(os.Environ()), CacheDir: cache}
+	tc := &eval.Toolchains{Env: settings.Secrets().Scrub(os.Environ()), CacheDir: cache, Progress: stdio.Err}
 	// They run in the command sandbox too: the tests without the network (docs/architecture.md
 	// "Benchmark"). Where none can be set up they run plainly, and the run says so.
 	var why string
@@ -117,9 +131,19 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 	if code, ok := checkToolchains(ctx, tc, exercises, stdio); !ok {
 		return code
 	}
+	if *o.out, err = resultsPath(*o.out, *o.resume, shard, time.Now()); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	results, done, err := eval.OpenResults(*o.out, *o.resume, log)
+	if errors.Is(err, eval.ErrResultsExist) {
+		return fail(exitUsage, "%s already holds results and is left as it is: add --resume to go on with it, "+
+			"or give another --out (without --out each run writes a new dated file)", *o.out)
+	}
 	if err != nil {
 		return fail(exitFailure, "results file: %v", err)
+	}
+	if !*o.resume {
+		stdio.errf("cairn eval: results go to %s\n", *o.out)
 	}
 	defer func() {
 		if err := results.Close(); err != nil {
@@ -146,7 +170,7 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 	return privateDaemon(ctx, data, settings, stdio, func(c *client) int {
 		fresh, err := eval.Run(ctx, eval.Config{Client: eval.Client{Tasks: c.tasks, UI: c.ui}, Toolchains: tc,
 			Tries: *o.tries, Parallel: *o.parallel, Agentic: *o.agentic, TestTimeout: *o.testTimeout,
-			TaskTimeout: *o.taskTimeout, WorkDir: work, Results: results, Done: done, Progress: stdio.Err, Logger: log}, todo)
+			TaskTimeout: *o.taskTimeout, WorkDir: work, Results: results, Done: done, Progress: stdio.Err, Bar: stdio.ErrTTY, Logger: log}, todo)
 		all := append(done, fresh...)
 		table := eval.Table(eval.Summarize(all, *o.tries), *o.tries, compare)
 		if code := stdio.emit(table); code != exitOK {
@@ -245,4 +269,107 @@ func commaList(s string) []string {
 		}
 	}
 	return out
+}
+
+// resultsPrefix and resultsSuffix name the dated results file a run writes without --out.
+const (
+	resultsPrefix = "results-"
+	resultsSuffix = ".jsonl"
+)
+
+// resultsPath is the results file of a run: out when given; else with resume the newest
+// dated file in the current folder, and without it a new dated one, so that no run ever
+// overwrites another's results (README, "Benchmark").
+func resultsPath(out string, resume bool, shard eval.Shard, now time.Time) (string, error) {
+	if out != "" {
+		return out, nil
+	}
+	if resume {
+		names, err := filepath.Glob(resultsPrefix + "*" + shardSuffix(shard) + resultsSuffix)
+		if err != nil {
+			return "", err
+		}
+		if len(names) == 0 {
+			return "", errors.New("--resume: no results-*.jsonl here to go on with: give it with --out")
+		}
+		sort.Strings(names) // the dates sort as the names do
+		return names[len(names)-1], nil
+	}
+	base := resultsPrefix + now.UTC().Format("2006-01-02T150405Z") + shardSuffix(shard)
+	for i := 1; ; i++ {
+		name := base + resultsSuffix
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d%s", base, i, resultsSuffix)
+		}
+		if _, err := os.Lstat(name); os.IsNotExist(err) {
+			return name, nil
+		} else if err != nil {
+			return "", err
+		}
+	}
+}
+
+// shardSuffix names a sharded run's part in its results file.
+func shardSuffix(s eval.Shard) string {
+	if s.N <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("-part%dof%d", s.K, s.N)
+}
+
+// evalReport is `cairn eval report FILE...`: the results files of several runs or parts of
+// one (--shard) merged into one summary table (README, "Benchmark"). An exercise in several
+// files counts once, from the last file naming it.
+func evalReport(args []string, stdio IO) int {
+	fs := newFlags("eval report", stdio)
+	tries := fs.Int("tries", 0, "try columns (default: the most tries in the files)")
+	cmp := fs.String("compare", "", "a published pass rate (percent) to compare the last try's rate with")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		stdio.errf("cairn eval report: results files are required: cairn eval report results-*.jsonl\n")
+		return exitUsage
+	}
+	compare := -1.0
+	if *cmp != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(*cmp), "%"), 64)
+		if err != nil || v < 0 || v > 100 {
+			stdio.errf("cairn eval report: --compare must be a pass rate in percent, like 61.3\n")
+			return exitUsage
+		}
+		compare = v
+	}
+	byKey := map[string]eval.Result{}
+	var order []string
+	most := 1
+	for _, name := range fs.Args() {
+		rs, cut, err := eval.ReadResults(name)
+		if err != nil {
+			stdio.errf("cairn eval report: %v\n", err)
+			return exitFailure
+		}
+		if cut >= 0 {
+			stdio.errf("cairn eval report: %s: a last line cut short is left out\n", name)
+		}
+		for _, r := range rs {
+			if _, dup := byKey[r.Key()]; !dup {
+				order = append(order, r.Key())
+			}
+			byKey[r.Key()] = r
+			most = max(most, r.Tries)
+		}
+	}
+	if *tries > 0 {
+		most = *tries
+	}
+	all := make([]eval.Result, 0, len(order))
+	for _, k := range order {
+		all = append(all, byKey[k])
+	}
+	if code := stdio.emit(eval.Table(eval.Summarize(all, most), most, compare)); code != exitOK {
+		return code
+	}
+	stdio.errf("cairn eval report: %d exercises from %d files\n", len(all), fs.NArg())
+	return exitOK
 }

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -134,8 +136,19 @@ func readResults(t *testing.T, path string) map[string]map[string]any {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		want := []string{"completion_tokens", "cost_usd", "error", "exercise", "language", "passed", "passed_on_try",
+		// Every line has the base fields; lines this version wrote also have the health figures
+		// (and price_unknown for a model without prices); nothing else.
+		base := []string{"completion_tokens", "cost_usd", "error", "exercise", "language", "passed", "passed_on_try",
 			"prompt_tokens", "seconds", "tries"}
+		health := []string{"context_exhausted", "malformed_replies", "replies", "test_timeouts", "timeouts"}
+		want := slices.Clone(base)
+		if _, ok := m["replies"]; ok {
+			want = append(want, health...)
+		}
+		if _, ok := m["price_unknown"]; ok { // the scripted model has no prices
+			want = append(want, "price_unknown")
+		}
+		sort.Strings(want)
 		if !reflect.DeepEqual(keys, want) {
 			t.Fatalf("results line has the fields %v, want exactly %v", keys, want)
 		}
@@ -295,8 +308,10 @@ func TestEvalRestoresEditedTests(t *testing.T) {
 func TestEvalResume(t *testing.T) {
 	ds := polyglot(t)
 	exs := loadSet(t, ds, []string{"go/octal", "go/trinary"})
+	// A first reply without any tool call is a malformed one (the run's health).
+	turns := append([]llmtest.Turn{{Text: "I will think about it."}}, writeReference(t, exs[1])...)
 	script := llmtest.Script{Routes: []llmtest.Route{{FirstUserContains: marker(exs[1]),
-		Turns: append(writeReference(t, exs[1]), llmtest.Turn{Text: completion})}}}
+		Turns: append(turns, llmtest.Turn{Text: completion})}}}
 	srv := llmtest.New(t, script)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	out := filepath.Join(t.TempDir(), "results.jsonl")
@@ -323,6 +338,16 @@ func TestEvalResume(t *testing.T) {
 	res := readResults(t, out)
 	if len(res) != 2 || res["go/trinary"]["passed"] != true || res["go/octal"]["prompt_tokens"] != 10.0 {
 		t.Fatalf("results after --resume: %v", res)
+	}
+	// The scripted model has no prices: its cost is unknown, never "$0.0000", in the results,
+	// the progress line and the table.
+	logs := stdout.String() + errb.String()
+	if r := res["go/trinary"]; r["replies"].(float64) < 3 || r["malformed_replies"] != 1.0 || r["timeouts"] != 0.0 ||
+		r["context_exhausted"] != 0.0 || r["test_timeouts"] != 0.0 || !strings.Contains(logs, "well-formed") {
+		t.Fatalf("health figures:\n%v\n%s", r, logs)
+	}
+	if res["go/trinary"]["price_unknown"] != true || strings.Contains(logs, "$0.0000") || strings.Count(logs, "price unknown") < 2 {
+		t.Fatalf("an unpriced model's cost:\n%v\n%s", res["go/trinary"], logs)
 	}
 }
 
@@ -432,5 +457,66 @@ func TestEvalAgenticRunsCommands(t *testing.T) {
 	}
 	if r := readResults(t, out)["go/octal"]; r == nil || r["passed"] != true {
 		t.Fatalf("result %v\n%s", r, logs)
+	}
+}
+
+// A run without --resume never overwrites a results file that holds results: it refuses and
+// says how to go on; without --out each run writes a new dated file (README, "Benchmark").
+func TestEvalNeverOverwritesResults(t *testing.T) {
+	ds := polyglot(t)
+	srv := llmtest.New(t, llmtest.Script{})
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	out := filepath.Join(t.TempDir(), "results.jsonl")
+	prior := `{"language":"go","exercise":"octal","passed":true,"passed_on_try":1,"tries":1,"prompt_tokens":10,` +
+		`"completion_tokens":5,"cost_usd":0.01,"seconds":3,"error":""}` + "\n"
+	if err := os.WriteFile(out, []byte(prior), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"eval", "polyglot", "--dataset", ds, "--exercises", "go/octal",
+		"--base-url", srv.URL(), "--api-key", "k", "--model", "m", "--out", out, "--cache", t.TempDir()},
+		cli.IO{In: strings.NewReader(""), Out: &stdout, Err: &errb})
+	if code == 0 || !strings.Contains(errb.String(), "--resume") {
+		t.Fatalf("a second run on a results file: exit %d\n%s%s", code, stdout.String(), errb.String())
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != prior {
+		t.Fatalf("the results file changed: %q %v", b, err)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatal("the refused run asked the model")
+	}
+}
+
+// `cairn eval report` merges the results files of a run's parts into one table.
+func TestEvalReportMergesParts(t *testing.T) {
+	dir := t.TempDir()
+	line := func(lang, ex string, passed bool) string {
+		try := "null"
+		if passed {
+			try = "1"
+		}
+		return fmt.Sprintf(`{"language":%q,"exercise":%q,"passed":%v,"passed_on_try":%s,"tries":2,"prompt_tokens":10,`+
+			`"completion_tokens":5,"cost_usd":0.01,"seconds":3,"error":""}`+"\n", lang, ex, passed, try)
+	}
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(a, []byte(line("go", "octal", true)+line("go", "trinary", false)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(line("python", "proverb", true)+line("python", "transpose", true)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"eval", "report", a, b}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"go", "python", "all", "75.0%", "4 exercises from 2 files"} {
+		if !strings.Contains(out.String()+errb.String(), want) {
+			t.Errorf("report lacks %q:\n%s%s", want, out.String(), errb.String())
+		}
+	}
+	if code := cli.Run(context.Background(), []string{"eval", "polyglot", "--dataset", dir, "--shard", "5/4"},
+		cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 2 {
+		t.Fatalf("--shard 5/4: exit %d", code)
 	}
 }

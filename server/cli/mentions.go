@@ -26,11 +26,11 @@ type mentionsOutput struct {
 // diagnostics) and no terminal.
 func debugMentions(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("debug mentions", stdio)
-	dir := fs.String("C", ".", "workspace directory")
+	dirs := dirFlags(fs, false, "workspace directory")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	root, err := filepath.Abs(*dir)
+	root, err := filepath.Abs(*dirs.one())
 	if err != nil {
 		stdio.errf("cairn debug mentions: %v\n", err)
 		return exitUsage

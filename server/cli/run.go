@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +31,8 @@ import (
 
 // runOptions are the flags of run and resume (resume has no dir, mode or hooks).
 type runOptions struct {
-	dir, mode, dataFlag          *string
+	mode, dataFlag               *string
+	dirs                         *dirsFlag
 	jsonOut, connect, trustHooks *bool
 	worktree                     *bool
 	sf                           *settingsFlags
@@ -40,7 +42,7 @@ type runOptions struct {
 func runFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 	fs := newFlags("run", stdio)
 	o := &runOptions{sf: &settingsFlags{}}
-	o.dir = fs.String("C", ".", "workspace directory")
+	o.dirs = dirFlags(fs, true, "workspace directory; several -C make several workspace roots")
 	o.mode = fs.String("mode", "act", "act or plan")
 	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
 	o.dataFlag = fs.String("data-dir", "", "data directory")
@@ -66,7 +68,7 @@ func resumeFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 // run starts a daemon for itself, runs one task as its client and prints the conversation.
 func run(ctx context.Context, args []string, stdio IO) int {
 	fs, o := runFlags(stdio)
-	dir, mode, jsonOut, dataFlag, connect, trustHooks, sf := o.dir, o.mode, o.jsonOut, o.dataFlag, o.connect, o.trustHooks, o.sf
+	mode, jsonOut, dataFlag, connect, trustHooks, sf := o.mode, o.jsonOut, o.dataFlag, o.connect, o.trustHooks, o.sf
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -89,16 +91,20 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		}
 	}
 	return withDaemon(ctx, *dataFlag, *connect, *sf, stdio, func(c *client) int {
-		root, err := filepath.Abs(*dir)
-		if err != nil {
-			stdio.errf("cairn run: %v\n", err)
-			return exitUsage
-		}
-		if *trustHooks {
-			if err := enableHooks(ctx, c, root, stdio); err != nil {
-				stdio.errf("cairn run: --hooks: %v\n", statusText(err))
-				return exitFailure
+		var roots []string
+		for _, d := range o.dirs.all() {
+			root, err := filepath.Abs(d)
+			if err != nil {
+				stdio.errf("cairn run: %v\n", err)
+				return exitUsage
 			}
+			if *trustHooks {
+				if err := enableHooks(ctx, c, root, stdio); err != nil {
+					stdio.errf("cairn run: --hooks: %v\n", statusText(err))
+					return exitFailure
+				}
+			}
+			roots = append(roots, strings.ToValidUTF8(root, "\uFFFD"))
 		}
 		m := cairnv1.Mode_MODE_ACT
 		if *mode == "plan" {
@@ -107,7 +113,7 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		// Protobuf strings are UTF-8 only: bad bytes in the task or the folder's name become
 		// U+FFFD (the daemon maps such a folder name back to the folder on disk).
 		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
-			WorkspaceRoots: []string{strings.ToValidUTF8(root, "\uFFFD")}, Mode: m, Overrides: own, Worktree: *o.worktree})
+			WorkspaceRoots: roots, Mode: m, Overrides: own, Worktree: *o.worktree})
 		if err != nil {
 			stdio.errf("cairn run: %v\n", statusText(err))
 			return exitFailure
@@ -273,6 +279,10 @@ type printer struct {
 	// Out is a terminal (thinking is dimmed there).
 	splits map[int32]*thinkingSplit
 	outTTY *bool
+	// background are the commands the task said run on in the background and has not said
+	// ended, by id: an interrupted run names them as stopped, since the task's cancellation
+	// stops them after this client stopped listening (README, "Commands that keep running").
+	background map[int32]string
 }
 
 // follow prints the task until it ends and returns the exit code.
@@ -323,7 +333,10 @@ func (p *printer) followEvents(ctx context.Context) int {
 			p.io.errf("cairn: %v\n", err)
 		case ctx.Err() != nil:
 			p.cancelTask()
+			p.noteStopped()
 			p.io.errf("\ncairn: interrupted; resume with: cairn resume %s\n", p.taskID)
+		case daemonGone(err):
+			p.io.errf("\ncairn: %s; `cairn resume %s` reopens the task\n", goneText, p.taskID)
 		default:
 			p.io.errf("cairn: %v\n", statusText(err))
 		}
@@ -405,6 +418,37 @@ func (p *printer) Updated(_ context.Context, m, old *cairnv1.Message) {
 // State is not printed.
 func (p *printer) State(context.Context, *cairnv1.TaskState) {}
 
+// trackBackground follows, from the task's notes, which commands run on in the background: a
+// note that one went there, and a note about an id that ended or was stopped.
+func (p *printer) trackBackground(m *cairnv1.Message) {
+	if p.background == nil {
+		p.background = map[int32]string{}
+	}
+	var id int32
+	if _, err := fmt.Sscanf(m.GetText(), "Command %d runs on in the background:", &id); err == nil && id > 0 {
+		_, cmd, _ := strings.Cut(m.GetText(), ": ")
+		p.background[id] = cmd
+		return
+	}
+	if co := m.GetCommandOutput(); co != nil && co.GetId() > 0 {
+		delete(p.background, co.GetId())
+	}
+}
+
+// noteStopped names the background commands an interrupt stops with the task.
+func (p *printer) noteStopped() {
+	ids := make([]int32, 0, len(p.background))
+	for id := range p.background {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if !p.json {
+			p.io.errf("note: Stopped command %d as the run was interrupted: %s\n", id, p.background[id])
+		}
+	}
+}
+
 func (p *printer) cancelTask() {
 	_, _ = p.c.tasks.CancelTask(context.Background(), &cairnv1.CancelTaskRequest{TaskId: p.taskID})
 }
@@ -477,6 +521,7 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 		}
 	case cairnv1.SayKind_SAY_KIND_INFO:
 		p.endLine()
+		p.trackBackground(m)
 		if !p.json {
 			p.io.errf("note: %s\n", m.GetText())
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/server/cli"
 
@@ -16,7 +17,8 @@ import (
 
 const completion = "<attempt_completion>\n<result>All done.</result>\n</attempt_completion>"
 
-// runCLI runs `cairn run` without a terminal against a scripted model.
+// runCLI runs `cairn run` without a terminal against a scripted model, in a folder of its
+// own unless args start with -C.
 func runCLI(t *testing.T, script llmtest.Script, args ...string) (code int, stdout, stderr string, ws string) {
 	t.Helper()
 	srv := llmtest.New(t, script)
@@ -26,6 +28,9 @@ func runCLI(t *testing.T, script llmtest.Script, args ...string) (code int, stdo
 	t.Setenv("OPENAI_API_KEY", "")
 	var out, errb bytes.Buffer
 	full := append([]string{"run", "-C", ws, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--api-key", "k", "--model", "m"}, args...)
+	if len(args) > 0 && args[0] == "-C" {
+		full = append(full[:1], full[3:]...) // the test's own folders are the roots
+	}
 	code = cli.Run(context.Background(), full, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 	if err := srv.Err(); err != nil {
 		t.Error(err)
@@ -175,5 +180,77 @@ func TestRunShowsThinkingLabelled(t *testing.T) {
 	}
 	if !strings.Contains(out, "thinking: plan the notes\nNothing to write.") {
 		t.Errorf("stdout lacks the labelled thinking:\n%s", out)
+	}
+}
+
+// Several -C make several workspace roots: the task writes in the second one by its name
+// (README, "Using it from the command line"), and a command that works in one folder
+// refuses a second -C instead of using one silently.
+func TestRunSeveralRoots(t *testing.T) {
+	ws, other := t.TempDir(), filepath.Join(t.TempDir(), "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs, _ := runCLI(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<write_to_file>\n<path>other:y.txt</path>\n<content>\ny\n</content>\n</write_to_file>"},
+		{Text: "<write_to_file>\n<path>x.txt</path>\n<content>\nx\n</content>\n</write_to_file>"},
+		{Text: completion, Expect: &llmtest.Expect{LastUserContains: []string{"[write_to_file for 'x.txt'] Result:"}}},
+	}}, "-C", ws, "-C", other, "--auto-approve", "edit", "write y")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(other, "y.txt")); err != nil || string(b) != "y\n" {
+		t.Fatalf("other/y.txt = %q, %v (first root has %v)", b, err, ls(ws))
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "x.txt")); err != nil || string(b) != "x\n" {
+		t.Fatalf("x.txt in the first root = %q, %v (second root has %v)", b, err, ls(other))
+	}
+	var errb bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"worktrees", "-C", ws, "-C", other, "list"},
+		cli.IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb}); code != 2 || !strings.Contains(errb.String(), "give -C once") {
+		t.Fatalf("worktrees with two -C: exit %d\n%s", code, errb.String())
+	}
+}
+
+func ls(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// An interrupted run (SIGINT, SIGTERM: its context ends) says which background commands the
+// cancelled task stops with it (README, "Commands that keep running").
+func TestInterruptedRunNamesStoppedCommands(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<execute_command>\n<command>echo up; exec sleep 60</command>\n<requires_approval>false</requires_approval>\n" +
+			"<background>true</background>\n</execute_command>"},
+		{Text: "thinking", Fault: &llmtest.Fault{At: 1, Hang: true}},
+	}})
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- cli.Run(ctx, []string{"run", "-C", t.TempDir(), "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--api-key", "k",
+			"--model", "m", "--yolo", "serve"}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	}()
+	for deadline := time.Now().Add(20 * time.Second); len(srv.Requests()) < 2; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the note of command 1 reaches this client meanwhile
+	cancel()
+	if code := <-done; code == 0 {
+		t.Fatalf("interrupted run: exit 0")
+	}
+	if !strings.Contains(errb.String(), "note: Stopped command 1 as the run was interrupted: echo up; exec sleep 60") {
+		t.Fatalf("no note of the stopped command:\n%s\n%s", out.String(), errb.String())
 	}
 }

@@ -19,7 +19,7 @@ import (
 // call runs in the daemon already serving the data dir, whose search index is warm.
 func tool(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("tool", stdio)
-	dir := fs.String("C", ".", "workspace directory")
+	dirs := dirFlags(fs, false, "workspace directory")
 	yes := fs.Bool("yes", false, "approve everything (edits are saved)")
 	connect := fs.Bool("connect", false, "run the call in the daemon already running on the data dir")
 	dataFlag := fs.String("data-dir", "", "data directory (with --connect)")
@@ -31,7 +31,7 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn tool: %v\n", err)
 		return exitFailure
 	}
-	root, err := filepath.Abs(*dir)
+	root, err := filepath.Abs(*dirs.one())
 	if err != nil {
 		stdio.errf("cairn tool: %v\n", err)
 		return exitUsage

@@ -22,7 +22,7 @@ const worktreesUsage = "usage: cairn worktrees [-C DIR] [--data-dir DIR] list [-
 // the daemon serving the data dir when one runs, else a private one (docs/cli.md).
 func worktreesCommand(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("worktrees", stdio)
-	dir := fs.String("C", ".", "a folder in the repository")
+	dirs := dirFlags(fs, false, "a folder in the repository")
 	dataFlag := fs.String("data-dir", "", "data directory")
 	asJSON := fs.Bool("json", false, "list: one JSON object per line")
 	yes := fs.Bool("yes", false, "discard: do not ask")
@@ -54,7 +54,7 @@ func worktreesCommand(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn worktrees: discard asks first; without a terminal, pass --yes\n")
 		return exitUsage
 	}
-	root, err := filepath.Abs(*dir)
+	root, err := filepath.Abs(*dirs.one())
 	if err != nil {
 		stdio.errf("cairn worktrees: %v\n", err)
 		return exitUsage
@@ -189,6 +189,9 @@ func worktreesMerge(ctx context.Context, c *client, id, mode string, stdio IO) i
 		return exitFailure
 	}
 	if len(resp.GetFiles()) == 0 {
+		if w := findWorktree(ctx, c, id); w != nil && w.GetMerged() != "" {
+			return stdio.emit(fmt.Sprintf("nothing new to merge: task %s's changes were merged at %s, and it changed nothing since\n", id, w.GetMerged()))
+		}
 		return stdio.emit("nothing to merge: the task changed nothing\n")
 	}
 	how := "as uncommitted changes"

@@ -22,7 +22,21 @@ type Result struct {
 	PromptTokens     int64   `json:"prompt_tokens"`
 	CompletionTokens int64   `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
-	Seconds          float64 `json:"seconds"`
+	// PriceUnknown is set when the model's prices are unknown: cost_usd is then no figure
+	// (README, "One cost truth").
+	PriceUnknown bool    `json:"price_unknown,omitempty"`
+	Seconds      float64 `json:"seconds"`
+	// The run's health, as Aider reports it beside its pass rates (README, "Benchmark"):
+	// Replies is how many model replies the exercise took; MalformedReplies how many of them
+	// the loop could not use (an edit that did not apply, a reply without a usable tool call);
+	// Timeouts how many model requests failed or timed out and were tried again;
+	// ContextExhausted how many times the history had to be cut to fit the context window;
+	// TestTimeouts how many test runs were stopped at --test-timeout.
+	Replies          int `json:"replies"`
+	MalformedReplies int `json:"malformed_replies"`
+	Timeouts         int `json:"timeouts"`
+	ContextExhausted int `json:"context_exhausted"`
+	TestTimeouts     int `json:"test_timeouts"`
 	// Error is why the exercise could not run to its end ("" when it did): the model's
 	// endpoint failed, a limit stopped the task, the tests could not be started.
 	Error string `json:"error"`
@@ -69,11 +83,20 @@ type Results struct {
 	f  *os.File
 }
 
-// OpenResults opens path for appending; without resume it starts the file anew. With resume,
-// a last line cut short is removed first (logged).
+// OpenResults opens path for appending. Without resume the file must be new or empty: one
+// that holds results is ErrResultsExist, and is left as it is. With resume, a last line cut
+// short is removed first (logged).
 func OpenResults(path string, resume bool, log *slog.Logger) (*Results, []Result, error) {
 	var done []Result
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	if !resume {
+		switch st, err := os.Stat(path); {
+		case err == nil && st.Size() > 0:
+			return nil, nil, fmt.Errorf("%s: %w", path, ErrResultsExist)
+		case err != nil && !os.IsNotExist(err):
+			return nil, nil, err
+		}
+	}
 	if resume {
 		var cut int64
 		var err error
@@ -87,7 +110,6 @@ func OpenResults(path string, resume bool, log *slog.Logger) (*Results, []Result
 				return nil, nil, err
 			}
 		}
-		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {

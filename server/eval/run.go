@@ -44,7 +44,10 @@ type Config struct {
 	// Done are the results already in the file (--resume): the progress counts them.
 	Done     []Result
 	Progress io.Writer
-	Logger   *slog.Logger
+	// Bar puts a progress bar before each progress line, for a terminal; plain lines
+	// otherwise (a log file, CI).
+	Bar    bool
+	Logger *slog.Logger
 }
 
 // Run runs the exercises, Parallel at a time, appending each finished one to Results. When
@@ -81,7 +84,7 @@ func Run(ctx context.Context, cfg Config, exercises []Exercise) ([]Result, error
 				}
 				fresh = append(fresh, r)
 				all = append(all, r)
-				progress(cfg.Progress, r, all, total)
+				progress(cfg.Progress, r, all, total, cfg.Bar)
 				mu.Unlock()
 			}
 		}()
@@ -103,17 +106,19 @@ feed:
 }
 
 // progress prints one line per finished exercise with the running pass rate.
-func progress(w io.Writer, r Result, all []Result, total int) {
+func progress(w io.Writer, r Result, all []Result, total int, bar bool) {
 	if w == nil {
 		return
 	}
 	passed := 0
 	var cost float64
+	unknown := false
 	for _, x := range all {
 		if x.Passed {
 			passed++
 		}
 		cost += x.CostUSD
+		unknown = unknown || x.PriceUnknown
 	}
 	verdict := "failed"
 	if r.PassedOnTry != nil {
@@ -123,8 +128,11 @@ func progress(w io.Writer, r Result, all []Result, total int) {
 		verdict += " (" + firstLine(r.Error) + ")"
 	}
 	// A failed write to the progress stream loses only the progress line.
-	_, _ = fmt.Fprintf(w, "[%d/%d] %s: %s in %.0fs | pass rate %.1f%% (%d/%d) | $%.4f\n", len(all), total, r.Key(),
-		verdict, r.Seconds, 100*float64(passed)/float64(len(all)), passed, len(all), cost)
+	if bar {
+		_, _ = fmt.Fprint(w, progressBar(len(all), total)+" ")
+	}
+	_, _ = fmt.Fprintf(w, "[%d/%d] %s: %s in %.0fs | pass rate %.1f%% (%d/%d) | %s\n", len(all), total, r.Key(),
+		verdict, r.Seconds, 100*float64(passed)/float64(len(all)), passed, len(all), costText(cost, unknown))
 }
 
 func firstLine(s string) string {
@@ -167,6 +175,9 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 		s.close(log, ctx.Err() != nil)
 		prompt, completion, cost := s.usage()
 		res.PromptTokens, res.CompletionTokens, res.CostUSD = prompt, completion, cost
+		s.health(&res)
+		st := s.state
+		res.PriceUnknown = !st.GetPricesKnown() && !st.GetIncluded() && cost == 0 && prompt+completion > 0
 	}()
 	sctx, stop := context.WithCancel(tctx)
 	defer stop()
@@ -195,6 +206,9 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 			return res
 		}
 		log.Debug("eval: tests ran", "try", try, "passed", run.Passed)
+		if run.TimedOut {
+			res.TestTimeouts++
+		}
 		if run.Passed {
 			res.Passed, res.PassedOnTry = true, &try
 			return res
@@ -329,4 +343,64 @@ func (s *session) close(log *slog.Logger, interrupted bool) {
 	if _, err := s.c.Tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: s.id}); err != nil && !interrupted {
 		log.Warn("eval: closing the task in the daemon", "task", s.id, "err", err)
 	}
+}
+
+// costText is a cost by the one rule of every view (README, "One cost truth"): a figure only
+// when every price in it is known.
+func costText(cost float64, unknown bool) string {
+	if unknown {
+		return "price unknown"
+	}
+	return fmt.Sprintf("$%.4f", cost)
+}
+
+// health counts the task's rows that tell the run's health (Result's Replies and the rest). A
+// reply is malformed when the loop could not use it: an edit that did not apply, an error row,
+// or no tool call at all (no tool, command, completion or question follows it before the
+// next request).
+func (s *session) health(res *Result) {
+	if s.f == nil {
+		return
+	}
+	open, used, bad := false, false, false
+	end := func() {
+		if open && (bad || !used) {
+			res.MalformedReplies++
+		}
+	}
+	for _, m := range s.f.Messages() {
+		if m.GetAsk() != cairnv1.AskKind_ASK_KIND_UNSPECIFIED {
+			used = true
+			continue
+		}
+		switch m.GetSay() {
+		case cairnv1.SayKind_SAY_KIND_API_REQ_STARTED:
+			end()
+			res.Replies++
+			open, used, bad = true, false, false
+		case cairnv1.SayKind_SAY_KIND_TOOL, cairnv1.SayKind_SAY_KIND_COMMAND, cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT,
+			cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_LAUNCH, cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED,
+			cairnv1.SayKind_SAY_KIND_SUBAGENTS, cairnv1.SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION:
+			used = true
+		case cairnv1.SayKind_SAY_KIND_ERROR, cairnv1.SayKind_SAY_KIND_DIFF_ERROR:
+			bad = true
+		case cairnv1.SayKind_SAY_KIND_API_REQ_RETRIED, cairnv1.SayKind_SAY_KIND_ERROR_RETRY:
+			res.Timeouts++
+		case cairnv1.SayKind_SAY_KIND_DELETED_API_REQS:
+			res.ContextExhausted++
+		}
+	}
+	end()
+}
+
+// barWidth is the progress bar's width in cells.
+const barWidth = 20
+
+// progressBar draws done of total as a bar of barWidth cells.
+func progressBar(done, total int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := min(barWidth, done*barWidth/total)
+	return "[" + strings.Repeat("█", n) + strings.Repeat("░", barWidth-n) + "]"
 }

@@ -16,7 +16,12 @@ type Stats struct {
 	PassedBy                       []int
 	PromptTokens, CompletionTokens int64
 	CostUSD, Seconds               float64
-	Errors                         int
+	// PriceUnknown: some exercise's model prices are unknown, so CostUSD is no figure.
+	PriceUnknown bool
+	Errors       int
+	// Health (Result's figures, summed); WellFormed counts the exercises whose replies were
+	// all well formed.
+	WellFormed, Replies, Malformed, Timeouts, ContextExhausted, TestTimeouts int
 }
 
 // Rate is the pass rate after try (1-based), in percent.
@@ -53,6 +58,15 @@ func Summarize(results []Result, tries int) []Stats {
 			x.PromptTokens += r.PromptTokens
 			x.CompletionTokens += r.CompletionTokens
 			x.CostUSD += r.CostUSD
+			x.PriceUnknown = x.PriceUnknown || r.PriceUnknown
+			if r.MalformedReplies == 0 {
+				x.WellFormed++
+			}
+			x.Replies += r.Replies
+			x.Malformed += r.MalformedReplies
+			x.Timeouts += r.Timeouts
+			x.ContextExhausted += r.ContextExhausted
+			x.TestTimeouts += r.TestTimeouts
 			x.Seconds += r.Seconds
 			if r.Error != "" {
 				x.Errors++
@@ -91,12 +105,25 @@ func Table(stats []Stats, tries int, compare float64) string {
 		for k := 1; k <= tries; k++ {
 			row = append(row, fmt.Sprintf("%.1f%%", s.Rate(k)))
 		}
-		row = append(row, fmt.Sprint(s.PromptTokens), fmt.Sprint(s.CompletionTokens), fmt.Sprintf("$%.4f", s.CostUSD),
+		row = append(row, fmt.Sprint(s.PromptTokens), fmt.Sprint(s.CompletionTokens), costText(s.CostUSD, s.PriceUnknown),
 			(time.Duration(s.Seconds * float64(time.Second))).Round(time.Second).String(), fmt.Sprint(s.Errors))
 		if compare >= 0 {
 			row = append(row, fmt.Sprintf("%+.1f", s.Rate(tries)-compare))
 		}
 		_, _ = fmt.Fprintln(w, strings.Join(row, "\t")+"\t")
+	}
+	// The health figures, beside the rates as Aider prints them, so a low score can be
+	// explained.
+	_, _ = fmt.Fprintln(w, "\t")
+	_, _ = fmt.Fprintln(w, strings.Join([]string{"language", "well-formed", "replies", "malformed", "timeouts",
+		"context full", "test timeouts"}, "\t")+"\t")
+	for _, s := range stats {
+		wf := 0.0
+		if s.Count > 0 {
+			wf = 100 * float64(s.WellFormed) / float64(s.Count)
+		}
+		_, _ = fmt.Fprintln(w, strings.Join([]string{s.Language, fmt.Sprintf("%.1f%%", wf), fmt.Sprint(s.Replies),
+			fmt.Sprint(s.Malformed), fmt.Sprint(s.Timeouts), fmt.Sprint(s.ContextExhausted), fmt.Sprint(s.TestTimeouts)}, "\t")+"\t")
 	}
 	if err := w.Flush(); err != nil {
 		return err.Error() // a strings.Builder does not fail

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -30,6 +31,10 @@ type Toolchains struct {
 	// network on; a test run writes its workspace and scratch folder with the network off.
 	// Nil runs them plainly (the user turned the sandbox off, or none can be set up here).
 	Sandbox *sandbox.Base
+
+	// Progress, when set, gets a line before a toolchain installs (JavaScript's packages take
+	// minutes the first time), so a run never sits silent meanwhile.
+	Progress io.Writer
 
 	python string // the interpreter that has pytest, found by Check
 }
@@ -145,6 +150,11 @@ func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if t.Progress != nil {
+		// A failed write loses only the progress line.
+		_, _ = fmt.Fprintf(t.Progress, "cairn eval: installing the JavaScript test tools (%d packages) into %s, once; "+
+			"this can take a few minutes\n", len(deps), dir)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
 		return err
 	}
@@ -183,6 +193,8 @@ func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
 type TestRun struct {
 	Passed bool
 	Output string
+	// TimedOut: the run was stopped at its time limit.
+	TimedOut bool
 }
 
 // Test runs the exercise's tests in the workspace ws within timeout. scratch is a folder of the
@@ -257,7 +269,8 @@ func (t *Toolchains) Test(ctx context.Context, ex Exercise, ws, scratch string, 
 	case ctx.Err() != nil:
 		return TestRun{}, ctx.Err()
 	case cctx.Err() != nil:
-		return TestRun{Output: out.String() + fmt.Sprintf("\nThe tests did not finish within %s and were stopped.\n", timeout)}, nil
+		return TestRun{Output: out.String() + fmt.Sprintf("\nThe tests did not finish within %s and were stopped.\n", timeout),
+			TimedOut: true}, nil
 	case errors.As(err, &exit):
 		return TestRun{Output: out.String()}, nil
 	case err != nil:

@@ -13,7 +13,7 @@ import (
 
 // ListWorktrees lists the tasks that have a worktree, with the task's status and cost: a
 // loaded task says its own (one whose open question is its completion is completed); one that
-// is not loaded is completed when its history ends in its completion, else idle.
+// is not loaded is running while another process holds it (its owner lock), completed when its history ends in its completion, else idle.
 func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktreesRequest) (*cairnv1.ListWorktreesResponse, error) {
 	wm, err := s.worktrees()
 	if err != nil {
@@ -50,6 +50,9 @@ func (s *Services) ListWorktrees(ctx context.Context, req *cairnv1.ListWorktrees
 			if t.OpenAsk() == msg.AskCompletionResult || t.OpenAsk() == msg.AskResumeCompletedTask {
 				info.Status = string(task.StatusCompleted) // done; the ask only takes feedback
 			}
+		case s.heldElsewhere(e.TaskID) != nil:
+			info.Status, info.Cost = string(task.StatusRunning), m.Cost // in another process
+			info.CostKnown = pricesKnown(m) || m.TokensIn+m.TokensOut == 0
 		case saved && (m.Completed || s.endedInCompletion(e.TaskID)):
 			info.Status, info.Cost = string(task.StatusCompleted), m.Cost
 			info.CostKnown = pricesKnown(m) || m.TokensIn+m.TokensOut == 0

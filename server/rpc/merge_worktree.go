@@ -13,6 +13,9 @@ func (s *Services) MergeWorktree(ctx context.Context, req *cairnv1.MergeWorktree
 	if err != nil {
 		return nil, err
 	}
+	if err := s.running(req.GetTaskId(), "merge its changes"); err != nil {
+		return nil, worktreeStatus(err)
+	}
 	mode := req.GetMode()
 	if mode == "" {
 		mode = s.b.Settings.Get().WorktreeMergeMode

@@ -34,7 +34,7 @@ func (s *Services) NewTask(ctx context.Context, req *cairnv1.NewTaskRequest) (*c
 		if err != nil {
 			return nil, worktreeStatus(err)
 		}
-		opts.Workspace = append([]string{w.Path}, opts.Workspace[1:]...)
+		opts.Workspace = append([]string{w.Root()}, opts.Workspace[1:]...)
 		t, err := s.b.Tasks.New(ctx, opts, req.GetText(), req.GetImages(), req.GetFiles())
 		if err != nil {
 			if derr := wm.Discard(context.WithoutCancel(ctx), opts.ID); derr != nil {

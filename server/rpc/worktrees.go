@@ -2,13 +2,56 @@ package rpc
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/cairnhq/cairn/core/store"
+	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/worktree"
 )
+
+// running says whether task id runs: loaded here and running, or held by another process
+// (its owner lock: a `cairn run` with a private daemon, or another daemon), and if so, how
+// to stop it first, for the refusal of a discard or a merge (README, "Tasks in worktrees").
+func (s *Services) running(id, what string) error {
+	if t, ok := s.b.Tasks.Get(id); ok {
+		if t.State().Status != task.StatusRunning {
+			return nil
+		}
+		return fmt.Errorf("%w: cancel it (Cancel in the chat, or Ctrl-C in its `cairn run`), then %s", worktree.ErrRunning, what)
+	}
+	lk := s.heldElsewhere(id)
+	if lk == nil {
+		return nil
+	}
+	who := "another Cairn process"
+	if lk.PID > 0 {
+		who = fmt.Sprintf("Cairn process %d", lk.PID)
+	}
+	return fmt.Errorf("%w in %s: stop that run first (Ctrl-C in its terminal, or kill %d), then %s", worktree.ErrRunning, who, lk.PID, what)
+}
+
+// heldElsewhere returns who holds task id's owner lock when this daemon does not have it
+// loaded, or nil. A lock that cannot be probed is logged and counts as not held.
+func (s *Services) heldElsewhere(id string) *store.LockedError {
+	st := s.b.Tasks.Store()
+	if st == nil {
+		return nil
+	}
+	if _, loaded := s.b.Tasks.Get(id); loaded {
+		return nil
+	}
+	lk, err := st.Holder(id)
+	if err != nil {
+		slog.Warn("task lock not probed", "task", id, "err", err)
+		return nil
+	}
+	return lk
+}
 
 // worktreeStatus maps the errors of core/worktree to gRPC codes. A conflict is
 // FailedPrecondition whose message names the files.

@@ -41,6 +41,14 @@ func NewWithSecrets(shell string, folders []string, secrets config.Secrets) *Hos
 	return &Host{diffs: &Diffs{}, terminal: term, editor: Editor{Folders: folders}}
 }
 
+// RecordCommands makes the host's terminal record the commands it starts outside the command
+// sandbox in l (nil: no record), for the next daemon to stop what this one leaves when killed.
+func (h *Host) RecordCommands(l *Ledger) {
+	if t, ok := h.terminal.(*Terminal); ok {
+		t.Ledger = l
+	}
+}
+
 // Diffs returns the disk diff presenter.
 func (h *Host) Diffs() tools.DiffPresenter { return h.diffs }
 

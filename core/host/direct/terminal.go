@@ -35,6 +35,9 @@ type Terminal struct {
 	// HideValues are secret values (the API key, header values): a variable holding one is
 	// removed whatever its name (config.Secrets).
 	HideValues []string
+	// Ledger records the commands started outside the command sandbox, for the next daemon
+	// to stop what a killed daemon left running (nil: no record).
+	Ledger *Ledger
 	// noPTY forces the pipe fallback; tests use it to cover both paths.
 	noPTY bool
 }

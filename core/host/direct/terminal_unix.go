@@ -62,8 +62,14 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 			return nil, fmt.Errorf("direct: start %s: %w", t.Shell, err)
 		}
 	}
+	forget := func() {}
 	if rep != nil {
 		rep.Started()
+	} else if forget, err = t.Ledger.add(cmd.Process.Pid); err != nil {
+		// Unrecorded, it could outlive a killed daemon: it does not run at all.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("direct: record the command for the next daemon: %w", err)
 	}
 	grace := t.Grace
 	if grace <= 0 {
@@ -75,6 +81,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		out:    newOutPipe(),
 		exited: make(chan struct{}),
 		code:   -1,
+		forget: forget,
 	}
 	go p.wait(cmd, out, rep)
 	go p.read(out)
@@ -176,6 +183,10 @@ func startPipes(cmd *exec.Cmd) (*os.File, error) {
 	return r, nil
 }
 
+// leftoverPoll is how often a finished command's terminal looks whether what the command
+// left running has ended.
+const leftoverPoll = 250 * time.Millisecond
+
 // process is one started command. It implements tools.Process.
 type process struct {
 	pgid  int
@@ -185,6 +196,15 @@ type process struct {
 	exited   chan struct{}
 	code     int
 	escalate sync.Once
+	// forget removes the group's ledger record once the group is gone.
+	forget func()
+}
+
+// forgetIfGone removes the ledger record when nothing of the group runs any more.
+func (p *process) forgetIfGone() {
+	if syscall.Kill(-p.pgid, 0) != nil {
+		p.forget()
+	}
 }
 
 func (p *process) Output() io.Reader { return p.out }
@@ -221,11 +241,13 @@ func (p *process) killAfterGrace() {
 	case <-timer.C:
 	case <-p.exited:
 		if syscall.Kill(-p.pgid, 0) != nil {
+			p.forget()
 			return // the whole group went away on SIGTERM
 		}
 		<-timer.C
 	}
 	_ = syscall.Kill(-p.pgid, syscall.SIGKILL) // ESRCH just means it ended meanwhile
+	p.forget()
 }
 
 func (p *process) wait(cmd *exec.Cmd, out *os.File, rep *sandbox.ExitReport) {
@@ -248,6 +270,7 @@ func (p *process) wait(cmd *exec.Cmd, out *os.File, rep *sandbox.ExitReport) {
 		}
 	}
 	close(p.exited)
+	p.forgetIfGone() // what the shell left running keeps its record
 	// Wake a reader blocked on a PTY still held open by an orphaned background job; bytes
 	// already written keep arriving and extend the deadline.
 	_ = out.SetReadDeadline(time.Now().Add(drainIdle))
@@ -280,8 +303,13 @@ func (p *process) read(f *os.File) {
 	}
 	p.out.close()
 	// A command that closed its output but runs on (a daemon) keeps its terminal until it
-	// ends or is killed, as it would in the user's terminal.
+	// ends or is killed, as it would in the user's terminal; so does what it left running
+	// in its group (`server &`, the sandbox's launcher keeping it): closing the terminal
+	// would hang them up (README, "Commands that keep running").
 	<-p.exited
+	for groupRunning(p.pgid) {
+		time.Sleep(leftoverPoll)
+	}
 	_ = f.Close() // read-only; nothing is lost if closing fails
 }
 

@@ -56,7 +56,7 @@ func BenchmarkIndexedSearch(b *testing.B) {
 		slices.Sort(d)
 		return d[runs/2]
 	}
-	for _, q := range p3Queries {
+	for _, q := range append(slices.Clone(p3Queries), p11Queries...) {
 		b.Run(q.name, func(b *testing.B) {
 			search := func(idx *Indexes) func() {
 				return func() {
@@ -82,4 +82,10 @@ func BenchmarkIndexedSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// p11Queries are P11's cases beyond P3's: a regex whose literals are split by classes,
+// repetitions and optional parts, as agents send them (docs/performance.md, "P11").
+var p11Queries = []struct{ name, regex string }{
+	{"split", `func \(\w+\) Handle\w*\b`},
 }

@@ -102,7 +102,12 @@ func analyze(re *syntax.Regexp) info {
 		if re.Min >= 1 {
 			return queryInfo(analyze(re.Sub[0]).toQuery())
 		}
+		if re.Max == 1 {
+			return optional(analyze(re.Sub[0]))
+		}
 		return queryInfo(allQuery)
+	case syntax.OpQuest:
+		return optional(analyze(re.Sub[0]))
 	case syntax.OpConcat:
 		cur := exactInfo("")
 		var done []*query // conditions of the parts already closed off
@@ -135,8 +140,21 @@ func analyze(re *syntax.Regexp) info {
 		}
 		return queryInfo(or(alts...))
 	}
-	// OpAnyChar, OpAnyCharNotNL, OpStar, OpQuest and anything new: no condition.
+	// OpAnyChar, OpAnyCharNotNL, OpStar and anything new: no condition.
 	return queryInfo(allQuery)
+}
+
+// optional plans x? (or x{0,1}): its strings and the empty one, so the literals around an
+// optional part still join into whole strings (`https?://` needs "http://" or "https://",
+// `abc?de` "abcde" or "abde"), as in Russ Cox's trigram query analysis; a part with no exact
+// set says nothing.
+func optional(sub info) info {
+	if sub.exact == nil || len(sub.exact) >= maxExact {
+		return queryInfo(allQuery)
+	}
+	out := append([]string{""}, sub.exact...)
+	slices.Sort(out)
+	return exactInfo(slices.Compact(out)...)
 }
 
 // foldLiteral plans a case-insensitive literal. Lowercasing ASCII makes most letters agree

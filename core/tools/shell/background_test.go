@@ -225,6 +225,12 @@ func TestFifthBackgroundRefused(t *testing.T) {
 	if len(ui.approvals) != asked || reg.Get(5) != nil {
 		t.Fatal("the refused command was asked about or started")
 	}
+	ui.mu.Lock()
+	last := ui.says[len(ui.says)-1]
+	ui.mu.Unlock()
+	if last.kind != msg.SayInfo || !strings.HasPrefix(last.text, "Not started: 4 background commands already run") {
+		t.Fatalf("the refusal is not in the chat: last say %+v", last)
+	}
 	res, err = New(reg).Run(ctx, env, call("command", "echo slow; exec sleep 60", "requires_approval", "false"))
 	if err != nil || !strings.Contains(res.Text, "moved to the background\nas command 5") {
 		t.Fatalf("foreground at the limit = %+v, %v", res, err)

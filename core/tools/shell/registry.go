@@ -162,13 +162,13 @@ func (r *Registry) Snapshot() (running, finished []TerminalState) {
 		text, done := t.Take()
 		st := TerminalState{ID: t.id, Command: t.command, NewOutput: text}
 		switch {
-		case !done:
+		case !done || t.keptLeftovers() && groupAlive(t.group):
 			st.Started = t.started
 			st.Ports = listeningPorts(t.group)
 			running = append(running, st)
 			kept = append(kept, t)
-		case text != "":
-			finished = append(finished, st)
+		case text != "" || t.keptLeftovers():
+			finished = append(finished, st) // leftovers that ended are said to have, too
 		}
 	}
 	clear(r.items[len(kept):])
@@ -352,7 +352,10 @@ type Tracked struct {
 	// detached is set once the task went on while the command runs (background, the wait
 	// limit, "proceed while running"): its end is then reported to the registry's Ended.
 	detached bool
-	code     int
+	// leftovers is set when the command's shell ended while processes it started (`server
+	// &`, nohup) still ran in its group: they run on as this command, in the background.
+	leftovers bool
+	code      int
 	// view is the bounded picture of everything printed since the start; full keeps all of
 	// it once view has to leave something out.
 	view *view
@@ -480,6 +483,19 @@ func (t *Tracked) pump() {
 		t.reg.noteEnded(Stopped{ID: t.id, Command: t.command, Code: code})
 	}
 	close(t.done)
+}
+
+// keepLeftovers marks a command whose shell ended as running on in what it left in its group.
+func (t *Tracked) keepLeftovers() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.leftovers, t.detached = true, true
+}
+
+func (t *Tracked) keptLeftovers() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.leftovers
 }
 
 // detach marks the command as running on without the tool; it reports whether it still ran.

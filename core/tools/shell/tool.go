@@ -97,6 +97,9 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		}
 	}
 	if background && t.reg.BackgroundFull() {
+		// The refusal is the user's to see too (the chat, `cairn run`'s note), not only the
+		// model's (README, "Commands that keep running").
+		env.UI.Say(ctx, msg.SayInfo, render("row.background_full", rowData{ID: MaxBackground, Command: command}), nil, false)
 		return tools.Errorf("%s", render("error.background_full", MaxBackground)), nil
 	}
 
@@ -183,10 +186,41 @@ func (t *Tool) run(ctx context.Context, env *tools.Env, req tools.CommandRequest
 	f := &follower{env: env, tracked: t.reg.track(req.Command, proc, lim, background), feedback: feedback, background: background}
 	res, err := f.follow(ctx, time.Duration(timeout)*time.Second)
 	if f.tracked.Finished() {
+		if err == nil && f.leftovers() {
+			// What the command left running (`server &`, nohup, setsid in the sandbox) is
+			// kept as this command, in the background, never stopped unsaid (README,
+			// "Commands that keep running").
+			f.tracked.keepLeftovers()
+			row := rowData{ID: f.tracked.ID(), Command: f.tracked.Command()}
+			f.env.UI.Say(ctx, msg.SayInfo, render("row.leftovers", row), nil, false)
+			res.Text += "\n\n" + render("result.leftovers", resultData{ID: f.tracked.ID()})
+			return res, f.tracked, nil
+		}
 		t.reg.forget(f.tracked)
 		return res, f.tracked, err
 	}
 	return res, nil, err
+}
+
+// leftoverSettle is how long processes a finished command left must outlast its shell to be
+// kept: the sandbox's launcher leaving once its namespace is empty, or a hangup at the
+// shell's exit, ends the group within it when nothing is left.
+const leftoverSettle = time.Second
+
+// leftovers reports whether processes the finished command started still run in its group
+// (with the command sandbox, in its launcher's namespace) once leftoverSettle passed.
+func (f *follower) leftovers() bool {
+	if f.tracked.group == 0 {
+		return false
+	}
+	deadline := time.Now().Add(leftoverSettle)
+	for groupAlive(f.tracked.group) {
+		if time.Now().After(deadline) {
+			return true
+		}
+		time.Sleep(groupPoll)
+	}
+	return false
 }
 
 // escalate looks in a failed sandboxed command's output for what the sandbox refused. When
