@@ -483,11 +483,26 @@ func (ix *Index) unchanged() bool {
 // the refresh clears when it ends (or at once when the index stopped).
 func (ix *Index) refreshInBackground() {
 	if !ix.background(func(ctx context.Context) {
-		defer ix.refreshing.Store(false)
-		ix.refresh(ctx)
+		for {
+			ix.refresh(ctx)
+			ix.refreshing.Store(false)
+			// Files indexed again while this refresh ran could not start one of their own: when
+			// they left the index mostly garbage, start over now.
+			if ctx.Err() != nil || !ix.mostlyGarbage() || !ix.refreshing.CompareAndSwap(false, true) {
+				return
+			}
+		}
 	}) {
 		ix.refreshing.Store(false)
 	}
+}
+
+// mostlyGarbage reports whether the postings of files indexed again or gone outweigh the
+// rest (and are many enough to be worth a rebuild).
+func (ix *Index) mostlyGarbage() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.garbage > ix.total-ix.garbage && ix.garbage > rebuildMin
 }
 
 // add reads and indexes one file, returning its entry and sorted trigrams; ok is false when
