@@ -216,8 +216,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		Tasks: tasks, Settings: settings, Hosts: hosts, MCP: hub, Hooks: agentCfg.Hooks, Version: cfg.Version,
 		Dirs: rpc.Dirs{Data: cfg.DataDir, GlobalRules: comp.agent.GlobalRulesDir, GlobalWorkflows: comp.agent.GlobalWorkflowsDir,
 			GlobalSkills: comp.agent.GlobalSkillsDir, GlobalHooks: agentCfg.GlobalHooksDir},
-		Worktrees: worktree.New(filepath.Join(cfg.DataDir, WorktreesDir)),
-		Env:       comp,
+		Worktrees:     worktree.New(filepath.Join(cfg.DataDir, WorktreesDir)),
+		Env:           comp,
+		SearchIndexes: agentCfg.SearchIndexes, IdleExit: cfg.IdleExit,
 	})
 	// watchCtx ends the executable watch when the daemon stops.
 	watchCtx, stopWatch := context.WithCancel(context.Background())

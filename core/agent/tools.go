@@ -26,9 +26,10 @@ import (
 // Tools returns a fresh tool registry for one task (edit tools keep per-task streaming state;
 // terminals are the task's running commands), without browser_action. The MCP tools are
 // offered when the daemon's hub has at least one server configured (docs/tools.md, "Which tools a
-// task gets": no MCP server, no MCP tools or section).
-func Tools(terminals *shell.Registry, hub *mcp.Hub) *tools.Registry {
-	return taskTools(terminals, nil, nil, hub, nil, nil, nil)
+// task gets": no MCP server, no MCP tools or section). search_files uses the warm indexes idx
+// (nil: it scans).
+func Tools(terminals *shell.Registry, hub *mcp.Hub, idx *search.Indexes) *tools.Registry {
+	return taskTools(terminals, nil, nil, hub, nil, nil, idx)
 }
 
 // taskTools is Tools plus browser_action over session when it is not nil; then every other

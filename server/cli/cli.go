@@ -95,6 +95,8 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return worktreesCommand(ctx, rest, io)
 	case "doctor":
 		return doctor(ctx, rest, io)
+	case "status":
+		return statusCommand(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -135,6 +137,7 @@ const usageText = `usage:
   cairn debug prompt [-C DIR] [--mode act|plan]
   cairn history [--json] | cairn resume ID | cairn version
   cairn doctor [--data-dir DIR]      this machine's facts: the command sandbox, its settings, git, a browser
+  cairn status [--data-dir DIR]      which daemon serves the data dir, and its warm search indexes
   cairn worktrees [-C DIR] list [--json] | merge ID [--mode uncommitted|commit] | discard ID [--yes]
   cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL [JSON]
   cairn eval polyglot --dataset DIR [--languages go,python,…] [--exercises LANG/NAME,…] [--limit N]

@@ -55,7 +55,7 @@ func tool(ctx context.Context, args []string, stdio IO) int {
 		}
 		out = rpc.ToolOutcome{Result: resp.GetResult(), Failed: resp.GetFailed(), Notes: resp.GetNotes()}
 	} else {
-		out, err = rpc.RunToolCall(ctx, root, string(in), *yes)
+		out, err = rpc.RunToolCall(ctx, root, string(in), *yes, nil)
 		if errors.Is(err, rpc.ErrToolUsage) {
 			stdio.errf("cairn tool: %s\n", usageDetail(err.Error()))
 			return exitUsage

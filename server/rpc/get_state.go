@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"context"
+	"os"
+	"time"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
@@ -15,9 +17,16 @@ import (
 // GetState returns the settings without secrets.
 func (s *Services) GetState(context.Context, *cairnv1.GetStateRequest) (*cairnv1.GetStateResponse, error) {
 	set := s.b.Settings.Get()
-	return &cairnv1.GetStateResponse{Settings: toSettings(set), Version: s.b.Version, DataDir: s.b.Dirs.Data,
+	resp := &cairnv1.GetStateResponse{Settings: toSettings(set), Version: s.b.Version, DataDir: s.b.Dirs.Data,
 		Presets: toPresets(presets.All()), Browser: browserStatus(set, nil),
-		Sandbox: toSandboxStatus(sandboxStatus(set, sandbox.Probe()))}, nil
+		Sandbox: toSandboxStatus(sandboxStatus(set, sandbox.Probe())),
+		Pid:     int32(os.Getpid()), IdleExitSeconds: int64(s.b.IdleExit / time.Second)}
+	if s.b.SearchIndexes != nil {
+		for _, ix := range s.b.SearchIndexes.List() {
+			resp.Indexes = append(resp.Indexes, &cairnv1.IndexStatus{Root: ix.Root, Ready: ix.Ready, Files: int64(ix.Files)})
+		}
+	}
+	return resp, nil
 }
 
 // sandboxStatus is how commands run under the shared settings (README "Security").

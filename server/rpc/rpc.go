@@ -5,6 +5,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -20,6 +21,7 @@ import (
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/workspace"
 	"github.com/cairnhq/cairn/core/worktree"
 )
@@ -39,6 +41,10 @@ type Backend struct {
 	Worktrees *worktree.Manager
 	// Env does what needs the composition root (nil: those RPCs fail as unavailable).
 	Env Env
+	// SearchIndexes are the daemon's warm search indexes (nil: none); IdleExit is how long
+	// the daemon stays after its last client (0: until stopped). GetState reports both.
+	SearchIndexes *search.Indexes
+	IdleExit      time.Duration
 }
 
 // Dirs are the folders the handlers read: the data dir and the user's global folders.

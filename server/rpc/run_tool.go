@@ -17,6 +17,7 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/shell"
 	"github.com/cairnhq/cairn/core/workspace"
@@ -35,8 +36,9 @@ type ToolOutcome struct {
 
 // RunToolCall runs the first tool call of a model message in the workspace folder root with
 // the machine's own host, approving it when yes is set: what `cairn tool` does, in the CLI
-// process or (with --connect) in the daemon, where search_files finds the warm index.
-func RunToolCall(ctx context.Context, root, message string, yes bool) (ToolOutcome, error) {
+// process or (with --connect) in the daemon, where search_files finds the warm index idx
+// (nil: searches scan).
+func RunToolCall(ctx context.Context, root, message string, yes bool, idx *search.Indexes) (ToolOutcome, error) {
 	var call *parse.Block
 	for _, b := range parse.Parse(parse.DefaultGrammar(), message) {
 		if b.Type == parse.ToolUse {
@@ -55,7 +57,7 @@ func RunToolCall(ctx context.Context, root, message string, yes bool) (ToolOutco
 	if err != nil {
 		return ToolOutcome{}, fmt.Errorf("%w: %w", ErrToolUsage, err)
 	}
-	reg := agent.Tools(shell.NewRegistry(), nil)
+	reg := agent.Tools(shell.NewRegistry(), nil, idx)
 	t, ok := reg.Get(call.Name)
 	if !ok {
 		return ToolOutcome{}, fmt.Errorf("%w: %s cannot run outside a task", ErrToolUsage, call.Name)
@@ -112,7 +114,7 @@ func (s *Services) RunTool(ctx context.Context, req *cairnv1.RunToolRequest) (*c
 	if req.GetWorkspaceRoot() == "" {
 		return nil, status.Error(codes.InvalidArgument, "workspace_root is required")
 	}
-	out, err := RunToolCall(ctx, req.GetWorkspaceRoot(), req.GetMessage(), req.GetYes())
+	out, err := RunToolCall(ctx, req.GetWorkspaceRoot(), req.GetMessage(), req.GetYes(), s.b.SearchIndexes)
 	if errors.Is(err, ErrToolUsage) {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}

@@ -69,6 +69,33 @@ func (r *Indexes) For(root string) *Index {
 	return ix
 }
 
+// IndexStatus is one warm index, for `cairn status` (docs/cli.md, "Keeping a daemon warm").
+type IndexStatus struct {
+	Root string
+	// Ready: searches of the root use the index; until then they scan while it builds.
+	Ready bool
+	Files int
+}
+
+// List returns the indexes held now, by root.
+func (r *Indexes) List() []IndexStatus {
+	r.mu.Lock()
+	ixs := make(map[string]*Index, len(r.m))
+	for root, ix := range r.m {
+		ixs[root] = ix
+	}
+	r.mu.Unlock()
+	out := make([]IndexStatus, 0, len(ixs))
+	for root, ix := range ixs {
+		ix.mu.RLock()
+		n := len(ix.files)
+		ix.mu.RUnlock()
+		out = append(out, IndexStatus{Root: root, Ready: ix.Ready(), Files: n})
+	}
+	slices.SortFunc(out, func(a, b IndexStatus) int { return strings.Compare(a.Root, b.Root) })
+	return out
+}
+
 // Close stops every build and refresh, waits for them, and drops every index.
 func (r *Indexes) Close() {
 	r.mu.Lock()

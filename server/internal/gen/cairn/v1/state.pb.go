@@ -960,9 +960,15 @@ type GetStateResponse struct {
 	// The browser the stored browser settings would drive, or why there is none.
 	Browser *BrowserStatus `protobuf:"bytes,5,opt,name=browser,proto3" json:"browser,omitempty"`
 	// How commands run under the stored settings on the daemon's machine.
-	Sandbox       *SandboxStatus `protobuf:"bytes,6,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Sandbox *SandboxStatus `protobuf:"bytes,6,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// The search indexes the daemon keeps warm, one per workspace root, by root.
+	Indexes []*IndexStatus `protobuf:"bytes,7,rep,name=indexes,proto3" json:"indexes,omitempty"`
+	// The daemon's process id, and how long it stays after its last client left (0: until it
+	// is stopped).
+	Pid             int32 `protobuf:"varint,8,opt,name=pid,proto3" json:"pid,omitempty"`
+	IdleExitSeconds int64 `protobuf:"varint,9,opt,name=idle_exit_seconds,json=idleExitSeconds,proto3" json:"idle_exit_seconds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *GetStateResponse) Reset() {
@@ -1037,6 +1043,89 @@ func (x *GetStateResponse) GetSandbox() *SandboxStatus {
 	return nil
 }
 
+func (x *GetStateResponse) GetIndexes() []*IndexStatus {
+	if x != nil {
+		return x.Indexes
+	}
+	return nil
+}
+
+func (x *GetStateResponse) GetPid() int32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *GetStateResponse) GetIdleExitSeconds() int64 {
+	if x != nil {
+		return x.IdleExitSeconds
+	}
+	return 0
+}
+
+// IndexStatus is one warm search index (docs/cli.md, "Keeping a daemon warm").
+type IndexStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Root  string                 `protobuf:"bytes,1,opt,name=root,proto3" json:"root,omitempty"`
+	// Searches of the root use the index; until then they scan while it builds.
+	Ready         bool  `protobuf:"varint,2,opt,name=ready,proto3" json:"ready,omitempty"`
+	Files         int64 `protobuf:"varint,3,opt,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexStatus) Reset() {
+	*x = IndexStatus{}
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexStatus) ProtoMessage() {}
+
+func (x *IndexStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexStatus.ProtoReflect.Descriptor instead.
+func (*IndexStatus) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *IndexStatus) GetRoot() string {
+	if x != nil {
+		return x.Root
+	}
+	return ""
+}
+
+func (x *IndexStatus) GetReady() bool {
+	if x != nil {
+		return x.Ready
+	}
+	return false
+}
+
+func (x *IndexStatus) GetFiles() int64 {
+	if x != nil {
+		return x.Files
+	}
+	return 0
+}
+
 // BrowserStatus is what the browser settings lead to (README "Browser and the web").
 type BrowserStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1050,7 +1139,7 @@ type BrowserStatus struct {
 
 func (x *BrowserStatus) Reset() {
 	*x = BrowserStatus{}
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1151,7 @@ func (x *BrowserStatus) String() string {
 func (*BrowserStatus) ProtoMessage() {}
 
 func (x *BrowserStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[8]
+	mi := &file_cairn_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1164,7 @@ func (x *BrowserStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrowserStatus.ProtoReflect.Descriptor instead.
 func (*BrowserStatus) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *BrowserStatus) GetFound() string {
@@ -1113,7 +1202,7 @@ type ProviderPreset struct {
 
 func (x *ProviderPreset) Reset() {
 	*x = ProviderPreset{}
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1214,7 @@ func (x *ProviderPreset) String() string {
 func (*ProviderPreset) ProtoMessage() {}
 
 func (x *ProviderPreset) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[9]
+	mi := &file_cairn_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1227,7 @@ func (x *ProviderPreset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderPreset.ProtoReflect.Descriptor instead.
 func (*ProviderPreset) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ProviderPreset) GetId() string {
@@ -1200,7 +1289,7 @@ type UpdateSettingsRequest struct {
 
 func (x *UpdateSettingsRequest) Reset() {
 	*x = UpdateSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1212,7 +1301,7 @@ func (x *UpdateSettingsRequest) String() string {
 func (*UpdateSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[10]
+	mi := &file_cairn_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1225,7 +1314,7 @@ func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UpdateSettingsRequest) GetSettings() *Settings {
@@ -1245,7 +1334,7 @@ type UpdateSettingsResponse struct {
 
 func (x *UpdateSettingsResponse) Reset() {
 	*x = UpdateSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1346,7 @@ func (x *UpdateSettingsResponse) String() string {
 func (*UpdateSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[11]
+	mi := &file_cairn_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1359,7 @@ func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UpdateSettingsResponse) GetSettings() *Settings {
@@ -1291,7 +1380,7 @@ type SetModeRequest struct {
 
 func (x *SetModeRequest) Reset() {
 	*x = SetModeRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1392,7 @@ func (x *SetModeRequest) String() string {
 func (*SetModeRequest) ProtoMessage() {}
 
 func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[12]
+	mi := &file_cairn_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1405,7 @@ func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeRequest.ProtoReflect.Descriptor instead.
 func (*SetModeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SetModeRequest) GetTaskId() string {
@@ -1342,7 +1431,7 @@ type SetModeResponse struct {
 
 func (x *SetModeResponse) Reset() {
 	*x = SetModeResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1443,7 @@ func (x *SetModeResponse) String() string {
 func (*SetModeResponse) ProtoMessage() {}
 
 func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[13]
+	mi := &file_cairn_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1456,7 @@ func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeResponse.ProtoReflect.Descriptor instead.
 func (*SetModeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 // UpdateAutoApproveRequest carries the new policy.
@@ -1380,7 +1469,7 @@ type UpdateAutoApproveRequest struct {
 
 func (x *UpdateAutoApproveRequest) Reset() {
 	*x = UpdateAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1392,7 +1481,7 @@ func (x *UpdateAutoApproveRequest) String() string {
 func (*UpdateAutoApproveRequest) ProtoMessage() {}
 
 func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[14]
+	mi := &file_cairn_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1405,7 +1494,7 @@ func (x *UpdateAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UpdateAutoApproveRequest) GetAutoApprove() *AutoApprove {
@@ -1424,7 +1513,7 @@ type UpdateAutoApproveResponse struct {
 
 func (x *UpdateAutoApproveResponse) Reset() {
 	*x = UpdateAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1436,7 +1525,7 @@ func (x *UpdateAutoApproveResponse) String() string {
 func (*UpdateAutoApproveResponse) ProtoMessage() {}
 
 func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[15]
+	mi := &file_cairn_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1449,7 +1538,7 @@ func (x *UpdateAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*UpdateAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 // ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -1467,7 +1556,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1479,7 +1568,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[16]
+	mi := &file_cairn_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1492,7 +1581,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListModelsRequest) GetBaseUrl() string {
@@ -1534,7 +1623,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1546,7 +1635,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[17]
+	mi := &file_cairn_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1559,7 +1648,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListModelsResponse) GetModels() []string {
@@ -1599,7 +1688,7 @@ type ModelEntry struct {
 
 func (x *ModelEntry) Reset() {
 	*x = ModelEntry{}
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1611,7 +1700,7 @@ func (x *ModelEntry) String() string {
 func (*ModelEntry) ProtoMessage() {}
 
 func (x *ModelEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[18]
+	mi := &file_cairn_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1624,7 +1713,7 @@ func (x *ModelEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelEntry.ProtoReflect.Descriptor instead.
 func (*ModelEntry) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ModelEntry) GetId() string {
@@ -1719,7 +1808,7 @@ type McpTool struct {
 
 func (x *McpTool) Reset() {
 	*x = McpTool{}
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1731,7 +1820,7 @@ func (x *McpTool) String() string {
 func (*McpTool) ProtoMessage() {}
 
 func (x *McpTool) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[19]
+	mi := &file_cairn_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1744,7 +1833,7 @@ func (x *McpTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpTool.ProtoReflect.Descriptor instead.
 func (*McpTool) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *McpTool) GetName() string {
@@ -1788,7 +1877,7 @@ type McpResource struct {
 
 func (x *McpResource) Reset() {
 	*x = McpResource{}
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1800,7 +1889,7 @@ func (x *McpResource) String() string {
 func (*McpResource) ProtoMessage() {}
 
 func (x *McpResource) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[20]
+	mi := &file_cairn_v1_state_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1813,7 +1902,7 @@ func (x *McpResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResource.ProtoReflect.Descriptor instead.
 func (*McpResource) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *McpResource) GetUri() string {
@@ -1857,7 +1946,7 @@ type McpResourceTemplate struct {
 
 func (x *McpResourceTemplate) Reset() {
 	*x = McpResourceTemplate{}
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1869,7 +1958,7 @@ func (x *McpResourceTemplate) String() string {
 func (*McpResourceTemplate) ProtoMessage() {}
 
 func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[21]
+	mi := &file_cairn_v1_state_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1882,7 +1971,7 @@ func (x *McpResourceTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpResourceTemplate.ProtoReflect.Descriptor instead.
 func (*McpResourceTemplate) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *McpResourceTemplate) GetUriTemplate() string {
@@ -1925,7 +2014,7 @@ type McpPromptArgument struct {
 
 func (x *McpPromptArgument) Reset() {
 	*x = McpPromptArgument{}
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1937,7 +2026,7 @@ func (x *McpPromptArgument) String() string {
 func (*McpPromptArgument) ProtoMessage() {}
 
 func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[22]
+	mi := &file_cairn_v1_state_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1950,7 +2039,7 @@ func (x *McpPromptArgument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPromptArgument.ProtoReflect.Descriptor instead.
 func (*McpPromptArgument) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *McpPromptArgument) GetName() string {
@@ -1986,7 +2075,7 @@ type McpPrompt struct {
 
 func (x *McpPrompt) Reset() {
 	*x = McpPrompt{}
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1998,7 +2087,7 @@ func (x *McpPrompt) String() string {
 func (*McpPrompt) ProtoMessage() {}
 
 func (x *McpPrompt) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[23]
+	mi := &file_cairn_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2011,7 +2100,7 @@ func (x *McpPrompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPrompt.ProtoReflect.Descriptor instead.
 func (*McpPrompt) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *McpPrompt) GetName() string {
@@ -2061,7 +2150,7 @@ type McpServer struct {
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2073,7 +2162,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[24]
+	mi := &file_cairn_v1_state_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2086,7 +2175,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *McpServer) GetName() string {
@@ -2189,7 +2278,7 @@ type ListMcpServersRequest struct {
 
 func (x *ListMcpServersRequest) Reset() {
 	*x = ListMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +2290,7 @@ func (x *ListMcpServersRequest) String() string {
 func (*ListMcpServersRequest) ProtoMessage() {}
 
 func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[25]
+	mi := &file_cairn_v1_state_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +2303,7 @@ func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*ListMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
 }
 
 // ListMcpServersResponse is the hub's state.
@@ -2231,7 +2320,7 @@ type ListMcpServersResponse struct {
 
 func (x *ListMcpServersResponse) Reset() {
 	*x = ListMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2243,7 +2332,7 @@ func (x *ListMcpServersResponse) String() string {
 func (*ListMcpServersResponse) ProtoMessage() {}
 
 func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[26]
+	mi := &file_cairn_v1_state_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2256,7 +2345,7 @@ func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*ListMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListMcpServersResponse) GetServers() []*McpServer {
@@ -2289,7 +2378,7 @@ type WatchMcpServersRequest struct {
 
 func (x *WatchMcpServersRequest) Reset() {
 	*x = WatchMcpServersRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2301,7 +2390,7 @@ func (x *WatchMcpServersRequest) String() string {
 func (*WatchMcpServersRequest) ProtoMessage() {}
 
 func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[27]
+	mi := &file_cairn_v1_state_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2314,7 +2403,7 @@ func (x *WatchMcpServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersRequest.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
 }
 
 // WatchMcpServersResponse is the hub's state after a change.
@@ -2329,7 +2418,7 @@ type WatchMcpServersResponse struct {
 
 func (x *WatchMcpServersResponse) Reset() {
 	*x = WatchMcpServersResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2341,7 +2430,7 @@ func (x *WatchMcpServersResponse) String() string {
 func (*WatchMcpServersResponse) ProtoMessage() {}
 
 func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[28]
+	mi := &file_cairn_v1_state_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2443,7 @@ func (x *WatchMcpServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMcpServersResponse.ProtoReflect.Descriptor instead.
 func (*WatchMcpServersResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WatchMcpServersResponse) GetServers() []*McpServer {
@@ -2388,7 +2477,7 @@ type RestartMcpServerRequest struct {
 
 func (x *RestartMcpServerRequest) Reset() {
 	*x = RestartMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2400,7 +2489,7 @@ func (x *RestartMcpServerRequest) String() string {
 func (*RestartMcpServerRequest) ProtoMessage() {}
 
 func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[29]
+	mi := &file_cairn_v1_state_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2413,7 +2502,7 @@ func (x *RestartMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RestartMcpServerRequest) GetName() string {
@@ -2432,7 +2521,7 @@ type RestartMcpServerResponse struct {
 
 func (x *RestartMcpServerResponse) Reset() {
 	*x = RestartMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2444,7 +2533,7 @@ func (x *RestartMcpServerResponse) String() string {
 func (*RestartMcpServerResponse) ProtoMessage() {}
 
 func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[30]
+	mi := &file_cairn_v1_state_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2457,7 +2546,7 @@ func (x *RestartMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*RestartMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
 }
 
 // ToggleMcpServerRequest names the server and its new state.
@@ -2471,7 +2560,7 @@ type ToggleMcpServerRequest struct {
 
 func (x *ToggleMcpServerRequest) Reset() {
 	*x = ToggleMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2483,7 +2572,7 @@ func (x *ToggleMcpServerRequest) String() string {
 func (*ToggleMcpServerRequest) ProtoMessage() {}
 
 func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[31]
+	mi := &file_cairn_v1_state_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2496,7 +2585,7 @@ func (x *ToggleMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ToggleMcpServerRequest) GetName() string {
@@ -2522,7 +2611,7 @@ type ToggleMcpServerResponse struct {
 
 func (x *ToggleMcpServerResponse) Reset() {
 	*x = ToggleMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2534,7 +2623,7 @@ func (x *ToggleMcpServerResponse) String() string {
 func (*ToggleMcpServerResponse) ProtoMessage() {}
 
 func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[32]
+	mi := &file_cairn_v1_state_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2547,7 +2636,7 @@ func (x *ToggleMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*ToggleMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
 }
 
 // DeleteMcpServerRequest names the server.
@@ -2560,7 +2649,7 @@ type DeleteMcpServerRequest struct {
 
 func (x *DeleteMcpServerRequest) Reset() {
 	*x = DeleteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2572,7 +2661,7 @@ func (x *DeleteMcpServerRequest) String() string {
 func (*DeleteMcpServerRequest) ProtoMessage() {}
 
 func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[33]
+	mi := &file_cairn_v1_state_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2585,7 +2674,7 @@ func (x *DeleteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{33}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *DeleteMcpServerRequest) GetName() string {
@@ -2604,7 +2693,7 @@ type DeleteMcpServerResponse struct {
 
 func (x *DeleteMcpServerResponse) Reset() {
 	*x = DeleteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2616,7 +2705,7 @@ func (x *DeleteMcpServerResponse) String() string {
 func (*DeleteMcpServerResponse) ProtoMessage() {}
 
 func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[34]
+	mi := &file_cairn_v1_state_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2629,7 +2718,7 @@ func (x *DeleteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*DeleteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{34}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
 }
 
 // SetMcpServerTimeoutRequest names the server and the timeout.
@@ -2643,7 +2732,7 @@ type SetMcpServerTimeoutRequest struct {
 
 func (x *SetMcpServerTimeoutRequest) Reset() {
 	*x = SetMcpServerTimeoutRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2655,7 +2744,7 @@ func (x *SetMcpServerTimeoutRequest) String() string {
 func (*SetMcpServerTimeoutRequest) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[35]
+	mi := &file_cairn_v1_state_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2668,7 +2757,7 @@ func (x *SetMcpServerTimeoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{35}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SetMcpServerTimeoutRequest) GetName() string {
@@ -2694,7 +2783,7 @@ type SetMcpServerTimeoutResponse struct {
 
 func (x *SetMcpServerTimeoutResponse) Reset() {
 	*x = SetMcpServerTimeoutResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2706,7 +2795,7 @@ func (x *SetMcpServerTimeoutResponse) String() string {
 func (*SetMcpServerTimeoutResponse) ProtoMessage() {}
 
 func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[36]
+	mi := &file_cairn_v1_state_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2719,7 +2808,7 @@ func (x *SetMcpServerTimeoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpServerTimeoutResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpServerTimeoutResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{36}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
 }
 
 // SetMcpToolAutoApproveRequest names the tool.
@@ -2734,7 +2823,7 @@ type SetMcpToolAutoApproveRequest struct {
 
 func (x *SetMcpToolAutoApproveRequest) Reset() {
 	*x = SetMcpToolAutoApproveRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2746,7 +2835,7 @@ func (x *SetMcpToolAutoApproveRequest) String() string {
 func (*SetMcpToolAutoApproveRequest) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[37]
+	mi := &file_cairn_v1_state_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2759,7 +2848,7 @@ func (x *SetMcpToolAutoApproveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveRequest.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{37}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SetMcpToolAutoApproveRequest) GetServer() string {
@@ -2792,7 +2881,7 @@ type SetMcpToolAutoApproveResponse struct {
 
 func (x *SetMcpToolAutoApproveResponse) Reset() {
 	*x = SetMcpToolAutoApproveResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2804,7 +2893,7 @@ func (x *SetMcpToolAutoApproveResponse) String() string {
 func (*SetMcpToolAutoApproveResponse) ProtoMessage() {}
 
 func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[38]
+	mi := &file_cairn_v1_state_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2817,7 +2906,7 @@ func (x *SetMcpToolAutoApproveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMcpToolAutoApproveResponse.ProtoReflect.Descriptor instead.
 func (*SetMcpToolAutoApproveResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{38}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
 }
 
 // AddRemoteMcpServerRequest describes the server.
@@ -2833,7 +2922,7 @@ type AddRemoteMcpServerRequest struct {
 
 func (x *AddRemoteMcpServerRequest) Reset() {
 	*x = AddRemoteMcpServerRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2845,7 +2934,7 @@ func (x *AddRemoteMcpServerRequest) String() string {
 func (*AddRemoteMcpServerRequest) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[39]
+	mi := &file_cairn_v1_state_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2858,7 +2947,7 @@ func (x *AddRemoteMcpServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerRequest.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{39}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AddRemoteMcpServerRequest) GetName() string {
@@ -2891,7 +2980,7 @@ type AddRemoteMcpServerResponse struct {
 
 func (x *AddRemoteMcpServerResponse) Reset() {
 	*x = AddRemoteMcpServerResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2903,7 +2992,7 @@ func (x *AddRemoteMcpServerResponse) String() string {
 func (*AddRemoteMcpServerResponse) ProtoMessage() {}
 
 func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[40]
+	mi := &file_cairn_v1_state_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2916,7 +3005,7 @@ func (x *AddRemoteMcpServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRemoteMcpServerResponse.ProtoReflect.Descriptor instead.
 func (*AddRemoteMcpServerResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{40}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
 }
 
 // ImportMcpSettingsRequest names the file to import.
@@ -2930,7 +3019,7 @@ type ImportMcpSettingsRequest struct {
 
 func (x *ImportMcpSettingsRequest) Reset() {
 	*x = ImportMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2942,7 +3031,7 @@ func (x *ImportMcpSettingsRequest) String() string {
 func (*ImportMcpSettingsRequest) ProtoMessage() {}
 
 func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[41]
+	mi := &file_cairn_v1_state_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2955,7 +3044,7 @@ func (x *ImportMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{41}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ImportMcpSettingsRequest) GetPath() string {
@@ -2977,7 +3066,7 @@ type ImportMcpSettingsResponse struct {
 
 func (x *ImportMcpSettingsResponse) Reset() {
 	*x = ImportMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[42]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2989,7 +3078,7 @@ func (x *ImportMcpSettingsResponse) String() string {
 func (*ImportMcpSettingsResponse) ProtoMessage() {}
 
 func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[42]
+	mi := &file_cairn_v1_state_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3002,7 +3091,7 @@ func (x *ImportMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*ImportMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{42}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ImportMcpSettingsResponse) GetAdded() []string {
@@ -3029,7 +3118,7 @@ type OpenMcpSettingsRequest struct {
 
 func (x *OpenMcpSettingsRequest) Reset() {
 	*x = OpenMcpSettingsRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[43]
+	mi := &file_cairn_v1_state_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3041,7 +3130,7 @@ func (x *OpenMcpSettingsRequest) String() string {
 func (*OpenMcpSettingsRequest) ProtoMessage() {}
 
 func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[43]
+	mi := &file_cairn_v1_state_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3054,7 +3143,7 @@ func (x *OpenMcpSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsRequest.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{43}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *OpenMcpSettingsRequest) GetHostId() string {
@@ -3075,7 +3164,7 @@ type OpenMcpSettingsResponse struct {
 
 func (x *OpenMcpSettingsResponse) Reset() {
 	*x = OpenMcpSettingsResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[44]
+	mi := &file_cairn_v1_state_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3087,7 +3176,7 @@ func (x *OpenMcpSettingsResponse) String() string {
 func (*OpenMcpSettingsResponse) ProtoMessage() {}
 
 func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[44]
+	mi := &file_cairn_v1_state_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3100,7 +3189,7 @@ func (x *OpenMcpSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMcpSettingsResponse.ProtoReflect.Descriptor instead.
 func (*OpenMcpSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{44}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *OpenMcpSettingsResponse) GetPath() string {
@@ -3128,7 +3217,7 @@ type TestBrowserConnectionRequest struct {
 
 func (x *TestBrowserConnectionRequest) Reset() {
 	*x = TestBrowserConnectionRequest{}
-	mi := &file_cairn_v1_state_proto_msgTypes[45]
+	mi := &file_cairn_v1_state_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3140,7 +3229,7 @@ func (x *TestBrowserConnectionRequest) String() string {
 func (*TestBrowserConnectionRequest) ProtoMessage() {}
 
 func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[45]
+	mi := &file_cairn_v1_state_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3153,7 +3242,7 @@ func (x *TestBrowserConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionRequest.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{45}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TestBrowserConnectionRequest) GetRemoteUrl() string {
@@ -3181,7 +3270,7 @@ type TestBrowserConnectionResponse struct {
 
 func (x *TestBrowserConnectionResponse) Reset() {
 	*x = TestBrowserConnectionResponse{}
-	mi := &file_cairn_v1_state_proto_msgTypes[46]
+	mi := &file_cairn_v1_state_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3193,7 +3282,7 @@ func (x *TestBrowserConnectionResponse) String() string {
 func (*TestBrowserConnectionResponse) ProtoMessage() {}
 
 func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_state_proto_msgTypes[46]
+	mi := &file_cairn_v1_state_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3206,7 +3295,7 @@ func (x *TestBrowserConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestBrowserConnectionResponse.ProtoReflect.Descriptor instead.
 func (*TestBrowserConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_state_proto_rawDescGZIP(), []int{46}
+	return file_cairn_v1_state_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *TestBrowserConnectionResponse) GetOk() bool {
@@ -3317,14 +3406,21 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x03off\x18\x04 \x01(\bR\x03off\x12\x18\n" +
 	"\anetwork\x18\x05 \x01(\bR\anetwork\x12\x15\n" +
 	"\x06off_by\x18\x06 \x01(\tR\x05offBy\"\x11\n" +
-	"\x0fGetStateRequest\"\x91\x02\n" +
+	"\x0fGetStateRequest\"\x80\x03\n" +
 	"\x10GetStateResponse\x12.\n" +
 	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x19\n" +
 	"\bdata_dir\x18\x03 \x01(\tR\adataDir\x122\n" +
 	"\apresets\x18\x04 \x03(\v2\x18.cairn.v1.ProviderPresetR\apresets\x121\n" +
 	"\abrowser\x18\x05 \x01(\v2\x17.cairn.v1.BrowserStatusR\abrowser\x121\n" +
-	"\asandbox\x18\x06 \x01(\v2\x17.cairn.v1.SandboxStatusR\asandbox\"D\n" +
+	"\asandbox\x18\x06 \x01(\v2\x17.cairn.v1.SandboxStatusR\asandbox\x12/\n" +
+	"\aindexes\x18\a \x03(\v2\x15.cairn.v1.IndexStatusR\aindexes\x12\x10\n" +
+	"\x03pid\x18\b \x01(\x05R\x03pid\x12*\n" +
+	"\x11idle_exit_seconds\x18\t \x01(\x03R\x0fidleExitSeconds\"M\n" +
+	"\vIndexStatus\x12\x12\n" +
+	"\x04root\x18\x01 \x01(\tR\x04root\x12\x14\n" +
+	"\x05ready\x18\x02 \x01(\bR\x05ready\x12\x14\n" +
+	"\x05files\x18\x03 \x01(\x03R\x05files\"D\n" +
 	"\rBrowserStatus\x12\x14\n" +
 	"\x05found\x18\x01 \x01(\tR\x05found\x12\x1d\n" +
 	"\n" +
@@ -3503,7 +3599,7 @@ func file_cairn_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
+var file_cairn_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_cairn_v1_state_proto_goTypes = []any{
 	(Mode)(0),                             // 0: cairn.v1.Mode
 	(McpServerStatus)(0),                  // 1: cairn.v1.McpServerStatus
@@ -3515,109 +3611,111 @@ var file_cairn_v1_state_proto_goTypes = []any{
 	(*SandboxStatus)(nil),                 // 7: cairn.v1.SandboxStatus
 	(*GetStateRequest)(nil),               // 8: cairn.v1.GetStateRequest
 	(*GetStateResponse)(nil),              // 9: cairn.v1.GetStateResponse
-	(*BrowserStatus)(nil),                 // 10: cairn.v1.BrowserStatus
-	(*ProviderPreset)(nil),                // 11: cairn.v1.ProviderPreset
-	(*UpdateSettingsRequest)(nil),         // 12: cairn.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil),        // 13: cairn.v1.UpdateSettingsResponse
-	(*SetModeRequest)(nil),                // 14: cairn.v1.SetModeRequest
-	(*SetModeResponse)(nil),               // 15: cairn.v1.SetModeResponse
-	(*UpdateAutoApproveRequest)(nil),      // 16: cairn.v1.UpdateAutoApproveRequest
-	(*UpdateAutoApproveResponse)(nil),     // 17: cairn.v1.UpdateAutoApproveResponse
-	(*ListModelsRequest)(nil),             // 18: cairn.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),            // 19: cairn.v1.ListModelsResponse
-	(*ModelEntry)(nil),                    // 20: cairn.v1.ModelEntry
-	(*McpTool)(nil),                       // 21: cairn.v1.McpTool
-	(*McpResource)(nil),                   // 22: cairn.v1.McpResource
-	(*McpResourceTemplate)(nil),           // 23: cairn.v1.McpResourceTemplate
-	(*McpPromptArgument)(nil),             // 24: cairn.v1.McpPromptArgument
-	(*McpPrompt)(nil),                     // 25: cairn.v1.McpPrompt
-	(*McpServer)(nil),                     // 26: cairn.v1.McpServer
-	(*ListMcpServersRequest)(nil),         // 27: cairn.v1.ListMcpServersRequest
-	(*ListMcpServersResponse)(nil),        // 28: cairn.v1.ListMcpServersResponse
-	(*WatchMcpServersRequest)(nil),        // 29: cairn.v1.WatchMcpServersRequest
-	(*WatchMcpServersResponse)(nil),       // 30: cairn.v1.WatchMcpServersResponse
-	(*RestartMcpServerRequest)(nil),       // 31: cairn.v1.RestartMcpServerRequest
-	(*RestartMcpServerResponse)(nil),      // 32: cairn.v1.RestartMcpServerResponse
-	(*ToggleMcpServerRequest)(nil),        // 33: cairn.v1.ToggleMcpServerRequest
-	(*ToggleMcpServerResponse)(nil),       // 34: cairn.v1.ToggleMcpServerResponse
-	(*DeleteMcpServerRequest)(nil),        // 35: cairn.v1.DeleteMcpServerRequest
-	(*DeleteMcpServerResponse)(nil),       // 36: cairn.v1.DeleteMcpServerResponse
-	(*SetMcpServerTimeoutRequest)(nil),    // 37: cairn.v1.SetMcpServerTimeoutRequest
-	(*SetMcpServerTimeoutResponse)(nil),   // 38: cairn.v1.SetMcpServerTimeoutResponse
-	(*SetMcpToolAutoApproveRequest)(nil),  // 39: cairn.v1.SetMcpToolAutoApproveRequest
-	(*SetMcpToolAutoApproveResponse)(nil), // 40: cairn.v1.SetMcpToolAutoApproveResponse
-	(*AddRemoteMcpServerRequest)(nil),     // 41: cairn.v1.AddRemoteMcpServerRequest
-	(*AddRemoteMcpServerResponse)(nil),    // 42: cairn.v1.AddRemoteMcpServerResponse
-	(*ImportMcpSettingsRequest)(nil),      // 43: cairn.v1.ImportMcpSettingsRequest
-	(*ImportMcpSettingsResponse)(nil),     // 44: cairn.v1.ImportMcpSettingsResponse
-	(*OpenMcpSettingsRequest)(nil),        // 45: cairn.v1.OpenMcpSettingsRequest
-	(*OpenMcpSettingsResponse)(nil),       // 46: cairn.v1.OpenMcpSettingsResponse
-	(*TestBrowserConnectionRequest)(nil),  // 47: cairn.v1.TestBrowserConnectionRequest
-	(*TestBrowserConnectionResponse)(nil), // 48: cairn.v1.TestBrowserConnectionResponse
-	nil,                                   // 49: cairn.v1.ApiConfig.HeadersEntry
-	nil,                                   // 50: cairn.v1.Settings.RuleTogglesEntry
+	(*IndexStatus)(nil),                   // 10: cairn.v1.IndexStatus
+	(*BrowserStatus)(nil),                 // 11: cairn.v1.BrowserStatus
+	(*ProviderPreset)(nil),                // 12: cairn.v1.ProviderPreset
+	(*UpdateSettingsRequest)(nil),         // 13: cairn.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),        // 14: cairn.v1.UpdateSettingsResponse
+	(*SetModeRequest)(nil),                // 15: cairn.v1.SetModeRequest
+	(*SetModeResponse)(nil),               // 16: cairn.v1.SetModeResponse
+	(*UpdateAutoApproveRequest)(nil),      // 17: cairn.v1.UpdateAutoApproveRequest
+	(*UpdateAutoApproveResponse)(nil),     // 18: cairn.v1.UpdateAutoApproveResponse
+	(*ListModelsRequest)(nil),             // 19: cairn.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),            // 20: cairn.v1.ListModelsResponse
+	(*ModelEntry)(nil),                    // 21: cairn.v1.ModelEntry
+	(*McpTool)(nil),                       // 22: cairn.v1.McpTool
+	(*McpResource)(nil),                   // 23: cairn.v1.McpResource
+	(*McpResourceTemplate)(nil),           // 24: cairn.v1.McpResourceTemplate
+	(*McpPromptArgument)(nil),             // 25: cairn.v1.McpPromptArgument
+	(*McpPrompt)(nil),                     // 26: cairn.v1.McpPrompt
+	(*McpServer)(nil),                     // 27: cairn.v1.McpServer
+	(*ListMcpServersRequest)(nil),         // 28: cairn.v1.ListMcpServersRequest
+	(*ListMcpServersResponse)(nil),        // 29: cairn.v1.ListMcpServersResponse
+	(*WatchMcpServersRequest)(nil),        // 30: cairn.v1.WatchMcpServersRequest
+	(*WatchMcpServersResponse)(nil),       // 31: cairn.v1.WatchMcpServersResponse
+	(*RestartMcpServerRequest)(nil),       // 32: cairn.v1.RestartMcpServerRequest
+	(*RestartMcpServerResponse)(nil),      // 33: cairn.v1.RestartMcpServerResponse
+	(*ToggleMcpServerRequest)(nil),        // 34: cairn.v1.ToggleMcpServerRequest
+	(*ToggleMcpServerResponse)(nil),       // 35: cairn.v1.ToggleMcpServerResponse
+	(*DeleteMcpServerRequest)(nil),        // 36: cairn.v1.DeleteMcpServerRequest
+	(*DeleteMcpServerResponse)(nil),       // 37: cairn.v1.DeleteMcpServerResponse
+	(*SetMcpServerTimeoutRequest)(nil),    // 38: cairn.v1.SetMcpServerTimeoutRequest
+	(*SetMcpServerTimeoutResponse)(nil),   // 39: cairn.v1.SetMcpServerTimeoutResponse
+	(*SetMcpToolAutoApproveRequest)(nil),  // 40: cairn.v1.SetMcpToolAutoApproveRequest
+	(*SetMcpToolAutoApproveResponse)(nil), // 41: cairn.v1.SetMcpToolAutoApproveResponse
+	(*AddRemoteMcpServerRequest)(nil),     // 42: cairn.v1.AddRemoteMcpServerRequest
+	(*AddRemoteMcpServerResponse)(nil),    // 43: cairn.v1.AddRemoteMcpServerResponse
+	(*ImportMcpSettingsRequest)(nil),      // 44: cairn.v1.ImportMcpSettingsRequest
+	(*ImportMcpSettingsResponse)(nil),     // 45: cairn.v1.ImportMcpSettingsResponse
+	(*OpenMcpSettingsRequest)(nil),        // 46: cairn.v1.OpenMcpSettingsRequest
+	(*OpenMcpSettingsResponse)(nil),       // 47: cairn.v1.OpenMcpSettingsResponse
+	(*TestBrowserConnectionRequest)(nil),  // 48: cairn.v1.TestBrowserConnectionRequest
+	(*TestBrowserConnectionResponse)(nil), // 49: cairn.v1.TestBrowserConnectionResponse
+	nil,                                   // 50: cairn.v1.ApiConfig.HeadersEntry
+	nil,                                   // 51: cairn.v1.Settings.RuleTogglesEntry
 }
 var file_cairn_v1_state_proto_depIdxs = []int32{
-	49, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
+	50, // 0: cairn.v1.ApiConfig.headers:type_name -> cairn.v1.ApiConfig.HeadersEntry
 	2,  // 1: cairn.v1.Settings.api:type_name -> cairn.v1.ApiConfig
 	3,  // 2: cairn.v1.Settings.auto_approve:type_name -> cairn.v1.AutoApprove
-	50, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
+	51, // 3: cairn.v1.Settings.rule_toggles:type_name -> cairn.v1.Settings.RuleTogglesEntry
 	4,  // 4: cairn.v1.Settings.task_limits:type_name -> cairn.v1.TaskLimits
 	6,  // 5: cairn.v1.Settings.sandbox:type_name -> cairn.v1.SandboxSettings
 	5,  // 6: cairn.v1.GetStateResponse.settings:type_name -> cairn.v1.Settings
-	11, // 7: cairn.v1.GetStateResponse.presets:type_name -> cairn.v1.ProviderPreset
-	10, // 8: cairn.v1.GetStateResponse.browser:type_name -> cairn.v1.BrowserStatus
+	12, // 7: cairn.v1.GetStateResponse.presets:type_name -> cairn.v1.ProviderPreset
+	11, // 8: cairn.v1.GetStateResponse.browser:type_name -> cairn.v1.BrowserStatus
 	7,  // 9: cairn.v1.GetStateResponse.sandbox:type_name -> cairn.v1.SandboxStatus
-	5,  // 10: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
-	5,  // 11: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
-	0,  // 12: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
-	3,  // 13: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	20, // 14: cairn.v1.ListModelsResponse.entries:type_name -> cairn.v1.ModelEntry
-	24, // 15: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
-	1,  // 16: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
-	21, // 17: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
-	22, // 18: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
-	23, // 19: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
-	25, // 20: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
-	26, // 21: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	26, // 22: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
-	8,  // 23: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
-	12, // 24: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
-	14, // 25: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
-	16, // 26: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
-	18, // 27: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
-	47, // 28: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
-	27, // 29: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
-	29, // 30: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
-	31, // 31: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
-	33, // 32: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
-	35, // 33: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
-	37, // 34: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
-	39, // 35: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
-	41, // 36: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
-	43, // 37: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
-	45, // 38: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
-	9,  // 39: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
-	13, // 40: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
-	15, // 41: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
-	17, // 42: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
-	19, // 43: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
-	48, // 44: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
-	28, // 45: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
-	30, // 46: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
-	32, // 47: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
-	34, // 48: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
-	36, // 49: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
-	38, // 50: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
-	40, // 51: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
-	42, // 52: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
-	44, // 53: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
-	46, // 54: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
-	39, // [39:55] is the sub-list for method output_type
-	23, // [23:39] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	10, // 10: cairn.v1.GetStateResponse.indexes:type_name -> cairn.v1.IndexStatus
+	5,  // 11: cairn.v1.UpdateSettingsRequest.settings:type_name -> cairn.v1.Settings
+	5,  // 12: cairn.v1.UpdateSettingsResponse.settings:type_name -> cairn.v1.Settings
+	0,  // 13: cairn.v1.SetModeRequest.mode:type_name -> cairn.v1.Mode
+	3,  // 14: cairn.v1.UpdateAutoApproveRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	21, // 15: cairn.v1.ListModelsResponse.entries:type_name -> cairn.v1.ModelEntry
+	25, // 16: cairn.v1.McpPrompt.arguments:type_name -> cairn.v1.McpPromptArgument
+	1,  // 17: cairn.v1.McpServer.status:type_name -> cairn.v1.McpServerStatus
+	22, // 18: cairn.v1.McpServer.tools:type_name -> cairn.v1.McpTool
+	23, // 19: cairn.v1.McpServer.resources:type_name -> cairn.v1.McpResource
+	24, // 20: cairn.v1.McpServer.resource_templates:type_name -> cairn.v1.McpResourceTemplate
+	26, // 21: cairn.v1.McpServer.prompts:type_name -> cairn.v1.McpPrompt
+	27, // 22: cairn.v1.ListMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	27, // 23: cairn.v1.WatchMcpServersResponse.servers:type_name -> cairn.v1.McpServer
+	8,  // 24: cairn.v1.StateService.GetState:input_type -> cairn.v1.GetStateRequest
+	13, // 25: cairn.v1.StateService.UpdateSettings:input_type -> cairn.v1.UpdateSettingsRequest
+	15, // 26: cairn.v1.StateService.SetMode:input_type -> cairn.v1.SetModeRequest
+	17, // 27: cairn.v1.StateService.UpdateAutoApprove:input_type -> cairn.v1.UpdateAutoApproveRequest
+	19, // 28: cairn.v1.StateService.ListModels:input_type -> cairn.v1.ListModelsRequest
+	48, // 29: cairn.v1.StateService.TestBrowserConnection:input_type -> cairn.v1.TestBrowserConnectionRequest
+	28, // 30: cairn.v1.McpService.ListMcpServers:input_type -> cairn.v1.ListMcpServersRequest
+	30, // 31: cairn.v1.McpService.WatchMcpServers:input_type -> cairn.v1.WatchMcpServersRequest
+	32, // 32: cairn.v1.McpService.RestartMcpServer:input_type -> cairn.v1.RestartMcpServerRequest
+	34, // 33: cairn.v1.McpService.ToggleMcpServer:input_type -> cairn.v1.ToggleMcpServerRequest
+	36, // 34: cairn.v1.McpService.DeleteMcpServer:input_type -> cairn.v1.DeleteMcpServerRequest
+	38, // 35: cairn.v1.McpService.SetMcpServerTimeout:input_type -> cairn.v1.SetMcpServerTimeoutRequest
+	40, // 36: cairn.v1.McpService.SetMcpToolAutoApprove:input_type -> cairn.v1.SetMcpToolAutoApproveRequest
+	42, // 37: cairn.v1.McpService.AddRemoteMcpServer:input_type -> cairn.v1.AddRemoteMcpServerRequest
+	44, // 38: cairn.v1.McpService.ImportMcpSettings:input_type -> cairn.v1.ImportMcpSettingsRequest
+	46, // 39: cairn.v1.McpService.OpenMcpSettings:input_type -> cairn.v1.OpenMcpSettingsRequest
+	9,  // 40: cairn.v1.StateService.GetState:output_type -> cairn.v1.GetStateResponse
+	14, // 41: cairn.v1.StateService.UpdateSettings:output_type -> cairn.v1.UpdateSettingsResponse
+	16, // 42: cairn.v1.StateService.SetMode:output_type -> cairn.v1.SetModeResponse
+	18, // 43: cairn.v1.StateService.UpdateAutoApprove:output_type -> cairn.v1.UpdateAutoApproveResponse
+	20, // 44: cairn.v1.StateService.ListModels:output_type -> cairn.v1.ListModelsResponse
+	49, // 45: cairn.v1.StateService.TestBrowserConnection:output_type -> cairn.v1.TestBrowserConnectionResponse
+	29, // 46: cairn.v1.McpService.ListMcpServers:output_type -> cairn.v1.ListMcpServersResponse
+	31, // 47: cairn.v1.McpService.WatchMcpServers:output_type -> cairn.v1.WatchMcpServersResponse
+	33, // 48: cairn.v1.McpService.RestartMcpServer:output_type -> cairn.v1.RestartMcpServerResponse
+	35, // 49: cairn.v1.McpService.ToggleMcpServer:output_type -> cairn.v1.ToggleMcpServerResponse
+	37, // 50: cairn.v1.McpService.DeleteMcpServer:output_type -> cairn.v1.DeleteMcpServerResponse
+	39, // 51: cairn.v1.McpService.SetMcpServerTimeout:output_type -> cairn.v1.SetMcpServerTimeoutResponse
+	41, // 52: cairn.v1.McpService.SetMcpToolAutoApprove:output_type -> cairn.v1.SetMcpToolAutoApproveResponse
+	43, // 53: cairn.v1.McpService.AddRemoteMcpServer:output_type -> cairn.v1.AddRemoteMcpServerResponse
+	45, // 54: cairn.v1.McpService.ImportMcpSettings:output_type -> cairn.v1.ImportMcpSettingsResponse
+	47, // 55: cairn.v1.McpService.OpenMcpSettings:output_type -> cairn.v1.OpenMcpSettingsResponse
+	40, // [40:56] is the sub-list for method output_type
+	24, // [24:40] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_state_proto_init() }
@@ -3632,7 +3730,7 @@ func file_cairn_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_state_proto_rawDesc), len(file_cairn_v1_state_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   49,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/state.proto.
  */
 export const file_cairn_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi2gMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkSDgoGcHJlc2V0GA0gASgJEhgKEGF6dXJlX2RlcGxveW1lbnQYDiABKAkSGQoRYXp1cmVfYXBpX3ZlcnNpb24YDyABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizgIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCBIVCg1sb2NhbF9uZXR3b3JrGA8gASgIIjQKClRhc2tMaW1pdHMSFAoMbWF4X3JlcXVlc3RzGAEgASgFEhAKCG1heF9jb3N0GAIgASgBIq8GCghTZXR0aW5ncxIgCgNhcGkYASABKAsyEy5jYWlybi52MS5BcGlDb25maWcSKwoMYXV0b19hcHByb3ZlGAIgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFQoNbWlzdGFrZV9saW1pdBgDIAEoBRIZChFvdXRwdXRfbGluZV9saW1pdBgEIAEoBRIbChNmb2N1c19jaGFpbl9lbmFibGVkGAUgASgIEhwKFGZvY3VzX2NoYWluX2ludGVydmFsGAYgASgFEhsKE2NoZWNrcG9pbnRzX2VuYWJsZWQYByABKAgSGgoScHJlZmVycmVkX2xhbmd1YWdlGAggASgJEhsKE2N1c3RvbV9pbnN0cnVjdGlvbnMYCSABKAkSGQoRZnVsbF9lZGl0X3Jlc3VsdHMYCiABKAgSFQoNYXV0b19jb25kZW5zZRgLIAEoCBIdChVhdXRvX2NvbmRlbnNlX3BlcmNlbnQYDCABKAUSFwoPYnJvd3Nlcl9lbmFibGVkGA0gASgIEhwKFHJlYWRfZmlsZV9saW5lX2xpbWl0GA4gASgFEjkKDHJ1bGVfdG9nZ2xlcxgPIAMoCzIjLmNhaXJuLnYxLlNldHRpbmdzLlJ1bGVUb2dnbGVzRW50cnkSKQoLdGFza19saW1pdHMYECABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhgKEGJyb3dzZXJfdmlld3BvcnQYESABKAkSGgoSYnJvd3Nlcl9yZW1vdGVfdXJsGBIgASgJEhQKDGJyb3dzZXJfcGF0aBgTIAEoCRIeChZ3b3JrdHJlZV9jYXJyeV9jaGFuZ2VzGDIgASgIEhsKE3dvcmt0cmVlX21lcmdlX21vZGUYMyABKAkSIQoUY29tbWFuZF93YWl0X3NlY29uZHMYKSABKAVIAIgBARIqCgdzYW5kYm94GDwgASgLMhkuY2Fpcm4udjEuU2FuZGJveFNldHRpbmdzGjIKEFJ1bGVUb2dnbGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgIOgI4AUIXChVfY29tbWFuZF93YWl0X3NlY29uZHMiSgoPU2FuZGJveFNldHRpbmdzEhAKCGRpc2FibGVkGAEgASgIEg8KB25ldHdvcmsYAiABKAgSFAoMbWFza2VkX3BhdGhzGAMgAygJInMKDVNhbmRib3hTdGF0dXMSEQoJYXZhaWxhYmxlGAEgASgIEhEKCW1lY2hhbmlzbRgCIAEoCRIOCgZyZWFzb24YAyABKAkSCwoDb2ZmGAQgASgIEg8KB25ldHdvcmsYBSABKAgSDgoGb2ZmX2J5GAYgASgJIhEKD0dldFN0YXRlUmVxdWVzdCLaAQoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkSKQoHcHJlc2V0cxgEIAMoCzIYLmNhaXJuLnYxLlByb3ZpZGVyUHJlc2V0EigKB2Jyb3dzZXIYBSABKAsyFy5jYWlybi52MS5Ccm93c2VyU3RhdHVzEigKB3NhbmRib3gYBiABKAsyFy5jYWlybi52MS5TYW5kYm94U3RhdHVzIjIKDUJyb3dzZXJTdGF0dXMSDQoFZm91bmQYASABKAkSEgoKb2ZmX3JlYXNvbhgCIAEoCSKEAQoOUHJvdmlkZXJQcmVzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghiYXNlX3VybBgDIAEoCRIRCgluZWVkc19rZXkYBCABKAgSFQoNY2FjaGVfY29udHJvbBgFIAEoCBINCgVsb2NhbBgGIAEoCBINCgVhenVyZRgHIAEoCCI9ChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSJAoIc2V0dGluZ3MYASABKAsyEi5jYWlybi52MS5TZXR0aW5ncyI+ChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPwoOU2V0TW9kZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIcCgRtb2RlGAIgASgOMg4uY2Fpcm4udjEuTW9kZSIRCg9TZXRNb2RlUmVzcG9uc2UiRwoYVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0EisKDGF1dG9fYXBwcm92ZRgBIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlIhsKGVVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2UiVwoRTGlzdE1vZGVsc1JlcXVlc3QSEAoIYmFzZV91cmwYASABKAkSDwoHYXBpX2tleRgCIAEoCRIOCgZwcmVzZXQYAyABKAkSDwoHaG9zdF9pZBhGIAEoCSJLChJMaXN0TW9kZWxzUmVzcG9uc2USDgoGbW9kZWxzGAEgAygJEiUKB2VudHJpZXMYAiADKAsyFC5jYWlybi52MS5Nb2RlbEVudHJ5Iu8BCgpNb2RlbEVudHJ5EgoKAmlkGAEgASgJEhYKDmNvbnRleHRfd2luZG93GAIgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAMgASgDEhMKC2lucHV0X3ByaWNlGAQgASgBEhQKDG91dHB1dF9wcmljZRgFIAEoARIYChBjYWNoZV9yZWFkX3ByaWNlGAYgASgBEhkKEWNhY2hlX3dyaXRlX3ByaWNlGAcgASgBEhQKDHByaWNlc19rbm93bhgIIAEoCBIOCgZ2ZW5kb3IYRiABKAkSDgoGZmFtaWx5GEcgASgJEgwKBG5hbWUYSCABKAkiWAoHTWNwVG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhQKDGlucHV0X3NjaGVtYRgDIAEoCRIUCgxhdXRvX2FwcHJvdmUYBCABKAgiUAoLTWNwUmVzb3VyY2USCwoDdXJpGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJImEKE01jcFJlc291cmNlVGVtcGxhdGUSFAoMdXJpX3RlbXBsYXRlGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWltZV90eXBlGAQgASgJIkgKEU1jcFByb21wdEFyZ3VtZW50EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEAoIcmVxdWlyZWQYAyABKAgiXgoJTWNwUHJvbXB0EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSLgoJYXJndW1lbnRzGAMgAygLMhsuY2Fpcm4udjEuTWNwUHJvbXB0QXJndW1lbnQi9AIKCU1jcFNlcnZlchIMCgRuYW1lGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmNhaXJuLnYxLk1jcFNlcnZlclN0YXR1cxINCgVlcnJvchgDIAEoCRIOCgZzdGRlcnIYBCABKAkSEQoJdHJhbnNwb3J0GAUgASgJEg4KBnRhcmdldBgGIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYByABKAUSEAoIZGlzYWJsZWQYCCABKAgSFAoMaW5zdHJ1Y3Rpb25zGAkgASgJEiAKBXRvb2xzGAogAygLMhEuY2Fpcm4udjEuTWNwVG9vbBIoCglyZXNvdXJjZXMYCyADKAsyFS5jYWlybi52MS5NY3BSZXNvdXJjZRI5ChJyZXNvdXJjZV90ZW1wbGF0ZXMYDCADKAsyHS5jYWlybi52MS5NY3BSZXNvdXJjZVRlbXBsYXRlEiQKB3Byb21wdHMYDSADKAsyEy5jYWlybi52MS5NY3BQcm9tcHQiFwoVTGlzdE1jcFNlcnZlcnNSZXF1ZXN0Im0KFkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIhgKFldhdGNoTWNwU2VydmVyc1JlcXVlc3QibgoXV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2USJAoHc2VydmVycxgBIAMoCzITLmNhaXJuLnYxLk1jcFNlcnZlchIVCg1zZXR0aW5nc19wYXRoGAIgASgJEhYKDnNldHRpbmdzX2Vycm9yGAMgASgJIicKF1Jlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGgoYUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlIjgKFlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIQCghkaXNhYmxlZBgCIAEoCCIZChdUb2dnbGVNY3BTZXJ2ZXJSZXNwb25zZSImChZEZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiGQoXRGVsZXRlTWNwU2VydmVyUmVzcG9uc2UiQwoaU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYAiABKAUiHQobU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlIlIKHFNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QSDgoGc2VydmVyGAEgASgJEgwKBHRvb2wYAiABKAkSFAoMYXV0b19hcHByb3ZlGAMgASgIIh8KHVNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlIkkKGUFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRILCgN1cmwYAiABKAkSEQoJdHJhbnNwb3J0GAMgASgJIhwKGkFkZFJlbW90ZU1jcFNlcnZlclJlc3BvbnNlIigKGEltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBIMCgRwYXRoGAEgASgJIjsKGUltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USDQoFYWRkZWQYASADKAkSDwoHc2tpcHBlZBgCIAMoCSIpChZPcGVuTWNwU2V0dGluZ3NSZXF1ZXN0Eg8KB2hvc3RfaWQYASABKAkiNwoXT3Blbk1jcFNldHRpbmdzUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIOCgZvcGVuZWQYAiABKAgiSAocVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBISCgpyZW1vdGVfdXJsGAEgASgJEhQKDGJyb3dzZXJfcGF0aBgCIAEoCSI6Ch1UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZRIKCgJvaxgBIAEoCBINCgVlcnJvchgCIAEoCSo5CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABIMCghNT0RFX0FDVBABEg0KCU1PREVfUExBThACKrsBCg9NY3BTZXJ2ZXJTdGF0dXMSIQodTUNQX1NFUlZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxNQ1BfU0VSVkVSX1NUQVRVU19DT05ORUNUSU5HEAESHwobTUNQX1NFUlZFUl9TVEFUVVNfQ09OTkVDVEVEEAISIgoeTUNQX1NFUlZFUl9TVEFUVVNfRElTQ09OTkVDVEVEEAMSHgoaTUNQX1NFUlZFUl9TVEFUVVNfRElTQUJMRUQQBDL3AwoMU3RhdGVTZXJ2aWNlEkEKCEdldFN0YXRlEhkuY2Fpcm4udjEuR2V0U3RhdGVSZXF1ZXN0GhouY2Fpcm4udjEuR2V0U3RhdGVSZXNwb25zZRJTCg5VcGRhdGVTZXR0aW5ncxIfLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVxdWVzdBogLmNhaXJuLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USPgoHU2V0TW9kZRIYLmNhaXJuLnYxLlNldE1vZGVSZXF1ZXN0GhkuY2Fpcm4udjEuU2V0TW9kZVJlc3BvbnNlElwKEVVwZGF0ZUF1dG9BcHByb3ZlEiIuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXF1ZXN0GiMuY2Fpcm4udjEuVXBkYXRlQXV0b0FwcHJvdmVSZXNwb25zZRJHCgpMaXN0TW9kZWxzEhsuY2Fpcm4udjEuTGlzdE1vZGVsc1JlcXVlc3QaHC5jYWlybi52MS5MaXN0TW9kZWxzUmVzcG9uc2USaAoVVGVzdEJyb3dzZXJDb25uZWN0aW9uEiYuY2Fpcm4udjEuVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVxdWVzdBonLmNhaXJuLnYxLlRlc3RCcm93c2VyQ29ubmVjdGlvblJlc3BvbnNlMqsHCgpNY3BTZXJ2aWNlElMKDkxpc3RNY3BTZXJ2ZXJzEh8uY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXF1ZXN0GiAuY2Fpcm4udjEuTGlzdE1jcFNlcnZlcnNSZXNwb25zZRJYCg9XYXRjaE1jcFNlcnZlcnMSIC5jYWlybi52MS5XYXRjaE1jcFNlcnZlcnNSZXF1ZXN0GiEuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVzcG9uc2UwARJZChBSZXN0YXJ0TWNwU2VydmVyEiEuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlcXVlc3QaIi5jYWlybi52MS5SZXN0YXJ0TWNwU2VydmVyUmVzcG9uc2USVgoPVG9nZ2xlTWNwU2VydmVyEiAuY2Fpcm4udjEuVG9nZ2xlTWNwU2VydmVyUmVxdWVzdBohLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlc3BvbnNlElYKD0RlbGV0ZU1jcFNlcnZlchIgLmNhaXJuLnYxLkRlbGV0ZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXNwb25zZRJiChNTZXRNY3BTZXJ2ZXJUaW1lb3V0EiQuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlcXVlc3QaJS5jYWlybi52MS5TZXRNY3BTZXJ2ZXJUaW1lb3V0UmVzcG9uc2USaAoVU2V0TWNwVG9vbEF1dG9BcHByb3ZlEiYuY2Fpcm4udjEuU2V0TWNwVG9vbEF1dG9BcHByb3ZlUmVxdWVzdBonLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlc3BvbnNlEl8KEkFkZFJlbW90ZU1jcFNlcnZlchIjLmNhaXJuLnYxLkFkZFJlbW90ZU1jcFNlcnZlclJlcXVlc3QaJC5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZRJcChFJbXBvcnRNY3BTZXR0aW5ncxIiLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVxdWVzdBojLmNhaXJuLnYxLkltcG9ydE1jcFNldHRpbmdzUmVzcG9uc2USVgoPT3Blbk1jcFNldHRpbmdzEiAuY2Fpcm4udjEuT3Blbk1jcFNldHRpbmdzUmVxdWVzdBohLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw");
+  fileDesc("ChRjYWlybi92MS9zdGF0ZS5wcm90bxIIY2Fpcm4udjEi2gMKCUFwaUNvbmZpZxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEhMKC2FwaV9rZXlfc2V0GAMgASgIEg0KBW1vZGVsGAQgASgJEhIKCnBsYW5fbW9kZWwYBSABKAkSMQoHaGVhZGVycxgGIAMoCzIgLmNhaXJuLnYxLkFwaUNvbmZpZy5IZWFkZXJzRW50cnkSJAoccmVxdWVzdF9pZGxlX3RpbWVvdXRfc2Vjb25kcxgHIAEoBRIWCg5jb250ZXh0X3dpbmRvdxgIIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgJIAEoAxITCgtpbnB1dF9wcmljZRgKIAEoARIUCgxvdXRwdXRfcHJpY2UYCyABKAESFwoPc3VwcG9ydHNfaW1hZ2VzGAwgASgIEhMKC3Rvb2xfZm9ybWF0GBQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYFSABKAkSDgoGcHJlc2V0GA0gASgJEhgKEGF6dXJlX2RlcGxveW1lbnQYDiABKAkSGQoRYXp1cmVfYXBpX3ZlcnNpb24YDyABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizgIKC0F1dG9BcHByb3ZlEg8KB2VuYWJsZWQYASABKAgSEgoKcmVhZF9maWxlcxgCIAEoCBIaChJyZWFkX2ZpbGVzX291dHNpZGUYAyABKAgSEgoKZWRpdF9maWxlcxgEIAEoCBIaChJlZGl0X2ZpbGVzX291dHNpZGUYBSABKAgSFQoNc2FmZV9jb21tYW5kcxgGIAEoCBIUCgxhbGxfY29tbWFuZHMYByABKAgSDwoHYnJvd3NlchgIIAEoCBILCgNtY3AYCSABKAgSFAoMbWF4X3JlcXVlc3RzGAogASgFEgwKBHlvbG8YCyABKAgSGQoRY29tbWFuZF9kZW55X2xpc3QYDCADKAkSGgoSY29tbWFuZF9hbGxvd19saXN0GA0gAygJEhEKCXByb3RlY3RlZBgOIAEoCBIVCg1sb2NhbF9uZXR3b3JrGA8gASgIIjQKClRhc2tMaW1pdHMSFAoMbWF4X3JlcXVlc3RzGAEgASgFEhAKCG1heF9jb3N0GAIgASgBIq8GCghTZXR0aW5ncxIgCgNhcGkYASABKAsyEy5jYWlybi52MS5BcGlDb25maWcSKwoMYXV0b19hcHByb3ZlGAIgASgLMhUuY2Fpcm4udjEuQXV0b0FwcHJvdmUSFQoNbWlzdGFrZV9saW1pdBgDIAEoBRIZChFvdXRwdXRfbGluZV9saW1pdBgEIAEoBRIbChNmb2N1c19jaGFpbl9lbmFibGVkGAUgASgIEhwKFGZvY3VzX2NoYWluX2ludGVydmFsGAYgASgFEhsKE2NoZWNrcG9pbnRzX2VuYWJsZWQYByABKAgSGgoScHJlZmVycmVkX2xhbmd1YWdlGAggASgJEhsKE2N1c3RvbV9pbnN0cnVjdGlvbnMYCSABKAkSGQoRZnVsbF9lZGl0X3Jlc3VsdHMYCiABKAgSFQoNYXV0b19jb25kZW5zZRgLIAEoCBIdChVhdXRvX2NvbmRlbnNlX3BlcmNlbnQYDCABKAUSFwoPYnJvd3Nlcl9lbmFibGVkGA0gASgIEhwKFHJlYWRfZmlsZV9saW5lX2xpbWl0GA4gASgFEjkKDHJ1bGVfdG9nZ2xlcxgPIAMoCzIjLmNhaXJuLnYxLlNldHRpbmdzLlJ1bGVUb2dnbGVzRW50cnkSKQoLdGFza19saW1pdHMYECABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhgKEGJyb3dzZXJfdmlld3BvcnQYESABKAkSGgoSYnJvd3Nlcl9yZW1vdGVfdXJsGBIgASgJEhQKDGJyb3dzZXJfcGF0aBgTIAEoCRIeChZ3b3JrdHJlZV9jYXJyeV9jaGFuZ2VzGDIgASgIEhsKE3dvcmt0cmVlX21lcmdlX21vZGUYMyABKAkSIQoUY29tbWFuZF93YWl0X3NlY29uZHMYKSABKAVIAIgBARIqCgdzYW5kYm94GDwgASgLMhkuY2Fpcm4udjEuU2FuZGJveFNldHRpbmdzGjIKEFJ1bGVUb2dnbGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgIOgI4AUIXChVfY29tbWFuZF93YWl0X3NlY29uZHMiSgoPU2FuZGJveFNldHRpbmdzEhAKCGRpc2FibGVkGAEgASgIEg8KB25ldHdvcmsYAiABKAgSFAoMbWFza2VkX3BhdGhzGAMgAygJInMKDVNhbmRib3hTdGF0dXMSEQoJYXZhaWxhYmxlGAEgASgIEhEKCW1lY2hhbmlzbRgCIAEoCRIOCgZyZWFzb24YAyABKAkSCwoDb2ZmGAQgASgIEg8KB25ldHdvcmsYBSABKAgSDgoGb2ZmX2J5GAYgASgJIhEKD0dldFN0YXRlUmVxdWVzdCKqAgoQR2V0U3RhdGVSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzEg8KB3ZlcnNpb24YAiABKAkSEAoIZGF0YV9kaXIYAyABKAkSKQoHcHJlc2V0cxgEIAMoCzIYLmNhaXJuLnYxLlByb3ZpZGVyUHJlc2V0EigKB2Jyb3dzZXIYBSABKAsyFy5jYWlybi52MS5Ccm93c2VyU3RhdHVzEigKB3NhbmRib3gYBiABKAsyFy5jYWlybi52MS5TYW5kYm94U3RhdHVzEiYKB2luZGV4ZXMYByADKAsyFS5jYWlybi52MS5JbmRleFN0YXR1cxILCgNwaWQYCCABKAUSGQoRaWRsZV9leGl0X3NlY29uZHMYCSABKAMiOQoLSW5kZXhTdGF0dXMSDAoEcm9vdBgBIAEoCRINCgVyZWFkeRgCIAEoCBINCgVmaWxlcxgDIAEoAyIyCg1Ccm93c2VyU3RhdHVzEg0KBWZvdW5kGAEgASgJEhIKCm9mZl9yZWFzb24YAiABKAkihAEKDlByb3ZpZGVyUHJlc2V0EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIYmFzZV91cmwYAyABKAkSEQoJbmVlZHNfa2V5GAQgASgIEhUKDWNhY2hlX2NvbnRyb2wYBSABKAgSDQoFbG9jYWwYBiABKAgSDQoFYXp1cmUYByABKAgiPQoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EiQKCHNldHRpbmdzGAEgASgLMhIuY2Fpcm4udjEuU2V0dGluZ3MiPgoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIkCghzZXR0aW5ncxgBIAEoCzISLmNhaXJuLnYxLlNldHRpbmdzIj8KDlNldE1vZGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHAoEbW9kZRgCIAEoDjIOLmNhaXJuLnYxLk1vZGUiEQoPU2V0TW9kZVJlc3BvbnNlIkcKGFVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBIrCgxhdXRvX2FwcHJvdmUYASABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZSIbChlVcGRhdGVBdXRvQXBwcm92ZVJlc3BvbnNlIlcKEUxpc3RNb2RlbHNSZXF1ZXN0EhAKCGJhc2VfdXJsGAEgASgJEg8KB2FwaV9rZXkYAiABKAkSDgoGcHJlc2V0GAMgASgJEg8KB2hvc3RfaWQYRiABKAkiSwoSTGlzdE1vZGVsc1Jlc3BvbnNlEg4KBm1vZGVscxgBIAMoCRIlCgdlbnRyaWVzGAIgAygLMhQuY2Fpcm4udjEuTW9kZWxFbnRyeSLvAQoKTW9kZWxFbnRyeRIKCgJpZBgBIAEoCRIWCg5jb250ZXh0X3dpbmRvdxgCIAEoAxIZChFtYXhfb3V0cHV0X3Rva2VucxgDIAEoAxITCgtpbnB1dF9wcmljZRgEIAEoARIUCgxvdXRwdXRfcHJpY2UYBSABKAESGAoQY2FjaGVfcmVhZF9wcmljZRgGIAEoARIZChFjYWNoZV93cml0ZV9wcmljZRgHIAEoARIUCgxwcmljZXNfa25vd24YCCABKAgSDgoGdmVuZG9yGEYgASgJEg4KBmZhbWlseRhHIAEoCRIMCgRuYW1lGEggASgJIlgKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIUCgxpbnB1dF9zY2hlbWEYAyABKAkSFAoMYXV0b19hcHByb3ZlGAQgASgIIlAKC01jcFJlc291cmNlEgsKA3VyaRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJhChNNY3BSZXNvdXJjZVRlbXBsYXRlEhQKDHVyaV90ZW1wbGF0ZRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSJIChFNY3BQcm9tcHRBcmd1bWVudBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCHJlcXVpcmVkGAMgASgIIl4KCU1jcFByb21wdBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi4KCWFyZ3VtZW50cxgDIAMoCzIbLmNhaXJuLnYxLk1jcFByb21wdEFyZ3VtZW50IvQCCglNY3BTZXJ2ZXISDAoEbmFtZRgBIAEoCRIpCgZzdGF0dXMYAiABKA4yGS5jYWlybi52MS5NY3BTZXJ2ZXJTdGF0dXMSDQoFZXJyb3IYAyABKAkSDgoGc3RkZXJyGAQgASgJEhEKCXRyYW5zcG9ydBgFIAEoCRIOCgZ0YXJnZXQYBiABKAkSFwoPdGltZW91dF9zZWNvbmRzGAcgASgFEhAKCGRpc2FibGVkGAggASgIEhQKDGluc3RydWN0aW9ucxgJIAEoCRIgCgV0b29scxgKIAMoCzIRLmNhaXJuLnYxLk1jcFRvb2wSKAoJcmVzb3VyY2VzGAsgAygLMhUuY2Fpcm4udjEuTWNwUmVzb3VyY2USOQoScmVzb3VyY2VfdGVtcGxhdGVzGAwgAygLMh0uY2Fpcm4udjEuTWNwUmVzb3VyY2VUZW1wbGF0ZRIkCgdwcm9tcHRzGA0gAygLMhMuY2Fpcm4udjEuTWNwUHJvbXB0IhcKFUxpc3RNY3BTZXJ2ZXJzUmVxdWVzdCJtChZMaXN0TWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSIYChZXYXRjaE1jcFNlcnZlcnNSZXF1ZXN0Im4KF1dhdGNoTWNwU2VydmVyc1Jlc3BvbnNlEiQKB3NlcnZlcnMYASADKAsyEy5jYWlybi52MS5NY3BTZXJ2ZXISFQoNc2V0dGluZ3NfcGF0aBgCIAEoCRIWCg5zZXR0aW5nc19lcnJvchgDIAEoCSInChdSZXN0YXJ0TWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhoKGFJlc3RhcnRNY3BTZXJ2ZXJSZXNwb25zZSI4ChZUb2dnbGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIZGlzYWJsZWQYAiABKAgiGQoXVG9nZ2xlTWNwU2VydmVyUmVzcG9uc2UiJgoWRGVsZXRlTWNwU2VydmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJIhkKF0RlbGV0ZU1jcFNlcnZlclJlc3BvbnNlIkMKGlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0EgwKBG5hbWUYASABKAkSFwoPdGltZW91dF9zZWNvbmRzGAIgASgFIh0KG1NldE1jcFNlcnZlclRpbWVvdXRSZXNwb25zZSJSChxTZXRNY3BUb29sQXV0b0FwcHJvdmVSZXF1ZXN0Eg4KBnNlcnZlchgBIAEoCRIMCgR0b29sGAIgASgJEhQKDGF1dG9fYXBwcm92ZRgDIAEoCCIfCh1TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZSJJChlBZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJEhEKCXRyYW5zcG9ydBgDIAEoCSIcChpBZGRSZW1vdGVNY3BTZXJ2ZXJSZXNwb25zZSIoChhJbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QSDAoEcGF0aBgBIAEoCSI7ChlJbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlEg0KBWFkZGVkGAEgAygJEg8KB3NraXBwZWQYAiADKAkiKQoWT3Blbk1jcFNldHRpbmdzUmVxdWVzdBIPCgdob3N0X2lkGAEgASgJIjcKF09wZW5NY3BTZXR0aW5nc1Jlc3BvbnNlEgwKBHBhdGgYASABKAkSDgoGb3BlbmVkGAIgASgIIkgKHFRlc3RCcm93c2VyQ29ubmVjdGlvblJlcXVlc3QSEgoKcmVtb3RlX3VybBgBIAEoCRIUCgxicm93c2VyX3BhdGgYAiABKAkiOgodVGVzdEJyb3dzZXJDb25uZWN0aW9uUmVzcG9uc2USCgoCb2sYASABKAgSDQoFZXJyb3IYAiABKAkqOQoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDAoITU9ERV9BQ1QQARINCglNT0RFX1BMQU4QAiq7AQoPTWNwU2VydmVyU3RhdHVzEiEKHU1DUF9TRVJWRVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASIAocTUNQX1NFUlZFUl9TVEFUVVNfQ09OTkVDVElORxABEh8KG01DUF9TRVJWRVJfU1RBVFVTX0NPTk5FQ1RFRBACEiIKHk1DUF9TRVJWRVJfU1RBVFVTX0RJU0NPTk5FQ1RFRBADEh4KGk1DUF9TRVJWRVJfU1RBVFVTX0RJU0FCTEVEEAQy9wMKDFN0YXRlU2VydmljZRJBCghHZXRTdGF0ZRIZLmNhaXJuLnYxLkdldFN0YXRlUmVxdWVzdBoaLmNhaXJuLnYxLkdldFN0YXRlUmVzcG9uc2USUwoOVXBkYXRlU2V0dGluZ3MSHy5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaIC5jYWlybi52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEj4KB1NldE1vZGUSGC5jYWlybi52MS5TZXRNb2RlUmVxdWVzdBoZLmNhaXJuLnYxLlNldE1vZGVSZXNwb25zZRJcChFVcGRhdGVBdXRvQXBwcm92ZRIiLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVxdWVzdBojLmNhaXJuLnYxLlVwZGF0ZUF1dG9BcHByb3ZlUmVzcG9uc2USRwoKTGlzdE1vZGVscxIbLmNhaXJuLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GhwuY2Fpcm4udjEuTGlzdE1vZGVsc1Jlc3BvbnNlEmgKFVRlc3RCcm93c2VyQ29ubmVjdGlvbhImLmNhaXJuLnYxLlRlc3RCcm93c2VyQ29ubmVjdGlvblJlcXVlc3QaJy5jYWlybi52MS5UZXN0QnJvd3NlckNvbm5lY3Rpb25SZXNwb25zZTKrBwoKTWNwU2VydmljZRJTCg5MaXN0TWNwU2VydmVycxIfLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVxdWVzdBogLmNhaXJuLnYxLkxpc3RNY3BTZXJ2ZXJzUmVzcG9uc2USWAoPV2F0Y2hNY3BTZXJ2ZXJzEiAuY2Fpcm4udjEuV2F0Y2hNY3BTZXJ2ZXJzUmVxdWVzdBohLmNhaXJuLnYxLldhdGNoTWNwU2VydmVyc1Jlc3BvbnNlMAESWQoQUmVzdGFydE1jcFNlcnZlchIhLmNhaXJuLnYxLlJlc3RhcnRNY3BTZXJ2ZXJSZXF1ZXN0GiIuY2Fpcm4udjEuUmVzdGFydE1jcFNlcnZlclJlc3BvbnNlElYKD1RvZ2dsZU1jcFNlcnZlchIgLmNhaXJuLnYxLlRvZ2dsZU1jcFNlcnZlclJlcXVlc3QaIS5jYWlybi52MS5Ub2dnbGVNY3BTZXJ2ZXJSZXNwb25zZRJWCg9EZWxldGVNY3BTZXJ2ZXISIC5jYWlybi52MS5EZWxldGVNY3BTZXJ2ZXJSZXF1ZXN0GiEuY2Fpcm4udjEuRGVsZXRlTWNwU2VydmVyUmVzcG9uc2USYgoTU2V0TWNwU2VydmVyVGltZW91dBIkLmNhaXJuLnYxLlNldE1jcFNlcnZlclRpbWVvdXRSZXF1ZXN0GiUuY2Fpcm4udjEuU2V0TWNwU2VydmVyVGltZW91dFJlc3BvbnNlEmgKFVNldE1jcFRvb2xBdXRvQXBwcm92ZRImLmNhaXJuLnYxLlNldE1jcFRvb2xBdXRvQXBwcm92ZVJlcXVlc3QaJy5jYWlybi52MS5TZXRNY3BUb29sQXV0b0FwcHJvdmVSZXNwb25zZRJfChJBZGRSZW1vdGVNY3BTZXJ2ZXISIy5jYWlybi52MS5BZGRSZW1vdGVNY3BTZXJ2ZXJSZXF1ZXN0GiQuY2Fpcm4udjEuQWRkUmVtb3RlTWNwU2VydmVyUmVzcG9uc2USXAoRSW1wb3J0TWNwU2V0dGluZ3MSIi5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1JlcXVlc3QaIy5jYWlybi52MS5JbXBvcnRNY3BTZXR0aW5nc1Jlc3BvbnNlElYKD09wZW5NY3BTZXR0aW5ncxIgLmNhaXJuLnYxLk9wZW5NY3BTZXR0aW5nc1JlcXVlc3QaIS5jYWlybi52MS5PcGVuTWNwU2V0dGluZ3NSZXNwb25zZUI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM");
 
 /**
  * ApiConfig is the model endpoint.
@@ -543,6 +543,26 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
    * @generated from field: cairn.v1.SandboxStatus sandbox = 6;
    */
   sandbox?: SandboxStatus | undefined;
+
+  /**
+   * The search indexes the daemon keeps warm, one per workspace root, by root.
+   *
+   * @generated from field: repeated cairn.v1.IndexStatus indexes = 7;
+   */
+  indexes: IndexStatus[];
+
+  /**
+   * The daemon's process id, and how long it stays after its last client left (0: until it
+   * is stopped).
+   *
+   * @generated from field: int32 pid = 8;
+   */
+  pid: number;
+
+  /**
+   * @generated from field: int64 idle_exit_seconds = 9;
+   */
+  idleExitSeconds: bigint;
 };
 
 /**
@@ -551,6 +571,37 @@ export type GetStateResponse = Message<"cairn.v1.GetStateResponse"> & {
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
   messageDesc(file_cairn_v1_state, 7);
+
+/**
+ * IndexStatus is one warm search index (docs/cli.md, "Keeping a daemon warm").
+ *
+ * @generated from message cairn.v1.IndexStatus
+ */
+export type IndexStatus = Message<"cairn.v1.IndexStatus"> & {
+  /**
+   * @generated from field: string root = 1;
+   */
+  root: string;
+
+  /**
+   * Searches of the root use the index; until then they scan while it builds.
+   *
+   * @generated from field: bool ready = 2;
+   */
+  ready: boolean;
+
+  /**
+   * @generated from field: int64 files = 3;
+   */
+  files: bigint;
+};
+
+/**
+ * Describes the message cairn.v1.IndexStatus.
+ * Use `create(IndexStatusSchema)` to create a new message.
+ */
+export const IndexStatusSchema: GenMessage<IndexStatus> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_state, 8);
 
 /**
  * BrowserStatus is what the browser settings lead to (README "Browser and the web").
@@ -578,7 +629,7 @@ export type BrowserStatus = Message<"cairn.v1.BrowserStatus"> & {
  * Use `create(BrowserStatusSchema)` to create a new message.
  */
 export const BrowserStatusSchema: GenMessage<BrowserStatus> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 8);
+  messageDesc(file_cairn_v1_state, 9);
 
 /**
  * ProviderPreset is a model provider Cairn knows how to reach.
@@ -637,7 +688,7 @@ export type ProviderPreset = Message<"cairn.v1.ProviderPreset"> & {
  * Use `create(ProviderPresetSchema)` to create a new message.
  */
 export const ProviderPresetSchema: GenMessage<ProviderPreset> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 9);
+  messageDesc(file_cairn_v1_state, 10);
 
 /**
  * UpdateSettingsRequest carries the new settings.
@@ -656,7 +707,7 @@ export type UpdateSettingsRequest = Message<"cairn.v1.UpdateSettingsRequest"> & 
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 10);
+  messageDesc(file_cairn_v1_state, 11);
 
 /**
  * UpdateSettingsResponse is the stored settings.
@@ -675,7 +726,7 @@ export type UpdateSettingsResponse = Message<"cairn.v1.UpdateSettingsResponse"> 
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 11);
+  messageDesc(file_cairn_v1_state, 12);
 
 /**
  * SetModeRequest switches a task's mode.
@@ -699,7 +750,7 @@ export type SetModeRequest = Message<"cairn.v1.SetModeRequest"> & {
  * Use `create(SetModeRequestSchema)` to create a new message.
  */
 export const SetModeRequestSchema: GenMessage<SetModeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 12);
+  messageDesc(file_cairn_v1_state, 13);
 
 /**
  * SetModeResponse is empty.
@@ -714,7 +765,7 @@ export type SetModeResponse = Message<"cairn.v1.SetModeResponse"> & {
  * Use `create(SetModeResponseSchema)` to create a new message.
  */
 export const SetModeResponseSchema: GenMessage<SetModeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 13);
+  messageDesc(file_cairn_v1_state, 14);
 
 /**
  * UpdateAutoApproveRequest carries the new policy.
@@ -733,7 +784,7 @@ export type UpdateAutoApproveRequest = Message<"cairn.v1.UpdateAutoApproveReques
  * Use `create(UpdateAutoApproveRequestSchema)` to create a new message.
  */
 export const UpdateAutoApproveRequestSchema: GenMessage<UpdateAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 14);
+  messageDesc(file_cairn_v1_state, 15);
 
 /**
  * UpdateAutoApproveResponse is empty.
@@ -748,7 +799,7 @@ export type UpdateAutoApproveResponse = Message<"cairn.v1.UpdateAutoApproveRespo
  * Use `create(UpdateAutoApproveResponseSchema)` to create a new message.
  */
 export const UpdateAutoApproveResponseSchema: GenMessage<UpdateAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 15);
+  messageDesc(file_cairn_v1_state, 16);
 
 /**
  * ListModelsRequest may override the endpoint (for the welcome view before saving).
@@ -786,7 +837,7 @@ export type ListModelsRequest = Message<"cairn.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 16);
+  messageDesc(file_cairn_v1_state, 17);
 
 /**
  * ListModelsResponse lists model ids, and what is known about each in entries (same order).
@@ -810,7 +861,7 @@ export type ListModelsResponse = Message<"cairn.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 17);
+  messageDesc(file_cairn_v1_state, 18);
 
 /**
  * ModelEntry is one listed model. Prices are USD per million tokens and mean something only
@@ -884,7 +935,7 @@ export type ModelEntry = Message<"cairn.v1.ModelEntry"> & {
  * Use `create(ModelEntrySchema)` to create a new message.
  */
 export const ModelEntrySchema: GenMessage<ModelEntry> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 18);
+  messageDesc(file_cairn_v1_state, 19);
 
 /**
  * McpTool is a tool a server offers.
@@ -922,7 +973,7 @@ export type McpTool = Message<"cairn.v1.McpTool"> & {
  * Use `create(McpToolSchema)` to create a new message.
  */
 export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 19);
+  messageDesc(file_cairn_v1_state, 20);
 
 /**
  * McpResource is a fixed resource.
@@ -956,7 +1007,7 @@ export type McpResource = Message<"cairn.v1.McpResource"> & {
  * Use `create(McpResourceSchema)` to create a new message.
  */
 export const McpResourceSchema: GenMessage<McpResource> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 20);
+  messageDesc(file_cairn_v1_state, 21);
 
 /**
  * McpResourceTemplate is a parameterised resource.
@@ -990,7 +1041,7 @@ export type McpResourceTemplate = Message<"cairn.v1.McpResourceTemplate"> & {
  * Use `create(McpResourceTemplateSchema)` to create a new message.
  */
 export const McpResourceTemplateSchema: GenMessage<McpResourceTemplate> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 21);
+  messageDesc(file_cairn_v1_state, 22);
 
 /**
  * McpPromptArgument is one argument of a prompt.
@@ -1019,7 +1070,7 @@ export type McpPromptArgument = Message<"cairn.v1.McpPromptArgument"> & {
  * Use `create(McpPromptArgumentSchema)` to create a new message.
  */
 export const McpPromptArgumentSchema: GenMessage<McpPromptArgument> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 22);
+  messageDesc(file_cairn_v1_state, 23);
 
 /**
  * McpPrompt is a prompt template (the / menu offers it as /mcp:server:prompt).
@@ -1048,7 +1099,7 @@ export type McpPrompt = Message<"cairn.v1.McpPrompt"> & {
  * Use `create(McpPromptSchema)` to create a new message.
  */
 export const McpPromptSchema: GenMessage<McpPrompt> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 23);
+  messageDesc(file_cairn_v1_state, 24);
 
 /**
  * McpServer is one configured server.
@@ -1135,7 +1186,7 @@ export type McpServer = Message<"cairn.v1.McpServer"> & {
  * Use `create(McpServerSchema)` to create a new message.
  */
 export const McpServerSchema: GenMessage<McpServer> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 24);
+  messageDesc(file_cairn_v1_state, 25);
 
 /**
  * ListMcpServersRequest has no fields.
@@ -1150,7 +1201,7 @@ export type ListMcpServersRequest = Message<"cairn.v1.ListMcpServersRequest"> & 
  * Use `create(ListMcpServersRequestSchema)` to create a new message.
  */
 export const ListMcpServersRequestSchema: GenMessage<ListMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 25);
+  messageDesc(file_cairn_v1_state, 26);
 
 /**
  * ListMcpServersResponse is the hub's state.
@@ -1183,7 +1234,7 @@ export type ListMcpServersResponse = Message<"cairn.v1.ListMcpServersResponse"> 
  * Use `create(ListMcpServersResponseSchema)` to create a new message.
  */
 export const ListMcpServersResponseSchema: GenMessage<ListMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 26);
+  messageDesc(file_cairn_v1_state, 27);
 
 /**
  * WatchMcpServersRequest has no fields.
@@ -1198,7 +1249,7 @@ export type WatchMcpServersRequest = Message<"cairn.v1.WatchMcpServersRequest"> 
  * Use `create(WatchMcpServersRequestSchema)` to create a new message.
  */
 export const WatchMcpServersRequestSchema: GenMessage<WatchMcpServersRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 27);
+  messageDesc(file_cairn_v1_state, 28);
 
 /**
  * WatchMcpServersResponse is the hub's state after a change.
@@ -1227,7 +1278,7 @@ export type WatchMcpServersResponse = Message<"cairn.v1.WatchMcpServersResponse"
  * Use `create(WatchMcpServersResponseSchema)` to create a new message.
  */
 export const WatchMcpServersResponseSchema: GenMessage<WatchMcpServersResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 28);
+  messageDesc(file_cairn_v1_state, 29);
 
 /**
  * RestartMcpServerRequest names the server.
@@ -1246,7 +1297,7 @@ export type RestartMcpServerRequest = Message<"cairn.v1.RestartMcpServerRequest"
  * Use `create(RestartMcpServerRequestSchema)` to create a new message.
  */
 export const RestartMcpServerRequestSchema: GenMessage<RestartMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 29);
+  messageDesc(file_cairn_v1_state, 30);
 
 /**
  * RestartMcpServerResponse is empty.
@@ -1261,7 +1312,7 @@ export type RestartMcpServerResponse = Message<"cairn.v1.RestartMcpServerRespons
  * Use `create(RestartMcpServerResponseSchema)` to create a new message.
  */
 export const RestartMcpServerResponseSchema: GenMessage<RestartMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 30);
+  messageDesc(file_cairn_v1_state, 31);
 
 /**
  * ToggleMcpServerRequest names the server and its new state.
@@ -1285,7 +1336,7 @@ export type ToggleMcpServerRequest = Message<"cairn.v1.ToggleMcpServerRequest"> 
  * Use `create(ToggleMcpServerRequestSchema)` to create a new message.
  */
 export const ToggleMcpServerRequestSchema: GenMessage<ToggleMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 31);
+  messageDesc(file_cairn_v1_state, 32);
 
 /**
  * ToggleMcpServerResponse is empty.
@@ -1300,7 +1351,7 @@ export type ToggleMcpServerResponse = Message<"cairn.v1.ToggleMcpServerResponse"
  * Use `create(ToggleMcpServerResponseSchema)` to create a new message.
  */
 export const ToggleMcpServerResponseSchema: GenMessage<ToggleMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 32);
+  messageDesc(file_cairn_v1_state, 33);
 
 /**
  * DeleteMcpServerRequest names the server.
@@ -1319,7 +1370,7 @@ export type DeleteMcpServerRequest = Message<"cairn.v1.DeleteMcpServerRequest"> 
  * Use `create(DeleteMcpServerRequestSchema)` to create a new message.
  */
 export const DeleteMcpServerRequestSchema: GenMessage<DeleteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 33);
+  messageDesc(file_cairn_v1_state, 34);
 
 /**
  * DeleteMcpServerResponse is empty.
@@ -1334,7 +1385,7 @@ export type DeleteMcpServerResponse = Message<"cairn.v1.DeleteMcpServerResponse"
  * Use `create(DeleteMcpServerResponseSchema)` to create a new message.
  */
 export const DeleteMcpServerResponseSchema: GenMessage<DeleteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 34);
+  messageDesc(file_cairn_v1_state, 35);
 
 /**
  * SetMcpServerTimeoutRequest names the server and the timeout.
@@ -1358,7 +1409,7 @@ export type SetMcpServerTimeoutRequest = Message<"cairn.v1.SetMcpServerTimeoutRe
  * Use `create(SetMcpServerTimeoutRequestSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutRequestSchema: GenMessage<SetMcpServerTimeoutRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 35);
+  messageDesc(file_cairn_v1_state, 36);
 
 /**
  * SetMcpServerTimeoutResponse is empty.
@@ -1373,7 +1424,7 @@ export type SetMcpServerTimeoutResponse = Message<"cairn.v1.SetMcpServerTimeoutR
  * Use `create(SetMcpServerTimeoutResponseSchema)` to create a new message.
  */
 export const SetMcpServerTimeoutResponseSchema: GenMessage<SetMcpServerTimeoutResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 36);
+  messageDesc(file_cairn_v1_state, 37);
 
 /**
  * SetMcpToolAutoApproveRequest names the tool.
@@ -1402,7 +1453,7 @@ export type SetMcpToolAutoApproveRequest = Message<"cairn.v1.SetMcpToolAutoAppro
  * Use `create(SetMcpToolAutoApproveRequestSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveRequestSchema: GenMessage<SetMcpToolAutoApproveRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 37);
+  messageDesc(file_cairn_v1_state, 38);
 
 /**
  * SetMcpToolAutoApproveResponse is empty.
@@ -1417,7 +1468,7 @@ export type SetMcpToolAutoApproveResponse = Message<"cairn.v1.SetMcpToolAutoAppr
  * Use `create(SetMcpToolAutoApproveResponseSchema)` to create a new message.
  */
 export const SetMcpToolAutoApproveResponseSchema: GenMessage<SetMcpToolAutoApproveResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 38);
+  messageDesc(file_cairn_v1_state, 39);
 
 /**
  * AddRemoteMcpServerRequest describes the server.
@@ -1448,7 +1499,7 @@ export type AddRemoteMcpServerRequest = Message<"cairn.v1.AddRemoteMcpServerRequ
  * Use `create(AddRemoteMcpServerRequestSchema)` to create a new message.
  */
 export const AddRemoteMcpServerRequestSchema: GenMessage<AddRemoteMcpServerRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 39);
+  messageDesc(file_cairn_v1_state, 40);
 
 /**
  * AddRemoteMcpServerResponse is empty.
@@ -1463,7 +1514,7 @@ export type AddRemoteMcpServerResponse = Message<"cairn.v1.AddRemoteMcpServerRes
  * Use `create(AddRemoteMcpServerResponseSchema)` to create a new message.
  */
 export const AddRemoteMcpServerResponseSchema: GenMessage<AddRemoteMcpServerResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 40);
+  messageDesc(file_cairn_v1_state, 41);
 
 /**
  * ImportMcpSettingsRequest names the file to import.
@@ -1484,7 +1535,7 @@ export type ImportMcpSettingsRequest = Message<"cairn.v1.ImportMcpSettingsReques
  * Use `create(ImportMcpSettingsRequestSchema)` to create a new message.
  */
 export const ImportMcpSettingsRequestSchema: GenMessage<ImportMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 41);
+  messageDesc(file_cairn_v1_state, 42);
 
 /**
  * ImportMcpSettingsResponse says what was added.
@@ -1510,7 +1561,7 @@ export type ImportMcpSettingsResponse = Message<"cairn.v1.ImportMcpSettingsRespo
  * Use `create(ImportMcpSettingsResponseSchema)` to create a new message.
  */
 export const ImportMcpSettingsResponseSchema: GenMessage<ImportMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 42);
+  messageDesc(file_cairn_v1_state, 43);
 
 /**
  * OpenMcpSettingsRequest names the editor.
@@ -1529,7 +1580,7 @@ export type OpenMcpSettingsRequest = Message<"cairn.v1.OpenMcpSettingsRequest"> 
  * Use `create(OpenMcpSettingsRequestSchema)` to create a new message.
  */
 export const OpenMcpSettingsRequestSchema: GenMessage<OpenMcpSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 43);
+  messageDesc(file_cairn_v1_state, 44);
 
 /**
  * OpenMcpSettingsResponse gives the path (the caller opens it itself when no editor can).
@@ -1553,7 +1604,7 @@ export type OpenMcpSettingsResponse = Message<"cairn.v1.OpenMcpSettingsResponse"
  * Use `create(OpenMcpSettingsResponseSchema)` to create a new message.
  */
 export const OpenMcpSettingsResponseSchema: GenMessage<OpenMcpSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 44);
+  messageDesc(file_cairn_v1_state, 45);
 
 /**
  * TestBrowserConnectionRequest names the browser to try (empty fields: the stored settings).
@@ -1577,7 +1628,7 @@ export type TestBrowserConnectionRequest = Message<"cairn.v1.TestBrowserConnecti
  * Use `create(TestBrowserConnectionRequestSchema)` to create a new message.
  */
 export const TestBrowserConnectionRequestSchema: GenMessage<TestBrowserConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 45);
+  messageDesc(file_cairn_v1_state, 46);
 
 /**
  * TestBrowserConnectionResponse says whether the browser could be driven, and why not.
@@ -1601,7 +1652,7 @@ export type TestBrowserConnectionResponse = Message<"cairn.v1.TestBrowserConnect
  * Use `create(TestBrowserConnectionResponseSchema)` to create a new message.
  */
 export const TestBrowserConnectionResponseSchema: GenMessage<TestBrowserConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_state, 46);
+  messageDesc(file_cairn_v1_state, 47);
 
 /**
  * Mode is ACT (default) or PLAN.
