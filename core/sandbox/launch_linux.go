@@ -208,6 +208,11 @@ func exitCode(st *os.ProcessState) int {
 // exit code. When it returns, the kernel ends whatever the command left running; the command's
 // output then says so.
 func inner(p *Policy, argv []string) (int, error) {
+	// Signals are caught from the start: process 1 of a namespace that the runtime's own
+	// handler let die would end with the runtime's exit code, not the signal's. Until the
+	// command runs, a signal ends the launcher with 128+signal, as a shell reports it.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	runtime.LockOSThread() // the restrictions below are this thread's; the child is forked from it
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return 0, fmt.Errorf("not dumpable: %w", err)
@@ -226,6 +231,11 @@ func inner(p *Policy, argv []string) (int, error) {
 	}
 	exit := exitFile()  // before the command starts, so it does not inherit the descriptor
 	wd, _ := os.Getwd() // "" keeps the current folder
+	select {
+	case s := <-sigs:
+		return 128 + int(s.(syscall.Signal)), nil
+	default:
+	}
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Dir: wd, Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys: childAttr(p),
@@ -233,11 +243,7 @@ func inner(p *Policy, argv []string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	// Signals are passed on once the command runs: setting that up costs a thread, which the
-	// command need not wait for. A signal before then ends the launcher, and the kernel the
-	// namespace with it.
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	// From now on signals go on to every process of the namespace.
 	go func() {
 		for s := range sigs {
 			_ = unix.Kill(-1, s.(syscall.Signal)) // every process of the namespace but this one
