@@ -236,7 +236,8 @@ func startPrivate(ctx context.Context, dataDir string, settings config.Settings,
 func clearTask(stdio IO, c *client, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := c.tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: id}); err != nil {
+	// A daemon that went away closed the task with it; the run already said so.
+	if _, err := c.tasks.ClearTask(ctx, &cairnv1.ClearTaskRequest{TaskId: id}); err != nil && !daemonGone(err) {
 		stdio.errf("cairn: closing task %s in the daemon: %v\n", id, statusText(err))
 	}
 }
