@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/cairnhq/cairn/core/internal/wine"
 )
 
 // TestFilesUseEachOtherOneWay: the files of core/task use each other one way (docs/task-runtime.md,
@@ -20,6 +22,7 @@ func TestFilesUseEachOtherOneWay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("type-checks the package")
 	}
+	wine.Skip(t, "packages.Load needs the go command, which the Wine prefix has not")
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
