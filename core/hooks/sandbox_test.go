@@ -11,15 +11,14 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 )
 
 // sandboxed returns a runner over root whose hooks run in the sandbox, as core/agent assembles
 // it; the test is skipped where no sandbox can be set up, with the reason.
 func sandboxed(t *testing.T, root string, timeout time.Duration) (*Runner, *Store) {
 	t.Helper()
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip(st.Reason)
-	}
+	sandboxtest.Require(t)
 	r, s := newRunner(t, root, "", timeout)
 	home, _ := os.UserHomeDir() // none: nothing of a home to mask
 	r.o.Sandbox = &sandbox.Base{Roots: []string{root}, Home: home}

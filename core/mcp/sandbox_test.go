@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 )
 
 // writerServer offers write_file: it writes "hi" to the path it is given and answers
@@ -37,9 +38,7 @@ func writerServer() *server.MCPServer {
 // them; the test is skipped where no sandbox can be set up, with the reason.
 func startSandboxedHub(t *testing.T, servers map[string]any) *Hub {
 	t.Helper()
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip(st.Reason)
-	}
+	sandboxtest.Require(t)
 	home, _ := os.UserHomeDir() // none: nothing of a home to mask
 	path := filepath.Join(t.TempDir(), "mcp_settings.json")
 	writeSettings(t, path, servers)

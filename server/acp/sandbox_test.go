@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/llm/llmtest"
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -18,9 +19,7 @@ import (
 // shell running the user's command; the client runs it for real, the command's writes outside
 // its roots are stopped, and its output and exit code come back.
 func TestSandboxedCommandInTheClientTerminal(t *testing.T) {
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip(st.Reason)
-	}
+	sandboxtest.Require(t)
 	ed := newBufferEditor("allow_once", map[string]string{})
 	h := startBuffers(t, llmtest.Script{}, ed)
 	host, ok := h.e.Daemon.Hosts().Get("acp-" + string(h.sid))

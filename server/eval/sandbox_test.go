@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 )
 
 // sandboxed returns toolchains whose set-up and tests run in the sandbox, as `cairn eval`
@@ -18,9 +19,7 @@ import (
 // skipped where no sandbox can be set up, with the reason.
 func sandboxed(t *testing.T) *Toolchains {
 	t.Helper()
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip(st.Reason)
-	}
+	sandboxtest.Require(t)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -108,9 +109,7 @@ func run(t *testing.T, h *Host, req tools.CommandRequest) (string, int) {
 // policy and exits with its exit code; the editor is told the user's command to show. Without
 // a policy the terminal runs the command itself, as ever.
 func TestTerminalRunsTheLauncherLine(t *testing.T) {
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip(st.Reason)
-	}
+	sandboxtest.Require(t)
 	r := NewRegistry("test")
 	runs := shellTerminal(t, r, "editor")
 	h, ok := r.Get("editor")

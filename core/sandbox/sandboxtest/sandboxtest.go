@@ -1,6 +1,7 @@
-// Package sandboxtest helps tests look at processes that run in Cairn's command sandbox
-// (docs/sandbox.md): there a command has a process table of its own, so the id it prints
-// (`echo $!`) is its id in that namespace, not the one the test sees.
+// Package sandboxtest helps tests of Cairn's command sandbox (docs/sandbox.md): Require skips a
+// test only where the sandbox cannot be set up and that is not a failure, and Alive finds a
+// sandboxed process, which has a process table of its own, so the id it prints (`echo $!`) is
+// its id in that namespace, not the one the test sees.
 package sandboxtest
 
 import (
@@ -8,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/cairnhq/cairn/core/sandbox"
 )
@@ -79,4 +81,19 @@ func descends(ppid, ancestor int) bool {
 		ppid = st.ppid
 	}
 	return false
+}
+
+// Require skips t where no sandbox can be set up, with the kernel's reason, except on a Linux
+// CI machine: those have the sandbox's features, so a sandbox that does not start there is a
+// failure, not a reason to skip every test of it.
+func Require(t testing.TB) {
+	t.Helper()
+	st := sandbox.Probe()
+	if st.Available {
+		return
+	}
+	if runtime.GOOS == "linux" && os.Getenv("CI") != "" {
+		t.Fatalf("the command sandbox does not start on this CI machine, which has its features: %s", st.Reason)
+	}
+	t.Skip("no command sandbox here: " + st.Reason)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/sandbox/sandboxtest"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -40,9 +41,7 @@ func (u *queueUI) Approve(_ context.Context, req tools.Approval) (tools.Answer, 
 // git folder, a fake home with a key, and a folder outside both.
 func sandboxed(t *testing.T, ui tools.UI) (*Tool, *tools.Env, string, string) {
 	t.Helper()
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip("no sandbox here: " + st.Reason)
-	}
+	sandboxtest.Require(t)
 	base := t.TempDir()
 	root, home, outside := filepath.Join(base, "ws"), filepath.Join(base, "home"), filepath.Join(base, "outside")
 	for _, f := range []string{"ws/.git/config", "home/.ssh/id_rsa", "outside/keep"} {
