@@ -66,10 +66,14 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 	if rep != nil {
 		rep.Started()
 	} else if forget, err = t.Ledger.add(cmd.Process.Pid); err != nil {
-		// Unrecorded, it could outlive a killed daemon: it does not run at all.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("direct: record the command for the next daemon: %w", err)
+		// Unrecorded, it could outlive a killed daemon: it does not run at all. A group that
+		// could not be killed is said with the error, since it may still run.
+		kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if errors.Is(kerr, syscall.ESRCH) {
+			kerr = nil
+		}
+		_ = cmd.Wait() // killed: its status says nothing
+		return nil, errors.Join(fmt.Errorf("direct: record the command for the next daemon: %w", err), kerr, out.Close())
 	}
 	grace := t.Grace
 	if grace <= 0 {
