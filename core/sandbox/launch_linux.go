@@ -224,7 +224,12 @@ func inner(p *Policy, argv []string) (int, error) {
 		return 0, err
 	}
 	env := childEnv(os.Environ(), p)
-	path, err := lookPath(argv[0], env)
+	// The command's PATH is the launcher's own (childEnv keeps it). A match in a relative
+	// PATH entry runs, as a shell would run it.
+	path, err := exec.LookPath(argv[0])
+	if errors.Is(err, exec.ErrDot) {
+		err = nil
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: command not found\n", argv[0])
 		return 127, nil //nolint:nilerr // reported like a shell does
@@ -354,29 +359,6 @@ func childEnv(env []string, p *Policy) []string {
 		out = append(out, "TMPDIR="+p.Temp)
 	}
 	return out
-}
-
-// lookPath finds file on the PATH of env the way a shell would.
-func lookPath(file string, env []string) (string, error) {
-	if strings.Contains(file, "/") {
-		return file, nil
-	}
-	pathVar := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathVar = v
-		}
-	}
-	for _, dir := range filepath.SplitList(pathVar) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, file)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }
 
 // layout makes the launcher's mount namespace private and lays the policy's mounts over the
