@@ -27,6 +27,7 @@ import { guardrails } from "./steps/guardrails.mjs";
 import { mcpStep } from "./steps/mcp.mjs";
 import { presetsStep } from "./steps/presets.mjs";
 import { skillsStep } from "./steps/skills.mjs";
+import { sandboxStep } from "./steps/sandbox.mjs";
 import { hooksStep } from "./steps/hooks.mjs";
 import { subagentsStep } from "./steps/subagents.mjs";
 import { chatuiStep, switchTheme } from "./steps/chatui.mjs";
@@ -444,6 +445,7 @@ async function main() {
     await browserStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
     await presetsStep({ page: pageB, view: viewB, fakeRoot, screenshot, poll, log, fail });
     await skillsStep({ page: pageB, view: viewB, workspace: workspaceB, screenshot, poll, log, fail });
+    await sandboxStep({ page: pageB, view: viewB, screenshot, poll, log, fail });
     await hooksStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, log, fail });
     await subagentsStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
     await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
