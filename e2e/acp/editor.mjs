@@ -144,7 +144,13 @@ await third.run(async (ctx) => {
   check(text(third.updates, "user_message_chunk").includes("edit the notes"), "load replayed the user's prompt");
   const r = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "finish up" }] });
   check(r.stopReason === "end_turn", "the prompt after load ended with end_turn (got " + r.stopReason + ")");
-  check(text(third.updates, "agent_message_chunk").includes("Finished after the load."), "the task went on after the load");
+  // The completion's text can reach the client just after the turn's answer on this path (a
+  // reloaded session; seen before this check was made to wait): wait for it a moment.
+  for (let i = 0; i < 50 && !text(third.updates, "agent_message_chunk").includes("Finished after the load."); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  check(text(third.updates, "agent_message_chunk").includes("Finished after the load."),
+    "the task went on after the load: " + JSON.stringify(text(third.updates, "agent_message_chunk")));
 });
 third.child.stdin.end();
 const code3 = await third.exited;
