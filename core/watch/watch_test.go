@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -56,6 +58,28 @@ func TestOneWatchPerFolder(t *testing.T) {
 	if n := h.Folders(); n != 0 {
 		t.Fatalf("Folders = %d after both stopped, want 0", n)
 	}
+	want := 0
+	if !removes {
+		want = 1 // Windows keeps the folder's watch until the hub closes (see removes)
+	}
+	if n := len(h.w.WatchList()); n != want {
+		t.Fatalf("fsnotify watches %d paths after both stopped, want %d", n, want)
+	}
+	// Watching the folder again hears it again, whether its watch stayed or was removed.
+	again := make(chan Event, 16)
+	stop, ok := h.Watch(dir, func(ev Event) { again <- ev })
+	if !ok {
+		t.Fatal("a folder watched before cannot be watched again")
+	}
+	defer stop()
+	if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-again:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the folder watched again heard nothing")
+	}
 }
 
 // TestCloseWaits: Close returns once the hub's goroutine has ended; no handler runs after it,
@@ -93,5 +117,124 @@ func TestCloseWaits(t *testing.T) {
 	}
 	if err := h.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestFlushOrdersEvents: once Flush returns, the change made before it has been told; where
+// the system cannot order events across folders, Flush says so instead.
+func TestFlushOrdersEvents(t *testing.T) {
+	dir := t.TempDir()
+	h := New()
+	defer func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	var heard atomic.Int32
+	file := filepath.Join(dir, "a.txt")
+	if _, ok := h.Watch(dir, func(ev Event) {
+		if ev.Path == file {
+			heard.Add(1)
+		}
+	}); !ok {
+		t.Skip("no file-system watcher on this machine")
+	}
+	for i := range 20 {
+		before := heard.Load()
+		if err := os.WriteFile(file, []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := h.Flush(context.Background())
+		if !ordered {
+			if !errors.Is(err, ErrUnordered) {
+				t.Fatalf("Flush = %v where events are not ordered, want ErrUnordered", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Flush: %v", err)
+		}
+		if heard.Load() == before {
+			t.Fatalf("write %d: Flush returned before its event was told", i)
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Flush(context.Background()); !errors.Is(err, ErrUnordered) {
+		t.Errorf("Flush after Close = %v, want ErrUnordered", err)
+	}
+	if _, err := os.Stat(h.marks); h.marks == "" || !os.IsNotExist(err) {
+		t.Errorf("the marks' folder %s is left after Close: %v", h.marks, err)
+	}
+}
+
+// TestSetWatchesAgain: a set watches each folder once, watches a folder made again after it
+// was removed when it is added again, and Close ends its watches.
+func TestSetWatchesAgain(t *testing.T) {
+	if !ordered {
+		t.Skip("checked with Flush, which needs a system that orders its events")
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "sub")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := New()
+	defer func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	var heard atomic.Int32
+	s := h.NewSet(func(ev Event) {
+		if filepath.Base(ev.Path) == "f.txt" {
+			heard.Add(1)
+		}
+	})
+	if !s.Add(dir) {
+		t.Skip("no file-system watcher on this machine")
+	}
+	if !s.Add(dir) {
+		t.Fatal("adding a folder the set watches failed")
+	}
+	if n := h.Folders(); n != 1 {
+		t.Fatalf("Folders = %d after adding one folder twice, want 1", n)
+	}
+	write := func() int32 {
+		t.Helper()
+		before := heard.Load()
+		if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return heard.Load() - before
+	}
+	if write() == 0 {
+		t.Fatal("a change in the set's folder was not told")
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Add(dir) {
+		t.Fatal("the folder made again could not be added")
+	}
+	if write() == 0 {
+		t.Fatal("a change in the folder made again was not told")
+	}
+	s.Close()
+	if n := h.Folders(); n != 0 {
+		t.Fatalf("Folders = %d after the set closed, want 0", n)
+	}
+	if write() != 0 {
+		t.Fatal("a change was told after the set closed")
 	}
 }
