@@ -21,7 +21,14 @@ export type FromWebview =
   // The extension asks where to save (its save dialog) and writes the file.
   | { type: "saveFile"; fileName: string; content: string }
   // The extension opens a folder (a task's worktree) in a new window.
-  | { type: "openFolder"; path: string };
+  | { type: "openFolder"; path: string }
+  // The window's open tasks that wait for the user: the Cairn view's badge (README, "Several tasks at once").
+  | { type: "badge"; count: number; tooltip: string }
+  // A background task finished or waits: the extension raises a notification when the
+  // cairn.notifyBackgroundTasks setting asks for it; "Show" sends navigate/openTask back.
+  | { type: "taskNotice"; taskId: string; kind: "waiting" | "done" | "failed"; title: string }
+  // The task on screen ("": none), whose model writes a commit message.
+  | { type: "activeTask"; taskId: string };
 
 /** A failed call: code is the gRPC code name ("unavailable", "cancelled"…). */
 export interface RpcErrorBody {
@@ -36,12 +43,16 @@ export interface WindowContext {
   event: "context";
   workspaceRoots: string[];
   hostId: string;
+  /** cairn.parallelTasksInWorktrees: a task started while another runs in the same folder gets a worktree. */
+  parallelWorktrees?: boolean;
 }
 
 /** Editor events that are not RPC replies. */
 export type HostEvent =
   | { type: "host"; event: "addToInput"; text: string }
   | { type: "host"; event: "navigate"; view: View }
+  // Show a task of the window (a notification's "Show").
+  | { type: "host"; event: "openTask"; taskId: string }
   // Each webview receives the window context with its own clientId.
   | (WindowContext & { clientId: string })
   | { type: "host"; event: "daemon"; status: DaemonStatus }

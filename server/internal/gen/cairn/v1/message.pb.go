@@ -274,6 +274,13 @@ const (
 	ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK             ToolOperation = 9
 	// Start read-only subagents; content lists their prompts.
 	ToolOperation_TOOL_OPERATION_USE_SUBAGENTS ToolOperation = 10
+	// Switch the task to another mode: path is the mode's slug, content the reason.
+	ToolOperation_TOOL_OPERATION_SWITCH_MODE ToolOperation = 11
+	// Start a subtask in a mode: path is the mode's slug, content the assignment.
+	ToolOperation_TOOL_OPERATION_DELEGATE ToolOperation = 12
+	// Look a symbol up through the language servers (go_to_definition, find_references);
+	// content says what was asked, path is the file it was asked in.
+	ToolOperation_TOOL_OPERATION_NAVIGATE ToolOperation = 13
 )
 
 // Enum value maps for ToolOperation.
@@ -290,6 +297,9 @@ var (
 		8:  "TOOL_OPERATION_WEB_FETCH",
 		9:  "TOOL_OPERATION_SUMMARIZE_TASK",
 		10: "TOOL_OPERATION_USE_SUBAGENTS",
+		11: "TOOL_OPERATION_SWITCH_MODE",
+		12: "TOOL_OPERATION_DELEGATE",
+		13: "TOOL_OPERATION_NAVIGATE",
 	}
 	ToolOperation_value = map[string]int32{
 		"TOOL_OPERATION_UNSPECIFIED":                0,
@@ -303,6 +313,9 @@ var (
 		"TOOL_OPERATION_WEB_FETCH":                  8,
 		"TOOL_OPERATION_SUMMARIZE_TASK":             9,
 		"TOOL_OPERATION_USE_SUBAGENTS":              10,
+		"TOOL_OPERATION_SWITCH_MODE":                11,
+		"TOOL_OPERATION_DELEGATE":                   12,
+		"TOOL_OPERATION_NAVIGATE":                   13,
 	}
 )
 
@@ -424,7 +437,9 @@ type Message struct {
 	//	*Message_Mcp
 	//	*Message_Checkpoint
 	//	*Message_Progress
-	Payload       isMessage_Payload `protobuf_oneof:"payload"`
+	Payload isMessage_Payload `protobuf_oneof:"payload"`
+	// On an approval ask: why it is asked (core/policy; `cairn why` prints the same lines).
+	Why           *ApprovalWhy `protobuf:"bytes,22,opt,name=why,proto3" json:"why,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -641,6 +656,13 @@ func (x *Message) GetProgress() *ProgressPayload {
 	return nil
 }
 
+func (x *Message) GetWhy() *ApprovalWhy {
+	if x != nil {
+		return x.Why
+	}
+	return nil
+}
+
 type isMessage_Kind interface {
 	isMessage_Kind()
 }
@@ -733,6 +755,62 @@ func (*Message_Checkpoint) isMessage_Payload() {}
 
 func (*Message_Progress) isMessage_Payload() {}
 
+// ApprovalWhy is why an approval is asked, in the README's words.
+type ApprovalWhy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The decision first (`ask — on the deny list (…)`), then every other rule and check that
+	// led to it.
+	Lines []string `protobuf:"bytes,1,rep,name=lines,proto3" json:"lines,omitempty"`
+	// A managed policy rule decided: no "always" answer is offered, since none could loosen it.
+	Locked        bool `protobuf:"varint,2,opt,name=locked,proto3" json:"locked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApprovalWhy) Reset() {
+	*x = ApprovalWhy{}
+	mi := &file_cairn_v1_message_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApprovalWhy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApprovalWhy) ProtoMessage() {}
+
+func (x *ApprovalWhy) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_message_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApprovalWhy.ProtoReflect.Descriptor instead.
+func (*ApprovalWhy) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ApprovalWhy) GetLines() []string {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+func (x *ApprovalWhy) GetLocked() bool {
+	if x != nil {
+		return x.Locked
+	}
+	return false
+}
+
 // ToolPayload describes a file tool's action.
 type ToolPayload struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -755,7 +833,7 @@ type ToolPayload struct {
 
 func (x *ToolPayload) Reset() {
 	*x = ToolPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[1]
+	mi := &file_cairn_v1_message_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -767,7 +845,7 @@ func (x *ToolPayload) String() string {
 func (*ToolPayload) ProtoMessage() {}
 
 func (x *ToolPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[1]
+	mi := &file_cairn_v1_message_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -780,7 +858,7 @@ func (x *ToolPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPayload.ProtoReflect.Descriptor instead.
 func (*ToolPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{1}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ToolPayload) GetOperation() ToolOperation {
@@ -871,7 +949,7 @@ type CommandPayload struct {
 
 func (x *CommandPayload) Reset() {
 	*x = CommandPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[2]
+	mi := &file_cairn_v1_message_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +961,7 @@ func (x *CommandPayload) String() string {
 func (*CommandPayload) ProtoMessage() {}
 
 func (x *CommandPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[2]
+	mi := &file_cairn_v1_message_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +974,7 @@ func (x *CommandPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandPayload.ProtoReflect.Descriptor instead.
 func (*CommandPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CommandPayload) GetCommand() string {
@@ -963,7 +1041,7 @@ type CommandOutputPayload struct {
 
 func (x *CommandOutputPayload) Reset() {
 	*x = CommandOutputPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[3]
+	mi := &file_cairn_v1_message_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -975,7 +1053,7 @@ func (x *CommandOutputPayload) String() string {
 func (*CommandOutputPayload) ProtoMessage() {}
 
 func (x *CommandOutputPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[3]
+	mi := &file_cairn_v1_message_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -988,7 +1066,7 @@ func (x *CommandOutputPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandOutputPayload.ProtoReflect.Descriptor instead.
 func (*CommandOutputPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CommandOutputPayload) GetOutput() string {
@@ -1032,7 +1110,7 @@ type FollowupPayload struct {
 
 func (x *FollowupPayload) Reset() {
 	*x = FollowupPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[4]
+	mi := &file_cairn_v1_message_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1044,7 +1122,7 @@ func (x *FollowupPayload) String() string {
 func (*FollowupPayload) ProtoMessage() {}
 
 func (x *FollowupPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[4]
+	mi := &file_cairn_v1_message_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1057,7 +1135,7 @@ func (x *FollowupPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowupPayload.ProtoReflect.Descriptor instead.
 func (*FollowupPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *FollowupPayload) GetQuestion() string {
@@ -1095,14 +1173,16 @@ type CompletionPayload struct {
 	Command string                 `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
 	// changes: the workspace differs from what it was at the previous completion (or the task's
 	// start), so "See new changes" has something to show. Unset on rows from older daemons.
-	Changes       *bool `protobuf:"varint,80,opt,name=changes,proto3,oneof" json:"changes,omitempty"`
+	Changes *bool `protobuf:"varint,80,opt,name=changes,proto3,oneof" json:"changes,omitempty"`
+	// How the task's "done when" command judged this completion; unset when the task has none.
+	Check         *DoneCheckPayload `protobuf:"bytes,81,opt,name=check,proto3" json:"check,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompletionPayload) Reset() {
 	*x = CompletionPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[5]
+	mi := &file_cairn_v1_message_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1114,7 +1194,7 @@ func (x *CompletionPayload) String() string {
 func (*CompletionPayload) ProtoMessage() {}
 
 func (x *CompletionPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[5]
+	mi := &file_cairn_v1_message_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1127,7 +1207,7 @@ func (x *CompletionPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletionPayload.ProtoReflect.Descriptor instead.
 func (*CompletionPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CompletionPayload) GetResult() string {
@@ -1151,6 +1231,83 @@ func (x *CompletionPayload) GetChanges() bool {
 	return false
 }
 
+func (x *CompletionPayload) GetCheck() *DoneCheckPayload {
+	if x != nil {
+		return x.Check
+	}
+	return nil
+}
+
+// DoneCheckPayload is one run of a task's "done when" command (README, "Done when").
+type DoneCheckPayload struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Command  string                 `protobuf:"bytes,1,opt,name=command,proto3" json:"command,omitempty"`
+	ExitCode int32                  `protobuf:"varint,2,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	Passed   bool                   `protobuf:"varint,3,opt,name=passed,proto3" json:"passed,omitempty"`
+	// The command's output, bounded as command output is for the model.
+	Output        string `protobuf:"bytes,4,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DoneCheckPayload) Reset() {
+	*x = DoneCheckPayload{}
+	mi := &file_cairn_v1_message_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DoneCheckPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DoneCheckPayload) ProtoMessage() {}
+
+func (x *DoneCheckPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_message_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DoneCheckPayload.ProtoReflect.Descriptor instead.
+func (*DoneCheckPayload) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DoneCheckPayload) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *DoneCheckPayload) GetExitCode() int32 {
+	if x != nil {
+		return x.ExitCode
+	}
+	return 0
+}
+
+func (x *DoneCheckPayload) GetPassed() bool {
+	if x != nil {
+		return x.Passed
+	}
+	return false
+}
+
+func (x *DoneCheckPayload) GetOutput() string {
+	if x != nil {
+		return x.Output
+	}
+	return ""
+}
+
 // ApiRequestPayload is one model request's cost, filled in when it ends.
 type ApiRequestPayload struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
@@ -1170,7 +1327,7 @@ type ApiRequestPayload struct {
 
 func (x *ApiRequestPayload) Reset() {
 	*x = ApiRequestPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[6]
+	mi := &file_cairn_v1_message_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1182,7 +1339,7 @@ func (x *ApiRequestPayload) String() string {
 func (*ApiRequestPayload) ProtoMessage() {}
 
 func (x *ApiRequestPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[6]
+	mi := &file_cairn_v1_message_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1195,7 +1352,7 @@ func (x *ApiRequestPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApiRequestPayload.ProtoReflect.Descriptor instead.
 func (*ApiRequestPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ApiRequestPayload) GetTokensIn() int64 {
@@ -1274,7 +1431,7 @@ type RetryPayload struct {
 
 func (x *RetryPayload) Reset() {
 	*x = RetryPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[7]
+	mi := &file_cairn_v1_message_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1286,7 +1443,7 @@ func (x *RetryPayload) String() string {
 func (*RetryPayload) ProtoMessage() {}
 
 func (x *RetryPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[7]
+	mi := &file_cairn_v1_message_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1299,7 +1456,7 @@ func (x *RetryPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPayload.ProtoReflect.Descriptor instead.
 func (*RetryPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RetryPayload) GetAttempt() int32 {
@@ -1340,7 +1497,7 @@ type NewTaskPayload struct {
 
 func (x *NewTaskPayload) Reset() {
 	*x = NewTaskPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[8]
+	mi := &file_cairn_v1_message_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1352,7 +1509,7 @@ func (x *NewTaskPayload) String() string {
 func (*NewTaskPayload) ProtoMessage() {}
 
 func (x *NewTaskPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[8]
+	mi := &file_cairn_v1_message_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1365,7 +1522,7 @@ func (x *NewTaskPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskPayload.ProtoReflect.Descriptor instead.
 func (*NewTaskPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *NewTaskPayload) GetContext() string {
@@ -1393,7 +1550,7 @@ type BrowserPayload struct {
 
 func (x *BrowserPayload) Reset() {
 	*x = BrowserPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[9]
+	mi := &file_cairn_v1_message_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1562,7 @@ func (x *BrowserPayload) String() string {
 func (*BrowserPayload) ProtoMessage() {}
 
 func (x *BrowserPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[9]
+	mi := &file_cairn_v1_message_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1575,7 @@ func (x *BrowserPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrowserPayload.ProtoReflect.Descriptor instead.
 func (*BrowserPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *BrowserPayload) GetAction() string {
@@ -1491,7 +1648,7 @@ type McpPayload struct {
 
 func (x *McpPayload) Reset() {
 	*x = McpPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[10]
+	mi := &file_cairn_v1_message_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1503,7 +1660,7 @@ func (x *McpPayload) String() string {
 func (*McpPayload) ProtoMessage() {}
 
 func (x *McpPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[10]
+	mi := &file_cairn_v1_message_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1516,7 +1673,7 @@ func (x *McpPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpPayload.ProtoReflect.Descriptor instead.
 func (*McpPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *McpPayload) GetServerName() string {
@@ -1564,7 +1721,7 @@ type CheckpointPayload struct {
 
 func (x *CheckpointPayload) Reset() {
 	*x = CheckpointPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[11]
+	mi := &file_cairn_v1_message_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1733,7 @@ func (x *CheckpointPayload) String() string {
 func (*CheckpointPayload) ProtoMessage() {}
 
 func (x *CheckpointPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[11]
+	mi := &file_cairn_v1_message_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1746,7 @@ func (x *CheckpointPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointPayload.ProtoReflect.Descriptor instead.
 func (*CheckpointPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CheckpointPayload) GetHash() string {
@@ -1609,7 +1766,7 @@ type ProgressPayload struct {
 
 func (x *ProgressPayload) Reset() {
 	*x = ProgressPayload{}
-	mi := &file_cairn_v1_message_proto_msgTypes[12]
+	mi := &file_cairn_v1_message_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1621,7 +1778,7 @@ func (x *ProgressPayload) String() string {
 func (*ProgressPayload) ProtoMessage() {}
 
 func (x *ProgressPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_message_proto_msgTypes[12]
+	mi := &file_cairn_v1_message_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1634,7 +1791,7 @@ func (x *ProgressPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressPayload.ProtoReflect.Descriptor instead.
 func (*ProgressPayload) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_message_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_message_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ProgressPayload) GetMarkdown() string {
@@ -1648,7 +1805,7 @@ var File_cairn_v1_message_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_message_proto_rawDesc = "" +
 	"\n" +
-	"\x16cairn/v1/message.proto\x12\bcairn.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaf\a\n" +
+	"\x16cairn/v1/message.proto\x12\bcairn.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd8\a\n" +
 	"\aMessage\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12.\n" +
 	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12%\n" +
@@ -1675,9 +1832,13 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\n" +
 	"checkpoint\x18\x14 \x01(\v2\x1b.cairn.v1.CheckpointPayloadH\x01R\n" +
 	"checkpoint\x127\n" +
-	"\bprogress\x18\x15 \x01(\v2\x19.cairn.v1.ProgressPayloadH\x01R\bprogressB\x06\n" +
+	"\bprogress\x18\x15 \x01(\v2\x19.cairn.v1.ProgressPayloadH\x01R\bprogress\x12'\n" +
+	"\x03why\x18\x16 \x01(\v2\x15.cairn.v1.ApprovalWhyR\x03whyB\x06\n" +
 	"\x04kindB\t\n" +
-	"\apayload\"\xc8\x02\n" +
+	"\apayload\";\n" +
+	"\vApprovalWhy\x12\x14\n" +
+	"\x05lines\x18\x01 \x03(\tR\x05lines\x12\x16\n" +
+	"\x06locked\x18\x02 \x01(\bR\x06locked\"\xc8\x02\n" +
 	"\vToolPayload\x125\n" +
 	"\toperation\x18\x01 \x01(\x0e2\x17.cairn.v1.ToolOperationR\toperation\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
@@ -1707,13 +1868,19 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\bquestion\x18\x01 \x01(\tR\bquestion\x12\x18\n" +
 	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1a\n" +
 	"\bselected\x18\x03 \x01(\tR\bselected\x124\n" +
-	"\x16needs_more_exploration\x18\x04 \x01(\bR\x14needsMoreExploration\"p\n" +
+	"\x16needs_more_exploration\x18\x04 \x01(\bR\x14needsMoreExploration\"\xa2\x01\n" +
 	"\x11CompletionPayload\x12\x16\n" +
 	"\x06result\x18\x01 \x01(\tR\x06result\x12\x18\n" +
 	"\acommand\x18\x02 \x01(\tR\acommand\x12\x1d\n" +
-	"\achanges\x18P \x01(\bH\x00R\achanges\x88\x01\x01B\n" +
+	"\achanges\x18P \x01(\bH\x00R\achanges\x88\x01\x01\x120\n" +
+	"\x05check\x18Q \x01(\v2\x1a.cairn.v1.DoneCheckPayloadR\x05checkB\n" +
 	"\n" +
-	"\b_changes\"\x99\x02\n" +
+	"\b_changes\"y\n" +
+	"\x10DoneCheckPayload\x12\x18\n" +
+	"\acommand\x18\x01 \x01(\tR\acommand\x12\x1b\n" +
+	"\texit_code\x18\x02 \x01(\x05R\bexitCode\x12\x16\n" +
+	"\x06passed\x18\x03 \x01(\bR\x06passed\x12\x16\n" +
+	"\x06output\x18\x04 \x01(\tR\x06output\"\x99\x02\n" +
 	"\x11ApiRequestPayload\x12\x1b\n" +
 	"\ttokens_in\x18\x01 \x01(\x03R\btokensIn\x12\x1d\n" +
 	"\n" +
@@ -1809,7 +1976,7 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\rSAY_KIND_INFO\x10\x1a\x12\x1a\n" +
 	"\x16SAY_KIND_TASK_PROGRESS\x10\x1b\x12\x11\n" +
 	"\rSAY_KIND_HOOK\x10(\x12\x16\n" +
-	"\x12SAY_KIND_SUBAGENTS\x10\x1c*\xa0\x03\n" +
+	"\x12SAY_KIND_SUBAGENTS\x10\x1c*\xfa\x03\n" +
 	"\rToolOperation\x12\x1e\n" +
 	"\x1aTOOL_OPERATION_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18TOOL_OPERATION_READ_FILE\x10\x01\x12'\n" +
@@ -1822,7 +1989,10 @@ const file_cairn_v1_message_proto_rawDesc = "" +
 	"\x18TOOL_OPERATION_WEB_FETCH\x10\b\x12!\n" +
 	"\x1dTOOL_OPERATION_SUMMARIZE_TASK\x10\t\x12 \n" +
 	"\x1cTOOL_OPERATION_USE_SUBAGENTS\x10\n" +
-	"*\x9c\x01\n" +
+	"\x12\x1e\n" +
+	"\x1aTOOL_OPERATION_SWITCH_MODE\x10\v\x12\x1b\n" +
+	"\x17TOOL_OPERATION_DELEGATE\x10\f\x12\x1b\n" +
+	"\x17TOOL_OPERATION_NAVIGATE\x10\r*\x9c\x01\n" +
 	"\vToolOutcome\x12\x1c\n" +
 	"\x18TOOL_OUTCOME_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12TOOL_OUTCOME_SAVED\x10\x01\x12#\n" +
@@ -1843,50 +2013,54 @@ func file_cairn_v1_message_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_message_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cairn_v1_message_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_cairn_v1_message_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_cairn_v1_message_proto_goTypes = []any{
 	(AskKind)(0),                  // 0: cairn.v1.AskKind
 	(SayKind)(0),                  // 1: cairn.v1.SayKind
 	(ToolOperation)(0),            // 2: cairn.v1.ToolOperation
 	(ToolOutcome)(0),              // 3: cairn.v1.ToolOutcome
 	(*Message)(nil),               // 4: cairn.v1.Message
-	(*ToolPayload)(nil),           // 5: cairn.v1.ToolPayload
-	(*CommandPayload)(nil),        // 6: cairn.v1.CommandPayload
-	(*CommandOutputPayload)(nil),  // 7: cairn.v1.CommandOutputPayload
-	(*FollowupPayload)(nil),       // 8: cairn.v1.FollowupPayload
-	(*CompletionPayload)(nil),     // 9: cairn.v1.CompletionPayload
-	(*ApiRequestPayload)(nil),     // 10: cairn.v1.ApiRequestPayload
-	(*RetryPayload)(nil),          // 11: cairn.v1.RetryPayload
-	(*NewTaskPayload)(nil),        // 12: cairn.v1.NewTaskPayload
-	(*BrowserPayload)(nil),        // 13: cairn.v1.BrowserPayload
-	(*McpPayload)(nil),            // 14: cairn.v1.McpPayload
-	(*CheckpointPayload)(nil),     // 15: cairn.v1.CheckpointPayload
-	(*ProgressPayload)(nil),       // 16: cairn.v1.ProgressPayload
-	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(*ApprovalWhy)(nil),           // 5: cairn.v1.ApprovalWhy
+	(*ToolPayload)(nil),           // 6: cairn.v1.ToolPayload
+	(*CommandPayload)(nil),        // 7: cairn.v1.CommandPayload
+	(*CommandOutputPayload)(nil),  // 8: cairn.v1.CommandOutputPayload
+	(*FollowupPayload)(nil),       // 9: cairn.v1.FollowupPayload
+	(*CompletionPayload)(nil),     // 10: cairn.v1.CompletionPayload
+	(*DoneCheckPayload)(nil),      // 11: cairn.v1.DoneCheckPayload
+	(*ApiRequestPayload)(nil),     // 12: cairn.v1.ApiRequestPayload
+	(*RetryPayload)(nil),          // 13: cairn.v1.RetryPayload
+	(*NewTaskPayload)(nil),        // 14: cairn.v1.NewTaskPayload
+	(*BrowserPayload)(nil),        // 15: cairn.v1.BrowserPayload
+	(*McpPayload)(nil),            // 16: cairn.v1.McpPayload
+	(*CheckpointPayload)(nil),     // 17: cairn.v1.CheckpointPayload
+	(*ProgressPayload)(nil),       // 18: cairn.v1.ProgressPayload
+	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
 }
 var file_cairn_v1_message_proto_depIdxs = []int32{
-	17, // 0: cairn.v1.Message.time:type_name -> google.protobuf.Timestamp
+	19, // 0: cairn.v1.Message.time:type_name -> google.protobuf.Timestamp
 	0,  // 1: cairn.v1.Message.ask:type_name -> cairn.v1.AskKind
 	1,  // 2: cairn.v1.Message.say:type_name -> cairn.v1.SayKind
-	5,  // 3: cairn.v1.Message.tool:type_name -> cairn.v1.ToolPayload
-	6,  // 4: cairn.v1.Message.command:type_name -> cairn.v1.CommandPayload
-	7,  // 5: cairn.v1.Message.command_output:type_name -> cairn.v1.CommandOutputPayload
-	8,  // 6: cairn.v1.Message.followup:type_name -> cairn.v1.FollowupPayload
-	9,  // 7: cairn.v1.Message.completion:type_name -> cairn.v1.CompletionPayload
-	10, // 8: cairn.v1.Message.api_request:type_name -> cairn.v1.ApiRequestPayload
-	11, // 9: cairn.v1.Message.retry:type_name -> cairn.v1.RetryPayload
-	12, // 10: cairn.v1.Message.new_task:type_name -> cairn.v1.NewTaskPayload
-	13, // 11: cairn.v1.Message.browser:type_name -> cairn.v1.BrowserPayload
-	14, // 12: cairn.v1.Message.mcp:type_name -> cairn.v1.McpPayload
-	15, // 13: cairn.v1.Message.checkpoint:type_name -> cairn.v1.CheckpointPayload
-	16, // 14: cairn.v1.Message.progress:type_name -> cairn.v1.ProgressPayload
-	2,  // 15: cairn.v1.ToolPayload.operation:type_name -> cairn.v1.ToolOperation
-	3,  // 16: cairn.v1.ToolPayload.outcome:type_name -> cairn.v1.ToolOutcome
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	6,  // 3: cairn.v1.Message.tool:type_name -> cairn.v1.ToolPayload
+	7,  // 4: cairn.v1.Message.command:type_name -> cairn.v1.CommandPayload
+	8,  // 5: cairn.v1.Message.command_output:type_name -> cairn.v1.CommandOutputPayload
+	9,  // 6: cairn.v1.Message.followup:type_name -> cairn.v1.FollowupPayload
+	10, // 7: cairn.v1.Message.completion:type_name -> cairn.v1.CompletionPayload
+	12, // 8: cairn.v1.Message.api_request:type_name -> cairn.v1.ApiRequestPayload
+	13, // 9: cairn.v1.Message.retry:type_name -> cairn.v1.RetryPayload
+	14, // 10: cairn.v1.Message.new_task:type_name -> cairn.v1.NewTaskPayload
+	15, // 11: cairn.v1.Message.browser:type_name -> cairn.v1.BrowserPayload
+	16, // 12: cairn.v1.Message.mcp:type_name -> cairn.v1.McpPayload
+	17, // 13: cairn.v1.Message.checkpoint:type_name -> cairn.v1.CheckpointPayload
+	18, // 14: cairn.v1.Message.progress:type_name -> cairn.v1.ProgressPayload
+	5,  // 15: cairn.v1.Message.why:type_name -> cairn.v1.ApprovalWhy
+	2,  // 16: cairn.v1.ToolPayload.operation:type_name -> cairn.v1.ToolOperation
+	3,  // 17: cairn.v1.ToolPayload.outcome:type_name -> cairn.v1.ToolOutcome
+	11, // 18: cairn.v1.CompletionPayload.check:type_name -> cairn.v1.DoneCheckPayload
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_message_proto_init() }
@@ -1910,15 +2084,15 @@ func file_cairn_v1_message_proto_init() {
 		(*Message_Checkpoint)(nil),
 		(*Message_Progress)(nil),
 	}
-	file_cairn_v1_message_proto_msgTypes[3].OneofWrappers = []any{}
-	file_cairn_v1_message_proto_msgTypes[5].OneofWrappers = []any{}
+	file_cairn_v1_message_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cairn_v1_message_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_message_proto_rawDesc), len(file_cairn_v1_message_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1371,9 +1371,11 @@ func (x *UpdateSettingsResponse) GetSettings() *Settings {
 
 // SetModeRequest switches a task's mode.
 type SetModeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
-	Mode          Mode                   `protobuf:"varint,2,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Mode   Mode                   `protobuf:"varint,2,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
+	// mode_slug, when set, names the mode instead of mode: act, plan or a mode ListModes lists.
+	ModeSlug      string `protobuf:"bytes,3,opt,name=mode_slug,json=modeSlug,proto3" json:"mode_slug,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1420,6 +1422,13 @@ func (x *SetModeRequest) GetMode() Mode {
 		return x.Mode
 	}
 	return Mode_MODE_UNSPECIFIED
+}
+
+func (x *SetModeRequest) GetModeSlug() string {
+	if x != nil {
+		return x.ModeSlug
+	}
+	return ""
 }
 
 // SetModeResponse is empty.
@@ -3436,10 +3445,11 @@ const file_cairn_v1_state_proto_rawDesc = "" +
 	"\x15UpdateSettingsRequest\x12.\n" +
 	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\"H\n" +
 	"\x16UpdateSettingsResponse\x12.\n" +
-	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\"M\n" +
+	"\bsettings\x18\x01 \x01(\v2\x12.cairn.v1.SettingsR\bsettings\"j\n" +
 	"\x0eSetModeRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\"\n" +
-	"\x04mode\x18\x02 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\"\x11\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\x12\x1b\n" +
+	"\tmode_slug\x18\x03 \x01(\tR\bmodeSlug\"\x11\n" +
 	"\x0fSetModeResponse\"T\n" +
 	"\x18UpdateAutoApproveRequest\x128\n" +
 	"\fauto_approve\x18\x01 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1b\n" +

@@ -37,7 +37,7 @@ type StateServiceClient interface {
 	GetState(ctx context.Context, in *GetStateRequest, opts ...grpc.CallOption) (*GetStateResponse, error)
 	// UpdateSettings replaces the settings; an empty api_key keeps the stored one.
 	UpdateSettings(ctx context.Context, in *UpdateSettingsRequest, opts ...grpc.CallOption) (*UpdateSettingsResponse, error)
-	// SetMode switches a task between PLAN and ACT.
+	// SetMode switches a task between PLAN, ACT and its other modes (docs/modes.md).
 	SetMode(ctx context.Context, in *SetModeRequest, opts ...grpc.CallOption) (*SetModeResponse, error)
 	// UpdateAutoApprove replaces only the auto-approve settings.
 	UpdateAutoApprove(ctx context.Context, in *UpdateAutoApproveRequest, opts ...grpc.CallOption) (*UpdateAutoApproveResponse, error)
@@ -126,7 +126,7 @@ type StateServiceServer interface {
 	GetState(context.Context, *GetStateRequest) (*GetStateResponse, error)
 	// UpdateSettings replaces the settings; an empty api_key keeps the stored one.
 	UpdateSettings(context.Context, *UpdateSettingsRequest) (*UpdateSettingsResponse, error)
-	// SetMode switches a task between PLAN and ACT.
+	// SetMode switches a task between PLAN, ACT and its other modes (docs/modes.md).
 	SetMode(context.Context, *SetModeRequest) (*SetModeResponse, error)
 	// UpdateAutoApprove replaces only the auto-approve settings.
 	UpdateAutoApprove(context.Context, *UpdateAutoApproveRequest) (*UpdateAutoApproveResponse, error)

@@ -192,6 +192,410 @@ func (TaskStatus) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
 }
 
+// ForkTaskRequest names the task and the message to fork from.
+type ForkTaskRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// The message's index in the task (Message.index; `cairn show --json` prints it): a
+	// checkpoint row, or a row the checkpoint row right after it belongs to.
+	MessageIndex int32 `protobuf:"varint,2,opt,name=message_index,json=messageIndex,proto3" json:"message_index,omitempty"`
+	// The editor that serves the new task (as NewTaskRequest.host_id).
+	HostId        string `protobuf:"bytes,3,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForkTaskRequest) Reset() {
+	*x = ForkTaskRequest{}
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForkTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForkTaskRequest) ProtoMessage() {}
+
+func (x *ForkTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForkTaskRequest.ProtoReflect.Descriptor instead.
+func (*ForkTaskRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ForkTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *ForkTaskRequest) GetMessageIndex() int32 {
+	if x != nil {
+		return x.MessageIndex
+	}
+	return 0
+}
+
+func (x *ForkTaskRequest) GetHostId() string {
+	if x != nil {
+		return x.HostId
+	}
+	return ""
+}
+
+// ForkTaskResponse names the new task and where its files are.
+type ForkTaskResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// The new task's first workspace root (its worktree when one was made).
+	WorkspaceRoot string `protobuf:"bytes,2,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	// The checkpoint whose files the new task starts with.
+	Checkpoint    string `protobuf:"bytes,3,opt,name=checkpoint,proto3" json:"checkpoint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForkTaskResponse) Reset() {
+	*x = ForkTaskResponse{}
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForkTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForkTaskResponse) ProtoMessage() {}
+
+func (x *ForkTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForkTaskResponse.ProtoReflect.Descriptor instead.
+func (*ForkTaskResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ForkTaskResponse) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *ForkTaskResponse) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *ForkTaskResponse) GetCheckpoint() string {
+	if x != nil {
+		return x.Checkpoint
+	}
+	return ""
+}
+
+// WatchTasksRequest chooses the tasks.
+type WatchTasksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The window's workspace root: its tasks and the worktree tasks of its repository.
+	WorkspaceRoot string `protobuf:"bytes,1,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	// Every task the daemon holds and every worktree task, whatever their workspace.
+	All           bool `protobuf:"varint,2,opt,name=all,proto3" json:"all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTasksRequest) Reset() {
+	*x = WatchTasksRequest{}
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTasksRequest) ProtoMessage() {}
+
+func (x *WatchTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTasksRequest.ProtoReflect.Descriptor instead.
+func (*WatchTasksRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *WatchTasksRequest) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *WatchTasksRequest) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+// WatchTasksResponse is the whole board.
+type WatchTasksResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tasks         []*BoardTask           `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTasksResponse) Reset() {
+	*x = WatchTasksResponse{}
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTasksResponse) ProtoMessage() {}
+
+func (x *WatchTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTasksResponse.ProtoReflect.Descriptor instead.
+func (*WatchTasksResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *WatchTasksResponse) GetTasks() []*BoardTask {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+// BoardTask is one task on the board.
+type BoardTask struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Title  string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	Status TaskStatus             `protobuf:"varint,3,opt,name=status,proto3,enum=cairn.v1.TaskStatus" json:"status,omitempty"`
+	Mode   Mode                   `protobuf:"varint,4,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
+	Cost   float64                `protobuf:"fixed64,5,opt,name=cost,proto3" json:"cost,omitempty"`
+	// The cost is known (see WorktreeInfo.cost_known).
+	CostKnown bool `protobuf:"varint,6,opt,name=cost_known,json=costKnown,proto3" json:"cost_known,omitempty"`
+	Included  bool `protobuf:"varint,7,opt,name=included,proto3" json:"included,omitempty"`
+	// The task that started this one ("": none); the board shows it under its parent.
+	ParentId      string `protobuf:"bytes,8,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	WorkspaceRoot string `protobuf:"bytes,9,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	// The open question (an approval or a follow-up), when one waits for the user.
+	Ask *Message `protobuf:"bytes,10,opt,name=ask,proto3" json:"ask,omitempty"`
+	// The task's worktree, when it has one (its branch and changes).
+	Worktree *WorktreeInfo `protobuf:"bytes,11,opt,name=worktree,proto3" json:"worktree,omitempty"`
+	// The task is loaded in the daemon (it can be answered and switched to).
+	Live          bool  `protobuf:"varint,12,opt,name=live,proto3" json:"live,omitempty"`
+	UpdatedUnixMs int64 `protobuf:"varint,13,opt,name=updated_unix_ms,json=updatedUnixMs,proto3" json:"updated_unix_ms,omitempty"`
+	// The mode by its slug: act, plan or a custom mode's (mode is ACT for a custom mode).
+	ModeSlug string `protobuf:"bytes,14,opt,name=mode_slug,json=modeSlug,proto3" json:"mode_slug,omitempty"`
+	// The entry is a subtask its parent (parent_id) delegated (docs/modes.md, "The
+	// orchestrator"), derived from the parent's chat, not a task of its own: task_id is
+	// "<parent_id>/subtask-<row>", which no task id can be, and row is the subtask's row in the
+	// parent's chat (Message.index). A delegation that waits for the user's approval is an entry
+	// of its own, waiting, whose ask is the parent's question (answered on parent_id), which the
+	// parent's entry then leaves out.
+	Subtask       bool  `protobuf:"varint,15,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Row           int32 `protobuf:"varint,16,opt,name=row,proto3" json:"row,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BoardTask) Reset() {
+	*x = BoardTask{}
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BoardTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BoardTask) ProtoMessage() {}
+
+func (x *BoardTask) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BoardTask.ProtoReflect.Descriptor instead.
+func (*BoardTask) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *BoardTask) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *BoardTask) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *BoardTask) GetStatus() TaskStatus {
+	if x != nil {
+		return x.Status
+	}
+	return TaskStatus_TASK_STATUS_UNSPECIFIED
+}
+
+func (x *BoardTask) GetMode() Mode {
+	if x != nil {
+		return x.Mode
+	}
+	return Mode_MODE_UNSPECIFIED
+}
+
+func (x *BoardTask) GetCost() float64 {
+	if x != nil {
+		return x.Cost
+	}
+	return 0
+}
+
+func (x *BoardTask) GetCostKnown() bool {
+	if x != nil {
+		return x.CostKnown
+	}
+	return false
+}
+
+func (x *BoardTask) GetIncluded() bool {
+	if x != nil {
+		return x.Included
+	}
+	return false
+}
+
+func (x *BoardTask) GetParentId() string {
+	if x != nil {
+		return x.ParentId
+	}
+	return ""
+}
+
+func (x *BoardTask) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *BoardTask) GetAsk() *Message {
+	if x != nil {
+		return x.Ask
+	}
+	return nil
+}
+
+func (x *BoardTask) GetWorktree() *WorktreeInfo {
+	if x != nil {
+		return x.Worktree
+	}
+	return nil
+}
+
+func (x *BoardTask) GetLive() bool {
+	if x != nil {
+		return x.Live
+	}
+	return false
+}
+
+func (x *BoardTask) GetUpdatedUnixMs() int64 {
+	if x != nil {
+		return x.UpdatedUnixMs
+	}
+	return 0
+}
+
+func (x *BoardTask) GetModeSlug() string {
+	if x != nil {
+		return x.ModeSlug
+	}
+	return ""
+}
+
+func (x *BoardTask) GetSubtask() bool {
+	if x != nil {
+		return x.Subtask
+	}
+	return false
+}
+
+func (x *BoardTask) GetRow() int32 {
+	if x != nil {
+		return x.Row
+	}
+	return 0
+}
+
 // StopCommandRequest names the command by its number in the task (CommandOutputPayload.id).
 type StopCommandRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -203,7 +607,7 @@ type StopCommandRequest struct {
 
 func (x *StopCommandRequest) Reset() {
 	*x = StopCommandRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -215,7 +619,7 @@ func (x *StopCommandRequest) String() string {
 func (*StopCommandRequest) ProtoMessage() {}
 
 func (x *StopCommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[0]
+	mi := &file_cairn_v1_task_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -228,7 +632,7 @@ func (x *StopCommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopCommandRequest.ProtoReflect.Descriptor instead.
 func (*StopCommandRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{0}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StopCommandRequest) GetTaskId() string {
@@ -255,7 +659,7 @@ type StopCommandResponse struct {
 
 func (x *StopCommandResponse) Reset() {
 	*x = StopCommandResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -267,7 +671,7 @@ func (x *StopCommandResponse) String() string {
 func (*StopCommandResponse) ProtoMessage() {}
 
 func (x *StopCommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[1]
+	mi := &file_cairn_v1_task_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -280,7 +684,7 @@ func (x *StopCommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopCommandResponse.ProtoReflect.Descriptor instead.
 func (*StopCommandResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{1}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StopCommandResponse) GetExitCode() int32 {
@@ -291,18 +695,22 @@ func (x *StopCommandResponse) GetExitCode() int32 {
 }
 
 // UpdateTaskSettingsRequest carries what changes; an empty model and an unset policy keep theirs.
+// session_allow adds allow rules to the task's session layer of the policy: the "always"
+// answers a user gives in a session (docs/settings.md, "Policy files"), saved with the task;
+// a task on the shared settings takes them too.
 type UpdateTaskSettingsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
 	Model         string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
 	AutoApprove   *AutoApprove           `protobuf:"bytes,3,opt,name=auto_approve,json=autoApprove,proto3" json:"auto_approve,omitempty"`
+	SessionAllow  []*PolicyRule          `protobuf:"bytes,4,rep,name=session_allow,json=sessionAllow,proto3" json:"session_allow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateTaskSettingsRequest) Reset() {
 	*x = UpdateTaskSettingsRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -314,7 +722,7 @@ func (x *UpdateTaskSettingsRequest) String() string {
 func (*UpdateTaskSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateTaskSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[2]
+	mi := &file_cairn_v1_task_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -327,7 +735,7 @@ func (x *UpdateTaskSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTaskSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{2}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *UpdateTaskSettingsRequest) GetTaskId() string {
@@ -351,6 +759,92 @@ func (x *UpdateTaskSettingsRequest) GetAutoApprove() *AutoApprove {
 	return nil
 }
 
+func (x *UpdateTaskSettingsRequest) GetSessionAllow() []*PolicyRule {
+	if x != nil {
+		return x.SessionAllow
+	}
+	return nil
+}
+
+// PolicyRule is one rule in the policy files' format (docs/settings.md, "Policy files"):
+// exactly one of command, files, mcp and web is set; tool narrows a files rule to "read" or
+// "edit".
+type PolicyRule struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Command       string                 `protobuf:"bytes,1,opt,name=command,proto3" json:"command,omitempty"`
+	Files         string                 `protobuf:"bytes,2,opt,name=files,proto3" json:"files,omitempty"`
+	Tool          string                 `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
+	Mcp           string                 `protobuf:"bytes,4,opt,name=mcp,proto3" json:"mcp,omitempty"`
+	Web           string                 `protobuf:"bytes,5,opt,name=web,proto3" json:"web,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PolicyRule) Reset() {
+	*x = PolicyRule{}
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PolicyRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PolicyRule) ProtoMessage() {}
+
+func (x *PolicyRule) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PolicyRule.ProtoReflect.Descriptor instead.
+func (*PolicyRule) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PolicyRule) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *PolicyRule) GetFiles() string {
+	if x != nil {
+		return x.Files
+	}
+	return ""
+}
+
+func (x *PolicyRule) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *PolicyRule) GetMcp() string {
+	if x != nil {
+		return x.Mcp
+	}
+	return ""
+}
+
+func (x *PolicyRule) GetWeb() string {
+	if x != nil {
+		return x.Web
+	}
+	return ""
+}
+
 // UpdateTaskSettingsResponse is empty; the task's state shows the change.
 type UpdateTaskSettingsResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -360,7 +854,7 @@ type UpdateTaskSettingsResponse struct {
 
 func (x *UpdateTaskSettingsResponse) Reset() {
 	*x = UpdateTaskSettingsResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -372,7 +866,7 @@ func (x *UpdateTaskSettingsResponse) String() string {
 func (*UpdateTaskSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateTaskSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[3]
+	mi := &file_cairn_v1_task_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -385,7 +879,7 @@ func (x *UpdateTaskSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTaskSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{3}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
 }
 
 // TaskOverrides are settings that govern one task only (the flags of `cairn run --connect`):
@@ -421,13 +915,17 @@ type TaskOverrides struct {
 	// mcp_settings.json's shape: {"mcpServers": {"name": {"command": …} | {"url": …}}}. An ACP
 	// session's servers. Never written into the shared settings nor saved with the task.
 	McpServersJson string `protobuf:"bytes,60,opt,name=mcp_servers_json,json=mcpServersJson,proto3" json:"mcp_servers_json,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The task's "done when" command (`cairn run --until`, README "Done when"): a completion is
+	// accepted only when it exits 0 in the first root; otherwise its output goes back to the
+	// model and the task goes on within its limits.
+	DoneWhen      string `protobuf:"bytes,61,opt,name=done_when,json=doneWhen,proto3" json:"done_when,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskOverrides) Reset() {
 	*x = TaskOverrides{}
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +937,7 @@ func (x *TaskOverrides) String() string {
 func (*TaskOverrides) ProtoMessage() {}
 
 func (x *TaskOverrides) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[4]
+	mi := &file_cairn_v1_task_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +950,7 @@ func (x *TaskOverrides) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskOverrides.ProtoReflect.Descriptor instead.
 func (*TaskOverrides) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{4}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *TaskOverrides) GetBaseUrl() string {
@@ -553,6 +1051,13 @@ func (x *TaskOverrides) GetMcpServersJson() string {
 	return ""
 }
 
+func (x *TaskOverrides) GetDoneWhen() string {
+	if x != nil {
+		return x.DoneWhen
+	}
+	return ""
+}
+
 // SetTaskLimitsRequest sets a task's limits.
 type SetTaskLimitsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -564,7 +1069,7 @@ type SetTaskLimitsRequest struct {
 
 func (x *SetTaskLimitsRequest) Reset() {
 	*x = SetTaskLimitsRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -576,7 +1081,7 @@ func (x *SetTaskLimitsRequest) String() string {
 func (*SetTaskLimitsRequest) ProtoMessage() {}
 
 func (x *SetTaskLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[5]
+	mi := &file_cairn_v1_task_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -589,7 +1094,7 @@ func (x *SetTaskLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetTaskLimitsRequest.ProtoReflect.Descriptor instead.
 func (*SetTaskLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{5}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SetTaskLimitsRequest) GetTaskId() string {
@@ -615,7 +1120,7 @@ type SetTaskLimitsResponse struct {
 
 func (x *SetTaskLimitsResponse) Reset() {
 	*x = SetTaskLimitsResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -627,7 +1132,7 @@ func (x *SetTaskLimitsResponse) String() string {
 func (*SetTaskLimitsResponse) ProtoMessage() {}
 
 func (x *SetTaskLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[6]
+	mi := &file_cairn_v1_task_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -640,7 +1145,7 @@ func (x *SetTaskLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetTaskLimitsResponse.ProtoReflect.Descriptor instead.
 func (*SetTaskLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{6}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
 }
 
 // NewTaskRequest starts a task in a workspace.
@@ -656,18 +1161,22 @@ type NewTaskRequest struct {
 	// host. While the named host is not connected, the task uses the direct host.
 	HostId string `protobuf:"bytes,5,opt,name=host_id,json=hostId,proto3" json:"host_id,omitempty"`
 	Mode   Mode   `protobuf:"varint,6,opt,name=mode,proto3,enum=cairn.v1.Mode" json:"mode,omitempty"`
+	// mode_slug, when set, starts the task in that mode instead of mode (docs/modes.md).
+	ModeSlug string `protobuf:"bytes,8,opt,name=mode_slug,json=modeSlug,proto3" json:"mode_slug,omitempty"`
 	// Settings for this task only; unset: the shared settings.
 	Overrides *TaskOverrides `protobuf:"bytes,7,opt,name=overrides,proto3" json:"overrides,omitempty"`
 	// Run the task in a git worktree of its own, on a new branch from the first root's HEAD
 	// (README, "Tasks in worktrees"); the first root must be in a git repository.
-	Worktree      bool `protobuf:"varint,50,opt,name=worktree,proto3" json:"worktree,omitempty"`
+	Worktree bool `protobuf:"varint,50,opt,name=worktree,proto3" json:"worktree,omitempty"`
+	// The task that starts this one, as a subtask (the board and the strip show it under it).
+	ParentTaskId  string `protobuf:"bytes,51,opt,name=parent_task_id,json=parentTaskId,proto3" json:"parent_task_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NewTaskRequest) Reset() {
 	*x = NewTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -679,7 +1188,7 @@ func (x *NewTaskRequest) String() string {
 func (*NewTaskRequest) ProtoMessage() {}
 
 func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[7]
+	mi := &file_cairn_v1_task_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -692,7 +1201,7 @@ func (x *NewTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskRequest.ProtoReflect.Descriptor instead.
 func (*NewTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{7}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *NewTaskRequest) GetText() string {
@@ -737,6 +1246,13 @@ func (x *NewTaskRequest) GetMode() Mode {
 	return Mode_MODE_UNSPECIFIED
 }
 
+func (x *NewTaskRequest) GetModeSlug() string {
+	if x != nil {
+		return x.ModeSlug
+	}
+	return ""
+}
+
 func (x *NewTaskRequest) GetOverrides() *TaskOverrides {
 	if x != nil {
 		return x.Overrides
@@ -751,6 +1267,13 @@ func (x *NewTaskRequest) GetWorktree() bool {
 	return false
 }
 
+func (x *NewTaskRequest) GetParentTaskId() string {
+	if x != nil {
+		return x.ParentTaskId
+	}
+	return ""
+}
+
 // NewTaskResponse names the new task.
 type NewTaskResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -761,7 +1284,7 @@ type NewTaskResponse struct {
 
 func (x *NewTaskResponse) Reset() {
 	*x = NewTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +1296,7 @@ func (x *NewTaskResponse) String() string {
 func (*NewTaskResponse) ProtoMessage() {}
 
 func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[8]
+	mi := &file_cairn_v1_task_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +1309,7 @@ func (x *NewTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewTaskResponse.ProtoReflect.Descriptor instead.
 func (*NewTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{8}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *NewTaskResponse) GetTaskId() string {
@@ -816,7 +1339,7 @@ type AnswerAskRequest struct {
 
 func (x *AnswerAskRequest) Reset() {
 	*x = AnswerAskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -828,7 +1351,7 @@ func (x *AnswerAskRequest) String() string {
 func (*AnswerAskRequest) ProtoMessage() {}
 
 func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[9]
+	mi := &file_cairn_v1_task_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -841,7 +1364,7 @@ func (x *AnswerAskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskRequest.ProtoReflect.Descriptor instead.
 func (*AnswerAskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{9}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AnswerAskRequest) GetTaskId() string {
@@ -902,7 +1425,7 @@ type AnswerAskResponse struct {
 
 func (x *AnswerAskResponse) Reset() {
 	*x = AnswerAskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -914,7 +1437,7 @@ func (x *AnswerAskResponse) String() string {
 func (*AnswerAskResponse) ProtoMessage() {}
 
 func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[10]
+	mi := &file_cairn_v1_task_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -927,7 +1450,7 @@ func (x *AnswerAskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerAskResponse.ProtoReflect.Descriptor instead.
 func (*AnswerAskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{10}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
 }
 
 // SendMessageRequest carries user text for a task.
@@ -945,7 +1468,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1480,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[11]
+	mi := &file_cairn_v1_task_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1493,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{11}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SendMessageRequest) GetTaskId() string {
@@ -1019,7 +1542,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1554,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[12]
+	mi := &file_cairn_v1_task_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1567,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{12}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SendMessageResponse) GetQueued() bool {
@@ -1065,7 +1588,7 @@ type RemoveQueuedMessageRequest struct {
 
 func (x *RemoveQueuedMessageRequest) Reset() {
 	*x = RemoveQueuedMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1600,7 @@ func (x *RemoveQueuedMessageRequest) String() string {
 func (*RemoveQueuedMessageRequest) ProtoMessage() {}
 
 func (x *RemoveQueuedMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[13]
+	mi := &file_cairn_v1_task_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1613,7 @@ func (x *RemoveQueuedMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveQueuedMessageRequest.ProtoReflect.Descriptor instead.
 func (*RemoveQueuedMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{13}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RemoveQueuedMessageRequest) GetTaskId() string {
@@ -1116,7 +1639,7 @@ type RemoveQueuedMessageResponse struct {
 
 func (x *RemoveQueuedMessageResponse) Reset() {
 	*x = RemoveQueuedMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +1651,7 @@ func (x *RemoveQueuedMessageResponse) String() string {
 func (*RemoveQueuedMessageResponse) ProtoMessage() {}
 
 func (x *RemoveQueuedMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[14]
+	mi := &file_cairn_v1_task_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +1664,7 @@ func (x *RemoveQueuedMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveQueuedMessageResponse.ProtoReflect.Descriptor instead.
 func (*RemoveQueuedMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{14}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
 }
 
 // EditMessageRequest carries the new text of a past user message.
@@ -1160,7 +1683,7 @@ type EditMessageRequest struct {
 
 func (x *EditMessageRequest) Reset() {
 	*x = EditMessageRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1695,7 @@ func (x *EditMessageRequest) String() string {
 func (*EditMessageRequest) ProtoMessage() {}
 
 func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[15]
+	mi := &file_cairn_v1_task_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1708,7 @@ func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
 func (*EditMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{15}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *EditMessageRequest) GetTaskId() string {
@@ -1232,7 +1755,7 @@ type EditMessageResponse struct {
 
 func (x *EditMessageResponse) Reset() {
 	*x = EditMessageResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1767,7 @@ func (x *EditMessageResponse) String() string {
 func (*EditMessageResponse) ProtoMessage() {}
 
 func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[16]
+	mi := &file_cairn_v1_task_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1780,7 @@ func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
 func (*EditMessageResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{16}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
 }
 
 // CancelTaskRequest names the task to cancel.
@@ -1270,7 +1793,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1282,7 +1805,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[17]
+	mi := &file_cairn_v1_task_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1295,7 +1818,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{17}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -1314,7 +1837,7 @@ type CancelTaskResponse struct {
 
 func (x *CancelTaskResponse) Reset() {
 	*x = CancelTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1326,7 +1849,7 @@ func (x *CancelTaskResponse) String() string {
 func (*CancelTaskResponse) ProtoMessage() {}
 
 func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[18]
+	mi := &file_cairn_v1_task_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1339,7 +1862,7 @@ func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskResponse.ProtoReflect.Descriptor instead.
 func (*CancelTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{18}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
 }
 
 // ClearTaskRequest names the task to close.
@@ -1352,7 +1875,7 @@ type ClearTaskRequest struct {
 
 func (x *ClearTaskRequest) Reset() {
 	*x = ClearTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1364,7 +1887,7 @@ func (x *ClearTaskRequest) String() string {
 func (*ClearTaskRequest) ProtoMessage() {}
 
 func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[19]
+	mi := &file_cairn_v1_task_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1377,7 +1900,7 @@ func (x *ClearTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskRequest.ProtoReflect.Descriptor instead.
 func (*ClearTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{19}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ClearTaskRequest) GetTaskId() string {
@@ -1396,7 +1919,7 @@ type ClearTaskResponse struct {
 
 func (x *ClearTaskResponse) Reset() {
 	*x = ClearTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1408,7 +1931,7 @@ func (x *ClearTaskResponse) String() string {
 func (*ClearTaskResponse) ProtoMessage() {}
 
 func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[20]
+	mi := &file_cairn_v1_task_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1421,7 +1944,7 @@ func (x *ClearTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearTaskResponse.ProtoReflect.Descriptor instead.
 func (*ClearTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{20}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
 }
 
 // ResumeTaskRequest names a task from history.
@@ -1439,7 +1962,7 @@ type ResumeTaskRequest struct {
 
 func (x *ResumeTaskRequest) Reset() {
 	*x = ResumeTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1451,7 +1974,7 @@ func (x *ResumeTaskRequest) String() string {
 func (*ResumeTaskRequest) ProtoMessage() {}
 
 func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[21]
+	mi := &file_cairn_v1_task_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1464,7 +1987,7 @@ func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
 func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{21}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ResumeTaskRequest) GetTaskId() string {
@@ -1497,7 +2020,7 @@ type ResumeTaskResponse struct {
 
 func (x *ResumeTaskResponse) Reset() {
 	*x = ResumeTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1509,7 +2032,7 @@ func (x *ResumeTaskResponse) String() string {
 func (*ResumeTaskResponse) ProtoMessage() {}
 
 func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[22]
+	mi := &file_cairn_v1_task_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1522,7 +2045,7 @@ func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
 func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{22}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
 }
 
 // ListTasksRequest filters and orders history.
@@ -1539,7 +2062,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1551,7 +2074,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[23]
+	mi := &file_cairn_v1_task_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1564,7 +2087,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{23}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListTasksRequest) GetSearch() string {
@@ -1606,7 +2129,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1618,7 +2141,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[24]
+	mi := &file_cairn_v1_task_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1631,7 +2154,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{24}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListTasksResponse) GetTasks() []*TaskSummary {
@@ -1675,7 +2198,7 @@ type TaskSummary struct {
 
 func (x *TaskSummary) Reset() {
 	*x = TaskSummary{}
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1687,7 +2210,7 @@ func (x *TaskSummary) String() string {
 func (*TaskSummary) ProtoMessage() {}
 
 func (x *TaskSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[25]
+	mi := &file_cairn_v1_task_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1700,7 +2223,7 @@ func (x *TaskSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskSummary.ProtoReflect.Descriptor instead.
 func (*TaskSummary) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{25}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *TaskSummary) GetTaskId() string {
@@ -1819,7 +2342,7 @@ type DeleteTasksRequest struct {
 
 func (x *DeleteTasksRequest) Reset() {
 	*x = DeleteTasksRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +2354,7 @@ func (x *DeleteTasksRequest) String() string {
 func (*DeleteTasksRequest) ProtoMessage() {}
 
 func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[26]
+	mi := &file_cairn_v1_task_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +2367,7 @@ func (x *DeleteTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTasksRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{26}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DeleteTasksRequest) GetTaskIds() []string {
@@ -1870,7 +2393,7 @@ type DeleteTasksResponse struct {
 
 func (x *DeleteTasksResponse) Reset() {
 	*x = DeleteTasksResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1882,7 +2405,7 @@ func (x *DeleteTasksResponse) String() string {
 func (*DeleteTasksResponse) ProtoMessage() {}
 
 func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[27]
+	mi := &file_cairn_v1_task_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1895,7 +2418,7 @@ func (x *DeleteTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTasksResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTasksResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{27}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{33}
 }
 
 // ExportTaskRequest names a task.
@@ -1908,7 +2431,7 @@ type ExportTaskRequest struct {
 
 func (x *ExportTaskRequest) Reset() {
 	*x = ExportTaskRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1920,7 +2443,7 @@ func (x *ExportTaskRequest) String() string {
 func (*ExportTaskRequest) ProtoMessage() {}
 
 func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[28]
+	mi := &file_cairn_v1_task_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1933,7 +2456,7 @@ func (x *ExportTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskRequest.ProtoReflect.Descriptor instead.
 func (*ExportTaskRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{28}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ExportTaskRequest) GetTaskId() string {
@@ -1954,7 +2477,7 @@ type ExportTaskResponse struct {
 
 func (x *ExportTaskResponse) Reset() {
 	*x = ExportTaskResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1966,7 +2489,7 @@ func (x *ExportTaskResponse) String() string {
 func (*ExportTaskResponse) ProtoMessage() {}
 
 func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[29]
+	mi := &file_cairn_v1_task_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1979,7 +2502,7 @@ func (x *ExportTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTaskResponse.ProtoReflect.Descriptor instead.
 func (*ExportTaskResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{29}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ExportTaskResponse) GetMarkdown() string {
@@ -2007,7 +2530,7 @@ type SetFavoriteRequest struct {
 
 func (x *SetFavoriteRequest) Reset() {
 	*x = SetFavoriteRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2019,7 +2542,7 @@ func (x *SetFavoriteRequest) String() string {
 func (*SetFavoriteRequest) ProtoMessage() {}
 
 func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[30]
+	mi := &file_cairn_v1_task_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2032,7 +2555,7 @@ func (x *SetFavoriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteRequest.ProtoReflect.Descriptor instead.
 func (*SetFavoriteRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SetFavoriteRequest) GetTaskId() string {
@@ -2058,7 +2581,7 @@ type SetFavoriteResponse struct {
 
 func (x *SetFavoriteResponse) Reset() {
 	*x = SetFavoriteResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2070,7 +2593,7 @@ func (x *SetFavoriteResponse) String() string {
 func (*SetFavoriteResponse) ProtoMessage() {}
 
 func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[31]
+	mi := &file_cairn_v1_task_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2083,7 +2606,7 @@ func (x *SetFavoriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFavoriteResponse.ProtoReflect.Descriptor instead.
 func (*SetFavoriteResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{37}
 }
 
 // UpdateFocusChainRequest carries the user's edited todo list.
@@ -2097,7 +2620,7 @@ type UpdateFocusChainRequest struct {
 
 func (x *UpdateFocusChainRequest) Reset() {
 	*x = UpdateFocusChainRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2109,7 +2632,7 @@ func (x *UpdateFocusChainRequest) String() string {
 func (*UpdateFocusChainRequest) ProtoMessage() {}
 
 func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[32]
+	mi := &file_cairn_v1_task_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2122,7 +2645,7 @@ func (x *UpdateFocusChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{32}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *UpdateFocusChainRequest) GetTaskId() string {
@@ -2148,7 +2671,7 @@ type UpdateFocusChainResponse struct {
 
 func (x *UpdateFocusChainResponse) Reset() {
 	*x = UpdateFocusChainResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[33]
+	mi := &file_cairn_v1_task_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2683,7 @@ func (x *UpdateFocusChainResponse) String() string {
 func (*UpdateFocusChainResponse) ProtoMessage() {}
 
 func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[33]
+	mi := &file_cairn_v1_task_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2696,7 @@ func (x *UpdateFocusChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFocusChainResponse.ProtoReflect.Descriptor instead.
 func (*UpdateFocusChainResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{33}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{39}
 }
 
 // SubscribeRequest names the task to watch.
@@ -2190,7 +2713,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_cairn_v1_task_proto_msgTypes[34]
+	mi := &file_cairn_v1_task_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2202,7 +2725,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[34]
+	mi := &file_cairn_v1_task_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2215,7 +2738,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{34}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SubscribeRequest) GetTaskId() string {
@@ -2260,7 +2783,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_cairn_v1_task_proto_msgTypes[35]
+	mi := &file_cairn_v1_task_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2795,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[35]
+	mi := &file_cairn_v1_task_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2808,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{35}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SubscribeResponse) GetEvent() isSubscribeResponse_Event {
@@ -2399,7 +2922,7 @@ type MessageFinalized struct {
 
 func (x *MessageFinalized) Reset() {
 	*x = MessageFinalized{}
-	mi := &file_cairn_v1_task_proto_msgTypes[36]
+	mi := &file_cairn_v1_task_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2411,7 +2934,7 @@ func (x *MessageFinalized) String() string {
 func (*MessageFinalized) ProtoMessage() {}
 
 func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[36]
+	mi := &file_cairn_v1_task_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2424,7 +2947,7 @@ func (x *MessageFinalized) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageFinalized.ProtoReflect.Descriptor instead.
 func (*MessageFinalized) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{36}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *MessageFinalized) GetIndex() int32 {
@@ -2447,7 +2970,7 @@ type Snapshot struct {
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	mi := &file_cairn_v1_task_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2459,7 +2982,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[37]
+	mi := &file_cairn_v1_task_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2472,7 +2995,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{37}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Snapshot) GetState() *TaskState {
@@ -2506,7 +3029,7 @@ type MessageAdded struct {
 
 func (x *MessageAdded) Reset() {
 	*x = MessageAdded{}
-	mi := &file_cairn_v1_task_proto_msgTypes[38]
+	mi := &file_cairn_v1_task_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2518,7 +3041,7 @@ func (x *MessageAdded) String() string {
 func (*MessageAdded) ProtoMessage() {}
 
 func (x *MessageAdded) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[38]
+	mi := &file_cairn_v1_task_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2531,7 +3054,7 @@ func (x *MessageAdded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAdded.ProtoReflect.Descriptor instead.
 func (*MessageAdded) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{38}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *MessageAdded) GetMessage() *Message {
@@ -2552,7 +3075,7 @@ type TextAppended struct {
 
 func (x *TextAppended) Reset() {
 	*x = TextAppended{}
-	mi := &file_cairn_v1_task_proto_msgTypes[39]
+	mi := &file_cairn_v1_task_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2564,7 +3087,7 @@ func (x *TextAppended) String() string {
 func (*TextAppended) ProtoMessage() {}
 
 func (x *TextAppended) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[39]
+	mi := &file_cairn_v1_task_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2577,7 +3100,7 @@ func (x *TextAppended) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppended.ProtoReflect.Descriptor instead.
 func (*TextAppended) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{39}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *TextAppended) GetIndex() int32 {
@@ -2604,7 +3127,7 @@ type MessageUpdated struct {
 
 func (x *MessageUpdated) Reset() {
 	*x = MessageUpdated{}
-	mi := &file_cairn_v1_task_proto_msgTypes[40]
+	mi := &file_cairn_v1_task_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2616,7 +3139,7 @@ func (x *MessageUpdated) String() string {
 func (*MessageUpdated) ProtoMessage() {}
 
 func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[40]
+	mi := &file_cairn_v1_task_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2629,7 +3152,7 @@ func (x *MessageUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageUpdated.ProtoReflect.Descriptor instead.
 func (*MessageUpdated) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{40}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *MessageUpdated) GetMessage() *Message {
@@ -2678,14 +3201,17 @@ type TaskState struct {
 	ModelLabel string `protobuf:"bytes,71,opt,name=model_label,json=modelLabel,proto3" json:"model_label,omitempty"`
 	// How the task's commands run: in the sandbox, outside it because the user turned it off,
 	// or asked one by one because no sandbox can be set up here (README "Security").
-	Sandbox       *SandboxStatus `protobuf:"bytes,72,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	Sandbox *SandboxStatus `protobuf:"bytes,72,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// mode_slug is the task's mode: act, plan or a custom mode's slug (mode is ACT for a
+	// custom mode).
+	ModeSlug      string `protobuf:"bytes,73,opt,name=mode_slug,json=modeSlug,proto3" json:"mode_slug,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskState) Reset() {
 	*x = TaskState{}
-	mi := &file_cairn_v1_task_proto_msgTypes[41]
+	mi := &file_cairn_v1_task_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2697,7 +3223,7 @@ func (x *TaskState) String() string {
 func (*TaskState) ProtoMessage() {}
 
 func (x *TaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[41]
+	mi := &file_cairn_v1_task_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2710,7 +3236,7 @@ func (x *TaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskState.ProtoReflect.Descriptor instead.
 func (*TaskState) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{41}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *TaskState) GetTaskId() string {
@@ -2881,6 +3407,13 @@ func (x *TaskState) GetSandbox() *SandboxStatus {
 	return nil
 }
 
+func (x *TaskState) GetModeSlug() string {
+	if x != nil {
+		return x.ModeSlug
+	}
+	return ""
+}
+
 // QueuedMessage is a message waiting to be sent.
 type QueuedMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2893,7 +3426,7 @@ type QueuedMessage struct {
 
 func (x *QueuedMessage) Reset() {
 	*x = QueuedMessage{}
-	mi := &file_cairn_v1_task_proto_msgTypes[42]
+	mi := &file_cairn_v1_task_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2905,7 +3438,7 @@ func (x *QueuedMessage) String() string {
 func (*QueuedMessage) ProtoMessage() {}
 
 func (x *QueuedMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_task_proto_msgTypes[42]
+	mi := &file_cairn_v1_task_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2918,7 +3451,7 @@ func (x *QueuedMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueuedMessage.ProtoReflect.Descriptor instead.
 func (*QueuedMessage) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_task_proto_rawDescGZIP(), []int{42}
+	return file_cairn_v1_task_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *QueuedMessage) GetId() string {
@@ -2946,18 +3479,60 @@ var File_cairn_v1_task_proto protoreflect.FileDescriptor
 
 const file_cairn_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\"L\n" +
+	"\x13cairn/v1/task.proto\x12\bcairn.v1\x1a\x16cairn/v1/message.proto\x1a\x14cairn/v1/state.proto\x1a\x18cairn/v1/workspace.proto\"h\n" +
+	"\x0fForkTaskRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12#\n" +
+	"\rmessage_index\x18\x02 \x01(\x05R\fmessageIndex\x12\x17\n" +
+	"\ahost_id\x18\x03 \x01(\tR\x06hostId\"r\n" +
+	"\x10ForkTaskResponse\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12%\n" +
+	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x1e\n" +
+	"\n" +
+	"checkpoint\x18\x03 \x01(\tR\n" +
+	"checkpoint\"L\n" +
+	"\x11WatchTasksRequest\x12%\n" +
+	"\x0eworkspace_root\x18\x01 \x01(\tR\rworkspaceRoot\x12\x10\n" +
+	"\x03all\x18\x02 \x01(\bR\x03all\"?\n" +
+	"\x12WatchTasksResponse\x12)\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x13.cairn.v1.BoardTaskR\x05tasks\"\xfd\x03\n" +
+	"\tBoardTask\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12,\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x14.cairn.v1.TaskStatusR\x06status\x12\"\n" +
+	"\x04mode\x18\x04 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\x12\x12\n" +
+	"\x04cost\x18\x05 \x01(\x01R\x04cost\x12\x1d\n" +
+	"\n" +
+	"cost_known\x18\x06 \x01(\bR\tcostKnown\x12\x1a\n" +
+	"\bincluded\x18\a \x01(\bR\bincluded\x12\x1b\n" +
+	"\tparent_id\x18\b \x01(\tR\bparentId\x12%\n" +
+	"\x0eworkspace_root\x18\t \x01(\tR\rworkspaceRoot\x12#\n" +
+	"\x03ask\x18\n" +
+	" \x01(\v2\x11.cairn.v1.MessageR\x03ask\x122\n" +
+	"\bworktree\x18\v \x01(\v2\x16.cairn.v1.WorktreeInfoR\bworktree\x12\x12\n" +
+	"\x04live\x18\f \x01(\bR\x04live\x12&\n" +
+	"\x0fupdated_unix_ms\x18\r \x01(\x03R\rupdatedUnixMs\x12\x1b\n" +
+	"\tmode_slug\x18\x0e \x01(\tR\bmodeSlug\x12\x18\n" +
+	"\asubtask\x18\x0f \x01(\bR\asubtask\x12\x10\n" +
+	"\x03row\x18\x10 \x01(\x05R\x03row\"L\n" +
 	"\x12StopCommandRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x1d\n" +
 	"\n" +
 	"command_id\x18\x02 \x01(\x05R\tcommandId\"2\n" +
 	"\x13StopCommandResponse\x12\x1b\n" +
-	"\texit_code\x18\x01 \x01(\x05R\bexitCode\"\x84\x01\n" +
+	"\texit_code\x18\x01 \x01(\x05R\bexitCode\"\xbf\x01\n" +
 	"\x19UpdateTaskSettingsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x128\n" +
-	"\fauto_approve\x18\x03 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\"\x1c\n" +
-	"\x1aUpdateTaskSettingsResponse\"\xb4\x04\n" +
+	"\fauto_approve\x18\x03 \x01(\v2\x15.cairn.v1.AutoApproveR\vautoApprove\x129\n" +
+	"\rsession_allow\x18\x04 \x03(\v2\x14.cairn.v1.PolicyRuleR\fsessionAllow\"t\n" +
+	"\n" +
+	"PolicyRule\x12\x18\n" +
+	"\acommand\x18\x01 \x01(\tR\acommand\x12\x14\n" +
+	"\x05files\x18\x02 \x01(\tR\x05files\x12\x12\n" +
+	"\x04tool\x18\x03 \x01(\tR\x04tool\x12\x10\n" +
+	"\x03mcp\x18\x04 \x01(\tR\x03mcp\x12\x10\n" +
+	"\x03web\x18\x05 \x01(\tR\x03web\"\x1c\n" +
+	"\x1aUpdateTaskSettingsResponse\"\xd1\x04\n" +
 	"\rTaskOverrides\x12\x19\n" +
 	"\bbase_url\x18\x01 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x14\n" +
@@ -2975,7 +3550,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\n" +
 	"no_sandbox\x18* \x01(\bH\x02R\tnoSandbox\x88\x01\x01\x12,\n" +
 	"\x0fsandbox_network\x18+ \x01(\bH\x03R\x0esandboxNetwork\x88\x01\x01\x12(\n" +
-	"\x10mcp_servers_json\x18< \x01(\tR\x0emcpServersJsonB\n" +
+	"\x10mcp_servers_json\x18< \x01(\tR\x0emcpServersJson\x12\x1b\n" +
+	"\tdone_when\x18= \x01(\tR\bdoneWhenB\n" +
 	"\n" +
 	"\b_browserB\x17\n" +
 	"\x15_command_wait_secondsB\r\n" +
@@ -2984,16 +3560,18 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x14SetTaskLimitsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06limits\x18\x02 \x01(\v2\x14.cairn.v1.TaskLimitsR\x06limits\"\x17\n" +
-	"\x15SetTaskLimitsResponse\"\x8b\x02\n" +
+	"\x15SetTaskLimitsResponse\"\xce\x02\n" +
 	"\x0eNewTaskRequest\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
 	"\x06images\x18\x02 \x03(\tR\x06images\x12\x14\n" +
 	"\x05files\x18\x03 \x03(\tR\x05files\x12'\n" +
 	"\x0fworkspace_roots\x18\x04 \x03(\tR\x0eworkspaceRoots\x12\x17\n" +
 	"\ahost_id\x18\x05 \x01(\tR\x06hostId\x12\"\n" +
-	"\x04mode\x18\x06 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\x125\n" +
+	"\x04mode\x18\x06 \x01(\x0e2\x0e.cairn.v1.ModeR\x04mode\x12\x1b\n" +
+	"\tmode_slug\x18\b \x01(\tR\bmodeSlug\x125\n" +
 	"\toverrides\x18\a \x01(\v2\x17.cairn.v1.TaskOverridesR\toverrides\x12\x1a\n" +
-	"\bworktree\x182 \x01(\bR\bworktree\"*\n" +
+	"\bworktree\x182 \x01(\bR\bworktree\x12$\n" +
+	"\x0eparent_task_id\x183 \x01(\tR\fparentTaskId\"*\n" +
 	"\x0fNewTaskResponse\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"\xf5\x01\n" +
 	"\x10AnswerAskRequest\x12\x17\n" +
@@ -3107,7 +3685,7 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x14\n" +
 	"\x05delta\x18\x02 \x01(\tR\x05delta\"=\n" +
 	"\x0eMessageUpdated\x12+\n" +
-	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xdb\x06\n" +
+	"\amessage\x18\x01 \x01(\v2\x11.cairn.v1.MessageR\amessage\"\xf8\x06\n" +
 	"\tTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.cairn.v1.TaskStatusR\x06status\x12\"\n" +
@@ -3137,7 +3715,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\bincluded\x18F \x01(\bR\bincluded\x12\x1f\n" +
 	"\vmodel_label\x18G \x01(\tR\n" +
 	"modelLabel\x121\n" +
-	"\asandbox\x18H \x01(\v2\x17.cairn.v1.SandboxStatusR\asandbox\"T\n" +
+	"\asandbox\x18H \x01(\v2\x17.cairn.v1.SandboxStatusR\asandbox\x12\x1b\n" +
+	"\tmode_slug\x18I \x01(\tR\bmodeSlug\"T\n" +
 	"\rQueuedMessage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1f\n" +
@@ -3162,7 +3741,8 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x15TASK_STATUS_COMPLETED\x10\x03\x12\x19\n" +
 	"\x15TASK_STATUS_CANCELLED\x10\x04\x12\x16\n" +
 	"\x12TASK_STATUS_FAILED\x10\x05\x12\x14\n" +
-	"\x10TASK_STATUS_IDLE\x10\x062\xe8\t\n" +
+	"\x10TASK_STATUS_IDLE\x10\x062\xf6\n" +
+	"\n" +
 	"\vTaskService\x12>\n" +
 	"\aNewTask\x12\x18.cairn.v1.NewTaskRequest\x1a\x19.cairn.v1.NewTaskResponse\x12D\n" +
 	"\tAnswerAsk\x12\x1a.cairn.v1.AnswerAskRequest\x1a\x1b.cairn.v1.AnswerAskResponse\x12J\n" +
@@ -3182,7 +3762,10 @@ const file_cairn_v1_task_proto_rawDesc = "" +
 	"\x10UpdateFocusChain\x12!.cairn.v1.UpdateFocusChainRequest\x1a\".cairn.v1.UpdateFocusChainResponse\x12P\n" +
 	"\rSetTaskLimits\x12\x1e.cairn.v1.SetTaskLimitsRequest\x1a\x1f.cairn.v1.SetTaskLimitsResponse\x12_\n" +
 	"\x12UpdateTaskSettings\x12#.cairn.v1.UpdateTaskSettingsRequest\x1a$.cairn.v1.UpdateTaskSettingsResponse\x12J\n" +
-	"\vStopCommand\x12\x1c.cairn.v1.StopCommandRequest\x1a\x1d.cairn.v1.StopCommandResponse2S\n" +
+	"\vStopCommand\x12\x1c.cairn.v1.StopCommandRequest\x1a\x1d.cairn.v1.StopCommandResponse\x12A\n" +
+	"\bForkTask\x12\x19.cairn.v1.ForkTaskRequest\x1a\x1a.cairn.v1.ForkTaskResponse\x12I\n" +
+	"\n" +
+	"WatchTasks\x12\x1b.cairn.v1.WatchTasksRequest\x1a\x1c.cairn.v1.WatchTasksResponse0\x012S\n" +
 	"\tUiService\x12F\n" +
 	"\tSubscribe\x12\x1a.cairn.v1.SubscribeRequest\x1a\x1b.cairn.v1.SubscribeResponse0\x01B?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
@@ -3199,124 +3782,141 @@ func file_cairn_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_cairn_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_cairn_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_cairn_v1_task_proto_goTypes = []any{
 	(AskResponse)(0),                    // 0: cairn.v1.AskResponse
 	(TaskSort)(0),                       // 1: cairn.v1.TaskSort
 	(TaskStatus)(0),                     // 2: cairn.v1.TaskStatus
-	(*StopCommandRequest)(nil),          // 3: cairn.v1.StopCommandRequest
-	(*StopCommandResponse)(nil),         // 4: cairn.v1.StopCommandResponse
-	(*UpdateTaskSettingsRequest)(nil),   // 5: cairn.v1.UpdateTaskSettingsRequest
-	(*UpdateTaskSettingsResponse)(nil),  // 6: cairn.v1.UpdateTaskSettingsResponse
-	(*TaskOverrides)(nil),               // 7: cairn.v1.TaskOverrides
-	(*SetTaskLimitsRequest)(nil),        // 8: cairn.v1.SetTaskLimitsRequest
-	(*SetTaskLimitsResponse)(nil),       // 9: cairn.v1.SetTaskLimitsResponse
-	(*NewTaskRequest)(nil),              // 10: cairn.v1.NewTaskRequest
-	(*NewTaskResponse)(nil),             // 11: cairn.v1.NewTaskResponse
-	(*AnswerAskRequest)(nil),            // 12: cairn.v1.AnswerAskRequest
-	(*AnswerAskResponse)(nil),           // 13: cairn.v1.AnswerAskResponse
-	(*SendMessageRequest)(nil),          // 14: cairn.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),         // 15: cairn.v1.SendMessageResponse
-	(*RemoveQueuedMessageRequest)(nil),  // 16: cairn.v1.RemoveQueuedMessageRequest
-	(*RemoveQueuedMessageResponse)(nil), // 17: cairn.v1.RemoveQueuedMessageResponse
-	(*EditMessageRequest)(nil),          // 18: cairn.v1.EditMessageRequest
-	(*EditMessageResponse)(nil),         // 19: cairn.v1.EditMessageResponse
-	(*CancelTaskRequest)(nil),           // 20: cairn.v1.CancelTaskRequest
-	(*CancelTaskResponse)(nil),          // 21: cairn.v1.CancelTaskResponse
-	(*ClearTaskRequest)(nil),            // 22: cairn.v1.ClearTaskRequest
-	(*ClearTaskResponse)(nil),           // 23: cairn.v1.ClearTaskResponse
-	(*ResumeTaskRequest)(nil),           // 24: cairn.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),          // 25: cairn.v1.ResumeTaskResponse
-	(*ListTasksRequest)(nil),            // 26: cairn.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),           // 27: cairn.v1.ListTasksResponse
-	(*TaskSummary)(nil),                 // 28: cairn.v1.TaskSummary
-	(*DeleteTasksRequest)(nil),          // 29: cairn.v1.DeleteTasksRequest
-	(*DeleteTasksResponse)(nil),         // 30: cairn.v1.DeleteTasksResponse
-	(*ExportTaskRequest)(nil),           // 31: cairn.v1.ExportTaskRequest
-	(*ExportTaskResponse)(nil),          // 32: cairn.v1.ExportTaskResponse
-	(*SetFavoriteRequest)(nil),          // 33: cairn.v1.SetFavoriteRequest
-	(*SetFavoriteResponse)(nil),         // 34: cairn.v1.SetFavoriteResponse
-	(*UpdateFocusChainRequest)(nil),     // 35: cairn.v1.UpdateFocusChainRequest
-	(*UpdateFocusChainResponse)(nil),    // 36: cairn.v1.UpdateFocusChainResponse
-	(*SubscribeRequest)(nil),            // 37: cairn.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),           // 38: cairn.v1.SubscribeResponse
-	(*MessageFinalized)(nil),            // 39: cairn.v1.MessageFinalized
-	(*Snapshot)(nil),                    // 40: cairn.v1.Snapshot
-	(*MessageAdded)(nil),                // 41: cairn.v1.MessageAdded
-	(*TextAppended)(nil),                // 42: cairn.v1.TextAppended
-	(*MessageUpdated)(nil),              // 43: cairn.v1.MessageUpdated
-	(*TaskState)(nil),                   // 44: cairn.v1.TaskState
-	(*QueuedMessage)(nil),               // 45: cairn.v1.QueuedMessage
-	(*AutoApprove)(nil),                 // 46: cairn.v1.AutoApprove
-	(*TaskLimits)(nil),                  // 47: cairn.v1.TaskLimits
-	(Mode)(0),                           // 48: cairn.v1.Mode
-	(*Message)(nil),                     // 49: cairn.v1.Message
-	(*SandboxStatus)(nil),               // 50: cairn.v1.SandboxStatus
+	(*ForkTaskRequest)(nil),             // 3: cairn.v1.ForkTaskRequest
+	(*ForkTaskResponse)(nil),            // 4: cairn.v1.ForkTaskResponse
+	(*WatchTasksRequest)(nil),           // 5: cairn.v1.WatchTasksRequest
+	(*WatchTasksResponse)(nil),          // 6: cairn.v1.WatchTasksResponse
+	(*BoardTask)(nil),                   // 7: cairn.v1.BoardTask
+	(*StopCommandRequest)(nil),          // 8: cairn.v1.StopCommandRequest
+	(*StopCommandResponse)(nil),         // 9: cairn.v1.StopCommandResponse
+	(*UpdateTaskSettingsRequest)(nil),   // 10: cairn.v1.UpdateTaskSettingsRequest
+	(*PolicyRule)(nil),                  // 11: cairn.v1.PolicyRule
+	(*UpdateTaskSettingsResponse)(nil),  // 12: cairn.v1.UpdateTaskSettingsResponse
+	(*TaskOverrides)(nil),               // 13: cairn.v1.TaskOverrides
+	(*SetTaskLimitsRequest)(nil),        // 14: cairn.v1.SetTaskLimitsRequest
+	(*SetTaskLimitsResponse)(nil),       // 15: cairn.v1.SetTaskLimitsResponse
+	(*NewTaskRequest)(nil),              // 16: cairn.v1.NewTaskRequest
+	(*NewTaskResponse)(nil),             // 17: cairn.v1.NewTaskResponse
+	(*AnswerAskRequest)(nil),            // 18: cairn.v1.AnswerAskRequest
+	(*AnswerAskResponse)(nil),           // 19: cairn.v1.AnswerAskResponse
+	(*SendMessageRequest)(nil),          // 20: cairn.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),         // 21: cairn.v1.SendMessageResponse
+	(*RemoveQueuedMessageRequest)(nil),  // 22: cairn.v1.RemoveQueuedMessageRequest
+	(*RemoveQueuedMessageResponse)(nil), // 23: cairn.v1.RemoveQueuedMessageResponse
+	(*EditMessageRequest)(nil),          // 24: cairn.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),         // 25: cairn.v1.EditMessageResponse
+	(*CancelTaskRequest)(nil),           // 26: cairn.v1.CancelTaskRequest
+	(*CancelTaskResponse)(nil),          // 27: cairn.v1.CancelTaskResponse
+	(*ClearTaskRequest)(nil),            // 28: cairn.v1.ClearTaskRequest
+	(*ClearTaskResponse)(nil),           // 29: cairn.v1.ClearTaskResponse
+	(*ResumeTaskRequest)(nil),           // 30: cairn.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),          // 31: cairn.v1.ResumeTaskResponse
+	(*ListTasksRequest)(nil),            // 32: cairn.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),           // 33: cairn.v1.ListTasksResponse
+	(*TaskSummary)(nil),                 // 34: cairn.v1.TaskSummary
+	(*DeleteTasksRequest)(nil),          // 35: cairn.v1.DeleteTasksRequest
+	(*DeleteTasksResponse)(nil),         // 36: cairn.v1.DeleteTasksResponse
+	(*ExportTaskRequest)(nil),           // 37: cairn.v1.ExportTaskRequest
+	(*ExportTaskResponse)(nil),          // 38: cairn.v1.ExportTaskResponse
+	(*SetFavoriteRequest)(nil),          // 39: cairn.v1.SetFavoriteRequest
+	(*SetFavoriteResponse)(nil),         // 40: cairn.v1.SetFavoriteResponse
+	(*UpdateFocusChainRequest)(nil),     // 41: cairn.v1.UpdateFocusChainRequest
+	(*UpdateFocusChainResponse)(nil),    // 42: cairn.v1.UpdateFocusChainResponse
+	(*SubscribeRequest)(nil),            // 43: cairn.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),           // 44: cairn.v1.SubscribeResponse
+	(*MessageFinalized)(nil),            // 45: cairn.v1.MessageFinalized
+	(*Snapshot)(nil),                    // 46: cairn.v1.Snapshot
+	(*MessageAdded)(nil),                // 47: cairn.v1.MessageAdded
+	(*TextAppended)(nil),                // 48: cairn.v1.TextAppended
+	(*MessageUpdated)(nil),              // 49: cairn.v1.MessageUpdated
+	(*TaskState)(nil),                   // 50: cairn.v1.TaskState
+	(*QueuedMessage)(nil),               // 51: cairn.v1.QueuedMessage
+	(Mode)(0),                           // 52: cairn.v1.Mode
+	(*Message)(nil),                     // 53: cairn.v1.Message
+	(*WorktreeInfo)(nil),                // 54: cairn.v1.WorktreeInfo
+	(*AutoApprove)(nil),                 // 55: cairn.v1.AutoApprove
+	(*TaskLimits)(nil),                  // 56: cairn.v1.TaskLimits
+	(*SandboxStatus)(nil),               // 57: cairn.v1.SandboxStatus
 }
 var file_cairn_v1_task_proto_depIdxs = []int32{
-	46, // 0: cairn.v1.UpdateTaskSettingsRequest.auto_approve:type_name -> cairn.v1.AutoApprove
-	47, // 1: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
-	48, // 2: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
-	7,  // 3: cairn.v1.NewTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
-	0,  // 4: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
-	7,  // 5: cairn.v1.ResumeTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
-	1,  // 6: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
-	28, // 7: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
-	40, // 8: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
-	41, // 9: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
-	42, // 10: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
-	43, // 11: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
-	44, // 12: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
-	39, // 13: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
-	44, // 14: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
-	49, // 15: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
-	49, // 16: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
-	49, // 17: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
-	2,  // 18: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
-	48, // 19: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
-	47, // 20: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
-	45, // 21: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
-	46, // 22: cairn.v1.TaskState.auto_approve:type_name -> cairn.v1.AutoApprove
-	50, // 23: cairn.v1.TaskState.sandbox:type_name -> cairn.v1.SandboxStatus
-	10, // 24: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
-	12, // 25: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
-	14, // 26: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
-	16, // 27: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
-	18, // 28: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
-	20, // 29: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
-	22, // 30: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
-	24, // 31: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
-	26, // 32: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
-	29, // 33: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
-	31, // 34: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
-	33, // 35: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
-	35, // 36: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
-	8,  // 37: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
-	5,  // 38: cairn.v1.TaskService.UpdateTaskSettings:input_type -> cairn.v1.UpdateTaskSettingsRequest
-	3,  // 39: cairn.v1.TaskService.StopCommand:input_type -> cairn.v1.StopCommandRequest
-	37, // 40: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
-	11, // 41: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
-	13, // 42: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
-	15, // 43: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
-	17, // 44: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
-	19, // 45: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
-	21, // 46: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
-	23, // 47: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
-	25, // 48: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
-	27, // 49: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
-	30, // 50: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
-	32, // 51: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
-	34, // 52: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
-	36, // 53: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
-	9,  // 54: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
-	6,  // 55: cairn.v1.TaskService.UpdateTaskSettings:output_type -> cairn.v1.UpdateTaskSettingsResponse
-	4,  // 56: cairn.v1.TaskService.StopCommand:output_type -> cairn.v1.StopCommandResponse
-	38, // 57: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
-	41, // [41:58] is the sub-list for method output_type
-	24, // [24:41] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	7,  // 0: cairn.v1.WatchTasksResponse.tasks:type_name -> cairn.v1.BoardTask
+	2,  // 1: cairn.v1.BoardTask.status:type_name -> cairn.v1.TaskStatus
+	52, // 2: cairn.v1.BoardTask.mode:type_name -> cairn.v1.Mode
+	53, // 3: cairn.v1.BoardTask.ask:type_name -> cairn.v1.Message
+	54, // 4: cairn.v1.BoardTask.worktree:type_name -> cairn.v1.WorktreeInfo
+	55, // 5: cairn.v1.UpdateTaskSettingsRequest.auto_approve:type_name -> cairn.v1.AutoApprove
+	11, // 6: cairn.v1.UpdateTaskSettingsRequest.session_allow:type_name -> cairn.v1.PolicyRule
+	56, // 7: cairn.v1.SetTaskLimitsRequest.limits:type_name -> cairn.v1.TaskLimits
+	52, // 8: cairn.v1.NewTaskRequest.mode:type_name -> cairn.v1.Mode
+	13, // 9: cairn.v1.NewTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
+	0,  // 10: cairn.v1.AnswerAskRequest.response:type_name -> cairn.v1.AskResponse
+	13, // 11: cairn.v1.ResumeTaskRequest.overrides:type_name -> cairn.v1.TaskOverrides
+	1,  // 12: cairn.v1.ListTasksRequest.sort:type_name -> cairn.v1.TaskSort
+	34, // 13: cairn.v1.ListTasksResponse.tasks:type_name -> cairn.v1.TaskSummary
+	46, // 14: cairn.v1.SubscribeResponse.snapshot:type_name -> cairn.v1.Snapshot
+	47, // 15: cairn.v1.SubscribeResponse.message_added:type_name -> cairn.v1.MessageAdded
+	48, // 16: cairn.v1.SubscribeResponse.text_appended:type_name -> cairn.v1.TextAppended
+	49, // 17: cairn.v1.SubscribeResponse.message_updated:type_name -> cairn.v1.MessageUpdated
+	50, // 18: cairn.v1.SubscribeResponse.state_changed:type_name -> cairn.v1.TaskState
+	45, // 19: cairn.v1.SubscribeResponse.message_finalized:type_name -> cairn.v1.MessageFinalized
+	50, // 20: cairn.v1.Snapshot.state:type_name -> cairn.v1.TaskState
+	53, // 21: cairn.v1.Snapshot.messages:type_name -> cairn.v1.Message
+	53, // 22: cairn.v1.MessageAdded.message:type_name -> cairn.v1.Message
+	53, // 23: cairn.v1.MessageUpdated.message:type_name -> cairn.v1.Message
+	2,  // 24: cairn.v1.TaskState.status:type_name -> cairn.v1.TaskStatus
+	52, // 25: cairn.v1.TaskState.mode:type_name -> cairn.v1.Mode
+	56, // 26: cairn.v1.TaskState.limits:type_name -> cairn.v1.TaskLimits
+	51, // 27: cairn.v1.TaskState.queued:type_name -> cairn.v1.QueuedMessage
+	55, // 28: cairn.v1.TaskState.auto_approve:type_name -> cairn.v1.AutoApprove
+	57, // 29: cairn.v1.TaskState.sandbox:type_name -> cairn.v1.SandboxStatus
+	16, // 30: cairn.v1.TaskService.NewTask:input_type -> cairn.v1.NewTaskRequest
+	18, // 31: cairn.v1.TaskService.AnswerAsk:input_type -> cairn.v1.AnswerAskRequest
+	20, // 32: cairn.v1.TaskService.SendMessage:input_type -> cairn.v1.SendMessageRequest
+	22, // 33: cairn.v1.TaskService.RemoveQueuedMessage:input_type -> cairn.v1.RemoveQueuedMessageRequest
+	24, // 34: cairn.v1.TaskService.EditMessage:input_type -> cairn.v1.EditMessageRequest
+	26, // 35: cairn.v1.TaskService.CancelTask:input_type -> cairn.v1.CancelTaskRequest
+	28, // 36: cairn.v1.TaskService.ClearTask:input_type -> cairn.v1.ClearTaskRequest
+	30, // 37: cairn.v1.TaskService.ResumeTask:input_type -> cairn.v1.ResumeTaskRequest
+	32, // 38: cairn.v1.TaskService.ListTasks:input_type -> cairn.v1.ListTasksRequest
+	35, // 39: cairn.v1.TaskService.DeleteTasks:input_type -> cairn.v1.DeleteTasksRequest
+	37, // 40: cairn.v1.TaskService.ExportTask:input_type -> cairn.v1.ExportTaskRequest
+	39, // 41: cairn.v1.TaskService.SetFavorite:input_type -> cairn.v1.SetFavoriteRequest
+	41, // 42: cairn.v1.TaskService.UpdateFocusChain:input_type -> cairn.v1.UpdateFocusChainRequest
+	14, // 43: cairn.v1.TaskService.SetTaskLimits:input_type -> cairn.v1.SetTaskLimitsRequest
+	10, // 44: cairn.v1.TaskService.UpdateTaskSettings:input_type -> cairn.v1.UpdateTaskSettingsRequest
+	8,  // 45: cairn.v1.TaskService.StopCommand:input_type -> cairn.v1.StopCommandRequest
+	3,  // 46: cairn.v1.TaskService.ForkTask:input_type -> cairn.v1.ForkTaskRequest
+	5,  // 47: cairn.v1.TaskService.WatchTasks:input_type -> cairn.v1.WatchTasksRequest
+	43, // 48: cairn.v1.UiService.Subscribe:input_type -> cairn.v1.SubscribeRequest
+	17, // 49: cairn.v1.TaskService.NewTask:output_type -> cairn.v1.NewTaskResponse
+	19, // 50: cairn.v1.TaskService.AnswerAsk:output_type -> cairn.v1.AnswerAskResponse
+	21, // 51: cairn.v1.TaskService.SendMessage:output_type -> cairn.v1.SendMessageResponse
+	23, // 52: cairn.v1.TaskService.RemoveQueuedMessage:output_type -> cairn.v1.RemoveQueuedMessageResponse
+	25, // 53: cairn.v1.TaskService.EditMessage:output_type -> cairn.v1.EditMessageResponse
+	27, // 54: cairn.v1.TaskService.CancelTask:output_type -> cairn.v1.CancelTaskResponse
+	29, // 55: cairn.v1.TaskService.ClearTask:output_type -> cairn.v1.ClearTaskResponse
+	31, // 56: cairn.v1.TaskService.ResumeTask:output_type -> cairn.v1.ResumeTaskResponse
+	33, // 57: cairn.v1.TaskService.ListTasks:output_type -> cairn.v1.ListTasksResponse
+	36, // 58: cairn.v1.TaskService.DeleteTasks:output_type -> cairn.v1.DeleteTasksResponse
+	38, // 59: cairn.v1.TaskService.ExportTask:output_type -> cairn.v1.ExportTaskResponse
+	40, // 60: cairn.v1.TaskService.SetFavorite:output_type -> cairn.v1.SetFavoriteResponse
+	42, // 61: cairn.v1.TaskService.UpdateFocusChain:output_type -> cairn.v1.UpdateFocusChainResponse
+	15, // 62: cairn.v1.TaskService.SetTaskLimits:output_type -> cairn.v1.SetTaskLimitsResponse
+	12, // 63: cairn.v1.TaskService.UpdateTaskSettings:output_type -> cairn.v1.UpdateTaskSettingsResponse
+	9,  // 64: cairn.v1.TaskService.StopCommand:output_type -> cairn.v1.StopCommandResponse
+	4,  // 65: cairn.v1.TaskService.ForkTask:output_type -> cairn.v1.ForkTaskResponse
+	6,  // 66: cairn.v1.TaskService.WatchTasks:output_type -> cairn.v1.WatchTasksResponse
+	44, // 67: cairn.v1.UiService.Subscribe:output_type -> cairn.v1.SubscribeResponse
+	49, // [49:68] is the sub-list for method output_type
+	30, // [30:49] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_task_proto_init() }
@@ -3326,10 +3926,11 @@ func file_cairn_v1_task_proto_init() {
 	}
 	file_cairn_v1_message_proto_init()
 	file_cairn_v1_state_proto_init()
-	file_cairn_v1_task_proto_msgTypes[4].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[9].OneofWrappers = []any{}
+	file_cairn_v1_workspace_proto_init()
+	file_cairn_v1_task_proto_msgTypes[10].OneofWrappers = []any{}
 	file_cairn_v1_task_proto_msgTypes[15].OneofWrappers = []any{}
-	file_cairn_v1_task_proto_msgTypes[35].OneofWrappers = []any{
+	file_cairn_v1_task_proto_msgTypes[21].OneofWrappers = []any{}
+	file_cairn_v1_task_proto_msgTypes[41].OneofWrappers = []any{
 		(*SubscribeResponse_Snapshot)(nil),
 		(*SubscribeResponse_MessageAdded)(nil),
 		(*SubscribeResponse_TextAppended)(nil),
@@ -3343,7 +3944,7 @@ func file_cairn_v1_task_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_task_proto_rawDesc), len(file_cairn_v1_task_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   43,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -35,6 +35,8 @@ const (
 	TaskService_SetTaskLimits_FullMethodName       = "/cairn.v1.TaskService/SetTaskLimits"
 	TaskService_UpdateTaskSettings_FullMethodName  = "/cairn.v1.TaskService/UpdateTaskSettings"
 	TaskService_StopCommand_FullMethodName         = "/cairn.v1.TaskService/StopCommand"
+	TaskService_ForkTask_FullMethodName            = "/cairn.v1.TaskService/ForkTask"
+	TaskService_WatchTasks_FullMethodName          = "/cairn.v1.TaskService/WatchTasks"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -83,6 +85,15 @@ type TaskServiceClient interface {
 	// button; README "Commands that keep running") and everything it started. An unknown task or
 	// command is NotFound; a command that had already ended reports its exit code.
 	StopCommand(ctx context.Context, in *StopCommandRequest, opts ...grpc.CallOption) (*StopCommandResponse, error)
+	// ForkTask starts a new task from a past message of another (README, "Fork from any
+	// message"): its conversation is the original's up to that message's checkpoint and its files
+	// those of the checkpoint, in a new worktree when the workspace is a git repository. The
+	// original is not changed. A message without a checkpoint is FailedPrecondition.
+	ForkTask(ctx context.Context, in *ForkTaskRequest, opts ...grpc.CallOption) (*ForkTaskResponse, error)
+	// WatchTasks streams the board (README, "The Board"): the tasks of a workspace, sent whole
+	// at once and again after every change of one of them (a task started, closed, its state or
+	// question changed). Intermediate boards may be skipped; the last one always arrives.
+	WatchTasks(ctx context.Context, in *WatchTasksRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTasksResponse], error)
 }
 
 type taskServiceClient struct {
@@ -253,6 +264,35 @@ func (c *taskServiceClient) StopCommand(ctx context.Context, in *StopCommandRequ
 	return out, nil
 }
 
+func (c *taskServiceClient) ForkTask(ctx context.Context, in *ForkTaskRequest, opts ...grpc.CallOption) (*ForkTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ForkTaskResponse)
+	err := c.cc.Invoke(ctx, TaskService_ForkTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) WatchTasks(ctx context.Context, in *WatchTasksRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTasksResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &TaskService_ServiceDesc.Streams[0], TaskService_WatchTasks_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchTasksRequest, WatchTasksResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TaskService_WatchTasksClient = grpc.ServerStreamingClient[WatchTasksResponse]
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -299,6 +339,15 @@ type TaskServiceServer interface {
 	// button; README "Commands that keep running") and everything it started. An unknown task or
 	// command is NotFound; a command that had already ended reports its exit code.
 	StopCommand(context.Context, *StopCommandRequest) (*StopCommandResponse, error)
+	// ForkTask starts a new task from a past message of another (README, "Fork from any
+	// message"): its conversation is the original's up to that message's checkpoint and its files
+	// those of the checkpoint, in a new worktree when the workspace is a git repository. The
+	// original is not changed. A message without a checkpoint is FailedPrecondition.
+	ForkTask(context.Context, *ForkTaskRequest) (*ForkTaskResponse, error)
+	// WatchTasks streams the board (README, "The Board"): the tasks of a workspace, sent whole
+	// at once and again after every change of one of them (a task started, closed, its state or
+	// question changed). Intermediate boards may be skipped; the last one always arrives.
+	WatchTasks(*WatchTasksRequest, grpc.ServerStreamingServer[WatchTasksResponse]) error
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -356,6 +405,12 @@ func (UnimplementedTaskServiceServer) UpdateTaskSettings(context.Context, *Updat
 }
 func (UnimplementedTaskServiceServer) StopCommand(context.Context, *StopCommandRequest) (*StopCommandResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StopCommand not implemented")
+}
+func (UnimplementedTaskServiceServer) ForkTask(context.Context, *ForkTaskRequest) (*ForkTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ForkTask not implemented")
+}
+func (UnimplementedTaskServiceServer) WatchTasks(*WatchTasksRequest, grpc.ServerStreamingServer[WatchTasksResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchTasks not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -666,6 +721,35 @@ func _TaskService_StopCommand_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_ForkTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ForkTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).ForkTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_ForkTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).ForkTask(ctx, req.(*ForkTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_WatchTasks_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchTasksRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(TaskServiceServer).WatchTasks(m, &grpc.GenericServerStream[WatchTasksRequest, WatchTasksResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TaskService_WatchTasksServer = grpc.ServerStreamingServer[WatchTasksResponse]
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -737,8 +821,18 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "StopCommand",
 			Handler:    _TaskService_StopCommand_Handler,
 		},
+		{
+			MethodName: "ForkTask",
+			Handler:    _TaskService_ForkTask_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchTasks",
+			Handler:       _TaskService_WatchTasks_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "cairn/v1/task.proto",
 }
 

@@ -1764,6 +1764,205 @@ func (x *ListSkillsResponse) GetSkills() []*SkillEntry {
 	return nil
 }
 
+// ListModesRequest names the workspace.
+type ListModesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task's workspace roots; the first is the primary root.
+	WorkspaceRoots []string `protobuf:"bytes,1,rep,name=workspace_roots,json=workspaceRoots,proto3" json:"workspace_roots,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ListModesRequest) Reset() {
+	*x = ListModesRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListModesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListModesRequest) ProtoMessage() {}
+
+func (x *ListModesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListModesRequest.ProtoReflect.Descriptor instead.
+func (*ListModesRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListModesRequest) GetWorkspaceRoots() []string {
+	if x != nil {
+		return x.WorkspaceRoots
+	}
+	return nil
+}
+
+// ModeEntry is one mode.
+type ModeEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// slug names the mode in SetMode, NewTask, switch_mode and delegate.
+	Slug string `protobuf:"bytes,1,opt,name=slug,proto3" json:"slug,omitempty"`
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// description says when to use the mode.
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// groups are the tool groups it may use: read, edit, command, browser, mcp, delegate.
+	Groups []string `protobuf:"bytes,4,rep,name=groups,proto3" json:"groups,omitempty"`
+	// edit_pattern is the regular expression the paths it edits must match ("" for any).
+	EditPattern string `protobuf:"bytes,5,opt,name=edit_pattern,json=editPattern,proto3" json:"edit_pattern,omitempty"`
+	// built_in is set for act, plan and orchestrator.
+	BuiltIn bool `protobuf:"varint,6,opt,name=built_in,json=builtIn,proto3" json:"built_in,omitempty"`
+	// source is the file the mode came from ("" for a built-in).
+	Source        string `protobuf:"bytes,7,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModeEntry) Reset() {
+	*x = ModeEntry{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModeEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModeEntry) ProtoMessage() {}
+
+func (x *ModeEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModeEntry.ProtoReflect.Descriptor instead.
+func (*ModeEntry) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ModeEntry) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *ModeEntry) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ModeEntry) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ModeEntry) GetGroups() []string {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+func (x *ModeEntry) GetEditPattern() string {
+	if x != nil {
+		return x.EditPattern
+	}
+	return ""
+}
+
+func (x *ModeEntry) GetBuiltIn() bool {
+	if x != nil {
+		return x.BuiltIn
+	}
+	return false
+}
+
+func (x *ModeEntry) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+// ListModesResponse lists the modes, built-in first.
+type ListModesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Modes []*ModeEntry           `protobuf:"bytes,1,rep,name=modes,proto3" json:"modes,omitempty"`
+	// problems name the mode files that were skipped and why.
+	Problems      []string `protobuf:"bytes,2,rep,name=problems,proto3" json:"problems,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListModesResponse) Reset() {
+	*x = ListModesResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListModesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListModesResponse) ProtoMessage() {}
+
+func (x *ListModesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListModesResponse.ProtoReflect.Descriptor instead.
+func (*ListModesResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ListModesResponse) GetModes() []*ModeEntry {
+	if x != nil {
+		return x.Modes
+	}
+	return nil
+}
+
+func (x *ListModesResponse) GetProblems() []string {
+	if x != nil {
+		return x.Problems
+	}
+	return nil
+}
+
 // ToggleSkillRequest sets a skill's toggle.
 type ToggleSkillRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1775,7 +1974,7 @@ type ToggleSkillRequest struct {
 
 func (x *ToggleSkillRequest) Reset() {
 	*x = ToggleSkillRequest{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[30]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1787,7 +1986,7 @@ func (x *ToggleSkillRequest) String() string {
 func (*ToggleSkillRequest) ProtoMessage() {}
 
 func (x *ToggleSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[30]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1800,7 +1999,7 @@ func (x *ToggleSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleSkillRequest.ProtoReflect.Descriptor instead.
 func (*ToggleSkillRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{30}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ToggleSkillRequest) GetId() string {
@@ -1826,7 +2025,7 @@ type ToggleSkillResponse struct {
 
 func (x *ToggleSkillResponse) Reset() {
 	*x = ToggleSkillResponse{}
-	mi := &file_cairn_v1_workspace_proto_msgTypes[31]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1838,7 +2037,7 @@ func (x *ToggleSkillResponse) String() string {
 func (*ToggleSkillResponse) ProtoMessage() {}
 
 func (x *ToggleSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_v1_workspace_proto_msgTypes[31]
+	mi := &file_cairn_v1_workspace_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1851,7 +2050,116 @@ func (x *ToggleSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToggleSkillResponse.ProtoReflect.Descriptor instead.
 func (*ToggleSkillResponse) Descriptor() ([]byte, []int) {
-	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{31}
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{34}
+}
+
+// GenerateCommitMessageRequest carries the staged diff.
+type GenerateCommitMessageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The staged changes as `git diff --cached` prints them.
+	Diff string `protobuf:"bytes,1,opt,name=diff,proto3" json:"diff,omitempty"`
+	// The task whose model writes the message ("": the shared settings' model).
+	TaskId        string `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GenerateCommitMessageRequest) Reset() {
+	*x = GenerateCommitMessageRequest{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GenerateCommitMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GenerateCommitMessageRequest) ProtoMessage() {}
+
+func (x *GenerateCommitMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GenerateCommitMessageRequest.ProtoReflect.Descriptor instead.
+func (*GenerateCommitMessageRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *GenerateCommitMessageRequest) GetDiff() string {
+	if x != nil {
+		return x.Diff
+	}
+	return ""
+}
+
+func (x *GenerateCommitMessageRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+// GenerateCommitMessageResponse is the message: a subject line, and a body when it needs one.
+type GenerateCommitMessageResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The model that wrote it.
+	Model         string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GenerateCommitMessageResponse) Reset() {
+	*x = GenerateCommitMessageResponse{}
+	mi := &file_cairn_v1_workspace_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GenerateCommitMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GenerateCommitMessageResponse) ProtoMessage() {}
+
+func (x *GenerateCommitMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_v1_workspace_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GenerateCommitMessageResponse.ProtoReflect.Descriptor instead.
+func (*GenerateCommitMessageResponse) Descriptor() ([]byte, []int) {
+	return file_cairn_v1_workspace_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *GenerateCommitMessageResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *GenerateCommitMessageResponse) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
 }
 
 var File_cairn_v1_workspace_proto protoreflect.FileDescriptor
@@ -1968,12 +2276,30 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\aenabled\x18\x06 \x01(\bR\aenabled\x12\x18\n" +
 	"\aproblem\x18\a \x01(\tR\aproblem\"B\n" +
 	"\x12ListSkillsResponse\x12,\n" +
-	"\x06skills\x18\x01 \x03(\v2\x14.cairn.v1.SkillEntryR\x06skills\">\n" +
+	"\x06skills\x18\x01 \x03(\v2\x14.cairn.v1.SkillEntryR\x06skills\";\n" +
+	"\x10ListModesRequest\x12'\n" +
+	"\x0fworkspace_roots\x18\x01 \x03(\tR\x0eworkspaceRoots\"\xc3\x01\n" +
+	"\tModeEntry\x12\x12\n" +
+	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06groups\x18\x04 \x03(\tR\x06groups\x12!\n" +
+	"\fedit_pattern\x18\x05 \x01(\tR\veditPattern\x12\x19\n" +
+	"\bbuilt_in\x18\x06 \x01(\bR\abuiltIn\x12\x16\n" +
+	"\x06source\x18\a \x01(\tR\x06source\"Z\n" +
+	"\x11ListModesResponse\x12)\n" +
+	"\x05modes\x18\x01 \x03(\v2\x13.cairn.v1.ModeEntryR\x05modes\x12\x1a\n" +
+	"\bproblems\x18\x02 \x03(\tR\bproblems\">\n" +
 	"\x12ToggleSkillRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aenabled\x18\x02 \x01(\bR\aenabled\"\x15\n" +
-	"\x13ToggleSkillResponse2\xb0\n" +
-	"\n" +
+	"\x13ToggleSkillResponse\"K\n" +
+	"\x1cGenerateCommitMessageRequest\x12\x12\n" +
+	"\x04diff\x18\x01 \x01(\tR\x04diff\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\"O\n" +
+	"\x1dGenerateCommitMessageResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model2\xe0\v\n" +
 	"\x10WorkspaceService\x12J\n" +
 	"\vSearchFiles\x12\x1c.cairn.v1.SearchFilesRequest\x1a\x1d.cairn.v1.SearchFilesResponse\x12\\\n" +
 	"\x11ListSlashCommands\x12\".cairn.v1.ListSlashCommandsRequest\x1a#.cairn.v1.ListSlashCommandsResponse\x12D\n" +
@@ -1985,7 +2311,8 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\n" +
 	"DeleteRule\x12\x1b.cairn.v1.DeleteRuleRequest\x1a\x1c.cairn.v1.DeleteRuleResponse\x12G\n" +
 	"\n" +
-	"ListSkills\x12\x1b.cairn.v1.ListSkillsRequest\x1a\x1c.cairn.v1.ListSkillsResponse\x12J\n" +
+	"ListSkills\x12\x1b.cairn.v1.ListSkillsRequest\x1a\x1c.cairn.v1.ListSkillsResponse\x12D\n" +
+	"\tListModes\x12\x1a.cairn.v1.ListModesRequest\x1a\x1b.cairn.v1.ListModesResponse\x12J\n" +
 	"\vToggleSkill\x12\x1c.cairn.v1.ToggleSkillRequest\x1a\x1d.cairn.v1.ToggleSkillResponse\x12D\n" +
 	"\tListHooks\x12\x1a.cairn.v1.ListHooksRequest\x1a\x1b.cairn.v1.ListHooksResponse\x12J\n" +
 	"\vEnableHooks\x12\x1c.cairn.v1.EnableHooksRequest\x1a\x1d.cairn.v1.EnableHooksResponse\x12D\n" +
@@ -1996,7 +2323,8 @@ const file_cairn_v1_workspace_proto_rawDesc = "" +
 	"\rListWorktrees\x12\x1e.cairn.v1.ListWorktreesRequest\x1a\x1f.cairn.v1.ListWorktreesResponse\x12_\n" +
 	"\x12GetWorktreeChanges\x12#.cairn.v1.GetWorktreeChangesRequest\x1a$.cairn.v1.GetWorktreeChangesResponse\x12P\n" +
 	"\rMergeWorktree\x12\x1e.cairn.v1.MergeWorktreeRequest\x1a\x1f.cairn.v1.MergeWorktreeResponse\x12V\n" +
-	"\x0fDiscardWorktree\x12 .cairn.v1.DiscardWorktreeRequest\x1a!.cairn.v1.DiscardWorktreeResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
+	"\x0fDiscardWorktree\x12 .cairn.v1.DiscardWorktreeRequest\x1a!.cairn.v1.DiscardWorktreeResponse\x12h\n" +
+	"\x15GenerateCommitMessage\x12&.cairn.v1.GenerateCommitMessageRequest\x1a'.cairn.v1.GenerateCommitMessageResponseB?Z=github.com/cairnhq/cairn/server/internal/gen/cairn/v1;cairnv1b\x06proto3"
 
 var (
 	file_cairn_v1_workspace_proto_rawDescOnce sync.Once
@@ -2010,48 +2338,53 @@ func file_cairn_v1_workspace_proto_rawDescGZIP() []byte {
 	return file_cairn_v1_workspace_proto_rawDescData
 }
 
-var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_cairn_v1_workspace_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_cairn_v1_workspace_proto_goTypes = []any{
-	(*ListWorktreesRequest)(nil),       // 0: cairn.v1.ListWorktreesRequest
-	(*WorktreeInfo)(nil),               // 1: cairn.v1.WorktreeInfo
-	(*ListWorktreesResponse)(nil),      // 2: cairn.v1.ListWorktreesResponse
-	(*GetWorktreeChangesRequest)(nil),  // 3: cairn.v1.GetWorktreeChangesRequest
-	(*WorktreeFileChange)(nil),         // 4: cairn.v1.WorktreeFileChange
-	(*GetWorktreeChangesResponse)(nil), // 5: cairn.v1.GetWorktreeChangesResponse
-	(*MergeWorktreeRequest)(nil),       // 6: cairn.v1.MergeWorktreeRequest
-	(*MergeWorktreeResponse)(nil),      // 7: cairn.v1.MergeWorktreeResponse
-	(*DiscardWorktreeRequest)(nil),     // 8: cairn.v1.DiscardWorktreeRequest
-	(*DiscardWorktreeResponse)(nil),    // 9: cairn.v1.DiscardWorktreeResponse
-	(*RunToolRequest)(nil),             // 10: cairn.v1.RunToolRequest
-	(*RunToolResponse)(nil),            // 11: cairn.v1.RunToolResponse
-	(*SearchFilesRequest)(nil),         // 12: cairn.v1.SearchFilesRequest
-	(*FileMatch)(nil),                  // 13: cairn.v1.FileMatch
-	(*SearchFilesResponse)(nil),        // 14: cairn.v1.SearchFilesResponse
-	(*ListSlashCommandsRequest)(nil),   // 15: cairn.v1.ListSlashCommandsRequest
-	(*SlashCommand)(nil),               // 16: cairn.v1.SlashCommand
-	(*ListSlashCommandsResponse)(nil),  // 17: cairn.v1.ListSlashCommandsResponse
-	(*ListRulesRequest)(nil),           // 18: cairn.v1.ListRulesRequest
-	(*RuleEntry)(nil),                  // 19: cairn.v1.RuleEntry
-	(*ListRulesResponse)(nil),          // 20: cairn.v1.ListRulesResponse
-	(*ToggleRuleRequest)(nil),          // 21: cairn.v1.ToggleRuleRequest
-	(*ToggleRuleResponse)(nil),         // 22: cairn.v1.ToggleRuleResponse
-	(*CreateRuleRequest)(nil),          // 23: cairn.v1.CreateRuleRequest
-	(*CreateRuleResponse)(nil),         // 24: cairn.v1.CreateRuleResponse
-	(*DeleteRuleRequest)(nil),          // 25: cairn.v1.DeleteRuleRequest
-	(*DeleteRuleResponse)(nil),         // 26: cairn.v1.DeleteRuleResponse
-	(*ListSkillsRequest)(nil),          // 27: cairn.v1.ListSkillsRequest
-	(*SkillEntry)(nil),                 // 28: cairn.v1.SkillEntry
-	(*ListSkillsResponse)(nil),         // 29: cairn.v1.ListSkillsResponse
-	(*ToggleSkillRequest)(nil),         // 30: cairn.v1.ToggleSkillRequest
-	(*ToggleSkillResponse)(nil),        // 31: cairn.v1.ToggleSkillResponse
-	(*ListHooksRequest)(nil),           // 32: cairn.v1.ListHooksRequest
-	(*EnableHooksRequest)(nil),         // 33: cairn.v1.EnableHooksRequest
-	(*TrustHookRequest)(nil),           // 34: cairn.v1.TrustHookRequest
-	(*ToggleHookRequest)(nil),          // 35: cairn.v1.ToggleHookRequest
-	(*ListHooksResponse)(nil),          // 36: cairn.v1.ListHooksResponse
-	(*EnableHooksResponse)(nil),        // 37: cairn.v1.EnableHooksResponse
-	(*TrustHookResponse)(nil),          // 38: cairn.v1.TrustHookResponse
-	(*ToggleHookResponse)(nil),         // 39: cairn.v1.ToggleHookResponse
+	(*ListWorktreesRequest)(nil),          // 0: cairn.v1.ListWorktreesRequest
+	(*WorktreeInfo)(nil),                  // 1: cairn.v1.WorktreeInfo
+	(*ListWorktreesResponse)(nil),         // 2: cairn.v1.ListWorktreesResponse
+	(*GetWorktreeChangesRequest)(nil),     // 3: cairn.v1.GetWorktreeChangesRequest
+	(*WorktreeFileChange)(nil),            // 4: cairn.v1.WorktreeFileChange
+	(*GetWorktreeChangesResponse)(nil),    // 5: cairn.v1.GetWorktreeChangesResponse
+	(*MergeWorktreeRequest)(nil),          // 6: cairn.v1.MergeWorktreeRequest
+	(*MergeWorktreeResponse)(nil),         // 7: cairn.v1.MergeWorktreeResponse
+	(*DiscardWorktreeRequest)(nil),        // 8: cairn.v1.DiscardWorktreeRequest
+	(*DiscardWorktreeResponse)(nil),       // 9: cairn.v1.DiscardWorktreeResponse
+	(*RunToolRequest)(nil),                // 10: cairn.v1.RunToolRequest
+	(*RunToolResponse)(nil),               // 11: cairn.v1.RunToolResponse
+	(*SearchFilesRequest)(nil),            // 12: cairn.v1.SearchFilesRequest
+	(*FileMatch)(nil),                     // 13: cairn.v1.FileMatch
+	(*SearchFilesResponse)(nil),           // 14: cairn.v1.SearchFilesResponse
+	(*ListSlashCommandsRequest)(nil),      // 15: cairn.v1.ListSlashCommandsRequest
+	(*SlashCommand)(nil),                  // 16: cairn.v1.SlashCommand
+	(*ListSlashCommandsResponse)(nil),     // 17: cairn.v1.ListSlashCommandsResponse
+	(*ListRulesRequest)(nil),              // 18: cairn.v1.ListRulesRequest
+	(*RuleEntry)(nil),                     // 19: cairn.v1.RuleEntry
+	(*ListRulesResponse)(nil),             // 20: cairn.v1.ListRulesResponse
+	(*ToggleRuleRequest)(nil),             // 21: cairn.v1.ToggleRuleRequest
+	(*ToggleRuleResponse)(nil),            // 22: cairn.v1.ToggleRuleResponse
+	(*CreateRuleRequest)(nil),             // 23: cairn.v1.CreateRuleRequest
+	(*CreateRuleResponse)(nil),            // 24: cairn.v1.CreateRuleResponse
+	(*DeleteRuleRequest)(nil),             // 25: cairn.v1.DeleteRuleRequest
+	(*DeleteRuleResponse)(nil),            // 26: cairn.v1.DeleteRuleResponse
+	(*ListSkillsRequest)(nil),             // 27: cairn.v1.ListSkillsRequest
+	(*SkillEntry)(nil),                    // 28: cairn.v1.SkillEntry
+	(*ListSkillsResponse)(nil),            // 29: cairn.v1.ListSkillsResponse
+	(*ListModesRequest)(nil),              // 30: cairn.v1.ListModesRequest
+	(*ModeEntry)(nil),                     // 31: cairn.v1.ModeEntry
+	(*ListModesResponse)(nil),             // 32: cairn.v1.ListModesResponse
+	(*ToggleSkillRequest)(nil),            // 33: cairn.v1.ToggleSkillRequest
+	(*ToggleSkillResponse)(nil),           // 34: cairn.v1.ToggleSkillResponse
+	(*GenerateCommitMessageRequest)(nil),  // 35: cairn.v1.GenerateCommitMessageRequest
+	(*GenerateCommitMessageResponse)(nil), // 36: cairn.v1.GenerateCommitMessageResponse
+	(*ListHooksRequest)(nil),              // 37: cairn.v1.ListHooksRequest
+	(*EnableHooksRequest)(nil),            // 38: cairn.v1.EnableHooksRequest
+	(*TrustHookRequest)(nil),              // 39: cairn.v1.TrustHookRequest
+	(*ToggleHookRequest)(nil),             // 40: cairn.v1.ToggleHookRequest
+	(*ListHooksResponse)(nil),             // 41: cairn.v1.ListHooksResponse
+	(*EnableHooksResponse)(nil),           // 42: cairn.v1.EnableHooksResponse
+	(*TrustHookResponse)(nil),             // 43: cairn.v1.TrustHookResponse
+	(*ToggleHookResponse)(nil),            // 44: cairn.v1.ToggleHookResponse
 }
 var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	1,  // 0: cairn.v1.ListWorktreesResponse.worktrees:type_name -> cairn.v1.WorktreeInfo
@@ -2061,45 +2394,50 @@ var file_cairn_v1_workspace_proto_depIdxs = []int32{
 	19, // 4: cairn.v1.ListRulesResponse.rules:type_name -> cairn.v1.RuleEntry
 	19, // 5: cairn.v1.CreateRuleResponse.rule:type_name -> cairn.v1.RuleEntry
 	28, // 6: cairn.v1.ListSkillsResponse.skills:type_name -> cairn.v1.SkillEntry
-	12, // 7: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
-	15, // 8: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
-	18, // 9: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
-	21, // 10: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
-	23, // 11: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
-	25, // 12: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
-	27, // 13: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
-	30, // 14: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
-	32, // 15: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
-	33, // 16: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
-	34, // 17: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
-	35, // 18: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
-	10, // 19: cairn.v1.WorkspaceService.RunTool:input_type -> cairn.v1.RunToolRequest
-	0,  // 20: cairn.v1.WorkspaceService.ListWorktrees:input_type -> cairn.v1.ListWorktreesRequest
-	3,  // 21: cairn.v1.WorkspaceService.GetWorktreeChanges:input_type -> cairn.v1.GetWorktreeChangesRequest
-	6,  // 22: cairn.v1.WorkspaceService.MergeWorktree:input_type -> cairn.v1.MergeWorktreeRequest
-	8,  // 23: cairn.v1.WorkspaceService.DiscardWorktree:input_type -> cairn.v1.DiscardWorktreeRequest
-	14, // 24: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
-	17, // 25: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
-	20, // 26: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
-	22, // 27: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
-	24, // 28: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
-	26, // 29: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
-	29, // 30: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
-	31, // 31: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
-	36, // 32: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
-	37, // 33: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
-	38, // 34: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
-	39, // 35: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
-	11, // 36: cairn.v1.WorkspaceService.RunTool:output_type -> cairn.v1.RunToolResponse
-	2,  // 37: cairn.v1.WorkspaceService.ListWorktrees:output_type -> cairn.v1.ListWorktreesResponse
-	5,  // 38: cairn.v1.WorkspaceService.GetWorktreeChanges:output_type -> cairn.v1.GetWorktreeChangesResponse
-	7,  // 39: cairn.v1.WorkspaceService.MergeWorktree:output_type -> cairn.v1.MergeWorktreeResponse
-	9,  // 40: cairn.v1.WorkspaceService.DiscardWorktree:output_type -> cairn.v1.DiscardWorktreeResponse
-	24, // [24:41] is the sub-list for method output_type
-	7,  // [7:24] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	31, // 7: cairn.v1.ListModesResponse.modes:type_name -> cairn.v1.ModeEntry
+	12, // 8: cairn.v1.WorkspaceService.SearchFiles:input_type -> cairn.v1.SearchFilesRequest
+	15, // 9: cairn.v1.WorkspaceService.ListSlashCommands:input_type -> cairn.v1.ListSlashCommandsRequest
+	18, // 10: cairn.v1.WorkspaceService.ListRules:input_type -> cairn.v1.ListRulesRequest
+	21, // 11: cairn.v1.WorkspaceService.ToggleRule:input_type -> cairn.v1.ToggleRuleRequest
+	23, // 12: cairn.v1.WorkspaceService.CreateRule:input_type -> cairn.v1.CreateRuleRequest
+	25, // 13: cairn.v1.WorkspaceService.DeleteRule:input_type -> cairn.v1.DeleteRuleRequest
+	27, // 14: cairn.v1.WorkspaceService.ListSkills:input_type -> cairn.v1.ListSkillsRequest
+	30, // 15: cairn.v1.WorkspaceService.ListModes:input_type -> cairn.v1.ListModesRequest
+	33, // 16: cairn.v1.WorkspaceService.ToggleSkill:input_type -> cairn.v1.ToggleSkillRequest
+	37, // 17: cairn.v1.WorkspaceService.ListHooks:input_type -> cairn.v1.ListHooksRequest
+	38, // 18: cairn.v1.WorkspaceService.EnableHooks:input_type -> cairn.v1.EnableHooksRequest
+	39, // 19: cairn.v1.WorkspaceService.TrustHook:input_type -> cairn.v1.TrustHookRequest
+	40, // 20: cairn.v1.WorkspaceService.ToggleHook:input_type -> cairn.v1.ToggleHookRequest
+	10, // 21: cairn.v1.WorkspaceService.RunTool:input_type -> cairn.v1.RunToolRequest
+	0,  // 22: cairn.v1.WorkspaceService.ListWorktrees:input_type -> cairn.v1.ListWorktreesRequest
+	3,  // 23: cairn.v1.WorkspaceService.GetWorktreeChanges:input_type -> cairn.v1.GetWorktreeChangesRequest
+	6,  // 24: cairn.v1.WorkspaceService.MergeWorktree:input_type -> cairn.v1.MergeWorktreeRequest
+	8,  // 25: cairn.v1.WorkspaceService.DiscardWorktree:input_type -> cairn.v1.DiscardWorktreeRequest
+	35, // 26: cairn.v1.WorkspaceService.GenerateCommitMessage:input_type -> cairn.v1.GenerateCommitMessageRequest
+	14, // 27: cairn.v1.WorkspaceService.SearchFiles:output_type -> cairn.v1.SearchFilesResponse
+	17, // 28: cairn.v1.WorkspaceService.ListSlashCommands:output_type -> cairn.v1.ListSlashCommandsResponse
+	20, // 29: cairn.v1.WorkspaceService.ListRules:output_type -> cairn.v1.ListRulesResponse
+	22, // 30: cairn.v1.WorkspaceService.ToggleRule:output_type -> cairn.v1.ToggleRuleResponse
+	24, // 31: cairn.v1.WorkspaceService.CreateRule:output_type -> cairn.v1.CreateRuleResponse
+	26, // 32: cairn.v1.WorkspaceService.DeleteRule:output_type -> cairn.v1.DeleteRuleResponse
+	29, // 33: cairn.v1.WorkspaceService.ListSkills:output_type -> cairn.v1.ListSkillsResponse
+	32, // 34: cairn.v1.WorkspaceService.ListModes:output_type -> cairn.v1.ListModesResponse
+	34, // 35: cairn.v1.WorkspaceService.ToggleSkill:output_type -> cairn.v1.ToggleSkillResponse
+	41, // 36: cairn.v1.WorkspaceService.ListHooks:output_type -> cairn.v1.ListHooksResponse
+	42, // 37: cairn.v1.WorkspaceService.EnableHooks:output_type -> cairn.v1.EnableHooksResponse
+	43, // 38: cairn.v1.WorkspaceService.TrustHook:output_type -> cairn.v1.TrustHookResponse
+	44, // 39: cairn.v1.WorkspaceService.ToggleHook:output_type -> cairn.v1.ToggleHookResponse
+	11, // 40: cairn.v1.WorkspaceService.RunTool:output_type -> cairn.v1.RunToolResponse
+	2,  // 41: cairn.v1.WorkspaceService.ListWorktrees:output_type -> cairn.v1.ListWorktreesResponse
+	5,  // 42: cairn.v1.WorkspaceService.GetWorktreeChanges:output_type -> cairn.v1.GetWorktreeChangesResponse
+	7,  // 43: cairn.v1.WorkspaceService.MergeWorktree:output_type -> cairn.v1.MergeWorktreeResponse
+	9,  // 44: cairn.v1.WorkspaceService.DiscardWorktree:output_type -> cairn.v1.DiscardWorktreeResponse
+	36, // 45: cairn.v1.WorkspaceService.GenerateCommitMessage:output_type -> cairn.v1.GenerateCommitMessageResponse
+	27, // [27:46] is the sub-list for method output_type
+	8,  // [8:27] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_cairn_v1_workspace_proto_init() }
@@ -2114,7 +2452,7 @@ func file_cairn_v1_workspace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_v1_workspace_proto_rawDesc), len(file_cairn_v1_workspace_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   32,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,23 +19,25 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WorkspaceService_SearchFiles_FullMethodName        = "/cairn.v1.WorkspaceService/SearchFiles"
-	WorkspaceService_ListSlashCommands_FullMethodName  = "/cairn.v1.WorkspaceService/ListSlashCommands"
-	WorkspaceService_ListRules_FullMethodName          = "/cairn.v1.WorkspaceService/ListRules"
-	WorkspaceService_ToggleRule_FullMethodName         = "/cairn.v1.WorkspaceService/ToggleRule"
-	WorkspaceService_CreateRule_FullMethodName         = "/cairn.v1.WorkspaceService/CreateRule"
-	WorkspaceService_DeleteRule_FullMethodName         = "/cairn.v1.WorkspaceService/DeleteRule"
-	WorkspaceService_ListSkills_FullMethodName         = "/cairn.v1.WorkspaceService/ListSkills"
-	WorkspaceService_ToggleSkill_FullMethodName        = "/cairn.v1.WorkspaceService/ToggleSkill"
-	WorkspaceService_ListHooks_FullMethodName          = "/cairn.v1.WorkspaceService/ListHooks"
-	WorkspaceService_EnableHooks_FullMethodName        = "/cairn.v1.WorkspaceService/EnableHooks"
-	WorkspaceService_TrustHook_FullMethodName          = "/cairn.v1.WorkspaceService/TrustHook"
-	WorkspaceService_ToggleHook_FullMethodName         = "/cairn.v1.WorkspaceService/ToggleHook"
-	WorkspaceService_RunTool_FullMethodName            = "/cairn.v1.WorkspaceService/RunTool"
-	WorkspaceService_ListWorktrees_FullMethodName      = "/cairn.v1.WorkspaceService/ListWorktrees"
-	WorkspaceService_GetWorktreeChanges_FullMethodName = "/cairn.v1.WorkspaceService/GetWorktreeChanges"
-	WorkspaceService_MergeWorktree_FullMethodName      = "/cairn.v1.WorkspaceService/MergeWorktree"
-	WorkspaceService_DiscardWorktree_FullMethodName    = "/cairn.v1.WorkspaceService/DiscardWorktree"
+	WorkspaceService_SearchFiles_FullMethodName           = "/cairn.v1.WorkspaceService/SearchFiles"
+	WorkspaceService_ListSlashCommands_FullMethodName     = "/cairn.v1.WorkspaceService/ListSlashCommands"
+	WorkspaceService_ListRules_FullMethodName             = "/cairn.v1.WorkspaceService/ListRules"
+	WorkspaceService_ToggleRule_FullMethodName            = "/cairn.v1.WorkspaceService/ToggleRule"
+	WorkspaceService_CreateRule_FullMethodName            = "/cairn.v1.WorkspaceService/CreateRule"
+	WorkspaceService_DeleteRule_FullMethodName            = "/cairn.v1.WorkspaceService/DeleteRule"
+	WorkspaceService_ListSkills_FullMethodName            = "/cairn.v1.WorkspaceService/ListSkills"
+	WorkspaceService_ListModes_FullMethodName             = "/cairn.v1.WorkspaceService/ListModes"
+	WorkspaceService_ToggleSkill_FullMethodName           = "/cairn.v1.WorkspaceService/ToggleSkill"
+	WorkspaceService_ListHooks_FullMethodName             = "/cairn.v1.WorkspaceService/ListHooks"
+	WorkspaceService_EnableHooks_FullMethodName           = "/cairn.v1.WorkspaceService/EnableHooks"
+	WorkspaceService_TrustHook_FullMethodName             = "/cairn.v1.WorkspaceService/TrustHook"
+	WorkspaceService_ToggleHook_FullMethodName            = "/cairn.v1.WorkspaceService/ToggleHook"
+	WorkspaceService_RunTool_FullMethodName               = "/cairn.v1.WorkspaceService/RunTool"
+	WorkspaceService_ListWorktrees_FullMethodName         = "/cairn.v1.WorkspaceService/ListWorktrees"
+	WorkspaceService_GetWorktreeChanges_FullMethodName    = "/cairn.v1.WorkspaceService/GetWorktreeChanges"
+	WorkspaceService_MergeWorktree_FullMethodName         = "/cairn.v1.WorkspaceService/MergeWorktree"
+	WorkspaceService_DiscardWorktree_FullMethodName       = "/cairn.v1.WorkspaceService/DiscardWorktree"
+	WorkspaceService_GenerateCommitMessage_FullMethodName = "/cairn.v1.WorkspaceService/GenerateCommitMessage"
 )
 
 // WorkspaceServiceClient is the client API for WorkspaceService service.
@@ -58,6 +60,9 @@ type WorkspaceServiceClient interface {
 	DeleteRule(ctx context.Context, in *DeleteRuleRequest, opts ...grpc.CallOption) (*DeleteRuleResponse, error)
 	// ListSkills lists the workspace's and the global skills with their toggles and problems.
 	ListSkills(ctx context.Context, in *ListSkillsRequest, opts ...grpc.CallOption) (*ListSkillsResponse, error)
+	// ListModes lists the modes a task in the workspace may run in (docs/modes.md): the
+	// built-in ones, the global ones and the workspace's, with the files that were skipped.
+	ListModes(ctx context.Context, in *ListModesRequest, opts ...grpc.CallOption) (*ListModesResponse, error)
 	// ToggleSkill enables or disables a skill.
 	ToggleSkill(ctx context.Context, in *ToggleSkillRequest, opts ...grpc.CallOption) (*ToggleSkillResponse, error)
 	// ListHooks lists the workspace's and the global hooks with their trust state.
@@ -82,6 +87,9 @@ type WorkspaceServiceClient interface {
 	MergeWorktree(ctx context.Context, in *MergeWorktreeRequest, opts ...grpc.CallOption) (*MergeWorktreeResponse, error)
 	// DiscardWorktree removes a task's worktree, branch and folder; refused while it runs.
 	DiscardWorktree(ctx context.Context, in *DiscardWorktreeRequest, opts ...grpc.CallOption) (*DiscardWorktreeResponse, error)
+	// GenerateCommitMessage writes a commit message for a staged diff with the task's model (the
+	// shared settings' model when no task is named or it is not loaded).
+	GenerateCommitMessage(ctx context.Context, in *GenerateCommitMessageRequest, opts ...grpc.CallOption) (*GenerateCommitMessageResponse, error)
 }
 
 type workspaceServiceClient struct {
@@ -156,6 +164,16 @@ func (c *workspaceServiceClient) ListSkills(ctx context.Context, in *ListSkillsR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListSkillsResponse)
 	err := c.cc.Invoke(ctx, WorkspaceService_ListSkills_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workspaceServiceClient) ListModes(ctx context.Context, in *ListModesRequest, opts ...grpc.CallOption) (*ListModesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListModesResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_ListModes_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +280,16 @@ func (c *workspaceServiceClient) DiscardWorktree(ctx context.Context, in *Discar
 	return out, nil
 }
 
+func (c *workspaceServiceClient) GenerateCommitMessage(ctx context.Context, in *GenerateCommitMessageRequest, opts ...grpc.CallOption) (*GenerateCommitMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GenerateCommitMessageResponse)
+	err := c.cc.Invoke(ctx, WorkspaceService_GenerateCommitMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkspaceServiceServer is the server API for WorkspaceService service.
 // All implementations must embed UnimplementedWorkspaceServiceServer
 // for forward compatibility.
@@ -282,6 +310,9 @@ type WorkspaceServiceServer interface {
 	DeleteRule(context.Context, *DeleteRuleRequest) (*DeleteRuleResponse, error)
 	// ListSkills lists the workspace's and the global skills with their toggles and problems.
 	ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error)
+	// ListModes lists the modes a task in the workspace may run in (docs/modes.md): the
+	// built-in ones, the global ones and the workspace's, with the files that were skipped.
+	ListModes(context.Context, *ListModesRequest) (*ListModesResponse, error)
 	// ToggleSkill enables or disables a skill.
 	ToggleSkill(context.Context, *ToggleSkillRequest) (*ToggleSkillResponse, error)
 	// ListHooks lists the workspace's and the global hooks with their trust state.
@@ -306,6 +337,9 @@ type WorkspaceServiceServer interface {
 	MergeWorktree(context.Context, *MergeWorktreeRequest) (*MergeWorktreeResponse, error)
 	// DiscardWorktree removes a task's worktree, branch and folder; refused while it runs.
 	DiscardWorktree(context.Context, *DiscardWorktreeRequest) (*DiscardWorktreeResponse, error)
+	// GenerateCommitMessage writes a commit message for a staged diff with the task's model (the
+	// shared settings' model when no task is named or it is not loaded).
+	GenerateCommitMessage(context.Context, *GenerateCommitMessageRequest) (*GenerateCommitMessageResponse, error)
 	mustEmbedUnimplementedWorkspaceServiceServer()
 }
 
@@ -337,6 +371,9 @@ func (UnimplementedWorkspaceServiceServer) DeleteRule(context.Context, *DeleteRu
 func (UnimplementedWorkspaceServiceServer) ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListSkills not implemented")
 }
+func (UnimplementedWorkspaceServiceServer) ListModes(context.Context, *ListModesRequest) (*ListModesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListModes not implemented")
+}
 func (UnimplementedWorkspaceServiceServer) ToggleSkill(context.Context, *ToggleSkillRequest) (*ToggleSkillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ToggleSkill not implemented")
 }
@@ -366,6 +403,9 @@ func (UnimplementedWorkspaceServiceServer) MergeWorktree(context.Context, *Merge
 }
 func (UnimplementedWorkspaceServiceServer) DiscardWorktree(context.Context, *DiscardWorktreeRequest) (*DiscardWorktreeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DiscardWorktree not implemented")
+}
+func (UnimplementedWorkspaceServiceServer) GenerateCommitMessage(context.Context, *GenerateCommitMessageRequest) (*GenerateCommitMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GenerateCommitMessage not implemented")
 }
 func (UnimplementedWorkspaceServiceServer) mustEmbedUnimplementedWorkspaceServiceServer() {}
 func (UnimplementedWorkspaceServiceServer) testEmbeddedByValue()                          {}
@@ -510,6 +550,24 @@ func _WorkspaceService_ListSkills_Handler(srv interface{}, ctx context.Context, 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(WorkspaceServiceServer).ListSkills(ctx, req.(*ListSkillsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkspaceService_ListModes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListModesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).ListModes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_ListModes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).ListModes(ctx, req.(*ListModesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -694,6 +752,24 @@ func _WorkspaceService_DiscardWorktree_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkspaceService_GenerateCommitMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GenerateCommitMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkspaceServiceServer).GenerateCommitMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkspaceService_GenerateCommitMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkspaceServiceServer).GenerateCommitMessage(ctx, req.(*GenerateCommitMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkspaceService_ServiceDesc is the grpc.ServiceDesc for WorkspaceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -728,6 +804,10 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListSkills",
 			Handler:    _WorkspaceService_ListSkills_Handler,
+		},
+		{
+			MethodName: "ListModes",
+			Handler:    _WorkspaceService_ListModes_Handler,
 		},
 		{
 			MethodName: "ToggleSkill",
@@ -768,6 +848,10 @@ var WorkspaceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DiscardWorktree",
 			Handler:    _WorkspaceService_DiscardWorktree_Handler,
+		},
+		{
+			MethodName: "GenerateCommitMessage",
+			Handler:    _WorkspaceService_GenerateCommitMessage_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -12,7 +12,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/message.proto.
  */
 export const file_cairn_v1_message: GenFile = /*@__PURE__*/
-  fileDesc("ChZjYWlybi92MS9tZXNzYWdlLnByb3RvEghjYWlybi52MSKGBgoHTWVzc2FnZRINCgVpbmRleBgBIAEoBRIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgCgNhc2sYAyABKA4yES5jYWlybi52MS5Bc2tLaW5kSAASIAoDc2F5GAQgASgOMhEuY2Fpcm4udjEuU2F5S2luZEgAEgwKBHRleHQYBSABKAkSDwoHcGFydGlhbBgGIAEoCBIOCgZpbWFnZXMYByADKAkSDQoFZmlsZXMYCCADKAkSJQoEdG9vbBgKIAEoCzIVLmNhaXJuLnYxLlRvb2xQYXlsb2FkSAESKwoHY29tbWFuZBgLIAEoCzIYLmNhaXJuLnYxLkNvbW1hbmRQYXlsb2FkSAESOAoOY29tbWFuZF9vdXRwdXQYDCABKAsyHi5jYWlybi52MS5Db21tYW5kT3V0cHV0UGF5bG9hZEgBEi0KCGZvbGxvd3VwGA0gASgLMhkuY2Fpcm4udjEuRm9sbG93dXBQYXlsb2FkSAESMQoKY29tcGxldGlvbhgOIAEoCzIbLmNhaXJuLnYxLkNvbXBsZXRpb25QYXlsb2FkSAESMgoLYXBpX3JlcXVlc3QYDyABKAsyGy5jYWlybi52MS5BcGlSZXF1ZXN0UGF5bG9hZEgBEicKBXJldHJ5GBAgASgLMhYuY2Fpcm4udjEuUmV0cnlQYXlsb2FkSAESLAoIbmV3X3Rhc2sYESABKAsyGC5jYWlybi52MS5OZXdUYXNrUGF5bG9hZEgBEisKB2Jyb3dzZXIYEiABKAsyGC5jYWlybi52MS5Ccm93c2VyUGF5bG9hZEgBEiMKA21jcBgTIAEoCzIULmNhaXJuLnYxLk1jcFBheWxvYWRIARIxCgpjaGVja3BvaW50GBQgASgLMhsuY2Fpcm4udjEuQ2hlY2twb2ludFBheWxvYWRIARItCghwcm9ncmVzcxgVIAEoCzIZLmNhaXJuLnYxLlByb2dyZXNzUGF5bG9hZEgBQgYKBGtpbmRCCQoHcGF5bG9hZCLoAQoLVG9vbFBheWxvYWQSKgoJb3BlcmF0aW9uGAEgASgOMhcuY2Fpcm4udjEuVG9vbE9wZXJhdGlvbhIMCgRwYXRoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDAoEZGlmZhgEIAEoCRINCgVyZWdleBgFIAEoCRIUCgxmaWxlX3BhdHRlcm4YBiABKAkSGQoRb3V0c2lkZV93b3Jrc3BhY2UYByABKAgSGAoQcHJvdGVjdGVkX3JlYXNvbhgIIAEoCRImCgdvdXRjb21lGAkgASgOMhUuY2Fpcm4udjEuVG9vbE91dGNvbWUirAEKDkNvbW1hbmRQYXlsb2FkEg8KB2NvbW1hbmQYASABKAkSGQoRcmVxdWlyZXNfYXBwcm92YWwYAiABKAgSGAoQcHJvdGVjdGVkX3JlYXNvbhgDIAEoCRIVCg1vdXRzaWRlX3dyaXRlGAQgASgJEhQKDG91dHNpZGVfcmVhZBgFIAEoCRIPCgdzYW5kYm94GAYgASgJEhYKDnNhbmRib3hfZGVuaWVkGAcgASgJImkKFENvbW1hbmRPdXRwdXRQYXlsb2FkEg4KBm91dHB1dBgBIAEoCRIWCglleGl0X2NvZGUYAiABKAVIAIgBARIPCgdydW5uaW5nGAMgASgIEgoKAmlkGCggASgFQgwKCl9leGl0X2NvZGUiZgoPRm9sbG93dXBQYXlsb2FkEhAKCHF1ZXN0aW9uGAEgASgJEg8KB29wdGlvbnMYAiADKAkSEAoIc2VsZWN0ZWQYAyABKAkSHgoWbmVlZHNfbW9yZV9leHBsb3JhdGlvbhgEIAEoCCJWChFDb21wbGV0aW9uUGF5bG9hZBIOCgZyZXN1bHQYASABKAkSDwoHY29tbWFuZBgCIAEoCRIUCgdjaGFuZ2VzGFAgASgISACIAQFCCgoIX2NoYW5nZXMivQEKEUFwaVJlcXVlc3RQYXlsb2FkEhEKCXRva2Vuc19pbhgBIAEoAxISCgp0b2tlbnNfb3V0GAIgASgDEhQKDGNhY2hlX3dyaXRlcxgDIAEoAxITCgtjYWNoZV9yZWFkcxgEIAEoAxIMCgRjb3N0GAUgASgBEhUKDWNhbmNlbF9yZWFzb24YBiABKAkSDQoFZXJyb3IYByABKAkSDAoEZG9uZRgIIAEoCBIUCgxvdXRwdXRfbGltaXQYPCABKAgiWwoMUmV0cnlQYXlsb2FkEg8KB2F0dGVtcHQYASABKAUSFAoMbWF4X2F0dGVtcHRzGAIgASgFEhUKDWRlbGF5X3NlY29uZHMYAyABKAUSDQoFZXJyb3IYBCABKAkiIQoOTmV3VGFza1BheWxvYWQSDwoHY29udGV4dBgBIAEoCSKiAQoOQnJvd3NlclBheWxvYWQSDgoGYWN0aW9uGAEgASgJEgsKA3VybBgCIAEoCRISCgpjb29yZGluYXRlGAMgASgJEgwKBHRleHQYBCABKAkSFgoOc2NyZWVuc2hvdF9wbmcYBSABKAwSDAoEbG9ncxgGIAEoCRITCgtjdXJyZW50X3VybBgHIAEoCRIWCg5tb3VzZV9wb3NpdGlvbhgIIAEoCSJmCgpNY3BQYXlsb2FkEhMKC3NlcnZlcl9uYW1lGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRILCgN1cmkYAyABKAkSEQoJYXJndW1lbnRzGAQgASgJEhAKCHJlc3BvbnNlGAUgASgJIiEKEUNoZWNrcG9pbnRQYXlsb2FkEgwKBGhhc2gYASABKAkiIwoPUHJvZ3Jlc3NQYXlsb2FkEhAKCG1hcmtkb3duGAEgASgJKrUECgdBc2tLaW5kEhgKFEFTS19LSU5EX1VOU1BFQ0lGSUVEEAASFQoRQVNLX0tJTkRfRk9MTE9XVVAQARIeChpBU0tfS0lORF9QTEFOX01PREVfUkVTUE9ORBACEhQKEEFTS19LSU5EX0NPTU1BTkQQAxIbChdBU0tfS0lORF9DT01NQU5EX09VVFBVVBAEEh4KGkFTS19LSU5EX0NPTVBMRVRJT05fUkVTVUxUEAUSEQoNQVNLX0tJTkRfVE9PTBAGEhsKF0FTS19LSU5EX0FQSV9SRVFfRkFJTEVEEAcSGAoUQVNLX0tJTkRfUkVTVU1FX1RBU0sQCBIiCh5BU0tfS0lORF9SRVNVTUVfQ09NUExFVEVEX1RBU0sQCRIiCh5BU0tfS0lORF9NSVNUQUtFX0xJTUlUX1JFQUNIRUQQChIqCiZBU0tfS0lORF9BVVRPX0FQUFJPVkFMX01BWF9SRVFfUkVBQ0hFRBALEiIKHkFTS19LSU5EX0JST1dTRVJfQUNUSU9OX0xBVU5DSBAMEhsKF0FTS19LSU5EX1VTRV9NQ1BfU0VSVkVSEA0SFQoRQVNLX0tJTkRfTkVXX1RBU0sQDhIVChFBU0tfS0lORF9DT05ERU5TRRAPEhcKE0FTS19LSU5EX1JFUE9SVF9CVUcQEBIfChtBU0tfS0lORF9UQVNLX0xJTUlUX1JFQUNIRUQQERIfChtBU0tfS0lORF9SRVBFQVRFRF9UT09MX0NBTEwQEirYBgoHU2F5S2luZBIYChRTQVlfS0lORF9VTlNQRUNJRklFRBAAEhEKDVNBWV9LSU5EX1RBU0sQARISCg5TQVlfS0lORF9FUlJPUhACEhgKFFNBWV9LSU5EX0VSUk9SX1JFVFJZEAMSHAoYU0FZX0tJTkRfQVBJX1JFUV9TVEFSVEVEEAQSEQoNU0FZX0tJTkRfVEVYVBAFEhYKElNBWV9LSU5EX1JFQVNPTklORxAGEh4KGlNBWV9LSU5EX0NPTVBMRVRJT05fUkVTVUxUEAcSGgoWU0FZX0tJTkRfVVNFUl9GRUVEQkFDSxAIEh8KG1NBWV9LSU5EX1VTRVJfRkVFREJBQ0tfRElGRhAJEhwKGFNBWV9LSU5EX0FQSV9SRVFfUkVUUklFRBAKEhQKEFNBWV9LSU5EX0NPTU1BTkQQCxIbChdTQVlfS0lORF9DT01NQU5EX09VVFBVVBAMEhEKDVNBWV9LSU5EX1RPT0wQDRImCiJTQVlfS0lORF9TSEVMTF9JTlRFR1JBVElPTl9XQVJOSU5HEA4SIgoeU0FZX0tJTkRfQlJPV1NFUl9BQ1RJT05fTEFVTkNIEA8SGwoXU0FZX0tJTkRfQlJPV1NFUl9BQ1RJT04QEBIiCh5TQVlfS0lORF9CUk9XU0VSX0FDVElPTl9SRVNVTFQQERInCiNTQVlfS0lORF9NQ1BfU0VSVkVSX1JFUVVFU1RfU1RBUlRFRBASEiAKHFNBWV9LSU5EX01DUF9TRVJWRVJfUkVTUE9OU0UQExIdChlTQVlfS0lORF9NQ1BfTk9USUZJQ0FUSU9OEBQSFwoTU0FZX0tJTkRfRElGRl9FUlJPUhAVEh0KGVNBWV9LSU5EX0RFTEVURURfQVBJX1JFUVMQFhIZChVTQVlfS0lORF9JR05PUkVfRVJST1IQFxIfChtTQVlfS0lORF9DSEVDS1BPSU5UX0NSRUFURUQQGBIjCh9TQVlfS0lORF9MT0FEX01DUF9ET0NVTUVOVEFUSU9OEBkSEQoNU0FZX0tJTkRfSU5GTxAaEhoKFlNBWV9LSU5EX1RBU0tfUFJPR1JFU1MQGxIRCg1TQVlfS0lORF9IT09LECgSFgoSU0FZX0tJTkRfU1VCQUdFTlRTEBwqoAMKDVRvb2xPcGVyYXRpb24SHgoaVE9PTF9PUEVSQVRJT05fVU5TUEVDSUZJRUQQABIcChhUT09MX09QRVJBVElPTl9SRUFEX0ZJTEUQARInCiNUT09MX09QRVJBVElPTl9MSVNUX0ZJTEVTX1RPUF9MRVZFTBACEicKI1RPT0xfT1BFUkFUSU9OX0xJU1RfRklMRVNfUkVDVVJTSVZFEAMSLQopVE9PTF9PUEVSQVRJT05fTElTVF9DT0RFX0RFRklOSVRJT05fTkFNRVMQBBIfChtUT09MX09QRVJBVElPTl9TRUFSQ0hfRklMRVMQBRInCiNUT09MX09QRVJBVElPTl9FRElURURfRVhJU1RJTkdfRklMRRAGEiMKH1RPT0xfT1BFUkFUSU9OX05FV19GSUxFX0NSRUFURUQQBxIcChhUT09MX09QRVJBVElPTl9XRUJfRkVUQ0gQCBIhCh1UT09MX09QRVJBVElPTl9TVU1NQVJJWkVfVEFTSxAJEiAKHFRPT0xfT1BFUkFUSU9OX1VTRV9TVUJBR0VOVFMQCiqcAQoLVG9vbE91dGNvbWUSHAoYVE9PTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASFgoSVE9PTF9PVVRDT01FX1NBVkVEEAESIwofVE9PTF9PVVRDT01FX1NBVkVEX1dJVEhfQ0hBTkdFUxACEhkKFVRPT0xfT1VUQ09NRV9SRUpFQ1RFRBADEhcKE1RPT0xfT1VUQ09NRV9GQUlMRUQQBEI/Wj1naXRodWIuY29tL2NhaXJuaHEvY2Fpcm4vc2VydmVyL2ludGVybmFsL2dlbi9jYWlybi92MTtjYWlybnYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChZjYWlybi92MS9tZXNzYWdlLnByb3RvEghjYWlybi52MSKqBgoHTWVzc2FnZRINCgVpbmRleBgBIAEoBRIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgCgNhc2sYAyABKA4yES5jYWlybi52MS5Bc2tLaW5kSAASIAoDc2F5GAQgASgOMhEuY2Fpcm4udjEuU2F5S2luZEgAEgwKBHRleHQYBSABKAkSDwoHcGFydGlhbBgGIAEoCBIOCgZpbWFnZXMYByADKAkSDQoFZmlsZXMYCCADKAkSJQoEdG9vbBgKIAEoCzIVLmNhaXJuLnYxLlRvb2xQYXlsb2FkSAESKwoHY29tbWFuZBgLIAEoCzIYLmNhaXJuLnYxLkNvbW1hbmRQYXlsb2FkSAESOAoOY29tbWFuZF9vdXRwdXQYDCABKAsyHi5jYWlybi52MS5Db21tYW5kT3V0cHV0UGF5bG9hZEgBEi0KCGZvbGxvd3VwGA0gASgLMhkuY2Fpcm4udjEuRm9sbG93dXBQYXlsb2FkSAESMQoKY29tcGxldGlvbhgOIAEoCzIbLmNhaXJuLnYxLkNvbXBsZXRpb25QYXlsb2FkSAESMgoLYXBpX3JlcXVlc3QYDyABKAsyGy5jYWlybi52MS5BcGlSZXF1ZXN0UGF5bG9hZEgBEicKBXJldHJ5GBAgASgLMhYuY2Fpcm4udjEuUmV0cnlQYXlsb2FkSAESLAoIbmV3X3Rhc2sYESABKAsyGC5jYWlybi52MS5OZXdUYXNrUGF5bG9hZEgBEisKB2Jyb3dzZXIYEiABKAsyGC5jYWlybi52MS5Ccm93c2VyUGF5bG9hZEgBEiMKA21jcBgTIAEoCzIULmNhaXJuLnYxLk1jcFBheWxvYWRIARIxCgpjaGVja3BvaW50GBQgASgLMhsuY2Fpcm4udjEuQ2hlY2twb2ludFBheWxvYWRIARItCghwcm9ncmVzcxgVIAEoCzIZLmNhaXJuLnYxLlByb2dyZXNzUGF5bG9hZEgBEiIKA3doeRgWIAEoCzIVLmNhaXJuLnYxLkFwcHJvdmFsV2h5QgYKBGtpbmRCCQoHcGF5bG9hZCIsCgtBcHByb3ZhbFdoeRINCgVsaW5lcxgBIAMoCRIOCgZsb2NrZWQYAiABKAgi6AEKC1Rvb2xQYXlsb2FkEioKCW9wZXJhdGlvbhgBIAEoDjIXLmNhaXJuLnYxLlRvb2xPcGVyYXRpb24SDAoEcGF0aBgCIAEoCRIPCgdjb250ZW50GAMgASgJEgwKBGRpZmYYBCABKAkSDQoFcmVnZXgYBSABKAkSFAoMZmlsZV9wYXR0ZXJuGAYgASgJEhkKEW91dHNpZGVfd29ya3NwYWNlGAcgASgIEhgKEHByb3RlY3RlZF9yZWFzb24YCCABKAkSJgoHb3V0Y29tZRgJIAEoDjIVLmNhaXJuLnYxLlRvb2xPdXRjb21lIqwBCg5Db21tYW5kUGF5bG9hZBIPCgdjb21tYW5kGAEgASgJEhkKEXJlcXVpcmVzX2FwcHJvdmFsGAIgASgIEhgKEHByb3RlY3RlZF9yZWFzb24YAyABKAkSFQoNb3V0c2lkZV93cml0ZRgEIAEoCRIUCgxvdXRzaWRlX3JlYWQYBSABKAkSDwoHc2FuZGJveBgGIAEoCRIWCg5zYW5kYm94X2RlbmllZBgHIAEoCSJpChRDb21tYW5kT3V0cHV0UGF5bG9hZBIOCgZvdXRwdXQYASABKAkSFgoJZXhpdF9jb2RlGAIgASgFSACIAQESDwoHcnVubmluZxgDIAEoCBIKCgJpZBgoIAEoBUIMCgpfZXhpdF9jb2RlImYKD0ZvbGxvd3VwUGF5bG9hZBIQCghxdWVzdGlvbhgBIAEoCRIPCgdvcHRpb25zGAIgAygJEhAKCHNlbGVjdGVkGAMgASgJEh4KFm5lZWRzX21vcmVfZXhwbG9yYXRpb24YBCABKAgigQEKEUNvbXBsZXRpb25QYXlsb2FkEg4KBnJlc3VsdBgBIAEoCRIPCgdjb21tYW5kGAIgASgJEhQKB2NoYW5nZXMYUCABKAhIAIgBARIpCgVjaGVjaxhRIAEoCzIaLmNhaXJuLnYxLkRvbmVDaGVja1BheWxvYWRCCgoIX2NoYW5nZXMiVgoQRG9uZUNoZWNrUGF5bG9hZBIPCgdjb21tYW5kGAEgASgJEhEKCWV4aXRfY29kZRgCIAEoBRIOCgZwYXNzZWQYAyABKAgSDgoGb3V0cHV0GAQgASgJIr0BChFBcGlSZXF1ZXN0UGF5bG9hZBIRCgl0b2tlbnNfaW4YASABKAMSEgoKdG9rZW5zX291dBgCIAEoAxIUCgxjYWNoZV93cml0ZXMYAyABKAMSEwoLY2FjaGVfcmVhZHMYBCABKAMSDAoEY29zdBgFIAEoARIVCg1jYW5jZWxfcmVhc29uGAYgASgJEg0KBWVycm9yGAcgASgJEgwKBGRvbmUYCCABKAgSFAoMb3V0cHV0X2xpbWl0GDwgASgIIlsKDFJldHJ5UGF5bG9hZBIPCgdhdHRlbXB0GAEgASgFEhQKDG1heF9hdHRlbXB0cxgCIAEoBRIVCg1kZWxheV9zZWNvbmRzGAMgASgFEg0KBWVycm9yGAQgASgJIiEKDk5ld1Rhc2tQYXlsb2FkEg8KB2NvbnRleHQYASABKAkiogEKDkJyb3dzZXJQYXlsb2FkEg4KBmFjdGlvbhgBIAEoCRILCgN1cmwYAiABKAkSEgoKY29vcmRpbmF0ZRgDIAEoCRIMCgR0ZXh0GAQgASgJEhYKDnNjcmVlbnNob3RfcG5nGAUgASgMEgwKBGxvZ3MYBiABKAkSEwoLY3VycmVudF91cmwYByABKAkSFgoObW91c2VfcG9zaXRpb24YCCABKAkiZgoKTWNwUGF5bG9hZBITCgtzZXJ2ZXJfbmFtZRgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSCwoDdXJpGAMgASgJEhEKCWFyZ3VtZW50cxgEIAEoCRIQCghyZXNwb25zZRgFIAEoCSIhChFDaGVja3BvaW50UGF5bG9hZBIMCgRoYXNoGAEgASgJIiMKD1Byb2dyZXNzUGF5bG9hZBIQCghtYXJrZG93bhgBIAEoCSq1BAoHQXNrS2luZBIYChRBU0tfS0lORF9VTlNQRUNJRklFRBAAEhUKEUFTS19LSU5EX0ZPTExPV1VQEAESHgoaQVNLX0tJTkRfUExBTl9NT0RFX1JFU1BPTkQQAhIUChBBU0tfS0lORF9DT01NQU5EEAMSGwoXQVNLX0tJTkRfQ09NTUFORF9PVVRQVVQQBBIeChpBU0tfS0lORF9DT01QTEVUSU9OX1JFU1VMVBAFEhEKDUFTS19LSU5EX1RPT0wQBhIbChdBU0tfS0lORF9BUElfUkVRX0ZBSUxFRBAHEhgKFEFTS19LSU5EX1JFU1VNRV9UQVNLEAgSIgoeQVNLX0tJTkRfUkVTVU1FX0NPTVBMRVRFRF9UQVNLEAkSIgoeQVNLX0tJTkRfTUlTVEFLRV9MSU1JVF9SRUFDSEVEEAoSKgomQVNLX0tJTkRfQVVUT19BUFBST1ZBTF9NQVhfUkVRX1JFQUNIRUQQCxIiCh5BU0tfS0lORF9CUk9XU0VSX0FDVElPTl9MQVVOQ0gQDBIbChdBU0tfS0lORF9VU0VfTUNQX1NFUlZFUhANEhUKEUFTS19LSU5EX05FV19UQVNLEA4SFQoRQVNLX0tJTkRfQ09OREVOU0UQDxIXChNBU0tfS0lORF9SRVBPUlRfQlVHEBASHwobQVNLX0tJTkRfVEFTS19MSU1JVF9SRUFDSEVEEBESHwobQVNLX0tJTkRfUkVQRUFURURfVE9PTF9DQUxMEBIq2AYKB1NheUtpbmQSGAoUU0FZX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1TQVlfS0lORF9UQVNLEAESEgoOU0FZX0tJTkRfRVJST1IQAhIYChRTQVlfS0lORF9FUlJPUl9SRVRSWRADEhwKGFNBWV9LSU5EX0FQSV9SRVFfU1RBUlRFRBAEEhEKDVNBWV9LSU5EX1RFWFQQBRIWChJTQVlfS0lORF9SRUFTT05JTkcQBhIeChpTQVlfS0lORF9DT01QTEVUSU9OX1JFU1VMVBAHEhoKFlNBWV9LSU5EX1VTRVJfRkVFREJBQ0sQCBIfChtTQVlfS0lORF9VU0VSX0ZFRURCQUNLX0RJRkYQCRIcChhTQVlfS0lORF9BUElfUkVRX1JFVFJJRUQQChIUChBTQVlfS0lORF9DT01NQU5EEAsSGwoXU0FZX0tJTkRfQ09NTUFORF9PVVRQVVQQDBIRCg1TQVlfS0lORF9UT09MEA0SJgoiU0FZX0tJTkRfU0hFTExfSU5URUdSQVRJT05fV0FSTklORxAOEiIKHlNBWV9LSU5EX0JST1dTRVJfQUNUSU9OX0xBVU5DSBAPEhsKF1NBWV9LSU5EX0JST1dTRVJfQUNUSU9OEBASIgoeU0FZX0tJTkRfQlJPV1NFUl9BQ1RJT05fUkVTVUxUEBESJwojU0FZX0tJTkRfTUNQX1NFUlZFUl9SRVFVRVNUX1NUQVJURUQQEhIgChxTQVlfS0lORF9NQ1BfU0VSVkVSX1JFU1BPTlNFEBMSHQoZU0FZX0tJTkRfTUNQX05PVElGSUNBVElPThAUEhcKE1NBWV9LSU5EX0RJRkZfRVJST1IQFRIdChlTQVlfS0lORF9ERUxFVEVEX0FQSV9SRVFTEBYSGQoVU0FZX0tJTkRfSUdOT1JFX0VSUk9SEBcSHwobU0FZX0tJTkRfQ0hFQ0tQT0lOVF9DUkVBVEVEEBgSIwofU0FZX0tJTkRfTE9BRF9NQ1BfRE9DVU1FTlRBVElPThAZEhEKDVNBWV9LSU5EX0lORk8QGhIaChZTQVlfS0lORF9UQVNLX1BST0dSRVNTEBsSEQoNU0FZX0tJTkRfSE9PSxAoEhYKElNBWV9LSU5EX1NVQkFHRU5UUxAcKvoDCg1Ub29sT3BlcmF0aW9uEh4KGlRPT0xfT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASHAoYVE9PTF9PUEVSQVRJT05fUkVBRF9GSUxFEAESJwojVE9PTF9PUEVSQVRJT05fTElTVF9GSUxFU19UT1BfTEVWRUwQAhInCiNUT09MX09QRVJBVElPTl9MSVNUX0ZJTEVTX1JFQ1VSU0lWRRADEi0KKVRPT0xfT1BFUkFUSU9OX0xJU1RfQ09ERV9ERUZJTklUSU9OX05BTUVTEAQSHwobVE9PTF9PUEVSQVRJT05fU0VBUkNIX0ZJTEVTEAUSJwojVE9PTF9PUEVSQVRJT05fRURJVEVEX0VYSVNUSU5HX0ZJTEUQBhIjCh9UT09MX09QRVJBVElPTl9ORVdfRklMRV9DUkVBVEVEEAcSHAoYVE9PTF9PUEVSQVRJT05fV0VCX0ZFVENIEAgSIQodVE9PTF9PUEVSQVRJT05fU1VNTUFSSVpFX1RBU0sQCRIgChxUT09MX09QRVJBVElPTl9VU0VfU1VCQUdFTlRTEAoSHgoaVE9PTF9PUEVSQVRJT05fU1dJVENIX01PREUQCxIbChdUT09MX09QRVJBVElPTl9ERUxFR0FURRAMEhsKF1RPT0xfT1BFUkFUSU9OX05BVklHQVRFEA0qnAEKC1Rvb2xPdXRjb21lEhwKGFRPT0xfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhYKElRPT0xfT1VUQ09NRV9TQVZFRBABEiMKH1RPT0xfT1VUQ09NRV9TQVZFRF9XSVRIX0NIQU5HRVMQAhIZChVUT09MX09VVENPTUVfUkVKRUNURUQQAxIXChNUT09MX09VVENPTUVfRkFJTEVEEARCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Message is one row of a task's chat.
@@ -147,6 +147,13 @@ export type Message = Message$1<"cairn.v1.Message"> & {
     value: ProgressPayload;
     case: "progress";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * On an approval ask: why it is asked (core/policy; `cairn why` prints the same lines).
+   *
+   * @generated from field: cairn.v1.ApprovalWhy why = 22;
+   */
+  why?: ApprovalWhy | undefined;
 };
 
 /**
@@ -155,6 +162,35 @@ export type Message = Message$1<"cairn.v1.Message"> & {
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
   messageDesc(file_cairn_v1_message, 0);
+
+/**
+ * ApprovalWhy is why an approval is asked, in the README's words.
+ *
+ * @generated from message cairn.v1.ApprovalWhy
+ */
+export type ApprovalWhy = Message$1<"cairn.v1.ApprovalWhy"> & {
+  /**
+   * The decision first (`ask — on the deny list (…)`), then every other rule and check that
+   * led to it.
+   *
+   * @generated from field: repeated string lines = 1;
+   */
+  lines: string[];
+
+  /**
+   * A managed policy rule decided: no "always" answer is offered, since none could loosen it.
+   *
+   * @generated from field: bool locked = 2;
+   */
+  locked: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.ApprovalWhy.
+ * Use `create(ApprovalWhySchema)` to create a new message.
+ */
+export const ApprovalWhySchema: GenMessage<ApprovalWhy> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_message, 1);
 
 /**
  * ToolPayload describes a file tool's action.
@@ -220,7 +256,7 @@ export type ToolPayload = Message$1<"cairn.v1.ToolPayload"> & {
  * Use `create(ToolPayloadSchema)` to create a new message.
  */
 export const ToolPayloadSchema: GenMessage<ToolPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 1);
+  messageDesc(file_cairn_v1_message, 2);
 
 /**
  * CommandPayload is the command a command row shows.
@@ -283,7 +319,7 @@ export type CommandPayload = Message$1<"cairn.v1.CommandPayload"> & {
  * Use `create(CommandPayloadSchema)` to create a new message.
  */
 export const CommandPayloadSchema: GenMessage<CommandPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 2);
+  messageDesc(file_cairn_v1_message, 3);
 
 /**
  * CommandOutputPayload is the output of a running or finished command.
@@ -320,7 +356,7 @@ export type CommandOutputPayload = Message$1<"cairn.v1.CommandOutputPayload"> & 
  * Use `create(CommandOutputPayloadSchema)` to create a new message.
  */
 export const CommandOutputPayloadSchema: GenMessage<CommandOutputPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 3);
+  messageDesc(file_cairn_v1_message, 4);
 
 /**
  * FollowupPayload is a question to the user, with optional answer choices.
@@ -354,7 +390,7 @@ export type FollowupPayload = Message$1<"cairn.v1.FollowupPayload"> & {
  * Use `create(FollowupPayloadSchema)` to create a new message.
  */
 export const FollowupPayloadSchema: GenMessage<FollowupPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 4);
+  messageDesc(file_cairn_v1_message, 5);
 
 /**
  * CompletionPayload is the result of attempt_completion.
@@ -379,6 +415,13 @@ export type CompletionPayload = Message$1<"cairn.v1.CompletionPayload"> & {
    * @generated from field: optional bool changes = 80;
    */
   changes?: boolean | undefined;
+
+  /**
+   * How the task's "done when" command judged this completion; unset when the task has none.
+   *
+   * @generated from field: cairn.v1.DoneCheckPayload check = 81;
+   */
+  check?: DoneCheckPayload | undefined;
 };
 
 /**
@@ -386,7 +429,43 @@ export type CompletionPayload = Message$1<"cairn.v1.CompletionPayload"> & {
  * Use `create(CompletionPayloadSchema)` to create a new message.
  */
 export const CompletionPayloadSchema: GenMessage<CompletionPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 5);
+  messageDesc(file_cairn_v1_message, 6);
+
+/**
+ * DoneCheckPayload is one run of a task's "done when" command (README, "Done when").
+ *
+ * @generated from message cairn.v1.DoneCheckPayload
+ */
+export type DoneCheckPayload = Message$1<"cairn.v1.DoneCheckPayload"> & {
+  /**
+   * @generated from field: string command = 1;
+   */
+  command: string;
+
+  /**
+   * @generated from field: int32 exit_code = 2;
+   */
+  exitCode: number;
+
+  /**
+   * @generated from field: bool passed = 3;
+   */
+  passed: boolean;
+
+  /**
+   * The command's output, bounded as command output is for the model.
+   *
+   * @generated from field: string output = 4;
+   */
+  output: string;
+};
+
+/**
+ * Describes the message cairn.v1.DoneCheckPayload.
+ * Use `create(DoneCheckPayloadSchema)` to create a new message.
+ */
+export const DoneCheckPayloadSchema: GenMessage<DoneCheckPayload> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_message, 7);
 
 /**
  * ApiRequestPayload is one model request's cost, filled in when it ends.
@@ -447,7 +526,7 @@ export type ApiRequestPayload = Message$1<"cairn.v1.ApiRequestPayload"> & {
  * Use `create(ApiRequestPayloadSchema)` to create a new message.
  */
 export const ApiRequestPayloadSchema: GenMessage<ApiRequestPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 6);
+  messageDesc(file_cairn_v1_message, 8);
 
 /**
  * RetryPayload describes an automatic retry.
@@ -481,7 +560,7 @@ export type RetryPayload = Message$1<"cairn.v1.RetryPayload"> & {
  * Use `create(RetryPayloadSchema)` to create a new message.
  */
 export const RetryPayloadSchema: GenMessage<RetryPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 7);
+  messageDesc(file_cairn_v1_message, 9);
 
 /**
  * NewTaskPayload carries the context for a new task or a condensed summary.
@@ -500,7 +579,7 @@ export type NewTaskPayload = Message$1<"cairn.v1.NewTaskPayload"> & {
  * Use `create(NewTaskPayloadSchema)` to create a new message.
  */
 export const NewTaskPayloadSchema: GenMessage<NewTaskPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 8);
+  messageDesc(file_cairn_v1_message, 10);
 
 /**
  * BrowserPayload describes a browser action and what it produced.
@@ -556,7 +635,7 @@ export type BrowserPayload = Message$1<"cairn.v1.BrowserPayload"> & {
  * Use `create(BrowserPayloadSchema)` to create a new message.
  */
 export const BrowserPayloadSchema: GenMessage<BrowserPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 9);
+  messageDesc(file_cairn_v1_message, 11);
 
 /**
  * McpPayload describes an MCP tool call or resource access.
@@ -595,7 +674,7 @@ export type McpPayload = Message$1<"cairn.v1.McpPayload"> & {
  * Use `create(McpPayloadSchema)` to create a new message.
  */
 export const McpPayloadSchema: GenMessage<McpPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 10);
+  messageDesc(file_cairn_v1_message, 12);
 
 /**
  * CheckpointPayload names a checkpoint commit.
@@ -614,7 +693,7 @@ export type CheckpointPayload = Message$1<"cairn.v1.CheckpointPayload"> & {
  * Use `create(CheckpointPayloadSchema)` to create a new message.
  */
 export const CheckpointPayloadSchema: GenMessage<CheckpointPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 11);
+  messageDesc(file_cairn_v1_message, 13);
 
 /**
  * ProgressPayload is the focus-chain checklist (markdown).
@@ -633,7 +712,7 @@ export type ProgressPayload = Message$1<"cairn.v1.ProgressPayload"> & {
  * Use `create(ProgressPayloadSchema)` to create a new message.
  */
 export const ProgressPayloadSchema: GenMessage<ProgressPayload> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_message, 12);
+  messageDesc(file_cairn_v1_message, 14);
 
 /**
  * AskKind names a message that blocks the task until the user answers.
@@ -979,6 +1058,28 @@ export enum ToolOperation {
    * @generated from enum value: TOOL_OPERATION_USE_SUBAGENTS = 10;
    */
   USE_SUBAGENTS = 10,
+
+  /**
+   * Switch the task to another mode: path is the mode's slug, content the reason.
+   *
+   * @generated from enum value: TOOL_OPERATION_SWITCH_MODE = 11;
+   */
+  SWITCH_MODE = 11,
+
+  /**
+   * Start a subtask in a mode: path is the mode's slug, content the assignment.
+   *
+   * @generated from enum value: TOOL_OPERATION_DELEGATE = 12;
+   */
+  DELEGATE = 12,
+
+  /**
+   * Look a symbol up through the language servers (go_to_definition, find_references);
+   * content says what was asked, path is the file it was asked in.
+   *
+   * @generated from enum value: TOOL_OPERATION_NAVIGATE = 13;
+   */
+  NAVIGATE = 13,
 }
 
 /**

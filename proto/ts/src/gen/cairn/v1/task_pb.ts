@@ -8,13 +8,242 @@ import type { Message as Message$1 } from "./message_pb";
 import { file_cairn_v1_message } from "./message_pb";
 import type { AutoApprove, Mode, SandboxStatus, TaskLimits } from "./state_pb";
 import { file_cairn_v1_state } from "./state_pb";
+import type { WorktreeInfo } from "./workspace_pb";
+import { file_cairn_v1_workspace } from "./workspace_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file cairn/v1/task.proto.
  */
 export const file_cairn_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSI5ChJTdG9wQ29tbWFuZFJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRISCgpjb21tYW5kX2lkGAIgASgFIigKE1N0b3BDb21tYW5kUmVzcG9uc2USEQoJZXhpdF9jb2RlGAEgASgFImgKGVVwZGF0ZVRhc2tTZXR0aW5nc1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIrCgxhdXRvX2FwcHJvdmUYAyABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZSIcChpVcGRhdGVUYXNrU2V0dGluZ3NSZXNwb25zZSKOAwoNVGFza092ZXJyaWRlcxIQCghiYXNlX3VybBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEg0KBW1vZGVsGAMgASgJEhMKC3Rvb2xfZm9ybWF0GAQgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYBSABKAkSFAoMYXV0b19hcHByb3ZlGAYgAygJEgwKBHlvbG8YByABKAgSFAoMbWF4X3JlcXVlc3RzGAggASgFEhAKCG1heF9jb3N0GAkgASgBEhQKB2Jyb3dzZXIYCiABKAhIAIgBARIhChRjb21tYW5kX3dhaXRfc2Vjb25kcxgpIAEoBUgBiAEBEhcKCm5vX3NhbmRib3gYKiABKAhIAogBARIcCg9zYW5kYm94X25ldHdvcmsYKyABKAhIA4gBARIYChBtY3Bfc2VydmVyc19qc29uGDwgASgJQgoKCF9icm93c2VyQhcKFV9jb21tYW5kX3dhaXRfc2Vjb25kc0INCgtfbm9fc2FuZGJveEISChBfc2FuZGJveF9uZXR3b3JrIk0KFFNldFRhc2tMaW1pdHNSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSJAoGbGltaXRzGAIgASgLMhQuY2Fpcm4udjEuVGFza0xpbWl0cyIXChVTZXRUYXNrTGltaXRzUmVzcG9uc2UiwwEKDk5ld1Rhc2tSZXF1ZXN0EgwKBHRleHQYASABKAkSDgoGaW1hZ2VzGAIgAygJEg0KBWZpbGVzGAMgAygJEhcKD3dvcmtzcGFjZV9yb290cxgEIAMoCRIPCgdob3N0X2lkGAUgASgJEhwKBG1vZGUYBiABKA4yDi5jYWlybi52MS5Nb2RlEioKCW92ZXJyaWRlcxgHIAEoCzIXLmNhaXJuLnYxLlRhc2tPdmVycmlkZXMSEAoId29ya3RyZWUYMiABKAgiIgoPTmV3VGFza1Jlc3BvbnNlEg8KB3Rhc2tfaWQYASABKAkiuAEKEEFuc3dlckFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRInCghyZXNwb25zZRgCIAEoDjIVLmNhaXJuLnYxLkFza1Jlc3BvbnNlEgwKBHRleHQYAyABKAkSDgoGaW1hZ2VzGAQgAygJEg0KBWZpbGVzGAUgAygJEhoKDW1lc3NhZ2VfaW5kZXgYBiABKAVIAIgBARIPCgdob3N0X2lkGAcgASgJQhAKDl9tZXNzYWdlX2luZGV4IhMKEUFuc3dlckFza1Jlc3BvbnNlImMKElNlbmRNZXNzYWdlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgwKBHRleHQYAiABKAkSDgoGaW1hZ2VzGAMgAygJEg0KBWZpbGVzGAQgAygJEg8KB2hvc3RfaWQYBSABKAkiJQoTU2VuZE1lc3NhZ2VSZXNwb25zZRIOCgZxdWV1ZWQYASABKAgiOQoaUmVtb3ZlUXVldWVkTWVzc2FnZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIKCgJpZBgCIAEoCSIdChtSZW1vdmVRdWV1ZWRNZXNzYWdlUmVzcG9uc2UiggEKEkVkaXRNZXNzYWdlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhoKDW1lc3NhZ2VfaW5kZXgYAiABKAVIAIgBARIMCgR0ZXh0GAMgASgJEg4KBmltYWdlcxgEIAMoCRIPCgdob3N0X2lkGAUgASgJQhAKDl9tZXNzYWdlX2luZGV4IhUKE0VkaXRNZXNzYWdlUmVzcG9uc2UiJAoRQ2FuY2VsVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSIUChJDYW5jZWxUYXNrUmVzcG9uc2UiIwoQQ2xlYXJUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIhMKEUNsZWFyVGFza1Jlc3BvbnNlImEKEVJlc3VtZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDwoHaG9zdF9pZBgCIAEoCRIqCglvdmVycmlkZXMYAyABKAsyFy5jYWlybi52MS5UYXNrT3ZlcnJpZGVzIhQKElJlc3VtZVRhc2tSZXNwb25zZSJ0ChBMaXN0VGFza3NSZXF1ZXN0Eg4KBnNlYXJjaBgBIAEoCRIWCg5mYXZvcml0ZXNfb25seRgCIAEoCBIWCg53b3Jrc3BhY2Vfcm9vdBgDIAEoCRIgCgRzb3J0GAQgASgOMhIuY2Fpcm4udjEuVGFza1NvcnQiUwoRTGlzdFRhc2tzUmVzcG9uc2USJAoFdGFza3MYASADKAsyFS5jYWlybi52MS5UYXNrU3VtbWFyeRIYChB0b3RhbF9zaXplX2J5dGVzGAIgASgDIrQCCgtUYXNrU3VtbWFyeRIPCgd0YXNrX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEhYKDndvcmtzcGFjZV9yb290GAMgASgJEhcKD2NyZWF0ZWRfdW5peF9tcxgEIAEoAxIXCg91cGRhdGVkX3VuaXhfbXMYBSABKAMSEQoJdG9rZW5zX2luGAYgASgDEhIKCnRva2Vuc19vdXQYByABKAMSFAoMY2FjaGVfd3JpdGVzGAggASgDEhMKC2NhY2hlX3JlYWRzGAkgASgDEgwKBGNvc3QYCiABKAESEgoKc2l6ZV9ieXRlcxgLIAEoAxIQCghmYXZvcml0ZRgMIAEoCBINCgVtb2RlbBgNIAEoCRIUCgxwcmljZXNfa25vd24YDiABKAgSEAoIaW5jbHVkZWQYRiABKAgiMwoSRGVsZXRlVGFza3NSZXF1ZXN0EhAKCHRhc2tfaWRzGAEgAygJEgsKA2FsbBgCIAEoCCIVChNEZWxldGVUYXNrc1Jlc3BvbnNlIiQKEUV4cG9ydFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiOQoSRXhwb3J0VGFza1Jlc3BvbnNlEhAKCG1hcmtkb3duGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCSI3ChJTZXRGYXZvcml0ZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIQCghmYXZvcml0ZRgCIAEoCCIVChNTZXRGYXZvcml0ZVJlc3BvbnNlIjwKF1VwZGF0ZUZvY3VzQ2hhaW5SZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSEAoIbWFya2Rvd24YAiABKAkiGgoYVXBkYXRlRm9jdXNDaGFpblJlc3BvbnNlIksKEFN1YnNjcmliZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIVCg1zbmFwc2hvdF90YWlsGAIgASgFEg8KB2hvc3RfaWQYAyABKAkiwgIKEVN1YnNjcmliZVJlc3BvbnNlEiYKCHNuYXBzaG90GAEgASgLMhIuY2Fpcm4udjEuU25hcHNob3RIABIvCg1tZXNzYWdlX2FkZGVkGAIgASgLMhYuY2Fpcm4udjEuTWVzc2FnZUFkZGVkSAASLwoNdGV4dF9hcHBlbmRlZBgDIAEoCzIWLmNhaXJuLnYxLlRleHRBcHBlbmRlZEgAEjMKD21lc3NhZ2VfdXBkYXRlZBgEIAEoCzIYLmNhaXJuLnYxLk1lc3NhZ2VVcGRhdGVkSAASLAoNc3RhdGVfY2hhbmdlZBgFIAEoCzITLmNhaXJuLnYxLlRhc2tTdGF0ZUgAEjcKEW1lc3NhZ2VfZmluYWxpemVkGAYgASgLMhouY2Fpcm4udjEuTWVzc2FnZUZpbmFsaXplZEgAQgcKBWV2ZW50IiEKEE1lc3NhZ2VGaW5hbGl6ZWQSDQoFaW5kZXgYASABKAUiaAoIU25hcHNob3QSIgoFc3RhdGUYASABKAsyEy5jYWlybi52MS5UYXNrU3RhdGUSIwoIbWVzc2FnZXMYAiADKAsyES5jYWlybi52MS5NZXNzYWdlEhMKC2ZpcnN0X2luZGV4GAMgASgFIjIKDE1lc3NhZ2VBZGRlZBIiCgdtZXNzYWdlGAEgASgLMhEuY2Fpcm4udjEuTWVzc2FnZSIsCgxUZXh0QXBwZW5kZWQSDQoFaW5kZXgYASABKAUSDQoFZGVsdGEYAiABKAkiNAoOTWVzc2FnZVVwZGF0ZWQSIgoHbWVzc2FnZRgBIAEoCzIRLmNhaXJuLnYxLk1lc3NhZ2Ui3QQKCVRhc2tTdGF0ZRIPCgd0YXNrX2lkGAEgASgJEiQKBnN0YXR1cxgCIAEoDjIULmNhaXJuLnYxLlRhc2tTdGF0dXMSHAoEbW9kZRgDIAEoDjIOLmNhaXJuLnYxLk1vZGUSDQoFdGl0bGUYBCABKAkSEQoJdG9rZW5zX2luGAUgASgDEhIKCnRva2Vuc19vdXQYBiABKAMSFAoMY2FjaGVfd3JpdGVzGAcgASgDEhMKC2NhY2hlX3JlYWRzGAggASgDEgwKBGNvc3QYCSABKAESFgoOY29udGV4dF90b2tlbnMYCiABKAMSFgoOY29udGV4dF93aW5kb3cYCyABKAMSEwoLZm9jdXNfY2hhaW4YDCABKAkSFgoOb3Blbl9hc2tfaW5kZXgYDSABKAUSDQoFbW9kZWwYDiABKAkSFQoNbWVzc2FnZV9jb3VudBgPIAEoBRIQCghyZXF1ZXN0cxgQIAEoBRIkCgZsaW1pdHMYESABKAsyFC5jYWlybi52MS5UYXNrTGltaXRzEhQKDHByaWNlc19rbm93bhgSIAEoCBInCgZxdWV1ZWQYEyADKAsyFy5jYWlybi52MS5RdWV1ZWRNZXNzYWdlEisKDGF1dG9fYXBwcm92ZRgUIAEoCzIVLmNhaXJuLnYxLkF1dG9BcHByb3ZlEhQKDG93bl9zZXR0aW5ncxgVIAEoCBIQCghpbmNsdWRlZBhGIAEoCBITCgttb2RlbF9sYWJlbBhHIAEoCRIoCgdzYW5kYm94GEggASgLMhcuY2Fpcm4udjEuU2FuZGJveFN0YXR1cyI+Cg1RdWV1ZWRNZXNzYWdlEgoKAmlkGAEgASgJEgwKBHRleHQYAiABKAkSEwoLaW1hZ2VfY291bnQYAyABKAUqeAoLQXNrUmVzcG9uc2USHAoYQVNLX1JFU1BPTlNFX1VOU1BFQ0lGSUVEEAASGAoUQVNLX1JFU1BPTlNFX0FQUFJPVkUQARIXChNBU0tfUkVTUE9OU0VfUkVKRUNUEAISGAoUQVNLX1JFU1BPTlNFX01FU1NBR0UQAyqKAQoIVGFza1NvcnQSGQoVVEFTS19TT1JUX1VOU1BFQ0lGSUVEEAASFAoQVEFTS19TT1JUX05FV0VTVBABEhQKEFRBU0tfU09SVF9PTERFU1QQAhIcChhUQVNLX1NPUlRfTU9TVF9FWFBFTlNJVkUQAxIZChVUQVNLX1NPUlRfTU9TVF9UT0tFTlMQBCq/AQoKVGFza1N0YXR1cxIbChdUQVNLX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE1RBU0tfU1RBVFVTX1JVTk5JTkcQARIXChNUQVNLX1NUQVRVU19XQUlUSU5HEAISGQoVVEFTS19TVEFUVVNfQ09NUExFVEVEEAMSGQoVVEFTS19TVEFUVVNfQ0FOQ0VMTEVEEAQSFgoSVEFTS19TVEFUVVNfRkFJTEVEEAUSFAoQVEFTS19TVEFUVVNfSURMRRAGMugJCgtUYXNrU2VydmljZRI+CgdOZXdUYXNrEhguY2Fpcm4udjEuTmV3VGFza1JlcXVlc3QaGS5jYWlybi52MS5OZXdUYXNrUmVzcG9uc2USRAoJQW5zd2VyQXNrEhouY2Fpcm4udjEuQW5zd2VyQXNrUmVxdWVzdBobLmNhaXJuLnYxLkFuc3dlckFza1Jlc3BvbnNlEkoKC1NlbmRNZXNzYWdlEhwuY2Fpcm4udjEuU2VuZE1lc3NhZ2VSZXF1ZXN0Gh0uY2Fpcm4udjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJiChNSZW1vdmVRdWV1ZWRNZXNzYWdlEiQuY2Fpcm4udjEuUmVtb3ZlUXVldWVkTWVzc2FnZVJlcXVlc3QaJS5jYWlybi52MS5SZW1vdmVRdWV1ZWRNZXNzYWdlUmVzcG9uc2USSgoLRWRpdE1lc3NhZ2USHC5jYWlybi52MS5FZGl0TWVzc2FnZVJlcXVlc3QaHS5jYWlybi52MS5FZGl0TWVzc2FnZVJlc3BvbnNlEkcKCkNhbmNlbFRhc2sSGy5jYWlybi52MS5DYW5jZWxUYXNrUmVxdWVzdBocLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXNwb25zZRJECglDbGVhclRhc2sSGi5jYWlybi52MS5DbGVhclRhc2tSZXF1ZXN0GhsuY2Fpcm4udjEuQ2xlYXJUYXNrUmVzcG9uc2USRwoKUmVzdW1lVGFzaxIbLmNhaXJuLnYxLlJlc3VtZVRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuUmVzdW1lVGFza1Jlc3BvbnNlEkQKCUxpc3RUYXNrcxIaLmNhaXJuLnYxLkxpc3RUYXNrc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0VGFza3NSZXNwb25zZRJKCgtEZWxldGVUYXNrcxIcLmNhaXJuLnYxLkRlbGV0ZVRhc2tzUmVxdWVzdBodLmNhaXJuLnYxLkRlbGV0ZVRhc2tzUmVzcG9uc2USRwoKRXhwb3J0VGFzaxIbLmNhaXJuLnYxLkV4cG9ydFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuRXhwb3J0VGFza1Jlc3BvbnNlEkoKC1NldEZhdm9yaXRlEhwuY2Fpcm4udjEuU2V0RmF2b3JpdGVSZXF1ZXN0Gh0uY2Fpcm4udjEuU2V0RmF2b3JpdGVSZXNwb25zZRJZChBVcGRhdGVGb2N1c0NoYWluEiEuY2Fpcm4udjEuVXBkYXRlRm9jdXNDaGFpblJlcXVlc3QaIi5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVzcG9uc2USUAoNU2V0VGFza0xpbWl0cxIeLmNhaXJuLnYxLlNldFRhc2tMaW1pdHNSZXF1ZXN0Gh8uY2Fpcm4udjEuU2V0VGFza0xpbWl0c1Jlc3BvbnNlEl8KElVwZGF0ZVRhc2tTZXR0aW5ncxIjLmNhaXJuLnYxLlVwZGF0ZVRhc2tTZXR0aW5nc1JlcXVlc3QaJC5jYWlybi52MS5VcGRhdGVUYXNrU2V0dGluZ3NSZXNwb25zZRJKCgtTdG9wQ29tbWFuZBIcLmNhaXJuLnYxLlN0b3BDb21tYW5kUmVxdWVzdBodLmNhaXJuLnYxLlN0b3BDb21tYW5kUmVzcG9uc2UyUwoJVWlTZXJ2aWNlEkYKCVN1YnNjcmliZRIaLmNhaXJuLnYxLlN1YnNjcmliZVJlcXVlc3QaGy5jYWlybi52MS5TdWJzY3JpYmVSZXNwb25zZTABQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw", [file_cairn_v1_message, file_cairn_v1_state]);
+  fileDesc("ChNjYWlybi92MS90YXNrLnByb3RvEghjYWlybi52MSJKCg9Gb3JrVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIVCg1tZXNzYWdlX2luZGV4GAIgASgFEg8KB2hvc3RfaWQYAyABKAkiTwoQRm9ya1Rhc2tSZXNwb25zZRIPCgd0YXNrX2lkGAEgASgJEhYKDndvcmtzcGFjZV9yb290GAIgASgJEhIKCmNoZWNrcG9pbnQYAyABKAkiOAoRV2F0Y2hUYXNrc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSCwoDYWxsGAIgASgIIjgKEldhdGNoVGFza3NSZXNwb25zZRIiCgV0YXNrcxgBIAMoCzITLmNhaXJuLnYxLkJvYXJkVGFzayLwAgoJQm9hcmRUYXNrEg8KB3Rhc2tfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSJAoGc3RhdHVzGAMgASgOMhQuY2Fpcm4udjEuVGFza1N0YXR1cxIcCgRtb2RlGAQgASgOMg4uY2Fpcm4udjEuTW9kZRIMCgRjb3N0GAUgASgBEhIKCmNvc3Rfa25vd24YBiABKAgSEAoIaW5jbHVkZWQYByABKAgSEQoJcGFyZW50X2lkGAggASgJEhYKDndvcmtzcGFjZV9yb290GAkgASgJEh4KA2FzaxgKIAEoCzIRLmNhaXJuLnYxLk1lc3NhZ2USKAoId29ya3RyZWUYCyABKAsyFi5jYWlybi52MS5Xb3JrdHJlZUluZm8SDAoEbGl2ZRgMIAEoCBIXCg91cGRhdGVkX3VuaXhfbXMYDSABKAMSEQoJbW9kZV9zbHVnGA4gASgJEg8KB3N1YnRhc2sYDyABKAgSCwoDcm93GBAgASgFIjkKElN0b3BDb21tYW5kUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhIKCmNvbW1hbmRfaWQYAiABKAUiKAoTU3RvcENvbW1hbmRSZXNwb25zZRIRCglleGl0X2NvZGUYASABKAUilQEKGVVwZGF0ZVRhc2tTZXR0aW5nc1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIrCgxhdXRvX2FwcHJvdmUYAyABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIrCg1zZXNzaW9uX2FsbG93GAQgAygLMhQuY2Fpcm4udjEuUG9saWN5UnVsZSJUCgpQb2xpY3lSdWxlEg8KB2NvbW1hbmQYASABKAkSDQoFZmlsZXMYAiABKAkSDAoEdG9vbBgDIAEoCRILCgNtY3AYBCABKAkSCwoDd2ViGAUgASgJIhwKGlVwZGF0ZVRhc2tTZXR0aW5nc1Jlc3BvbnNlIqEDCg1UYXNrT3ZlcnJpZGVzEhAKCGJhc2VfdXJsGAEgASgJEg8KB2FwaV9rZXkYAiABKAkSDQoFbW9kZWwYAyABKAkSEwoLdG9vbF9mb3JtYXQYBCABKAkSGAoQcmVhc29uaW5nX2VmZm9ydBgFIAEoCRIUCgxhdXRvX2FwcHJvdmUYBiADKAkSDAoEeW9sbxgHIAEoCBIUCgxtYXhfcmVxdWVzdHMYCCABKAUSEAoIbWF4X2Nvc3QYCSABKAESFAoHYnJvd3NlchgKIAEoCEgAiAEBEiEKFGNvbW1hbmRfd2FpdF9zZWNvbmRzGCkgASgFSAGIAQESFwoKbm9fc2FuZGJveBgqIAEoCEgCiAEBEhwKD3NhbmRib3hfbmV0d29yaxgrIAEoCEgDiAEBEhgKEG1jcF9zZXJ2ZXJzX2pzb24YPCABKAkSEQoJZG9uZV93aGVuGD0gASgJQgoKCF9icm93c2VyQhcKFV9jb21tYW5kX3dhaXRfc2Vjb25kc0INCgtfbm9fc2FuZGJveEISChBfc2FuZGJveF9uZXR3b3JrIk0KFFNldFRhc2tMaW1pdHNSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSJAoGbGltaXRzGAIgASgLMhQuY2Fpcm4udjEuVGFza0xpbWl0cyIXChVTZXRUYXNrTGltaXRzUmVzcG9uc2Ui7gEKDk5ld1Rhc2tSZXF1ZXN0EgwKBHRleHQYASABKAkSDgoGaW1hZ2VzGAIgAygJEg0KBWZpbGVzGAMgAygJEhcKD3dvcmtzcGFjZV9yb290cxgEIAMoCRIPCgdob3N0X2lkGAUgASgJEhwKBG1vZGUYBiABKA4yDi5jYWlybi52MS5Nb2RlEhEKCW1vZGVfc2x1ZxgIIAEoCRIqCglvdmVycmlkZXMYByABKAsyFy5jYWlybi52MS5UYXNrT3ZlcnJpZGVzEhAKCHdvcmt0cmVlGDIgASgIEhYKDnBhcmVudF90YXNrX2lkGDMgASgJIiIKD05ld1Rhc2tSZXNwb25zZRIPCgd0YXNrX2lkGAEgASgJIrgBChBBbnN3ZXJBc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSJwoIcmVzcG9uc2UYAiABKA4yFS5jYWlybi52MS5Bc2tSZXNwb25zZRIMCgR0ZXh0GAMgASgJEg4KBmltYWdlcxgEIAMoCRINCgVmaWxlcxgFIAMoCRIaCg1tZXNzYWdlX2luZGV4GAYgASgFSACIAQESDwoHaG9zdF9pZBgHIAEoCUIQCg5fbWVzc2FnZV9pbmRleCITChFBbnN3ZXJBc2tSZXNwb25zZSJjChJTZW5kTWVzc2FnZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEg4KBmltYWdlcxgDIAMoCRINCgVmaWxlcxgEIAMoCRIPCgdob3N0X2lkGAUgASgJIiUKE1NlbmRNZXNzYWdlUmVzcG9uc2USDgoGcXVldWVkGAEgASgIIjkKGlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSCgoCaWQYAiABKAkiHQobUmVtb3ZlUXVldWVkTWVzc2FnZVJlc3BvbnNlIoIBChJFZGl0TWVzc2FnZVJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIaCg1tZXNzYWdlX2luZGV4GAIgASgFSACIAQESDAoEdGV4dBgDIAEoCRIOCgZpbWFnZXMYBCADKAkSDwoHaG9zdF9pZBgFIAEoCUIQCg5fbWVzc2FnZV9pbmRleCIVChNFZGl0TWVzc2FnZVJlc3BvbnNlIiQKEUNhbmNlbFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiFAoSQ2FuY2VsVGFza1Jlc3BvbnNlIiMKEENsZWFyVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCSITChFDbGVhclRhc2tSZXNwb25zZSJhChFSZXN1bWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEg8KB2hvc3RfaWQYAiABKAkSKgoJb3ZlcnJpZGVzGAMgASgLMhcuY2Fpcm4udjEuVGFza092ZXJyaWRlcyIUChJSZXN1bWVUYXNrUmVzcG9uc2UidAoQTGlzdFRhc2tzUmVxdWVzdBIOCgZzZWFyY2gYASABKAkSFgoOZmF2b3JpdGVzX29ubHkYAiABKAgSFgoOd29ya3NwYWNlX3Jvb3QYAyABKAkSIAoEc29ydBgEIAEoDjISLmNhaXJuLnYxLlRhc2tTb3J0IlMKEUxpc3RUYXNrc1Jlc3BvbnNlEiQKBXRhc2tzGAEgAygLMhUuY2Fpcm4udjEuVGFza1N1bW1hcnkSGAoQdG90YWxfc2l6ZV9ieXRlcxgCIAEoAyK0AgoLVGFza1N1bW1hcnkSDwoHdGFza19pZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIWCg53b3Jrc3BhY2Vfcm9vdBgDIAEoCRIXCg9jcmVhdGVkX3VuaXhfbXMYBCABKAMSFwoPdXBkYXRlZF91bml4X21zGAUgASgDEhEKCXRva2Vuc19pbhgGIAEoAxISCgp0b2tlbnNfb3V0GAcgASgDEhQKDGNhY2hlX3dyaXRlcxgIIAEoAxITCgtjYWNoZV9yZWFkcxgJIAEoAxIMCgRjb3N0GAogASgBEhIKCnNpemVfYnl0ZXMYCyABKAMSEAoIZmF2b3JpdGUYDCABKAgSDQoFbW9kZWwYDSABKAkSFAoMcHJpY2VzX2tub3duGA4gASgIEhAKCGluY2x1ZGVkGEYgASgIIjMKEkRlbGV0ZVRhc2tzUmVxdWVzdBIQCgh0YXNrX2lkcxgBIAMoCRILCgNhbGwYAiABKAgiFQoTRGVsZXRlVGFza3NSZXNwb25zZSIkChFFeHBvcnRUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIjkKEkV4cG9ydFRhc2tSZXNwb25zZRIQCghtYXJrZG93bhgBIAEoCRIRCglmaWxlX25hbWUYAiABKAkiNwoSU2V0RmF2b3JpdGVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSEAoIZmF2b3JpdGUYAiABKAgiFQoTU2V0RmF2b3JpdGVSZXNwb25zZSI8ChdVcGRhdGVGb2N1c0NoYWluUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhAKCG1hcmtkb3duGAIgASgJIhoKGFVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZSJLChBTdWJzY3JpYmVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSFQoNc25hcHNob3RfdGFpbBgCIAEoBRIPCgdob3N0X2lkGAMgASgJIsICChFTdWJzY3JpYmVSZXNwb25zZRImCghzbmFwc2hvdBgBIAEoCzISLmNhaXJuLnYxLlNuYXBzaG90SAASLwoNbWVzc2FnZV9hZGRlZBgCIAEoCzIWLmNhaXJuLnYxLk1lc3NhZ2VBZGRlZEgAEi8KDXRleHRfYXBwZW5kZWQYAyABKAsyFi5jYWlybi52MS5UZXh0QXBwZW5kZWRIABIzCg9tZXNzYWdlX3VwZGF0ZWQYBCABKAsyGC5jYWlybi52MS5NZXNzYWdlVXBkYXRlZEgAEiwKDXN0YXRlX2NoYW5nZWQYBSABKAsyEy5jYWlybi52MS5UYXNrU3RhdGVIABI3ChFtZXNzYWdlX2ZpbmFsaXplZBgGIAEoCzIaLmNhaXJuLnYxLk1lc3NhZ2VGaW5hbGl6ZWRIAEIHCgVldmVudCIhChBNZXNzYWdlRmluYWxpemVkEg0KBWluZGV4GAEgASgFImgKCFNuYXBzaG90EiIKBXN0YXRlGAEgASgLMhMuY2Fpcm4udjEuVGFza1N0YXRlEiMKCG1lc3NhZ2VzGAIgAygLMhEuY2Fpcm4udjEuTWVzc2FnZRITCgtmaXJzdF9pbmRleBgDIAEoBSIyCgxNZXNzYWdlQWRkZWQSIgoHbWVzc2FnZRgBIAEoCzIRLmNhaXJuLnYxLk1lc3NhZ2UiLAoMVGV4dEFwcGVuZGVkEg0KBWluZGV4GAEgASgFEg0KBWRlbHRhGAIgASgJIjQKDk1lc3NhZ2VVcGRhdGVkEiIKB21lc3NhZ2UYASABKAsyES5jYWlybi52MS5NZXNzYWdlIvAECglUYXNrU3RhdGUSDwoHdGFza19pZBgBIAEoCRIkCgZzdGF0dXMYAiABKA4yFC5jYWlybi52MS5UYXNrU3RhdHVzEhwKBG1vZGUYAyABKA4yDi5jYWlybi52MS5Nb2RlEg0KBXRpdGxlGAQgASgJEhEKCXRva2Vuc19pbhgFIAEoAxISCgp0b2tlbnNfb3V0GAYgASgDEhQKDGNhY2hlX3dyaXRlcxgHIAEoAxITCgtjYWNoZV9yZWFkcxgIIAEoAxIMCgRjb3N0GAkgASgBEhYKDmNvbnRleHRfdG9rZW5zGAogASgDEhYKDmNvbnRleHRfd2luZG93GAsgASgDEhMKC2ZvY3VzX2NoYWluGAwgASgJEhYKDm9wZW5fYXNrX2luZGV4GA0gASgFEg0KBW1vZGVsGA4gASgJEhUKDW1lc3NhZ2VfY291bnQYDyABKAUSEAoIcmVxdWVzdHMYECABKAUSJAoGbGltaXRzGBEgASgLMhQuY2Fpcm4udjEuVGFza0xpbWl0cxIUCgxwcmljZXNfa25vd24YEiABKAgSJwoGcXVldWVkGBMgAygLMhcuY2Fpcm4udjEuUXVldWVkTWVzc2FnZRIrCgxhdXRvX2FwcHJvdmUYFCABKAsyFS5jYWlybi52MS5BdXRvQXBwcm92ZRIUCgxvd25fc2V0dGluZ3MYFSABKAgSEAoIaW5jbHVkZWQYRiABKAgSEwoLbW9kZWxfbGFiZWwYRyABKAkSKAoHc2FuZGJveBhIIAEoCzIXLmNhaXJuLnYxLlNhbmRib3hTdGF0dXMSEQoJbW9kZV9zbHVnGEkgASgJIj4KDVF1ZXVlZE1lc3NhZ2USCgoCaWQYASABKAkSDAoEdGV4dBgCIAEoCRITCgtpbWFnZV9jb3VudBgDIAEoBSp4CgtBc2tSZXNwb25zZRIcChhBU0tfUkVTUE9OU0VfVU5TUEVDSUZJRUQQABIYChRBU0tfUkVTUE9OU0VfQVBQUk9WRRABEhcKE0FTS19SRVNQT05TRV9SRUpFQ1QQAhIYChRBU0tfUkVTUE9OU0VfTUVTU0FHRRADKooBCghUYXNrU29ydBIZChVUQVNLX1NPUlRfVU5TUEVDSUZJRUQQABIUChBUQVNLX1NPUlRfTkVXRVNUEAESFAoQVEFTS19TT1JUX09MREVTVBACEhwKGFRBU0tfU09SVF9NT1NUX0VYUEVOU0lWRRADEhkKFVRBU0tfU09SVF9NT1NUX1RPS0VOUxAEKr8BCgpUYXNrU3RhdHVzEhsKF1RBU0tfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTVEFTS19TVEFUVVNfUlVOTklORxABEhcKE1RBU0tfU1RBVFVTX1dBSVRJTkcQAhIZChVUQVNLX1NUQVRVU19DT01QTEVURUQQAxIZChVUQVNLX1NUQVRVU19DQU5DRUxMRUQQBBIWChJUQVNLX1NUQVRVU19GQUlMRUQQBRIUChBUQVNLX1NUQVRVU19JRExFEAYy9goKC1Rhc2tTZXJ2aWNlEj4KB05ld1Rhc2sSGC5jYWlybi52MS5OZXdUYXNrUmVxdWVzdBoZLmNhaXJuLnYxLk5ld1Rhc2tSZXNwb25zZRJECglBbnN3ZXJBc2sSGi5jYWlybi52MS5BbnN3ZXJBc2tSZXF1ZXN0GhsuY2Fpcm4udjEuQW5zd2VyQXNrUmVzcG9uc2USSgoLU2VuZE1lc3NhZ2USHC5jYWlybi52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHS5jYWlybi52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEmIKE1JlbW92ZVF1ZXVlZE1lc3NhZ2USJC5jYWlybi52MS5SZW1vdmVRdWV1ZWRNZXNzYWdlUmVxdWVzdBolLmNhaXJuLnYxLlJlbW92ZVF1ZXVlZE1lc3NhZ2VSZXNwb25zZRJKCgtFZGl0TWVzc2FnZRIcLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBodLmNhaXJuLnYxLkVkaXRNZXNzYWdlUmVzcG9uc2USRwoKQ2FuY2VsVGFzaxIbLmNhaXJuLnYxLkNhbmNlbFRhc2tSZXF1ZXN0GhwuY2Fpcm4udjEuQ2FuY2VsVGFza1Jlc3BvbnNlEkQKCUNsZWFyVGFzaxIaLmNhaXJuLnYxLkNsZWFyVGFza1JlcXVlc3QaGy5jYWlybi52MS5DbGVhclRhc2tSZXNwb25zZRJHCgpSZXN1bWVUYXNrEhsuY2Fpcm4udjEuUmVzdW1lVGFza1JlcXVlc3QaHC5jYWlybi52MS5SZXN1bWVUYXNrUmVzcG9uc2USRAoJTGlzdFRhc2tzEhouY2Fpcm4udjEuTGlzdFRhc2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RUYXNrc1Jlc3BvbnNlEkoKC0RlbGV0ZVRhc2tzEhwuY2Fpcm4udjEuRGVsZXRlVGFza3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRGVsZXRlVGFza3NSZXNwb25zZRJHCgpFeHBvcnRUYXNrEhsuY2Fpcm4udjEuRXhwb3J0VGFza1JlcXVlc3QaHC5jYWlybi52MS5FeHBvcnRUYXNrUmVzcG9uc2USSgoLU2V0RmF2b3JpdGUSHC5jYWlybi52MS5TZXRGYXZvcml0ZVJlcXVlc3QaHS5jYWlybi52MS5TZXRGYXZvcml0ZVJlc3BvbnNlElkKEFVwZGF0ZUZvY3VzQ2hhaW4SIS5jYWlybi52MS5VcGRhdGVGb2N1c0NoYWluUmVxdWVzdBoiLmNhaXJuLnYxLlVwZGF0ZUZvY3VzQ2hhaW5SZXNwb25zZRJQCg1TZXRUYXNrTGltaXRzEh4uY2Fpcm4udjEuU2V0VGFza0xpbWl0c1JlcXVlc3QaHy5jYWlybi52MS5TZXRUYXNrTGltaXRzUmVzcG9uc2USXwoSVXBkYXRlVGFza1NldHRpbmdzEiMuY2Fpcm4udjEuVXBkYXRlVGFza1NldHRpbmdzUmVxdWVzdBokLmNhaXJuLnYxLlVwZGF0ZVRhc2tTZXR0aW5nc1Jlc3BvbnNlEkoKC1N0b3BDb21tYW5kEhwuY2Fpcm4udjEuU3RvcENvbW1hbmRSZXF1ZXN0Gh0uY2Fpcm4udjEuU3RvcENvbW1hbmRSZXNwb25zZRJBCghGb3JrVGFzaxIZLmNhaXJuLnYxLkZvcmtUYXNrUmVxdWVzdBoaLmNhaXJuLnYxLkZvcmtUYXNrUmVzcG9uc2USSQoKV2F0Y2hUYXNrcxIbLmNhaXJuLnYxLldhdGNoVGFza3NSZXF1ZXN0GhwuY2Fpcm4udjEuV2F0Y2hUYXNrc1Jlc3BvbnNlMAEyUwoJVWlTZXJ2aWNlEkYKCVN1YnNjcmliZRIaLmNhaXJuLnYxLlN1YnNjcmliZVJlcXVlc3QaGy5jYWlybi52MS5TdWJzY3JpYmVSZXNwb25zZTABQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw", [file_cairn_v1_message, file_cairn_v1_state, file_cairn_v1_workspace]);
+
+/**
+ * ForkTaskRequest names the task and the message to fork from.
+ *
+ * @generated from message cairn.v1.ForkTaskRequest
+ */
+export type ForkTaskRequest = Message<"cairn.v1.ForkTaskRequest"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * The message's index in the task (Message.index; `cairn show --json` prints it): a
+   * checkpoint row, or a row the checkpoint row right after it belongs to.
+   *
+   * @generated from field: int32 message_index = 2;
+   */
+  messageIndex: number;
+
+  /**
+   * The editor that serves the new task (as NewTaskRequest.host_id).
+   *
+   * @generated from field: string host_id = 3;
+   */
+  hostId: string;
+};
+
+/**
+ * Describes the message cairn.v1.ForkTaskRequest.
+ * Use `create(ForkTaskRequestSchema)` to create a new message.
+ */
+export const ForkTaskRequestSchema: GenMessage<ForkTaskRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 0);
+
+/**
+ * ForkTaskResponse names the new task and where its files are.
+ *
+ * @generated from message cairn.v1.ForkTaskResponse
+ */
+export type ForkTaskResponse = Message<"cairn.v1.ForkTaskResponse"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * The new task's first workspace root (its worktree when one was made).
+   *
+   * @generated from field: string workspace_root = 2;
+   */
+  workspaceRoot: string;
+
+  /**
+   * The checkpoint whose files the new task starts with.
+   *
+   * @generated from field: string checkpoint = 3;
+   */
+  checkpoint: string;
+};
+
+/**
+ * Describes the message cairn.v1.ForkTaskResponse.
+ * Use `create(ForkTaskResponseSchema)` to create a new message.
+ */
+export const ForkTaskResponseSchema: GenMessage<ForkTaskResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 1);
+
+/**
+ * WatchTasksRequest chooses the tasks.
+ *
+ * @generated from message cairn.v1.WatchTasksRequest
+ */
+export type WatchTasksRequest = Message<"cairn.v1.WatchTasksRequest"> & {
+  /**
+   * The window's workspace root: its tasks and the worktree tasks of its repository.
+   *
+   * @generated from field: string workspace_root = 1;
+   */
+  workspaceRoot: string;
+
+  /**
+   * Every task the daemon holds and every worktree task, whatever their workspace.
+   *
+   * @generated from field: bool all = 2;
+   */
+  all: boolean;
+};
+
+/**
+ * Describes the message cairn.v1.WatchTasksRequest.
+ * Use `create(WatchTasksRequestSchema)` to create a new message.
+ */
+export const WatchTasksRequestSchema: GenMessage<WatchTasksRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 2);
+
+/**
+ * WatchTasksResponse is the whole board.
+ *
+ * @generated from message cairn.v1.WatchTasksResponse
+ */
+export type WatchTasksResponse = Message<"cairn.v1.WatchTasksResponse"> & {
+  /**
+   * @generated from field: repeated cairn.v1.BoardTask tasks = 1;
+   */
+  tasks: BoardTask[];
+};
+
+/**
+ * Describes the message cairn.v1.WatchTasksResponse.
+ * Use `create(WatchTasksResponseSchema)` to create a new message.
+ */
+export const WatchTasksResponseSchema: GenMessage<WatchTasksResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 3);
+
+/**
+ * BoardTask is one task on the board.
+ *
+ * @generated from message cairn.v1.BoardTask
+ */
+export type BoardTask = Message<"cairn.v1.BoardTask"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: cairn.v1.TaskStatus status = 3;
+   */
+  status: TaskStatus;
+
+  /**
+   * @generated from field: cairn.v1.Mode mode = 4;
+   */
+  mode: Mode;
+
+  /**
+   * @generated from field: double cost = 5;
+   */
+  cost: number;
+
+  /**
+   * The cost is known (see WorktreeInfo.cost_known).
+   *
+   * @generated from field: bool cost_known = 6;
+   */
+  costKnown: boolean;
+
+  /**
+   * @generated from field: bool included = 7;
+   */
+  included: boolean;
+
+  /**
+   * The task that started this one ("": none); the board shows it under its parent.
+   *
+   * @generated from field: string parent_id = 8;
+   */
+  parentId: string;
+
+  /**
+   * @generated from field: string workspace_root = 9;
+   */
+  workspaceRoot: string;
+
+  /**
+   * The open question (an approval or a follow-up), when one waits for the user.
+   *
+   * @generated from field: cairn.v1.Message ask = 10;
+   */
+  ask?: Message$1 | undefined;
+
+  /**
+   * The task's worktree, when it has one (its branch and changes).
+   *
+   * @generated from field: cairn.v1.WorktreeInfo worktree = 11;
+   */
+  worktree?: WorktreeInfo | undefined;
+
+  /**
+   * The task is loaded in the daemon (it can be answered and switched to).
+   *
+   * @generated from field: bool live = 12;
+   */
+  live: boolean;
+
+  /**
+   * @generated from field: int64 updated_unix_ms = 13;
+   */
+  updatedUnixMs: bigint;
+
+  /**
+   * The mode by its slug: act, plan or a custom mode's (mode is ACT for a custom mode).
+   *
+   * @generated from field: string mode_slug = 14;
+   */
+  modeSlug: string;
+
+  /**
+   * The entry is a subtask its parent (parent_id) delegated (docs/modes.md, "The
+   * orchestrator"), derived from the parent's chat, not a task of its own: task_id is
+   * "<parent_id>/subtask-<row>", which no task id can be, and row is the subtask's row in the
+   * parent's chat (Message.index). A delegation that waits for the user's approval is an entry
+   * of its own, waiting, whose ask is the parent's question (answered on parent_id), which the
+   * parent's entry then leaves out.
+   *
+   * @generated from field: bool subtask = 15;
+   */
+  subtask: boolean;
+
+  /**
+   * @generated from field: int32 row = 16;
+   */
+  row: number;
+};
+
+/**
+ * Describes the message cairn.v1.BoardTask.
+ * Use `create(BoardTaskSchema)` to create a new message.
+ */
+export const BoardTaskSchema: GenMessage<BoardTask> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 4);
 
 /**
  * StopCommandRequest names the command by its number in the task (CommandOutputPayload.id).
@@ -38,7 +267,7 @@ export type StopCommandRequest = Message<"cairn.v1.StopCommandRequest"> & {
  * Use `create(StopCommandRequestSchema)` to create a new message.
  */
 export const StopCommandRequestSchema: GenMessage<StopCommandRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 0);
+  messageDesc(file_cairn_v1_task, 5);
 
 /**
  * StopCommandResponse carries the command's exit code.
@@ -57,10 +286,13 @@ export type StopCommandResponse = Message<"cairn.v1.StopCommandResponse"> & {
  * Use `create(StopCommandResponseSchema)` to create a new message.
  */
 export const StopCommandResponseSchema: GenMessage<StopCommandResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 1);
+  messageDesc(file_cairn_v1_task, 6);
 
 /**
  * UpdateTaskSettingsRequest carries what changes; an empty model and an unset policy keep theirs.
+ * session_allow adds allow rules to the task's session layer of the policy: the "always"
+ * answers a user gives in a session (docs/settings.md, "Policy files"), saved with the task;
+ * a task on the shared settings takes them too.
  *
  * @generated from message cairn.v1.UpdateTaskSettingsRequest
  */
@@ -79,6 +311,11 @@ export type UpdateTaskSettingsRequest = Message<"cairn.v1.UpdateTaskSettingsRequ
    * @generated from field: cairn.v1.AutoApprove auto_approve = 3;
    */
   autoApprove?: AutoApprove | undefined;
+
+  /**
+   * @generated from field: repeated cairn.v1.PolicyRule session_allow = 4;
+   */
+  sessionAllow: PolicyRule[];
 };
 
 /**
@@ -86,7 +323,48 @@ export type UpdateTaskSettingsRequest = Message<"cairn.v1.UpdateTaskSettingsRequ
  * Use `create(UpdateTaskSettingsRequestSchema)` to create a new message.
  */
 export const UpdateTaskSettingsRequestSchema: GenMessage<UpdateTaskSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 2);
+  messageDesc(file_cairn_v1_task, 7);
+
+/**
+ * PolicyRule is one rule in the policy files' format (docs/settings.md, "Policy files"):
+ * exactly one of command, files, mcp and web is set; tool narrows a files rule to "read" or
+ * "edit".
+ *
+ * @generated from message cairn.v1.PolicyRule
+ */
+export type PolicyRule = Message<"cairn.v1.PolicyRule"> & {
+  /**
+   * @generated from field: string command = 1;
+   */
+  command: string;
+
+  /**
+   * @generated from field: string files = 2;
+   */
+  files: string;
+
+  /**
+   * @generated from field: string tool = 3;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: string mcp = 4;
+   */
+  mcp: string;
+
+  /**
+   * @generated from field: string web = 5;
+   */
+  web: string;
+};
+
+/**
+ * Describes the message cairn.v1.PolicyRule.
+ * Use `create(PolicyRuleSchema)` to create a new message.
+ */
+export const PolicyRuleSchema: GenMessage<PolicyRule> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_task, 8);
 
 /**
  * UpdateTaskSettingsResponse is empty; the task's state shows the change.
@@ -101,7 +379,7 @@ export type UpdateTaskSettingsResponse = Message<"cairn.v1.UpdateTaskSettingsRes
  * Use `create(UpdateTaskSettingsResponseSchema)` to create a new message.
  */
 export const UpdateTaskSettingsResponseSchema: GenMessage<UpdateTaskSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 3);
+  messageDesc(file_cairn_v1_task, 9);
 
 /**
  * TaskOverrides are settings that govern one task only (the flags of `cairn run --connect`):
@@ -204,6 +482,15 @@ export type TaskOverrides = Message<"cairn.v1.TaskOverrides"> & {
    * @generated from field: string mcp_servers_json = 60;
    */
   mcpServersJson: string;
+
+  /**
+   * The task's "done when" command (`cairn run --until`, README "Done when"): a completion is
+   * accepted only when it exits 0 in the first root; otherwise its output goes back to the
+   * model and the task goes on within its limits.
+   *
+   * @generated from field: string done_when = 61;
+   */
+  doneWhen: string;
 };
 
 /**
@@ -211,7 +498,7 @@ export type TaskOverrides = Message<"cairn.v1.TaskOverrides"> & {
  * Use `create(TaskOverridesSchema)` to create a new message.
  */
 export const TaskOverridesSchema: GenMessage<TaskOverrides> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 4);
+  messageDesc(file_cairn_v1_task, 10);
 
 /**
  * SetTaskLimitsRequest sets a task's limits.
@@ -235,7 +522,7 @@ export type SetTaskLimitsRequest = Message<"cairn.v1.SetTaskLimitsRequest"> & {
  * Use `create(SetTaskLimitsRequestSchema)` to create a new message.
  */
 export const SetTaskLimitsRequestSchema: GenMessage<SetTaskLimitsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 5);
+  messageDesc(file_cairn_v1_task, 11);
 
 /**
  * SetTaskLimitsResponse is empty.
@@ -250,7 +537,7 @@ export type SetTaskLimitsResponse = Message<"cairn.v1.SetTaskLimitsResponse"> & 
  * Use `create(SetTaskLimitsResponseSchema)` to create a new message.
  */
 export const SetTaskLimitsResponseSchema: GenMessage<SetTaskLimitsResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 6);
+  messageDesc(file_cairn_v1_task, 12);
 
 /**
  * NewTaskRequest starts a task in a workspace.
@@ -295,6 +582,13 @@ export type NewTaskRequest = Message<"cairn.v1.NewTaskRequest"> & {
   mode: Mode;
 
   /**
+   * mode_slug, when set, starts the task in that mode instead of mode (docs/modes.md).
+   *
+   * @generated from field: string mode_slug = 8;
+   */
+  modeSlug: string;
+
+  /**
    * Settings for this task only; unset: the shared settings.
    *
    * @generated from field: cairn.v1.TaskOverrides overrides = 7;
@@ -308,6 +602,13 @@ export type NewTaskRequest = Message<"cairn.v1.NewTaskRequest"> & {
    * @generated from field: bool worktree = 50;
    */
   worktree: boolean;
+
+  /**
+   * The task that starts this one, as a subtask (the board and the strip show it under it).
+   *
+   * @generated from field: string parent_task_id = 51;
+   */
+  parentTaskId: string;
 };
 
 /**
@@ -315,7 +616,7 @@ export type NewTaskRequest = Message<"cairn.v1.NewTaskRequest"> & {
  * Use `create(NewTaskRequestSchema)` to create a new message.
  */
 export const NewTaskRequestSchema: GenMessage<NewTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 7);
+  messageDesc(file_cairn_v1_task, 13);
 
 /**
  * NewTaskResponse names the new task.
@@ -334,7 +635,7 @@ export type NewTaskResponse = Message<"cairn.v1.NewTaskResponse"> & {
  * Use `create(NewTaskResponseSchema)` to create a new message.
  */
 export const NewTaskResponseSchema: GenMessage<NewTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 8);
+  messageDesc(file_cairn_v1_task, 14);
 
 /**
  * AnswerAskRequest answers the open ask of a task.
@@ -389,7 +690,7 @@ export type AnswerAskRequest = Message<"cairn.v1.AnswerAskRequest"> & {
  * Use `create(AnswerAskRequestSchema)` to create a new message.
  */
 export const AnswerAskRequestSchema: GenMessage<AnswerAskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 9);
+  messageDesc(file_cairn_v1_task, 15);
 
 /**
  * AnswerAskResponse is empty.
@@ -404,7 +705,7 @@ export type AnswerAskResponse = Message<"cairn.v1.AnswerAskResponse"> & {
  * Use `create(AnswerAskResponseSchema)` to create a new message.
  */
 export const AnswerAskResponseSchema: GenMessage<AnswerAskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 10);
+  messageDesc(file_cairn_v1_task, 16);
 
 /**
  * SendMessageRequest carries user text for a task.
@@ -445,7 +746,7 @@ export type SendMessageRequest = Message<"cairn.v1.SendMessageRequest"> & {
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 11);
+  messageDesc(file_cairn_v1_task, 17);
 
 /**
  * SendMessageResponse says what became of the text.
@@ -466,7 +767,7 @@ export type SendMessageResponse = Message<"cairn.v1.SendMessageResponse"> & {
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 12);
+  messageDesc(file_cairn_v1_task, 18);
 
 /**
  * RemoveQueuedMessageRequest names a queued message (QueuedMessage.id).
@@ -490,7 +791,7 @@ export type RemoveQueuedMessageRequest = Message<"cairn.v1.RemoveQueuedMessageRe
  * Use `create(RemoveQueuedMessageRequestSchema)` to create a new message.
  */
 export const RemoveQueuedMessageRequestSchema: GenMessage<RemoveQueuedMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 13);
+  messageDesc(file_cairn_v1_task, 19);
 
 /**
  * RemoveQueuedMessageResponse is empty.
@@ -505,7 +806,7 @@ export type RemoveQueuedMessageResponse = Message<"cairn.v1.RemoveQueuedMessageR
  * Use `create(RemoveQueuedMessageResponseSchema)` to create a new message.
  */
 export const RemoveQueuedMessageResponseSchema: GenMessage<RemoveQueuedMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 14);
+  messageDesc(file_cairn_v1_task, 20);
 
 /**
  * EditMessageRequest carries the new text of a past user message.
@@ -548,7 +849,7 @@ export type EditMessageRequest = Message<"cairn.v1.EditMessageRequest"> & {
  * Use `create(EditMessageRequestSchema)` to create a new message.
  */
 export const EditMessageRequestSchema: GenMessage<EditMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 15);
+  messageDesc(file_cairn_v1_task, 21);
 
 /**
  * EditMessageResponse is empty; subscribers receive a new snapshot after the cut.
@@ -563,7 +864,7 @@ export type EditMessageResponse = Message<"cairn.v1.EditMessageResponse"> & {
  * Use `create(EditMessageResponseSchema)` to create a new message.
  */
 export const EditMessageResponseSchema: GenMessage<EditMessageResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 16);
+  messageDesc(file_cairn_v1_task, 22);
 
 /**
  * CancelTaskRequest names the task to cancel.
@@ -582,7 +883,7 @@ export type CancelTaskRequest = Message<"cairn.v1.CancelTaskRequest"> & {
  * Use `create(CancelTaskRequestSchema)` to create a new message.
  */
 export const CancelTaskRequestSchema: GenMessage<CancelTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 17);
+  messageDesc(file_cairn_v1_task, 23);
 
 /**
  * CancelTaskResponse is empty.
@@ -597,7 +898,7 @@ export type CancelTaskResponse = Message<"cairn.v1.CancelTaskResponse"> & {
  * Use `create(CancelTaskResponseSchema)` to create a new message.
  */
 export const CancelTaskResponseSchema: GenMessage<CancelTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 18);
+  messageDesc(file_cairn_v1_task, 24);
 
 /**
  * ClearTaskRequest names the task to close.
@@ -616,7 +917,7 @@ export type ClearTaskRequest = Message<"cairn.v1.ClearTaskRequest"> & {
  * Use `create(ClearTaskRequestSchema)` to create a new message.
  */
 export const ClearTaskRequestSchema: GenMessage<ClearTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 19);
+  messageDesc(file_cairn_v1_task, 25);
 
 /**
  * ClearTaskResponse is empty.
@@ -631,7 +932,7 @@ export type ClearTaskResponse = Message<"cairn.v1.ClearTaskResponse"> & {
  * Use `create(ClearTaskResponseSchema)` to create a new message.
  */
 export const ClearTaskResponseSchema: GenMessage<ClearTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 20);
+  messageDesc(file_cairn_v1_task, 26);
 
 /**
  * ResumeTaskRequest names a task from history.
@@ -665,7 +966,7 @@ export type ResumeTaskRequest = Message<"cairn.v1.ResumeTaskRequest"> & {
  * Use `create(ResumeTaskRequestSchema)` to create a new message.
  */
 export const ResumeTaskRequestSchema: GenMessage<ResumeTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 21);
+  messageDesc(file_cairn_v1_task, 27);
 
 /**
  * ResumeTaskResponse is empty; the resume ask arrives on the subscription.
@@ -680,7 +981,7 @@ export type ResumeTaskResponse = Message<"cairn.v1.ResumeTaskResponse"> & {
  * Use `create(ResumeTaskResponseSchema)` to create a new message.
  */
 export const ResumeTaskResponseSchema: GenMessage<ResumeTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 22);
+  messageDesc(file_cairn_v1_task, 28);
 
 /**
  * ListTasksRequest filters and orders history.
@@ -716,7 +1017,7 @@ export type ListTasksRequest = Message<"cairn.v1.ListTasksRequest"> & {
  * Use `create(ListTasksRequestSchema)` to create a new message.
  */
 export const ListTasksRequestSchema: GenMessage<ListTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 23);
+  messageDesc(file_cairn_v1_task, 29);
 
 /**
  * ListTasksResponse is the history list.
@@ -740,7 +1041,7 @@ export type ListTasksResponse = Message<"cairn.v1.ListTasksResponse"> & {
  * Use `create(ListTasksResponseSchema)` to create a new message.
  */
 export const ListTasksResponseSchema: GenMessage<ListTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 24);
+  messageDesc(file_cairn_v1_task, 30);
 
 /**
  * TaskSummary is one history entry.
@@ -834,7 +1135,7 @@ export type TaskSummary = Message<"cairn.v1.TaskSummary"> & {
  * Use `create(TaskSummarySchema)` to create a new message.
  */
 export const TaskSummarySchema: GenMessage<TaskSummary> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 25);
+  messageDesc(file_cairn_v1_task, 31);
 
 /**
  * DeleteTasksRequest deletes tasks.
@@ -858,7 +1159,7 @@ export type DeleteTasksRequest = Message<"cairn.v1.DeleteTasksRequest"> & {
  * Use `create(DeleteTasksRequestSchema)` to create a new message.
  */
 export const DeleteTasksRequestSchema: GenMessage<DeleteTasksRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 26);
+  messageDesc(file_cairn_v1_task, 32);
 
 /**
  * DeleteTasksResponse is empty.
@@ -873,7 +1174,7 @@ export type DeleteTasksResponse = Message<"cairn.v1.DeleteTasksResponse"> & {
  * Use `create(DeleteTasksResponseSchema)` to create a new message.
  */
 export const DeleteTasksResponseSchema: GenMessage<DeleteTasksResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 27);
+  messageDesc(file_cairn_v1_task, 33);
 
 /**
  * ExportTaskRequest names a task.
@@ -892,7 +1193,7 @@ export type ExportTaskRequest = Message<"cairn.v1.ExportTaskRequest"> & {
  * Use `create(ExportTaskRequestSchema)` to create a new message.
  */
 export const ExportTaskRequestSchema: GenMessage<ExportTaskRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 28);
+  messageDesc(file_cairn_v1_task, 34);
 
 /**
  * ExportTaskResponse is the task as markdown.
@@ -916,7 +1217,7 @@ export type ExportTaskResponse = Message<"cairn.v1.ExportTaskResponse"> & {
  * Use `create(ExportTaskResponseSchema)` to create a new message.
  */
 export const ExportTaskResponseSchema: GenMessage<ExportTaskResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 29);
+  messageDesc(file_cairn_v1_task, 35);
 
 /**
  * SetFavoriteRequest marks a task.
@@ -940,7 +1241,7 @@ export type SetFavoriteRequest = Message<"cairn.v1.SetFavoriteRequest"> & {
  * Use `create(SetFavoriteRequestSchema)` to create a new message.
  */
 export const SetFavoriteRequestSchema: GenMessage<SetFavoriteRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 30);
+  messageDesc(file_cairn_v1_task, 36);
 
 /**
  * SetFavoriteResponse is empty.
@@ -955,7 +1256,7 @@ export type SetFavoriteResponse = Message<"cairn.v1.SetFavoriteResponse"> & {
  * Use `create(SetFavoriteResponseSchema)` to create a new message.
  */
 export const SetFavoriteResponseSchema: GenMessage<SetFavoriteResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 31);
+  messageDesc(file_cairn_v1_task, 37);
 
 /**
  * UpdateFocusChainRequest carries the user's edited todo list.
@@ -979,7 +1280,7 @@ export type UpdateFocusChainRequest = Message<"cairn.v1.UpdateFocusChainRequest"
  * Use `create(UpdateFocusChainRequestSchema)` to create a new message.
  */
 export const UpdateFocusChainRequestSchema: GenMessage<UpdateFocusChainRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 32);
+  messageDesc(file_cairn_v1_task, 38);
 
 /**
  * UpdateFocusChainResponse is empty.
@@ -994,7 +1295,7 @@ export type UpdateFocusChainResponse = Message<"cairn.v1.UpdateFocusChainRespons
  * Use `create(UpdateFocusChainResponseSchema)` to create a new message.
  */
 export const UpdateFocusChainResponseSchema: GenMessage<UpdateFocusChainResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 33);
+  messageDesc(file_cairn_v1_task, 39);
 
 /**
  * SubscribeRequest names the task to watch.
@@ -1027,7 +1328,7 @@ export type SubscribeRequest = Message<"cairn.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 34);
+  messageDesc(file_cairn_v1_task, 40);
 
 /**
  * SubscribeResponse is one event of a task subscription. Snapshot comes first; then
@@ -1085,7 +1386,7 @@ export type SubscribeResponse = Message<"cairn.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 35);
+  messageDesc(file_cairn_v1_task, 41);
 
 /**
  * MessageFinalized marks a streaming message complete; its text is what the deltas built.
@@ -1104,7 +1405,7 @@ export type MessageFinalized = Message<"cairn.v1.MessageFinalized"> & {
  * Use `create(MessageFinalizedSchema)` to create a new message.
  */
 export const MessageFinalizedSchema: GenMessage<MessageFinalized> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 36);
+  messageDesc(file_cairn_v1_task, 42);
 
 /**
  * Snapshot is the task as it is now.
@@ -1135,7 +1436,7 @@ export type Snapshot = Message<"cairn.v1.Snapshot"> & {
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 37);
+  messageDesc(file_cairn_v1_task, 43);
 
 /**
  * MessageAdded appends a message.
@@ -1154,7 +1455,7 @@ export type MessageAdded = Message<"cairn.v1.MessageAdded"> & {
  * Use `create(MessageAddedSchema)` to create a new message.
  */
 export const MessageAddedSchema: GenMessage<MessageAdded> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 38);
+  messageDesc(file_cairn_v1_task, 44);
 
 /**
  * TextAppended extends the text of a streaming message.
@@ -1178,7 +1479,7 @@ export type TextAppended = Message<"cairn.v1.TextAppended"> & {
  * Use `create(TextAppendedSchema)` to create a new message.
  */
 export const TextAppendedSchema: GenMessage<TextAppended> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 39);
+  messageDesc(file_cairn_v1_task, 45);
 
 /**
  * MessageUpdated replaces a message (finalised, or its payload changed).
@@ -1197,7 +1498,7 @@ export type MessageUpdated = Message<"cairn.v1.MessageUpdated"> & {
  * Use `create(MessageUpdatedSchema)` to create a new message.
  */
 export const MessageUpdatedSchema: GenMessage<MessageUpdated> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 40);
+  messageDesc(file_cairn_v1_task, 46);
 
 /**
  * TaskState is the task's header state.
@@ -1347,6 +1648,14 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
    * @generated from field: cairn.v1.SandboxStatus sandbox = 72;
    */
   sandbox?: SandboxStatus | undefined;
+
+  /**
+   * mode_slug is the task's mode: act, plan or a custom mode's slug (mode is ACT for a
+   * custom mode).
+   *
+   * @generated from field: string mode_slug = 73;
+   */
+  modeSlug: string;
 };
 
 /**
@@ -1354,7 +1663,7 @@ export type TaskState = Message<"cairn.v1.TaskState"> & {
  * Use `create(TaskStateSchema)` to create a new message.
  */
 export const TaskStateSchema: GenMessage<TaskState> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 41);
+  messageDesc(file_cairn_v1_task, 47);
 
 /**
  * QueuedMessage is a message waiting to be sent.
@@ -1383,7 +1692,7 @@ export type QueuedMessage = Message<"cairn.v1.QueuedMessage"> & {
  * Use `create(QueuedMessageSchema)` to create a new message.
  */
 export const QueuedMessageSchema: GenMessage<QueuedMessage> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_task, 42);
+  messageDesc(file_cairn_v1_task, 48);
 
 /**
  * AskResponse is the user's kind of answer.
@@ -1677,6 +1986,31 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof StopCommandRequestSchema;
     output: typeof StopCommandResponseSchema;
+  },
+  /**
+   * ForkTask starts a new task from a past message of another (README, "Fork from any
+   * message"): its conversation is the original's up to that message's checkpoint and its files
+   * those of the checkpoint, in a new worktree when the workspace is a git repository. The
+   * original is not changed. A message without a checkpoint is FailedPrecondition.
+   *
+   * @generated from rpc cairn.v1.TaskService.ForkTask
+   */
+  forkTask: {
+    methodKind: "unary";
+    input: typeof ForkTaskRequestSchema;
+    output: typeof ForkTaskResponseSchema;
+  },
+  /**
+   * WatchTasks streams the board (README, "The Board"): the tasks of a workspace, sent whole
+   * at once and again after every change of one of them (a task started, closed, its state or
+   * question changed). Intermediate boards may be skipped; the last one always arrives.
+   *
+   * @generated from rpc cairn.v1.TaskService.WatchTasks
+   */
+  watchTasks: {
+    methodKind: "server_streaming";
+    input: typeof WatchTasksRequestSchema;
+    output: typeof WatchTasksResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_task, 0);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/v1/workspace.proto.
  */
 export const file_cairn_v1_workspace: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIiQKFExpc3RXb3JrdHJlZXNSZXF1ZXN0EgwKBHJlcG8YASABKAkikAIKDFdvcmt0cmVlSW5mbxIPCgd0YXNrX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEg4KBmJyYW5jaBgDIAEoCRIMCgRwYXRoGAQgASgJEgwKBHJlcG8YBSABKAkSDAoEYmFzZRgGIAEoCRIOCgZzdGF0dXMYByABKAkSFQoNZmlsZXNfY2hhbmdlZBgIIAEoBRITCgtsaW5lc19hZGRlZBgJIAEoBRIVCg1saW5lc19yZW1vdmVkGAogASgFEgwKBGNvc3QYCyABKAESDgoGbWVyZ2VkGAwgASgJEg8KB2NyZWF0ZWQYDSABKAMSEgoKY29zdF9rbm93bhgOIAEoCBIQCghpbmNsdWRlZBgPIAEoCCJCChVMaXN0V29ya3RyZWVzUmVzcG9uc2USKQoJd29ya3RyZWVzGAEgAygLMhYuY2Fpcm4udjEuV29ya3RyZWVJbmZvIlUKGUdldFdvcmt0cmVlQ2hhbmdlc1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIWCg5zaG93X2luX2VkaXRvchgCIAEoCBIPCgdob3N0X2lkGAMgASgJIlkKEldvcmt0cmVlRmlsZUNoYW5nZRIMCgRwYXRoGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIOCgZiZWZvcmUYAyABKAkSFQoNd29ya3RyZWVfcGF0aBgEIAEoCSJYChpHZXRXb3JrdHJlZUNoYW5nZXNSZXNwb25zZRIrCgVmaWxlcxgBIAMoCzIcLmNhaXJuLnYxLldvcmt0cmVlRmlsZUNoYW5nZRINCgV0aXRsZRgCIAEoCSI1ChRNZXJnZVdvcmt0cmVlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgwKBG1vZGUYAiABKAkiNgoVTWVyZ2VXb3JrdHJlZVJlc3BvbnNlEg0KBWZpbGVzGAEgAygJEg4KBmNvbW1pdBgCIAEoCSIpChZEaXNjYXJkV29ya3RyZWVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiGQoXRGlzY2FyZFdvcmt0cmVlUmVzcG9uc2UiRgoOUnVuVG9vbFJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSDwoHbWVzc2FnZRgCIAEoCRILCgN5ZXMYAyABKAgiQAoPUnVuVG9vbFJlc3BvbnNlEg4KBnJlc3VsdBgBIAEoCRIOCgZmYWlsZWQYAiABKAgSDQoFbm90ZXMYAyADKAkiSgoSU2VhcmNoRmlsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBWxpbWl0GAMgASgFIkIKCUZpbGVNYXRjaBIMCgRwYXRoGAEgASgJEg4KBmlzX2RpchgCIAEoCBIXCg9tYXRjaGVkX2luZGV4ZXMYAyADKAUiOwoTU2VhcmNoRmlsZXNSZXNwb25zZRIkCgdtYXRjaGVzGAEgAygLMhMuY2Fpcm4udjEuRmlsZU1hdGNoIjIKGExpc3RTbGFzaENvbW1hbmRzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCSJDCgxTbGFzaENvbW1hbmQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIQCgh3b3JrZmxvdxgDIAEoCCJFChlMaXN0U2xhc2hDb21tYW5kc1Jlc3BvbnNlEigKCGNvbW1hbmRzGAEgAygLMhYuY2Fpcm4udjEuU2xhc2hDb21tYW5kIioKEExpc3RSdWxlc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkidgoJUnVsZUVudHJ5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcGF0aBgDIAEoCRIOCgZzb3VyY2UYBCABKAkSDwoHZW5hYmxlZBgFIAEoCBIQCgh3b3JrZmxvdxgGIAEoCBIOCgZnbG9iYWwYByABKAgiNwoRTGlzdFJ1bGVzUmVzcG9uc2USIgoFcnVsZXMYASADKAsyEy5jYWlybi52MS5SdWxlRW50cnkiMAoRVG9nZ2xlUnVsZVJlcXVlc3QSCgoCaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCIUChJUb2dnbGVSdWxlUmVzcG9uc2UiWgoRQ3JlYXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSDgoGZ2xvYmFsGAIgASgIEgwKBG5hbWUYAyABKAkSDwoHY29udGVudBgEIAEoCSI3ChJDcmVhdGVSdWxlUmVzcG9uc2USIQoEcnVsZRgBIAEoCzITLmNhaXJuLnYxLlJ1bGVFbnRyeSI3ChFEZWxldGVSdWxlUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRIKCgJpZBgCIAEoCSIUChJEZWxldGVSdWxlUmVzcG9uc2UiKwoRTGlzdFNraWxsc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiewoKU2tpbGxFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEgwKBHBhdGgYBCABKAkSDgoGc291cmNlGAUgASgJEg8KB2VuYWJsZWQYBiABKAgSDwoHcHJvYmxlbRgHIAEoCSI6ChJMaXN0U2tpbGxzUmVzcG9uc2USJAoGc2tpbGxzGAEgAygLMhQuY2Fpcm4udjEuU2tpbGxFbnRyeSIxChJUb2dnbGVTa2lsbFJlcXVlc3QSCgoCaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCIVChNUb2dnbGVTa2lsbFJlc3BvbnNlMrAKChBXb3Jrc3BhY2VTZXJ2aWNlEkoKC1NlYXJjaEZpbGVzEhwuY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXF1ZXN0Gh0uY2Fpcm4udjEuU2VhcmNoRmlsZXNSZXNwb25zZRJcChFMaXN0U2xhc2hDb21tYW5kcxIiLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVxdWVzdBojLmNhaXJuLnYxLkxpc3RTbGFzaENvbW1hbmRzUmVzcG9uc2USRAoJTGlzdFJ1bGVzEhouY2Fpcm4udjEuTGlzdFJ1bGVzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RSdWxlc1Jlc3BvbnNlEkcKClRvZ2dsZVJ1bGUSGy5jYWlybi52MS5Ub2dnbGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLlRvZ2dsZVJ1bGVSZXNwb25zZRJHCgpDcmVhdGVSdWxlEhsuY2Fpcm4udjEuQ3JlYXRlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5DcmVhdGVSdWxlUmVzcG9uc2USRwoKRGVsZXRlUnVsZRIbLmNhaXJuLnYxLkRlbGV0ZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuRGVsZXRlUnVsZVJlc3BvbnNlEkcKCkxpc3RTa2lsbHMSGy5jYWlybi52MS5MaXN0U2tpbGxzUmVxdWVzdBocLmNhaXJuLnYxLkxpc3RTa2lsbHNSZXNwb25zZRJKCgtUb2dnbGVTa2lsbBIcLmNhaXJuLnYxLlRvZ2dsZVNraWxsUmVxdWVzdBodLmNhaXJuLnYxLlRvZ2dsZVNraWxsUmVzcG9uc2USRAoJTGlzdEhvb2tzEhouY2Fpcm4udjEuTGlzdEhvb2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RIb29rc1Jlc3BvbnNlEkoKC0VuYWJsZUhvb2tzEhwuY2Fpcm4udjEuRW5hYmxlSG9va3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRW5hYmxlSG9va3NSZXNwb25zZRJECglUcnVzdEhvb2sSGi5jYWlybi52MS5UcnVzdEhvb2tSZXF1ZXN0GhsuY2Fpcm4udjEuVHJ1c3RIb29rUmVzcG9uc2USRwoKVG9nZ2xlSG9vaxIbLmNhaXJuLnYxLlRvZ2dsZUhvb2tSZXF1ZXN0GhwuY2Fpcm4udjEuVG9nZ2xlSG9va1Jlc3BvbnNlEj4KB1J1blRvb2wSGC5jYWlybi52MS5SdW5Ub29sUmVxdWVzdBoZLmNhaXJuLnYxLlJ1blRvb2xSZXNwb25zZRJQCg1MaXN0V29ya3RyZWVzEh4uY2Fpcm4udjEuTGlzdFdvcmt0cmVlc1JlcXVlc3QaHy5jYWlybi52MS5MaXN0V29ya3RyZWVzUmVzcG9uc2USXwoSR2V0V29ya3RyZWVDaGFuZ2VzEiMuY2Fpcm4udjEuR2V0V29ya3RyZWVDaGFuZ2VzUmVxdWVzdBokLmNhaXJuLnYxLkdldFdvcmt0cmVlQ2hhbmdlc1Jlc3BvbnNlElAKDU1lcmdlV29ya3RyZWUSHi5jYWlybi52MS5NZXJnZVdvcmt0cmVlUmVxdWVzdBofLmNhaXJuLnYxLk1lcmdlV29ya3RyZWVSZXNwb25zZRJWCg9EaXNjYXJkV29ya3RyZWUSIC5jYWlybi52MS5EaXNjYXJkV29ya3RyZWVSZXF1ZXN0GiEuY2Fpcm4udjEuRGlzY2FyZFdvcmt0cmVlUmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vdjE7Y2Fpcm52MWIGcHJvdG8z", [file_cairn_v1_hooks]);
+  fileDesc("ChhjYWlybi92MS93b3Jrc3BhY2UucHJvdG8SCGNhaXJuLnYxIiQKFExpc3RXb3JrdHJlZXNSZXF1ZXN0EgwKBHJlcG8YASABKAkikAIKDFdvcmt0cmVlSW5mbxIPCgd0YXNrX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEg4KBmJyYW5jaBgDIAEoCRIMCgRwYXRoGAQgASgJEgwKBHJlcG8YBSABKAkSDAoEYmFzZRgGIAEoCRIOCgZzdGF0dXMYByABKAkSFQoNZmlsZXNfY2hhbmdlZBgIIAEoBRITCgtsaW5lc19hZGRlZBgJIAEoBRIVCg1saW5lc19yZW1vdmVkGAogASgFEgwKBGNvc3QYCyABKAESDgoGbWVyZ2VkGAwgASgJEg8KB2NyZWF0ZWQYDSABKAMSEgoKY29zdF9rbm93bhgOIAEoCBIQCghpbmNsdWRlZBgPIAEoCCJCChVMaXN0V29ya3RyZWVzUmVzcG9uc2USKQoJd29ya3RyZWVzGAEgAygLMhYuY2Fpcm4udjEuV29ya3RyZWVJbmZvIlUKGUdldFdvcmt0cmVlQ2hhbmdlc1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIWCg5zaG93X2luX2VkaXRvchgCIAEoCBIPCgdob3N0X2lkGAMgASgJIlkKEldvcmt0cmVlRmlsZUNoYW5nZRIMCgRwYXRoGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIOCgZiZWZvcmUYAyABKAkSFQoNd29ya3RyZWVfcGF0aBgEIAEoCSJYChpHZXRXb3JrdHJlZUNoYW5nZXNSZXNwb25zZRIrCgVmaWxlcxgBIAMoCzIcLmNhaXJuLnYxLldvcmt0cmVlRmlsZUNoYW5nZRINCgV0aXRsZRgCIAEoCSI1ChRNZXJnZVdvcmt0cmVlUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEgwKBG1vZGUYAiABKAkiNgoVTWVyZ2VXb3JrdHJlZVJlc3BvbnNlEg0KBWZpbGVzGAEgAygJEg4KBmNvbW1pdBgCIAEoCSIpChZEaXNjYXJkV29ya3RyZWVSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiGQoXRGlzY2FyZFdvcmt0cmVlUmVzcG9uc2UiRgoOUnVuVG9vbFJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSDwoHbWVzc2FnZRgCIAEoCRILCgN5ZXMYAyABKAgiQAoPUnVuVG9vbFJlc3BvbnNlEg4KBnJlc3VsdBgBIAEoCRIOCgZmYWlsZWQYAiABKAgSDQoFbm90ZXMYAyADKAkiSgoSU2VhcmNoRmlsZXNSZXF1ZXN0EhYKDndvcmtzcGFjZV9yb290GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBWxpbWl0GAMgASgFIkIKCUZpbGVNYXRjaBIMCgRwYXRoGAEgASgJEg4KBmlzX2RpchgCIAEoCBIXCg9tYXRjaGVkX2luZGV4ZXMYAyADKAUiOwoTU2VhcmNoRmlsZXNSZXNwb25zZRIkCgdtYXRjaGVzGAEgAygLMhMuY2Fpcm4udjEuRmlsZU1hdGNoIjIKGExpc3RTbGFzaENvbW1hbmRzUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCSJDCgxTbGFzaENvbW1hbmQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIQCgh3b3JrZmxvdxgDIAEoCCJFChlMaXN0U2xhc2hDb21tYW5kc1Jlc3BvbnNlEigKCGNvbW1hbmRzGAEgAygLMhYuY2Fpcm4udjEuU2xhc2hDb21tYW5kIioKEExpc3RSdWxlc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkidgoJUnVsZUVudHJ5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcGF0aBgDIAEoCRIOCgZzb3VyY2UYBCABKAkSDwoHZW5hYmxlZBgFIAEoCBIQCgh3b3JrZmxvdxgGIAEoCBIOCgZnbG9iYWwYByABKAgiNwoRTGlzdFJ1bGVzUmVzcG9uc2USIgoFcnVsZXMYASADKAsyEy5jYWlybi52MS5SdWxlRW50cnkiMAoRVG9nZ2xlUnVsZVJlcXVlc3QSCgoCaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCIUChJUb2dnbGVSdWxlUmVzcG9uc2UiWgoRQ3JlYXRlUnVsZVJlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkSDgoGZ2xvYmFsGAIgASgIEgwKBG5hbWUYAyABKAkSDwoHY29udGVudBgEIAEoCSI3ChJDcmVhdGVSdWxlUmVzcG9uc2USIQoEcnVsZRgBIAEoCzITLmNhaXJuLnYxLlJ1bGVFbnRyeSI3ChFEZWxldGVSdWxlUmVxdWVzdBIWCg53b3Jrc3BhY2Vfcm9vdBgBIAEoCRIKCgJpZBgCIAEoCSIUChJEZWxldGVSdWxlUmVzcG9uc2UiKwoRTGlzdFNraWxsc1JlcXVlc3QSFgoOd29ya3NwYWNlX3Jvb3QYASABKAkiewoKU2tpbGxFbnRyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEgwKBHBhdGgYBCABKAkSDgoGc291cmNlGAUgASgJEg8KB2VuYWJsZWQYBiABKAgSDwoHcHJvYmxlbRgHIAEoCSI6ChJMaXN0U2tpbGxzUmVzcG9uc2USJAoGc2tpbGxzGAEgAygLMhQuY2Fpcm4udjEuU2tpbGxFbnRyeSIrChBMaXN0TW9kZXNSZXF1ZXN0EhcKD3dvcmtzcGFjZV9yb290cxgBIAMoCSKEAQoJTW9kZUVudHJ5EgwKBHNsdWcYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIOCgZncm91cHMYBCADKAkSFAoMZWRpdF9wYXR0ZXJuGAUgASgJEhAKCGJ1aWx0X2luGAYgASgIEg4KBnNvdXJjZRgHIAEoCSJJChFMaXN0TW9kZXNSZXNwb25zZRIiCgVtb2RlcxgBIAMoCzITLmNhaXJuLnYxLk1vZGVFbnRyeRIQCghwcm9ibGVtcxgCIAMoCSIxChJUb2dnbGVTa2lsbFJlcXVlc3QSCgoCaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCIVChNUb2dnbGVTa2lsbFJlc3BvbnNlIj0KHEdlbmVyYXRlQ29tbWl0TWVzc2FnZVJlcXVlc3QSDAoEZGlmZhgBIAEoCRIPCgd0YXNrX2lkGAIgASgJIj8KHUdlbmVyYXRlQ29tbWl0TWVzc2FnZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbW9kZWwYAiABKAky4AsKEFdvcmtzcGFjZVNlcnZpY2USSgoLU2VhcmNoRmlsZXMSHC5jYWlybi52MS5TZWFyY2hGaWxlc1JlcXVlc3QaHS5jYWlybi52MS5TZWFyY2hGaWxlc1Jlc3BvbnNlElwKEUxpc3RTbGFzaENvbW1hbmRzEiIuY2Fpcm4udjEuTGlzdFNsYXNoQ29tbWFuZHNSZXF1ZXN0GiMuY2Fpcm4udjEuTGlzdFNsYXNoQ29tbWFuZHNSZXNwb25zZRJECglMaXN0UnVsZXMSGi5jYWlybi52MS5MaXN0UnVsZXNSZXF1ZXN0GhsuY2Fpcm4udjEuTGlzdFJ1bGVzUmVzcG9uc2USRwoKVG9nZ2xlUnVsZRIbLmNhaXJuLnYxLlRvZ2dsZVJ1bGVSZXF1ZXN0GhwuY2Fpcm4udjEuVG9nZ2xlUnVsZVJlc3BvbnNlEkcKCkNyZWF0ZVJ1bGUSGy5jYWlybi52MS5DcmVhdGVSdWxlUmVxdWVzdBocLmNhaXJuLnYxLkNyZWF0ZVJ1bGVSZXNwb25zZRJHCgpEZWxldGVSdWxlEhsuY2Fpcm4udjEuRGVsZXRlUnVsZVJlcXVlc3QaHC5jYWlybi52MS5EZWxldGVSdWxlUmVzcG9uc2USRwoKTGlzdFNraWxscxIbLmNhaXJuLnYxLkxpc3RTa2lsbHNSZXF1ZXN0GhwuY2Fpcm4udjEuTGlzdFNraWxsc1Jlc3BvbnNlEkQKCUxpc3RNb2RlcxIaLmNhaXJuLnYxLkxpc3RNb2Rlc1JlcXVlc3QaGy5jYWlybi52MS5MaXN0TW9kZXNSZXNwb25zZRJKCgtUb2dnbGVTa2lsbBIcLmNhaXJuLnYxLlRvZ2dsZVNraWxsUmVxdWVzdBodLmNhaXJuLnYxLlRvZ2dsZVNraWxsUmVzcG9uc2USRAoJTGlzdEhvb2tzEhouY2Fpcm4udjEuTGlzdEhvb2tzUmVxdWVzdBobLmNhaXJuLnYxLkxpc3RIb29rc1Jlc3BvbnNlEkoKC0VuYWJsZUhvb2tzEhwuY2Fpcm4udjEuRW5hYmxlSG9va3NSZXF1ZXN0Gh0uY2Fpcm4udjEuRW5hYmxlSG9va3NSZXNwb25zZRJECglUcnVzdEhvb2sSGi5jYWlybi52MS5UcnVzdEhvb2tSZXF1ZXN0GhsuY2Fpcm4udjEuVHJ1c3RIb29rUmVzcG9uc2USRwoKVG9nZ2xlSG9vaxIbLmNhaXJuLnYxLlRvZ2dsZUhvb2tSZXF1ZXN0GhwuY2Fpcm4udjEuVG9nZ2xlSG9va1Jlc3BvbnNlEj4KB1J1blRvb2wSGC5jYWlybi52MS5SdW5Ub29sUmVxdWVzdBoZLmNhaXJuLnYxLlJ1blRvb2xSZXNwb25zZRJQCg1MaXN0V29ya3RyZWVzEh4uY2Fpcm4udjEuTGlzdFdvcmt0cmVlc1JlcXVlc3QaHy5jYWlybi52MS5MaXN0V29ya3RyZWVzUmVzcG9uc2USXwoSR2V0V29ya3RyZWVDaGFuZ2VzEiMuY2Fpcm4udjEuR2V0V29ya3RyZWVDaGFuZ2VzUmVxdWVzdBokLmNhaXJuLnYxLkdldFdvcmt0cmVlQ2hhbmdlc1Jlc3BvbnNlElAKDU1lcmdlV29ya3RyZWUSHi5jYWlybi52MS5NZXJnZVdvcmt0cmVlUmVxdWVzdBofLmNhaXJuLnYxLk1lcmdlV29ya3RyZWVSZXNwb25zZRJWCg9EaXNjYXJkV29ya3RyZWUSIC5jYWlybi52MS5EaXNjYXJkV29ya3RyZWVSZXF1ZXN0GiEuY2Fpcm4udjEuRGlzY2FyZFdvcmt0cmVlUmVzcG9uc2USaAoVR2VuZXJhdGVDb21taXRNZXNzYWdlEiYuY2Fpcm4udjEuR2VuZXJhdGVDb21taXRNZXNzYWdlUmVxdWVzdBonLmNhaXJuLnYxLkdlbmVyYXRlQ29tbWl0TWVzc2FnZVJlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL3YxO2NhaXJudjFiBnByb3RvMw", [file_cairn_v1_hooks]);
 
 /**
  * ListWorktreesRequest names the repository.
@@ -866,6 +866,114 @@ export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PUR
   messageDesc(file_cairn_v1_workspace, 29);
 
 /**
+ * ListModesRequest names the workspace.
+ *
+ * @generated from message cairn.v1.ListModesRequest
+ */
+export type ListModesRequest = Message<"cairn.v1.ListModesRequest"> & {
+  /**
+   * The task's workspace roots; the first is the primary root.
+   *
+   * @generated from field: repeated string workspace_roots = 1;
+   */
+  workspaceRoots: string[];
+};
+
+/**
+ * Describes the message cairn.v1.ListModesRequest.
+ * Use `create(ListModesRequestSchema)` to create a new message.
+ */
+export const ListModesRequestSchema: GenMessage<ListModesRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 30);
+
+/**
+ * ModeEntry is one mode.
+ *
+ * @generated from message cairn.v1.ModeEntry
+ */
+export type ModeEntry = Message<"cairn.v1.ModeEntry"> & {
+  /**
+   * slug names the mode in SetMode, NewTask, switch_mode and delegate.
+   *
+   * @generated from field: string slug = 1;
+   */
+  slug: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * description says when to use the mode.
+   *
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * groups are the tool groups it may use: read, edit, command, browser, mcp, delegate.
+   *
+   * @generated from field: repeated string groups = 4;
+   */
+  groups: string[];
+
+  /**
+   * edit_pattern is the regular expression the paths it edits must match ("" for any).
+   *
+   * @generated from field: string edit_pattern = 5;
+   */
+  editPattern: string;
+
+  /**
+   * built_in is set for act, plan and orchestrator.
+   *
+   * @generated from field: bool built_in = 6;
+   */
+  builtIn: boolean;
+
+  /**
+   * source is the file the mode came from ("" for a built-in).
+   *
+   * @generated from field: string source = 7;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message cairn.v1.ModeEntry.
+ * Use `create(ModeEntrySchema)` to create a new message.
+ */
+export const ModeEntrySchema: GenMessage<ModeEntry> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 31);
+
+/**
+ * ListModesResponse lists the modes, built-in first.
+ *
+ * @generated from message cairn.v1.ListModesResponse
+ */
+export type ListModesResponse = Message<"cairn.v1.ListModesResponse"> & {
+  /**
+   * @generated from field: repeated cairn.v1.ModeEntry modes = 1;
+   */
+  modes: ModeEntry[];
+
+  /**
+   * problems name the mode files that were skipped and why.
+   *
+   * @generated from field: repeated string problems = 2;
+   */
+  problems: string[];
+};
+
+/**
+ * Describes the message cairn.v1.ListModesResponse.
+ * Use `create(ListModesResponseSchema)` to create a new message.
+ */
+export const ListModesResponseSchema: GenMessage<ListModesResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 32);
+
+/**
  * ToggleSkillRequest sets a skill's toggle.
  *
  * @generated from message cairn.v1.ToggleSkillRequest
@@ -887,7 +995,7 @@ export type ToggleSkillRequest = Message<"cairn.v1.ToggleSkillRequest"> & {
  * Use `create(ToggleSkillRequestSchema)` to create a new message.
  */
 export const ToggleSkillRequestSchema: GenMessage<ToggleSkillRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 30);
+  messageDesc(file_cairn_v1_workspace, 33);
 
 /**
  * ToggleSkillResponse is empty.
@@ -902,7 +1010,61 @@ export type ToggleSkillResponse = Message<"cairn.v1.ToggleSkillResponse"> & {
  * Use `create(ToggleSkillResponseSchema)` to create a new message.
  */
 export const ToggleSkillResponseSchema: GenMessage<ToggleSkillResponse> = /*@__PURE__*/
-  messageDesc(file_cairn_v1_workspace, 31);
+  messageDesc(file_cairn_v1_workspace, 34);
+
+/**
+ * GenerateCommitMessageRequest carries the staged diff.
+ *
+ * @generated from message cairn.v1.GenerateCommitMessageRequest
+ */
+export type GenerateCommitMessageRequest = Message<"cairn.v1.GenerateCommitMessageRequest"> & {
+  /**
+   * The staged changes as `git diff --cached` prints them.
+   *
+   * @generated from field: string diff = 1;
+   */
+  diff: string;
+
+  /**
+   * The task whose model writes the message ("": the shared settings' model).
+   *
+   * @generated from field: string task_id = 2;
+   */
+  taskId: string;
+};
+
+/**
+ * Describes the message cairn.v1.GenerateCommitMessageRequest.
+ * Use `create(GenerateCommitMessageRequestSchema)` to create a new message.
+ */
+export const GenerateCommitMessageRequestSchema: GenMessage<GenerateCommitMessageRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 35);
+
+/**
+ * GenerateCommitMessageResponse is the message: a subject line, and a body when it needs one.
+ *
+ * @generated from message cairn.v1.GenerateCommitMessageResponse
+ */
+export type GenerateCommitMessageResponse = Message<"cairn.v1.GenerateCommitMessageResponse"> & {
+  /**
+   * @generated from field: string message = 1;
+   */
+  message: string;
+
+  /**
+   * The model that wrote it.
+   *
+   * @generated from field: string model = 2;
+   */
+  model: string;
+};
+
+/**
+ * Describes the message cairn.v1.GenerateCommitMessageResponse.
+ * Use `create(GenerateCommitMessageResponseSchema)` to create a new message.
+ */
+export const GenerateCommitMessageResponseSchema: GenMessage<GenerateCommitMessageResponse> = /*@__PURE__*/
+  messageDesc(file_cairn_v1_workspace, 36);
 
 /**
  * WorkspaceService serves the chat input's menus and the rules view.
@@ -979,6 +1141,17 @@ export const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof ListSkillsRequestSchema;
     output: typeof ListSkillsResponseSchema;
+  },
+  /**
+   * ListModes lists the modes a task in the workspace may run in (docs/modes.md): the
+   * built-in ones, the global ones and the workspace's, with the files that were skipped.
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.ListModes
+   */
+  listModes: {
+    methodKind: "unary";
+    input: typeof ListModesRequestSchema;
+    output: typeof ListModesResponseSchema;
   },
   /**
    * ToggleSkill enables or disables a skill.
@@ -1083,6 +1256,17 @@ export const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof DiscardWorktreeRequestSchema;
     output: typeof DiscardWorktreeResponseSchema;
+  },
+  /**
+   * GenerateCommitMessage writes a commit message for a staged diff with the task's model (the
+   * shared settings' model when no task is named or it is not loaded).
+   *
+   * @generated from rpc cairn.v1.WorkspaceService.GenerateCommitMessage
+   */
+  generateCommitMessage: {
+    methodKind: "unary";
+    input: typeof GenerateCommitMessageRequestSchema;
+    output: typeof GenerateCommitMessageResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cairn_v1_workspace, 0);

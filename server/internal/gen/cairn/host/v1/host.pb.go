@@ -249,6 +249,56 @@ func (LmErrorCode) EnumDescriptor() ([]byte, []int) {
 	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{3}
 }
 
+// What is asked.
+type NavigateRequest_Kind int32
+
+const (
+	NavigateRequest_KIND_UNSPECIFIED NavigateRequest_Kind = 0
+	NavigateRequest_KIND_DEFINITION  NavigateRequest_Kind = 1
+	NavigateRequest_KIND_REFERENCES  NavigateRequest_Kind = 2
+)
+
+// Enum value maps for NavigateRequest_Kind.
+var (
+	NavigateRequest_Kind_name = map[int32]string{
+		0: "KIND_UNSPECIFIED",
+		1: "KIND_DEFINITION",
+		2: "KIND_REFERENCES",
+	}
+	NavigateRequest_Kind_value = map[string]int32{
+		"KIND_UNSPECIFIED": 0,
+		"KIND_DEFINITION":  1,
+		"KIND_REFERENCES":  2,
+	}
+)
+
+func (x NavigateRequest_Kind) Enum() *NavigateRequest_Kind {
+	p := new(NavigateRequest_Kind)
+	*p = x
+	return p
+}
+
+func (x NavigateRequest_Kind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (NavigateRequest_Kind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cairn_host_v1_host_proto_enumTypes[4].Descriptor()
+}
+
+func (NavigateRequest_Kind) Type() protoreflect.EnumType {
+	return &file_cairn_host_v1_host_proto_enumTypes[4]
+}
+
+func (x NavigateRequest_Kind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use NavigateRequest_Kind.Descriptor instead.
+func (NavigateRequest_Kind) EnumDescriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{19, 0}
+}
+
 // Hello is the host's first message.
 type Hello struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -464,6 +514,7 @@ type Request struct {
 	//	*Request_LmCancel
 	//	*Request_LmModels
 	//	*Request_ReadFile
+	//	*Request_Navigate
 	Request       isRequest_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -682,6 +733,15 @@ func (x *Request) GetReadFile() *ReadFileRequest {
 	return nil
 }
 
+func (x *Request) GetNavigate() *NavigateRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Request_Navigate); ok {
+			return x.Navigate
+		}
+	}
+	return nil
+}
+
 type isRequest_Request interface {
 	isRequest_Request()
 }
@@ -758,6 +818,10 @@ type Request_ReadFile struct {
 	ReadFile *ReadFileRequest `protobuf:"bytes,60,opt,name=read_file,json=readFile,proto3,oneof"`
 }
 
+type Request_Navigate struct {
+	Navigate *NavigateRequest `protobuf:"bytes,80,opt,name=navigate,proto3,oneof"`
+}
+
 func (*Request_OpenDiff) isRequest_Request() {}
 
 func (*Request_UpdateDiff) isRequest_Request() {}
@@ -794,6 +858,8 @@ func (*Request_LmModels) isRequest_Request() {}
 
 func (*Request_ReadFile) isRequest_Request() {}
 
+func (*Request_Navigate) isRequest_Request() {}
+
 // Response answers a Request by id.
 type Response struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -810,6 +876,7 @@ type Response struct {
 	//	*Response_ReleaseCommand
 	//	*Response_LmModels
 	//	*Response_ReadFile
+	//	*Response_Navigate
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -938,6 +1005,15 @@ func (x *Response) GetReadFile() *ReadFileResult {
 	return nil
 }
 
+func (x *Response) GetNavigate() *NavigateResult {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Navigate); ok {
+			return x.Navigate
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -974,6 +1050,10 @@ type Response_ReadFile struct {
 	ReadFile *ReadFileResult `protobuf:"bytes,60,opt,name=read_file,json=readFile,proto3,oneof"`
 }
 
+type Response_Navigate struct {
+	Navigate *NavigateResult `protobuf:"bytes,80,opt,name=navigate,proto3,oneof"`
+}
+
 func (*Response_Empty) isResponse_Result() {}
 
 func (*Response_SaveDiff) isResponse_Result() {}
@@ -989,6 +1069,8 @@ func (*Response_ReleaseCommand) isResponse_Result() {}
 func (*Response_LmModels) isResponse_Result() {}
 
 func (*Response_ReadFile) isResponse_Result() {}
+
+func (*Response_Navigate) isResponse_Result() {}
 
 // Empty is the result of requests that return nothing.
 type Empty struct {
@@ -1732,6 +1814,122 @@ func (x *PathsResult) GetPaths() []string {
 	return nil
 }
 
+// NavigateRequest asks the editor's own providers where the symbol at a position is defined
+// or used (go_to_definition, find_references; docs/tools.md, "Code navigation").
+type NavigateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  NavigateRequest_Kind   `protobuf:"varint,1,opt,name=kind,proto3,enum=cairn.host.v1.NavigateRequest_Kind" json:"kind,omitempty"`
+	Path  string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// 1-based line and 1-based column in UTF-16 code units, as the editor counts.
+	Line          int32 `protobuf:"varint,3,opt,name=line,proto3" json:"line,omitempty"`
+	Column        int32 `protobuf:"varint,4,opt,name=column,proto3" json:"column,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NavigateRequest) Reset() {
+	*x = NavigateRequest{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NavigateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NavigateRequest) ProtoMessage() {}
+
+func (x *NavigateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NavigateRequest.ProtoReflect.Descriptor instead.
+func (*NavigateRequest) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *NavigateRequest) GetKind() NavigateRequest_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return NavigateRequest_KIND_UNSPECIFIED
+}
+
+func (x *NavigateRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *NavigateRequest) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *NavigateRequest) GetColumn() int32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+// NavigateResult lists the places the editor's providers gave.
+type NavigateResult struct {
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Places        []*NavigateResult_Place `protobuf:"bytes,1,rep,name=places,proto3" json:"places,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NavigateResult) Reset() {
+	*x = NavigateResult{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NavigateResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NavigateResult) ProtoMessage() {}
+
+func (x *NavigateResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NavigateResult.ProtoReflect.Descriptor instead.
+func (*NavigateResult) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *NavigateResult) GetPlaces() []*NavigateResult_Place {
+	if x != nil {
+		return x.Places
+	}
+	return nil
+}
+
 // DiagnosticsRequest asks for problems (all files when paths is empty).
 type DiagnosticsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1742,7 +1940,7 @@ type DiagnosticsRequest struct {
 
 func (x *DiagnosticsRequest) Reset() {
 	*x = DiagnosticsRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1754,7 +1952,7 @@ func (x *DiagnosticsRequest) String() string {
 func (*DiagnosticsRequest) ProtoMessage() {}
 
 func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[19]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1767,7 +1965,7 @@ func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsRequest.ProtoReflect.Descriptor instead.
 func (*DiagnosticsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{19}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DiagnosticsRequest) GetPaths() []string {
@@ -1791,7 +1989,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1803,7 +2001,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[20]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1816,7 +2014,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{20}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Diagnostic) GetPath() string {
@@ -1864,7 +2062,7 @@ type DiagnosticsResult struct {
 
 func (x *DiagnosticsResult) Reset() {
 	*x = DiagnosticsResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1876,7 +2074,7 @@ func (x *DiagnosticsResult) String() string {
 func (*DiagnosticsResult) ProtoMessage() {}
 
 func (x *DiagnosticsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[21]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1889,7 +2087,7 @@ func (x *DiagnosticsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsResult.ProtoReflect.Descriptor instead.
 func (*DiagnosticsResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{21}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DiagnosticsResult) GetDiagnostics() []*Diagnostic {
@@ -1910,7 +2108,7 @@ type OpenFileRequest struct {
 
 func (x *OpenFileRequest) Reset() {
 	*x = OpenFileRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1922,7 +2120,7 @@ func (x *OpenFileRequest) String() string {
 func (*OpenFileRequest) ProtoMessage() {}
 
 func (x *OpenFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[22]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1935,7 +2133,7 @@ func (x *OpenFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenFileRequest.ProtoReflect.Descriptor instead.
 func (*OpenFileRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{22}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *OpenFileRequest) GetPath() string {
@@ -1963,7 +2161,7 @@ type ShowMessageRequest struct {
 
 func (x *ShowMessageRequest) Reset() {
 	*x = ShowMessageRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1975,7 +2173,7 @@ func (x *ShowMessageRequest) String() string {
 func (*ShowMessageRequest) ProtoMessage() {}
 
 func (x *ShowMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[23]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1988,7 +2186,7 @@ func (x *ShowMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShowMessageRequest.ProtoReflect.Descriptor instead.
 func (*ShowMessageRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{23}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ShowMessageRequest) GetLevel() MessageLevel {
@@ -2017,7 +2215,7 @@ type DiffFile struct {
 
 func (x *DiffFile) Reset() {
 	*x = DiffFile{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2029,7 +2227,7 @@ func (x *DiffFile) String() string {
 func (*DiffFile) ProtoMessage() {}
 
 func (x *DiffFile) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[24]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2042,7 +2240,7 @@ func (x *DiffFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffFile.ProtoReflect.Descriptor instead.
 func (*DiffFile) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{24}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DiffFile) GetPath() string {
@@ -2077,7 +2275,7 @@ type MultiDiffRequest struct {
 
 func (x *MultiDiffRequest) Reset() {
 	*x = MultiDiffRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2089,7 +2287,7 @@ func (x *MultiDiffRequest) String() string {
 func (*MultiDiffRequest) ProtoMessage() {}
 
 func (x *MultiDiffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[25]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2102,7 +2300,7 @@ func (x *MultiDiffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDiffRequest.ProtoReflect.Descriptor instead.
 func (*MultiDiffRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{25}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MultiDiffRequest) GetTitle() string {
@@ -2131,7 +2329,7 @@ type ReadFileRequest struct {
 
 func (x *ReadFileRequest) Reset() {
 	*x = ReadFileRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2143,7 +2341,7 @@ func (x *ReadFileRequest) String() string {
 func (*ReadFileRequest) ProtoMessage() {}
 
 func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[26]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2156,7 +2354,7 @@ func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFileRequest.ProtoReflect.Descriptor instead.
 func (*ReadFileRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReadFileRequest) GetPath() string {
@@ -2176,7 +2374,7 @@ type ReadFileResult struct {
 
 func (x *ReadFileResult) Reset() {
 	*x = ReadFileResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2188,7 +2386,7 @@ func (x *ReadFileResult) String() string {
 func (*ReadFileResult) ProtoMessage() {}
 
 func (x *ReadFileResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[27]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2201,7 +2399,7 @@ func (x *ReadFileResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFileResult.ProtoReflect.Descriptor instead.
 func (*ReadFileResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReadFileResult) GetText() string {
@@ -2229,7 +2427,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2241,7 +2439,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[28]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2254,7 +2452,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Event) GetEvent() isEvent_Event {
@@ -2369,7 +2567,7 @@ type CommandOutput struct {
 
 func (x *CommandOutput) Reset() {
 	*x = CommandOutput{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2381,7 +2579,7 @@ func (x *CommandOutput) String() string {
 func (*CommandOutput) ProtoMessage() {}
 
 func (x *CommandOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[29]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2394,7 +2592,7 @@ func (x *CommandOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandOutput.ProtoReflect.Descriptor instead.
 func (*CommandOutput) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{29}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CommandOutput) GetCommandId() string {
@@ -2422,7 +2620,7 @@ type CommandExit struct {
 
 func (x *CommandExit) Reset() {
 	*x = CommandExit{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2434,7 +2632,7 @@ func (x *CommandExit) String() string {
 func (*CommandExit) ProtoMessage() {}
 
 func (x *CommandExit) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[30]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2447,7 +2645,7 @@ func (x *CommandExit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandExit.ProtoReflect.Descriptor instead.
 func (*CommandExit) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{30}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CommandExit) GetCommandId() string {
@@ -2474,7 +2672,7 @@ type ActiveEditorChanged struct {
 
 func (x *ActiveEditorChanged) Reset() {
 	*x = ActiveEditorChanged{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2486,7 +2684,7 @@ func (x *ActiveEditorChanged) String() string {
 func (*ActiveEditorChanged) ProtoMessage() {}
 
 func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[31]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2499,7 +2697,7 @@ func (x *ActiveEditorChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActiveEditorChanged.ProtoReflect.Descriptor instead.
 func (*ActiveEditorChanged) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{31}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ActiveEditorChanged) GetPath() string {
@@ -2523,7 +2721,7 @@ type DiffDecision struct {
 
 func (x *DiffDecision) Reset() {
 	*x = DiffDecision{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2535,7 +2733,7 @@ func (x *DiffDecision) String() string {
 func (*DiffDecision) ProtoMessage() {}
 
 func (x *DiffDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[32]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2548,7 +2746,7 @@ func (x *DiffDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffDecision.ProtoReflect.Descriptor instead.
 func (*DiffDecision) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *DiffDecision) GetSessionId() string {
@@ -2584,7 +2782,7 @@ type LmChatRequest struct {
 
 func (x *LmChatRequest) Reset() {
 	*x = LmChatRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2596,7 +2794,7 @@ func (x *LmChatRequest) String() string {
 func (*LmChatRequest) ProtoMessage() {}
 
 func (x *LmChatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[33]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2609,7 +2807,7 @@ func (x *LmChatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmChatRequest.ProtoReflect.Descriptor instead.
 func (*LmChatRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *LmChatRequest) GetChatId() string {
@@ -2651,7 +2849,7 @@ type LmMessage struct {
 
 func (x *LmMessage) Reset() {
 	*x = LmMessage{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2663,7 +2861,7 @@ func (x *LmMessage) String() string {
 func (*LmMessage) ProtoMessage() {}
 
 func (x *LmMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[34]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2676,7 +2874,7 @@ func (x *LmMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmMessage.ProtoReflect.Descriptor instead.
 func (*LmMessage) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *LmMessage) GetRole() LmRole {
@@ -2708,7 +2906,7 @@ type LmPart struct {
 
 func (x *LmPart) Reset() {
 	*x = LmPart{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2720,7 +2918,7 @@ func (x *LmPart) String() string {
 func (*LmPart) ProtoMessage() {}
 
 func (x *LmPart) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[35]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2733,7 +2931,7 @@ func (x *LmPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmPart.ProtoReflect.Descriptor instead.
 func (*LmPart) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{35}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *LmPart) GetPart() isLmPart_Part {
@@ -2807,7 +3005,7 @@ type LmToolCall struct {
 
 func (x *LmToolCall) Reset() {
 	*x = LmToolCall{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2819,7 +3017,7 @@ func (x *LmToolCall) String() string {
 func (*LmToolCall) ProtoMessage() {}
 
 func (x *LmToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[36]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2832,7 +3030,7 @@ func (x *LmToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmToolCall.ProtoReflect.Descriptor instead.
 func (*LmToolCall) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{36}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *LmToolCall) GetCallId() string {
@@ -2867,7 +3065,7 @@ type LmToolResult struct {
 
 func (x *LmToolResult) Reset() {
 	*x = LmToolResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +3077,7 @@ func (x *LmToolResult) String() string {
 func (*LmToolResult) ProtoMessage() {}
 
 func (x *LmToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[37]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +3090,7 @@ func (x *LmToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmToolResult.ProtoReflect.Descriptor instead.
 func (*LmToolResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{37}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *LmToolResult) GetCallId() string {
@@ -2922,7 +3120,7 @@ type LmTool struct {
 
 func (x *LmTool) Reset() {
 	*x = LmTool{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2934,7 +3132,7 @@ func (x *LmTool) String() string {
 func (*LmTool) ProtoMessage() {}
 
 func (x *LmTool) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[38]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2947,7 +3145,7 @@ func (x *LmTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmTool.ProtoReflect.Descriptor instead.
 func (*LmTool) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *LmTool) GetName() string {
@@ -2982,7 +3180,7 @@ type LmCancelRequest struct {
 
 func (x *LmCancelRequest) Reset() {
 	*x = LmCancelRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2994,7 +3192,7 @@ func (x *LmCancelRequest) String() string {
 func (*LmCancelRequest) ProtoMessage() {}
 
 func (x *LmCancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[39]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3007,7 +3205,7 @@ func (x *LmCancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmCancelRequest.ProtoReflect.Descriptor instead.
 func (*LmCancelRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *LmCancelRequest) GetChatId() string {
@@ -3026,7 +3224,7 @@ type LmModelsRequest struct {
 
 func (x *LmModelsRequest) Reset() {
 	*x = LmModelsRequest{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3038,7 +3236,7 @@ func (x *LmModelsRequest) String() string {
 func (*LmModelsRequest) ProtoMessage() {}
 
 func (x *LmModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[40]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3051,7 +3249,7 @@ func (x *LmModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmModelsRequest.ProtoReflect.Descriptor instead.
 func (*LmModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 // LmModelsResult lists the editor's language models.
@@ -3064,7 +3262,7 @@ type LmModelsResult struct {
 
 func (x *LmModelsResult) Reset() {
 	*x = LmModelsResult{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3076,7 +3274,7 @@ func (x *LmModelsResult) String() string {
 func (*LmModelsResult) ProtoMessage() {}
 
 func (x *LmModelsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[41]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3089,7 +3287,7 @@ func (x *LmModelsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmModelsResult.ProtoReflect.Descriptor instead.
 func (*LmModelsResult) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *LmModelsResult) GetModels() []*LmModel {
@@ -3114,7 +3312,7 @@ type LmModel struct {
 
 func (x *LmModel) Reset() {
 	*x = LmModel{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3126,7 +3324,7 @@ func (x *LmModel) String() string {
 func (*LmModel) ProtoMessage() {}
 
 func (x *LmModel) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[42]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3139,7 +3337,7 @@ func (x *LmModel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmModel.ProtoReflect.Descriptor instead.
 func (*LmModel) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *LmModel) GetId() string {
@@ -3192,7 +3390,7 @@ type LmChatPart struct {
 
 func (x *LmChatPart) Reset() {
 	*x = LmChatPart{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[43]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3204,7 +3402,7 @@ func (x *LmChatPart) String() string {
 func (*LmChatPart) ProtoMessage() {}
 
 func (x *LmChatPart) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[43]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3217,7 +3415,7 @@ func (x *LmChatPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmChatPart.ProtoReflect.Descriptor instead.
 func (*LmChatPart) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *LmChatPart) GetChatId() string {
@@ -3285,7 +3483,7 @@ type LmChatEnd struct {
 
 func (x *LmChatEnd) Reset() {
 	*x = LmChatEnd{}
-	mi := &file_cairn_host_v1_host_proto_msgTypes[44]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3297,7 +3495,7 @@ func (x *LmChatEnd) String() string {
 func (*LmChatEnd) ProtoMessage() {}
 
 func (x *LmChatEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_cairn_host_v1_host_proto_msgTypes[44]
+	mi := &file_cairn_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3310,7 +3508,7 @@ func (x *LmChatEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LmChatEnd.ProtoReflect.Descriptor instead.
 func (*LmChatEnd) Descriptor() ([]byte, []int) {
-	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *LmChatEnd) GetChatId() string {
@@ -3355,6 +3553,59 @@ func (x *LmChatEnd) GetEstimated() bool {
 	return false
 }
 
+// Place is one of them: a file and its 1-based line.
+type NavigateResult_Place struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Line          int32                  `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NavigateResult_Place) Reset() {
+	*x = NavigateResult_Place{}
+	mi := &file_cairn_host_v1_host_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NavigateResult_Place) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NavigateResult_Place) ProtoMessage() {}
+
+func (x *NavigateResult_Place) ProtoReflect() protoreflect.Message {
+	mi := &file_cairn_host_v1_host_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NavigateResult_Place.ProtoReflect.Descriptor instead.
+func (*NavigateResult_Place) Descriptor() ([]byte, []int) {
+	return file_cairn_host_v1_host_proto_rawDescGZIP(), []int{20, 0}
+}
+
+func (x *NavigateResult_Place) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *NavigateResult_Place) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
 var File_cairn_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_cairn_host_v1_host_proto_rawDesc = "" +
@@ -3374,7 +3625,7 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\aWelcome\x12\x17\n" +
 	"\ahost_id\x18\x01 \x01(\tR\x06hostId\x12%\n" +
 	"\x0edaemon_version\x18\x02 \x01(\tR\rdaemonVersion\x12#\n" +
-	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\x92\n" +
+	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\xd0\n" +
 	"\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
@@ -3402,8 +3653,9 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\alm_chat\x18F \x01(\v2\x1c.cairn.host.v1.LmChatRequestH\x00R\x06lmChat\x12=\n" +
 	"\tlm_cancel\x18G \x01(\v2\x1e.cairn.host.v1.LmCancelRequestH\x00R\blmCancel\x12=\n" +
 	"\tlm_models\x18H \x01(\v2\x1e.cairn.host.v1.LmModelsRequestH\x00R\blmModels\x12=\n" +
-	"\tread_file\x18< \x01(\v2\x1e.cairn.host.v1.ReadFileRequestH\x00R\breadFileB\t\n" +
-	"\arequest\"\xb0\x04\n" +
+	"\tread_file\x18< \x01(\v2\x1e.cairn.host.v1.ReadFileRequestH\x00R\breadFile\x12<\n" +
+	"\bnavigate\x18P \x01(\v2\x1e.cairn.host.v1.NavigateRequestH\x00R\bnavigateB\t\n" +
+	"\arequest\"\xed\x04\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12,\n" +
@@ -3416,7 +3668,8 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\vdiagnostics\x18\x0e \x01(\v2 .cairn.host.v1.DiagnosticsResultH\x00R\vdiagnostics\x12N\n" +
 	"\x0frelease_command\x18( \x01(\v2#.cairn.host.v1.ReleaseCommandResultH\x00R\x0ereleaseCommand\x12<\n" +
 	"\tlm_models\x18F \x01(\v2\x1d.cairn.host.v1.LmModelsResultH\x00R\blmModels\x12<\n" +
-	"\tread_file\x18< \x01(\v2\x1d.cairn.host.v1.ReadFileResultH\x00R\breadFileB\b\n" +
+	"\tread_file\x18< \x01(\v2\x1d.cairn.host.v1.ReadFileResultH\x00R\breadFile\x12;\n" +
+	"\bnavigate\x18P \x01(\v2\x1d.cairn.host.v1.NavigateResultH\x00R\bnavigateB\b\n" +
 	"\x06result\"\a\n" +
 	"\x05Empty\"w\n" +
 	"\x0fOpenDiffRequest\x12\x1d\n" +
@@ -3462,7 +3715,21 @@ const file_cairn_host_v1_host_proto_rawDesc = "" +
 	"\x0fOpenTabsRequest\"\x19\n" +
 	"\x17WorkspaceFoldersRequest\"#\n" +
 	"\vPathsResult\x12\x14\n" +
-	"\x05paths\x18\x01 \x03(\tR\x05paths\"*\n" +
+	"\x05paths\x18\x01 \x03(\tR\x05paths\"\xd2\x01\n" +
+	"\x0fNavigateRequest\x127\n" +
+	"\x04kind\x18\x01 \x01(\x0e2#.cairn.host.v1.NavigateRequest.KindR\x04kind\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
+	"\x04line\x18\x03 \x01(\x05R\x04line\x12\x16\n" +
+	"\x06column\x18\x04 \x01(\x05R\x06column\"F\n" +
+	"\x04Kind\x12\x14\n" +
+	"\x10KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fKIND_DEFINITION\x10\x01\x12\x13\n" +
+	"\x0fKIND_REFERENCES\x10\x02\"~\n" +
+	"\x0eNavigateResult\x12;\n" +
+	"\x06places\x18\x01 \x03(\v2#.cairn.host.v1.NavigateResult.PlaceR\x06places\x1a/\n" +
+	"\x05Place\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\x05R\x04line\"*\n" +
 	"\x12DiagnosticsRequest\x12\x14\n" +
 	"\x05paths\x18\x01 \x03(\tR\x05paths\"\x9b\x01\n" +
 	"\n" +
@@ -3600,110 +3867,118 @@ func file_cairn_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_cairn_host_v1_host_proto_rawDescData
 }
 
-var file_cairn_host_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_cairn_host_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_cairn_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_cairn_host_v1_host_proto_goTypes = []any{
 	(Severity)(0),                   // 0: cairn.host.v1.Severity
 	(MessageLevel)(0),               // 1: cairn.host.v1.MessageLevel
 	(LmRole)(0),                     // 2: cairn.host.v1.LmRole
 	(LmErrorCode)(0),                // 3: cairn.host.v1.LmErrorCode
-	(*Hello)(nil),                   // 4: cairn.host.v1.Hello
-	(*Welcome)(nil),                 // 5: cairn.host.v1.Welcome
-	(*Request)(nil),                 // 6: cairn.host.v1.Request
-	(*Response)(nil),                // 7: cairn.host.v1.Response
-	(*Empty)(nil),                   // 8: cairn.host.v1.Empty
-	(*OpenDiffRequest)(nil),         // 9: cairn.host.v1.OpenDiffRequest
-	(*UpdateDiffRequest)(nil),       // 10: cairn.host.v1.UpdateDiffRequest
-	(*SaveDiffRequest)(nil),         // 11: cairn.host.v1.SaveDiffRequest
-	(*SaveDiffResult)(nil),          // 12: cairn.host.v1.SaveDiffResult
-	(*RevertDiffRequest)(nil),       // 13: cairn.host.v1.RevertDiffRequest
-	(*RunCommandRequest)(nil),       // 14: cairn.host.v1.RunCommandRequest
-	(*RunCommandResult)(nil),        // 15: cairn.host.v1.RunCommandResult
-	(*KillCommandRequest)(nil),      // 16: cairn.host.v1.KillCommandRequest
-	(*ReleaseCommandRequest)(nil),   // 17: cairn.host.v1.ReleaseCommandRequest
-	(*ReleaseCommandResult)(nil),    // 18: cairn.host.v1.ReleaseCommandResult
-	(*VisibleFilesRequest)(nil),     // 19: cairn.host.v1.VisibleFilesRequest
-	(*OpenTabsRequest)(nil),         // 20: cairn.host.v1.OpenTabsRequest
-	(*WorkspaceFoldersRequest)(nil), // 21: cairn.host.v1.WorkspaceFoldersRequest
-	(*PathsResult)(nil),             // 22: cairn.host.v1.PathsResult
-	(*DiagnosticsRequest)(nil),      // 23: cairn.host.v1.DiagnosticsRequest
-	(*Diagnostic)(nil),              // 24: cairn.host.v1.Diagnostic
-	(*DiagnosticsResult)(nil),       // 25: cairn.host.v1.DiagnosticsResult
-	(*OpenFileRequest)(nil),         // 26: cairn.host.v1.OpenFileRequest
-	(*ShowMessageRequest)(nil),      // 27: cairn.host.v1.ShowMessageRequest
-	(*DiffFile)(nil),                // 28: cairn.host.v1.DiffFile
-	(*MultiDiffRequest)(nil),        // 29: cairn.host.v1.MultiDiffRequest
-	(*ReadFileRequest)(nil),         // 30: cairn.host.v1.ReadFileRequest
-	(*ReadFileResult)(nil),          // 31: cairn.host.v1.ReadFileResult
-	(*Event)(nil),                   // 32: cairn.host.v1.Event
-	(*CommandOutput)(nil),           // 33: cairn.host.v1.CommandOutput
-	(*CommandExit)(nil),             // 34: cairn.host.v1.CommandExit
-	(*ActiveEditorChanged)(nil),     // 35: cairn.host.v1.ActiveEditorChanged
-	(*DiffDecision)(nil),            // 36: cairn.host.v1.DiffDecision
-	(*LmChatRequest)(nil),           // 37: cairn.host.v1.LmChatRequest
-	(*LmMessage)(nil),               // 38: cairn.host.v1.LmMessage
-	(*LmPart)(nil),                  // 39: cairn.host.v1.LmPart
-	(*LmToolCall)(nil),              // 40: cairn.host.v1.LmToolCall
-	(*LmToolResult)(nil),            // 41: cairn.host.v1.LmToolResult
-	(*LmTool)(nil),                  // 42: cairn.host.v1.LmTool
-	(*LmCancelRequest)(nil),         // 43: cairn.host.v1.LmCancelRequest
-	(*LmModelsRequest)(nil),         // 44: cairn.host.v1.LmModelsRequest
-	(*LmModelsResult)(nil),          // 45: cairn.host.v1.LmModelsResult
-	(*LmModel)(nil),                 // 46: cairn.host.v1.LmModel
-	(*LmChatPart)(nil),              // 47: cairn.host.v1.LmChatPart
-	(*LmChatEnd)(nil),               // 48: cairn.host.v1.LmChatEnd
+	(NavigateRequest_Kind)(0),       // 4: cairn.host.v1.NavigateRequest.Kind
+	(*Hello)(nil),                   // 5: cairn.host.v1.Hello
+	(*Welcome)(nil),                 // 6: cairn.host.v1.Welcome
+	(*Request)(nil),                 // 7: cairn.host.v1.Request
+	(*Response)(nil),                // 8: cairn.host.v1.Response
+	(*Empty)(nil),                   // 9: cairn.host.v1.Empty
+	(*OpenDiffRequest)(nil),         // 10: cairn.host.v1.OpenDiffRequest
+	(*UpdateDiffRequest)(nil),       // 11: cairn.host.v1.UpdateDiffRequest
+	(*SaveDiffRequest)(nil),         // 12: cairn.host.v1.SaveDiffRequest
+	(*SaveDiffResult)(nil),          // 13: cairn.host.v1.SaveDiffResult
+	(*RevertDiffRequest)(nil),       // 14: cairn.host.v1.RevertDiffRequest
+	(*RunCommandRequest)(nil),       // 15: cairn.host.v1.RunCommandRequest
+	(*RunCommandResult)(nil),        // 16: cairn.host.v1.RunCommandResult
+	(*KillCommandRequest)(nil),      // 17: cairn.host.v1.KillCommandRequest
+	(*ReleaseCommandRequest)(nil),   // 18: cairn.host.v1.ReleaseCommandRequest
+	(*ReleaseCommandResult)(nil),    // 19: cairn.host.v1.ReleaseCommandResult
+	(*VisibleFilesRequest)(nil),     // 20: cairn.host.v1.VisibleFilesRequest
+	(*OpenTabsRequest)(nil),         // 21: cairn.host.v1.OpenTabsRequest
+	(*WorkspaceFoldersRequest)(nil), // 22: cairn.host.v1.WorkspaceFoldersRequest
+	(*PathsResult)(nil),             // 23: cairn.host.v1.PathsResult
+	(*NavigateRequest)(nil),         // 24: cairn.host.v1.NavigateRequest
+	(*NavigateResult)(nil),          // 25: cairn.host.v1.NavigateResult
+	(*DiagnosticsRequest)(nil),      // 26: cairn.host.v1.DiagnosticsRequest
+	(*Diagnostic)(nil),              // 27: cairn.host.v1.Diagnostic
+	(*DiagnosticsResult)(nil),       // 28: cairn.host.v1.DiagnosticsResult
+	(*OpenFileRequest)(nil),         // 29: cairn.host.v1.OpenFileRequest
+	(*ShowMessageRequest)(nil),      // 30: cairn.host.v1.ShowMessageRequest
+	(*DiffFile)(nil),                // 31: cairn.host.v1.DiffFile
+	(*MultiDiffRequest)(nil),        // 32: cairn.host.v1.MultiDiffRequest
+	(*ReadFileRequest)(nil),         // 33: cairn.host.v1.ReadFileRequest
+	(*ReadFileResult)(nil),          // 34: cairn.host.v1.ReadFileResult
+	(*Event)(nil),                   // 35: cairn.host.v1.Event
+	(*CommandOutput)(nil),           // 36: cairn.host.v1.CommandOutput
+	(*CommandExit)(nil),             // 37: cairn.host.v1.CommandExit
+	(*ActiveEditorChanged)(nil),     // 38: cairn.host.v1.ActiveEditorChanged
+	(*DiffDecision)(nil),            // 39: cairn.host.v1.DiffDecision
+	(*LmChatRequest)(nil),           // 40: cairn.host.v1.LmChatRequest
+	(*LmMessage)(nil),               // 41: cairn.host.v1.LmMessage
+	(*LmPart)(nil),                  // 42: cairn.host.v1.LmPart
+	(*LmToolCall)(nil),              // 43: cairn.host.v1.LmToolCall
+	(*LmToolResult)(nil),            // 44: cairn.host.v1.LmToolResult
+	(*LmTool)(nil),                  // 45: cairn.host.v1.LmTool
+	(*LmCancelRequest)(nil),         // 46: cairn.host.v1.LmCancelRequest
+	(*LmModelsRequest)(nil),         // 47: cairn.host.v1.LmModelsRequest
+	(*LmModelsResult)(nil),          // 48: cairn.host.v1.LmModelsResult
+	(*LmModel)(nil),                 // 49: cairn.host.v1.LmModel
+	(*LmChatPart)(nil),              // 50: cairn.host.v1.LmChatPart
+	(*LmChatEnd)(nil),               // 51: cairn.host.v1.LmChatEnd
+	(*NavigateResult_Place)(nil),    // 52: cairn.host.v1.NavigateResult.Place
 }
 var file_cairn_host_v1_host_proto_depIdxs = []int32{
-	9,  // 0: cairn.host.v1.Request.open_diff:type_name -> cairn.host.v1.OpenDiffRequest
-	10, // 1: cairn.host.v1.Request.update_diff:type_name -> cairn.host.v1.UpdateDiffRequest
-	11, // 2: cairn.host.v1.Request.save_diff:type_name -> cairn.host.v1.SaveDiffRequest
-	13, // 3: cairn.host.v1.Request.revert_diff:type_name -> cairn.host.v1.RevertDiffRequest
-	14, // 4: cairn.host.v1.Request.run_command:type_name -> cairn.host.v1.RunCommandRequest
-	16, // 5: cairn.host.v1.Request.kill_command:type_name -> cairn.host.v1.KillCommandRequest
-	19, // 6: cairn.host.v1.Request.visible_files:type_name -> cairn.host.v1.VisibleFilesRequest
-	20, // 7: cairn.host.v1.Request.open_tabs:type_name -> cairn.host.v1.OpenTabsRequest
-	23, // 8: cairn.host.v1.Request.diagnostics:type_name -> cairn.host.v1.DiagnosticsRequest
-	26, // 9: cairn.host.v1.Request.open_file:type_name -> cairn.host.v1.OpenFileRequest
-	27, // 10: cairn.host.v1.Request.show_message:type_name -> cairn.host.v1.ShowMessageRequest
-	21, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
-	29, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
-	17, // 13: cairn.host.v1.Request.release_command:type_name -> cairn.host.v1.ReleaseCommandRequest
-	37, // 14: cairn.host.v1.Request.lm_chat:type_name -> cairn.host.v1.LmChatRequest
-	43, // 15: cairn.host.v1.Request.lm_cancel:type_name -> cairn.host.v1.LmCancelRequest
-	44, // 16: cairn.host.v1.Request.lm_models:type_name -> cairn.host.v1.LmModelsRequest
-	30, // 17: cairn.host.v1.Request.read_file:type_name -> cairn.host.v1.ReadFileRequest
-	8,  // 18: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
-	12, // 19: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
-	15, // 20: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
-	22, // 21: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
-	25, // 22: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
-	18, // 23: cairn.host.v1.Response.release_command:type_name -> cairn.host.v1.ReleaseCommandResult
-	45, // 24: cairn.host.v1.Response.lm_models:type_name -> cairn.host.v1.LmModelsResult
-	31, // 25: cairn.host.v1.Response.read_file:type_name -> cairn.host.v1.ReadFileResult
-	0,  // 26: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
-	24, // 27: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
-	1,  // 28: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
-	28, // 29: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
-	33, // 30: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
-	34, // 31: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
-	35, // 32: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
-	36, // 33: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
-	47, // 34: cairn.host.v1.Event.lm_part:type_name -> cairn.host.v1.LmChatPart
-	48, // 35: cairn.host.v1.Event.lm_end:type_name -> cairn.host.v1.LmChatEnd
-	38, // 36: cairn.host.v1.LmChatRequest.messages:type_name -> cairn.host.v1.LmMessage
-	42, // 37: cairn.host.v1.LmChatRequest.tools:type_name -> cairn.host.v1.LmTool
-	2,  // 38: cairn.host.v1.LmMessage.role:type_name -> cairn.host.v1.LmRole
-	39, // 39: cairn.host.v1.LmMessage.parts:type_name -> cairn.host.v1.LmPart
-	40, // 40: cairn.host.v1.LmPart.tool_call:type_name -> cairn.host.v1.LmToolCall
-	41, // 41: cairn.host.v1.LmPart.tool_result:type_name -> cairn.host.v1.LmToolResult
-	46, // 42: cairn.host.v1.LmModelsResult.models:type_name -> cairn.host.v1.LmModel
-	40, // 43: cairn.host.v1.LmChatPart.tool_call:type_name -> cairn.host.v1.LmToolCall
-	3,  // 44: cairn.host.v1.LmChatEnd.code:type_name -> cairn.host.v1.LmErrorCode
-	45, // [45:45] is the sub-list for method output_type
-	45, // [45:45] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	10, // 0: cairn.host.v1.Request.open_diff:type_name -> cairn.host.v1.OpenDiffRequest
+	11, // 1: cairn.host.v1.Request.update_diff:type_name -> cairn.host.v1.UpdateDiffRequest
+	12, // 2: cairn.host.v1.Request.save_diff:type_name -> cairn.host.v1.SaveDiffRequest
+	14, // 3: cairn.host.v1.Request.revert_diff:type_name -> cairn.host.v1.RevertDiffRequest
+	15, // 4: cairn.host.v1.Request.run_command:type_name -> cairn.host.v1.RunCommandRequest
+	17, // 5: cairn.host.v1.Request.kill_command:type_name -> cairn.host.v1.KillCommandRequest
+	20, // 6: cairn.host.v1.Request.visible_files:type_name -> cairn.host.v1.VisibleFilesRequest
+	21, // 7: cairn.host.v1.Request.open_tabs:type_name -> cairn.host.v1.OpenTabsRequest
+	26, // 8: cairn.host.v1.Request.diagnostics:type_name -> cairn.host.v1.DiagnosticsRequest
+	29, // 9: cairn.host.v1.Request.open_file:type_name -> cairn.host.v1.OpenFileRequest
+	30, // 10: cairn.host.v1.Request.show_message:type_name -> cairn.host.v1.ShowMessageRequest
+	22, // 11: cairn.host.v1.Request.workspace_folders:type_name -> cairn.host.v1.WorkspaceFoldersRequest
+	32, // 12: cairn.host.v1.Request.multi_diff:type_name -> cairn.host.v1.MultiDiffRequest
+	18, // 13: cairn.host.v1.Request.release_command:type_name -> cairn.host.v1.ReleaseCommandRequest
+	40, // 14: cairn.host.v1.Request.lm_chat:type_name -> cairn.host.v1.LmChatRequest
+	46, // 15: cairn.host.v1.Request.lm_cancel:type_name -> cairn.host.v1.LmCancelRequest
+	47, // 16: cairn.host.v1.Request.lm_models:type_name -> cairn.host.v1.LmModelsRequest
+	33, // 17: cairn.host.v1.Request.read_file:type_name -> cairn.host.v1.ReadFileRequest
+	24, // 18: cairn.host.v1.Request.navigate:type_name -> cairn.host.v1.NavigateRequest
+	9,  // 19: cairn.host.v1.Response.empty:type_name -> cairn.host.v1.Empty
+	13, // 20: cairn.host.v1.Response.save_diff:type_name -> cairn.host.v1.SaveDiffResult
+	16, // 21: cairn.host.v1.Response.run_command:type_name -> cairn.host.v1.RunCommandResult
+	23, // 22: cairn.host.v1.Response.paths:type_name -> cairn.host.v1.PathsResult
+	28, // 23: cairn.host.v1.Response.diagnostics:type_name -> cairn.host.v1.DiagnosticsResult
+	19, // 24: cairn.host.v1.Response.release_command:type_name -> cairn.host.v1.ReleaseCommandResult
+	48, // 25: cairn.host.v1.Response.lm_models:type_name -> cairn.host.v1.LmModelsResult
+	34, // 26: cairn.host.v1.Response.read_file:type_name -> cairn.host.v1.ReadFileResult
+	25, // 27: cairn.host.v1.Response.navigate:type_name -> cairn.host.v1.NavigateResult
+	4,  // 28: cairn.host.v1.NavigateRequest.kind:type_name -> cairn.host.v1.NavigateRequest.Kind
+	52, // 29: cairn.host.v1.NavigateResult.places:type_name -> cairn.host.v1.NavigateResult.Place
+	0,  // 30: cairn.host.v1.Diagnostic.severity:type_name -> cairn.host.v1.Severity
+	27, // 31: cairn.host.v1.DiagnosticsResult.diagnostics:type_name -> cairn.host.v1.Diagnostic
+	1,  // 32: cairn.host.v1.ShowMessageRequest.level:type_name -> cairn.host.v1.MessageLevel
+	31, // 33: cairn.host.v1.MultiDiffRequest.files:type_name -> cairn.host.v1.DiffFile
+	36, // 34: cairn.host.v1.Event.command_output:type_name -> cairn.host.v1.CommandOutput
+	37, // 35: cairn.host.v1.Event.command_exit:type_name -> cairn.host.v1.CommandExit
+	38, // 36: cairn.host.v1.Event.active_editor_changed:type_name -> cairn.host.v1.ActiveEditorChanged
+	39, // 37: cairn.host.v1.Event.diff_decision:type_name -> cairn.host.v1.DiffDecision
+	50, // 38: cairn.host.v1.Event.lm_part:type_name -> cairn.host.v1.LmChatPart
+	51, // 39: cairn.host.v1.Event.lm_end:type_name -> cairn.host.v1.LmChatEnd
+	41, // 40: cairn.host.v1.LmChatRequest.messages:type_name -> cairn.host.v1.LmMessage
+	45, // 41: cairn.host.v1.LmChatRequest.tools:type_name -> cairn.host.v1.LmTool
+	2,  // 42: cairn.host.v1.LmMessage.role:type_name -> cairn.host.v1.LmRole
+	42, // 43: cairn.host.v1.LmMessage.parts:type_name -> cairn.host.v1.LmPart
+	43, // 44: cairn.host.v1.LmPart.tool_call:type_name -> cairn.host.v1.LmToolCall
+	44, // 45: cairn.host.v1.LmPart.tool_result:type_name -> cairn.host.v1.LmToolResult
+	49, // 46: cairn.host.v1.LmModelsResult.models:type_name -> cairn.host.v1.LmModel
+	43, // 47: cairn.host.v1.LmChatPart.tool_call:type_name -> cairn.host.v1.LmToolCall
+	3,  // 48: cairn.host.v1.LmChatEnd.code:type_name -> cairn.host.v1.LmErrorCode
+	49, // [49:49] is the sub-list for method output_type
+	49, // [49:49] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_cairn_host_v1_host_proto_init() }
@@ -3730,6 +4005,7 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Request_LmCancel)(nil),
 		(*Request_LmModels)(nil),
 		(*Request_ReadFile)(nil),
+		(*Request_Navigate)(nil),
 	}
 	file_cairn_host_v1_host_proto_msgTypes[3].OneofWrappers = []any{
 		(*Response_Empty)(nil),
@@ -3740,8 +4016,9 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Response_ReleaseCommand)(nil),
 		(*Response_LmModels)(nil),
 		(*Response_ReadFile)(nil),
+		(*Response_Navigate)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[28].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[30].OneofWrappers = []any{
 		(*Event_CommandOutput)(nil),
 		(*Event_CommandExit)(nil),
 		(*Event_ActiveEditorChanged)(nil),
@@ -3749,12 +4026,12 @@ func file_cairn_host_v1_host_proto_init() {
 		(*Event_LmPart)(nil),
 		(*Event_LmEnd)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[35].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[37].OneofWrappers = []any{
 		(*LmPart_Text)(nil),
 		(*LmPart_ToolCall)(nil),
 		(*LmPart_ToolResult)(nil),
 	}
-	file_cairn_host_v1_host_proto_msgTypes[43].OneofWrappers = []any{
+	file_cairn_host_v1_host_proto_msgTypes[45].OneofWrappers = []any{
 		(*LmChatPart_Text)(nil),
 		(*LmChatPart_ToolCall)(nil),
 	}
@@ -3763,8 +4040,8 @@ func file_cairn_host_v1_host_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cairn_host_v1_host_proto_rawDesc), len(file_cairn_host_v1_host_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   45,
+			NumEnums:      5,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

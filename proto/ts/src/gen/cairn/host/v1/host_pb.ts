@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cairn/host/v1/host.proto.
  */
 export const file_cairn_host_v1_host: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEixwEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCRIXCg9sYW5ndWFnZV9tb2RlbHMYRiABKAgSEQoJcmVhZF9maWxlGDwgASgIIkkKB1dlbGNvbWUSDwoHaG9zdF9pZBgBIAEoCRIWCg5kYWVtb25fdmVyc2lvbhgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJIq4ICgdSZXF1ZXN0EgoKAmlkGAEgASgJEhMKC2RlYWRsaW5lX21zGAIgASgDEjMKCW9wZW5fZGlmZhgKIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlbkRpZmZSZXF1ZXN0SAASNwoLdXBkYXRlX2RpZmYYCyABKAsyIC5jYWlybi5ob3N0LnYxLlVwZGF0ZURpZmZSZXF1ZXN0SAASMwoJc2F2ZV9kaWZmGAwgASgLMh4uY2Fpcm4uaG9zdC52MS5TYXZlRGlmZlJlcXVlc3RIABI3CgtyZXZlcnRfZGlmZhgNIAEoCzIgLmNhaXJuLmhvc3QudjEuUmV2ZXJ0RGlmZlJlcXVlc3RIABI3CgtydW5fY29tbWFuZBgOIAEoCzIgLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlcXVlc3RIABI5CgxraWxsX2NvbW1hbmQYDyABKAsyIS5jYWlybi5ob3N0LnYxLktpbGxDb21tYW5kUmVxdWVzdEgAEjsKDXZpc2libGVfZmlsZXMYECABKAsyIi5jYWlybi5ob3N0LnYxLlZpc2libGVGaWxlc1JlcXVlc3RIABIzCglvcGVuX3RhYnMYESABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5UYWJzUmVxdWVzdEgAEjgKC2RpYWdub3N0aWNzGBIgASgLMiEuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1JlcXVlc3RIABIzCglvcGVuX2ZpbGUYEyABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5GaWxlUmVxdWVzdEgAEjkKDHNob3dfbWVzc2FnZRgUIAEoCzIhLmNhaXJuLmhvc3QudjEuU2hvd01lc3NhZ2VSZXF1ZXN0SAASQwoRd29ya3NwYWNlX2ZvbGRlcnMYFSABKAsyJi5jYWlybi5ob3N0LnYxLldvcmtzcGFjZUZvbGRlcnNSZXF1ZXN0SAASNQoKbXVsdGlfZGlmZhgWIAEoCzIfLmNhaXJuLmhvc3QudjEuTXVsdGlEaWZmUmVxdWVzdEgAEj8KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIkLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXF1ZXN0SAASLwoHbG1fY2hhdBhGIAEoCzIcLmNhaXJuLmhvc3QudjEuTG1DaGF0UmVxdWVzdEgAEjMKCWxtX2NhbmNlbBhHIAEoCzIeLmNhaXJuLmhvc3QudjEuTG1DYW5jZWxSZXF1ZXN0SAASMwoJbG1fbW9kZWxzGEggASgLMh4uY2Fpcm4uaG9zdC52MS5MbU1vZGVsc1JlcXVlc3RIABIzCglyZWFkX2ZpbGUYPCABKAsyHi5jYWlybi5ob3N0LnYxLlJlYWRGaWxlUmVxdWVzdEgAQgkKB3JlcXVlc3Qi0AMKCFJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBWVycm9yGAIgASgJEiUKBWVtcHR5GAogASgLMhQuY2Fpcm4uaG9zdC52MS5FbXB0eUgAEjIKCXNhdmVfZGlmZhgLIAEoCzIdLmNhaXJuLmhvc3QudjEuU2F2ZURpZmZSZXN1bHRIABI2CgtydW5fY29tbWFuZBgMIAEoCzIfLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlc3VsdEgAEisKBXBhdGhzGA0gASgLMhouY2Fpcm4uaG9zdC52MS5QYXRoc1Jlc3VsdEgAEjcKC2RpYWdub3N0aWNzGA4gASgLMiAuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1Jlc3VsdEgAEj4KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIjLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXN1bHRIABIyCglsbV9tb2RlbHMYRiABKAsyHS5jYWlybi5ob3N0LnYxLkxtTW9kZWxzUmVzdWx0SAASMgoJcmVhZF9maWxlGDwgASgLMh0uY2Fpcm4uaG9zdC52MS5SZWFkRmlsZVJlc3VsdEgAQggKBnJlc3VsdCIHCgVFbXB0eSJVCg9PcGVuRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIMCgRwYXRoGAIgASgJEhAKCG9yaWdpbmFsGAMgASgJEg4KBmlzX25ldxgEIAEoCCJcChFVcGRhdGVEaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSDQoFZmluYWwYAyABKAgSEwoLc2Nyb2xsX2xpbmUYBCABKAUiJQoPU2F2ZURpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiJwoOU2F2ZURpZmZSZXN1bHQSFQoNc2F2ZWRfY29udGVudBgBIAEoCSInChFSZXZlcnREaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJImwKEVJ1bkNvbW1hbmRSZXF1ZXN0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHY29tbWFuZBgCIAEoCRILCgNjd2QYAyABKAkSFwoPZGlzcGxheV9jb21tYW5kGAQgASgJEgwKBGFyZ3YYBSADKAkiRAoQUnVuQ29tbWFuZFJlc3VsdBIZChFzaGVsbF9pbnRlZ3JhdGlvbhgBIAEoCBIVCg10ZXJtaW5hbF9uYW1lGAIgASgJIigKEktpbGxDb21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJIisKFVJlbGVhc2VDb21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJIigKFFJlbGVhc2VDb21tYW5kUmVzdWx0EhAKCHJlbGVhc2VkGAEgASgIIhUKE1Zpc2libGVGaWxlc1JlcXVlc3QiEQoPT3BlblRhYnNSZXF1ZXN0IhkKF1dvcmtzcGFjZUZvbGRlcnNSZXF1ZXN0IhwKC1BhdGhzUmVzdWx0Eg0KBXBhdGhzGAEgAygJIiMKEkRpYWdub3N0aWNzUmVxdWVzdBINCgVwYXRocxgBIAMoCSJ0CgpEaWFnbm9zdGljEgwKBHBhdGgYASABKAkSDAoEbGluZRgCIAEoBRIpCghzZXZlcml0eRgDIAEoDjIXLmNhaXJuLmhvc3QudjEuU2V2ZXJpdHkSDwoHbWVzc2FnZRgEIAEoCRIOCgZzb3VyY2UYBSABKAkiQwoRRGlhZ25vc3RpY3NSZXN1bHQSLgoLZGlhZ25vc3RpY3MYASADKAsyGS5jYWlybi5ob3N0LnYxLkRpYWdub3N0aWMiLQoPT3BlbkZpbGVSZXF1ZXN0EgwKBHBhdGgYASABKAkSDAoEbGluZRgCIAEoBSJOChJTaG93TWVzc2FnZVJlcXVlc3QSKgoFbGV2ZWwYASABKA4yGy5jYWlybi5ob3N0LnYxLk1lc3NhZ2VMZXZlbBIMCgR0ZXh0GAIgASgJIjUKCERpZmZGaWxlEgwKBHBhdGgYASABKAkSDAoEbGVmdBgCIAEoCRINCgVyaWdodBgDIAEoCSJJChBNdWx0aURpZmZSZXF1ZXN0Eg0KBXRpdGxlGAEgASgJEiYKBWZpbGVzGAIgAygLMhcuY2Fpcm4uaG9zdC52MS5EaWZmRmlsZSIfCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCSIeCg5SZWFkRmlsZVJlc3VsdBIMCgR0ZXh0GAEgASgJItECCgVFdmVudBI2Cg5jb21tYW5kX291dHB1dBgBIAEoCzIcLmNhaXJuLmhvc3QudjEuQ29tbWFuZE91dHB1dEgAEjIKDGNvbW1hbmRfZXhpdBgCIAEoCzIaLmNhaXJuLmhvc3QudjEuQ29tbWFuZEV4aXRIABJDChVhY3RpdmVfZWRpdG9yX2NoYW5nZWQYAyABKAsyIi5jYWlybi5ob3N0LnYxLkFjdGl2ZUVkaXRvckNoYW5nZWRIABI0Cg1kaWZmX2RlY2lzaW9uGAQgASgLMhsuY2Fpcm4uaG9zdC52MS5EaWZmRGVjaXNpb25IABIsCgdsbV9wYXJ0GEYgASgLMhkuY2Fpcm4uaG9zdC52MS5MbUNoYXRQYXJ0SAASKgoGbG1fZW5kGEcgASgLMhguY2Fpcm4uaG9zdC52MS5MbUNoYXRFbmRIAEIHCgVldmVudCIxCg1Db21tYW5kT3V0cHV0EhIKCmNvbW1hbmRfaWQYASABKAkSDAoEZGF0YRgCIAEoCSI0CgtDb21tYW5kRXhpdBISCgpjb21tYW5kX2lkGAEgASgJEhEKCWV4aXRfY29kZRgCIAEoBSIjChNBY3RpdmVFZGl0b3JDaGFuZ2VkEgwKBHBhdGgYASABKAkiNAoMRGlmZkRlY2lzaW9uEhIKCnNlc3Npb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgihAEKDUxtQ2hhdFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIqCghtZXNzYWdlcxgDIAMoCzIYLmNhaXJuLmhvc3QudjEuTG1NZXNzYWdlEiQKBXRvb2xzGAQgAygLMhUuY2Fpcm4uaG9zdC52MS5MbVRvb2wiVgoJTG1NZXNzYWdlEiMKBHJvbGUYASABKA4yFS5jYWlybi5ob3N0LnYxLkxtUm9sZRIkCgVwYXJ0cxgCIAMoCzIVLmNhaXJuLmhvc3QudjEuTG1QYXJ0IoQBCgZMbVBhcnQSDgoEdGV4dBgBIAEoCUgAEi4KCXRvb2xfY2FsbBgCIAEoCzIZLmNhaXJuLmhvc3QudjEuTG1Ub29sQ2FsbEgAEjIKC3Rvb2xfcmVzdWx0GAMgASgLMhsuY2Fpcm4uaG9zdC52MS5MbVRvb2xSZXN1bHRIAEIGCgRwYXJ0Ij8KCkxtVG9vbENhbGwSDwoHY2FsbF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmlucHV0X2pzb24YAyABKAkiLQoMTG1Ub29sUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSDAoEdGV4dBgCIAEoCSJGCgZMbVRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgDIAEoCSIiCg9MbUNhbmNlbFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoCSIRCg9MbU1vZGVsc1JlcXVlc3QiOAoOTG1Nb2RlbHNSZXN1bHQSJgoGbW9kZWxzGAEgAygLMhYuY2Fpcm4uaG9zdC52MS5MbU1vZGVsIl0KB0xtTW9kZWwSCgoCaWQYASABKAkSDgoGdmVuZG9yGAIgASgJEg4KBmZhbWlseRgDIAEoCRIMCgRuYW1lGAQgASgJEhgKEG1heF9pbnB1dF90b2tlbnMYBSABKAMiZQoKTG1DaGF0UGFydBIPCgdjaGF0X2lkGAEgASgJEg4KBHRleHQYAiABKAlIABIuCgl0b29sX2NhbGwYAyABKAsyGS5jYWlybi5ob3N0LnYxLkxtVG9vbENhbGxIAEIGCgRwYXJ0IpcBCglMbUNoYXRFbmQSDwoHY2hhdF9pZBgBIAEoCRIoCgRjb2RlGAIgASgOMhouY2Fpcm4uaG9zdC52MS5MbUVycm9yQ29kZRIPCgdtZXNzYWdlGAMgASgJEhQKDGlucHV0X3Rva2VucxgEIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAUgASgDEhEKCWVzdGltYXRlZBgGIAEoCCp7CghTZXZlcml0eRIYChRTRVZFUklUWV9VTlNQRUNJRklFRBAAEhIKDlNFVkVSSVRZX0VSUk9SEAESFAoQU0VWRVJJVFlfV0FSTklORxACEhgKFFNFVkVSSVRZX0lORk9STUFUSU9OEAMSEQoNU0VWRVJJVFlfSElOVBAEKnkKDE1lc3NhZ2VMZXZlbBIdChlNRVNTQUdFX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSTUVTU0FHRV9MRVZFTF9JTkZPEAESGQoVTUVTU0FHRV9MRVZFTF9XQVJOSU5HEAISFwoTTUVTU0FHRV9MRVZFTF9FUlJPUhADKkoKBkxtUm9sZRIXChNMTV9ST0xFX1VOU1BFQ0lGSUVEEAASEAoMTE1fUk9MRV9VU0VSEAESFQoRTE1fUk9MRV9BU1NJU1RBTlQQAirUAQoLTG1FcnJvckNvZGUSHQoZTE1fRVJST1JfQ09ERV9VTlNQRUNJRklFRBAAEiAKHExNX0VSUk9SX0NPREVfTk9fUEVSTUlTU0lPTlMQARIZChVMTV9FUlJPUl9DT0RFX0JMT0NLRUQQAhIbChdMTV9FUlJPUl9DT0RFX05PVF9GT1VORBADEhYKEkxNX0VSUk9SX0NPREVfR09ORRAEEhsKF0xNX0VSUk9SX0NPREVfQ0FOQ0VMTEVEEAUSFwoTTE1fRVJST1JfQ09ERV9PVEhFUhAGQkNaQWdpdGh1Yi5jb20vY2Fpcm5ocS9jYWlybi9zZXJ2ZXIvaW50ZXJuYWwvZ2VuL2NhaXJuL2hvc3QvdjE7aG9zdHYxYgZwcm90bzM");
+  fileDesc("ChhjYWlybi9ob3N0L3YxL2hvc3QucHJvdG8SDWNhaXJuLmhvc3QudjEixwEKBUhlbGxvEg4KBmNsaWVudBgBIAEoCRIQCghpZGVfbmFtZRgCIAEoCRIZChF3b3Jrc3BhY2VfZm9sZGVycxgDIAMoCRINCgVzaGVsbBgEIAEoCRIRCglkaWZmX3ZpZXcYBSABKAgSEAoIdGVybWluYWwYBiABKAgSDgoGZWRpdG9yGAcgASgIEhEKCWNsaWVudF9pZBgIIAEoCRIXCg9sYW5ndWFnZV9tb2RlbHMYRiABKAgSEQoJcmVhZF9maWxlGDwgASgIIkkKB1dlbGNvbWUSDwoHaG9zdF9pZBgBIAEoCRIWCg5kYWVtb25fdmVyc2lvbhgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJIuIICgdSZXF1ZXN0EgoKAmlkGAEgASgJEhMKC2RlYWRsaW5lX21zGAIgASgDEjMKCW9wZW5fZGlmZhgKIAEoCzIeLmNhaXJuLmhvc3QudjEuT3BlbkRpZmZSZXF1ZXN0SAASNwoLdXBkYXRlX2RpZmYYCyABKAsyIC5jYWlybi5ob3N0LnYxLlVwZGF0ZURpZmZSZXF1ZXN0SAASMwoJc2F2ZV9kaWZmGAwgASgLMh4uY2Fpcm4uaG9zdC52MS5TYXZlRGlmZlJlcXVlc3RIABI3CgtyZXZlcnRfZGlmZhgNIAEoCzIgLmNhaXJuLmhvc3QudjEuUmV2ZXJ0RGlmZlJlcXVlc3RIABI3CgtydW5fY29tbWFuZBgOIAEoCzIgLmNhaXJuLmhvc3QudjEuUnVuQ29tbWFuZFJlcXVlc3RIABI5CgxraWxsX2NvbW1hbmQYDyABKAsyIS5jYWlybi5ob3N0LnYxLktpbGxDb21tYW5kUmVxdWVzdEgAEjsKDXZpc2libGVfZmlsZXMYECABKAsyIi5jYWlybi5ob3N0LnYxLlZpc2libGVGaWxlc1JlcXVlc3RIABIzCglvcGVuX3RhYnMYESABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5UYWJzUmVxdWVzdEgAEjgKC2RpYWdub3N0aWNzGBIgASgLMiEuY2Fpcm4uaG9zdC52MS5EaWFnbm9zdGljc1JlcXVlc3RIABIzCglvcGVuX2ZpbGUYEyABKAsyHi5jYWlybi5ob3N0LnYxLk9wZW5GaWxlUmVxdWVzdEgAEjkKDHNob3dfbWVzc2FnZRgUIAEoCzIhLmNhaXJuLmhvc3QudjEuU2hvd01lc3NhZ2VSZXF1ZXN0SAASQwoRd29ya3NwYWNlX2ZvbGRlcnMYFSABKAsyJi5jYWlybi5ob3N0LnYxLldvcmtzcGFjZUZvbGRlcnNSZXF1ZXN0SAASNQoKbXVsdGlfZGlmZhgWIAEoCzIfLmNhaXJuLmhvc3QudjEuTXVsdGlEaWZmUmVxdWVzdEgAEj8KD3JlbGVhc2VfY29tbWFuZBgoIAEoCzIkLmNhaXJuLmhvc3QudjEuUmVsZWFzZUNvbW1hbmRSZXF1ZXN0SAASLwoHbG1fY2hhdBhGIAEoCzIcLmNhaXJuLmhvc3QudjEuTG1DaGF0UmVxdWVzdEgAEjMKCWxtX2NhbmNlbBhHIAEoCzIeLmNhaXJuLmhvc3QudjEuTG1DYW5jZWxSZXF1ZXN0SAASMwoJbG1fbW9kZWxzGEggASgLMh4uY2Fpcm4uaG9zdC52MS5MbU1vZGVsc1JlcXVlc3RIABIzCglyZWFkX2ZpbGUYPCABKAsyHi5jYWlybi5ob3N0LnYxLlJlYWRGaWxlUmVxdWVzdEgAEjIKCG5hdmlnYXRlGFAgASgLMh4uY2Fpcm4uaG9zdC52MS5OYXZpZ2F0ZVJlcXVlc3RIAEIJCgdyZXF1ZXN0IoMECghSZXNwb25zZRIKCgJpZBgBIAEoCRINCgVlcnJvchgCIAEoCRIlCgVlbXB0eRgKIAEoCzIULmNhaXJuLmhvc3QudjEuRW1wdHlIABIyCglzYXZlX2RpZmYYCyABKAsyHS5jYWlybi5ob3N0LnYxLlNhdmVEaWZmUmVzdWx0SAASNgoLcnVuX2NvbW1hbmQYDCABKAsyHy5jYWlybi5ob3N0LnYxLlJ1bkNvbW1hbmRSZXN1bHRIABIrCgVwYXRocxgNIAEoCzIaLmNhaXJuLmhvc3QudjEuUGF0aHNSZXN1bHRIABI3CgtkaWFnbm9zdGljcxgOIAEoCzIgLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpY3NSZXN1bHRIABI+Cg9yZWxlYXNlX2NvbW1hbmQYKCABKAsyIy5jYWlybi5ob3N0LnYxLlJlbGVhc2VDb21tYW5kUmVzdWx0SAASMgoJbG1fbW9kZWxzGEYgASgLMh0uY2Fpcm4uaG9zdC52MS5MbU1vZGVsc1Jlc3VsdEgAEjIKCXJlYWRfZmlsZRg8IAEoCzIdLmNhaXJuLmhvc3QudjEuUmVhZEZpbGVSZXN1bHRIABIxCghuYXZpZ2F0ZRhQIAEoCzIdLmNhaXJuLmhvc3QudjEuTmF2aWdhdGVSZXN1bHRIAEIICgZyZXN1bHQiBwoFRW1wdHkiVQoPT3BlbkRpZmZSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSDAoEcGF0aBgCIAEoCRIQCghvcmlnaW5hbBgDIAEoCRIOCgZpc19uZXcYBCABKAgiXAoRVXBkYXRlRGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIPCgdjb250ZW50GAIgASgJEg0KBWZpbmFsGAMgASgIEhMKC3Njcm9sbF9saW5lGAQgASgFIiUKD1NhdmVEaWZmUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIicKDlNhdmVEaWZmUmVzdWx0EhUKDXNhdmVkX2NvbnRlbnQYASABKAkiJwoRUmV2ZXJ0RGlmZlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJsChFSdW5Db21tYW5kUmVxdWVzdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB2NvbW1hbmQYAiABKAkSCwoDY3dkGAMgASgJEhcKD2Rpc3BsYXlfY29tbWFuZBgEIAEoCRIMCgRhcmd2GAUgAygJIkQKEFJ1bkNvbW1hbmRSZXN1bHQSGQoRc2hlbGxfaW50ZWdyYXRpb24YASABKAgSFQoNdGVybWluYWxfbmFtZRgCIAEoCSIoChJLaWxsQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIrChVSZWxlYXNlQ29tbWFuZFJlcXVlc3QSEgoKY29tbWFuZF9pZBgBIAEoCSIoChRSZWxlYXNlQ29tbWFuZFJlc3VsdBIQCghyZWxlYXNlZBgBIAEoCCIVChNWaXNpYmxlRmlsZXNSZXF1ZXN0IhEKD09wZW5UYWJzUmVxdWVzdCIZChdXb3Jrc3BhY2VGb2xkZXJzUmVxdWVzdCIcCgtQYXRoc1Jlc3VsdBINCgVwYXRocxgBIAMoCSK4AQoPTmF2aWdhdGVSZXF1ZXN0EjEKBGtpbmQYASABKA4yIy5jYWlybi5ob3N0LnYxLk5hdmlnYXRlUmVxdWVzdC5LaW5kEgwKBHBhdGgYAiABKAkSDAoEbGluZRgDIAEoBRIOCgZjb2x1bW4YBCABKAUiRgoES2luZBIUChBLSU5EX1VOU1BFQ0lGSUVEEAASEwoPS0lORF9ERUZJTklUSU9OEAESEwoPS0lORF9SRUZFUkVOQ0VTEAIiagoOTmF2aWdhdGVSZXN1bHQSMwoGcGxhY2VzGAEgAygLMiMuY2Fpcm4uaG9zdC52MS5OYXZpZ2F0ZVJlc3VsdC5QbGFjZRojCgVQbGFjZRIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUiIwoSRGlhZ25vc3RpY3NSZXF1ZXN0Eg0KBXBhdGhzGAEgAygJInQKCkRpYWdub3N0aWMSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFEikKCHNldmVyaXR5GAMgASgOMhcuY2Fpcm4uaG9zdC52MS5TZXZlcml0eRIPCgdtZXNzYWdlGAQgASgJEg4KBnNvdXJjZRgFIAEoCSJDChFEaWFnbm9zdGljc1Jlc3VsdBIuCgtkaWFnbm9zdGljcxgBIAMoCzIZLmNhaXJuLmhvc3QudjEuRGlhZ25vc3RpYyItCg9PcGVuRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgFIk4KElNob3dNZXNzYWdlUmVxdWVzdBIqCgVsZXZlbBgBIAEoDjIbLmNhaXJuLmhvc3QudjEuTWVzc2FnZUxldmVsEgwKBHRleHQYAiABKAkiNQoIRGlmZkZpbGUSDAoEcGF0aBgBIAEoCRIMCgRsZWZ0GAIgASgJEg0KBXJpZ2h0GAMgASgJIkkKEE11bHRpRGlmZlJlcXVlc3QSDQoFdGl0bGUYASABKAkSJgoFZmlsZXMYAiADKAsyFy5jYWlybi5ob3N0LnYxLkRpZmZGaWxlIh8KD1JlYWRGaWxlUmVxdWVzdBIMCgRwYXRoGAEgASgJIh4KDlJlYWRGaWxlUmVzdWx0EgwKBHRleHQYASABKAki0QIKBUV2ZW50EjYKDmNvbW1hbmRfb3V0cHV0GAEgASgLMhwuY2Fpcm4uaG9zdC52MS5Db21tYW5kT3V0cHV0SAASMgoMY29tbWFuZF9leGl0GAIgASgLMhouY2Fpcm4uaG9zdC52MS5Db21tYW5kRXhpdEgAEkMKFWFjdGl2ZV9lZGl0b3JfY2hhbmdlZBgDIAEoCzIiLmNhaXJuLmhvc3QudjEuQWN0aXZlRWRpdG9yQ2hhbmdlZEgAEjQKDWRpZmZfZGVjaXNpb24YBCABKAsyGy5jYWlybi5ob3N0LnYxLkRpZmZEZWNpc2lvbkgAEiwKB2xtX3BhcnQYRiABKAsyGS5jYWlybi5ob3N0LnYxLkxtQ2hhdFBhcnRIABIqCgZsbV9lbmQYRyABKAsyGC5jYWlybi5ob3N0LnYxLkxtQ2hhdEVuZEgAQgcKBWV2ZW50IjEKDUNvbW1hbmRPdXRwdXQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRkYXRhGAIgASgJIjQKC0NvbW1hbmRFeGl0EhIKCmNvbW1hbmRfaWQYASABKAkSEQoJZXhpdF9jb2RlGAIgASgFIiMKE0FjdGl2ZUVkaXRvckNoYW5nZWQSDAoEcGF0aBgBIAEoCSI0CgxEaWZmRGVjaXNpb24SEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCKEAQoNTG1DaGF0UmVxdWVzdBIPCgdjaGF0X2lkGAEgASgJEhAKCG1vZGVsX2lkGAIgASgJEioKCG1lc3NhZ2VzGAMgAygLMhguY2Fpcm4uaG9zdC52MS5MbU1lc3NhZ2USJAoFdG9vbHMYBCADKAsyFS5jYWlybi5ob3N0LnYxLkxtVG9vbCJWCglMbU1lc3NhZ2USIwoEcm9sZRgBIAEoDjIVLmNhaXJuLmhvc3QudjEuTG1Sb2xlEiQKBXBhcnRzGAIgAygLMhUuY2Fpcm4uaG9zdC52MS5MbVBhcnQihAEKBkxtUGFydBIOCgR0ZXh0GAEgASgJSAASLgoJdG9vbF9jYWxsGAIgASgLMhkuY2Fpcm4uaG9zdC52MS5MbVRvb2xDYWxsSAASMgoLdG9vbF9yZXN1bHQYAyABKAsyGy5jYWlybi5ob3N0LnYxLkxtVG9vbFJlc3VsdEgAQgYKBHBhcnQiPwoKTG1Ub29sQ2FsbBIPCgdjYWxsX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKaW5wdXRfanNvbhgDIAEoCSItCgxMbVRvb2xSZXN1bHQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIkYKBkxtVG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhkKEWlucHV0X3NjaGVtYV9qc29uGAMgASgJIiIKD0xtQ2FuY2VsUmVxdWVzdBIPCgdjaGF0X2lkGAEgASgJIhEKD0xtTW9kZWxzUmVxdWVzdCI4Cg5MbU1vZGVsc1Jlc3VsdBImCgZtb2RlbHMYASADKAsyFi5jYWlybi5ob3N0LnYxLkxtTW9kZWwiXQoHTG1Nb2RlbBIKCgJpZBgBIAEoCRIOCgZ2ZW5kb3IYAiABKAkSDgoGZmFtaWx5GAMgASgJEgwKBG5hbWUYBCABKAkSGAoQbWF4X2lucHV0X3Rva2VucxgFIAEoAyJlCgpMbUNoYXRQYXJ0Eg8KB2NoYXRfaWQYASABKAkSDgoEdGV4dBgCIAEoCUgAEi4KCXRvb2xfY2FsbBgDIAEoCzIZLmNhaXJuLmhvc3QudjEuTG1Ub29sQ2FsbEgAQgYKBHBhcnQilwEKCUxtQ2hhdEVuZBIPCgdjaGF0X2lkGAEgASgJEigKBGNvZGUYAiABKA4yGi5jYWlybi5ob3N0LnYxLkxtRXJyb3JDb2RlEg8KB21lc3NhZ2UYAyABKAkSFAoMaW5wdXRfdG9rZW5zGAQgASgDEhUKDW91dHB1dF90b2tlbnMYBSABKAMSEQoJZXN0aW1hdGVkGAYgASgIKnsKCFNldmVyaXR5EhgKFFNFVkVSSVRZX1VOU1BFQ0lGSUVEEAASEgoOU0VWRVJJVFlfRVJST1IQARIUChBTRVZFUklUWV9XQVJOSU5HEAISGAoUU0VWRVJJVFlfSU5GT1JNQVRJT04QAxIRCg1TRVZFUklUWV9ISU5UEAQqeQoMTWVzc2FnZUxldmVsEh0KGU1FU1NBR0VfTEVWRUxfVU5TUEVDSUZJRUQQABIWChJNRVNTQUdFX0xFVkVMX0lORk8QARIZChVNRVNTQUdFX0xFVkVMX1dBUk5JTkcQAhIXChNNRVNTQUdFX0xFVkVMX0VSUk9SEAMqSgoGTG1Sb2xlEhcKE0xNX1JPTEVfVU5TUEVDSUZJRUQQABIQCgxMTV9ST0xFX1VTRVIQARIVChFMTV9ST0xFX0FTU0lTVEFOVBACKtQBCgtMbUVycm9yQ29kZRIdChlMTV9FUlJPUl9DT0RFX1VOU1BFQ0lGSUVEEAASIAocTE1fRVJST1JfQ09ERV9OT19QRVJNSVNTSU9OUxABEhkKFUxNX0VSUk9SX0NPREVfQkxPQ0tFRBACEhsKF0xNX0VSUk9SX0NPREVfTk9UX0ZPVU5EEAMSFgoSTE1fRVJST1JfQ09ERV9HT05FEAQSGwoXTE1fRVJST1JfQ09ERV9DQU5DRUxMRUQQBRIXChNMTV9FUlJPUl9DT0RFX09USEVSEAZCQ1pBZ2l0aHViLmNvbS9jYWlybmhxL2NhaXJuL3NlcnZlci9pbnRlcm5hbC9nZW4vY2Fpcm4vaG9zdC92MTtob3N0djFiBnByb3RvMw");
 
 /**
  * Hello is the host's first message.
@@ -252,6 +252,12 @@ export type Request = Message<"cairn.host.v1.Request"> & {
      */
     value: ReadFileRequest;
     case: "readFile";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.NavigateRequest navigate = 80;
+     */
+    value: NavigateRequest;
+    case: "navigate";
   } | { case: undefined; value?: undefined };
 };
 
@@ -331,6 +337,12 @@ export type Response = Message<"cairn.host.v1.Response"> & {
      */
     value: ReadFileResult;
     case: "readFile";
+  } | {
+    /**
+     * @generated from field: cairn.host.v1.NavigateResult navigate = 80;
+     */
+    value: NavigateResult;
+    case: "navigate";
   } | { case: undefined; value?: undefined };
 };
 
@@ -681,6 +693,114 @@ export const PathsResultSchema: GenMessage<PathsResult> = /*@__PURE__*/
   messageDesc(file_cairn_host_v1_host, 18);
 
 /**
+ * NavigateRequest asks the editor's own providers where the symbol at a position is defined
+ * or used (go_to_definition, find_references; docs/tools.md, "Code navigation").
+ *
+ * @generated from message cairn.host.v1.NavigateRequest
+ */
+export type NavigateRequest = Message<"cairn.host.v1.NavigateRequest"> & {
+  /**
+   * @generated from field: cairn.host.v1.NavigateRequest.Kind kind = 1;
+   */
+  kind: NavigateRequest_Kind;
+
+  /**
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * 1-based line and 1-based column in UTF-16 code units, as the editor counts.
+   *
+   * @generated from field: int32 line = 3;
+   */
+  line: number;
+
+  /**
+   * @generated from field: int32 column = 4;
+   */
+  column: number;
+};
+
+/**
+ * Describes the message cairn.host.v1.NavigateRequest.
+ * Use `create(NavigateRequestSchema)` to create a new message.
+ */
+export const NavigateRequestSchema: GenMessage<NavigateRequest> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 19);
+
+/**
+ * What is asked.
+ *
+ * @generated from enum cairn.host.v1.NavigateRequest.Kind
+ */
+export enum NavigateRequest_Kind {
+  /**
+   * @generated from enum value: KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: KIND_DEFINITION = 1;
+   */
+  DEFINITION = 1,
+
+  /**
+   * @generated from enum value: KIND_REFERENCES = 2;
+   */
+  REFERENCES = 2,
+}
+
+/**
+ * Describes the enum cairn.host.v1.NavigateRequest.Kind.
+ */
+export const NavigateRequest_KindSchema: GenEnum<NavigateRequest_Kind> = /*@__PURE__*/
+  enumDesc(file_cairn_host_v1_host, 19, 0);
+
+/**
+ * NavigateResult lists the places the editor's providers gave.
+ *
+ * @generated from message cairn.host.v1.NavigateResult
+ */
+export type NavigateResult = Message<"cairn.host.v1.NavigateResult"> & {
+  /**
+   * @generated from field: repeated cairn.host.v1.NavigateResult.Place places = 1;
+   */
+  places: NavigateResult_Place[];
+};
+
+/**
+ * Describes the message cairn.host.v1.NavigateResult.
+ * Use `create(NavigateResultSchema)` to create a new message.
+ */
+export const NavigateResultSchema: GenMessage<NavigateResult> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 20);
+
+/**
+ * Place is one of them: a file and its 1-based line.
+ *
+ * @generated from message cairn.host.v1.NavigateResult.Place
+ */
+export type NavigateResult_Place = Message<"cairn.host.v1.NavigateResult.Place"> & {
+  /**
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * @generated from field: int32 line = 2;
+   */
+  line: number;
+};
+
+/**
+ * Describes the message cairn.host.v1.NavigateResult.Place.
+ * Use `create(NavigateResult_PlaceSchema)` to create a new message.
+ */
+export const NavigateResult_PlaceSchema: GenMessage<NavigateResult_Place> = /*@__PURE__*/
+  messageDesc(file_cairn_host_v1_host, 20, 0);
+
+/**
  * DiagnosticsRequest asks for problems (all files when paths is empty).
  *
  * @generated from message cairn.host.v1.DiagnosticsRequest
@@ -697,7 +817,7 @@ export type DiagnosticsRequest = Message<"cairn.host.v1.DiagnosticsRequest"> & {
  * Use `create(DiagnosticsRequestSchema)` to create a new message.
  */
 export const DiagnosticsRequestSchema: GenMessage<DiagnosticsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 19);
+  messageDesc(file_cairn_host_v1_host, 21);
 
 /**
  * Diagnostic is one problem.
@@ -736,7 +856,7 @@ export type Diagnostic = Message<"cairn.host.v1.Diagnostic"> & {
  * Use `create(DiagnosticSchema)` to create a new message.
  */
 export const DiagnosticSchema: GenMessage<Diagnostic> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 20);
+  messageDesc(file_cairn_host_v1_host, 22);
 
 /**
  * DiagnosticsResult lists problems.
@@ -755,7 +875,7 @@ export type DiagnosticsResult = Message<"cairn.host.v1.DiagnosticsResult"> & {
  * Use `create(DiagnosticsResultSchema)` to create a new message.
  */
 export const DiagnosticsResultSchema: GenMessage<DiagnosticsResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 21);
+  messageDesc(file_cairn_host_v1_host, 23);
 
 /**
  * OpenFileRequest opens a file at a line.
@@ -779,7 +899,7 @@ export type OpenFileRequest = Message<"cairn.host.v1.OpenFileRequest"> & {
  * Use `create(OpenFileRequestSchema)` to create a new message.
  */
 export const OpenFileRequestSchema: GenMessage<OpenFileRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 22);
+  messageDesc(file_cairn_host_v1_host, 24);
 
 /**
  * ShowMessageRequest shows a notification.
@@ -803,7 +923,7 @@ export type ShowMessageRequest = Message<"cairn.host.v1.ShowMessageRequest"> & {
  * Use `create(ShowMessageRequestSchema)` to create a new message.
  */
 export const ShowMessageRequestSchema: GenMessage<ShowMessageRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 23);
+  messageDesc(file_cairn_host_v1_host, 25);
 
 /**
  * DiffFile is one file of a multi-file diff.
@@ -832,7 +952,7 @@ export type DiffFile = Message<"cairn.host.v1.DiffFile"> & {
  * Use `create(DiffFileSchema)` to create a new message.
  */
 export const DiffFileSchema: GenMessage<DiffFile> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 24);
+  messageDesc(file_cairn_host_v1_host, 26);
 
 /**
  * MultiDiffRequest shows several file diffs (checkpoint compare).
@@ -856,7 +976,7 @@ export type MultiDiffRequest = Message<"cairn.host.v1.MultiDiffRequest"> & {
  * Use `create(MultiDiffRequestSchema)` to create a new message.
  */
 export const MultiDiffRequestSchema: GenMessage<MultiDiffRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 25);
+  messageDesc(file_cairn_host_v1_host, 27);
 
 /**
  * ReadFileRequest asks for a text file's current content as the editor has it (only sent to a
@@ -878,7 +998,7 @@ export type ReadFileRequest = Message<"cairn.host.v1.ReadFileRequest"> & {
  * Use `create(ReadFileRequestSchema)` to create a new message.
  */
 export const ReadFileRequestSchema: GenMessage<ReadFileRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 26);
+  messageDesc(file_cairn_host_v1_host, 28);
 
 /**
  * ReadFileResult is the file's text.
@@ -897,7 +1017,7 @@ export type ReadFileResult = Message<"cairn.host.v1.ReadFileResult"> & {
  * Use `create(ReadFileResultSchema)` to create a new message.
  */
 export const ReadFileResultSchema: GenMessage<ReadFileResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 27);
+  messageDesc(file_cairn_host_v1_host, 29);
 
 /**
  * Event is something that happened in the editor.
@@ -952,7 +1072,7 @@ export type Event = Message<"cairn.host.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 28);
+  messageDesc(file_cairn_host_v1_host, 30);
 
 /**
  * CommandOutput is new output of a running command.
@@ -976,7 +1096,7 @@ export type CommandOutput = Message<"cairn.host.v1.CommandOutput"> & {
  * Use `create(CommandOutputSchema)` to create a new message.
  */
 export const CommandOutputSchema: GenMessage<CommandOutput> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 29);
+  messageDesc(file_cairn_host_v1_host, 31);
 
 /**
  * CommandExit ends a command; no output follows it.
@@ -1000,7 +1120,7 @@ export type CommandExit = Message<"cairn.host.v1.CommandExit"> & {
  * Use `create(CommandExitSchema)` to create a new message.
  */
 export const CommandExitSchema: GenMessage<CommandExit> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 30);
+  messageDesc(file_cairn_host_v1_host, 32);
 
 /**
  * ActiveEditorChanged reports the focused file.
@@ -1019,7 +1139,7 @@ export type ActiveEditorChanged = Message<"cairn.host.v1.ActiveEditorChanged"> &
  * Use `create(ActiveEditorChangedSchema)` to create a new message.
  */
 export const ActiveEditorChangedSchema: GenMessage<ActiveEditorChanged> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 31);
+  messageDesc(file_cairn_host_v1_host, 33);
 
 /**
  * DiffDecision reports Save or Reject pressed in the editor rather than in the chat. It answers
@@ -1047,7 +1167,7 @@ export type DiffDecision = Message<"cairn.host.v1.DiffDecision"> & {
  * Use `create(DiffDecisionSchema)` to create a new message.
  */
 export const DiffDecisionSchema: GenMessage<DiffDecision> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 32);
+  messageDesc(file_cairn_host_v1_host, 34);
 
 /**
  * LmChatRequest sends a request to one of the editor's language models. The host answers with
@@ -1090,7 +1210,7 @@ export type LmChatRequest = Message<"cairn.host.v1.LmChatRequest"> & {
  * Use `create(LmChatRequestSchema)` to create a new message.
  */
 export const LmChatRequestSchema: GenMessage<LmChatRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 33);
+  messageDesc(file_cairn_host_v1_host, 35);
 
 /**
  * LmMessage is one message (LanguageModelChatMessage).
@@ -1114,7 +1234,7 @@ export type LmMessage = Message<"cairn.host.v1.LmMessage"> & {
  * Use `create(LmMessageSchema)` to create a new message.
  */
 export const LmMessageSchema: GenMessage<LmMessage> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 34);
+  messageDesc(file_cairn_host_v1_host, 36);
 
 /**
  * LmPart is one part of a message.
@@ -1155,7 +1275,7 @@ export type LmPart = Message<"cairn.host.v1.LmPart"> & {
  * Use `create(LmPartSchema)` to create a new message.
  */
 export const LmPartSchema: GenMessage<LmPart> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 35);
+  messageDesc(file_cairn_host_v1_host, 37);
 
 /**
  * LmToolCall is one tool call of the model.
@@ -1186,7 +1306,7 @@ export type LmToolCall = Message<"cairn.host.v1.LmToolCall"> & {
  * Use `create(LmToolCallSchema)` to create a new message.
  */
 export const LmToolCallSchema: GenMessage<LmToolCall> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 36);
+  messageDesc(file_cairn_host_v1_host, 38);
 
 /**
  * LmToolResult is a tool's result, given back to the model.
@@ -1210,7 +1330,7 @@ export type LmToolResult = Message<"cairn.host.v1.LmToolResult"> & {
  * Use `create(LmToolResultSchema)` to create a new message.
  */
 export const LmToolResultSchema: GenMessage<LmToolResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 37);
+  messageDesc(file_cairn_host_v1_host, 39);
 
 /**
  * LmTool is one tool offered to the model.
@@ -1241,7 +1361,7 @@ export type LmTool = Message<"cairn.host.v1.LmTool"> & {
  * Use `create(LmToolSchema)` to create a new message.
  */
 export const LmToolSchema: GenMessage<LmTool> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 38);
+  messageDesc(file_cairn_host_v1_host, 40);
 
 /**
  * LmCancelRequest cancels a running chat (the host fires its CancellationTokenSource); the
@@ -1261,7 +1381,7 @@ export type LmCancelRequest = Message<"cairn.host.v1.LmCancelRequest"> & {
  * Use `create(LmCancelRequestSchema)` to create a new message.
  */
 export const LmCancelRequestSchema: GenMessage<LmCancelRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 39);
+  messageDesc(file_cairn_host_v1_host, 41);
 
 /**
  * LmModelsRequest asks for the editor's language models.
@@ -1276,7 +1396,7 @@ export type LmModelsRequest = Message<"cairn.host.v1.LmModelsRequest"> & {
  * Use `create(LmModelsRequestSchema)` to create a new message.
  */
 export const LmModelsRequestSchema: GenMessage<LmModelsRequest> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 40);
+  messageDesc(file_cairn_host_v1_host, 42);
 
 /**
  * LmModelsResult lists the editor's language models.
@@ -1295,7 +1415,7 @@ export type LmModelsResult = Message<"cairn.host.v1.LmModelsResult"> & {
  * Use `create(LmModelsResultSchema)` to create a new message.
  */
 export const LmModelsResultSchema: GenMessage<LmModelsResult> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 41);
+  messageDesc(file_cairn_host_v1_host, 43);
 
 /**
  * LmModel is one of the editor's models (LanguageModelChat).
@@ -1336,7 +1456,7 @@ export type LmModel = Message<"cairn.host.v1.LmModel"> & {
  * Use `create(LmModelSchema)` to create a new message.
  */
 export const LmModelSchema: GenMessage<LmModel> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 42);
+  messageDesc(file_cairn_host_v1_host, 44);
 
 /**
  * LmChatPart is a piece of a streamed reply.
@@ -1374,7 +1494,7 @@ export type LmChatPart = Message<"cairn.host.v1.LmChatPart"> & {
  * Use `create(LmChatPartSchema)` to create a new message.
  */
 export const LmChatPartSchema: GenMessage<LmChatPart> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 43);
+  messageDesc(file_cairn_host_v1_host, 45);
 
 /**
  * LmChatEnd ends a chat; nothing follows it.
@@ -1420,7 +1540,7 @@ export type LmChatEnd = Message<"cairn.host.v1.LmChatEnd"> & {
  * Use `create(LmChatEndSchema)` to create a new message.
  */
 export const LmChatEndSchema: GenMessage<LmChatEnd> = /*@__PURE__*/
-  messageDesc(file_cairn_host_v1_host, 44);
+  messageDesc(file_cairn_host_v1_host, 46);
 
 /**
  * Severity of a diagnostic.
