@@ -10,22 +10,28 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/egress"
 	"github.com/cairnhq/cairn/core/envdetails"
 	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/host/direct"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/vscodelm"
+	"github.com/cairnhq/cairn/core/lsp"
 	"github.com/cairnhq/cairn/core/mcp"
+	"github.com/cairnhq/cairn/core/policy"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/task"
+	"github.com/cairnhq/cairn/core/telemetry"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/delegate"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
 	fswatch "github.com/cairnhq/cairn/core/watch"
@@ -61,6 +67,8 @@ type Config struct {
 	MCP *mcp.Hub
 	// GlobalHooksDir is the user's global hooks folder.
 	GlobalHooksDir string
+	// GlobalModesDir is the user's global modes folder (docs/modes.md).
+	GlobalModesDir string
 	// Hooks records the hooks the user enabled and trusted (nil: hooks never run).
 	Hooks *hooks.Store
 	// Version is Cairn's version, told to hooks.
@@ -72,9 +80,27 @@ type Config struct {
 	// SearchIndexes are the daemon's search indexes, one per workspace root, shared by every
 	// task's search_files (nil: searches scan). The composition root closes them.
 	SearchIndexes *search.Indexes
+	// FileLists are the daemon's file lists, one per workspace root, which list_files reads
+	// where one is held open (nil: it reads the disk). The composition root closes them.
+	FileLists *workspace.Lists
 	// Watch is the daemon's one file-system watcher, through which every task's environment
 	// details notice changed files (nil: they poll). The composition root closes it.
 	Watch *fswatch.Hub
+	// Languages are the daemon's language servers (LanguageServers): the diagnostics of the
+	// tasks no editor reports problems for. Nil: such tasks get none. The composition root
+	// closes them.
+	Languages *lsp.Manager
+	// Policy says where the managed and user policy files are (core/policy); each task adds
+	// its workspace roots' .cairn/policy.json. nil reads no policy file (tests of this package).
+	Policy *policy.Sources
+	// HTTPClient carries every model request (core/egress: the proxy and the extra CA
+	// certificates); nil: a plain client.
+	HTTPClient *http.Client
+	// Egress is the proxy web_fetch and the browser use (the zero Config: none).
+	Egress egress.Config
+	// Telemetry receives every task's runs, requests, tool calls and approvals (nil: none;
+	// README "OpenTelemetry").
+	Telemetry telemetry.Recorder
 }
 
 // DefaultConfig returns the global folders in the user's home (Documents/Cairn/…).
@@ -87,7 +113,8 @@ func DefaultConfig(dataDir string, logger *slog.Logger) Config {
 		GlobalRulesDir:     filepath.Join(home, "Documents", "Cairn", "Rules"),
 		GlobalWorkflowsDir: filepath.Join(home, "Documents", "Cairn", "Workflows"),
 		GlobalSkillsDir:    filepath.Join(home, "Documents", "Cairn", "Skills"),
-		GlobalHooksDir:     filepath.Join(home, "Documents", "Cairn", "Hooks")}
+		GlobalHooksDir:     filepath.Join(home, "Documents", "Cairn", "Hooks"),
+		GlobalModesDir:     filepath.Join(home, "Documents", "Cairn", "Modes")}
 }
 
 // Assembler builds tasks' dependencies. It is safe for concurrent use.
@@ -127,11 +154,23 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 	if opts.Overrides != nil {
 		s = opts.Overrides.Apply(s)
 	}
+	pol, s, refused, err := a.policy(opts.Workspace, s)
+	if err != nil {
+		return task.Deps{}, err
+	}
 	if s.API.BaseURL == "" && s.API.APIKey == "" && !usesEditorModels(s) {
 		return task.Deps{}, ErrNoModel
 	}
 	dh := direct.NewWithSecrets("", opts.Workspace, s.Secrets())
 	dh.RecordCommands(a.cfg.Ledger)
+	if a.cfg.Languages != nil {
+		// Without an editor that reports problems (no editor, or one that offers none: an
+		// ACP client), the edits' results name what the language servers report.
+		dh.UseDiagnostics(a.cfg.Languages)
+		if opts.HostID == "" {
+			a.cfg.Languages.Warm(opts.Workspace)
+		}
+	}
 	var host tools.Host = dh
 	ide := "Cairn CLI"
 	if opts.HostID != "" {
@@ -174,13 +213,18 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 	// One session serves both modes; each request offers browser_action only when its own
 	// model sees images (tools.ForModel).
 	images := models.ActInfo.SupportsImages || models.Plan != "" && models.PlanInfo.SupportsImages
-	session := browserSession(s, llm.ModelInfo{SupportsImages: images}, a.cfg.FindBrowser)
+	session := browserSession(s, llm.ModelInfo{SupportsImages: images}, a.cfg)
 	catalog := skillCatalog{root: ws.Root(), global: a.cfg.GlobalSkillsDir, settings: a.env.Settings, logger: a.cfg.Logger}
 	hub, ownMCP := a.taskHub(opts.Overrides)
 	sub := &subRunner{a: a, roots: opts.Workspace, host: host, provider: models.Provider, model: models.Act, info: models.ActInfo, ide: ide,
-		mcp: hub}
-	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg.FindBrowser), hub, catalog, sub, a.cfg.SearchIndexes)
+		mcp: hub, policy: pol}
+	modeCat := modeCatalog{roots: opts.Workspace, global: a.cfg.GlobalModesDir}
+	reg := taskTools(offeredTerminals(s, terminals), session, webRenderer(s, a.cfg), fetcher(a.cfg), hub, catalog, sub, a.cfg.warm(),
+		doneCheck(opts.Overrides, terminals), a.navigator(opts.Workspace, host))
+	reg.Add(delegate.New(&delegateRunner{sub: sub, modes: modeCat}))
+	reg = holdToModes(reg, modeCat, ws)
 	t := &turns{
+		modes:  modeCat,
 		skills: catalog,
 		a:      a, ws: ws, host: host, editor: editor, terminals: terminals, reg: reg, settings: s,
 		browser: session,
@@ -198,6 +242,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 		ModelInfo:     models.ActInfo,
 		PlanModel:     models.Plan,
 		PlanModelInfo: models.PlanInfo,
+		ModeModels:    modeCat.models(s),
 		Models:        modelsOf,
 		Registry:      reg,
 		Host:          host,
@@ -205,11 +250,53 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 		Settings:      s,
 		Turns:         t,
 		Commands:      t,
+		Modes:         modeCat,
 		HostID:        opts.HostID,
 		Logger:        a.cfg.Logger,
 		Hooks:         a.hookRunner(opts.Workspace, s),
 		Sandbox:       sandbox.Probe(),
+		Policy:        pol,
+		Refused:       refused,
+		Telemetry:     a.cfg.Telemetry,
 	}, nil
+}
+
+// policy loads the policy files of a task's workspace and applies their switches to its
+// settings (docs/settings.md, "Policy files"): what a switch forbids is turned off, logged and
+// returned for the task's chat to say when it starts, and a provider, ACT model or PLAN model the policy does not list refuses the task (a model
+// picked later, or a mode's own, is checked where it is used: core/task). A policy file that does
+// not parse refuses it too: the rules it would set are unknown.
+func (a *Assembler) policy(roots []string, s config.Settings) (*policy.Set, config.Settings, []policy.Refusal, error) {
+	if a.cfg.Policy == nil {
+		return nil, s, nil, nil
+	}
+	src := *a.cfg.Policy
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			src.Roots = append(src.Roots, abs)
+		}
+	}
+	pol, err := policy.Load(src)
+	if err != nil {
+		return nil, s, nil, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
+	}
+	// YOLO stays as set: each approval applies the switch itself and its card says so
+	// (core/task/env.go); the sandbox and the network are fixed when the task starts.
+	yolo := s.AutoApprove.YOLO
+	s, refused := pol.Clamp(s)
+	s.AutoApprove.YOLO = yolo
+	for _, r := range refused {
+		a.cfg.Logger.Warn("policy", "refused", r.Error())
+	}
+	for _, model := range []string{s.API.Model, s.API.PlanModel} {
+		if model == "" {
+			continue
+		}
+		if err := pol.CheckModel(s.API.Preset, model); err != nil {
+			return nil, s, nil, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
+		}
+	}
+	return pol, s, refused, nil
 }
 
 // models resolves the task's models from its settings: the ACT model with the settings'
@@ -217,7 +304,7 @@ func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, err
 // table (the settings' prices are the ACT model's).
 func (a *Assembler) models(s config.Settings) *task.Models {
 	info := catalogueInfo(s, a.cfg.DataDir, ModelInfo(s))
-	return &task.Models{Provider: NewProvider(s), Act: s.API.Model, ActInfo: info,
+	return &task.Models{Provider: newProvider(s, a.cfg.HTTPClient), Act: s.API.Model, ActInfo: info,
 		Plan: s.API.PlanModel, PlanInfo: planModelInfo(s, info)}
 }
 

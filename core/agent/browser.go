@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/llm"
@@ -11,9 +12,11 @@ import (
 )
 
 // browserOptions are the browser settings as the browser package takes them.
-func browserOptions(s config.Settings) browser.Options {
+func browserOptions(s config.Settings, cfg Config) browser.Options {
 	w, h := s.BrowserSize()
-	return browser.Options{ExecPath: s.BrowserPath, RemoteURL: s.BrowserRemoteURL, Width: w, Height: h}
+	proxy, bypass := cfg.Egress.BrowserProxy()
+	return browser.Options{ExecPath: s.BrowserPath, RemoteURL: s.BrowserRemoteURL, Width: w, Height: h,
+		ProxyServer: proxy, ProxyBypass: bypass}
 }
 
 // BrowserFound says which browser the settings would drive: the remote browser's address when
@@ -41,21 +44,34 @@ func browserOn(s config.Settings, find func(string) (string, error)) bool {
 
 // webRenderer renders pages built by scripts for web_fetch and @url mentions, in a browser of
 // their own; nil when the browser is off or none was found.
-func webRenderer(s config.Settings, find func(string) (string, error)) webfetch.Renderer {
-	if !browserOn(s, find) {
+func webRenderer(s config.Settings, cfg Config) webfetch.Renderer {
+	if !browserOn(s, cfg.FindBrowser) {
 		return nil
 	}
-	return browser.Renderer{Options: browserOptions(s)}
+	return browser.Renderer{Options: browserOptions(s, cfg)}
 }
 
 // browserSession returns the task's browser session, or nil when browser_action is not
 // offered: the setting is off, no browser was found or the model cannot see the screenshots.
 // Nothing starts until the model launches a page.
-func browserSession(s config.Settings, info llm.ModelInfo, find func(string) (string, error)) *browser.Session {
-	if !info.SupportsImages || !browserOn(s, find) {
+func browserSession(s config.Settings, info llm.ModelInfo, cfg Config) *browser.Session {
+	if !info.SupportsImages || !browserOn(s, cfg.FindBrowser) {
 		return nil
 	}
-	return browser.NewSession(browserOptions(s))
+	return browser.NewSession(browserOptions(s, cfg))
+}
+
+// fetcher is web_fetch's fetcher over the daemon's proxy and trusted authorities
+// (core/egress); its own transport still checks every address it dials.
+func fetcher(cfg Config) webfetch.Fetcher {
+	var f webfetch.Fetcher
+	if cfg.Egress.HTTPSProxy != "" || cfg.Egress.HTTPProxy != "" {
+		f.Proxy = cfg.Egress.Proxy()
+	}
+	if tr, ok := transportOf(cfg.HTTPClient); ok {
+		f.TLS = tr.TLSClientConfig
+	}
+	return f
 }
 
 // exclusive wraps every tool but browser_action: while the task's browser session is open the
@@ -108,4 +124,13 @@ func guard(reg *tools.Registry, session *browser.Session) *tools.Registry {
 		}
 	}
 	return out
+}
+
+// transportOf is the *http.Transport under hc, if it has one.
+func transportOf(hc *http.Client) (*http.Transport, bool) {
+	if hc == nil {
+		return nil, false
+	}
+	tr, ok := hc.Transport.(*http.Transport)
+	return tr, ok
 }

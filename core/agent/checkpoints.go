@@ -94,3 +94,14 @@ func RestoreCheckpointFiles(ctx context.Context, dataDir, root, hash string) (be
 	}
 	return before, m.Restore(ctx, hash)
 }
+
+// ExportCheckpointFiles writes a workspace's files as they were at a checkpoint into another
+// folder (a fork's worktree, README "Fork from any message"); the workspace is untouched.
+func ExportCheckpointFiles(ctx context.Context, dataDir, root, hash, dir string) (err error) {
+	m, err := checkpoint.New(ctx, dataDir, root, checkpoint.WithFirstTimeout(0))
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, m.Close()) }()
+	return m.ExportTo(ctx, hash, dir)
+}

@@ -12,20 +12,23 @@ import (
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/skills"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/tools/delegate"
 	"github.com/cairnhq/cairn/core/tools/shell"
 )
 
 // buildPrompt renders the system prompt for one task: its tools, mode and machine, and the
 // rules that are switched on and apply to the paths the task touched (see touchedPaths).
 func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, mode string, sys prompt.SystemInfo,
-	s config.Settings, info llm.ModelInfo, cfg Config, touched []string, catalog skillCatalog) string {
+	s config.Settings, info llm.ModelInfo, cfg Config, touched []string, catalog skillCatalog, mc modeCatalog) string {
 	enabled, err := loader.ForTask(sys.Cwd, globalRules, s.RuleToggles, touched)
 	if err != nil && cfg.Logger != nil {
 		cfg.Logger.Warn("agent: reading rules", "err", err)
 	}
 	usable := skills.Usable(catalog.Skills())
 	w, h := s.BrowserSize()
-	out, err := prompt.Render(prompt.Input{Specs: tools.ForModel(promptSpecs(reg.Specs(), usable), info.SupportsImages), Skills: usable, Mode: mode, System: sys, Cwd: sys.Cwd,
+	modeInfo, choices := mc.promptModes(mode)
+	out, err := prompt.Render(prompt.Input{Specs: tools.ForModel(reg.InMode(mode, promptSpecs(reg.Specs(), usable)), info.SupportsImages),
+		Skills: usable, Mode: mode, ModeInfo: modeInfo, Modes: choices, System: sys, Cwd: sys.Cwd,
 		BrowserViewport:   fmt.Sprintf("%dx%d", w, h),
 		FocusChainEnabled: s.FocusChainEnabled, PreferredLanguage: s.PreferredLanguage,
 		CustomInstructions: s.CustomInstructions, Rules: enabled, IgnoreFileExists: ignoreFileExists(sys.Cwd),
@@ -42,9 +45,12 @@ func buildPrompt(loader *rules.Loader, globalRules string, reg *tools.Registry, 
 func SystemPrompt(root, mode, ide string, s config.Settings, cfg Config) string {
 	info := ModelInfo(s)
 	catalog := skillCatalog{root: root, global: cfg.GlobalSkillsDir, settings: func() config.Settings { return s }}
-	// The subagent runner is never called here: only the tools' specs are rendered.
-	reg := taskTools(offeredTerminals(s, shell.NewRegistry()), browserSession(s, info, cfg.FindBrowser), webRenderer(s, cfg.FindBrowser), cfg.MCP, catalog, &subRunner{}, nil)
-	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, reg, mode, systemInfo(ide, root), s, info, cfg, nil, catalog)
+	// The subagent and delegate runners are never called here: only the tools' specs are rendered.
+	mc := modeCatalog{roots: []string{root}, global: cfg.GlobalModesDir}
+	reg := taskTools(offeredTerminals(s, shell.NewRegistry()), browserSession(s, info, cfg), webRenderer(s, cfg), fetcher(cfg), cfg.MCP, catalog, &subRunner{}, warmFiles{}, nil, nil)
+	reg.Add(delegate.New(&delegateRunner{}))
+	reg = holdToModes(reg, mc, nil)
+	return buildPrompt(rules.NewLoader(), cfg.GlobalRulesDir, reg, mode, systemInfo(ide, root), s, info, cfg, nil, catalog, mc)
 }
 
 func systemInfo(ide, root string) prompt.SystemInfo {

@@ -10,6 +10,7 @@ import (
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/policy"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
 	"github.com/cairnhq/cairn/core/tools/codedefs"
@@ -40,19 +41,21 @@ type subRunner struct {
 	ide      string
 	// mcp is the parent task's MCP hub.
 	mcp *mcp.Hub
+	// policy is the parent task's policy files.
+	policy *policy.Set
 }
 
 var _ subagents.Runner = (*subRunner)(nil)
 
 // childTools is what a subagent may use: read tools, web_fetch, the MCP tools that only read,
 // and attempt_completion to report. No edits, commands, browser, questions or subagents.
-func childTools(render webfetch.Renderer, hub *mcp.Hub, idx *search.Indexes) *tools.Registry {
+func childTools(render webfetch.Renderer, fetch webfetch.Fetcher, hub *mcp.Hub, warm warmFiles) *tools.Registry {
 	r := tools.NewRegistry(
 		readfile.New(),
-		search.NewIndexed(idx),
-		listfiles.New(),
+		search.NewIndexed(warm.search),
+		listfiles.New(warm.lists),
 		codedefs.New(),
-		webfetch.New(webfetch.Fetcher{}, render),
+		webfetch.New(fetch, render),
 	)
 	if hub != nil && len(hub.Servers()) > 0 {
 		for _, t := range readOnlyMCPTools(hub) {
@@ -116,7 +119,7 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 	if err != nil {
 		return task.Deps{}, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
 	}
-	reg := childTools(webRenderer(s, r.a.cfg.FindBrowser), r.mcp, r.a.cfg.SearchIndexes)
+	reg := childTools(webRenderer(s, r.a.cfg), fetcher(r.a.cfg), r.mcp, r.a.cfg.warm())
 	t := &turns{
 		a: r.a, ws: ws, host: r.host, terminals: shell.NewRegistry(), reg: reg, settings: s,
 		recent: envdetails.NewTracker(r.a.cfg.Watch),
@@ -124,7 +127,8 @@ func (r *subRunner) childDeps(s config.Settings) (task.Deps, error) {
 		fit:    &window.State{Dedup: s.DedupFileContents},
 	}
 	return task.Deps{Provider: r.provider, Model: r.model, ModelInfo: r.info, Registry: reg, Host: r.host,
-		Files: ws, Settings: s, Turns: t, Commands: t, Logger: r.a.cfg.Logger}, nil
+		Files: ws, Settings: s, Turns: t, Commands: t, Logger: r.a.cfg.Logger, Policy: r.policy,
+		Telemetry: r.a.cfg.Telemetry}, nil
 }
 
 // watch follows the children of one call and reports their state to the row.
@@ -148,14 +152,7 @@ func (w *watch) changed() {
 	out := make([]msg.Subagent, len(w.children))
 	for i, c := range w.children {
 		st := c.State()
-		status := msg.SubagentRunning
-		switch st.Status {
-		case task.StatusCompleted:
-			status = msg.SubagentDone
-		case task.StatusFailed, task.StatusCancelled:
-			status = msg.SubagentFailed
-		}
-		out[i] = msg.Subagent{Prompt: w.prompts[i], Status: status, Requests: st.Requests, Cost: st.Cost,
+		out[i] = msg.Subagent{Prompt: w.prompts[i], Status: subStatus(st.Status), Requests: st.Requests, Cost: st.Cost,
 			LastTool: c.LastTool()}
 	}
 	w.update(out)

@@ -1,6 +1,10 @@
 package agent
 
 import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
@@ -15,12 +19,14 @@ import (
 	"github.com/cairnhq/cairn/core/tools/interact"
 	"github.com/cairnhq/cairn/core/tools/listfiles"
 	"github.com/cairnhq/cairn/core/tools/mcptool"
+	"github.com/cairnhq/cairn/core/tools/nav"
 	"github.com/cairnhq/cairn/core/tools/readfile"
 	"github.com/cairnhq/cairn/core/tools/search"
 	"github.com/cairnhq/cairn/core/tools/shell"
 	"github.com/cairnhq/cairn/core/tools/subagents"
 	"github.com/cairnhq/cairn/core/tools/useskill"
 	"github.com/cairnhq/cairn/core/tools/webfetch"
+	"github.com/cairnhq/cairn/core/workspace"
 )
 
 // Tools returns a fresh tool registry for one task (edit tools keep per-task streaming state;
@@ -29,17 +35,30 @@ import (
 // task gets": no MCP server, no MCP tools or section). search_files uses the warm indexes idx
 // (nil: it scans).
 func Tools(terminals *shell.Registry, hub *mcp.Hub, idx *search.Indexes) *tools.Registry {
-	return taskTools(terminals, nil, nil, hub, nil, nil, idx)
+	return taskTools(terminals, nil, nil, webfetch.Fetcher{}, hub, nil, nil, warmFiles{search: idx}, nil, nil)
 }
+
+// warmFiles are what the daemon keeps of the workspace roots for the read tools: the search
+// indexes (search_files) and the file lists (list_files). Either may be nil: the tool reads
+// the disk.
+type warmFiles struct {
+	search *search.Indexes
+	lists  *workspace.Lists
+}
+
+// warm returns the daemon's warm files from its config.
+func (cfg Config) warm() warmFiles { return warmFiles{search: cfg.SearchIndexes, lists: cfg.FileLists} }
 
 // taskTools is Tools plus browser_action over session when it is not nil; then every other
 // tool refuses to run while the session is open. web_fetch renders pages built by scripts
 // with render (nil: it does not). use_skill loads skills from catalog (nil: not offered; the
 // prompt also leaves it out while no skill is usable). use_subagents is offered when sub is
 // not nil. execute_command is offered only when terminals is not nil (the NoCommands setting
-// passes nil).
-func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, hub *mcp.Hub,
-	catalog useskill.Catalog, sub subagents.Runner, idx *search.Indexes) *tools.Registry {
+// passes nil). attempt_completion runs check, when not nil, before it accepts a result. The
+// code navigation tools ask navigator (nil: go_to_definition parses, find_references has
+// no answer). search_files and list_files read the daemon's warm files (warmFiles).
+func taskTools(terminals *shell.Registry, session *browser.Session, render webfetch.Renderer, fetch webfetch.Fetcher, hub *mcp.Hub,
+	catalog useskill.Catalog, sub subagents.Runner, warm warmFiles, check interact.DoneCheck, navigator nav.Navigator) *tools.Registry {
 	var first []tools.Tool
 	if terminals != nil {
 		first = append(first, shell.New(terminals), shell.NewReadOutput(terminals), shell.NewStop(terminals))
@@ -48,10 +67,12 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 		readfile.New(),
 		edit.NewWrite(),
 		edit.NewReplace(),
-		search.NewIndexed(idx),
-		listfiles.New(),
+		search.NewIndexed(warm.search),
+		listfiles.New(warm.lists),
 		codedefs.New(),
-		webfetch.New(webfetch.Fetcher{}, render),
+		nav.NewDefinition(navigator, findDefinitions),
+		nav.NewReferences(navigator),
+		webfetch.New(fetch, render),
 	)...)
 	if sub != nil {
 		r.Add(subagents.New(sub))
@@ -67,7 +88,7 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 	if session != nil {
 		r.Add(browser.New(session))
 	}
-	for _, t := range interact.All() {
+	for _, t := range interact.All(check) {
 		r.Add(t)
 	}
 	if session != nil {
@@ -78,8 +99,13 @@ func taskTools(terminals *shell.Registry, session *browser.Session, render webfe
 
 // NewProvider builds the model client for the settings: OpenAI-compatible, with the retry and
 // idle-timeout policy of docs/prompt.md, "Providers and retries".
-func NewProvider(s config.Settings) llm.Provider {
-	p := openai.New(providerConfig(s))
+func NewProvider(s config.Settings) llm.Provider { return newProvider(s, nil) }
+
+// newProvider is NewProvider over the HTTP client hc (nil: a plain client).
+func newProvider(s config.Settings, hc *http.Client) llm.Provider {
+	cfg := providerConfig(s)
+	cfg.HTTPClient = hc
+	p := openai.New(cfg)
 	idle := time.Duration(s.API.RequestIdleTimeout) * time.Second
 	return llm.WithIdleTimeout(llm.WithRetry(p, llm.DefaultRetryPolicy()), idle)
 }
@@ -110,17 +136,24 @@ func ModelInfo(s config.Settings) llm.ModelInfo {
 }
 
 // planModelInfo resolves the PLAN model: the ACT model's info when it is the same model, else
-// the table's entry with the user's context window (set for the endpoint, which serves both).
+// sideModelInfo's.
 func planModelInfo(s config.Settings, act llm.ModelInfo) llm.ModelInfo {
 	if s.API.PlanModel == "" || s.API.PlanModel == s.API.Model {
 		return act
 	}
+	return sideModelInfo(s, s.API.PlanModel)
+}
+
+// sideModelInfo resolves a model of the endpoint besides the ACT model (the PLAN model, a
+// mode's model): the table's entry with the user's context window (set for the endpoint,
+// which serves them all).
+func sideModelInfo(s config.Settings, model string) llm.ModelInfo {
 	var o llm.ModelInfoOverride
 	if s.API.ContextWindow > 0 {
 		w := int(s.API.ContextWindow)
 		o.ContextWindow = &w
 	}
-	return llm.ResolveModel(s.API.PlanModel, &o)
+	return llm.ResolveModel(model, &o)
 }
 
 // providerConfig is the client configuration of the settings' preset: its cache breakpoints,
@@ -152,6 +185,27 @@ func catalogueInfo(s config.Settings, dataDir string, info llm.ModelInfo) llm.Mo
 		out.ContextWindow = int(s.API.ContextWindow)
 	}
 	return out
+}
+
+// doneCheck is the task's "done when" check (README, "Done when"), run with the sandbox of
+// the task's commands, or nil when the task has none. It runs even where the settings leave
+// execute_command out: the user named it.
+func doneCheck(o *config.Overrides, terminals *shell.Registry) interact.DoneCheck {
+	if o == nil || strings.TrimSpace(o.DoneWhen) == "" {
+		return nil
+	}
+	return shell.NewCheck(terminals, strings.TrimSpace(o.DoneWhen))
+}
+
+// findDefinitions is go_to_definition's answer without a language server: the definitions
+// tree-sitter finds by name (codedefs.Find).
+func findDefinitions(ctx context.Context, env *tools.Env, abs, symbol string) ([]nav.Location, error) {
+	places, err := codedefs.Find(ctx, env.Files.Root(), filepath.Dir(abs), symbol, env.Files.Ignored)
+	out := make([]nav.Location, len(places))
+	for i, p := range places {
+		out[i] = nav.Location{Path: p.Path, Line: p.Line}
+	}
+	return out, err
 }
 
 // offeredTerminals is terminals, or nil when the settings leave execute_command out

@@ -40,6 +40,8 @@ type turns struct {
 	browser *browser.Session
 	// skills finds the workspace's skills for the prompt and use_skill.
 	skills skillCatalog
+	// modes are the task's modes, for the prompt's MODE section.
+	modes modeCatalog
 	// mcpSettled is set once the first request's wait for the MCP servers ended (awaitMCP).
 	mcpSettled bool
 	// mcp is the task's MCP hub (taskHub; nil: no MCP servers); ownMCP is set when it is the
@@ -92,7 +94,7 @@ func (t *turns) SystemPrompt(mode string, model llm.ModelInfo, history []llm.Mes
 	cfg := t.a.cfg
 	cfg.MCP = t.mcp
 	return buildPrompt(t.a.rules, t.a.cfg.GlobalRulesDir, t.reg, mode, t.sys, t.settings, model, cfg,
-		touchedPaths(history), t.skills)
+		touchedPaths(history), t.skills, t.modes)
 }
 
 // EnvDetails is also where the task's first request waits for the MCP servers still
@@ -100,7 +102,7 @@ func (t *turns) SystemPrompt(mode string, model llm.ModelInfo, history []llm.Mes
 // system prompt for that turn's request, and with the run's context.
 func (t *turns) EnvDetails(ctx context.Context, r task.EnvRequest) string {
 	t.awaitMCP(ctx)
-	return envdetails.Build(ctx, envdetails.Input{IDE: t.sys.IDE, Workspace: t.ws, Editor: t.host.Editor(),
+	return envdetails.Build(ctx, envdetails.Input{IDE: t.sys.IDE, Workspace: t.ws, Lists: t.a.cfg.FileLists, Editor: t.host.Editor(),
 		Terminals: t.terminals, Recent: t.recent, First: r.First, Mode: r.Mode, ContextTokens: r.ContextTokens,
 		ContextWindow: r.ContextWindow})
 }
@@ -110,7 +112,7 @@ func (t *turns) EnvDetails(ctx context.Context, r task.EnvRequest) string {
 // one is connected; @terminal shows the output of the task's commands not reported yet.
 func (t *turns) ExpandUser(ctx context.Context, text string) string {
 	d := mentions.Deps{Files: t.ws, Terminal: registryTerminal(t.terminals),
-		Render: webRenderer(t.a.env.Settings(), t.a.cfg.FindBrowser)}
+		Render: webRenderer(t.a.env.Settings(), t.a.cfg)}
 	if t.editor != nil {
 		ed := t.editor
 		d.Diagnostics = mentions.DiagnosticsFunc(func(ctx context.Context) ([]tools.Diagnostic, error) {

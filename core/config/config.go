@@ -121,6 +121,11 @@ type Settings struct {
 	// SandboxMaskedPaths are more files and folders that read as absent in the sandbox, on
 	// top of the credential stores (absolute, or ~/ for the home folder).
 	SandboxMaskedPaths []string `json:"sandboxMaskedPaths,omitempty"`
+	// LanguageServers names a language's server (docs/settings.md, "Language servers"): the
+	// program and its arguments, by language ("go", "typescript", "python", "rust", "c"); an
+	// empty list turns the language's server off. A language not named uses the first of its
+	// known servers found on PATH.
+	LanguageServers map[string][]string `json:"languageServers,omitempty"`
 	// NoCommands leaves execute_command out of every task's tools and system prompt: the
 	// protocol of `cairn eval` without --agentic (README "Benchmark").
 	NoCommands bool `json:"noCommands,omitempty"`

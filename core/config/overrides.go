@@ -42,13 +42,18 @@ type Overrides struct {
 	// servers (README "Use Cairn in Zed, JetBrains, Neovim"). Like the key it is never saved
 	// (its env and headers may hold secrets): a resume gives it again.
 	MCPServers []byte `json:"-"`
+	// DoneWhen is the task's "done when" command (`cairn run --until`, README "Done when"):
+	// a completion is accepted only when it exits 0. Saved with the task, so a resumed task
+	// is held to it too.
+	DoneWhen string `json:"doneWhen,omitempty"`
 }
 
 // IsZero reports whether the overrides change nothing.
 func (o Overrides) IsZero() bool {
 	return o.BaseURL == "" && o.APIKey == "" && o.Model == "" && o.PlanModel == "" && o.ToolFormat == "" &&
 		o.ReasoningEffort == "" && o.AutoApprove == nil && o.MaxRequests == 0 && o.MaxCost == 0 &&
-		o.Browser == nil && o.CommandWait == nil && o.NoSandbox == nil && o.Network == nil && len(o.MCPServers) == 0
+		o.Browser == nil && o.CommandWait == nil && o.NoSandbox == nil && o.Network == nil && len(o.MCPServers) == 0 &&
+		o.DoneWhen == ""
 }
 
 // With returns o with top's fields on top: a field top sets replaces o's.
@@ -64,6 +69,7 @@ func (o Overrides) With(top Overrides) Overrides {
 	set(&o.PlanModel, top.PlanModel)
 	set(&o.ToolFormat, top.ToolFormat)
 	set(&o.ReasoningEffort, top.ReasoningEffort)
+	set(&o.DoneWhen, top.DoneWhen)
 	if top.AutoApprove != nil {
 		o.AutoApprove = top.AutoApprove
 	}

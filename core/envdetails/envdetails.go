@@ -26,6 +26,9 @@ import (
 type Input struct {
 	IDE       string // "VSCode", "Cairn CLI"
 	Workspace *workspace.Workspace
+	// Lists are the daemon's file lists: the file list of a root whose list is held open is
+	// read from it, as list_files does (nil: from the disk).
+	Lists     *workspace.Lists
 	Editor    tools.Editor
 	Terminals *shell.Registry
 	// Recent tracks files the agent saw; its changes are reported once each.
@@ -93,10 +96,10 @@ func Build(ctx context.Context, in Input) string {
 
 	if in.First && ws != nil {
 		root := ws.Root()
-		fmt.Fprintf(&b, "# Current Working Directory (%s) Files\n%s\n\n", root, fileList(ctx, ws, root, ""))
+		fmt.Fprintf(&b, "# Current Working Directory (%s) Files\n%s\n\n", root, fileList(ctx, ws, in.Lists, root, ""))
 		// Every other root gets its own list, its entries in the `name:path` form the tools take.
 		for _, r := range ws.Roots()[1:] {
-			fmt.Fprintf(&b, "# Workspace Root %s (%s) Files\n%s\n\n", r.Name, r.Path, fileList(ctx, ws, r.Path, r.Name+":"))
+			fmt.Fprintf(&b, "# Workspace Root %s (%s) Files\n%s\n\n", r.Name, r.Path, fileList(ctx, ws, in.Lists, r.Path, r.Name+":"))
 		}
 		fmt.Fprintf(&b, "# Workspace Configuration\n%s\n\n", workspaceConfig(ctx, ws))
 		detect := in.CLITools
@@ -223,8 +226,12 @@ func duration(d time.Duration) string {
 }
 
 // fileList is a root's recursive listing, each entry prefixed with label.
-func fileList(ctx context.Context, ws *workspace.Workspace, root, label string) string {
-	entries, truncated, err := listfiles.List(ctx, ws, root, true, listfiles.DefaultLimit)
+func fileList(ctx context.Context, ws *workspace.Workspace, lists *workspace.Lists, root, label string) string {
+	var tree listfiles.Tree = ws
+	if lists != nil {
+		tree = listfiles.Listed{Tree: ws, Lists: lists}
+	}
+	entries, truncated, err := listfiles.List(ctx, tree, root, true, listfiles.DefaultLimit)
 	switch {
 	case errors.Is(err, listfiles.ErrRefused):
 		return listRefusedText

@@ -36,9 +36,10 @@ type jobGroup struct {
 }
 
 // started assigns the hook's process to a new job. Without one (it could not be made),
-// cancelling ends the hook's own process only.
+// cancelling ends the hook's own process only. Closing the job leaves what is in it running
+// (winjob.Leave), as a hook's process group does on Unix.
 func (g *jobGroup) started() {
-	job, err := winjob.Assign(g.cmd.Process.Pid)
+	job, err := winjob.Assign(g.cmd.Process.Pid, winjob.Leave)
 	if err != nil {
 		return
 	}

@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Progress is one progress notification of a running call.
@@ -75,7 +76,8 @@ func (h *Hub) Tool(server, tool string) (Tool, error) {
 
 // CheckArguments validates a tool call's arguments (a JSON object) against the tool's input
 // schema. It returns ErrBadArguments with what is wrong, or the errors of Tool. A schema the
-// validator cannot compile (an unreachable $ref) checks nothing: the server still validates.
+// validator cannot use (an unreachable $ref, a draft other than 2020-12 and draft-07) checks
+// nothing: the server still validates.
 func (h *Hub) CheckArguments(server, tool string, args json.RawMessage) error {
 	t, err := h.Tool(server, tool)
 	if err != nil {
@@ -86,8 +88,8 @@ func (h *Hub) CheckArguments(server, tool string, args json.RawMessage) error {
 		return err
 	}
 	sch := c.schema(t)
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
 		return fmt.Errorf("%w: not JSON: %w", ErrBadArguments, err)
 	}
 	if _, ok := inst.(map[string]any); !ok {
@@ -97,40 +99,26 @@ func (h *Hub) CheckArguments(server, tool string, args json.RawMessage) error {
 		return nil
 	}
 	if err := sch.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			// The first line names the validator and the schema's internal URL: not for the model.
-			msg := strings.TrimSpace(ve.Error())
-			if first, rest, ok := strings.Cut(msg, "\n"); ok && strings.HasPrefix(first, "jsonschema") {
-				msg = strings.TrimSpace(rest)
-			}
-			return fmt.Errorf("%w: %s", ErrBadArguments, msg)
-		}
-		return fmt.Errorf("%w: %w", ErrBadArguments, err)
+		// "validating root: " says where in the schema, which the model does not see.
+		return fmt.Errorf("%w: %s", ErrBadArguments, strings.TrimPrefix(err.Error(), "validating root: "))
 	}
 	return nil
 }
 
-// schema compiles a tool's input schema once per tools/list.
-func (c *conn) schema(t Tool) *jsonschema.Schema {
+// schema resolves a tool's input schema once per tools/list, on the first call that checks
+// its arguments. The validator (github.com/google/jsonschema-go) has no meta-schemas to
+// compile when the process starts (docs/performance.md, "P5 — the daemon at rest"); with no
+// loader it refuses a remote $ref, so validation never reaches the network.
+func (c *conn) schema(t Tool) *jsonschema.Resolved {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.schemas[t.Name]; ok {
 		return s
 	}
 	if c.schemas == nil {
-		c.schemas = map[string]*jsonschema.Schema{}
+		c.schemas = map[string]*jsonschema.Resolved{}
 	}
-	var sch *jsonschema.Schema
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(t.InputSchema))
-	if err == nil {
-		comp := jsonschema.NewCompiler()
-		comp.UseLoader(noLoader{})
-		url := "cairn://" + c.name + "/" + t.Name + ".json"
-		if err = comp.AddResource(url, doc); err == nil {
-			sch, err = comp.Compile(url)
-		}
-	}
+	sch, err := resolveSchema(t.InputSchema)
 	if err != nil {
 		c.hub.opts.Logger.Debug("mcp: input schema not checked", "server", c.name, "tool", t.Name, "err", err)
 		sch = nil
@@ -139,12 +127,22 @@ func (c *conn) schema(t Tool) *jsonschema.Schema {
 	return sch
 }
 
-// noLoader refuses to fetch remote schemas: validation never reaches the network.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("not loading %s", url)
+// resolveSchema parses and resolves an input schema for validation.
+func resolveSchema(doc string) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(doc), &s); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(knownDrafts, s.Schema) {
+		// The validator refuses every instance of a draft it does not implement.
+		return nil, fmt.Errorf("%w: $schema %q", errUnknownDraft, s.Schema)
+	}
+	return s.Resolve(nil)
 }
+
+// knownDrafts are the $schema values the validator implements ("" is 2020-12).
+var knownDrafts = []string{"", "https://json-schema.org/draft/2020-12/schema",
+	"http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#"}
 
 // CallTool calls a tool of a connected server within the server's timeout. args is a JSON
 // object (check it first with CheckArguments). progress, when not nil, receives the server's

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/cairnhq/cairn/core/sandbox"
 )
@@ -39,7 +39,7 @@ type conn struct {
 	templates    []Template
 	prompts      []Prompt
 	sess         *session // nil unless connected
-	schemas      map[string]*jsonschema.Schema
+	schemas      map[string]*jsonschema.Resolved
 	progress     map[string]func(Progress)
 
 	// first is set while the conn makes its first connection attempt (since the hub read
@@ -232,7 +232,7 @@ func (c *conn) connect(ctx context.Context) (*session, error) {
 	if cfg.transport() == TypeStdio && c.hub.opts.Sandbox != nil {
 		box = c.hub.opts.Sandbox()
 	}
-	s, err := dial(ctx, cfg, box, c.stderr, c.hub.opts.Logger.With("server", c.name, "from", "mcp-go"))
+	s, err := dial(ctx, cfg, box, c.stderr, c.hub.opts.HTTPClient, c.hub.opts.Logger.With("server", c.name, "from", "mcp-go"))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -28,22 +29,29 @@ const (
 // is what a stdio server's sandbox starts from. log is where the transport's own messages
 // go: mcp-go otherwise logs to slog's process default, which in `cairn run` is the user's
 // terminal (README, "Using it from the command line").
-func dial(ctx context.Context, cfg ServerConfig, box *sandbox.Base, stderr *tail, log *slog.Logger) (*session, error) {
+func dial(ctx context.Context, cfg ServerConfig, box *sandbox.Base, stderr *tail, hc *http.Client, log *slog.Logger) (*session, error) {
 	s := newSession()
 	switch cfg.transport() {
 	case TypeStdio:
 		return s, dialStdio(ctx, s, cfg, box, stderr, log)
 	case TypeSSE:
-		cl, err := client.NewSSEMCPClient(cfg.URL, client.WithHeaders(expandMap(cfg.Headers)),
-			transport.WithSSELogger(log))
+		opts := []transport.ClientOption{client.WithHeaders(expandMap(cfg.Headers)), transport.WithSSELogger(log)}
+		if hc != nil {
+			opts = append(opts, client.WithHTTPClient(hc))
+		}
+		cl, err := client.NewSSEMCPClient(cfg.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("sse client: %w", err)
 		}
 		cl.OnConnectionLost(func(err error) { s.markLost(fmt.Errorf("the SSE stream ended: %w", err)) })
 		s.client, s.closeFn = cl, cl.Close
 	case TypeStreamableHTTP:
-		cl, err := client.NewStreamableHttpClient(cfg.URL, transport.WithHTTPHeaders(expandMap(cfg.Headers)),
-			transport.WithContinuousListening(), transport.WithHTTPLogger(log))
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(expandMap(cfg.Headers)),
+			transport.WithContinuousListening(), transport.WithHTTPLogger(log)}
+		if hc != nil {
+			opts = append(opts, transport.WithHTTPBasicClient(hc))
+		}
+		cl, err := client.NewStreamableHttpClient(cfg.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("streamable HTTP client: %w", err)
 		}

@@ -19,4 +19,7 @@ var (
 	ErrBadName = errors.New("mcp: invalid server name")
 	// ErrClosed: the hub was closed.
 	ErrClosed = errors.New("mcp: hub is closed")
+	// errUnknownDraft: an input schema of a draft the validator does not implement; it
+	// checks nothing.
+	errUnknownDraft = errors.New("mcp: input schema of an unknown draft")
 )

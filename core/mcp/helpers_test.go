@@ -92,6 +92,12 @@ func testServer() *server.MCPServer {
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("remote"), nil
 		})
+	s.AddTool(mcp.NewToolWithRawSchema("defs", "An input schema with a local reference.",
+		json.RawMessage(`{"type":"object","required":["n"],"properties":{"n":{"$ref":"#/$defs/count"}},`+
+			`"$defs":{"count":{"type":"integer","minimum":1}}}`)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("defs"), nil
+		})
 	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("Exits.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "test server: crashing on purpose")

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"sort"
@@ -27,6 +28,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/core/sandbox"
+	"github.com/cairnhq/cairn/core/watch"
 )
 
 // Status is a server's connection state.
@@ -113,6 +115,12 @@ type Options struct {
 	RetryBase, RetryMax time.Duration
 	// NoWatch leaves the settings file unwatched (one-shot CLI commands).
 	NoWatch bool
+	// Watch is the daemon's file-system hub the settings file is watched through; nil: the
+	// MCP hub makes one of its own and closes it with itself.
+	Watch *watch.Hub
+	// HTTPClient carries the requests to SSE and Streamable HTTP servers (core/egress: the
+	// proxy and the extra authorities; nil: the library's own client).
+	HTTPClient *http.Client
 	// Extra is a settings document of the same shape (`{"mcpServers": {…}}`) whose servers
 	// join the file's: a task's own servers (an ACP session's, README "Use Cairn in Zed,
 	// JetBrains, Neovim"). A server named in both is Extra's. It is never written anywhere.

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cairnhq/cairn/core/watch"
 )
 
 // A tool added after the handshake arrives through notifications/tools/list_changed.
@@ -232,5 +235,33 @@ func TestWatchedFile(t *testing.T) {
 	waitState(t, h, "b added by the watcher", func(ss []Server) bool { return find(ss, "b").Status == StatusDisabled })
 	if !h.ToolAutoApproved("b", "t") {
 		t.Error("b's autoApprove list was not read")
+	}
+}
+
+// Given the daemon's file-system hub, the settings are watched through it (one watch of the
+// settings folder, and no watcher of the MCP hub's own), and closing the MCP hub ends the watch.
+func TestWatchedThroughTheDaemonsHub(t *testing.T) {
+	fs := watch.New()
+	defer func() {
+		if err := fs.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	path := filepath.Join(t.TempDir(), "mcp_settings.json")
+	writeSettings(t, path, map[string]any{"a": map[string]any{"command": "x", "disabled": true}})
+	h := New(Options{SettingsPath: path, ClientVersion: "test", Watch: fs})
+	h.Start()
+	if n := fs.Watches(); n != 1 {
+		t.Fatalf("the daemon's hub holds %d watches after Start, want the settings folder's one", n)
+	}
+	writeSettings(t, path, map[string]any{"b": map[string]any{"command": "y", "disabled": true}})
+	waitState(t, h, "b added through the daemon's hub", func(ss []Server) bool { return find(ss, "b").Status == StatusDisabled })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := fs.Watches(); n != 0 {
+		t.Errorf("the daemon's hub holds %d watches after the MCP hub closed, want 0", n)
 	}
 }

@@ -2,34 +2,61 @@ package mcp
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/cairnhq/cairn/core/watch"
 )
 
 // watch reloads the settings when the file changes. The folder is watched, not the file:
-// editors save by renaming a new file over the old one, and the file may not exist yet.
+// editors save by renaming a new file over the old one, and the file may not exist yet. The
+// watch is the daemon's one file-system hub (Options.Watch; docs/architecture.md, "Watching
+// files"), or a hub of this MCP hub's own when it was given none.
 func (h *Hub) watch() error {
+	fs, own := h.opts.Watch, h.opts.Watch == nil
+	if own {
+		fs = watch.New()
+	}
+	closeOwn := func() error {
+		if own {
+			return fs.Close()
+		}
+		return nil
+	}
 	dir := filepath.Dir(h.opts.SettingsPath)
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("mcp: watcher: %w", err)
+	name := filepath.Clean(h.opts.SettingsPath)
+	// changed holds one wake-up: the handler runs on the file hub's goroutine and never waits.
+	changed := make(chan struct{}, 1)
+	stop, ok := fs.Watch(dir, func(ev watch.Event) {
+		if ev.Lost || ev.Path == name && ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename|fsnotify.Remove) != 0 {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if !ok {
+		return errors.Join(fmt.Errorf("mcp: %s cannot be watched", dir), closeOwn())
 	}
-	if err := w.Add(dir); err != nil {
-		return fmt.Errorf("mcp: watching %s: %w", dir, err)
-	}
+	quit := make(chan struct{})
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return w.Close()
+		stop()
+		return closeOwn()
 	}
-	h.stopWatch = w.Close
+	h.stopWatch = func() error {
+		stop()
+		close(quit)
+		return closeOwn()
+	}
 	h.bg.Add(1)
 	h.mu.Unlock()
-	name := filepath.Clean(h.opts.SettingsPath)
 	go func() {
 		defer h.bg.Done()
 		// A save is often several events (truncate, write, rename): reload once they settle.
@@ -38,13 +65,9 @@ func (h *Hub) watch() error {
 		defer settle.Stop()
 		for {
 			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if filepath.Clean(ev.Name) != name || ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename|fsnotify.Remove) == 0 {
-					continue
-				}
+			case <-quit:
+				return
+			case <-changed:
 				settle.Reset(settleDelay)
 			case <-settle.C:
 				if h.midWrite() {
@@ -53,11 +76,6 @@ func (h *Hub) watch() error {
 				if err := h.Reload(); err != nil {
 					h.opts.Logger.Warn("mcp: settings changed", "err", err)
 				}
-			case err, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-				h.opts.Logger.Warn("mcp: watcher", "err", err)
 			}
 		}
 	}()

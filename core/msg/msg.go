@@ -91,6 +91,17 @@ type Message struct {
 	Images  []string // data URLs
 	Files   []string
 	Payload Payload // nil or one of the payload types below
+	// Why is, on an approval ask, why it is asked (core/policy): the decision's trail, and
+	// whether a managed rule decided, so that no "always" answer is offered.
+	Why *Why `json:",omitempty"`
+}
+
+// Why is the reason an approval is asked, in the README's words: Lines[0] is the decision
+// (`ask — on the deny list (…)`), the rest the other rules and checks that led to it.
+type Why struct {
+	Lines []string
+	// Locked: a managed policy rule decided; an "always" grant could not loosen it.
+	Locked bool `json:",omitempty"`
 }
 
 // Payload is a typed sub-payload of a message.
@@ -105,13 +116,22 @@ const (
 	OpListFilesTopLevel   ToolOp = "listFilesTopLevel"
 	OpListFilesRecursive  ToolOp = "listFilesRecursive"
 	OpListCodeDefinitions ToolOp = "listCodeDefinitionNames"
-	OpSearchFiles         ToolOp = "searchFiles"
-	OpEditedExistingFile  ToolOp = "editedExistingFile"
-	OpNewFileCreated      ToolOp = "newFileCreated"
-	OpWebFetch            ToolOp = "webFetch"
-	OpSummarizeTask       ToolOp = "summarizeTask"
+	// OpNavigate looks a symbol up through the language servers (go_to_definition,
+	// find_references); Content says what was asked.
+	OpNavigate           ToolOp = "navigate"
+	OpSearchFiles        ToolOp = "searchFiles"
+	OpEditedExistingFile ToolOp = "editedExistingFile"
+	OpNewFileCreated     ToolOp = "newFileCreated"
+	OpWebFetch           ToolOp = "webFetch"
+	OpSummarizeTask      ToolOp = "summarizeTask"
 	// OpUseSubagents asks to start subagents; Content lists their prompts.
 	OpUseSubagents ToolOp = "useSubagents"
+	// OpSwitchMode asks to switch the task's mode; Path is the mode's slug, Content the
+	// model's reason.
+	OpSwitchMode ToolOp = "switchMode"
+	// OpDelegate asks to start a subtask in a mode; Path is the mode's slug, Content the
+	// assignment.
+	OpDelegate ToolOp = "delegate"
 )
 
 // Tool is the payload of tool asks and says.
@@ -189,6 +209,19 @@ type Completion struct {
 	// Changes says whether the workspace differs from what it was at the previous completion
 	// (core/task/checkpoints); nil on rows written before the daemon knew.
 	Changes *bool `json:",omitempty"`
+	// Check is how the task's "done when" command judged this completion (README, "Done
+	// when"); nil when the task has none.
+	Check *DoneCheck `json:",omitempty"`
+}
+
+// DoneCheck is one run of a task's "done when" command: a completion is accepted only when it
+// exits 0.
+type DoneCheck struct {
+	Command  string
+	ExitCode int
+	Passed   bool
+	// Output is the command's output, bounded as command output is for the model.
+	Output string
 }
 
 // APIRequest is the payload of api_req_started: the request's cost once known.
@@ -280,9 +313,11 @@ const (
 	SubagentFailed  SubagentStatus = "failed"
 )
 
-// Subagent is one child of a use_subagents call.
+// Subagent is one child of a use_subagents call, or the subtask of a delegate call.
 type Subagent struct {
-	Prompt   string         `json:"prompt"`
+	Prompt string `json:"prompt"`
+	// Mode is a delegated subtask's mode ("" for a use_subagents child).
+	Mode     string         `json:"mode,omitempty"`
 	Status   SubagentStatus `json:"status"`
 	Requests int            `json:"requests"`
 	Cost     float64        `json:"cost"`
@@ -290,4 +325,13 @@ type Subagent struct {
 	LastTool string `json:"lastTool,omitempty"`
 	// Error says why a failed child failed.
 	Error string `json:"error,omitempty"`
+	// Transcript is a delegated subtask's chat once it ended, so the user can open it.
+	Transcript []SubagentRow `json:"transcript,omitempty"`
+}
+
+// SubagentRow is one row of a subtask's chat as the parent's row keeps it.
+type SubagentRow struct {
+	Type Type   `json:"type"`
+	Kind Kind   `json:"kind"`
+	Text string `json:"text"`
 }

@@ -27,8 +27,15 @@ import (
 type Input struct {
 	// Specs are the tools offered to the model, in the order to list them.
 	Specs []tools.Spec
-	// Mode is "act" or "plan".
+	// Mode is "act", "plan" or a custom mode's slug (then ModeInfo describes it).
 	Mode string
+	// ModeInfo is the custom mode the task is in (nil in ACT and PLAN): the MODE section,
+	// the last of the prompt so that a switch between modes leaves everything before it as
+	// it was (docs/modes.md).
+	ModeInfo *ModeInfo
+	// Modes are the modes switch_mode and delegate may name, listed in the MODE section when
+	// either tool is offered.
+	Modes []ModeChoice
 	// MCPServers are the configured MCP servers; only connected ones are described.
 	MCPServers []MCPServer
 	System     SystemInfo
@@ -53,6 +60,21 @@ type Input struct {
 	// NativeTools is set for a model that calls tools natively: the tools are sent as
 	// function definitions (ToolDefinitions), and the prompt describes no XML format.
 	NativeTools bool
+}
+
+// ModeInfo is a custom mode as the MODE section describes it.
+type ModeInfo struct {
+	Slug, Name, Role, Instructions string
+	// Groups lists the tool groups the mode may use ("read, edit").
+	Groups string
+	// EditPattern, when set, is the regular expression the paths it edits must match, and
+	// EditPatternNote what it means.
+	EditPattern, EditPatternNote string
+}
+
+// ModeChoice is one mode the model may switch to or delegate to.
+type ModeChoice struct {
+	Slug, Name, Description string
 }
 
 // SystemInfo describes the machine, for SYSTEM INFORMATION.
@@ -120,7 +142,7 @@ const sectionSeparator = "\n\n====\n\n"
 // condition is not met) is left out together with its separator.
 var sectionOrder = []string{
 	"role", "tool_use", "todo", "mcp", "editing", "modes",
-	"capabilities", "skills", "rules", "system", "objective", "custom",
+	"capabilities", "skills", "rules", "system", "objective", "custom", "mode",
 }
 
 //go:embed sections/*.md
@@ -170,6 +192,8 @@ type view struct {
 	MCP        bool
 	RuleGroups []ruleGroup
 	Custom     bool
+	// ModeList is set when the MODE section lists the modes (switch_mode or delegate offered).
+	ModeList bool
 }
 
 type toolView struct {
@@ -218,6 +242,7 @@ func newView(in Input) view {
 			v.Servers = append(v.Servers, sv)
 		}
 	}
+	v.ModeList = len(in.Modes) > 0 && (v.Has[toolnames.SwitchMode] || v.Has[toolnames.Delegate])
 	v.RuleGroups = groupRules(in.Rules)
 	v.Custom = strings.TrimSpace(in.PreferredLanguage) != "" || strings.TrimSpace(in.CustomInstructions) != "" ||
 		len(v.RuleGroups) > 0 || in.IgnoreFileExists

@@ -23,6 +23,7 @@ const (
 	ReasonIgnore   = "it decides which files Cairn may read"
 	ReasonAgentDoc = "agents follow the instructions in this file"
 	ReasonHusky    = "husky installs the git hooks in this folder, which git then runs"
+	ReasonModes    = "agent modes: the instructions and the tools a mode may use"
 )
 
 // Entry is one item of the list.
@@ -51,6 +52,7 @@ var List = []Entry{
 	file("AGENTS.md", ReasonAgentDoc),
 	file(".cursorrules", ReasonAgentDoc),
 	file(".windsurfrules", ReasonAgentDoc),
+	file(".roomodes", ReasonModes),
 }
 
 func dir(p, reason string) Entry {

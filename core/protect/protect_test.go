@@ -28,6 +28,8 @@ func TestReason(t *testing.T) {
 		{"docs/AGENTS.md", ReasonAgentDoc},
 		{".cursorrules", ReasonAgentDoc},
 		{".windsurfrules", ReasonAgentDoc},
+		{".roomodes", ReasonModes},
+		{"sub/.roomodes", ReasonModes},
 		{`win\.git\config`, ReasonGit},
 		{".husky/pre-commit", ReasonHusky},
 		{".husky", ReasonHusky},

@@ -64,7 +64,7 @@ func (b Base) Policy(tier Tier, network bool, rule string) Policy {
 var ProtectedNames = []string{
 	".git/hooks", ".git/config", ".git/config.worktree", ".git/info", ".git/modules",
 	".husky", ".clinerules", ".cairnrules", ".cairn", ".cursor/rules", ".claude", ".vscode",
-	".clineignore", ".cairnignore", "AGENTS.md", ".cursorrules", ".windsurfrules",
+	".clineignore", ".cairnignore", "AGENTS.md", ".cursorrules", ".windsurfrules", ".roomodes",
 }
 
 // Protect returns the entries of names that exist under each root, and for a root whose .git

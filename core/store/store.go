@@ -68,6 +68,12 @@ type Meta struct {
 	// Overrides are the task's own settings (cairn run --connect's flags), its key excepted:
 	// config.Overrides never serialises it.
 	Overrides *config.Overrides `json:"overrides,omitempty"`
+	// SessionRules are the allow rules the user gave in the task's session ("always"
+	// answers), read as the policy's session layer (docs/settings.md, "Policy files").
+	SessionRules []config.SessionRule `json:"sessionRules,omitempty"`
+	// Parent is the task that started this one as a subtask ("": none); the board and the
+	// editor's task strip show it under its parent (README, "The Board").
+	Parent string `json:"parent,omitempty"`
 	// SizeBytes is filled in by List from the task folder.
 	SizeBytes int64 `json:"-"`
 }

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -27,18 +28,25 @@ func (m *Manager) SetAutoApprove(p config.AutoApprove) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.tasks {
-		t.mu.Lock() // serialises writers; readers load the pointer without it
-		if ownPolicy(t.conv.Meta()) {
-			t.mu.Unlock()
-			continue
+		// A change of the task's settings: its writers are serialised by its run state;
+		// readers load the pointer without a lock. The header names the policy.
+		err := t.state.Change(func(bool) error {
+			if ownPolicy(t.conv.Meta()) {
+				return errOwnPolicy // the task keeps its own policy
+			}
+			s := *t.cfg.Settings()
+			s.AutoApprove = p
+			t.cfg.SetSettings(s)
+			return nil
+		})
+		if err != nil && !errors.Is(err, errOwnPolicy) {
+			t.deps.Logger.Warn("task: the shared approval policy was not applied", "task", t.id, "err", err)
 		}
-		s := *t.cfg.Settings()
-		s.AutoApprove = p
-		t.cfg.SetSettings(s)
-		t.publishStateLocked() // the header names the policy
-		t.mu.Unlock()
 	}
 }
+
+// errOwnPolicy keeps a task with a policy of its own out of a change of the shared policy.
+var errOwnPolicy = errors.New("the task has an approval policy of its own")
 
 // Markdown renders the conversation for export, with a file name.
 func (t *Task) Markdown() (string, string) {

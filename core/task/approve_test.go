@@ -7,9 +7,19 @@ import (
 	"testing"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/policy"
 	"github.com/cairnhq/cairn/core/shellcmd"
 	"github.com/cairnhq/cairn/core/tools"
 )
+
+// autoApproved applies the auto-approval settings alone (docs/architecture.md, "Approvals")
+// to one request; core/policy holds the steps, read as rules (docs/settings.md, "Policy
+// files"). A write to a protected file (req.Protected) needs, on top of its own category,
+// YOLO or the separate "protected" category.
+func autoApproved(p config.AutoApprove, req tools.Approval) bool {
+	var none *policy.Set
+	return none.Decide(policy.Input{Settings: p, Approval: req}).Verdict == policy.Run
+}
 
 // commandCase is one command line and what happens to it under the default settings, under
 // YOLO and under the default settings plus an allow list.

@@ -10,146 +10,137 @@ import (
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task/asks"
 	"github.com/cairnhq/cairn/core/task/msgqueue"
+	"github.com/cairnhq/cairn/core/task/runstate"
 	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// Questions: core/task/asks owns the open one; the task sets its status around it. Posting an
-// ask and answering it look at the status, the queue and the run as well, so they are taken
-// under Task.mu, with the asks' own lock inside it (docs/task-runtime.md).
+// Questions: core/task/asks owns the open one, core/task/runstate the task's status around it.
+// Posting a question and answering it are decisions of the run state, which looks at the queue
+// and the open question under its own lock (docs/task-runtime.md).
 
-// pendingAsk is an ask waiting for its answer.
-type pendingAsk = asks.Pending
-
-// ask posts an ask and waits for the answer or ctx.
-func (t *Task) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
-	if t.sub != nil {
-		return subagent.Answer(kind), ctx.Err()
+// ask posts an ask and waits for the answer or ctx; it returns the ask's row (-1 for a
+// subagent, which asks nobody: core/task/subagent answers for it).
+func (c conductor) ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, why *msg.Why) (tools.Answer, int, error) {
+	if c.p.sub != nil {
+		return subagent.Answer(kind), -1, ctx.Err()
 	}
-	t.mu.Lock()
-	pa := t.postAskLocked(kind, text, payload)
-	t.answerFromQueueLocked(pa)
-	t.mu.Unlock()
-	return t.awaitAnswer(ctx, pa)
+	return c.p.state.Ask(ctx, kind, text, payload, why)
 }
 
-// postAskLocked posts an ask and makes it the open one.
-func (t *Task) postAskLocked(kind msg.Kind, text string, payload msg.Payload) *pendingAsk {
-	idx := t.conv.Add(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload})
-	pa := t.asks.Post(idx, kind, string(t.status))
-	t.status = StatusWaiting
-	t.publishStateLocked()
-	return pa
-}
-
-// awaitAnswer waits for the answer to a posted ask, or ctx.
-func (t *Task) awaitAnswer(ctx context.Context, pa *pendingAsk) (tools.Answer, error) {
-	ans, err := pa.Wait(ctx)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	// Answered, or withdrawn (the command it was about ended, or the step was cancelled): the
-	// task is no longer waiting for anyone; a cancelled run sets its own status after.
-	if err == nil || t.asks.Withdraw(pa) {
-		t.leaveWaitingLocked(pa)
-		t.publishStateLocked()
+// takeQueued empties the queue and returns its messages as one: the texts joined by a blank
+// line, the images together.
+func (c conductor) takeQueued() (msgqueue.Joined, bool) {
+	j, ok := c.p.queue.Pop()
+	if ok {
+		c.p.state.Publish()
 	}
-	return ans, err
+	return j, ok
 }
 
-// leaveWaitingLocked ends the waiting status an ask set: the task works on.
-func (t *Task) leaveWaitingLocked(pa *pendingAsk) {
-	if t.status != StatusWaiting {
+// SetMode switches the task's mode (switch_mode).
+func (c conductor) SetMode(mode string) error { return setMode(c.p, mode) }
+
+// question is an ask posted in the chat, as the run state sees it (runstate.Question).
+type question struct {
+	*asks.Pending
+	p *parts
+}
+
+// Post posts an ask and makes it the open one (runstate.Task); why says why an approval is
+// asked (nil for other asks).
+func (o others) Post(kind msg.Kind, text string, payload msg.Payload, why *msg.Why) runstate.Question {
+	idx := o.p.conv.Add(msg.Message{Type: msg.Ask, Kind: kind, Text: text, Payload: payload, Why: why})
+	return question{Pending: o.p.asks.Post(idx, kind), p: o.p}
+}
+
+// AskOpen reports whether a question is open (runstate.Task).
+func (o others) AskOpen() bool { return o.p.asks.Open() != nil }
+
+// Row is the ask's row.
+func (q question) Row() int { return q.Index }
+
+// Withdraw closes the ask without an answer.
+func (q question) Withdraw() bool { return q.p.asks.Withdraw(q.Pending) }
+
+// FromQueue answers a question that a message answers (a follow-up question, a PLAN mode
+// reply, a completion) with the queued messages, as if the user had typed them into it.
+// Approvals are never answered from the queue: a queued message does not reject a tool. It is
+// called by the run state right after the post, under its lock, which every answer takes.
+func (q question) FromQueue(published func()) {
+	p := q.p
+	switch q.Kind {
+	case msg.AskFollowup, msg.AskPlanModeRespond, msg.AskCompletionResult:
+	default:
 		return
 	}
-	prev := Status(pa.Prev)
-	t.status = prev
-	if prev == StatusWaiting || prev == StatusIdle || prev == StatusCancelled || prev == StatusCompleted {
-		t.status = StatusRunning
+	if p.asks.Open() != q.Pending {
+		return
 	}
+	j, ok := p.queue.Pop()
+	if !ok {
+		return
+	}
+	published()
+	// The ask was just posted under this hold of the run state's lock, which every answer
+	// takes: it is open.
+	if !p.asks.AnswerPosted(q.Pending, tools.Answer{Text: j.Text, Images: j.Images}) {
+		p.deps.Logger.Error("bug: a queued message found its question answered; it stays queued", "task", p.id)
+		p.queue.Push(j.Text, j.Images)
+		published()
+	}
+}
+
+// answer answers the open ask. index < 0 answers whatever ask is open. With no ask open, an
+// approval cuts a backoff wait short (backoff.go).
+func answer(p *parts, index int, ans tools.Answer) error {
+	return p.state.Answer(func() error {
+		err := p.asks.Answer(func(pa *asks.Pending) bool { return index < 0 || index == pa.Index }, ans)
+		if errors.Is(err, ErrNoOpenAsk) && p.retry.now(index, ans.Approved) {
+			err = nil
+		}
+		return err
+	})
 }
 
 // Answer answers the open ask. index < 0 answers whatever ask is open. With no ask open, an
 // approval cuts a backoff wait short (backoff.go).
-func (t *Task) Answer(index int, ans tools.Answer) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	err := t.asks.Answer(func(pa *pendingAsk) bool { return index < 0 || index == pa.Index }, ans)
-	if errors.Is(err, ErrNoOpenAsk) && t.retryNowLocked(index, ans.Approved) {
-		err = nil
-	}
-	return err
-}
+func (t *Task) Answer(index int, ans tools.Answer) error { return answer(t.parts, index, ans) }
 
 // AnswerKind answers the open ask only when it is of kind (ErrNoOpenAsk or ErrStaleAsk
 // otherwise), checked and answered at once: an answer given outside the chat, such as Save in
 // the editor's diff view, must not land on another question that opened in the meantime.
 func (t *Task) AnswerKind(kind msg.Kind, ans tools.Answer) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.asks.Answer(func(pa *pendingAsk) bool { return pa.Kind == kind }, ans)
+	return t.state.Answer(func() error {
+		return t.asks.Answer(func(pa *asks.Pending) bool { return pa.Kind == kind }, ans)
+	})
 }
 
 // OpenAsk returns the kind of the open ask, or "".
 func (t *Task) OpenAsk() msg.Kind { return t.asks.Kind() }
 
-// SetMode switches between PLAN and ACT (docs/tools.md, "PLAN mode").
-func (t *Task) SetMode(mode string) error {
-	if mode != ModeAct && mode != ModePlan {
+// SetMode switches between PLAN, ACT and the task's other modes (docs/tools.md, "PLAN mode";
+// docs/modes.md).
+func (t *Task) SetMode(mode string) error { return setMode(t.parts, mode) }
+
+// setMode is SetMode: a switch from PLAN to ACT answers the PLAN reply the task waits on.
+func setMode(p *parts, mode string) error {
+	if mode != ModeAct && mode != ModePlan && !customMode(p.deps.Modes, mode) {
 		return fmt.Errorf("%w: mode %q", ErrBadRequest, mode)
 	}
 	var old string
-	t.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
-	t.mu.Lock()
-	t.publishStateLocked()
-	pa := t.asks.Open()
+	p.conv.SetMeta(func(m *store.Meta) { old, m.Mode = m.Mode, mode })
+	p.state.Publish()
+	pa := p.asks.Open()
 	if old == ModePlan && mode == ModeAct {
-		t.todo.SwitchedToAct()
+		p.todo.SwitchedToAct()
 	}
-	t.mu.Unlock()
 	if old == ModePlan && mode == ModeAct && pa != nil && pa.Kind == msg.AskPlanModeRespond {
-		_ = t.Answer(pa.Index, tools.Answer{Text: prompt.SwitchedToAct()})
+		// Answered meanwhile (the user's own reply won the race), the reply needs nothing more.
+		if err := answer(p, pa.Index, tools.Answer{Text: prompt.SwitchedToAct()}); err != nil &&
+			!errors.Is(err, ErrNoOpenAsk) && !errors.Is(err, ErrStaleAsk) {
+			p.deps.Logger.Warn("task: answering the PLAN reply on the switch to ACT", "task", p.id, "err", err)
+		}
 	}
 	return nil
-}
-
-// The queue meets the asks: a queued message may answer a question as it is posted.
-
-// enqueueLocked appends a message to the queue and publishes the state; t.mu is held.
-func (t *Task) enqueueLocked(text string, images []string) {
-	t.queue.Push(text, images)
-	t.publishStateLocked()
-}
-
-// popQueueLocked empties the queue and returns its messages as one: the texts joined by a
-// blank line, the images together. t.mu is held.
-func (t *Task) popQueueLocked() (msgqueue.Joined, bool) {
-	j, ok := t.queue.Pop()
-	if ok {
-		t.publishStateLocked()
-	}
-	return j, ok
-}
-
-// answerFromQueueLocked answers a question that a message answers (a follow-up question, a
-// PLAN mode reply, a completion) with the queued messages, as if the user had typed them into
-// it. Approvals are never answered from the queue: a queued message does not reject a tool.
-// t.mu is held and pa is the open ask.
-func (t *Task) answerFromQueueLocked(pa *pendingAsk) {
-	switch pa.Kind {
-	case msg.AskFollowup, msg.AskPlanModeRespond, msg.AskCompletionResult:
-	default:
-		return
-	}
-	if t.asks.Open() != pa {
-		return
-	}
-	j, ok := t.popQueueLocked()
-	if !ok {
-		return
-	}
-	// The ask was just posted under this hold of t.mu, which every answer takes: it is open.
-	if !t.asks.AnswerPosted(pa, tools.Answer{Text: j.Text, Images: j.Images}) {
-		t.deps.Logger.Error("bug: a queued message found its question answered; it stays queued", "task", t.id)
-		t.enqueueLocked(j.Text, j.Images)
-	}
 }

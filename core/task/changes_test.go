@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
@@ -23,13 +24,24 @@ import (
 type dirTurns struct {
 	bareTurns
 	root string
+	// slowFirst delays the first snapshot, as a large workspace does: a step that changes
+	// files must still wait for it.
+	slowFirst time.Duration
 
-	// mu guards last.
-	mu   sync.Mutex
-	last string
+	// mu guards last and taken.
+	mu    sync.Mutex
+	last  string
+	taken bool
 }
 
 func (d *dirTurns) Checkpoint(context.Context) (string, error) {
+	d.mu.Lock()
+	first := !d.taken
+	d.taken = true
+	d.mu.Unlock()
+	if first {
+		time.Sleep(d.slowFirst)
+	}
 	h := sha256.New()
 	err := filepath.WalkDir(d.root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -126,7 +138,7 @@ esac
 		t.Run(tc.name, func(t *testing.T) {
 			turns := append(slices.Clone(tc.steps), llmtest.Turn{Text: completion}, llmtest.Turn{Text: completion})
 			r := newRig(t, llmtest.Script{Turns: turns})
-			dt := &dirTurns{root: r.root}
+			dt := &dirTurns{root: r.root, slowFirst: 300 * time.Millisecond}
 			r.extra = []tools.Tool{echoTool{}, fileTool{root: r.root}, rootWriteTool{root: r.root}, edit.NewWrite()}
 			r.settings = editsApproved
 			if tc.hooked {

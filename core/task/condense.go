@@ -1,7 +1,6 @@
 package task
 
 import (
-	"context"
 	_ "embed"
 	"strings"
 
@@ -36,15 +35,15 @@ func condensed(history []llm.Message, meta store.Meta) []llm.Message {
 // auto-condense is on and the last request used more than the threshold of the window. It is
 // not added to the turn that answers a condense (its token count predates the condense), nor
 // when too little conversation is live to be worth summarising.
-func (t *Task) autoCondenseNote() []llm.Content {
-	s := t.cfg.Settings()
+func (l *runLoop) autoCondenseNote() []llm.Content {
+	s := l.cfg.Settings()
 	if !s.AutoCondense {
 		return nil
 	}
 	var tokens int64
 	var at, n int
 	var mode string
-	t.conv.Read(func(_ []msg.Message, api []llm.Message, m *store.Meta) {
+	l.conv.Read(func(_ []msg.Message, api []llm.Message, m *store.Meta) {
 		tokens, at, n, mode = m.ContextTokens, m.CondensedAt, len(api), m.Mode
 	})
 	live := n
@@ -54,7 +53,7 @@ func (t *Task) autoCondenseNote() []llm.Content {
 	if at == n || live <= 2 {
 		return nil
 	}
-	if !AutoCondenseDue(tokens, t.cfg.For(mode == ModePlan).Info.ContextWindow, s.AutoCondensePercent) {
+	if !AutoCondenseDue(tokens, l.cfg.For(mode).Info.ContextWindow, s.AutoCondensePercent) {
 		return nil
 	}
 	return []llm.Content{llm.Text(strings.TrimSpace(autoCondenseMD))}
@@ -75,26 +74,4 @@ func AutoCondenseDue(tokens int64, contextWindow, percent int) bool {
 	}
 	threshold := min(contextWindow*percent/100, window.MaxAllowed(contextWindow))
 	return tokens >= int64(threshold)
-}
-
-// answerTags are the tags in which interaction tools return what the user typed.
-var answerTags = []string{"answer", "feedback"}
-
-// expandAnswers expands mentions and slash commands (/smol, /compact…) in the user's words
-// inside an interaction tool's result, as for any other user text: an answer to a followup
-// question or feedback on a completion can ask to condense.
-func (t *Task) expandAnswers(ctx context.Context, text string) string {
-	for _, tag := range answerTags {
-		openTag, closeTag := "<"+tag+">\n", "\n</"+tag+">"
-		i := strings.Index(text, openTag)
-		if i < 0 {
-			continue
-		}
-		j := strings.LastIndex(text, closeTag)
-		if j < i+len(openTag) {
-			continue
-		}
-		text = text[:i+len(openTag)] + t.deps.Turns.ExpandUser(ctx, text[i+len(openTag):j]) + text[j:]
-	}
-	return text
 }

@@ -1,7 +1,6 @@
 package task
 
 import (
-	"context"
 	"testing"
 )
 
@@ -31,22 +30,3 @@ func TestAutoCondenseDue(t *testing.T) {
 		})
 	}
 }
-
-func TestExpandAnswers(t *testing.T) {
-	tk := &Task{deps: Deps{Turns: bracketTurns{}}}
-	for _, tc := range []struct{ in, want string }{
-		{"<answer>\n/smol now\n</answer>", "<answer>\n[/smol now]\n</answer>"},
-		{"Feedback follows.\n<feedback>\n/compact\n</feedback>", "Feedback follows.\n<feedback>\n[/compact]\n</feedback>"},
-		{"The user accepted the result.", "The user accepted the result."},
-		{"<answer>\n</answer>", "<answer>\n</answer>"}, // no room: left alone
-	} {
-		if got := tk.expandAnswers(context.Background(), tc.in); got != tc.want {
-			t.Errorf("expandAnswers(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-// bracketTurns expands user text by bracketing it.
-type bracketTurns struct{ bareTurns }
-
-func (bracketTurns) ExpandUser(_ context.Context, s string) string { return "[" + s + "]" }

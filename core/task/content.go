@@ -1,7 +1,6 @@
 package task
 
 import (
-	"encoding/base64"
 	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
@@ -12,9 +11,6 @@ import (
 
 // feedbackOpen starts every block that carries the user's own words to the model.
 const feedbackOpen = conversation.FeedbackOpen
-
-// encodeBase64 is how an image travels to the model.
-func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // imageContents turns the data URLs of the user's images into content for the model; a URL
 // that is not a data URL is left out.

@@ -15,11 +15,10 @@ type EditTarget struct {
 	Hash string
 }
 
-// EditTargetFor returns the checkpoint that editing the user message at index restores: the
+// editTarget returns the checkpoint that editing the user message at index of ms restores: the
 // last checkpoint row before it, or, for the task's first message, the checkpoint taken before
 // the first request. A message with no such checkpoint cannot be edited (ErrBadRequest).
-func (t *Task) EditTargetFor(index int) (EditTarget, error) {
-	ms := t.conv.Messages()
+func editTarget(ms []msg.Message, index int) (EditTarget, error) {
 	if index < 0 || index >= len(ms) {
 		return EditTarget{}, fmt.Errorf("%w: message %d does not exist", ErrBadRequest, index)
 	}
@@ -54,12 +53,12 @@ func checkpointOf(m msg.Message) (msg.Checkpoint, bool) {
 }
 
 // EditMessage replaces the user message at index with new text: it restores the files (when
-// files is not nil) and the conversation to the checkpoint EditTargetFor names, which cuts the
+// files is not nil) and the conversation to the checkpoint editTarget names, which cuts the
 // message and everything after it, then sends text as the user's message. The restore follows
 // Restore's rules (a running task is cancelled first; nothing starts while it runs); the text
 // then answers the resume question the restore asked.
 func (t *Task) EditMessage(ctx context.Context, index int, text string, images []string, files FilesRestorer) error {
-	target, err := t.EditTargetFor(index)
+	target, err := editTarget(t.conv.Messages(), index)
 	if err != nil {
 		return err
 	}

@@ -2,169 +2,149 @@ package task
 
 import (
 	"context"
-	_ "embed"
-	"fmt"
-	"strings"
-	"sync"
 
+	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/task/toolcall"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// What a task gives its tools: the environment of a call (env), the UI through which a tool
-// asks and tells the chat (taskUI), and the account its subagents charge (account).
+// A run of the loop (runLoop) and what it gives its tools and their calls: the environment of
+// a call (env), the modes it may switch to (modeSwitch), the account its subagents charge
+// (account), and what a call reaches of the run through core/task/toolcall's interfaces
+// (toolDeps, callSide). The UI through which a tool asks and tells the chat is toolcall's.
 
-// env builds the tool environment for this task.
-func (t *Task) env() *tools.Env {
-	s := t.cfg.Settings()
-	scratch := scratchDir(t.conv.Dir())
-	mode := t.Mode()
+// runLoop is one run of the request loop (loop.go) with its steps: the requests (loop.go),
+// the tool calls (run_tool.go, through core/task/toolcall), the guard rails (guard.go), the
+// backoff (backoff.go). It lives on the run's goroutine; what it shares, it shares through the
+// task's parts, each with its own synchronisation, and it reaches the Task only as its
+// orchestrator (parts.task).
+type runLoop struct {
+	*parts
+}
+
+// mode is the task's current mode.
+func (l *runLoop) mode() string { return l.conv.Meta().Mode }
+
+// env builds the tool environment of a call, with a UI of its own (toolcall.Env).
+func (l *runLoop) env() *tools.Env { return toolcall.Env(l.toolDeps()) }
+
+// envWith builds the tool environment of a call whose UI is ui.
+func (l *runLoop) envWith(ui tools.UI) *tools.Env {
+	s := l.cfg.Settings()
+	scratch := scratchDir(l.conv.Dir())
+	mode := l.mode()
 	return &tools.Env{
-		Files:   t.deps.Files,
-		Host:    t.deps.Host,
-		UI:      &taskUI{t: t, row: -1},
+		Files:   l.deps.Files,
+		Host:    l.deps.Host,
+		UI:      ui,
 		Mode:    mode,
 		Scratch: scratch,
-		Account: account{t},
+		Account: account{l},
+		Modes:   modeSwitch{l},
 		Settings: tools.Settings{
 			OutputLineLimit:   s.OutputLineLimit,
 			OutputByteLimit:   s.OutputByteLimit,
 			ReadFileLineLimit: s.ReadFileLineLimit,
 			FullEditResults:   s.FullEditResults,
-			SupportsImages:    t.cfg.For(mode == ModePlan).Info.SupportsImages,
+			SupportsImages:    l.cfg.For(mode).Info.SupportsImages,
 		},
 	}
 }
 
-// taskUI is the tools.UI of a task. A fresh one serves each tool call (env), so the row it
-// remembers is that call's approval row.
-type taskUI struct {
-	t *Task
+// modeSwitch is how switch_mode changes the task's mode (tools.ModeSwitcher).
+type modeSwitch struct{ l *runLoop }
 
-	// mu guards row.
-	mu  sync.Mutex
-	row int // index of the row the last Approve posted for the action; -1: none
-}
+func (m modeSwitch) Current() string { return m.l.mode() }
 
-var askToSay = map[msg.Kind]msg.Kind{
-	msg.AskTool:                msg.SayTool,
-	msg.AskCommand:             msg.SayCommand,
-	msg.AskBrowserActionLaunch: msg.SayBrowserActionLaunch,
-	msg.AskUseMCPServer:        msg.SayMCPServerRequestStarted,
-}
-
-// Approve applies the auto-approval policy, else asks.
-func (u *taskUI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, error) {
-	t := u.t
-	u.setRow(-1)
-	policy := t.cfg.Settings().AutoApprove
-	if autoApproved(policy, req) {
-		limit := policy.MaxRequests
-		if t.guards.AutoApproval(limit, policy.YOLO) {
-			ans, err := t.ask(ctx, msg.AskAutoApprovalMaxReached,
-				"Cairn has auto-approved the maximum number of requests in a row. Continue?", nil)
-			if err != nil {
-				return tools.Answer{}, err
-			}
-			t.guards.UserApproved()
-			if !ans.Approved {
-				return ans, nil
-			}
-		}
-		say := askToSay[req.Ask]
-		if say == "" {
-			say = msg.SayTool
-		}
-		u.setRow(t.conv.Say(say, req.Text, req.Payload, false))
-		return tools.Answer{Approved: true, Auto: true}, nil
+func (m modeSwitch) Name(slug string) (string, bool) {
+	switch slug {
+	case ModeAct:
+		return "Act", true
+	case ModePlan:
+		return "Plan", true
 	}
-	if t.sub != nil {
-		return tools.Answer{Text: strings.TrimSpace(subRefused)}, nil
+	if m.l.deps.Modes == nil {
+		return "", false
 	}
-	t.mu.Lock()
-	pa := t.postAskLocked(req.Ask, req.Text, req.Payload)
-	t.mu.Unlock()
-	u.setRow(pa.Index)
-	ans, err := t.awaitAnswer(ctx, pa)
-	if err != nil {
-		return ans, err
+	return m.l.deps.Modes.Name(slug)
+}
+
+func (m modeSwitch) Switch(slug string) error { return m.l.task.SetMode(slug) }
+
+// countRequest counts a model request toward the task's request limit (and the parent's, for
+// a subagent).
+func (l *runLoop) countRequest() {
+	l.guards.CountRequest()
+	l.state.Publish()
+	if l.sub != nil {
+		l.sub.Requested()
 	}
-	t.guards.UserApproved()
-	return ans, nil
 }
-
-func (u *taskUI) setRow(i int) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.row = i
-}
-
-// RecordOutcome sets the outcome on the tool payload of the last approval's row. The payload
-// is copied, never changed in place: earlier events and snapshots share it.
-func (u *taskUI) RecordOutcome(_ context.Context, o msg.Outcome) {
-	u.mu.Lock()
-	row := u.row
-	u.mu.Unlock()
-	if row < 0 {
-		return
-	}
-	u.t.conv.Update(row, func(m *msg.Message) {
-		if p, ok := m.Payload.(*msg.Tool); ok {
-			c := *p
-			c.Outcome = o
-			// The row is written again with its outcome: a large proposal is kept whole once
-			// (in the approval's record) and shortened here, so a file's content is not stored
-			// twice.
-			c.Content = shortened(c.Content)
-			c.Diff = shortened(c.Diff)
-			m.Payload = &c
-		}
-	})
-}
-
-// outcomeRowLimit is how much of a proposal's content or diff the outcome's copy of the row keeps.
-const outcomeRowLimit = 64 << 10
-
-// shortened cuts s to outcomeRowLimit bytes (on a rune boundary) with a note.
-func shortened(s string) string {
-	if len(s) <= outcomeRowLimit {
-		return s
-	}
-	return strings.ToValidUTF8(s[:outcomeRowLimit], "") + fmt.Sprintf("\n[… %d more bytes not repeated here]\n", len(s)-outcomeRowLimit)
-}
-
-// Ask posts an ask and waits.
-func (u *taskUI) Ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload) (tools.Answer, error) {
-	return u.t.ask(ctx, kind, text, payload)
-}
-
-// Say posts a say; a completion's row says whether the work changed files (core/task/checkpoints).
-func (u *taskUI) Say(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, partial bool) {
-	if p, ok := payload.(*msg.Completion); ok && kind == msg.SayCompletionResult && !partial {
-		u.t.cps.MarkChanges(ctx, p)
-	}
-	u.t.conv.Say(kind, text, payload, partial)
-}
-
-// subRefused is a subagent's answer to an approval the policy does not give.
-//
-//go:embed sub_refused.md
-var subRefused string
 
 // account is a task's tools.Account: what its subagents charge to it.
-type account struct{ t *Task }
+type account struct{ l *runLoop }
 
-func (a account) AddRequest() { a.t.countRequest() }
+func (a account) AddRequest() { a.l.countRequest() }
 
 func (a account) AddUsage(u llm.Usage, cost float64) {
-	t := a.t
-	t.conv.AddUsage(u, cost, false)
-	t.mu.Lock()
-	t.publishStateLocked()
-	t.mu.Unlock()
+	a.l.conv.AddUsage(u, cost, false)
+	a.l.state.Publish()
 }
 
 func (a account) Exhausted() string {
-	return a.t.guards.OverLimit(a.t.conv.Meta().Cost)
+	return a.l.guards.OverLimit(a.l.conv.Meta().Cost)
+}
+
+// toolDeps is what a tool call of this run reaches: its policy is the policy files with the
+// allow rules of the task's session under them, as they are when the call starts.
+func (l *runLoop) toolDeps() toolcall.Deps {
+	meta := l.conv.Meta()
+	d := toolcall.Deps{
+		Registry: l.deps.Registry, Task: callSide{l}, Chat: l.conv, Guards: l.guards, Hooks: l.hooks,
+		Checkpoints: l.cps, Background: l.bg, Todo: l.todo,
+		Policy:   l.deps.Policy.WithSession(meta.ID, meta.Workspace, meta.SessionRules),
+		Recorder: recorderOf(l.deps), Now: l.deps.Now, Bug: l.bugs.report,
+	}
+	if l.sub != nil {
+		d.Sub = l.sub
+	}
+	return d
+}
+
+// callSide is the run as a tool call sees it (toolcall.Task).
+type callSide struct{ l *runLoop }
+
+func (c callSide) Planning() bool { return c.l.mode() == ModePlan }
+
+func (c callSide) Native() bool { return c.l.cfg.For(c.l.mode()).Info.NativeTools() }
+
+func (c callSide) Settings() config.Settings { return *c.l.cfg.Settings() }
+
+func (c callSide) Env(ui tools.UI) *tools.Env { return c.l.envWith(ui) }
+
+func (c callSide) Ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, why *msg.Why) (tools.Answer, int, error) {
+	return c.l.task.ask(ctx, kind, text, payload, why)
+}
+
+func (c callSide) ExpandUser(ctx context.Context, text string) string {
+	return c.l.deps.Turns.ExpandUser(ctx, text)
+}
+
+func (c callSide) Feedback(ctx context.Context, text string) llm.Content {
+	return llm.Text(feedbackOpen + c.l.deps.Turns.ExpandUser(ctx, text) + "\n</feedback>")
+}
+
+func (c callSide) ToolRan(ctx context.Context, read, changed []string) {
+	c.l.deps.Turns.ToolRan(ctx, read, changed)
+}
+
+// Condensed records a condensed summary as the start of the history the model sees, after the
+// PreCompact hooks.
+func (c callSide) Condensed(ctx context.Context, summary string) {
+	l := c.l
+	l.hooks.Compact(ctx, hooks.CompactCondense, l.conv.Meta().ContextTokens, len(l.conv.History()))
+	l.conv.MarkCondensed(summary)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/task/asks"
 	"github.com/cairnhq/cairn/core/task/background"
+	"github.com/cairnhq/cairn/core/task/runstate"
 )
 
 // Errors returned to callers (the server maps them to codes).
@@ -12,9 +13,9 @@ var (
 	ErrNoOpenAsk  = asks.ErrNoOpenAsk
 	ErrStaleAsk   = asks.ErrStaleAsk
 	ErrNotFound   = errors.New("no such task")
-	ErrBusy       = errors.New("the task is busy")
+	ErrBusy       = runstate.ErrBusy
 	ErrBadRequest = errors.New("bad request")
-	ErrClosed     = errors.New("the task is closed")
+	ErrClosed     = runstate.ErrClosed
 	// ErrNotOwnSettings refuses a change of one task's model or policy when the task runs on
 	// the shared settings.
 	ErrNotOwnSettings = errors.New("the task runs on the shared settings: change them in Settings")

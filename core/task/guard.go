@@ -14,11 +14,6 @@ import (
 // tool call a third time in a row. Both stop the task with a question; continuing lets the
 // user's words reach the model.
 
-// Limits returns the task's request and cost limits (0: none).
-func (t *Task) Limits() config.TaskLimits {
-	return t.guards.Limits()
-}
-
 // SetLimits replaces the task's limits (the task header's control). A task stopped at a
 // limit goes on when its question is answered.
 func (t *Task) SetLimits(l config.TaskLimits) error {
@@ -26,52 +21,37 @@ func (t *Task) SetLimits(l config.TaskLimits) error {
 		return fmt.Errorf("%w: limits must be zero (none) or positive", ErrBadRequest)
 	}
 	t.guards.SetLimits(l)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.publishStateLocked()
+	t.state.Publish()
 	return nil
 }
 
 // checkLimits runs before each model request. At a limit it asks: continue (the limit that
 // was reached grows by its own size again, unless the user already raised it), or stop. It
 // returns the user's words for the model, or the ending when the task stops.
-func (t *Task) checkLimits(ctx context.Context) (string, ending) {
-	if t.sub != nil {
-		if why := t.sub.Limit(t.guards.Requests(), t.guards.Limits().MaxRequests); why != "" {
-			t.conv.Say(msg.SayError, why, nil, false)
+func (l *runLoop) checkLimits(ctx context.Context) (string, ending) {
+	if l.sub != nil {
+		if why := l.sub.Limit(l.guards.Requests(), l.guards.Limits().MaxRequests); why != "" {
+			l.conv.Say(msg.SayError, why, nil, false)
 			return "", endFailed
 		}
 		return "", 0
 	}
-	why := t.guards.OverLimit(t.conv.Meta().Cost)
+	why := l.guards.OverLimit(l.conv.Meta().Cost)
 	if why == "" {
 		return "", 0
 	}
-	ans, err := t.ask(ctx, msg.AskTaskLimitReached, why+" Continue, raise the limit, or stop the task.", nil)
+	ans, _, err := l.task.ask(ctx, msg.AskTaskLimitReached, why+" Continue, raise the limit, or stop the task.", nil, nil)
 	if err != nil {
 		return "", endCancelled
 	}
 	if !ans.Approved && ans.Text == "" {
 		return "", endFailed
 	}
-	base := t.cfg.Settings().TaskLimits
-	t.mu.Lock()
-	t.guards.RaiseReached(base, t.conv.Meta().Cost)
-	t.publishStateLocked()
-	t.mu.Unlock()
+	base := l.cfg.Settings().TaskLimits
+	l.guards.RaiseReached(base, l.conv.Meta().Cost)
+	l.state.Publish()
 	if ans.Text != "" {
-		t.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
+		l.conv.Say(msg.SayUserFeedback, ans.Text, nil, false)
 	}
 	return ans.Text, 0
-}
-
-// countRequest counts a model request toward the task's request limit.
-func (t *Task) countRequest() {
-	t.guards.CountRequest()
-	t.mu.Lock()
-	t.publishStateLocked()
-	t.mu.Unlock()
-	if t.sub != nil {
-		t.sub.Requested()
-	}
 }

@@ -86,7 +86,7 @@ func TestRequestLimitIsExact(t *testing.T) {
 				waitFor(t, "the task to stop", func() bool { return tk.State().Status == StatusFailed })
 			} else {
 				waitAsk(t, tk, msg.AskCompletionResult)
-				if got := tk.Limits().MaxRequests; got != 6 {
+				if got := tk.State().Limits.MaxRequests; got != 6 {
 					t.Errorf("limit after continuing: %d, want 6", got)
 				}
 			}

@@ -23,6 +23,8 @@ type Options struct {
 	Mode      string
 	// Overrides are the task's own settings (nil: the shared settings govern it).
 	Overrides *config.Overrides
+	// Parent is the task that starts this one as a subtask ("": none; store.Meta.Parent).
+	Parent string
 }
 
 // DepsFunc builds a task's dependencies (provider, tools, host) for its workspace and host.
@@ -42,6 +44,8 @@ type Manager struct {
 	// opening serialises Open and Clear of one task, so a reopen never meets the store lock
 	// (store.Load) still held by its own earlier opening.
 	opening map[string]*openGate
+	// watchers are told each change of tasks (Watch).
+	watchers map[chan struct{}]struct{}
 }
 
 // openGate is one task's Open/Clear turn; users counts who holds or waits for it.
@@ -97,7 +101,7 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 		id = newID(now)
 	}
 	meta := store.Meta{ID: id, Title: title(text), Workspace: opts.Workspace, Model: deps.Model,
-		Included: deps.ModelInfo.Included, Mode: opts.Mode, Created: now, Updated: now}
+		Included: deps.ModelInfo.Included, Mode: opts.Mode, Created: now, Updated: now, Parent: opts.Parent}
 	if opts.Overrides != nil {
 		own := *opts.Overrides
 		meta.Overrides = &own // its key is kept in memory only (config.Overrides)
@@ -123,6 +127,7 @@ func (m *Manager) New(ctx context.Context, opts Options, text string, images, fi
 		m.Clear(ctx, t.id)
 		return nil, err
 	}
+	m.Changed()
 	return t, nil
 }
 
@@ -146,14 +151,14 @@ func (m *Manager) Open(ctx context.Context, id string, hostID string) (*Task, er
 // task they are refused rather than ignored.
 func (m *Manager) OpenWith(ctx context.Context, id, hostID string, extra *config.Overrides) (*Task, error) {
 	if t, ok := m.Get(id); ok {
-		return t, t.applyOverrides(extra)
+		return t, applyOverrides(t, extra)
 	}
 	if m.store == nil {
 		return nil, ErrNotFound
 	}
 	defer m.gate(id)()
 	if t, ok := m.Get(id); ok {
-		return t, t.applyOverrides(extra)
+		return t, applyOverrides(t, extra)
 	}
 	loaded, err := m.store.Load(id)
 	if errors.Is(err, store.ErrLocked) {
@@ -181,11 +186,10 @@ func (m *Manager) OpenWith(ctx context.Context, id, hostID string, extra *config
 	}
 	m.tasks[id] = t
 	m.mu.Unlock()
-	t.mu.Lock()
 	if len(t.conv.History()) > 0 || len(t.conv.Messages()) > 0 {
-		t.askResumeLocked()
+		t.state.AskResume()
 	}
-	t.mu.Unlock()
+	m.Changed()
 	return t, nil
 }
 
@@ -222,6 +226,7 @@ func (m *Manager) Clear(ctx context.Context, id string) {
 	m.mu.Unlock()
 	if ok {
 		t.Close(ctx)
+		m.Changed()
 	}
 }
 
@@ -265,4 +270,36 @@ func (m *Manager) Tasks() []*Task {
 		out = append(out, t)
 	}
 	return out
+}
+
+// Watch returns a channel that receives a value after the set of loaded tasks changed (a task
+// started, was opened, closed or deleted), and the func that ends the watch. A change while
+// the last one is still unread is folded into it: the channel says "look again", not what
+// changed. The board's stream (server/rpc WatchTasks) follows it.
+func (m *Manager) Watch() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	m.mu.Lock()
+	if m.watchers == nil {
+		m.watchers = map[chan struct{}]struct{}{}
+	}
+	m.watchers[ch] = struct{}{}
+	m.mu.Unlock()
+	return ch, func() {
+		m.mu.Lock()
+		delete(m.watchers, ch)
+		m.mu.Unlock()
+	}
+}
+
+// Changed tells the watchers that tasks changed (called here when the set of loaded tasks
+// changes, and by the server when a task's worktree is merged or discarded); it never blocks.
+func (m *Manager) Changed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for ch := range m.watchers {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }

@@ -88,7 +88,7 @@ func TestPlanModelGovernsItsRequests(t *testing.T) {
 			return Deps{}, err
 		}
 		reg := tools.NewRegistry(screenshotTool{})
-		for _, tl := range interact.All() {
+		for _, tl := range interact.All(nil) {
 			reg.Add(tl)
 		}
 		s := config.Default()

@@ -63,33 +63,17 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 	if kind&RestoreFiles != 0 && files == nil {
 		return fmt.Errorf("%w: checkpoints are off for this task", ErrBadRequest)
 	}
-	t.mu.Lock()
-	switch {
-	case t.step.closed:
-		t.mu.Unlock()
-		return ErrClosed
-	case t.step.restoring:
-		t.mu.Unlock()
-		return fmt.Errorf("%w: a restore is already running", ErrBusy)
+	end, err := t.state.BeginRestore()
+	if err != nil {
+		return err
 	}
-	t.step.restoring = true
-	rq := t.step.resume
-	t.mu.Unlock()
 	// Nothing starts while restoring; the resume question is asked again at the end.
-	defer func() {
-		t.mu.Lock()
-		t.step.restoring = false
-		t.askResumeLocked()
-		t.mu.Unlock()
-	}()
+	defer end()
 
 	// Withdraw an open resume question, then stop the loop (an answer racing the withdrawal
 	// may have started it before restoring was set).
-	if rq != nil {
-		rq.cancel()
-		if err := waitDone(ctx, rq.done); err != nil {
-			return err
-		}
+	if err := t.state.WithdrawResume(ctx); err != nil {
+		return err
 	}
 	if err := t.Cancel(ctx); err != nil {
 		return err
@@ -106,14 +90,10 @@ func (t *Task) Restore(ctx context.Context, index int, kind RestoreKind, files F
 	case ferr == nil && kind&RestoreTask != 0:
 		t.conv.Cut(index, cp.APIIndex)
 		t.guards.Restart()
-		t.mu.Lock()
-		t.status = StatusIdle
-		t.mu.Unlock()
+		t.state.Idle()
 	default:
-		t.mu.Lock()
-		open := t.asks.Open() != nil
-		t.mu.Unlock()
-		if !open {
+		// Nothing runs while restoring, so no question opens meanwhile.
+		if t.asks.Open() == nil {
 			t.conv.DropOpenResume()
 		}
 	}

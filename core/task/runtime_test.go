@@ -67,7 +67,7 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 			return Deps{}, err
 		}
 		reg := tools.NewRegistry(r.extra...)
-		for _, tl := range interact.All() {
+		for _, tl := range interact.All(nil) {
 			reg.Add(tl)
 		}
 		s := config.Default()
@@ -98,10 +98,12 @@ func newRig(t *testing.T, script llmtest.Script, extra ...tools.Tool) *rig {
 	return r
 }
 
-// waitFor polls cond (a test failing here shows what it waited for).
+// waitFor polls cond (a test failing here shows what it waited for). The bound is generous:
+// the Windows test binaries run under Wine on a loaded machine, where a task with its
+// checkpoints takes seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -150,15 +152,9 @@ func TestConcurrentContinueStartsOneRun(t *testing.T) {
 	}
 	waitAsk(t, tk, msg.AskResumeTask)
 	// Withdraw the resume question the way a restore does, leaving the task idle.
-	tk.mu.Lock()
-	rq := tk.step.resume
-	tk.step.restoring = true
-	tk.mu.Unlock()
-	rq.cancel()
-	<-rq.done
-	tk.mu.Lock()
-	tk.step.restoring = false
-	tk.mu.Unlock()
+	if err := tk.state.WithdrawResume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 
 	var started, queued atomic.Int32
 	var wg sync.WaitGroup
@@ -334,9 +330,7 @@ func TestLoopPanicFailsTheTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitAsk(t, tk, msg.AskResumeTask)
-	tk.mu.Lock()
-	tk.deps.Registry = nil // the loop dereferences it: a bug in the loop
-	tk.mu.Unlock()
+	tk.deps.Registry = nil // the loop dereferences it: a bug in the loop (no run is running)
 	if err := tk.Answer(-1, tools.Answer{}); err != nil {
 		t.Fatal(err)
 	}

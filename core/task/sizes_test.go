@@ -86,7 +86,7 @@ func TestHugeOutputAndWriteKeepTheLogSmall(t *testing.T) {
 	if st, err := os.Stat(path[1]); err != nil || st.Size() < 50_000_000 {
 		t.Fatalf("saved output: %v, %v", st, err)
 	}
-	res, err := readfile.New().Run(context.Background(), tk.env(), tools.Call{Name: readfile.Name,
+	res, err := readfile.New().Run(context.Background(), (&runLoop{parts: tk.parts}).env(), tools.Call{Name: readfile.Name,
 		Params: map[string]string{"path": path[1], "start_line": "3000000", "end_line": "3000002"}})
 	if err != nil || res.IsError || !strings.Contains(res.Text, "3000000\n") || !strings.Contains(res.Text, "3000002") {
 		t.Fatalf("read_file of the saved output = %+v, %v", res, err)

@@ -2,42 +2,23 @@ package task
 
 import (
 	"context"
-	"time"
+	"sync"
+
+	"github.com/cairnhq/cairn/core/task/runstate"
+	"github.com/cairnhq/cairn/core/task/toolcall"
 )
 
-// The run state: what the task is running now, held under Task.mu (docs/task-runtime.md).
+// A run's backoff wait and how a run ends. What the task runs now and its status are
+// core/task/runstate's.
 
-// activity is a goroutine the task started: a run of the loop or a resume question.
-type activity struct {
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the goroutine has returned
+// retrySlot holds the backoff wait in progress before a failed request is retried (backoff.go),
+// which an approval answering its row cuts short. It has its own lock, a leaf: nothing is
+// called while it is held.
+type retrySlot struct {
+	// mu guards w.
+	mu sync.Mutex
+	w  *retryWait // nil when no wait is in progress
 }
-
-// stepState is what the task is running now: the loop, the resume question, the wait before a
-// retry, a restore in progress, and whether the task was closed. Its fields are guarded by
-// Task.mu (docs/task-runtime.md).
-type stepState struct {
-	run       *activity  // the running loop, nil when idle
-	resume    *activity  // the resume question being asked, nil when none
-	retrying  *retryWait // the backoff wait before a retry, nil when none (backoff.go)
-	restoring bool       // a checkpoint restore is in progress (restore.go)
-	closed    bool       // Close was called: nothing new starts
-}
-
-// startable says why a run cannot start now (ErrClosed, ErrBusy), or nil.
-func (s *stepState) startable() error {
-	switch {
-	case s.closed:
-		return ErrClosed
-	case s.run != nil || s.restoring:
-		return ErrBusy
-	}
-	return nil
-}
-
-// quiet reports that nothing runs and nothing stops a new run from starting: not closed, no
-// restore, no loop.
-func (s *stepState) quiet() bool { return !s.closed && !s.restoring && s.run == nil }
 
 // retryWait is a backoff wait in progress. cancel ends it early; the wait's context is not
 // kept.
@@ -46,21 +27,44 @@ type retryWait struct {
 	cancel context.CancelFunc
 }
 
-// cancelWait bounds how long Cancel and Close wait for the task's goroutines when the
-// caller's ctx has no deadline: a tool that ignores its context must not hang the caller.
-const cancelWait = 5 * time.Second
+// hold makes w the wait in progress until the returned func lets it go.
+func (s *retrySlot) hold(w *retryWait) (release func()) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.w == w {
+			s.w = nil
+		}
+		s.mu.Unlock()
+	}
+}
 
-// ending is how a run of the loop ended (0: it goes on).
-type ending int
+// now ends the wait in progress when index names its row (or index < 0) and the answer
+// approves; it reports whether it did.
+func (s *retrySlot) now(index int, approved bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.w
+	if w == nil || !approved || index >= 0 && index != w.index {
+		return false
+	}
+	s.w = nil
+	w.cancel()
+	return true
+}
+
+// cancelWait bounds how long Cancel and Close wait for the task's goroutines when the
+// caller's ctx has no deadline (core/task/runstate).
+const cancelWait = runstate.CancelWait
+
+// ending is how a run of the loop ended (0: it goes on); a tool call may end it
+// (core/task/toolcall).
+type ending = toolcall.End
 
 const (
-	endCompleted ending = iota + 1
-	endCancelled
-	endFailed
+	endCompleted = toolcall.Completed
+	endCancelled = toolcall.Cancelled
+	endFailed    = toolcall.Failed
 )
-
-// stopWhy ends the sentence "as the task …" of the chat rows about the commands a run's end
-// stopped.
-func (e ending) stopWhy() string {
-	return map[ending]string{endCompleted: "completed", endCancelled: "was cancelled", endFailed: "failed"}[e]
-}

@@ -26,7 +26,11 @@ func NewSub(deps Deps, opts SubOptions) *Task {
 		deps.Now = time.Now
 	}
 	now := deps.Now()
-	meta := store.Meta{ID: "sub-" + newID(now), Model: deps.Model, Mode: ModeAct, Created: now, Updated: now}
+	mode := opts.Mode
+	if mode == "" {
+		mode = ModeAct
+	}
+	meta := store.Meta{ID: "sub-" + newID(now), Model: deps.Model, Mode: mode, Created: now, Updated: now}
 	deps.Settings.TaskLimits.MaxRequests = sub.MaxRequests()
 	deps.Settings.TaskLimits.MaxCost = 0
 	t := newTask(meta, deps, nil)
@@ -66,7 +70,8 @@ func RunSubs(ctx context.Context, subs []*Task, prompts []string) []SubResult {
 	}
 	if ctx.Err() != nil {
 		for _, s := range subs {
-			s.stopRun()
+			// ctx is done: Cancel stops the run and returns at once; Close below waits.
+			_ = s.Cancel(ctx)
 		}
 	}
 	for i, s := range subs {
@@ -78,15 +83,6 @@ func RunSubs(ctx context.Context, subs []*Task, prompts []string) []SubResult {
 		}
 	}
 	return out
-}
-
-// stopRun cancels the running loop without waiting for it.
-func (t *Task) stopRun() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.step.run != nil {
-		t.step.run.cancel()
-	}
 }
 
 // LastTool returns the tool the task used last with its main argument ("" before any, and

@@ -7,13 +7,13 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/event"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/policy"
 	"github.com/cairnhq/cairn/core/sandbox"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task/asks"
@@ -23,29 +23,31 @@ import (
 	"github.com/cairnhq/cairn/core/task/guards"
 	"github.com/cairnhq/cairn/core/task/hookpoints"
 	"github.com/cairnhq/cairn/core/task/msgqueue"
+	"github.com/cairnhq/cairn/core/task/runstate"
 	"github.com/cairnhq/cairn/core/task/settings"
 	"github.com/cairnhq/cairn/core/task/subagent"
 	"github.com/cairnhq/cairn/core/task/todo"
+	"github.com/cairnhq/cairn/core/telemetry"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// Status is what the task is doing.
-type Status string
+// Status is what the task is doing (core/task/runstate owns it).
+type Status = runstate.Status
 
 // Task statuses.
 const (
-	StatusIdle      Status = "idle"
-	StatusRunning   Status = "running"
-	StatusWaiting   Status = "waiting"
-	StatusCompleted Status = "completed"
-	StatusCancelled Status = "cancelled"
-	StatusFailed    Status = "failed"
+	StatusIdle      = runstate.Idle
+	StatusRunning   = runstate.Running
+	StatusWaiting   = runstate.Waiting
+	StatusCompleted = runstate.Completed
+	StatusCancelled = runstate.Cancelled
+	StatusFailed    = runstate.Failed
 )
 
 // Modes.
 const (
 	ModeAct  = "act"
-	ModePlan = "plan"
+	ModePlan = settings.PlanMode
 )
 
 // State is the task's header.
@@ -162,10 +164,13 @@ type Deps struct {
 	// (models.go); Model answers the rest.
 	PlanModel     string
 	PlanModelInfo llm.ModelInfo
-	Registry      *tools.Registry
-	Host          tools.Host
-	Files         tools.Files
-	Settings      config.Settings
+	// ModeModels, when set, gives the model and reasoning effort of a mode that names its own
+	// (docs/modes.md, "A mode's model"); nil: every custom mode answers with the ACT model.
+	ModeModels ModeModels
+	Registry   *tools.Registry
+	Host       tools.Host
+	Files      tools.Files
+	Settings   config.Settings
 	// Turns builds the parts of each turn that come from the world around the loop (nil: a
 	// bare loop with no prompt, environment details, expansion or checkpoints; tests).
 	Turns Turns
@@ -187,6 +192,35 @@ type Deps struct {
 	// Commands are the commands the task's tools may leave running in the background
 	// (background.go; nil: its tools leave none).
 	Commands BackgroundCommands
+	// Policy is the workspace's policy files (core/policy; nil: the settings alone decide
+	// approvals).
+	Policy *policy.Set
+	// Refused is what the policy files' switches refused of the task's settings when it was
+	// assembled (core/agent; docs/settings.md, "Policy files"): a new task's chat says each,
+	// once, as a note under the task's first row.
+	Refused []policy.Refusal
+	// Telemetry receives the task's runs, requests, tool calls and approvals (core/telemetry;
+	// nil: nothing is recorded).
+	Telemetry telemetry.Recorder
+	// Modes are the modes besides ACT and PLAN the task may switch to (docs/modes.md; nil:
+	// none).
+	Modes Modes
+}
+
+// Modes is the catalogue of a task's custom modes (core/modes, through core/agent). Name is
+// called without a task lock held and may read files.
+type Modes interface {
+	// Name returns the display name of a mode besides ACT and PLAN; false when there is none.
+	Name(slug string) (string, bool)
+}
+
+// customMode reports whether slug is one of the task's modes besides ACT and PLAN.
+func customMode(modes Modes, slug string) bool {
+	if modes == nil {
+		return false
+	}
+	_, ok := modes.Name(slug)
+	return ok
 }
 
 // Turns builds, for each turn, what depends on the world around the loop: the workspace, the
@@ -240,22 +274,21 @@ type EnvRequest struct {
 	ContextWindow int64
 }
 
-// Task is one conversation. The runtime's concurrency rules are in run.go.
-type Task struct {
+// parts are what a task is made of: its identity, what it was built with and its owners. The
+// Task and each run of its loop (runLoop) hold the same parts, set before the task starts and
+// never replaced; every owner has its own synchronisation (docs/task-runtime.md). parts has no
+// methods: what uses them is the Task's orchestration or a run's steps.
+type parts struct {
 	id   string
 	deps Deps
 	// sub is set, before the task starts and never changed, when the task is a subagent
 	// (sub.go, core/task/subagent).
 	sub    *subagent.Owner
 	broker *event.Broker[Event]
-	// cfg holds the task's current settings and models (core/task/settings): read without the
-	// lock; written under mu.
+	// cfg holds the task's current settings and models (core/task/settings): read without a
+	// lock; its writers are serialised by the run state (runstate.Owner.Change).
 	cfg *settings.Owner
-	// wg counts the goroutines the task started (runs, resume questions); Close waits for it.
-	wg sync.WaitGroup
 
-	// The owners with their own synchronisation (docs/task-runtime.md): set before the task
-	// starts and never replaced.
 	conv   *conversation.Conversation // the chat, the API history, the header and their journal
 	guards *guards.Guards             // mistakes, auto-approvals, repeats, limits and requests
 	queue  *msgqueue.Queue            // messages sent while a run is active
@@ -264,16 +297,46 @@ type Task struct {
 	asks   *asks.Owner                // the open question
 	todo   *todo.Owner                // the todo list and when its reminder is due
 	cps    *checkpoints.Owner         // checkpoint rows, the run's first checkpoint, changes at a completion
+	retry  *retrySlot                 // the backoff wait before a retry (state.go)
+	bugs   bugReporter                // recovered panics, to the log and the chat
+	// state is what the task runs now and its status, and the decisions taken on them
+	// (core/task/runstate); its Publish publishes the task's header.
+	state *runstate.Owner
 
-	// mu guards every field below and the data of the owners still held by value. It is
-	// taken before an owner's own lock, never after: the decisions that span owners (startRun
-	// looks at the step, sendQueuedLocked at the step, the open ask and the queue) are taken
-	// under it. The conversation's lock, then the broker's, may be taken under it; a taskUI's
-	// never with it (docs/task-runtime.md).
-	mu     sync.Mutex
-	step   stepState // the running loop, retry wait, restore, close (run.go)
-	status Status
+	// task is the orchestrator the parts belong to: a run's steps ask the user and take the
+	// queue through it.
+	task orchestrator
 }
+
+// orchestrator is what a run's steps and a tool's UI need of the task around them: the
+// decisions that look at the task's status, its open question and its queue at once, which
+// the run state takes (ask.go).
+type orchestrator interface {
+	// ask posts a question and waits for its answer or ctx; it returns the question's row
+	// (-1 for a subagent, which is never asked). why says why an approval is asked (nil for
+	// other questions).
+	ask(ctx context.Context, kind msg.Kind, text string, payload msg.Payload, why *msg.Why) (tools.Answer, int, error)
+	// takeQueued empties the queue and returns its messages as one.
+	takeQueued() (msgqueue.Joined, bool)
+	// SetMode switches the task's mode (switch_mode; docs/modes.md).
+	SetMode(mode string) error
+}
+
+// conductor is the orchestrator a run's steps reach the task through (parts.task; ask.go).
+type conductor struct{ p *parts }
+
+// Task is one conversation, and the orchestrator of its parts: it says when each owner is
+// used and what a run is made of (run.go), and fires hooks once no lock is held. It holds no
+// state of its own: what it runs now and its status are the run state's
+// (core/task/runstate), which takes the decisions on them. The runtime's concurrency rules
+// are in run.go.
+type Task struct {
+	*parts
+}
+
+// others are the task's owners as the run state's decisions consult them (runstate.Task);
+// their methods are called under the run state's lock (run.go, ask.go, task.go).
+type others struct{ p *parts }
 
 func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	if deps.Now == nil {
@@ -291,46 +354,46 @@ func newTask(meta store.Meta, deps Deps, log journal) *Task {
 	if meta.Mode == "" {
 		meta.Mode = ModeAct
 	}
-	t := &Task{
+	p := &parts{
 		id:     meta.ID,
 		deps:   deps,
 		broker: event.New(mergeEvents),
 		guards: guards.New(deps.Settings.TaskLimits, 0),
 		queue:  &msgqueue.Queue{},
 		asks:   &asks.Owner{},
-		status: StatusIdle,
-		cfg:    settings.New(deps.Settings, modelsOf(deps)),
+		retry:  &retrySlot{},
+		cfg:    settings.New(deps.Settings, modelsOf(deps), deps.ModeModels),
 	}
-	t.conv = conversation.New(meta, log, deps.Now, events{t}, func(err error) {
-		t.deps.Logger.Error("task: persistence failed; the task pauses", "task", t.id, "err", err)
+	t := &Task{parts: p}
+	p.task = conductor{p}
+	p.state = runstate.New(others{p})
+	p.conv = conversation.New(meta, log, deps.Now, events{p.broker}, func(err error) {
+		deps.Logger.Error("task: persistence failed; the task pauses", "task", p.id, "err", err)
 	})
-	t.bg = background.New(deps.Commands, t.conv.Say, func(err error) {
-		t.deps.Logger.Warn("task: stopping background commands", "task", t.id, "err", err)
+	p.bugs = bugReporter{id: p.id, log: deps.Logger, conv: p.conv}
+	p.bg = background.New(deps.Commands, p.conv.Say, func(err error) {
+		deps.Logger.Warn("task: stopping background commands", "task", p.id, "err", err)
 	})
-	t.hooks = hookpoints.New(deps.Hooks, t.id, t.conv.Say)
-	t.todo = todo.New(todo.Deps{
-		List: func() string { return t.conv.Meta().FocusChain },
+	p.hooks = hookpoints.New(deps.Hooks, p.id, p.conv.Say)
+	p.todo = todo.New(todo.Deps{
+		List: func() string { return p.conv.Meta().FocusChain },
 		SetList: func(list string) (changed bool) {
-			t.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
+			p.conv.SetMeta(func(m *store.Meta) { changed, m.FocusChain = m.FocusChain != list, list })
 			return changed
 		},
-		Say: t.conv.Say,
-		Publish: func() {
-			t.mu.Lock()
-			t.publishStateLocked()
-			t.mu.Unlock()
-		},
+		Say:     p.conv.Say,
+		Publish: p.state.Publish,
 	})
-	t.cps = checkpoints.New(checkpoints.Deps{
+	p.cps = checkpoints.New(checkpoints.Deps{
 		Take:         deps.Turns.Checkpoint,
-		Say:          t.conv.Say,
-		NextAPIIndex: func() int { return len(t.conv.History()) + 1 },
-		Messages:     t.conv.Messages,
-		Bug:          t.reportBug,
+		Say:          p.conv.Say,
+		NextAPIIndex: func() int { return len(p.conv.History()) + 1 },
+		Messages:     p.conv.Messages,
+		Bug:          p.bugs.report,
 		Stuck: func(err error) {
-			t.deps.Logger.Error("task: the first checkpoint did not stop", "task", t.id, "err", err)
+			deps.Logger.Error("task: the first checkpoint did not stop", "task", p.id, "err", err)
 		},
-		StopWait: cancelWait,
+		StopWait: runstate.CancelWait,
 	})
 	return t
 }
@@ -355,24 +418,27 @@ func (t *Task) ID() string { return t.id }
 // Subscribe returns the current messages and state and a subscription to every later change.
 // The caller must Close the subscription.
 func (t *Task) Subscribe() ([]msg.Message, State, *event.Subscription[Event]) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	var msgs []msg.Message
+	var st State
 	var sub *event.Subscription[Event]
 	// The snapshot and the subscription are taken under the conversation's lock, under which
-	// its changes are published: no change falls between them.
-	t.conv.Read(func(ms []msg.Message, _ []llm.Message, _ *store.Meta) {
-		msgs = slices.Clone(ms)
-		sub = t.broker.Subscribe()
+	// its changes are published, and the run state's, under which the header is: no change
+	// falls between them.
+	t.state.Read(func(status Status) {
+		t.conv.Read(func(ms []msg.Message, _ []llm.Message, _ *store.Meta) {
+			msgs = slices.Clone(ms)
+			sub = t.broker.Subscribe()
+		})
+		st = header(t.parts, status)
 	})
-	return msgs, t.stateLocked(), sub
+	return msgs, st, sub
 }
 
 // State returns the task's header state.
 func (t *Task) State() State {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.stateLocked()
+	var st State
+	t.state.Read(func(status Status) { st = header(t.parts, status) })
+	return st
 }
 
 // Messages returns a copy of the message list.
@@ -385,37 +451,37 @@ func (t *Task) API() []llm.Message {
 	return t.conv.History()
 }
 
-// stateLocked is the task's header as it stands; t.mu is held.
-func (t *Task) stateLocked() State {
+// header is the task's header as it stands with status (the run state's lock is held, which
+// orders the headers published).
+func header(p *parts, status Status) State {
 	var meta store.Meta
 	var n int
-	t.conv.Read(func(ms []msg.Message, _ []llm.Message, m *store.Meta) { meta, n = *m, len(ms) })
-	m := t.cfg.For(meta.Mode == ModePlan)
+	p.conv.Read(func(ms []msg.Message, _ []llm.Message, m *store.Meta) { meta, n = *m, len(ms) })
+	m := p.cfg.For(meta.Mode)
 	return State{
-		ID: t.id, Status: t.status, Mode: meta.Mode, Title: meta.Title,
+		ID: p.id, Status: status, Mode: meta.Mode, Title: meta.Title,
 		TokensIn: meta.TokensIn, TokensOut: meta.TokensOut, CacheReads: meta.CacheReads,
 		CacheWrites: meta.CacheWrites, Cost: meta.Cost, ContextTokens: meta.ContextTokens,
 		ContextWindow: int64(m.Info.ContextWindow), FocusChain: meta.FocusChain,
-		OpenAsk: t.asks.Index(), Model: m.Name, MessageCount: n,
-		Requests: t.guards.Requests(), Limits: t.guards.Limits(), PricesKnown: m.Info.InputPrice > 0 || m.Info.OutputPrice > 0,
-		Queued: t.queue.List(), AutoApprove: t.cfg.Settings().AutoApprove, OwnSettings: meta.Overrides != nil,
+		OpenAsk: p.asks.Index(), Model: m.Name, MessageCount: n,
+		Requests: p.guards.Requests(), Limits: p.guards.Limits(), PricesKnown: m.Info.InputPrice > 0 || m.Info.OutputPrice > 0,
+		Queued: p.queue.List(), AutoApprove: p.cfg.Settings().AutoApprove, OwnSettings: meta.Overrides != nil,
 		Included: m.Info.Included, ModelLabel: m.Info.Label,
-		Sandbox: sandboxState(t.deps.Sandbox, *t.cfg.Settings(), meta.Overrides),
+		Sandbox: sandboxState(p.deps.Sandbox, *p.cfg.Settings(), meta.Overrides),
 	}
 }
 
-func (t *Task) publishStateLocked() {
-	t.broker.Publish(Event{Kind: EventState, State: t.stateLocked()}, false)
+// Publish publishes the task's header with status (runstate.Task).
+func (o others) Publish(status Status) {
+	o.p.broker.Publish(Event{Kind: EventState, State: header(o.p, status)}, false)
 }
 
-func (t *Task) setStatus(s Status) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status == s {
-		return
+// Recover reports a panic on a goroutine of the run state (runstate.Task); it is deferred
+// there, so it calls recover itself.
+func (o others) Recover(where string) {
+	if r := recover(); r != nil {
+		o.p.bugs.report(where, r)
 	}
-	t.status = s
-	t.publishStateLocked()
 }
 
 // Host returns the host the task works through (the daemon routes editor events by it).
@@ -443,6 +509,12 @@ type Queued = msgqueue.Item
 // Models are the models a task's requests go to (core/task/settings owns them).
 type Models = settings.Models
 
+// ModeModels finds a custom mode's own model and reasoning effort (core/task/settings).
+type ModeModels = settings.ModeModels
+
+// ModeModel is a custom mode's own model and reasoning effort (core/task/settings).
+type ModeModel = settings.Model
+
 // modelsOf returns the models deps start the task with.
 func modelsOf(d Deps) *Models {
 	return &Models{Provider: d.Provider, Act: d.Model, ActInfo: d.ModelInfo, Plan: d.PlanModel, PlanInfo: d.PlanModelInfo}
@@ -456,31 +528,27 @@ func modelsOf(d Deps) *Models {
 type journal = conversation.Journal
 
 // events publishes the conversation's changes to the task's subscribers (conversation.Observer).
-type events struct{ t *Task }
+type events struct{ b *event.Broker[Event] }
 
-func (e events) Added(m msg.Message) { e.t.broker.Publish(Event{Kind: EventAdded, Message: m}, false) }
+func (e events) Added(m msg.Message) { e.b.Publish(Event{Kind: EventAdded, Message: m}, false) }
 func (e events) Appended(i int, delta string) {
-	e.t.broker.Publish(Event{Kind: EventAppended, Index: i, Delta: delta}, true)
+	e.b.Publish(Event{Kind: EventAppended, Index: i, Delta: delta}, true)
 }
-func (e events) Finalized(i int) { e.t.broker.Publish(Event{Kind: EventFinalized, Index: i}, false) }
-func (e events) Updated(m msg.Message) {
-	e.t.broker.Publish(Event{Kind: EventUpdated, Message: m}, false)
-}
-func (e events) Reset() { e.t.broker.Publish(Event{Kind: EventReset}, false) }
+func (e events) Finalized(i int)       { e.b.Publish(Event{Kind: EventFinalized, Index: i}, false) }
+func (e events) Updated(m msg.Message) { e.b.Publish(Event{Kind: EventUpdated, Message: m}, false) }
+func (e events) Reset()                { e.b.Publish(Event{Kind: EventReset}, false) }
 
-// recoverBug turns a panic into a logged bug report and an error row (docs/conventions.md,
-// "Bugs are reported and survived").
-func (t *Task) recoverBug(where string) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	t.reportBug(where, r)
+// bugReporter turns a recovered panic into a logged bug report and an error row
+// (docs/conventions.md, "Bugs are reported and survived").
+type bugReporter struct {
+	id   string
+	log  *slog.Logger
+	conv *conversation.Conversation
 }
 
-// reportBug logs a recovered panic with its stack and tells the user in one row.
-func (t *Task) reportBug(where string, r any) {
-	t.deps.Logger.Error("bug: panic", "task", t.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-	t.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
+// report logs a recovered panic with its stack and tells the user in one row.
+func (b bugReporter) report(where string, r any) {
+	b.log.Error("bug: panic", "task", b.id, "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	b.conv.Say(msg.SayError, "Cairn hit an internal error in "+where+" ("+fmt.Sprint(r)+"). "+
 		"This is a bug; the details are in the Cairn daemon log. The rest of Cairn keeps working.", nil, false)
 }

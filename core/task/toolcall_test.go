@@ -12,7 +12,7 @@ import (
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// The tool call's steps (run_tool.go) on a bare task: no model, no store, no workspace.
+// The tool call's steps (core/task/toolcall) on a bare task: no model, no store, no workspace.
 
 // editTool is an edit tool that fails while fail is set, counting its runs.
 type editTool struct {
@@ -38,7 +38,7 @@ func TestToolCallSteps(t *testing.T) {
 	tk := newTask(store.Meta{ID: "steps"}, Deps{Registry: tools.NewRegistry(editTool{&runs, &fail})}, nil)
 	call := func(name string, params map[string]string) (string, ending) {
 		t.Helper()
-		out, end := tk.runTool(context.Background(), parse.Block{Type: parse.ToolUse, Name: name, Params: params})
+		out, end := (&runLoop{parts: tk.parts}).runTool(context.Background(), parse.Block{Type: parse.ToolUse, Name: name, Params: params})
 		if len(out) == 0 {
 			return "", end
 		}

@@ -29,6 +29,10 @@ const (
 	WebFetch                = "web_fetch"
 	UseSubagents            = "use_subagents"
 	UseSkill                = "use_skill"
+	SwitchMode              = "switch_mode"
+	Delegate                = "delegate"
+	GoToDefinition          = "go_to_definition"
+	FindReferences          = "find_references"
 )
 
 // TaskProgress is the parameter every tool accepts: the todo list the model keeps (the focus

@@ -26,6 +26,19 @@ type Env struct {
 	// Account is the calling task's record of model use: a tool that makes model requests
 	// on the task's behalf (subagents) charges them here. Nil when the caller keeps none.
 	Account Account
+	// Modes changes the calling task's mode (switch_mode). Nil when the task cannot switch.
+	Modes ModeSwitcher
+}
+
+// ModeSwitcher changes a task's mode (docs/modes.md). Its methods take the task's locks
+// themselves: call them with none held.
+type ModeSwitcher interface {
+	// Current is the slug of the task's mode now.
+	Current() string
+	// Name returns a mode's display name; false when the task has no such mode.
+	Name(slug string) (string, bool)
+	// Switch puts the task in that mode from its next request on.
+	Switch(slug string) error
 }
 
 // Account is a task's record of model use. Work done with the model for the task by someone
@@ -228,6 +241,15 @@ type Releaser interface {
 type GroupProcess interface {
 	Process
 	Group() int
+}
+
+// MemberProcess is implemented by a Process that can tell which of its processes run, also
+// those that left its process group (`setsid server &`, a program that daemonizes itself):
+// the direct host on Linux, outside the command sandbox. Members returns their ids (not
+// zombies), none once nothing of the command runs; Kill stops them all.
+type MemberProcess interface {
+	GroupProcess
+	Members() []int
 }
 
 // Diagnostic is one editor problem.

@@ -237,6 +237,29 @@ func (r *Registry) OfferedSpecs() []Spec {
 	return out
 }
 
+// ModeOfferer is implemented by a tool whose offer depends on the task's mode (docs/modes.md):
+// it is left out of the tools offered in a mode that does not have it.
+type ModeOfferer interface {
+	OfferedIn(mode string) bool
+}
+
+// OfferedSpecsIn is OfferedSpecs without the tools the mode does not offer.
+func (r *Registry) OfferedSpecsIn(mode string) []Spec {
+	return r.InMode(mode, r.OfferedSpecs())
+}
+
+// InMode keeps the specs whose tools are offered in mode, in order.
+func (r *Registry) InMode(mode string, specs []Spec) []Spec {
+	out := make([]Spec, 0, len(specs))
+	for _, s := range specs {
+		if o, ok := r.byName[s.Name].(ModeOfferer); ok && !o.OfferedIn(mode) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // Grammar returns tool name → parameter names (with task_progress), the input the streaming
 // parser needs to recognise tool tags.
 func (r *Registry) Grammar() map[string][]string {

@@ -68,7 +68,7 @@ func TestIndexEntriesAsSlowPath(t *testing.T) {
 	writeTree(t, a, tree)
 	writeTree(t, b, tree)
 	ws := newWS(t, a, b)
-	ix, err := NewIndex(context.Background(), ws)
+	ix, err := NewIndex(context.Background(), ws, testLists(t))
 	if err != nil {
 		t.Fatal(err)
 	}

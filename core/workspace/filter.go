@@ -109,13 +109,19 @@ func readRuleFile(path string) ([]byte, error) {
 }
 
 func (f *Filter) readRules(dir string, domain []string) rules {
+	return f.readRulesOf(dir, domain, func(string) bool { return true })
+}
+
+// readRulesOf is readRules where has says which files dir may hold (an ignore file it does
+// not hold is not looked for).
+func (f *Filter) readRulesOf(dir string, domain []string, has func(name string) bool) rules {
 	var out rules
-	if f.opts.GitIgnore {
+	if f.opts.GitIgnore && has(".gitignore") {
 		if data, err := readRuleFile(filepath.Join(dir, ".gitignore")); err == nil {
 			out = append(out, parseRules(data, domain)...)
 		}
 	}
-	if f.opts.DotIgnore {
+	if f.opts.DotIgnore && has(".ignore") {
 		if data, err := readRuleFile(filepath.Join(dir, ".ignore")); err == nil {
 			out = append(out, parseRules(data, domain)...)
 		}
@@ -159,11 +165,17 @@ func (f *Filter) UserIgnored(name string, isDir bool) bool {
 
 // Child returns the filter of subfolder name.
 func (f *Filter) Child(name string) *Filter {
+	return f.childOf(name, func(string) bool { return true })
+}
+
+// childOf is Child for a subfolder whose entries the caller has read: has says which names it
+// holds, so an ignore file it does not hold is not looked for.
+func (f *Filter) childOf(name string, has func(name string) bool) *Filter {
 	rel := make([]string, len(f.rel)+1)
 	copy(rel, f.rel)
 	rel[len(f.rel)] = name
 	c := &Filter{dir: filepath.Join(f.dir, name), rel: rel, opts: f.opts, git: f.git, user: f.user}
-	if extra := c.readRules(c.dir, rel); len(extra) > 0 {
+	if extra := c.readRulesOf(c.dir, rel, has); len(extra) > 0 {
 		// Full slice expression: siblings must never share a backing array.
 		c.git = append(f.git[:len(f.git):len(f.git)], extra...)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/watch"
 )
 
 // linkPrefix marks a tree entry as a symlink to the rest of the value.
@@ -21,6 +23,25 @@ func mustClose(tb testing.TB, c io.Closer) {
 	if err := c.Close(); err != nil {
 		tb.Errorf("close: %v", err)
 	}
+}
+
+// testHub returns a file watcher closed when the test ends (after what it watches for).
+func testHub(tb testing.TB) *watch.Hub {
+	hub := watch.New()
+	tb.Cleanup(func() {
+		if err := hub.Close(); err != nil {
+			tb.Errorf("closing the watcher: %v", err)
+		}
+	})
+	return hub
+}
+
+// testLists returns file lists watching through a hub of their own, both closed when the
+// test ends (the lists first, after what holds them).
+func testLists(tb testing.TB) *Lists {
+	ls := NewLists(testHub(tb))
+	tb.Cleanup(ls.Close)
+	return ls
 }
 
 // writeTree creates files under root: a key ending in "/" is a folder, a value starting with

@@ -5,15 +5,12 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/fsnotify/fsnotify"
+	"sync/atomic"
 )
 
 // DefaultQueryLimit is how many matches Query returns when asked for n ≤ 0.
@@ -35,64 +32,100 @@ type indexEntry struct {
 	isDir bool
 }
 
-// Index is the workspace's file and folder list for @-autocomplete, built by a parallel,
-// ignore-aware scan (IndexOptions) and kept current with fsnotify. A change to an ignore file
-// triggers a rescan, since it may show or hide whole subtrees.
+// Index is the workspace's file and folder list for @-autocomplete: the ListView of each
+// root's file list (Lists), kept current as the lists change. Its entries carry what fuzzy
+// matching needs (the path as the user sees it, lowered), so queries never touch the lists.
 type Index struct {
-	ws      *Workspace
-	watcher *fsnotify.Watcher // nil when the system refused a watcher: the index stays static
-	done    chan struct{}
-	stopped sync.WaitGroup
-	// stop cancels the context of the watcher's goroutine, which bounds the scans it starts
-	// (a new folder, a rescan), so a scan under way stops with the index instead of running
-	// to its end.
-	stop context.CancelFunc
+	ws    *Workspace
+	own   *Lists      // lists the index made for itself (NewIndex without lists), closed with it
+	lists []*FileList // one per root, held while the index is open
+	// cancels end the subscriptions; closeMu guards them and closed.
+	closeMu sync.Mutex
+	cancels []func()
+	closed  bool
 
-	// mu guards entries, flat and sorted. A fresh scan only fills flat (no map: 100k map
-	// inserts cost more than the walk); the first change from the watcher turns it into
-	// entries, which then stays the truth and flat becomes a cache of it.
+	// changeMu serialises the changes the lists tell (several roots tell from several
+	// goroutines), so a rebuild and a change never interleave.
+	changeMu sync.Mutex
+	// mu guards entries, flat and sorted. A rebuild only fills flat (no map: 100k map
+	// inserts cost more than the walk); the first change turns it into entries, which then
+	// stays the truth and flat becomes a cache of it.
 	mu      sync.RWMutex
 	entries map[string]indexEntry // by absolute path; nil until the first change
 	flat    []indexEntry          // every entry when entries is nil, else its cache (nil: stale)
 	sorted  bool                  // flat is in path order (then it is never modified again)
 }
 
-// NewIndex scans every root and starts watching. Close stops the watcher. The scan also
-// removes the temp files of atomic writes that crashed (older than StaleTempAge) from every
-// folder it reads.
-func NewIndex(ctx context.Context, ws *Workspace) (*Index, error) {
-	ix := &Index{ws: ws, done: make(chan struct{})}
-	// The index outlives the call that built it: its scans keep ctx's values, not its end.
-	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	ix.stop = stop
-	if w, err := fsnotify.NewWatcher(); err == nil {
-		ix.watcher = w
+// NewIndex opens the file list of every root in lists (the daemon's, shared with the search
+// index and list_files; nil: lists of the index's own, never kept current) and keeps the
+// index current as they change. Close releases them; the caller closes lists after. The
+// first scan of a root also removes the temp files of atomic writes that crashed (older than
+// StaleTempAge) from every folder it reads.
+func NewIndex(ctx context.Context, ws *Workspace, lists *Lists) (*Index, error) {
+	ix := &Index{ws: ws}
+	if lists == nil {
+		ix.own = NewLists(nil)
+		lists = ix.own
 	}
-	if err := ix.scanRoots(ctx); err != nil {
-		return nil, errors.Join(err, ix.Close())
+	for _, r := range ws.roots {
+		fl, err := lists.Open(ctx, r.Path)
+		if err != nil {
+			return nil, errors.Join(err, ix.Close())
+		}
+		ix.lists = append(ix.lists, fl)
 	}
-	if ix.watcher != nil {
-		ix.stopped.Add(1)
-		go ix.watch(wctx)
+	for _, fl := range ix.lists {
+		cancel := fl.Subscribe(ix.changed)
+		ix.closeMu.Lock()
+		ix.cancels = append(ix.cancels, cancel)
+		ix.closeMu.Unlock()
 	}
 	return ix, nil
 }
 
-// Close stops watching. The index keeps answering queries from what it last knew.
-func (ix *Index) Close() error {
-	select {
-	case <-ix.done:
-		return nil
+// changed applies one change a list told.
+func (ix *Index) changed(c Change) {
+	ix.changeMu.Lock()
+	defer ix.changeMu.Unlock()
+	switch {
+	case c.Reset:
+		ix.rebuild()
+	case c.Removed != "":
+		ix.remove(c.Removed)
 	default:
+		ix.mu.Lock()
+		ix.toMap()
+		for _, a := range c.Added {
+			if a.In(ListView) {
+				ix.entries[a.Path] = ix.entryFor(a.Path, a.IsDir)
+			}
+		}
+		ix.flat, ix.sorted = nil, false
+		ix.mu.Unlock()
 	}
-	close(ix.done)
-	ix.stop()
-	var err error
-	if ix.watcher != nil {
-		err = ix.watcher.Close()
+}
+
+// Close ends the index's subscriptions and releases the lists. The index keeps answering
+// queries from what it last knew.
+func (ix *Index) Close() error {
+	ix.closeMu.Lock()
+	if ix.closed {
+		ix.closeMu.Unlock()
+		return nil
 	}
-	ix.stopped.Wait()
-	return err
+	ix.closed = true
+	cancels := ix.cancels
+	ix.closeMu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
+	for _, fl := range ix.lists {
+		fl.Release()
+	}
+	if ix.own != nil {
+		ix.own.Close()
+	}
+	return nil
 }
 
 // Len returns the number of indexed files and folders.
@@ -105,27 +138,37 @@ func (ix *Index) Len() int {
 	return len(ix.flat)
 }
 
-// scanRoots replaces the index with a fresh scan of every root.
-func (ix *Index) scanRoots(ctx context.Context) error {
-	var all []indexEntry
-	for _, r := range ix.ws.roots {
-		found, err := ix.collect(ctx, r.Path)
-		if err != nil {
-			return err
-		}
-		all = append(all, found...)
+// rebuild replaces the index with the ListView of every root's list.
+func (ix *Index) rebuild() {
+	// One slice per root, sized before the folders are read; each folder fills its own part
+	// of it (its strings sharing one allocation), so nothing is joined or copied after.
+	parts := make([][]indexEntry, len(ix.lists))
+	for i, fl := range ix.lists {
+		var next atomic.Int64
+		// ListView is always kept: nothing is read from the disk here, so no context bounds it.
+		fl.Folders(context.Background(), ListView, func(n int) { parts[i] = make([]indexEntry, n) }, func(dir string, kept []fs.DirEntry) {
+			if len(kept) > 0 {
+				end := int(next.Add(int64(len(kept))))
+				ix.folderEntries(parts[i][end-len(kept):end], dir, kept)
+			}
+		})
 	}
 	var m map[string]indexEntry
-	if len(ix.ws.roots) > 1 {
-		m = ix.mapOf(all) // nested roots would list a file twice: the map keeps one
+	if len(parts) > 1 {
+		// Nested roots would list a file twice: the map keeps one.
+		m = make(map[string]indexEntry)
+		for _, p := range parts {
+			for _, e := range p {
+				m[e.abs] = e
+			}
+		}
 	}
 	ix.mu.Lock()
-	ix.entries, ix.flat, ix.sorted = m, all, false
-	if m != nil {
-		ix.flat = nil
+	ix.entries, ix.flat, ix.sorted = m, nil, false
+	if m == nil && len(parts) == 1 {
+		ix.flat = parts[0]
 	}
 	ix.mu.Unlock()
-	return nil
 }
 
 func (ix *Index) mapOf(es []indexEntry) map[string]indexEntry {
@@ -143,62 +186,18 @@ func (ix *Index) toMap() {
 	}
 }
 
-// scan walks dir (already filtered by its parent) and adds what it keeps.
-func (ix *Index) scan(ctx context.Context, dir string) error {
-	found, err := ix.collect(ctx, dir)
-	if err != nil {
-		return err
-	}
-	ix.mu.Lock()
-	ix.toMap()
-	for _, e := range found {
-		ix.entries[e.abs] = e
-	}
-	ix.flat, ix.sorted = nil, false
-	ix.mu.Unlock()
-	return nil
-}
-
-// collect walks dir (a root, or a folder its parent's rules keep), watching every folder,
-// and returns the entries below it in no particular order. It works folder by folder: each
-// folder's paths share one allocation and the results are joined once at the end.
-func (ix *Index) collect(ctx context.Context, dir string) ([]indexEntry, error) {
-	ix.addWatch(dir)
-	var mu sync.Mutex
-	var parts [][]indexEntry
-	total := 0
-	err := walkFolders(ctx, ix.ws.NewFilter(dir, IndexOptions), 0, true, func(f *Filter, kept []fs.DirEntry) error {
-		if len(kept) == 0 {
-			return nil
-		}
-		es := ix.folderEntries(f.dir, kept)
-		mu.Lock()
-		parts = append(parts, es)
-		total += len(es)
-		mu.Unlock()
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]indexEntry, 0, total)
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out, nil
-}
-
-// folderEntries builds the entries of one folder's kept children and watches its subfolders.
+// folderEntries builds the entries of one folder's kept children into out (len(kept) long).
 // Every string of the folder is a slice of one buffer: "abs/name[/]" holds both the absolute
 // path and (as its tail) the relative one; lowered copies follow only where case differs.
-func (ix *Index) folderEntries(dir string, kept []fs.DirEntry) []indexEntry {
+func (ix *Index) folderEntries(out []indexEntry, dir string, kept []fs.DirEntry) {
 	// The relative prefix comes from Rel once per folder: roots, names and separators are
 	// its business.
 	first := kept[0].Name()
 	firstRel := ix.ws.Rel(filepath.Join(dir, first))
 	relPrefix := strings.TrimSuffix(firstRel, first)
 	if !strings.HasSuffix(firstRel, first) || !strings.HasPrefix(dir, "/") || strings.HasSuffix(dir, "/") || strings.ContainsRune(relPrefix, '\\') {
-		return ix.slowEntries(dir, kept)
+		ix.slowEntries(out, dir, kept)
+		return
 	}
 	sep := string(filepath.Separator)
 	size := 0
@@ -255,7 +254,6 @@ func (ix *Index) folderEntries(dir string, kept []fs.DirEntry) []indexEntry {
 		}
 	}
 	all := b.String()
-	out := make([]indexEntry, len(kept))
 	for i, e := range kept {
 		sp, x := spans[i], extras[i]
 		isDir := e.IsDir()
@@ -267,24 +265,15 @@ func (ix *Index) folderEntries(dir string, kept []fs.DirEntry) []indexEntry {
 			base:  strings.LastIndexByte(strings.TrimSuffix(rel, "/"), '/') + 1,
 			isDir: isDir,
 		}
-		if isDir {
-			ix.addWatch(out[i].abs)
-		}
 	}
-	return out
 }
 
 // slowEntries is folderEntries without the shared buffer, for paths it cannot slice.
-func (ix *Index) slowEntries(dir string, kept []fs.DirEntry) []indexEntry {
-	out := make([]indexEntry, len(kept))
+func (ix *Index) slowEntries(out []indexEntry, dir string, kept []fs.DirEntry) {
 	for i, e := range kept {
 		p := filepath.Join(dir, e.Name())
-		if e.IsDir() {
-			ix.addWatch(p)
-		}
 		out[i] = ix.entryFor(p, e.IsDir())
 	}
-	return out
 }
 
 func boolInt(b bool) int {
@@ -303,13 +292,6 @@ func hasUpper(s string) bool {
 	return false
 }
 
-func (ix *Index) addWatch(dir string) {
-	if ix.watcher != nil {
-		// Out of inotify watches: the folder is still indexed, just not kept current.
-		_ = ix.watcher.Add(dir)
-	}
-}
-
 func (ix *Index) entryFor(path string, isDir bool) indexEntry {
 	rel := ix.ws.Rel(path)
 	if isDir {
@@ -317,62 +299,6 @@ func (ix *Index) entryFor(path string, isDir bool) indexEntry {
 	}
 	base := strings.LastIndexByte(strings.TrimSuffix(rel, "/"), '/') + 1
 	return indexEntry{abs: path, rel: rel, lower: asciiLower(rel), base: base, isDir: isDir}
-}
-
-func (ix *Index) watch(ctx context.Context) {
-	defer ix.stopped.Done()
-	for {
-		select {
-		case <-ix.done:
-			return
-		case ev, ok := <-ix.watcher.Events:
-			if !ok {
-				return
-			}
-			ix.apply(ctx, ev)
-		case _, ok := <-ix.watcher.Errors:
-			if !ok {
-				return
-			}
-			// An overflow lost events: only a rescan can restore the truth.
-			ix.rescan(ctx)
-		}
-	}
-}
-
-// ignoreFileNames change what a scan keeps; an edit to one means a rescan.
-var ignoreFileNames = map[string]bool{".gitignore": true, ".clineignore": true, ".cairnignore": true}
-
-func (ix *Index) apply(ctx context.Context, ev fsnotify.Event) {
-	name := filepath.Base(ev.Name)
-	if ignoreFileNames[name] && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) != 0 {
-		ix.rescan(ctx)
-		return
-	}
-	switch {
-	case ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0:
-		// A rename reports the old name here and the new one as a Create in its folder.
-		ix.remove(ev.Name)
-	case ev.Op&fsnotify.Create != 0:
-		st, err := os.Lstat(ev.Name)
-		if err != nil {
-			return
-		}
-		parent := ix.ws.NewFilter(filepath.Dir(ev.Name), IndexOptions)
-		if parent.Skip(name, st.IsDir()) {
-			return
-		}
-		ix.mu.Lock()
-		ix.toMap()
-		ix.entries[ev.Name] = ix.entryFor(ev.Name, st.IsDir())
-		ix.flat, ix.sorted = nil, false
-		ix.mu.Unlock()
-		if st.IsDir() {
-			// Files may have landed before the watch did: scan what is there now. A scan that
-			// fails (the folder went away, the index closed) leaves the index as it was.
-			logScanErr(ctx, ix.scan(ctx, ev.Name))
-		}
-	}
 }
 
 func (ix *Index) remove(path string) {
@@ -393,19 +319,6 @@ func (ix *Index) remove(path string) {
 		}
 	}
 	ix.flat, ix.sorted = nil, false
-}
-
-// rescan reads every root again; one that fails (the index closed) keeps what it had.
-func (ix *Index) rescan(ctx context.Context) {
-	logScanErr(ctx, ix.scanRoots(ctx))
-}
-
-// logScanErr reports a scan the watcher started that failed for another reason than the
-// index closing: the index then lists what it had, which @-mentions may show stale.
-func logScanErr(ctx context.Context, err error) {
-	if err != nil && ctx.Err() == nil {
-		slog.Warn("workspace index: a rescan failed; the file list may be stale", "err", err)
-	}
 }
 
 // snapshot returns the entries as a slice, sorted by path so equal scores keep a stable order.

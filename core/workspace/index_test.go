@@ -67,7 +67,7 @@ func TestIndexQuery(t *testing.T) {
 		"core/workspace/ws.go": "", "core/workspace/index.go": "", "core/msg/msg.go": "",
 		"node_modules/index.js": "", "x.gen.go": "", ".git/index": "", "docs/index.md": "",
 	})
-	ix, err := NewIndex(context.Background(), newWS(t, root))
+	ix, err := NewIndex(context.Background(), newWS(t, root), testLists(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +92,12 @@ func TestIndexQuery(t *testing.T) {
 func TestIndexFollowsChanges(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a/old.txt": "", "b/keep.txt": ""})
-	ix, err := NewIndex(context.Background(), newWS(t, root))
+	ix, err := NewIndex(context.Background(), newWS(t, root), testLists(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mustClose(t, ix)
-	if ix.watcher == nil {
+	if !ix.lists[0].Complete() {
 		t.Skip("no fsnotify watcher on this system")
 	}
 	has := func(rel string) func() bool {

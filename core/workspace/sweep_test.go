@@ -59,7 +59,7 @@ func TestIndexSweepsStaleTemps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ix, err := NewIndex(context.Background(), newWS(t, root))
+	ix, err := NewIndex(context.Background(), newWS(t, root), testLists(t))
 	if err != nil {
 		t.Fatal(err)
 	}

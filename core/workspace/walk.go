@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // WalkFunc is called for every entry a walk keeps, from several goroutines at once, in no
@@ -26,17 +25,8 @@ func (ws *Workspace) Walk(ctx context.Context, dir string, opts FilterOptions, w
 	return walkFrom(ctx, ws.NewFilter(dir, opts), workers, fn)
 }
 
-// folderFunc receives, once per folder, the entries of that folder a walk keeps (the slice
-// is only valid during the call). Every kept subfolder is descended into. It is the
-// allocation-light form of WalkFunc for callers that want everything: no path is joined
-// and no call is made per entry.
-type folderFunc func(f *Filter, kept []fs.DirEntry) error
-
 type walker struct {
-	fn     WalkFunc
-	folder folderFunc // used instead of fn when set
-	sweep  bool       // remove stale atomic-write temp files from every folder read
-	now    time.Time  // the sweep's clock
+	fn WalkFunc
 	// mu guards stack, pending and err; cond signals new work or the end.
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -47,12 +37,6 @@ type walker struct {
 
 func walkFrom(ctx context.Context, root *Filter, workers int, fn WalkFunc) error {
 	return (&walker{fn: fn}).run(ctx, root, workers)
-}
-
-// walkFolders walks root's tree like Walk, calling fn once per folder. With sweep, every
-// folder read loses its stale atomic-write temp files first (see sweepTemps).
-func walkFolders(ctx context.Context, root *Filter, workers int, sweep bool, fn folderFunc) error {
-	return (&walker{folder: fn, sweep: sweep, now: time.Now()}).run(ctx, root, workers)
 }
 
 func (w *walker) run(ctx context.Context, root *Filter, workers int) error {
@@ -111,28 +95,7 @@ func (w *walker) readDir(f *Filter) error {
 	// Unsorted: callers that need an order sort what they keep, which is cheaper.
 	entries, _ := d.ReadDir(-1)
 	closeReadOnly(d)
-	if w.sweep {
-		entries = sweepTemps(f.dir, entries, w.now)
-	}
 	var subdirs []*Filter
-	if w.folder != nil {
-		kept := entries[:0]
-		for _, e := range entries {
-			if !f.Skip(e.Name(), e.IsDir()) {
-				kept = append(kept, e)
-			}
-		}
-		if err := w.folder(f, kept); err != nil {
-			return err
-		}
-		for _, e := range kept {
-			if e.IsDir() {
-				subdirs = append(subdirs, f.Child(e.Name()))
-			}
-		}
-		w.push(subdirs)
-		return nil
-	}
 	for _, e := range entries {
 		name := e.Name()
 		isDir := e.IsDir()

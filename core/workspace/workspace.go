@@ -1,7 +1,9 @@
 // Package workspace is the agent's view of the folders it works in: the roots, path
 // resolution that never leaves a root silently, the ignore rules (nested .gitignore files,
 // ripgrep's .ignore, the user's .clineignore/.cairnignore and the default build folders),
-// walks that apply them, atomic writes and the fuzzy file index behind @-autocomplete.
+// walks that apply them, atomic writes, the daemon's one file list per root (Lists: kept
+// current through core/watch and shared by the @ index, the search index and list_files;
+// docs/architecture.md, "Watching files") and the fuzzy file index behind @-autocomplete.
 //
 // *Workspace has the method set of tools.Files; this package does not import core/tools
 // (it sits one level below it), so the assertion lives in core/tools' tests.

@@ -15,7 +15,8 @@ import (
 )
 
 // Host is the direct host: diffs are applied to disk without a view, commands run in a PTY,
-// and the editor knows nothing (no visible files, no tabs, no diagnostics).
+// and the editor knows nothing (no visible files, no tabs) but the diagnostics of the
+// daemon's language servers, when it is given them (UseDiagnostics).
 type Host struct {
 	diffs    *Diffs
 	terminal tools.Terminal
@@ -47,6 +48,17 @@ func (h *Host) RecordCommands(l *Ledger) {
 	if t, ok := h.terminal.(*Terminal); ok {
 		t.Ledger = l
 	}
+}
+
+// UseDiagnostics makes the host's editor answer diagnostics from d (the daemon's language
+// servers, core/lsp), for the host's folders. Call it before the host is used.
+func (h *Host) UseDiagnostics(d Diagnoser) { h.editor.Diagnoser = d }
+
+// Diagnoser reports files' problems without an editor: the daemon's language servers.
+type Diagnoser interface {
+	// Diagnostics returns the problems of paths (absolute) in the workspace of roots; an
+	// error means they could not be known (the result then says so).
+	Diagnostics(ctx context.Context, roots, paths []string) ([]tools.Diagnostic, error)
 }
 
 // Diffs returns the disk diff presenter.
@@ -112,7 +124,11 @@ func (s *diskSession) Revert(context.Context) error {
 }
 
 // Editor is the editor of a host without one.
-type Editor struct{ Folders []string }
+type Editor struct {
+	Folders []string
+	// Diagnoser, when set, answers Diagnostics.
+	Diagnoser Diagnoser
+}
 
 // VisibleFiles returns nothing.
 func (Editor) VisibleFiles(context.Context) ([]string, error) { return nil, nil }
@@ -120,8 +136,13 @@ func (Editor) VisibleFiles(context.Context) ([]string, error) { return nil, nil 
 // OpenTabs returns nothing.
 func (Editor) OpenTabs(context.Context) ([]string, error) { return nil, nil }
 
-// Diagnostics returns nothing: there is no language server.
-func (Editor) Diagnostics(context.Context, []string) ([]tools.Diagnostic, error) { return nil, nil }
+// Diagnostics returns what the daemon's language servers report, or nothing without them.
+func (e Editor) Diagnostics(ctx context.Context, paths []string) ([]tools.Diagnostic, error) {
+	if e.Diagnoser == nil {
+		return nil, nil
+	}
+	return e.Diagnoser.Diagnostics(ctx, e.Folders, paths)
+}
 
 // OpenFile does nothing.
 func (Editor) OpenFile(context.Context, string, int) error { return nil }

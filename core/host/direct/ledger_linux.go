@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // add records the group pgid led by a process started just now; forget removes the record.
@@ -38,11 +40,8 @@ func (l *Ledger) add(pgid int) (forget func(), err error) {
 	return func() { _ = os.Remove(name) }, nil // a record left behind is dropped by the next Reap
 }
 
-// selfName names this daemon's folder: its process id and start time.
-func selfName() string {
-	st, _ := startTime(os.Getpid()) // unreadable: 0, which a later daemon never matches
-	return fmt.Sprintf("%d.%d", os.Getpid(), st)
-}
+// selfName names this daemon's folder: daemonName, which its commands' tags start with.
+func selfName() string { return daemonName() }
 
 // alive says whether the daemon a folder is named after still runs.
 func alive(name string) bool {
@@ -57,9 +56,12 @@ func alive(name string) bool {
 }
 
 // Reap stops every group recorded by a daemon that no longer runs (SIGKILL: nobody reads it
-// any more) and removes its records; it returns how many groups it stopped. A recorded group
-// whose members all started before its leader did is someone else's that reused the id, and
-// is left alone.
+// any more), then every process that carries a command tag of that daemon (tagVar: what left
+// the group, setsid or a program that daemonized itself), and removes its records; it returns
+// how many groups and such processes it stopped. A recorded group whose members all started
+// before its leader did is someone else's that reused the id, and is left alone; so is every
+// process of a daemon that runs, whose folder and tags name its start time. Each stopped group
+// and process is waited for (reapWait at most) before Reap returns.
 func (l *Ledger) Reap() (int, error) {
 	if l == nil {
 		return 0, nil
@@ -86,7 +88,8 @@ func (l *Ledger) Reap() (int, error) {
 	return stopped, errors.Join(errs...)
 }
 
-// reapDir stops the groups recorded in a dead daemon's folder and removes the folder.
+// reapDir stops the groups recorded in a dead daemon's folder and the processes tagged by
+// it, and removes the folder.
 func reapDir(dir string) (int, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -102,6 +105,7 @@ func reapDir(dir string) (int, error) {
 			if members := groupMembers(r.PGID, r.Start); len(members) > 0 {
 				if err := syscall.Kill(-r.PGID, syscall.SIGKILL); err == nil {
 					stopped++
+					awaitGroupGone(r.PGID)
 				} else if !errors.Is(err, syscall.ESRCH) {
 					errs = append(errs, fmt.Errorf("stop group %d: %w", r.PGID, err))
 					continue // kept for the next start
@@ -112,6 +116,11 @@ func reapDir(dir string) (int, error) {
 			errs = append(errs, err)
 		}
 	}
+	n, err := reapTagged(filepath.Base(dir))
+	stopped += n
+	if err != nil {
+		errs = append(errs, err) // the folder stays for the next start
+	}
 	if len(errs) == 0 {
 		if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
@@ -120,20 +129,31 @@ func reapDir(dir string) (int, error) {
 	return stopped, errors.Join(errs...)
 }
 
-// groupMembers returns the processes of group pgid that started no earlier than start.
-func groupMembers(pgid int, start uint64) []int {
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, e := range procs {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+// reapTagged stops the running processes tagged by the daemon named name (daemonName).
+func reapTagged(name string) (int, error) {
+	procs := tagged(func(tag string) bool { return strings.HasPrefix(tag, name+".") })
+	var errs []error
+	stopped := 0
+	for _, p := range procs {
+		if err := p.signal(syscall.SIGKILL); err != nil {
+			errs = append(errs, fmt.Errorf("stop process %d: %w", p.pid, err))
 			continue
 		}
-		g, st, err := procStat(pid)
-		if err == nil && g == pgid && st >= start {
+		stopped++
+	}
+	for deadline := time.Now().Add(reapWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if !slices.ContainsFunc(procs, procInfo.running) {
+			break
+		}
+	}
+	return stopped, errors.Join(errs...)
+}
+
+// groupMembers returns the processes of group pgid that started no earlier than start.
+func groupMembers(pgid int, start uint64) []int {
+	var out []int
+	for _, pid := range procIDs() {
+		if p, err := readStat(pid); err == nil && p.pgid == pgid && p.start >= start {
 			out = append(out, pid)
 		}
 	}
@@ -141,57 +161,33 @@ func groupMembers(pgid int, start uint64) []int {
 }
 
 func startTime(pid int) (uint64, error) {
-	_, st, err := procStat(pid)
-	return st, err
+	p, err := readStat(pid)
+	return p.start, err
 }
 
-// procStat reads a process's group and start time from /proc/PID/stat (proc(5)).
-func procStat(pid int) (pgid int, start uint64, err error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, err
+// awaitGroupGone waits, a short while at most, for a group sent SIGKILL to be gone: the signal is
+// delivered when each process next runs, and Reap's caller (a daemon about to serve) promises
+// the group stopped before any client connects.
+func awaitGroupGone(pgid int) {
+	for deadline := time.Now().Add(reapWait); groupRunning(pgid) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')') // the command name may hold spaces and parentheses
-	if i < 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state)
-	if len(f) < 20 {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	if pgid, err = strconv.Atoi(f[2]); err != nil { // field 5
-		return 0, 0, err
-	}
-	start, err = strconv.ParseUint(f[19], 10, 64) // field 22
-	return pgid, start, err
 }
+
+// reapWait bounds awaitGroupGone: a process stuck in the kernel (uninterruptible I/O) leaves later.
+const reapWait = 2 * time.Second
 
 // groupRunning reports whether a process of group pgid runs (zombies, which nobody may reap
 // here, do not count).
-func groupRunning(pgid int) bool {
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		return syscall.Kill(-pgid, 0) == nil
-	}
-	for _, e := range procs {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		f := strings.Fields(s[i+1:])
-		if i < 0 || len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid && pid > 0 {
-			return true
+func groupRunning(pgid int) bool { return len(runningMembers(pgid)) > 0 }
+
+// runningMembers returns the processes of group pgid that run (not zombies).
+func runningMembers(pgid int) []int {
+	var out []int
+	for _, pid := range procIDs() {
+		if p, err := readStat(pid); err == nil && p.pgid == pgid && !p.zombie {
+			out = append(out, pid)
 		}
 	}
-	return false
+	return out
 }

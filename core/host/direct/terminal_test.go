@@ -270,3 +270,31 @@ func BenchmarkSeq100k(b *testing.B) {
 		})
 	}
 }
+
+// A program that opens /dev/tty (a password prompt, stty) reaches the command's own PTY,
+// whose output the model reads, never the terminal Cairn itself was started from (or, in a
+// daemon without one, no terminal at all).
+func TestDevTTYIsTheCommandsPTY(t *testing.T) {
+	out, code := runAll(t, newTestTerminal(false), t.TempDir(), `echo prompt > /dev/tty && stty size < /dev/tty`)
+	if code != 0 || out != "prompt\n50 200\n" {
+		t.Errorf("output %q, exit code %d; want the prompt and the PTY's size", out, code)
+	}
+}
+
+// What a command leaves running is not hung up when the shell, which leads the PTY's session,
+// exits: it is there for the leftover check to keep (README, "Commands that keep running").
+func TestLeftoverOutlivesTheShellOnThePTY(t *testing.T) {
+	ctx := testCtx(t)
+	p, rest, child := startWithPID(ctx, t, newTestTerminal(false), `sleep 100 & echo $!`)
+	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+	if _, err := io.ReadAll(rest); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(ctx); code != 0 || err != nil {
+		t.Fatalf("Wait = %d, %v", code, err)
+	}
+	time.Sleep(200 * time.Millisecond) // a hangup is delivered at the shell's exit; give it time to act
+	if gone(child) {
+		t.Error("the shell's exit ended what it left running")
+	}
+}

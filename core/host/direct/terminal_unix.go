@@ -24,7 +24,8 @@ import (
 var ptySize = &pty.Winsize{Rows: 50, Cols: 200}
 
 // Run starts req.Command in its own process group. Cancelling ctx stops the group (SIGTERM,
-// then SIGKILL after Grace); so does Kill on the returned process.
+// then SIGKILL after Grace); so does Kill on the returned process. Outside the command
+// sandbox, on Linux, that includes what left the group (tagVar).
 func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("direct: run: %w", err)
@@ -35,11 +36,15 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		rep *sandbox.ExitReport
 		err error
 	)
+	tag := ""
+	if req.Sandbox == nil {
+		tag = newTag() // a sandboxed command's processes cannot leave its pid namespace
+	}
 	if !t.noPTY {
-		if cmd, rep, err = t.command(req); err != nil {
+		if cmd, rep, err = t.command(req, tag); err != nil {
 			return nil, err
 		}
-		out, err = startPTY(cmd)
+		out, err = startPTY(cmd, rep != nil)
 		if err != nil && !errors.Is(err, errNoPTY) {
 			if rep != nil {
 				rep.Close()
@@ -51,7 +56,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		if rep != nil {
 			rep.Close()
 		}
-		if cmd, rep, err = t.command(req); err != nil {
+		if cmd, rep, err = t.command(req, tag); err != nil {
 			return nil, err
 		}
 		out, err = startPipes(cmd)
@@ -81,6 +86,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 	}
 	p := &process{
 		pgid:   cmd.Process.Pid, // Setsid/Setpgid make the child its group's leader
+		tag:    tag,
 		grace:  grace,
 		out:    newOutPipe(),
 		exited: make(chan struct{}),
@@ -108,12 +114,15 @@ func defaultShell() string {
 
 // command builds the shell process for req; with req.Sandbox it is Cairn's sandbox launcher
 // running the shell (core/sandbox), which reports the shell's exit on rep while it keeps what
-// the shell left running (`server &`) alive. The start functions add to SysProcAttr, never
-// replace it.
-func (t *Terminal) command(req tools.CommandRequest) (cmd *exec.Cmd, rep *sandbox.ExitReport, err error) {
+// the shell left running (`server &`) alive. A tag ("" for none) goes into the environment
+// (withTag). The start functions add to SysProcAttr, never replace it.
+func (t *Terminal) command(req tools.CommandRequest, tag string) (cmd *exec.Cmd, rep *sandbox.ExitReport, err error) {
 	cmd = exec.Command(t.Shell, "-c", req.Command)
 	cmd.Dir = req.Cwd
 	cmd.Env = childEnv(os.Environ(), t.secrets())
+	if tag != "" {
+		cmd.Env = withTag(cmd.Env, tag)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if req.Sandbox != nil {
 		if err := sandbox.Apply(cmd, *req.Sandbox); err != nil {
@@ -129,9 +138,17 @@ func (t *Terminal) command(req tools.CommandRequest) (cmd *exec.Cmd, rep *sandbo
 // errNoPTY marks a failure to allocate a pseudo-terminal, after which pipes are used instead.
 var errNoPTY = errors.New("no pseudo-terminal available")
 
-// startPTY starts cmd as a session leader with a new PTY as its controlling terminal and
-// returns the master side. Nothing is ever written to the master: commands are not interactive.
-func startPTY(cmd *exec.Cmd) (*os.File, error) {
+// startPTY starts cmd with a new PTY as its output and returns the master side. Nothing is
+// ever written to the master: commands are not interactive.
+//
+// The command leads a session with the PTY as its controlling terminal, so a program that
+// opens /dev/tty (a password prompt, stty) reaches the PTY, whose output the model reads,
+// never the terminal `cairn run` was started in. A controlling process that exits hangs up
+// its terminal's foreground group, which is everything the shell started: the sandbox's
+// launcher (launcher true) outlives what the shell leaves running, and a shell without it
+// starts with the hangup ignored (hupIgnored), as nohup would, so that `server &` runs on
+// and is kept (README, "Commands that keep running").
+func startPTY(cmd *exec.Cmd, launcher bool) (*os.File, error) {
 	master, tty, err := pty.Open()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNoPTY, err)
@@ -139,6 +156,9 @@ func startPTY(cmd *exec.Cmd) (*os.File, error) {
 	_ = pty.Setsize(master, ptySize) // cosmetic; the default size works too
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty = true, true
+	if !launcher {
+		hupIgnored(cmd)
+	}
 	err = cmd.Start()
 	_ = tty.Close() // the child holds its own copies; ours would keep EOF from ever arriving
 	if err != nil {
@@ -146,6 +166,18 @@ func startPTY(cmd *exec.Cmd) (*os.File, error) {
 		return nil, err
 	}
 	return pollable(master), nil
+}
+
+// hupIgnoredScript ignores the hangup and runs its arguments in its place: an ignored signal
+// stays ignored through exec, in the command and in everything it starts.
+const hupIgnoredScript = `trap '' HUP; exec "$@"`
+
+// hupIgnored makes cmd start through /bin/sh with SIGHUP ignored (hupIgnoredScript). The
+// shell replaces itself with cmd's program, so the process Cairn waits for and the group it
+// stops are the same as without it.
+func hupIgnored(cmd *exec.Cmd) {
+	args := append([]string{"sh", "-c", hupIgnoredScript, "sh", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = "/bin/sh", args
 }
 
 // pollable returns f re-opened in non-blocking mode so read deadlines work on it. pty.Open
@@ -191,9 +223,12 @@ func startPipes(cmd *exec.Cmd) (*os.File, error) {
 // left running has ended.
 const leftoverPoll = 250 * time.Millisecond
 
-// process is one started command. It implements tools.Process.
+// process is one started command. It implements tools.Process, and on Linux
+// tools.MemberProcess.
 type process struct {
-	pgid  int
+	pgid int
+	// tag marks the command's processes (tagVar); "" for a sandboxed command.
+	tag   string
 	grace time.Duration
 	out   *outPipe
 	// exited is closed once the shell was reaped; code is set before.
@@ -202,6 +237,8 @@ type process struct {
 	escalate sync.Once
 	// forget removes the group's ledger record once the group is gone.
 	forget func()
+	// escapes follows the processes that left the group (Linux only, escape_linux.go).
+	escapes escapes
 }
 
 // forgetIfGone removes the ledger record when nothing of the group runs any more.
@@ -224,15 +261,23 @@ func (p *process) Wait(ctx context.Context) (int, error) {
 	}
 }
 
-// Kill sends SIGTERM to the whole group and SIGKILL after the grace period if anything of the
-// group is left. A group that is already gone is not an error.
+// Kill sends SIGTERM to the whole group and to the processes that left it (on Linux,
+// escape_linux.go), and SIGKILL after the grace period if anything of them is left. A group
+// that is already gone is not an error.
 func (p *process) Kill() error {
 	err := syscall.Kill(-p.pgid, syscall.SIGTERM)
+	escaped, eerr := p.signalEscaped(syscall.SIGTERM)
 	if errors.Is(err, syscall.ESRCH) {
-		return nil
+		err = nil
+		if escaped == 0 && eerr == nil {
+			return nil
+		}
 	}
 	if err != nil {
-		return fmt.Errorf("direct: kill group %d: %w", p.pgid, err)
+		err = fmt.Errorf("direct: kill group %d: %w", p.pgid, err)
+	}
+	if err = errors.Join(err, eerr); err != nil {
+		return err
 	}
 	p.escalate.Do(func() { go p.killAfterGrace() })
 	return nil
@@ -244,13 +289,14 @@ func (p *process) killAfterGrace() {
 	select {
 	case <-timer.C:
 	case <-p.exited:
-		if syscall.Kill(-p.pgid, 0) != nil {
+		if !p.left() {
 			p.forget()
-			return // the whole group went away on SIGTERM
+			return // the whole group went away on SIGTERM, and what left it too
 		}
 		<-timer.C
 	}
 	_ = syscall.Kill(-p.pgid, syscall.SIGKILL) // ESRCH just means it ended meanwhile
+	_, _ = p.signalEscaped(syscall.SIGKILL)    // best effort, as for the group
 	p.forget()
 }
 
@@ -308,10 +354,10 @@ func (p *process) read(f *os.File) {
 	p.out.close()
 	// A command that closed its output but runs on (a daemon) keeps its terminal until it
 	// ends or is killed, as it would in the user's terminal; so does what it left running
-	// in its group (`server &`, the sandbox's launcher keeping it): closing the terminal
-	// would hang them up (README, "Commands that keep running").
+	// in its group (`server &`, the sandbox's launcher keeping it) or outside it (left):
+	// closing the terminal would hang them up (README, "Commands that keep running").
 	<-p.exited
-	for groupRunning(p.pgid) {
+	for p.left() {
 		time.Sleep(leftoverPoll)
 	}
 	_ = f.Close() // read-only; nothing is lost if closing fails

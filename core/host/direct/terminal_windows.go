@@ -32,7 +32,9 @@ func defaultShell() string {
 // that a daemon without a console could hand a child cheaply; stdout and stderr share the
 // pipe so their order is kept, stdin is empty). The shell and everything it starts run in a
 // job object: cancelling ctx, or Kill, ends the whole job at once, since Windows has no
-// SIGTERM to send first.
+// SIGTERM to send first. The job ends when its last handle, the daemon's, is closed
+// (winjob.End), so no command outlives its daemon however the daemon ends (README,
+// "Commands that keep running").
 func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("direct: run: %w", err)
@@ -60,7 +62,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 		return nil, fmt.Errorf("direct: start %s: %w", t.Shell, errors.Join(err, cerr, r.Close()))
 	}
 	// Without a job only the shell itself can be ended; that is still worth running.
-	job, _ := winjob.Assign(cmd.Process.Pid)
+	job, _ := winjob.Assign(cmd.Process.Pid, winjob.End)
 	p := &process{proc: cmd.Process, job: job, out: newOutPipe(), exited: make(chan struct{}), code: -1}
 	go p.wait(cmd)
 	go p.read(r)
@@ -78,7 +80,7 @@ func (t *Terminal) Run(ctx context.Context, req tools.CommandRequest) (tools.Pro
 type process struct {
 	proc *os.Process
 	// mu guards job, which is 0 when the process could not be put in a job or once the job
-	// was released after the output ended.
+	// was closed, empty, after the output ended.
 	mu  sync.Mutex
 	job windows.Handle
 	out *outPipe
@@ -121,6 +123,10 @@ func (p *process) Kill() error {
 	if err := windows.TerminateJobObject(p.job, 1); err != nil {
 		return fmt.Errorf("direct: kill job: %w", err)
 	}
+	if p.readDone.Load() { // read kept the job for what the command left running: it ended now
+		_ = windows.CloseHandle(p.job) // a handle only
+		p.job = 0
+	}
 	return nil
 }
 
@@ -143,8 +149,9 @@ func (p *process) wait(cmd *exec.Cmd) {
 	p.out.close()
 }
 
-// read copies the command's output into the pipe until the pipe ends, then releases the job
-// (closing its handle does not end the processes in it).
+// read copies the command's output into the pipe until the pipe ends, then closes the job
+// if nothing runs in it any more. Closing it would end what the command left running
+// (winjob.End): that stays in the job, which Kill or the daemon's exit ends.
 func (p *process) read(f *os.File) {
 	buf := make([]byte, 32*1024)
 	for {
@@ -163,8 +170,10 @@ func (p *process) read(f *os.File) {
 	_ = f.Close() // read-only; nothing is lost if closing fails
 	p.mu.Lock()
 	if p.job != 0 {
-		_ = windows.CloseHandle(p.job) // a handle only: the processes are not ended by it
-		p.job = 0
+		if n, err := winjob.Active(p.job); err == nil && n == 0 {
+			_ = windows.CloseHandle(p.job) // empty: nothing is ended by closing it
+			p.job = 0
+		}
 	}
 	p.mu.Unlock()
 }

@@ -20,12 +20,9 @@ var (
 
 // Pending is one ask posted in the chat, waiting for its answer.
 type Pending struct {
-	Index int      // its row
-	Kind  msg.Kind // what it asks
-	// Prev is the task's status before the ask, restored by the answer (the task's own
-	// vocabulary; this package does not read it).
-	Prev string
-	ch   chan tools.Answer // buffered (one): the one answer it gets
+	Index int               // its row
+	Kind  msg.Kind          // what it asks
+	ch    chan tools.Answer // buffered (one): the one answer it gets
 }
 
 // answer hands the answer to the asker; it never blocks (the ask was taken from the open
@@ -50,8 +47,8 @@ type Owner struct {
 }
 
 // Post makes a new ask, shown at row index, the open one.
-func (o *Owner) Post(index int, kind msg.Kind, prev string) *Pending {
-	p := &Pending{Index: index, Kind: kind, Prev: prev, ch: make(chan tools.Answer, 1)}
+func (o *Owner) Post(index int, kind msg.Kind) *Pending {
+	p := &Pending{Index: index, Kind: kind, ch: make(chan tools.Answer, 1)}
 	o.mu.Lock()
 	o.open = p
 	o.mu.Unlock()

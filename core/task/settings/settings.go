@@ -21,11 +21,21 @@ type Models struct {
 	PlanInfo llm.ModelInfo
 }
 
-// Model is the model that answers a request, with what the loop knows about it.
+// Model is the model that answers a request, with what the loop knows about it, and the
+// reasoning effort its requests carry ("": the settings').
 type Model struct {
-	Name string
-	Info llm.ModelInfo
+	Name   string
+	Info   llm.ModelInfo
+	Effort string
 }
+
+// PlanMode is PLAN mode's slug.
+const PlanMode = "plan"
+
+// ModeModels returns the model of a mode besides ACT and PLAN that names one (docs/modes.md,
+// "A mode's model"): a Name of "" keeps the ACT model, an Effort of "" the settings'; false
+// when the mode names neither.
+type ModeModels func(mode string) (Model, bool)
 
 // Owner is a task's settings and models. Readers load them without a lock; the writers
 // (the task's own settings changing, the shared policy changing) are serialised by the task,
@@ -33,11 +43,13 @@ type Model struct {
 type Owner struct {
 	live   atomic.Pointer[config.Settings]
 	models atomic.Pointer[Models]
+	modes  ModeModels
 }
 
-// New returns the owner of a task's settings s and models m.
-func New(s config.Settings, m *Models) *Owner {
-	o := &Owner{}
+// New returns the owner of a task's settings s and models m; modes (nil: none) are the models
+// of the modes that name one.
+func New(s config.Settings, m *Models, modes ModeModels) *Owner {
+	o := &Owner{modes: modes}
 	o.live.Store(&s)
 	o.models.Store(m)
 	return o
@@ -52,16 +64,31 @@ func (o *Owner) SetSettings(s config.Settings) { o.live.Store(&s) }
 // SetModels replaces the task's models; the caller serialises writers.
 func (o *Owner) SetModels(m *Models) { o.models.Store(m) }
 
-// For returns the model of a mode: the PLAN model in PLAN mode (plan) when one is set, else
-// the ACT model. Everything that depends on the model asks it for the mode at hand: the
-// window, condensing, prices, the tool format, images. Switching modes between requests
-// switches models; the history goes with it.
-func (o *Owner) For(plan bool) Model {
+// For returns the model of a mode: the PLAN model in PLAN mode when one is set, a custom
+// mode's own model or effort when it names one, else the ACT model. Everything that depends
+// on the model asks it for the mode at hand: the window, condensing, prices, the tool format,
+// images, the reasoning effort. Switching modes between requests switches models; the history
+// goes with it.
+func (o *Owner) For(mode string) Model {
 	m := o.models.Load()
-	if plan && m.Plan != "" {
-		return Model{Name: m.Plan, Info: m.PlanInfo}
+	act := Model{Name: m.Act, Info: m.ActInfo}
+	if mode == PlanMode {
+		if m.Plan != "" {
+			return Model{Name: m.Plan, Info: m.PlanInfo}
+		}
+		return act
 	}
-	return Model{Name: m.Act, Info: m.ActInfo}
+	if o.modes == nil {
+		return act
+	}
+	own, ok := o.modes(mode)
+	if !ok {
+		return act
+	}
+	if own.Name == "" || own.Name == m.Act {
+		own.Name, own.Info = m.Act, m.ActInfo
+	}
+	return own
 }
 
 // Provider is the client of the task's models.
@@ -69,7 +96,7 @@ func (o *Owner) Provider() llm.Provider { return o.models.Load().Provider }
 
 // PricesKnown reports whether the requests of a mode's model can be priced (the model table
 // or the settings' prices); without prices a cost limit counts only what the provider reports.
-func (o *Owner) PricesKnown(plan bool) bool {
-	i := o.For(plan).Info
+func (o *Owner) PricesKnown(mode string) bool {
+	i := o.For(mode).Info
 	return i.InputPrice > 0 || i.OutputPrice > 0
 }

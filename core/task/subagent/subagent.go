@@ -22,6 +22,8 @@ type Options struct {
 	// OnChange is told, without any lock held and from the subagent's goroutine, that its
 	// state changed: a request started or ended, or a tool is about to run. Nil: nobody is.
 	OnChange func()
+	// Mode is the mode the subagent runs in ("": ACT); a delegated subtask's (docs/modes.md).
+	Mode string
 }
 
 // DefaultRequests bounds a subagent's requests when Options leave it open.

@@ -53,6 +53,10 @@ type Options struct {
 	// Lookup resolves the host names of the page's requests for the address check (nil: the
 	// system resolver); tests set it.
 	Lookup tools.LookupFunc
+	// ProxyServer and ProxyBypass are Chromium's --proxy-server and --proxy-bypass-list
+	// (core/egress: the daemon's HTTPS_PROXY and NO_PROXY); "": none. A remote browser keeps
+	// its own.
+	ProxyServer, ProxyBypass string
 }
 
 func (o Options) size() (int, int) {
@@ -259,6 +263,12 @@ func (s *Session) startLocked(ctx context.Context) error {
 			chromedp.Flag("disable-site-isolation-trials", true),
 			chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process"), // the first two are chromedp's defaults
 		)
+		if s.opts.ProxyServer != "" {
+			opts = append(opts, chromedp.ProxyServer(s.opts.ProxyServer))
+			if s.opts.ProxyBypass != "" {
+				opts = append(opts, chromedp.Flag("proxy-bypass-list", s.opts.ProxyBypass))
+			}
+		}
 		if os.Geteuid() == 0 {
 			opts = append(opts, chromedp.NoSandbox) // Chromium refuses its sandbox as root
 		}

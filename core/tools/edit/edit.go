@@ -139,15 +139,21 @@ func readOnly(abs string) (fs.FileMode, bool) {
 
 // diagnostics asks the editor for abs's diagnostics; ok is false when the editor could not say.
 func diagnostics(ctx context.Context, env *tools.Env, abs string) ([]tools.Diagnostic, bool) {
+	ds, err := diagnose(ctx, env, abs)
+	return ds, err == nil
+}
+
+// errNoEditor: the host has no editor to ask for diagnostics.
+var errNoEditor = errors.New("no editor")
+
+// diagnose asks the editor (or, without one that reports problems, the daemon's language
+// servers) for abs's diagnostics; the error says why they are not known.
+func diagnose(ctx context.Context, env *tools.Env, abs string) ([]tools.Diagnostic, error) {
 	ed := env.Host.Editor()
 	if ed == nil {
-		return nil, false
+		return nil, errNoEditor
 	}
-	ds, err := ed.Diagnostics(ctx, []string{abs})
-	if err != nil {
-		return nil, false
-	}
-	return ds, true
+	return ed.Diagnostics(ctx, []string{abs})
 }
 
 // sendEvery is how much a streamed body must grow before the diff view gets the next update
@@ -365,10 +371,23 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	}
 	o := outcome{rel: rel, orig: string(orig), proposed: string(proposed), final: final, isNew: isNew,
 		full: env.Settings.FullEditResults, edits: edits}
-	if diagsOK {
-		if after, ok := diagnostics(ctx, env, abs); ok {
-			o.problems = newErrors(abs, before, after)
-		}
+	// The errors the edit brought (docs/tools.md, "Editing files"). When the problems before
+	// it are not known, those after it are all named; when the ones after it cannot be known
+	// (a language server that crashed, hangs or is not up in time), the result says so.
+	switch after, err := diagnose(ctx, env, abs); {
+	case err == nil && diagsOK:
+		o.problems = newErrors(abs, before, after)
+	case err == nil:
+		o.problems, o.beforeUnknown = newErrors(abs, nil, after), true
+	case !errors.Is(err, errNoEditor):
+		o.unavailable = err.Error()
+	}
+	// The chat shows them too, under the edit's row.
+	switch {
+	case len(o.problems) > 0:
+		env.UI.Say(ctx, msg.SayInfo, render("row-problems", msgData{Path: rel, Problems: formatProblems(o.problems)}), nil, false)
+	case o.unavailable != "":
+		env.UI.Say(ctx, msg.SayInfo, render("row-unavailable", msgData{Path: rel, Reason: o.unavailable}), nil, false)
 	}
 	text := resultText(o)
 	if ro {

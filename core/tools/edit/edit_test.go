@@ -448,8 +448,9 @@ func TestNewErrorsAfterSave(t *testing.T) {
 			want: []string{"did not report before", "- Line 4 (fake): undefined: d"}, notWant: []string{"- Line 2", "- Line 5"}, asks: 2},
 		{name: "moved_old_error_is_not_new", diff: block("a\n", "z\ny\na\n"),
 			notWant: []string{"did not report before"}, asks: 2},
-		{name: "host_without_diagnostics", diff: block("c\n", "d ERR: boom\n"), diagsFail: true,
-			notWant: []string{"did not report before"}, asks: 1},
+		{name: "diagnostics_unavailable", diff: block("c\n", "d ERR: boom\n"), diagsFail: true,
+			want:    []string{"Problems in f.txt after this edit are not known: fake: no language server"},
+			notWant: []string{"did not report before"}, asks: 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -471,6 +472,16 @@ func TestNewErrorsAfterSave(t *testing.T) {
 			}
 			if f.host.diagAsks != c.asks {
 				t.Errorf("diagnostics asked %d times, want %d", f.host.diagAsks, c.asks)
+			}
+			// The chat shows new problems, or that they are not known, under the edit's row.
+			rows := 0
+			for _, k := range f.ui.says {
+				if k == msg.SayInfo {
+					rows++
+				}
+			}
+			if want := len(c.want); rows != min(want, 1) {
+				t.Errorf("%d info rows under the edit, want %d", rows, min(want, 1))
 			}
 		})
 	}

@@ -57,6 +57,12 @@ type outcome struct {
 	full     bool // Settings.FullEditResults
 	// problems are the errors the editor reports after saving that it did not report before.
 	problems []tools.Diagnostic
+	// beforeUnknown: the problems before the edit are not known, so problems are all of
+	// those after it.
+	beforeUnknown bool
+	// unavailable says why the problems after the save are not known ("" when they are, or
+	// there is no editor to ask).
+	unavailable string
 	// edits are replace_in_file's blocks as the engine placed them, in block order.
 	edits []diff.Edit
 }
@@ -81,8 +87,13 @@ func resultText(o outcome) string {
 	if notes := matchNotes(o.edits); notes != "" {
 		parts = append(parts, notes)
 	}
-	if len(o.problems) > 0 {
+	switch {
+	case len(o.problems) > 0 && o.beforeUnknown:
+		parts = append(parts, render("problems-now", msgData{Path: o.rel, Problems: formatProblems(o.problems)}))
+	case len(o.problems) > 0:
 		parts = append(parts, render("new-problems", msgData{Path: o.rel, Problems: formatProblems(o.problems)}))
+	case o.unavailable != "":
+		parts = append(parts, render("diagnostics-unavailable", msgData{Path: o.rel, Reason: o.unavailable}))
 	}
 	switch {
 	case changed || o.full || lines <= compactThreshold:

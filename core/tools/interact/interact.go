@@ -21,6 +21,13 @@ var descriptionsMD string
 
 var descriptions = tools.ParseSections(descriptionsMD)
 
+// messages.md holds the texts of the tools' results, one `## key` section each.
+//
+//go:embed messages.md
+var messagesMD string
+
+var messages = tools.ParseSections(messagesMD)
+
 // The tools' names, in the prompt and in tool calls: everything that names one of them uses
 // these.
 const (
@@ -29,11 +36,23 @@ const (
 	PlanRespondName = toolnames.PlanModeRespond
 	NewTaskName     = toolnames.NewTask
 	CondenseName    = toolnames.Condense
+	SwitchModeName  = toolnames.SwitchMode
 )
 
-// All returns every interact tool.
-func All() []tools.Tool {
-	return []tools.Tool{Followup{}, Completion{}, PlanRespond{}, NewTask{}, Condense{}}
+// All returns every interact tool; attempt_completion runs check, when not nil, before it
+// accepts a result.
+func All(check DoneCheck) []tools.Tool {
+	return []tools.Tool{Followup{}, Completion{Check: check}, PlanRespond{}, NewTask{}, Condense{}, SwitchMode{}}
+}
+
+// DoneCheck is a task's "done when" check (README, "Done when"): a command whose exit code
+// decides whether a completion is accepted.
+type DoneCheck interface {
+	// Command is the check's command line, as the user gave it.
+	Command() string
+	// Run runs the check in the task's first root and returns its exit code and its output,
+	// bounded as a command's output is for the model. An error means it could not run.
+	Run(ctx context.Context, env *tools.Env) (exitCode int, output string, err error)
 }
 
 // Followup is ask_followup_question.
@@ -76,8 +95,11 @@ func parseOptions(s string) []string {
 	return opts
 }
 
-// Completion is attempt_completion.
-type Completion struct{}
+// Completion is attempt_completion. With a Check, a result is presented only once the check
+// passes; a failed check's output is the refused completion's result, and the task goes on.
+type Completion struct {
+	Check DoneCheck
+}
 
 // Spec describes the tool.
 func (Completion) Spec() tools.Spec {
@@ -92,10 +114,20 @@ func (Completion) Spec() tools.Spec {
 }
 
 // Run presents the result and waits: approval ends the task, a message continues it.
-func (Completion) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+func (c Completion) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
 	result, _ := call.Param("result")
 	command := strings.TrimSpace(call.Params["command"])
-	env.UI.Say(ctx, msg.SayCompletionResult, result, &msg.Completion{Result: result, Command: command}, false)
+	payload := &msg.Completion{Result: result, Command: command}
+	if c.Check != nil {
+		chk := c.runCheck(ctx, env)
+		payload.Check = chk
+		env.UI.Say(ctx, msg.SayCompletionResult, result, payload, false)
+		if !chk.Passed {
+			return tools.Result{Text: messages.Format("check-failed", chk.Command, chk.ExitCode, chk.Output)}, nil
+		}
+	} else {
+		env.UI.Say(ctx, msg.SayCompletionResult, result, payload, false)
+	}
 	if command != "" {
 		protected := tools.ProtectedCommand(env.Files, command)
 		ans, err := env.UI.Approve(ctx, tools.Approval{Ask: msg.AskCommand, Category: tools.CategoryCommand,
@@ -120,6 +152,16 @@ func (Completion) Run(ctx context.Context, env *tools.Env, call tools.Call) (too
 	env.UI.Say(ctx, msg.SayUserFeedback, ans.Text, nil, false)
 	return tools.Result{Text: "The user has given feedback on the result. Address it and attempt completion again.\n<feedback>\n" +
 		ans.Text + "\n</feedback>"}, nil
+}
+
+// runCheck runs the "done when" check; one that could not run has not passed, and its
+// output says why.
+func (c Completion) runCheck(ctx context.Context, env *tools.Env) *msg.DoneCheck {
+	code, out, err := c.Check.Run(ctx, env)
+	if err != nil {
+		return &msg.DoneCheck{Command: c.Check.Command(), ExitCode: -1, Output: "The check could not run: " + err.Error()}
+	}
+	return &msg.DoneCheck{Command: c.Check.Command(), ExitCode: code, Passed: code == 0, Output: out}
 }
 
 // PlanRespond is plan_mode_respond.

@@ -8,7 +8,7 @@ import (
 // TestEveryToolHasItsDescription: each interact tool's spec takes its description from a
 // section of descriptions.md named after the tool, and no section is left over.
 func TestEveryToolHasItsDescription(t *testing.T) {
-	all := All()
+	all := All(nil)
 	for _, tool := range all {
 		s := tool.Spec()
 		if _, ok := descriptions[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {

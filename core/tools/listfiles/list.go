@@ -21,6 +21,25 @@ type Tree interface {
 	NewFilter(dir string, opts workspace.FilterOptions) *workspace.Filter
 }
 
+// readers is the optional part of a Tree that says where a listing reads its folders from:
+// the daemon's file list of the root (workspace.Lists.Reader). Without it, from the disk.
+type readers interface {
+	Reader(ctx context.Context, dir string) (read workspace.DirReader, done func())
+}
+
+// Listed is a Tree whose listings read folders from the daemon's file lists where a list of
+// the root is held open and current, and from the disk elsewhere (docs/architecture.md,
+// "Watching files"); the listing is the same either way.
+type Listed struct {
+	Tree
+	Lists *workspace.Lists
+}
+
+// Reader implements readers.
+func (l Listed) Reader(ctx context.Context, dir string) (workspace.DirReader, func()) {
+	return l.Lists.Reader(ctx, dir)
+}
+
 // List returns up to limit entries below dir (absolute), relative to dir with "/" after
 // folders, in Cline's display order. A recursive listing goes breadth first, so a cut keeps
 // the shallow entries, and applies workspace.ListOptions; hidden folders are kept when dir
@@ -43,6 +62,12 @@ func List(ctx context.Context, t Tree, dir string, recursive bool, limit int) (e
 		opts.Hidden = workspace.ShowHidden
 	}
 
+	read, done := workspace.DirReader(os.ReadDir), func() {}
+	if r, ok := t.(readers); ok {
+		read, done = r.Reader(ctx, dir)
+	}
+	defer done()
+
 	type level struct {
 		f   *workspace.Filter
 		rel string // "" or "sub/dir/"
@@ -54,7 +79,7 @@ func List(ctx context.Context, t Tree, dir string, recursive bool, limit int) (e
 		}
 		cur := queue[0]
 		queue = queue[1:]
-		children, rerr := os.ReadDir(cur.f.Dir())
+		children, rerr := read(cur.f.Dir())
 		if rerr != nil {
 			continue // unreadable folder: listed, not entered
 		}
@@ -117,21 +142,31 @@ func sortEntries(entries []string) []string {
 }
 
 func compareListing(a, b string) int {
-	ap, bp := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < min(len(ap), len(bp)); i++ {
-		if ap[i] == bp[i] {
-			continue
+	// Component by component, without splitting (a listing sorts every entry it keeps).
+	for {
+		ac, arest, amore := strings.Cut(a, "/")
+		bc, brest, bmore := strings.Cut(b, "/")
+		if ac != bc {
+			// The one that ends at this level is a file here; the other goes deeper.
+			switch {
+			case !amore && bmore:
+				return -1
+			case !bmore && amore:
+				return 1
+			}
+			return naturalCompare(ac, bc)
 		}
-		// The one that ends at this level is a file here; the other goes deeper.
-		if i+1 == len(ap) && i+1 < len(bp) {
-			return -1
-		}
-		if i+1 == len(bp) && i+1 < len(ap) {
+		switch {
+		case amore && bmore:
+			a, b = arest, brest
+		case amore: // a goes deeper
 			return 1
+		case bmore:
+			return -1
+		default:
+			return 0
 		}
-		return naturalCompare(ap[i], bp[i])
 	}
-	return len(ap) - len(bp)
 }
 
 // naturalCompare compares case-insensitively, runs of digits by numeric value ("f2" < "f10");

@@ -34,8 +34,14 @@ func twoRootWorkspace(t *testing.T) *workspace.Workspace {
 // labelled, flat and recursive, while a subfolder lists only itself.
 func TestRunListsEveryRoot(t *testing.T) {
 	ws := twoRootWorkspace(t)
+	for _, tool := range listTools(t, ws) {
+		t.Run(tool.name, func(t *testing.T) { runEveryRoot(t, tool.tool, ws) })
+	}
+}
+
+func runEveryRoot(t *testing.T, tool *Tool, ws *workspace.Workspace) {
 	run := func(params map[string]string) string {
-		res, err := New().Run(context.Background(), &tools.Env{Files: ws, UI: &fakeUI{approve: true}}, tools.Call{Name: Name, Params: params})
+		res, err := tool.Run(context.Background(), &tools.Env{Files: ws, UI: &fakeUI{approve: true}}, tools.Call{Name: Name, Params: params})
 		if err != nil || res.IsError {
 			t.Fatalf("list: %v %s", err, res.Text)
 		}

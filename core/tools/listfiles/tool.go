@@ -9,16 +9,21 @@ import (
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/workspace"
 )
 
 // Name is the tool's name in the prompt.
 const Name = toolnames.ListFiles
 
 // Tool is list_files.
-type Tool struct{}
+type Tool struct {
+	lists *workspace.Lists // the daemon's file lists (nil: every listing reads the disk)
+}
 
-// New returns the list_files tool.
-func New() *Tool { return &Tool{} }
+// New returns the list_files tool. Listings of a root whose file list is held open in lists
+// (the @ index or the search index holds it) read it instead of the disk; nil lists: the
+// disk.
+func New(lists *workspace.Lists) *Tool { return &Tool{lists: lists} }
 
 // files is what list_files needs from env.Files: the workspace plus folder walking.
 type files interface {
@@ -42,7 +47,7 @@ func (*Tool) Spec() tools.Spec {
 }
 
 // Run implements tools.Tool.
-func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
+func (tl *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
 	path, ok := call.Param("path")
 	if !ok || strings.TrimSpace(path) == "" {
 		return tools.MissingParam(Name, "path"), nil
@@ -65,11 +70,15 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 	}
 	var entries []string
 	var truncated bool
+	var tree Tree = fs
+	if tl.lists != nil {
+		tree = Listed{Tree: fs, Lists: tl.lists}
+	}
 	if rs, ok := fs.(rooted); ok && abs == fs.Root() && len(rs.Roots()) > 1 {
 		// `.` with several roots lists them all, the other roots' entries labelled `name:path`.
-		entries, truncated, err = ListRoots(ctx, fs, rs.Roots(), recursive, DefaultLimit)
+		entries, truncated, err = ListRoots(ctx, tree, rs.Roots(), recursive, DefaultLimit)
 	} else {
-		entries, truncated, err = List(ctx, fs, abs, recursive, DefaultLimit)
+		entries, truncated, err = List(ctx, tree, abs, recursive, DefaultLimit)
 	}
 	switch {
 	case errors.Is(err, ErrNotDir):

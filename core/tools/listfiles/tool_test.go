@@ -11,6 +11,7 @@ import (
 	"github.com/cairnhq/cairn/core/internal/golden"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/tools"
+	"github.com/cairnhq/cairn/core/watch"
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
@@ -83,14 +84,7 @@ func TestRunGolden(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home) // the home folder on Windows
 	fsRoot := filepath.VolumeName(home) + string(filepath.Separator)
-	tests := []struct {
-		name      string
-		params    map[string]string
-		reject    bool
-		wantOp    msg.ToolOp // "" when no approval must be asked
-		wantSay   msg.Kind
-		wantError bool
-	}{
+	tests := []goldenCase{
 		{name: "top_level", params: map[string]string{"path": "."}, wantOp: msg.OpListFilesTopLevel},
 		{name: "recursive_src", params: map[string]string{"path": "src", "recursive": "true"}, wantOp: msg.OpListFilesRecursive},
 		{name: "recursive_hidden_target", params: map[string]string{"path": ".github", "recursive": "TRUE"}, wantOp: msg.OpListFilesRecursive},
@@ -107,50 +101,95 @@ func TestRunGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			ui := &fakeUI{approve: !tc.reject}
-			env := &tools.Env{Files: ws, UI: ui}
-			res, err := New().Run(context.Background(), env, tools.Call{Name: Name, Params: tc.params})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.IsError != tc.wantError {
-				t.Errorf("IsError = %v, want %v (%s)", res.IsError, tc.wantError, res.Text)
-			}
-			if res.Rejected != tc.reject {
-				t.Errorf("Rejected = %v", res.Rejected)
-			}
-			if tc.reject && res.UserFeedback != "not now" {
-				t.Errorf("feedback lost: %q", res.UserFeedback)
-			}
-			switch {
-			case tc.wantOp == "" && len(ui.approvals) != 0:
-				t.Errorf("asked approval for a failing call")
-			case tc.wantOp != "":
-				if len(ui.approvals) != 1 {
-					t.Fatalf("approvals = %d", len(ui.approvals))
-				}
-				a := ui.approvals[0]
-				p, _ := a.Payload.(*msg.Tool)
-				if a.Ask != msg.AskTool || a.Category != tools.CategoryRead || !a.Inside || p == nil || p.Op != tc.wantOp {
-					t.Errorf("approval = %+v payload %+v", a, p)
-				}
-				if !tc.reject && p.Content != res.Text {
-					t.Errorf("approval shows different content from the result")
-				}
-			}
-			if tc.wantSay != "" && (len(ui.says) != 1 || ui.says[0] != tc.wantSay) {
-				t.Errorf("says = %v, want %v", ui.says, tc.wantSay)
-			}
-			text := strings.ReplaceAll(res.Text, home, "$HOME")
-			text = strings.ReplaceAll(text, filepath.ToSlash(home), "$HOME")
-			if tc.name == "root_refused" {
-				text = strings.ReplaceAll(text, filepath.ToSlash(fsRoot), "/") // `C:/` on Windows
-			}
-			golden.File(t, filepath.Join("testdata", tc.name+".golden"), text)
-		})
+	for _, tool := range listTools(t, ws) {
+		for _, tc := range tests {
+			t.Run(tool.name+"/"+tc.name, func(t *testing.T) {
+				runGolden(t, tool.tool, ws, tc, home, fsRoot)
+			})
+		}
 	}
+}
+
+// listTools returns list_files reading the disk, and reading the daemon's file lists of
+// ws's roots (held open until the test ends): every listing must be the same from both.
+func listTools(t *testing.T, ws *workspace.Workspace) []struct {
+	name string
+	tool *Tool
+} {
+	t.Helper()
+	hub := watch.New()
+	t.Cleanup(func() {
+		if err := hub.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	lists := workspace.NewLists(hub)
+	t.Cleanup(lists.Close)
+	for _, r := range ws.Roots() {
+		fl, err := lists.Open(context.Background(), r.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(fl.Release)
+	}
+	return []struct {
+		name string
+		tool *Tool
+	}{{"disk", New(nil)}, {"lists", New(lists)}}
+}
+
+// goldenCase is one list_files call and what it must do; its text is testdata/NAME.golden.
+type goldenCase struct {
+	name      string
+	params    map[string]string
+	reject    bool
+	wantOp    msg.ToolOp // "" when no approval must be asked
+	wantSay   msg.Kind
+	wantError bool
+}
+
+func runGolden(t *testing.T, tool *Tool, ws *workspace.Workspace, tc goldenCase, home, fsRoot string) {
+	t.Helper()
+	ui := &fakeUI{approve: !tc.reject}
+	env := &tools.Env{Files: ws, UI: ui}
+	res, err := tool.Run(context.Background(), env, tools.Call{Name: Name, Params: tc.params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError != tc.wantError {
+		t.Errorf("IsError = %v, want %v (%s)", res.IsError, tc.wantError, res.Text)
+	}
+	if res.Rejected != tc.reject {
+		t.Errorf("Rejected = %v", res.Rejected)
+	}
+	if tc.reject && res.UserFeedback != "not now" {
+		t.Errorf("feedback lost: %q", res.UserFeedback)
+	}
+	switch {
+	case tc.wantOp == "" && len(ui.approvals) != 0:
+		t.Errorf("asked approval for a failing call")
+	case tc.wantOp != "":
+		if len(ui.approvals) != 1 {
+			t.Fatalf("approvals = %d", len(ui.approvals))
+		}
+		a := ui.approvals[0]
+		p, _ := a.Payload.(*msg.Tool)
+		if a.Ask != msg.AskTool || a.Category != tools.CategoryRead || !a.Inside || p == nil || p.Op != tc.wantOp {
+			t.Errorf("approval = %+v payload %+v", a, p)
+		}
+		if !tc.reject && p.Content != res.Text {
+			t.Errorf("approval shows different content from the result")
+		}
+	}
+	if tc.wantSay != "" && (len(ui.says) != 1 || ui.says[0] != tc.wantSay) {
+		t.Errorf("says = %v, want %v", ui.says, tc.wantSay)
+	}
+	text := strings.ReplaceAll(res.Text, home, "$HOME")
+	text = strings.ReplaceAll(text, filepath.ToSlash(home), "$HOME")
+	if tc.name == "root_refused" {
+		text = strings.ReplaceAll(text, filepath.ToSlash(fsRoot), "/") // `C:/` on Windows
+	}
+	golden.File(t, filepath.Join("testdata", tc.name+".golden"), text)
 }
 
 func TestListFlatLimit(t *testing.T) {

@@ -3,10 +3,11 @@ package search
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"io/fs"
 	"log/slog"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -39,18 +40,23 @@ var rebuildMin = 1 << 16
 // Indexes holds the index of each workspace root searched recently. It is safe for
 // concurrent use.
 type Indexes struct {
-	idle time.Duration
-	mu   sync.Mutex
-	m    map[string]*Index // by root
+	idle  time.Duration
+	lists *workspace.Lists // the daemon's file lists (nil: every refresh walks)
+	// mu guards m.
+	mu sync.Mutex
+	m  map[string]*Index // by root
 }
 
 // NewIndexes returns an empty set of indexes that drops an index idle for longer than idle
-// (0 means DefaultIdle).
-func NewIndexes(idle time.Duration) *Indexes {
+// (0 means DefaultIdle). Each index takes its file set from its root's list in lists, the
+// daemon's file lists shared with the @ index and list_files, which the caller closes after
+// Close; with nil lists (or where a list cannot tell it is current, workspace.ErrUnwatched)
+// every refresh and every indexed search walks the tree.
+func NewIndexes(idle time.Duration, lists *workspace.Lists) *Indexes {
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	return &Indexes{idle: idle, m: map[string]*Index{}}
+	return &Indexes{idle: idle, lists: lists, m: map[string]*Index{}}
 }
 
 // For returns the index of root, creating it and starting its build in the background on
@@ -60,7 +66,7 @@ func (r *Indexes) For(root string) *Index {
 	defer r.mu.Unlock()
 	ix := r.m[root]
 	if ix == nil {
-		ix = newIndex(root)
+		ix = newIndex(root, r.lists)
 		r.m[root] = ix
 		ix.timer = time.AfterFunc(r.idle, func() { r.dropIfIdle(root, ix) })
 		ix.background(ix.build)
@@ -176,33 +182,34 @@ type Index struct {
 	// Wait waits on it.
 	readyCh chan struct{}
 	used    time.Time
-	files   map[string]entry    // by absolute path
-	post    map[uint32]postings // by trigram
+	files   map[string]entry // by absolute path
+	post    postingStore
 	// next is the next id: a file indexed again gets a new one, and ids never restart (a
 	// search's candidate bits hold the ids below the next of its start).
 	next uint32
 	// total postings held, and garbage: those of files indexed again or gone since. When
 	// garbage outweighs the rest, the next refresh starts over.
 	total, garbage int
-	// list is the last refresh walk's files in path order, valid while the watch has seen
-	// no change since generation listGen (and listOK: every folder was watched).
+	// list is the last refresh's files in path order, valid while the root's file list has
+	// seen no change since generation listGen (and listOK: every folder was watched).
 	list    []listedFile
 	listGen uint64
 	listOK  bool
 
-	watch      *treeWatch // nil where folders cannot be watched
-	watchMu    sync.Mutex // guards the watch's use, closed, gen and starting background work
+	lists *workspace.Lists // where the build opens fl (nil: no file list)
+	// fl is the root's file list, opened by the build and released by stop (nil before, or
+	// when it could not be opened: refreshes walk).
+	fl         atomic.Pointer[workspace.FileList]
+	watchMu    sync.Mutex // guards closed and starting background work
 	closed     bool
-	gen        uint64 // changes seen by the watch
 	refreshing atomic.Bool
 	fast       atomic.Int64  // searches answered from the list (for tests and the bench)
 	bytes      int64         // source bytes indexed (for the memory report)
 	built      time.Duration // how long the first build took
 }
 
-func newIndex(root string) *Index {
-	return &Index{root: root, done: make(chan struct{}), readyCh: make(chan struct{}), files: map[string]entry{},
-		post: map[uint32]postings{}, watch: newTreeWatch()}
+func newIndex(root string, lists *workspace.Lists) *Index {
+	return &Index{root: root, lists: lists, done: make(chan struct{}), readyCh: make(chan struct{}), files: map[string]entry{}}
 }
 
 // background runs fn on a goroutine of the index, with a context that ends when the index
@@ -290,7 +297,7 @@ func (ix *Index) lastUse() time.Time {
 	return ix.used
 }
 
-// stop ends the index's build and refreshes, waits for them and closes its watch.
+// stop ends the index's build and refreshes, waits for them and releases its file list.
 func (ix *Index) stop() {
 	if ix.timer != nil {
 		ix.timer.Stop()
@@ -304,55 +311,8 @@ func (ix *Index) stop() {
 	close(ix.done)
 	ix.watchMu.Unlock()
 	ix.wg.Wait()
-	ix.watchMu.Lock()
-	defer ix.watchMu.Unlock()
-	if ix.watch != nil {
-		if err := ix.watch.close(); err != nil {
-			slog.Debug("search index: closing the file watch", "root", ix.root, "err", err)
-		}
-	}
-}
-
-// watchAdd watches one more folder; false when it cannot (no watch, closed, or the limit).
-func (ix *Index) watchAdd(dir string) bool {
-	ix.watchMu.Lock()
-	defer ix.watchMu.Unlock()
-	return ix.watch != nil && !ix.closed && ix.watch.add(dir)
-}
-
-// postings are the ids of the files holding one trigram, ascending, as varint-coded gaps:
-// most gaps of a common trigram fit one byte, so a posting costs little more than a byte
-// (the index is meant to stay within a quarter of the source bytes it covers).
-type postings struct {
-	b    []byte
-	last uint32 // the last id added
-	n    int    // ids held
-}
-
-func (p *postings) add(id uint32) {
-	p.b = binary.AppendUvarint(p.b, uint64(id-p.last))
-	p.last = id
-	p.n++
-}
-
-// mark sets the bit of every id in bits.
-func (p postings) mark(bits []uint64) {
-	id := uint32(0)
-	for b := p.b; len(b) > 0; {
-		d, k := binary.Uvarint(b)
-		b = b[k:]
-		id += uint32(d)
-		bits[id/64] |= 1 << (id % 64)
-	}
-}
-
-// clip drops the spare capacity appends left behind once a build is done.
-func (ix *Index) clip() {
-	for t, p := range ix.post {
-		if cap(p.b) > len(p.b)+len(p.b)/8 {
-			p.b = slices.Clone(p.b)
-			ix.post[t] = p
-		}
+	if fl := ix.fl.Swap(nil); fl != nil {
+		fl.Release()
 	}
 }
 
@@ -363,95 +323,69 @@ type listedFile struct {
 	kind fileKind
 }
 
-// build is the first refresh; the index is ready when it ends.
+// build opens the root's file list and makes the first refresh; the index is ready when it
+// ends.
 func (ix *Index) build(ctx context.Context) {
 	start := time.Now()
+	if ix.lists != nil {
+		fl, err := ix.lists.Open(ctx, ix.root)
+		switch {
+		case err == nil:
+			ix.fl.Store(fl)
+		case ctx.Err() == nil:
+			slog.Warn("search index: no file list for the root; refreshes walk", "root", ix.root, "err", err)
+		}
+	}
 	if !ix.refresh(ctx) {
 		return
 	}
 	ix.mu.Lock()
-	ix.clip()
+	ix.post.freeze()
 	ix.setReadyLocked(true)
 	ix.built = time.Since(start)
 	files, took := len(ix.files), ix.built
 	ix.mu.Unlock()
+	// The build's garbage (read buffers, the postings waiting between folds) is gone: hand
+	// its pages back now rather than over the scavenger's next minutes, since a warm index
+	// is meant to cost the daemon a quarter of its source at most (docs/performance.md, "P11").
+	debug.FreeOSMemory()
 	slog.Debug("search index ready", "root", ix.root, "files", files, "took", took)
 }
 
-// refresh walks the root as a search of it would, indexes every file not indexed as it is
-// now, forgets the files no longer there, and records the walk's file list. Where the
-// folders can be watched (inotify), the list stays valid until the watch sees a change, and
-// a search of the whole root then reads its candidates from the list without walking.
+// refresh takes the files a search of the whole root reads (the root's file list, or a walk
+// where the list cannot tell it is current), indexes every one not indexed as it is now,
+// forgets the files no longer there, and records the file set. Where the list can tell, the
+// set stays valid until the list sees a change, and a search of the whole root then reads its
+// candidates from it without walking.
 func (ix *Index) refresh(ctx context.Context) bool {
-	ws, err := workspace.New(ix.root)
-	if err != nil {
-		slog.Warn("search index: cannot open the root; searches scan", "root", ix.root, "err", err)
-		return false
-	}
 	ix.mu.Lock()
 	if ix.garbage > ix.total-ix.garbage && ix.garbage > rebuildMin {
 		// Mostly garbage: start over. Searches scan meanwhile; ids go on from next.
 		slog.Debug("search index: rebuilding", "root", ix.root, "postings", ix.total, "garbage", ix.garbage)
-		ix.files, ix.post, ix.list = map[string]entry{}, map[uint32]postings{}, nil
+		ix.files, ix.post, ix.list = map[string]entry{}, postingStore{}, nil
 		ix.total, ix.garbage, ix.bytes = 0, 0, 0
 		ix.setReadyLocked(false)
 	}
 	rebuilding := !ix.ready
 	ix.mu.Unlock()
-	gen, watched := ix.watchGen()
+	gen, watched := ix.changes(ctx)
+	var paths []string
 	if watched {
-		watched = ix.watchAdd(ix.root)
+		fl := ix.fl.Load()
+		paths, watched = fl.Files(ctx, workspace.SearchView), fl.Complete()
+	} else {
+		var err error
+		if paths, err = ix.walk(ctx); err != nil {
+			if ctx.Err() == nil {
+				slog.Warn("search index: walk failed; searches scan", "root", ix.root, "err", err)
+			}
+			return false
+		}
 	}
-	var (
-		bufs sync.Pool
-		mu   sync.Mutex // guards list and watched
-		list []listedFile
-	)
-	err = ws.Walk(ctx, ix.root, workspace.SearchOptions, runtime.GOMAXPROCS(0), func(path string, d fs.DirEntry, _ *workspace.Filter) error {
-		if d.IsDir() {
-			mu.Lock()
-			try := watched
-			mu.Unlock()
-			if try && !ix.watchAdd(path) {
-				mu.Lock()
-				watched = false
-				mu.Unlock()
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // gone since the folder was read
-		}
-		ix.mu.RLock()
-		e, ok := ix.files[path]
-		ix.mu.RUnlock()
-		if !ok || e.size != info.Size() || e.mtime != info.ModTime().UnixNano() {
-			bp, _ := bufs.Get().(*[]byte)
-			if bp == nil {
-				bp = new([]byte)
-			}
-			e, _, ok = ix.add(path, info, bp)
-			bufs.Put(bp)
-			if !ok {
-				return nil
-			}
-		}
-		mu.Lock()
-		list = append(list, listedFile{path: path, id: e.id, kind: e.kind})
-		mu.Unlock()
-		return nil
-	})
-	if err != nil {
-		if ctx.Err() == nil {
-			slog.Warn("search index: walk failed; searches scan", "root", ix.root, "err", err)
-		}
+	list := ix.indexFiles(ctx, paths)
+	if ctx.Err() != nil {
 		return false
 	}
-	slices.SortFunc(list, func(a, b listedFile) int { return strings.Compare(a.path, b.path) })
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if len(list) < len(ix.files) {
@@ -469,31 +403,93 @@ func (ix *Index) refresh(ctx context.Context) bool {
 	}
 	ix.list, ix.listGen, ix.listOK = list, gen, watched
 	if rebuilding && ix.built > 0 {
-		ix.clip()
+		ix.post.freeze()
 		ix.setReadyLocked(true) // a rebuild is done (a first build is finished by build)
 	}
 	return true
 }
 
-// watchGen drains the watch and returns the count of changes seen so far, and whether the
-// index has a watch at all.
-func (ix *Index) watchGen() (uint64, bool) {
-	ix.watchMu.Lock()
-	defer ix.watchMu.Unlock()
-	if ix.watch == nil || ix.closed {
-		return 0, false
+// walk returns the regular files a search of the whole root reads, in path order.
+func (ix *Index) walk(ctx context.Context) ([]string, error) {
+	ws, err := workspace.New(ix.root)
+	if err != nil {
+		return nil, err
 	}
-	if ix.watch.changed() {
-		ix.gen++
+	var (
+		mu    sync.Mutex // guards paths
+		paths []string
+	)
+	err = ws.Walk(ctx, ix.root, workspace.SearchOptions, runtime.GOMAXPROCS(0), func(path string, d fs.DirEntry, _ *workspace.Filter) error {
+		if d.Type().IsRegular() {
+			mu.Lock()
+			paths = append(paths, path)
+			mu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return ix.gen, true
+	slices.Sort(paths)
+	return paths, nil
 }
 
-// unchanged reports whether nothing changed in the tree since the last refresh walk began
-// and every folder of it is watched; when something did, it starts a refresh in the
+// indexFiles indexes, in parallel, every one of paths (in path order) not indexed as it is
+// now, and returns them as the index knows them, in the same order; a file gone or changed
+// into something else since is left out.
+func (ix *Index) indexFiles(ctx context.Context, paths []string) []listedFile {
+	out := make([]listedFile, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			var buf []byte
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				path := paths[i]
+				info, err := os.Lstat(path)
+				if err != nil || !info.Mode().IsRegular() {
+					continue // gone, or no longer a file, since it was listed
+				}
+				ix.mu.RLock()
+				e, ok := ix.files[path]
+				ix.mu.RUnlock()
+				if !ok || e.size != info.Size() || e.mtime != info.ModTime().UnixNano() {
+					if e, _, ok = ix.add(path, info, &buf); !ok {
+						continue
+					}
+				}
+				out[i] = listedFile{path: path, id: e.id, kind: e.kind}
+			}
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(out, func(f listedFile) bool { return f.path == "" })
+}
+
+// changes returns the count of changes the root's file list applied so far, every change
+// made before the call included (workspace.FileList.Sync), and whether the index can tell at
+// all: it has a list, is open, and the system orders its events.
+func (ix *Index) changes(ctx context.Context) (uint64, bool) {
+	ix.watchMu.Lock()
+	closed := ix.closed
+	ix.watchMu.Unlock()
+	fl := ix.fl.Load()
+	if closed || fl == nil {
+		return 0, false
+	}
+	gen, err := fl.Sync(ctx)
+	return gen, err == nil
+}
+
+// unchanged reports whether nothing changed in the tree since the last refresh began and
+// every folder of it is watched; when something did, it starts a refresh in the
 // background (one at a time) and the caller walks.
-func (ix *Index) unchanged() bool {
-	gen, watched := ix.watchGen()
+func (ix *Index) unchanged(ctx context.Context) bool {
+	gen, watched := ix.changes(ctx)
 	if !watched {
 		return false
 	}
@@ -558,18 +554,15 @@ func (ix *Index) add(path string, info fs.FileInfo, bp *[]byte) (e entry, tris [
 	e.id = ix.next
 	e.ntri = uint32(len(tris))
 	ix.next++
-	for _, t := range tris {
-		p := ix.post[t]
-		p.add(e.id)
-		ix.post[t] = p
-	}
+	ix.post.add(e.id, tris)
 	ix.total += len(tris)
 	if old, had := ix.files[path]; had {
 		ix.bytes -= old.size
 		ix.garbage += int(old.ntri)
 		if ix.garbage > ix.total-ix.garbage && ix.garbage > rebuildMin && ix.refreshing.CompareAndSwap(false, true) {
 			// Mostly garbage: the refresh that starts over. Where no watch starts refreshes
-			// (other OSes), this is the only place that would.
+			// (no hub, or a system that does not order its events), this is the only place
+			// that would.
 			ix.refreshInBackground()
 		}
 	}
@@ -671,7 +664,7 @@ func (ix *Index) eval(q *query) (bits []uint64, all bool) {
 	}
 	acc := make([]uint64, n)
 	for _, t := range q.tris {
-		ix.post[t].mark(acc)
+		ix.post.mark(t, acc)
 	}
 	for _, s := range q.sub {
 		b, all := ix.eval(s)
@@ -687,7 +680,7 @@ func (ix *Index) eval(q *query) (bits []uint64, all bool) {
 
 func (ix *Index) postingBits(t uint32, n int) []uint64 {
 	b := make([]uint64, n)
-	ix.post[t].mark(b)
+	ix.post.mark(t, b)
 	return b
 }
 
@@ -747,8 +740,8 @@ func (c *candidates) decide(e entry, tris []uint32, fromBits bool) bool {
 // listed returns the files of the whole root a search must read, in path order, when the
 // tree is unchanged since the last refresh walk: the candidates among the listed files and
 // every file too large to index. ok is false when the search must walk.
-func (c *candidates) listed() (paths []string, ok bool) {
-	if !c.ix.unchanged() {
+func (c *candidates) listed(ctx context.Context) (paths []string, ok bool) {
+	if !c.ix.unchanged(ctx) {
 		return nil, false
 	}
 	c.ix.mu.RLock()

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnhq/cairn/core/watch"
+
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
@@ -151,8 +153,7 @@ func TestIndexedSearchMatchesScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx := NewIndexes(0)
-	t.Cleanup(idx.Close)
+	idx := testIndexes(t, 0)
 	ready(t, idx, ws.Root())
 	narrowed := 0
 	for _, q := range indexQueries {
@@ -197,7 +198,7 @@ func settle(t *testing.T, ix *Index) {
 		return
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for !ix.unchanged() {
+	for !ix.unchanged(context.Background()) {
 		if time.Now().After(deadline) {
 			t.Fatal("the index's list never became current")
 		}
@@ -226,8 +227,7 @@ func TestIndexFollowsTheDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx := NewIndexes(0)
-	t.Cleanup(idx.Close)
+	idx := testIndexes(t, 0)
 	ix := ready(t, idx, ws.Root())
 	search := func(re string) string {
 		t.Helper()
@@ -296,8 +296,7 @@ func TestIndexFollowsTheDisk(t *testing.T) {
 func TestIndexDroppedWhenIdle(t *testing.T) {
 	root := t.TempDir()
 	writeCorpus(t, root)
-	idx := NewIndexes(50 * time.Millisecond)
-	t.Cleanup(idx.Close)
+	idx := testIndexes(t, 50*time.Millisecond)
 	first := ready(t, idx, root)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -330,8 +329,7 @@ func TestIndexRebuildsWhenMostlyGarbage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx := NewIndexes(0)
-	t.Cleanup(idx.Close)
+	idx := testIndexes(t, 0)
 	ix := ready(t, idx, ws.Root())
 	_, _, live, _ := ix.Stats()
 	name := filepath.Join(root, "src/many.go")
@@ -369,4 +367,20 @@ func TestIndexRebuildsWhenMostlyGarbage(t *testing.T) {
 	if garbage > total-garbage || total > 4*live {
 		t.Errorf("after 40 rewrites: %d postings, %d garbage (%d live after the build)", total, garbage, live)
 	}
+}
+
+// testIndexes returns indexes whose file lists watch through a hub of their own; all are
+// closed, the indexes first and the hub last, when the test ends.
+func testIndexes(tb testing.TB, idle time.Duration) *Indexes {
+	hub := watch.New()
+	tb.Cleanup(func() {
+		if err := hub.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	lists := workspace.NewLists(hub)
+	tb.Cleanup(lists.Close)
+	idx := NewIndexes(idle, lists)
+	tb.Cleanup(idx.Close)
+	return idx
 }

@@ -124,7 +124,7 @@ func Search(ctx context.Context, root string, opts Options) (Results, error) {
 	}
 	if cand != nil && opts.FilePattern == "" && root == cand.ix.root {
 		// The whole root, unchanged since the index's last walk: read its candidates only.
-		if paths, ok := cand.listed(); ok {
+		if paths, ok := cand.listed(ctx); ok {
 			s.searchAll(ctx, paths, opts.Workers)
 			if err := ctx.Err(); err != nil {
 				return Results{}, fmt.Errorf("search %s: %w", root, err)

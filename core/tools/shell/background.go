@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/cairnhq/cairn/core/tools"
 )
 
 // stopWait bounds how long Stop waits for a command and its process group to be gone: the
@@ -13,14 +15,24 @@ const stopWait = 8 * time.Second
 // groupPoll is how often Stop looks whether the process group is empty yet.
 const groupPoll = 50 * time.Millisecond
 
-// alive reports whether the command still runs: its shell, or anything left in its process
-// group after the shell exited (a server started with `&`).
+// alive reports whether the command still runs: its shell, or anything it left running
+// after the shell exited (leftRunning).
 func (t *Tracked) alive() bool {
-	return !t.Finished() || groupAlive(t.group)
+	return !t.Finished() || t.leftRunning()
 }
 
-// Stop ends the command and everything in its process group (a job object on Windows) and
-// waits until they are gone, until ctx ends or stopWait passed. It returns the exit code; a
+// leftRunning reports whether a process of the command runs: in its process group (a server
+// started with `&`), or, where the host tells (tools.MemberProcess), outside it (`setsid
+// server &`, a program that daemonizes itself).
+func (t *Tracked) leftRunning() bool {
+	if m, ok := t.proc.(tools.MemberProcess); ok {
+		return len(m.Members()) > 0
+	}
+	return groupAlive(t.group)
+}
+
+// Stop ends the command and everything in its process group (a job object on Windows), and
+// what left the group where the host tells (leftRunning), and waits until they are gone, until ctx ends or stopWait passed. It returns the exit code; a
 // command that had already finished keeps its own. Stopping a finished command whose group is
 // empty does nothing.
 func (t *Tracked) Stop(ctx context.Context) (int, error) {
@@ -39,7 +51,7 @@ func (t *Tracked) Stop(ctx context.Context) (int, error) {
 	}
 	tick := time.NewTicker(groupPoll)
 	defer tick.Stop()
-	for groupAlive(t.group) {
+	for t.leftRunning() {
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
@@ -52,9 +64,14 @@ func (t *Tracked) Stop(ctx context.Context) (int, error) {
 // Running reports how long the command has run.
 func (t *Tracked) Running() time.Duration { return time.Since(t.started) }
 
-// Ports returns the TCP ports the command's process group listens on, where the platform
-// tells (Linux); nil elsewhere.
-func (t *Tracked) Ports() []int { return listeningPorts(t.group) }
+// Ports returns the TCP ports the command's processes (leftRunning's) listen on, where the
+// platform tells (Linux); nil elsewhere.
+func (t *Tracked) Ports() []int {
+	if m, ok := t.proc.(tools.MemberProcess); ok {
+		return portsOf(m.Members())
+	}
+	return listeningPorts(t.group)
+}
 
 // Whole returns everything the command printed so far, cleaned: from memory while it is
 // small, else from the file that keeps it. It fails when the whole output was not kept (no

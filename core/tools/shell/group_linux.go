@@ -49,9 +49,12 @@ func groupMembers(pgid int) []int {
 func groupAlive(pgid int) bool { return len(groupMembers(pgid)) > 0 }
 
 // listeningPorts returns the TCP ports (IPv4 and IPv6) on which a process of group pgid
-// listens: the socket inodes of its members' descriptors matched against /proc/net/tcp{,6}.
-func listeningPorts(pgid int) []int {
-	pids := groupMembers(pgid)
+// listens (portsOf).
+func listeningPorts(pgid int) []int { return portsOf(groupMembers(pgid)) }
+
+// portsOf returns the TCP ports (IPv4 and IPv6) on which one of pids listens: the socket
+// inodes of their descriptors matched against /proc/net/tcp{,6}.
+func portsOf(pids []int) []int {
 	if len(pids) == 0 {
 		return nil
 	}

@@ -12,3 +12,6 @@ func groupAlive(pgid int) bool {
 
 // listeningPorts is Linux only: elsewhere the ports are left out.
 func listeningPorts(int) []int { return nil }
+
+// portsOf is Linux only: elsewhere the ports are left out.
+func portsOf([]int) []int { return nil }

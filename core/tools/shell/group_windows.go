@@ -6,3 +6,6 @@ func groupAlive(int) bool { return false }
 
 // listeningPorts is Linux only: elsewhere the ports are left out.
 func listeningPorts(int) []int { return nil }
+
+// portsOf is Linux only: elsewhere the ports are left out.
+func portsOf([]int) []int { return nil }

@@ -162,9 +162,9 @@ func (r *Registry) Snapshot() (running, finished []TerminalState) {
 		text, done := t.Take()
 		st := TerminalState{ID: t.id, Command: t.command, NewOutput: text}
 		switch {
-		case !done || t.keptLeftovers() && groupAlive(t.group):
+		case !done || t.keptLeftovers() && t.leftRunning():
 			st.Started = t.started
-			st.Ports = listeningPorts(t.group)
+			st.Ports = t.Ports()
 			running = append(running, st)
 			kept = append(kept, t)
 		case text != "" || t.keptLeftovers():
@@ -353,7 +353,8 @@ type Tracked struct {
 	// limit, "proceed while running"): its end is then reported to the registry's Ended.
 	detached bool
 	// leftovers is set when the command's shell ended while processes it started (`server
-	// &`, nohup) still ran in its group: they run on as this command, in the background.
+	// &`, nohup, setsid) still ran (leftRunning): they run on as this command, in the
+	// background.
 	leftovers bool
 	code      int
 	// view is the bounded picture of everything printed since the start; full keeps all of
@@ -485,7 +486,7 @@ func (t *Tracked) pump() {
 	close(t.done)
 }
 
-// keepLeftovers marks a command whose shell ended as running on in what it left in its group.
+// keepLeftovers marks a command whose shell ended as running on in what it left running.
 func (t *Tracked) keepLeftovers() {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -117,20 +117,10 @@ func (t *Tool) planFor() plan {
 // command the user approved, and for auto-approved ones only when the user allows it. A
 // command approved while flagged as writing a protected file may write it.
 func (t *Tool) policy(env *tools.Env, p plan, command string, ans tools.Answer, protectedOK bool) (sandbox.Policy, error) {
-	base := p.cfg.Base
-	if len(base.Roots) == 0 && env.Files != nil {
-		base.Roots = []string{env.Files.Root()}
-	}
-	if base.Home == "" {
-		base.Home, _ = os.UserHomeDir() // "": no home, nothing of it to mask
-	}
-	temp, err := t.reg.tempDir()
+	base, err := t.base(env, p)
 	if err != nil {
 		return sandbox.Policy{}, err
 	}
-	base.Temp = temp
-	base.Ports = t.reg.ports()
-	base.Ignored = t.reg.ignored(env.Files, base.Roots)
 	tier := sandbox.Workspace
 	if ans.Auto && readOnlyLine(command) {
 		tier = sandbox.ReadOnly
@@ -145,6 +135,26 @@ func (t *Tool) policy(env *tools.Env, p plan, command string, ans tools.Answer, 
 		pol.Protected = nil
 	}
 	return pol, nil
+}
+
+// base is what every command of the task is confined by: the roots, the home folder's masks,
+// the registry's temp folder, the ports the task's commands listen on and the ignored files.
+func (t *Tool) base(env *tools.Env, p plan) (sandbox.Base, error) {
+	base := p.cfg.Base
+	if len(base.Roots) == 0 && env.Files != nil {
+		base.Roots = []string{env.Files.Root()}
+	}
+	if base.Home == "" {
+		base.Home, _ = os.UserHomeDir() // "": no home, nothing of it to mask
+	}
+	temp, err := t.reg.tempDir()
+	if err != nil {
+		return sandbox.Base{}, err
+	}
+	base.Temp = temp
+	base.Ports = t.reg.ports()
+	base.Ignored = t.reg.ignored(env.Files, base.Roots)
+	return base, nil
 }
 
 // ignoredTTL is how long the list of ignored files is reused between commands.

@@ -187,9 +187,9 @@ func (t *Tool) run(ctx context.Context, env *tools.Env, req tools.CommandRequest
 	res, err := f.follow(ctx, time.Duration(timeout)*time.Second)
 	if f.tracked.Finished() {
 		if err == nil && f.leftovers() {
-			// What the command left running (`server &`, nohup, setsid in the sandbox) is
-			// kept as this command, in the background, never stopped unsaid (README,
-			// "Commands that keep running").
+			// What the command left running (`server &`, nohup, setsid) is kept as this
+			// command, in the background, never stopped unsaid (README, "Commands that
+			// keep running").
 			f.tracked.keepLeftovers()
 			row := rowData{ID: f.tracked.ID(), Command: f.tracked.Command()}
 			f.env.UI.Say(ctx, msg.SayInfo, render("row.leftovers", row), nil, false)
@@ -207,14 +207,15 @@ func (t *Tool) run(ctx context.Context, env *tools.Env, req tools.CommandRequest
 // shell's exit, ends the group within it when nothing is left.
 const leftoverSettle = time.Second
 
-// leftovers reports whether processes the finished command started still run in its group
-// (with the command sandbox, in its launcher's namespace) once leftoverSettle passed.
+// leftovers reports whether processes the finished command started still run once
+// leftoverSettle passed: in its group (with the command sandbox, in its launcher's
+// namespace), or outside it where the host tells (Tracked.leftRunning).
 func (f *follower) leftovers() bool {
 	if f.tracked.group == 0 {
 		return false
 	}
 	deadline := time.Now().Add(leftoverSettle)
-	for groupAlive(f.tracked.group) {
+	for f.tracked.leftRunning() {
 		if time.Now().After(deadline) {
 			return true
 		}

@@ -8,11 +8,9 @@ package subagents
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/toolnames"
@@ -109,14 +107,14 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if !ans.Approved {
 		return tools.Result{Text: messages.Format("denied"), Rejected: true, UserFeedback: ans.Text}, nil
 	}
-	row := &row{ui: env.UI}
+	row := tools.NewSubagentsRow(env.UI)
 	initial := make([]msg.Subagent, len(prompts))
 	for i, p := range prompts {
 		initial[i] = msg.Subagent{Prompt: p, Status: msg.SubagentRunning}
 	}
-	row.show(ctx, initial, true)
-	reports, err := t.runner.Run(ctx, env, prompts, func(s []msg.Subagent) { row.show(ctx, s, true) })
-	row.finish(ctx)
+	row.Show(ctx, initial, true)
+	reports, err := t.runner.Run(ctx, env, prompts, func(s []msg.Subagent) { row.Show(ctx, s, true) })
+	row.Finish(ctx)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("use_subagents: %w", err)
 	}
@@ -146,34 +144,4 @@ func resultText(reports []Report) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-// row is the subagents row of one call, replaced in place as the children move on.
-type row struct {
-	ui tools.UI
-
-	// mu guards last and serialises the updates.
-	mu   sync.Mutex
-	last string
-}
-
-func (r *row) show(ctx context.Context, children []msg.Subagent, partial bool) {
-	b, err := json.Marshal(msg.Subagents{Children: children})
-	if err != nil {
-		return // plain data always encodes
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if string(b) == r.last && partial {
-		return
-	}
-	r.last = string(b)
-	r.ui.Say(ctx, msg.SaySubagents, r.last, nil, partial)
-}
-
-// finish marks the row complete with the last state shown.
-func (r *row) finish(ctx context.Context) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ui.Say(ctx, msg.SaySubagents, r.last, nil, false)
 }

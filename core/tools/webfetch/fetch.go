@@ -6,6 +6,7 @@ package webfetch
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"mime"
@@ -54,6 +55,9 @@ type Fetcher struct {
 	// Proxy picks the proxy of a request (nil: http.ProxyFromEnvironment, the user's
 	// HTTP_PROXY/HTTPS_PROXY/NO_PROXY). Used only when Client is nil.
 	Proxy func(*http.Request) (*url.URL, error)
+	// TLS is the TLS configuration of its connections (nil: the system's authorities), with
+	// the authorities the user added (core/egress). Used only when Client is nil.
+	TLS *tls.Config
 }
 
 // Page is a fetched response.

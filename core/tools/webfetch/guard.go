@@ -29,6 +29,9 @@ func (f Fetcher) client() *http.Client {
 		c = *f.Client
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if f.TLS != nil {
+			tr.TLSClientConfig = f.TLS.Clone()
+		}
 		// A proxy the user set (HTTP_PROXY, HTTPS_PROXY) is dialled as it is: the page's own
 		// address is then checked by name, on the first URL and on every redirect, before the
 		// request leaves. Without a proxy every connection is checked on the address dialled.

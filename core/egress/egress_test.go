@@ -1,0 +1,98 @@
+package egress
+
+import (
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFromEnv(t *testing.T) {
+	env := map[string]string{"https_proxy": "http://p:3128", "NO_PROXY": "internal.corp,.svc", "SSL_CERT_FILE": "/a.pem",
+		"NODE_EXTRA_CA_CERTS": "/b.pem", "SSL_CERT_DIR": "/c" + string(filepath.ListSeparator) + "/d"}
+	c := FromEnv(func(k string) string { return env[k] })
+	if c.HTTPSProxy != "http://p:3128" || c.HTTPProxy != "" || c.NoProxy != "internal.corp,.svc" {
+		t.Errorf("proxies: %+v", c)
+	}
+	if len(c.CAFiles) != 2 || len(c.CADirs) != 2 {
+		t.Errorf("authorities: %+v", c)
+	}
+	pick := c.Proxy()
+	for url, want := range map[string]string{
+		"https://api.openai.com/v1": "http://p:3128",
+		"https://a.internal.corp/":  "",
+		"https://x.svc/":            "",
+		"https://127.0.0.1:8080/":   "", // loopback never goes through a proxy
+		"http://plain.example/":     "", // no HTTP_PROXY
+	} {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := pick(req)
+		got := ""
+		if u != nil {
+			got = u.String()
+		}
+		if err != nil || got != want {
+			t.Errorf("%s: proxy %q (%v), want %q", url, got, err, want)
+		}
+	}
+	if s, b := c.BrowserProxy(); s != "http://p:3128" || b != "internal.corp;.svc" {
+		t.Errorf("browser proxy %q bypass %q", s, b)
+	}
+}
+
+func TestBadCA(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.pem")
+	if err := os.WriteFile(junk, []byte("not a certificate"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]Config{
+		"missing file": {CAFiles: []string{filepath.Join(dir, "absent.pem")}},
+		"no PEM":       {CAFiles: []string{junk}},
+		"missing dir":  {CADirs: []string{filepath.Join(dir, "absent")}},
+	} {
+		if _, err := c.Transport(); !errors.Is(err, ErrBadCA) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	tr, err := Config{}.Transport()
+	if err != nil || tr.TLSClientConfig != nil && tr.TLSClientConfig.RootCAs != nil {
+		t.Errorf("without extra authorities the system's are used as they are: %v", err)
+	}
+}
+
+// The command line's default transport and the daemon's read the same extra authorities once
+// per process, and trust them.
+func TestExtraCAsReadOnce(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "corp.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := Config{CAFiles: []string{ca}}
+	first, err := c.RootCAs()
+	if err != nil || first == nil {
+		t.Fatalf("pool %v, err %v", first, err)
+	}
+	if again, err := c.RootCAs(); again != first || err != nil {
+		t.Errorf("the authorities were read again (err %v)", err)
+	}
+	tr, err := c.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	if err != nil {
+		t.Fatalf("the extra authority is not trusted: %v", err)
+	}
+	if err := resp.Body.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

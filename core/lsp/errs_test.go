@@ -1,0 +1,9 @@
+package lsp_test
+
+import (
+	"errors"
+
+	"github.com/cairnhq/cairn/core/lsp"
+)
+
+func errorIs(err error) bool { return errors.Is(err, lsp.ErrUnavailable) }
