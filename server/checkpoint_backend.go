@@ -46,3 +46,15 @@ func (c *composer) CheckpointRestoreFiles(ctx context.Context, roots []string, h
 	}
 	return nil
 }
+
+// CheckpointExport backs ForkTask's files (rpc.Env).
+func (c *composer) CheckpointExport(ctx context.Context, roots []string, hash, dir string) error {
+	root, err := checkpointRoot(roots)
+	if err != nil {
+		return err
+	}
+	if err := agent.ExportCheckpointFiles(ctx, c.agent.DataDir, root, hash, dir); err != nil {
+		return fmt.Errorf("export checkpoint: %w", err)
+	}
+	return nil
+}

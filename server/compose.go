@@ -41,7 +41,8 @@ var (
 // Models lists an endpoint's models the way its preset reads them, caching catalogues in the
 // data dir (rpc.Env).
 func (c *composer) Models(ctx context.Context, preset, baseURL, apiKey string) ([]presets.Model, error) {
-	return presets.List(ctx, presets.Lookup(preset), presets.Endpoint{BaseURL: baseURL, APIKey: apiKey, CacheDir: c.agent.DataDir})
+	return presets.List(ctx, presets.Lookup(preset), presets.Endpoint{BaseURL: baseURL, APIKey: apiKey, CacheDir: c.agent.DataDir,
+		Client: c.agent.HTTPClient})
 }
 
 // Settings implements agent.Env.
@@ -67,7 +68,7 @@ func (c *composer) Index(ctx context.Context, root string) (*workspace.Index, er
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", task.ErrBadRequest, err)
 	}
-	ix, err := workspace.NewIndex(context.WithoutCancel(ctx), ws)
+	ix, err := workspace.NewIndex(context.WithoutCancel(ctx), ws, c.agent.FileLists)
 	if err != nil {
 		return nil, err
 	}

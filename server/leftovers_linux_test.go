@@ -18,8 +18,8 @@ import (
 )
 
 // `cairn serve` killed with SIGKILL leaves no command running: a sandboxed command dies with
-// its launcher, and an unsandboxed one is stopped by the next daemon on the data dir before it serves anyone
-// (README, "Commands that keep running").
+// its launcher, and an unsandboxed one is stopped by the next daemon on the data dir before it serves anyone,
+// also what left its process group (README, "Commands that keep running").
 func TestKilledDaemonLeavesNoCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the daemon")
@@ -29,20 +29,27 @@ func TestKilledDaemonLeavesNoCommand(t *testing.T) {
 		name    string
 		off     bool
 		bg      string // a unique sleep argument
+		escape  bool   // the sleep leaves the command's group (setsid), from a foreground command
 		skipWhy string
 	}{
 		{name: "unsandboxed", off: true, bg: "314159"},
+		{name: "unsandboxed setsid", off: true, bg: "314163", escape: true},
 		{name: "sandboxed", bg: "314161", skipWhy: sandbox.Probe().Reason},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.off && !sandbox.Probe().Available {
 				t.Skip("no command sandbox here: ", tc.skipWhy)
 			}
+			// As under nohup, a hangup of the command's terminal as the daemon dies does not
+			// end it.
+			call := "<execute_command>\n<command>trap '' HUP; exec sleep " + tc.bg + "</command>\n" +
+				"<requires_approval>false</requires_approval>\n<background>true</background>\n</execute_command>"
+			if tc.escape {
+				call = "<execute_command>\n<command>setsid sleep " + tc.bg + " > /dev/null 2>&1 &\necho started</command>\n" +
+					"<requires_approval>false</requires_approval>\n</execute_command>"
+			}
 			fake := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{
-				// As under nohup, a hangup of the command's terminal as the daemon dies does not
-				// end it.
-				{Text: "<execute_command>\n<command>trap '' HUP; exec sleep " + tc.bg + "</command>\n" +
-					"<requires_approval>false</requires_approval>\n<background>true</background>\n</execute_command>"},
+				{Text: call},
 				{Text: "<ask_followup_question>\n<question>Keep them?</question>\n</ask_followup_question>"},
 			}})
 			dataDir, ws := t.TempDir(), t.TempDir()

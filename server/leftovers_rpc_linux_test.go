@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,21 +14,27 @@ import (
 	"github.com/cairnhq/cairn/core/sandbox"
 )
 
-// A process a foreground command leaves running (`server &` in the command sandbox) is kept as a background command with the command's id: the model is told so in the
+// A process a foreground command leaves running (`server &`, in the command sandbox or
+// not) is kept as a background command with the command's id: the model is told so in the
 // result, the chat says so, and the task's end stops it by that id (README, "Commands that
-// keep running").
+// keep running"). Without the sandbox that holds for a process that left the command's
+// process group too (`setsid`, a program that daemonizes itself).
 func TestForegroundLeftoversAreKept(t *testing.T) {
 	for _, tc := range []struct {
 		name, line string
 		off        bool
 	}{
 		{name: "sandboxed &", line: "sleep 314171 > /dev/null 2>&1 &\necho started"},
+		{name: "unsandboxed &", line: "sleep 314172 > /dev/null 2>&1 &\necho started", off: true},
+		{name: "unsandboxed setsid &", line: "setsid sleep 314173 > /dev/null 2>&1 &\necho started", off: true},
+		{name: "unsandboxed daemon", line: "sh -c 'setsid sleep 314174 > /dev/null 2>&1 &' &\necho started", off: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.off && !sandbox.Probe().Available {
 				t.Skip("no command sandbox here")
 			}
-			arg := strings.Fields(tc.line)[strings.Index(strings.Fields(tc.line)[0], "sleep")+1]
+			f := strings.Fields(tc.line)
+			arg := f[slices.Index(f, "sleep")+1]
 			t.Cleanup(func() { killSleeps(arg) })
 			e := servertest.Start(t, llmtest.Script{Turns: []llmtest.Turn{
 				{Text: "<execute_command>\n<command>" + tc.line + "</command>\n<requires_approval>false</requires_approval>\n</execute_command>"},
@@ -52,6 +59,13 @@ func TestForegroundLeftoversAreKept(t *testing.T) {
 			if len(sleeps(arg)) == 0 {
 				ps, _ := exec.Command("ps", "-eo", "pid,pgid,sid,stat,args").CombinedOutput()
 				t.Fatalf("sleep %s is not running:\n%s", arg, ps)
+			}
+			// The model presents its result: the kept command is stopped, escaped or not.
+			e.Answer(id, message, "go on")
+			w.UntilAsk(cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT)
+			if pids := sleeps(arg); len(pids) > 0 {
+				ps, _ := exec.Command("ps", "-eo", "pid,pgid,sid,stat,args").CombinedOutput()
+				t.Fatalf("sleep %s (%v) still runs after the task's result:\n%s\n%s", arg, pids, dumpMsgs(w.Messages()), ps)
 			}
 		})
 	}

@@ -1,10 +1,11 @@
 package server
 
 import (
-	"context"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/cairnhq/cairn/core/watch"
 )
 
 // A shared daemon outlives the window that started it. It ends itself when nobody uses it any
@@ -87,36 +88,66 @@ func (l *lifetime) arm() {
 // notifyDir is watchDir; tests replace it to exercise the polling.
 var notifyDir = watchDir
 
-// watchExecutable calls replaced once path no longer names the file it named at start (renamed
-// over, removed, or rewritten: another size or modification time). Where the system tells about
-// changes in the directory (inotify) it waits for them, costing nothing while idle; elsewhere it
-// stats the file every interval.
-func watchExecutable(ctx context.Context, path string, interval time.Duration, replaced func()) error {
+// exeWatch is the daemon's watch of its own executable (watchExecutable). Stop ends it and
+// waits for its goroutine.
+type exeWatch struct {
+	unwatch func()        // ends the hub's watch (nil when polling)
+	done    chan struct{} // closed by Stop: the polling goroutine returns
+	polling sync.WaitGroup
+	once    sync.Once
+}
+
+// watchExecutable calls replaced, once, when path no longer names the file it named at start
+// (renamed over, removed, or rewritten: another size or modification time). Where the system
+// tells about changes in the directory (inotify) it hears them through hub, the daemon's one
+// watcher, costing nothing while idle; elsewhere it stats the file every interval on a
+// goroutine of its own. replaced runs on the hub's goroutine or that one: it must not wait
+// for the daemon to stop (the hub closes as the daemon stops).
+func watchExecutable(hub *watch.Hub, path string, interval time.Duration, replaced func()) (*exeWatch, error) {
 	first, err := os.Stat(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	changed := func() bool {
+	var fired sync.Once
+	check := func() bool {
 		now, err := os.Stat(path)
-		return err != nil || !os.SameFile(first, now) || now.Size() != first.Size() || !now.ModTime().Equal(first.ModTime())
+		if err != nil || !os.SameFile(first, now) || now.Size() != first.Size() || !now.ModTime().Equal(first.ModTime()) {
+			fired.Do(replaced)
+			return true
+		}
+		return false
 	}
-	if notifyDir(ctx, path, changed, replaced) {
-		return nil
+	w := &exeWatch{done: make(chan struct{})}
+	if stop, ok := notifyDir(hub, path, func() { check() }); ok {
+		w.unwatch = stop
+		return w, nil
 	}
+	w.polling.Add(1)
 	go func() {
+		defer w.polling.Done()
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			select {
-			case <-ctx.Done():
+			case <-w.done:
 				return
 			case <-tick.C:
 			}
-			if changed() {
-				replaced()
+			if check() {
 				return
 			}
 		}
 	}()
-	return nil
+	return w, nil
+}
+
+// Stop ends the watch and waits for its goroutine.
+func (w *exeWatch) Stop() {
+	w.once.Do(func() {
+		close(w.done)
+		if w.unwatch != nil {
+			w.unwatch()
+		}
+		w.polling.Wait()
+	})
 }

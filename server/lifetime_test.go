@@ -1,12 +1,13 @@
 package server
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairnhq/cairn/core/watch"
 )
 
 // fakeTimers records the timers a lifetime arms so a test fires them by hand.
@@ -93,7 +94,7 @@ func TestWatchExecutable(t *testing.T) {
 	for _, mode := range []string{"notify", "poll"} {
 		t.Run(mode, func(t *testing.T) {
 			if mode == "poll" {
-				notifyDir = func(context.Context, string, func() bool, func()) bool { return false }
+				notifyDir = func(*watch.Hub, string, func()) (func(), bool) { return nil, false }
 				t.Cleanup(func() { notifyDir = watchDir })
 			}
 			exe := filepath.Join(t.TempDir(), "cairn")
@@ -104,12 +105,18 @@ func TestWatchExecutable(t *testing.T) {
 			if err := os.WriteFile(exe+".log", []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
+			hub := watch.New()
+			t.Cleanup(func() {
+				if err := hub.Close(); err != nil {
+					t.Error(err)
+				}
+			})
 			fired := make(chan struct{})
-			if err := watchExecutable(ctx, exe, 5*time.Millisecond, func() { close(fired) }); err != nil {
+			w, err := watchExecutable(hub, exe, 5*time.Millisecond, func() { close(fired) })
+			if err != nil {
 				t.Fatal(err)
 			}
+			defer w.Stop()
 			if err := os.WriteFile(exe+".log", []byte("more"), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -44,19 +44,7 @@ func BenchmarkMCPHandshake(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		cmd := exec.Command(cairn, "serve", "--data-dir", data, "--socket", filepath.Join(dir, fmt.Sprintf("s%d-%v.sock", i, withMCP)))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		begin := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-			b.Fatalf("no handshake: %v", err)
-		}
-		took := time.Since(begin)
+		cmd, took := startServer(b, []string{cairn, "serve", "--data-dir", data, "--socket", filepath.Join(dir, fmt.Sprintf("s%d-%v.sock", i, withMCP))})
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
 			b.Fatal(err)
 		}
@@ -95,4 +83,22 @@ func mean(ds []time.Duration) time.Duration {
 		total += d
 	}
 	return (total / time.Duration(len(ds))).Round(10 * time.Microsecond)
+}
+
+// startServer starts a server and returns it once it printed its handshake line, with the
+// time that took.
+func startServer(b *testing.B, args []string) (*exec.Cmd, time.Duration) {
+	cmd := exec.Command(args[0], args[1:]...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	begin := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		b.Fatalf("%v: no handshake: %v", args, err)
+	}
+	return cmd, time.Since(begin)
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,14 +28,17 @@ import (
 
 	"github.com/cairnhq/cairn/server/hostbridge"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
+	"github.com/cairnhq/cairn/server/otel"
 	"github.com/cairnhq/cairn/server/rpc"
 
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/egress"
 	"github.com/cairnhq/cairn/core/hooks"
 	"github.com/cairnhq/cairn/core/host/direct"
 	"github.com/cairnhq/cairn/core/mcp"
 	"github.com/cairnhq/cairn/core/msg"
+	"github.com/cairnhq/cairn/core/policy"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
@@ -67,6 +71,11 @@ type Config struct {
 	// such a daemon also keeps the hook trust it is given in memory (the data dir's is read).
 	Settings *config.Settings
 	Logger   *slog.Logger
+	// Policy says where the policy files are (nil: DefaultPolicySources, this machine's).
+	Policy *policy.Sources
+	// Egress is where outbound connections go and whom they trust (nil: the environment's
+	// HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, …; core/egress).
+	Egress *egress.Config
 }
 
 // MCPSettingsFile is the MCP settings file in the data dir (docs/architecture.md, "MCP").
@@ -107,7 +116,13 @@ type Daemon struct {
 	// shakeInfo is the handshake file this daemon wrote; set once before serving clients.
 	shakeInfo os.FileInfo
 	life      *lifetime
-	stopWatch context.CancelFunc
+	// exe is the watch of the daemon's executable (nil: none); upgraded closes (once, by
+	// upgrade) when it saw the executable replaced.
+	exe         *exeWatch
+	upgraded    chan struct{}
+	upgradeOnce sync.Once
+	// otelStop flushes and stops the OpenTelemetry exporters (a no-op without them).
+	otelStop func(context.Context) error
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -168,9 +183,21 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	// request does, docs/architecture.md "MCP").
 	// Its stdio servers run in the command sandbox, each with a profile of its own
 	// (docs/architecture.md "MCP").
+	// Every outbound connection goes through one transport: the proxy and the extra
+	// certificate authorities (README "Networks of organisations").
+	eg := egress.FromEnv(os.Getenv)
+	if cfg.Egress != nil {
+		eg = *cfg.Egress
+	}
+	tr, err := eg.Transport()
+	if err != nil {
+		return nil, errors.Join(err, lis.Close())
+	}
+	hc := &http.Client{Transport: tr}
 	mcpLog := cfg.Logger.With("component", "mcp")
+	fsHub := watch.New()
 	hub := mcp.New(mcp.Options{SettingsPath: filepath.Join(cfg.DataDir, MCPSettingsFile), ClientVersion: cfg.Version,
-		Logger: mcpLog, Sandbox: agent.MCPSandbox(settings.Get, cfg.DataDir, mcpLog)})
+		Logger: mcpLog, Sandbox: agent.MCPSandbox(settings.Get, cfg.DataDir, mcpLog), HTTPClient: hc, Watch: fsHub})
 	hub.Start()
 	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
 	// What a daemon killed outright left running on this data dir is stopped before any client
@@ -178,15 +205,39 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	// in turn.
 	agentCfg.Ledger = direct.NewLedger(filepath.Join(cfg.DataDir, CommandsDir))
 	if n, err := agentCfg.Ledger.Reap(); err != nil || n > 0 {
-		cfg.Logger.Info("stopped commands a killed daemon left running", "groups", n, "err", err)
+		cfg.Logger.Info("stopped commands a killed daemon left running", "stopped", n, "err", err)
 	}
 	agentCfg.MCP = hub
+	agentCfg.HTTPClient, agentCfg.Egress = hc, eg
+	// OpenTelemetry, only when the OTEL_* variables configure an exporter (README
+	// "OpenTelemetry"); a configuration it cannot use is logged and exports nothing.
+	rec, otelStop, err := otel.Setup(ctx, os.Getenv, cfg.Version, eg, cfg.Logger.With("component", "otel"))
+	if err != nil {
+		cfg.Logger.Warn("OpenTelemetry is configured but cannot start; nothing is exported", "err", err)
+	}
+	if rec != nil {
+		agentCfg.Telemetry = rec
+	}
+	agentCfg.Policy = cfg.Policy
+	if agentCfg.Policy == nil {
+		src := DefaultPolicySources()
+		agentCfg.Policy = &src
+	}
 	agentCfg.Version = cfg.Version
+	// The daemon's one file-system watcher (made before the MCP hub, which watches its
+	// settings through it), shared by the file lists, every task's change tracking, the
+	// language servers and the executable's watch; Stop closes it last, once they are closed.
+	agentCfg.Watch = fsHub
+	// One file list per workspace root, kept current through the watcher and shared by the @
+	// index, the search index and list_files (docs/architecture.md, "Watching files"); Stop
+	// closes them after their users.
+	agentCfg.FileLists = workspace.NewLists(agentCfg.Watch)
 	// The daemon keeps a warm trigram index per workspace root for search_files; Stop closes them.
-	agentCfg.SearchIndexes = search.NewIndexes(0)
-	// The daemon's one file-system watcher, shared by every task's change tracking; Stop
-	// closes it once the tasks are closed.
-	agentCfg.Watch = watch.New()
+	agentCfg.SearchIndexes = search.NewIndexes(0, agentCfg.FileLists)
+	// The daemon's language servers: the diagnostics of tasks without an editor that reports
+	// problems (README, "Language servers"); Stop closes them after the tasks, before the
+	// watcher they hear changes through.
+	agentCfg.Languages = agent.LanguageServers(settings.Get, cfg.DataDir, agentCfg.Watch)
 	// The hooks the user trusted, by content, per workspace. A trust file that does not parse
 	// trusts nothing (and is replaced at the next trust).
 	if agentCfg.Hooks, err = hooks.OpenStore(filepath.Join(cfg.DataDir, HooksFile)); err != nil {
@@ -215,14 +266,12 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	svc := rpc.New(&rpc.Backend{
 		Tasks: tasks, Settings: settings, Hosts: hosts, MCP: hub, Hooks: agentCfg.Hooks, Version: cfg.Version,
 		Dirs: rpc.Dirs{Data: cfg.DataDir, GlobalRules: comp.agent.GlobalRulesDir, GlobalWorkflows: comp.agent.GlobalWorkflowsDir,
-			GlobalSkills: comp.agent.GlobalSkillsDir, GlobalHooks: agentCfg.GlobalHooksDir},
+			GlobalSkills: comp.agent.GlobalSkillsDir, GlobalHooks: agentCfg.GlobalHooksDir, GlobalModes: comp.agent.GlobalModesDir},
 		Worktrees:     worktree.New(filepath.Join(cfg.DataDir, WorktreesDir)),
 		Env:           comp,
 		SearchIndexes: agentCfg.SearchIndexes, IdleExit: cfg.IdleExit,
 	})
-	// watchCtx ends the executable watch when the daemon stops.
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, stopWatch: stopWatch, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
+	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, upgraded: make(chan struct{}), otelStop: otelStop, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
 		done: make(chan struct{}),
 		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
 			Executable: cfg.Executable}}
@@ -253,13 +302,16 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			cfg.Logger.Error("serve", "err", err)
 		}
 	}()
-	if err := d.startLifetime(watchCtx); err != nil {
+	if err := d.startLifetime(); err != nil {
 		d.Stop()
 		return nil, err
 	}
 	go func() {
 		select {
 		case <-ctx.Done():
+			d.Stop()
+		case <-d.upgraded:
+			d.cfg.Logger.Info("the daemon's executable was replaced or removed; exiting", "path", d.cfg.Executable)
 			d.Stop()
 		case <-d.done:
 		}
@@ -268,7 +320,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 }
 
 // startLifetime writes the handshake file and starts the idle timer and the executable watch.
-func (d *Daemon) startLifetime(ctx context.Context) error {
+func (d *Daemon) startLifetime() error {
 	if d.cfg.HandshakeFile != "" {
 		fi, err := writeHandshakeFile(d.cfg.HandshakeFile, d.shake)
 		if err != nil {
@@ -284,13 +336,14 @@ func (d *Daemon) startLifetime(ctx context.Context) error {
 		if poll <= 0 {
 			poll = 250 * time.Millisecond
 		}
-		err := watchExecutable(ctx, d.cfg.Executable, poll, func() {
-			d.cfg.Logger.Info("the daemon's executable was replaced or removed; exiting", "path", d.cfg.Executable)
-			d.Stop()
+		// Told on the watcher's goroutine, which Stop waits for: the daemon stops on Start's.
+		exe, err := watchExecutable(d.comp.agent.Watch, d.cfg.Executable, poll, func() {
+			d.upgradeOnce.Do(func() { close(d.upgraded) })
 		})
 		if err != nil {
 			return fmt.Errorf("server: watching the executable: %w", err)
 		}
+		d.exe = exe
 	}
 	return nil
 }
@@ -332,7 +385,9 @@ func (d *Daemon) stop() {
 			d.cfg.Logger.Warn("removing the handshake file", "err", err)
 		}
 	}
-	d.stopWatch()
+	if d.exe != nil {
+		d.exe.Stop()
+	}
 	// Tasks stop first (their streams end with them); a stuck one does not hold the daemon.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -349,12 +404,20 @@ func (d *Daemon) stop() {
 	}
 	d.comp.closeIndexes()
 	d.comp.agent.SearchIndexes.Close()
-	if err := d.comp.agent.Watch.Close(); err != nil {
-		d.cfg.Logger.Warn("closing the file watcher", "err", err)
+	d.comp.agent.FileLists.Close()
+	if err := d.comp.agent.Languages.Close(); err != nil {
+		d.cfg.Logger.Warn("stopping the language servers", "err", err)
 	}
 	mctx, mcancel := context.WithTimeout(context.Background(), 8*time.Second)
 	if err := d.comp.mcp.Close(mctx); err != nil {
 		d.cfg.Logger.Warn("stopping MCP servers", "err", err)
+	}
+	if err := d.comp.agent.Watch.Close(); err != nil {
+		d.cfg.Logger.Warn("closing the file watcher", "err", err)
+	}
+	// What the tasks reported last is flushed to the collector before the daemon goes.
+	if err := d.otelStop(mctx); err != nil {
+		d.cfg.Logger.Warn("flushing OpenTelemetry", "err", err)
 	}
 	mcancel()
 	if d.sockPath != "" {

@@ -212,7 +212,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
-	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(cairnv1.Mode_MODE_ACT), ConfigOptions: s.configOptions()}, nil
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: a.modeState(ctx, roots, modeAct), ConfigOptions: s.configOptions()}, nil
 }
 
 // Prompt runs one turn of the session's task: it ends when the task waits for the user.
@@ -251,17 +251,17 @@ func (a *Agent) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	return nil
 }
 
-// SetSessionMode switches the session between ACT and PLAN.
+// SetSessionMode switches the session's mode: ACT, PLAN or one of the workspace's modes
+// (docs/modes.md).
 func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return sdk.SetSessionModeResponse{}, err
 	}
-	m, ok := modeOf(p.ModeId)
-	if !ok {
-		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"modeId": "act or plan"})
+	if !a.hasMode(ctx, s.roots, string(p.ModeId)) {
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"modeId": "one of the session's availableModes"})
 	}
-	if err := s.setMode(ctx, m); err != nil {
+	if err := s.setMode(ctx, string(p.ModeId)); err != nil {
 		return sdk.SetSessionModeResponse{}, err
 	}
 	return sdk.SetSessionModeResponse{}, nil
@@ -296,29 +296,67 @@ func (a *Agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.Re
 	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
 }
 
-// modeState is the modes a session offers, current first chosen by m.
-func modeState(m cairnv1.Mode) *sdk.SessionModeState {
-	return &sdk.SessionModeState{CurrentModeId: modeID(m), AvailableModes: []sdk.SessionMode{
-		{Id: "act", Name: "Act", Description: sdk.Ptr("Cairn reads, edits and runs commands, asking as your approval settings say")},
-		{Id: "plan", Name: "Plan", Description: sdk.Ptr("Cairn reads and plans with you; it changes nothing")},
-	}}
+// The built-in modes' ids.
+const (
+	modeAct  = "act"
+	modePlan = "plan"
+)
+
+// builtinModes are ACT and PLAN as a client shows them; the daemon's ListModes adds the
+// orchestrator and the workspace's modes.
+var builtinModes = []sdk.SessionMode{
+	{Id: modeAct, Name: "Act", Description: sdk.Ptr("Cairn reads, edits and runs commands, asking as your approval settings say")},
+	{Id: modePlan, Name: "Plan", Description: sdk.Ptr("Cairn reads and plans with you; it changes nothing")},
 }
 
-func modeID(m cairnv1.Mode) sdk.SessionModeId {
-	if m == cairnv1.Mode_MODE_PLAN {
-		return "plan"
+// modes lists the session's modes: ACT, PLAN and the others the daemon finds for roots. When
+// the daemon cannot list them, ACT and PLAN are still offered.
+func (a *Agent) modes(ctx context.Context, roots []string) []sdk.SessionMode {
+	out := append([]sdk.SessionMode(nil), builtinModes...)
+	if a.o.Files == nil {
+		return out
 	}
-	return "act"
+	resp, err := a.o.Files.ListModes(ctx, &cairnv1.ListModesRequest{WorkspaceRoots: roots})
+	if err != nil {
+		return out
+	}
+	for _, m := range resp.GetModes() {
+		if m.GetSlug() == modeAct || m.GetSlug() == modePlan {
+			continue
+		}
+		mode := sdk.SessionMode{Id: sdk.SessionModeId(m.GetSlug()), Name: m.GetName()}
+		if d := m.GetDescription(); d != "" {
+			mode.Description = sdk.Ptr(d)
+		}
+		out = append(out, mode)
+	}
+	return out
 }
 
-func modeOf(id sdk.SessionModeId) (cairnv1.Mode, bool) {
-	switch id {
-	case "act":
-		return cairnv1.Mode_MODE_ACT, true
-	case "plan":
-		return cairnv1.Mode_MODE_PLAN, true
+// modeState is the modes a session offers, current the one it is in.
+func (a *Agent) modeState(ctx context.Context, roots []string, current string) *sdk.SessionModeState {
+	return &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(current), AvailableModes: a.modes(ctx, roots)}
+}
+
+// hasMode reports whether the session offers the mode.
+func (a *Agent) hasMode(ctx context.Context, roots []string, id string) bool {
+	for _, m := range a.modes(ctx, roots) {
+		if string(m.Id) == id {
+			return true
+		}
 	}
-	return 0, false
+	return false
+}
+
+// taskMode is the mode a task's state names.
+func taskMode(st *cairnv1.TaskState) string {
+	if slug := st.GetModeSlug(); slug != "" {
+		return slug
+	}
+	if st.GetMode() == cairnv1.Mode_MODE_PLAN {
+		return modePlan
+	}
+	return modeAct
 }
 
 // input is a prompt turned into a task's text and attachments.

@@ -133,7 +133,7 @@ func start(t *testing.T, script llmtest.Script, choose string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Modes == nil || s.Modes.CurrentModeId != "act" || len(s.Modes.AvailableModes) != 2 {
+	if s.Modes == nil || s.Modes.CurrentModeId != "act" || len(s.Modes.AvailableModes) != 3 || s.Modes.AvailableModes[2].Id != "orchestrator" {
 		t.Fatalf("modes = %+v", s.Modes)
 	}
 	h.sid = s.SessionId
@@ -475,6 +475,48 @@ func TestPlanModeRefusesEdits(t *testing.T) {
 	h.llmOK(t)
 }
 
+// The workspace's own modes are session modes: session/new lists them, and set_mode puts the
+// task in one, whose system prompt then names it.
+func TestSessionModesIncludeTheWorkspaceModes(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".cairn", "modes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := "---\nname: Docs Writer\ndescription: Writes the docs.\ngroups: [read, edit]\nfileRegex: \\.md$\n---\nBe brief.\n"
+	if err := os.WriteFile(filepath.Join(ws, ".cairn", "modes", "docs.md"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := servertest.Start(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: "<attempt_completion>\n<result>Done.</result>\n</attempt_completion>",
+			Expect: &llmtest.Expect{Contains: []string{"You are in the Docs Writer mode (docs).", "Be brief."}}},
+	}}, servertest.Options{Workspace: ws})
+	h := connect(t, e, "allow_once")
+	s, err := h.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.Workspace, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sid = s.SessionId
+	var ids []string
+	for _, m := range s.Modes.AvailableModes {
+		ids = append(ids, string(m.Id))
+	}
+	if strings.Join(ids, ",") != "act,plan,orchestrator,docs" {
+		t.Fatalf("available modes: %v", ids)
+	}
+	if _, err := h.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: h.sid, ModeId: "nope"}); err == nil {
+		t.Fatal("set_mode accepted a mode the session does not offer")
+	}
+	if _, err := h.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: h.sid, ModeId: "docs"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.prompt(t, sdk.TextBlock("write the docs")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("turn ended with %q", r)
+	}
+	if err := e.LLM.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // session/load from a second connection, after the first one ended, finds the session's task,
 // replays the conversation (the user's prompt as a user chunk, the answer as agent chunks)
 // before it answers, and the next prompt goes on with the task.
@@ -496,7 +538,7 @@ func TestLoadReplaysAndContinues(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The model picker is offered again.
-	if len(loaded.ConfigOptions) != 1 || loaded.ConfigOptions[0].Select == nil || loaded.ConfigOptions[0].Select.Id != "model" ||
+	if len(loaded.ConfigOptions) != 2 || loaded.ConfigOptions[0].Select == nil || loaded.ConfigOptions[0].Select.Id != "model" ||
 		loaded.ConfigOptions[0].Select.CurrentValue == "" {
 		t.Errorf("session/load config options = %+v, want the model", loaded.ConfigOptions)
 	}

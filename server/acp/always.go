@@ -26,8 +26,12 @@ type scope struct {
 
 // scopeOf is the scope an "always" answer to m would have; ok is false when no narrow scope
 // exists (a bare interpreter, a command without a subcommand, a line the allow list cannot
-// cover), and the request then offers no "always".
+// cover, an ask a managed policy rule decided: no grant could loosen it, docs/settings.md
+// "Policy files"), and the request then offers no "always".
 func scopeOf(m *cairnv1.Message) (scope, bool) {
+	if m.GetWhy().GetLocked() {
+		return scope{}, false
+	}
 	if c := m.GetCommand(); c != nil {
 		cmds, ok := commandScope(c.GetCommand())
 		if !ok {
@@ -137,4 +141,31 @@ func subcommand(w string) bool {
 		}
 	}
 	return true
+}
+
+// sessionRules are the allow rules an "always" answer of scope sc to m gives, in the policy
+// files' format: a command's entries as command rules, edits and reads as files rules (inside
+// the workspace, or everywhere when the file was outside it), the browser as a web rule for
+// every host, an MCP tool as an mcp rule. nil for reading an MCP server's resources.
+func sessionRules(m *cairnv1.Message, sc scope) []*cairnv1.PolicyRule {
+	var out []*cairnv1.PolicyRule
+	for _, c := range sc.commands {
+		out = append(out, &cairnv1.PolicyRule{Command: c})
+	}
+	if len(out) > 0 {
+		return out
+	}
+	files := "**"
+	if m.GetTool().GetOutsideWorkspace() {
+		files = "/**"
+	}
+	switch {
+	case sc.key == "edit" || sc.key == "read":
+		return []*cairnv1.PolicyRule{{Files: files, Tool: sc.key}}
+	case sc.key == "browser":
+		return []*cairnv1.PolicyRule{{Web: "*"}}
+	case m.GetMcp().GetToolName() != "":
+		return []*cairnv1.PolicyRule{{Mcp: m.GetMcp().GetServerName() + "/" + m.GetMcp().GetToolName()}}
+	}
+	return nil
 }

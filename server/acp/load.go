@@ -110,9 +110,10 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 		}
 		models := a.models(ctx, model)
 		s.mu.Lock()
-		s.mode, s.model, s.modelList = st.GetMode(), model, models
+		mode := taskMode(st)
+		s.mode, s.model, s.modelList = mode, model, models
 		s.mu.Unlock()
-		return sdk.LoadSessionResponse{Modes: modeState(st.GetMode()), ConfigOptions: s.configOptions()}, nil
+		return sdk.LoadSessionResponse{Modes: a.modeState(ctx, s.roots, mode), ConfigOptions: s.configOptions()}, nil
 	case <-ctx.Done():
 		return sdk.LoadSessionResponse{}, fmt.Errorf("loading the session: %w", ctx.Err())
 	}

@@ -58,7 +58,7 @@ func (s *session) configOptions() []sdk.SessionConfigOption {
 	current, models := s.model, s.modelList
 	s.mu.Unlock()
 	if current == "" {
-		return []sdk.SessionConfigOption{}
+		return []sdk.SessionConfigOption{s.doneWhenOption()}
 	}
 	opts := sdk.SessionConfigSelectOptionsUngrouped{}
 	for _, m := range models {
@@ -68,7 +68,7 @@ func (s *session) configOptions() []sdk.SessionConfigOption {
 	o.Select.Id = modelConfig
 	o.Select.Name = "Model"
 	o.Select.Category = sdk.Ptr(sdk.SessionConfigOptionCategoryModel)
-	return []sdk.SessionConfigOption{o}
+	return []sdk.SessionConfigOption{o, s.doneWhenOption()}
 }
 
 // setModel makes m the session's model: the task's own model from its next request on, or
@@ -94,15 +94,22 @@ func (s *session) setModel(ctx context.Context, m string) error {
 	return nil
 }
 
-// SetSessionConfigOption sets the session's model.
+// SetSessionConfigOption sets the session's model, or its "done when" command.
 func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	v := p.ValueId
-	if v == nil || v.ConfigId != modelConfig || v.Value == "" {
-		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"configId": "the session's only option is \"model\", a model id"})
+	if v == nil || v.ConfigId != modelConfig && v.ConfigId != doneWhenConfig || v.ConfigId == modelConfig && v.Value == "" {
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"configId": "the session's options are \"model\", a model id, " +
+			"and \"doneWhen\", a command"})
 	}
 	s, err := a.session(v.SessionId)
 	if err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	if v.ConfigId == doneWhenConfig {
+		if err := s.setDoneWhen(string(v.Value)); err != nil {
+			return sdk.SetSessionConfigOptionResponse{}, err
+		}
+		return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 	}
 	if err := s.setModel(ctx, string(v.Value)); err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, err

@@ -26,18 +26,16 @@ type session struct {
 	roots []string
 
 	mu     sync.Mutex
-	mode   cairnv1.Mode
+	mode   string // the mode's slug ("": act)
 	taskID string
 	// open is the ask that ended the last turn; the next prompt answers it.
 	open *cairnv1.Message
 	// waiter receives the reason the running turn ended; nil between turns.
 	waiter chan sdk.StopReason
-	// policy is the task's approval policy as its last state showed it.
-	policy *cairnv1.AutoApprove
 	// rejected are the kinds of action the user rejected "always" (approvalKey).
 	rejected map[string]bool
-	// allowed are the MCP tools the user allowed "always" (approvalKey): the session answers
-	// their asks without asking the client.
+	// allowed are the MCP servers whose resources the user allowed "always" (scope.key): the
+	// session answers their asks without asking the client.
 	allowed map[string]bool
 	// announced is set once the slash commands were sent (available_commands_update).
 	announced bool
@@ -48,6 +46,10 @@ type session struct {
 	modelChosen bool
 	// mcpJSON is the client's MCP servers for the session's task (mcpServersJSON).
 	mcpJSON string
+	// doneWhen is the session's "done when" command (README, "Done when"); doneWhenSet
+	// says the client chose it (otherwise the agent's --until holds).
+	doneWhen    string
+	doneWhenSet bool
 	// host is the session's own host (the client's files and terminal); nil: the daemon's.
 	host *bridge
 	// stopSub ends the subscription.
@@ -82,7 +84,7 @@ const maxWaiting = 16
 type waiting struct{ id, line string }
 
 func newSession(a *Agent, id sdk.SessionId, roots []string) *session {
-	return &session{a: a, id: id, roots: roots, mode: cairnv1.Mode_MODE_ACT, rejected: map[string]bool{}, allowed: map[string]bool{},
+	return &session{a: a, id: id, roots: roots, mode: modeAct, rejected: map[string]bool{}, allowed: map[string]bool{},
 		embedded: map[sdk.ToolCallId]string{}, running: map[sdk.ToolCallId]bool{}, closed: map[sdk.ToolCallId]bool{}}
 }
 
@@ -117,7 +119,7 @@ func (s *session) prompt(ctx context.Context, in input) (sdk.StopReason, error) 
 		own := s.overrides()
 		var resp *cairnv1.NewTaskResponse
 		resp, err = tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(in.text, "\uFFFD"), Images: in.images,
-			Files: in.files, WorkspaceRoots: s.roots, Mode: mode, Overrides: own, HostId: s.hostID()})
+			Files: in.files, WorkspaceRoots: s.roots, ModeSlug: mode, Overrides: own, HostId: s.hostID()})
 		if err == nil {
 			s.follow(resp.GetTaskId())
 			if rerr := s.a.remember(ctx, s.id, resp.GetTaskId()); rerr != nil {
@@ -194,6 +196,9 @@ func (s *session) overrides() *cairnv1.TaskOverrides {
 	if s.modelChosen {
 		own.Model = s.model
 	}
+	if s.doneWhenSet {
+		own.DoneWhen = s.doneWhen
+	}
 	s.mu.Unlock()
 	return own
 }
@@ -256,21 +261,21 @@ func (s *session) stop() {
 }
 
 // setMode switches the mode of the session and of its task, and tells the client.
-func (s *session) setMode(ctx context.Context, m cairnv1.Mode) error {
+func (s *session) setMode(ctx context.Context, m string) error {
 	s.mu.Lock()
 	id := s.taskID
 	s.mode = m
-	if m == cairnv1.Mode_MODE_ACT && s.open.GetAsk() == cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND {
+	if m == modeAct && s.open.GetAsk() == cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND {
 		// Switching to ACT answers the open plan question: the task goes on by itself.
 		s.open = nil
 	}
 	s.mu.Unlock()
 	if id != "" {
-		if _, err := s.a.o.State.SetMode(ctx, &cairnv1.SetModeRequest{TaskId: id, Mode: m}); err != nil {
+		if _, err := s.a.o.State.SetMode(ctx, &cairnv1.SetModeRequest{TaskId: id, ModeSlug: m}); err != nil {
 			return rpcError("switching the mode", err)
 		}
 	}
-	return s.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: modeID(m)}})
+	return s.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
 }
 
 // update sends one session/update.
@@ -579,14 +584,11 @@ func (f *follower) Updated(ctx context.Context, m, old *cairnv1.Message) {
 // State is the task's new state.
 func (f *follower) State(_ context.Context, st *cairnv1.TaskState) { f.state(st) }
 
-// state keeps the task's policy and ends the turn when the task stopped.
+// state ends the turn when the task stopped.
 func (f *follower) state(st *cairnv1.TaskState) {
 	if st == nil {
 		return
 	}
-	f.s.mu.Lock()
-	f.s.policy = st.GetAutoApprove()
-	f.s.mu.Unlock()
 	if fc := st.GetFocusChain(); fc != f.focus {
 		f.focus = fc
 		if entries := planEntries(fc); len(entries) > 0 {

@@ -71,8 +71,10 @@ func TestSessionModelIsTheTasksOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared := st.GetSettings().GetApi().GetModel()
-	if len(s.ConfigOptions) != 1 || s.ConfigOptions[0].Select == nil || s.ConfigOptions[0].Select.Id != "model" ||
-		string(s.ConfigOptions[0].Select.CurrentValue) != shared {
+	// The model, then the "done when" check (none yet).
+	if len(s.ConfigOptions) != 2 || s.ConfigOptions[0].Select == nil || s.ConfigOptions[0].Select.Id != "model" ||
+		string(s.ConfigOptions[0].Select.CurrentValue) != shared || s.ConfigOptions[1].Select == nil ||
+		s.ConfigOptions[1].Select.Id != "doneWhen" || s.ConfigOptions[1].Select.CurrentValue != "none" {
 		t.Fatalf("config options = %+v, want the model %q", s.ConfigOptions, shared)
 	}
 	pick := func(m string) {
@@ -82,7 +84,7 @@ func TestSessionModelIsTheTasksOwn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(r.ConfigOptions) != 1 || string(r.ConfigOptions[0].Select.CurrentValue) != m {
+		if len(r.ConfigOptions) != 2 || string(r.ConfigOptions[0].Select.CurrentValue) != m {
 			t.Fatalf("after choosing %s: %+v", m, r.ConfigOptions)
 		}
 	}
@@ -100,6 +102,40 @@ func TestSessionModelIsTheTasksOwn(t *testing.T) {
 	}
 	if st.GetSettings().GetApi().GetModel() != shared {
 		t.Errorf("the shared model changed to %q", st.GetSettings().GetApi().GetModel())
+	}
+	h.llmOK(t)
+}
+
+// The session's "done when" option (README, "Done when") set before the first prompt is its
+// task's check: the first completion is refused with the check's output, the second accepted;
+// once the task runs, the option is refused.
+func TestSessionDoneWhen(t *testing.T) {
+	ed := &editor{choose: "allow_once", changed: make(chan struct{}, 1)}
+	e := servertest.Start(t, llmtest.Script{Turns: []llmtest.Turn{
+		{Text: complete},
+		{Text: complete, Expect: &llmtest.Expect{LastUserContains: []string{"The completion was refused", "checked-by-cairn"}}},
+	}}, servertest.Options{})
+	h := connectAs(t, e, ed, ed, sdk.ClientCapabilities{}, nil)
+	s, err := h.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.Workspace, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sid = s.SessionId
+	// It fails the first time (leaving a mark) and passes after.
+	check := "test -f .checked || { touch .checked; echo checked-by-cairn; exit 1; }"
+	set := func() error {
+		_, err := h.conn.SetSessionConfigOption(context.Background(), sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+			SessionId: h.sid, ConfigId: "doneWhen", Value: sdk.SessionConfigValueId(check)}})
+		return err
+	}
+	if err := set(); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.prompt(t, sdk.TextBlock("finish")); r != sdk.StopReasonEndTurn {
+		t.Fatalf("turn ended with %q", r)
+	}
+	if err := set(); err == nil {
+		t.Error("the check changed while the task runs")
 	}
 	h.llmOK(t)
 }

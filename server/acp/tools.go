@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
-	"google.golang.org/protobuf/proto"
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
@@ -165,9 +164,10 @@ func hunks(diff string) []hunk {
 }
 
 // permission asks the client about an action the approval settings do not cover, and answers
-// the task. "Always" answers hold for the rest of the session: an allow becomes the task's own
-// policy (UpdateTaskSettings; the shared settings never change), a reject is answered here
-// without asking again.
+// the task. "Always" answers hold for the rest of the session: an allow becomes allow rules of
+// the task's session layer of the policy (UpdateTaskSettings, allowAlways; the shared settings
+// and the task's own approval settings never change), a reject is answered here without asking
+// again.
 func (f *follower) permission(ctx context.Context, m *cairnv1.Message) error {
 	id := callID(m)
 	sc, scoped := scopeOf(m)
@@ -239,40 +239,22 @@ func (f *follower) decide(ctx context.Context, m *cairnv1.Message, allow bool, t
 	return f.s.commandStarted(callID(m), m.GetCommand().GetCommand())
 }
 
-// allowAlways adds the scope sc of m to the task's own approval policy.
+// allowAlways keeps the scope sc of m as allow rules of the task's session layer of the policy
+// (docs/settings.md, "Policy files"), saved with the task: the task itself then runs what they
+// cover without asking, a deny or ask rule of any policy file still wins, and `cairn why
+// --task` shows them. Reading an MCP server's resources has no rule of its own: the session
+// answers those asks itself.
 func (f *follower) allowAlways(ctx context.Context, m *cairnv1.Message, sc scope) error {
-	f.s.mu.Lock()
-	cur, id := f.s.policy, f.s.taskID
-	f.s.mu.Unlock()
-	p := &cairnv1.AutoApprove{}
-	if cur != nil {
-		p = proto.Clone(cur).(*cairnv1.AutoApprove)
-	}
-	outside := m.GetTool().GetOutsideWorkspace()
-	switch key := sc.key; {
-	case len(sc.commands) > 0:
-		p.CommandAllowList = append(p.CommandAllowList, sc.commands...)
-	case key == "edit":
-		p.Enabled, p.EditFiles = true, true
-		p.EditFilesOutside = p.EditFilesOutside || outside
-	case key == "read":
-		p.Enabled, p.ReadFiles = true, true
-		p.ReadFilesOutside = p.ReadFilesOutside || outside
-	case key == "browser":
-		p.Enabled, p.Browser = true, true
-	default:
-		// An MCP tool is approved in its server's autoApprove list, a shared setting: the
-		// session answers that tool's asks itself instead, for the rest of the session.
+	rules := sessionRules(m, sc)
+	if len(rules) == 0 {
 		f.s.mu.Lock()
-		f.s.allowed[key] = true
+		f.s.allowed[sc.key] = true
 		f.s.mu.Unlock()
 		return nil
 	}
-	_, err := f.s.a.o.Tasks.UpdateTaskSettings(ctx, &cairnv1.UpdateTaskSettingsRequest{TaskId: id, AutoApprove: p})
-	if err == nil {
-		f.s.mu.Lock()
-		f.s.policy = p
-		f.s.mu.Unlock()
-	}
+	f.s.mu.Lock()
+	id := f.s.taskID
+	f.s.mu.Unlock()
+	_, err := f.s.a.o.Tasks.UpdateTaskSettings(ctx, &cairnv1.UpdateTaskSettingsRequest{TaskId: id, SessionAllow: rules})
 	return err
 }

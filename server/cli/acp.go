@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/presets"
@@ -19,7 +20,9 @@ import (
 type acpOptions struct {
 	dataFlag *string
 	connect  *bool
-	sf       *settingsFlags
+	// until is --until: each session's "done when" command (README, "Done when").
+	until *string
+	sf    *settingsFlags
 }
 
 // acpFlags defines acp's flags; Main reads the same set to find the key among them (keys.go).
@@ -29,6 +32,7 @@ func acpFlags(stdio IO) (*flag.FlagSet, *acpOptions) {
 	o.dataFlag = fs.String("data-dir", "", "data directory")
 	o.connect = fs.Bool("connect", false, "run the sessions on the daemon already running on the data dir (the editor's): "+
 		"its settings, with these flags for each session's task only")
+	o.until = fs.String("until", "", "a command that decides when each session's task is done: a completion is accepted only when it exits 0")
 	o.sf.register(fs)
 	return fs, o
 }
@@ -54,6 +58,10 @@ func acpCommand(ctx context.Context, args []string, stdio IO) int {
 			return exitUsage
 		}
 	}
+	if own == nil {
+		own = &cairnv1.TaskOverrides{}
+	}
+	own.DoneWhen = strings.TrimSpace(*o.until)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("CAIRN_DEBUG") != "" {
 		log = logger(stdio.Err)

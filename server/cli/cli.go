@@ -11,12 +11,15 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/cairnhq/cairn/core/egress"
 
 	"golang.org/x/term"
 
@@ -60,6 +63,11 @@ func Main(args []string) int {
 		stdio.errf("cairn: %v\n", err)
 		return exitFailure
 	}
+	// What a library reaches with its default client goes through the proxy and trusts the
+	// extra authorities too (core/egress); the daemon hands its own clients the same transport.
+	if tr, err := egress.FromEnv(os.Getenv).Transport(); err == nil {
+		http.DefaultTransport = tr
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, args, stdio)
@@ -93,10 +101,14 @@ func Run(ctx context.Context, args []string, io IO) int {
 		return acpCommand(ctx, rest, io)
 	case "worktrees":
 		return worktreesCommand(ctx, rest, io)
+	case "fork":
+		return forkCommand(ctx, rest, io)
 	case "doctor":
 		return doctor(ctx, rest, io)
 	case "status":
 		return statusCommand(ctx, rest, io)
+	case "why":
+		return why(ctx, rest, io)
 	case "version", "--version", "-v":
 		return io.emit("cairn " + Version + "\n")
 	case "help", "-h", "--help":
@@ -129,7 +141,7 @@ const usageText = `usage:
   cairn run [-C DIR] [--mode act|plan] [--model M] [--base-url URL] [--api-key K]
             [--auto-approve read,edit,command,browser,local,mcp,protected,outside] [--yolo]
             [--browser | --no-browser] [--max-requests N] [--max-cost USD] [--command-wait S]
-            [--no-sandbox] [--network] [--json] [--connect] [--worktree] TASK...
+            [--no-sandbox] [--network] [--until CMD] [--json] [--connect] [--worktree] TASK...
   cairn acp [--connect] [--data-dir DIR] [--model M] [--auto-approve ...]
                                      an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, Neovim)
   cairn tool [-C DIR] [--yes] [--connect]  stdin: an assistant message; runs its first tool call
@@ -138,7 +150,10 @@ const usageText = `usage:
   cairn history [--json] | cairn resume ID | cairn version
   cairn doctor [--data-dir DIR]      this machine's facts: the command sandbox, its settings, git, a browser
   cairn status [--data-dir DIR]      which daemon serves the data dir, and its warm search indexes
+  cairn why [-C DIR] [--yolo] [--auto-approve ...] "COMMAND" | cairn why [-C DIR] --tool TOOL PATH
+                                     what Cairn would do with it (run, ask, deny, refuse), and every rule that led there
   cairn worktrees [-C DIR] list [--json] | merge ID [--mode uncommitted|commit] | discard ID [--yes]
+  cairn fork [--data-dir DIR] ID --at N | ID --list
   cairn mcp list [--json] | cairn mcp import FILE | cairn mcp call SERVER TOOL [JSON]
   cairn eval polyglot --dataset DIR [--languages go,python,…] [--exercises LANG/NAME,…] [--limit N]
             [--tries 2] [--parallel N] [--agentic] [--out results.jsonl] [--resume] [--compare RATE]

@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairnhq/cairn/core/agent"
+	"github.com/cairnhq/cairn/core/modes"
 
 	"github.com/cairnhq/cairn/core/parse"
 )
 
 func debug(ctx context.Context, args []string, stdio IO) int {
 	if len(args) < 1 {
-		stdio.errf("cairn debug: parse | prompt | mentions\n")
+		stdio.errf("cairn debug: parse | prompt | mentions | modes\n")
 		return exitUsage
 	}
 	switch args[0] {
@@ -24,6 +27,8 @@ func debug(ctx context.Context, args []string, stdio IO) int {
 		return debugPrompt(ctx, args[1:], stdio)
 	case "mentions":
 		return debugMentions(ctx, args[1:], stdio)
+	case "modes":
+		return debugModes(args[1:], stdio)
 	}
 	stdio.errf("cairn debug: unknown subcommand %q\n", args[0])
 	return exitUsage
@@ -74,14 +79,10 @@ func debugParse(args []string, stdio IO) int {
 func debugPrompt(ctx context.Context, args []string, stdio IO) int {
 	fs := newFlags("debug prompt", stdio)
 	dirs := dirFlags(fs, false, "workspace directory")
-	mode := fs.String("mode", "act", "act or plan")
+	mode := fs.String("mode", "act", "act, plan or the slug of a mode the workspace has (docs/modes.md)")
 	dataFlag := fs.String("data-dir", "", "data directory (for its MCP servers)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
-	}
-	if *mode != "act" && *mode != "plan" {
-		stdio.errf("cairn debug prompt: --mode must be act or plan\n")
-		return exitUsage
 	}
 	root, err := filepath.Abs(*dirs.one())
 	if err != nil {
@@ -95,6 +96,10 @@ func debugPrompt(ctx context.Context, args []string, stdio IO) int {
 		return exitUsage
 	}
 	cfg := agent.DefaultConfig("", nil)
+	if _, ok := modes.Load([]string{root}, cfg.GlobalModesDir).Get(*mode); !ok {
+		stdio.errf("cairn debug prompt: no mode %q in %s (cairn debug modes lists them)\n", *mode, root)
+		return exitUsage
+	}
 	// The MCP servers of the data dir, as a task started now would see them once they have
 	// connected (the prompt lists only connected servers).
 	hub := mcpHub(*dataFlag)
@@ -104,4 +109,41 @@ func debugPrompt(ctx context.Context, args []string, stdio IO) int {
 	settle(wctx, hub)
 	cfg.MCP = hub
 	return stdio.emit(agent.SystemPrompt(root, *mode, "Cairn CLI", s, cfg) + "\n")
+}
+
+// debugModes lists the modes of DIR (docs/modes.md): one line each, then the files skipped.
+func debugModes(args []string, stdio IO) int {
+	fs := newFlags("debug modes", stdio)
+	dirs := dirFlags(fs, false, "workspace directory")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	root, err := filepath.Abs(*dirs.one())
+	if err != nil {
+		stdio.errf("cairn debug modes: %v\n", err)
+		return exitUsage
+	}
+	set := modes.Load([]string{root}, agent.DefaultConfig("", nil).GlobalModesDir)
+	var b strings.Builder
+	for _, m := range set.Modes {
+		from := m.Source
+		if m.BuiltIn() {
+			from = "built-in"
+		}
+		edit := ""
+		if m.EditPattern != "" {
+			edit = " edits " + m.EditPattern
+		}
+		if m.Model != "" {
+			edit += " model " + m.Model
+		}
+		if m.ReasoningEffort != "" {
+			edit += " effort " + m.ReasoningEffort
+		}
+		fmt.Fprintf(&b, "%s\t%s\t[%s]%s\t%s\n", m.Slug, m.Name, m.GroupNames(), edit, from)
+	}
+	for _, p := range set.Problems {
+		fmt.Fprintf(&b, "skipped: %s\n", p)
+	}
+	return stdio.emit(b.String())
 }

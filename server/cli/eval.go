@@ -24,7 +24,7 @@ type evalOptions struct {
 	dataset, languages, exercises, out, compare, work, cache, dataFlag *string
 	shard                                                              *string
 	limit, tries, parallel                                             *int
-	agentic, resume                                                    *bool
+	agentic, resume, doneCheck                                         *bool
 	testTimeout, taskTimeout                                           *time.Duration
 	sf                                                                 *settingsFlags
 }
@@ -41,6 +41,7 @@ func evalFlags(stdio IO) (*flag.FlagSet, *evalOptions) {
 	o.tries = fs.Int("tries", 2, "test runs per exercise; a failure with tries left goes back to the task")
 	o.parallel = fs.Int("parallel", runtime.NumCPU(), "exercises run at once")
 	o.agentic = fs.Bool("agentic", false, "also offer and auto-approve commands (the agent may run the tests itself)")
+	o.doneCheck = fs.Bool("done-check", false, "make the tests each task's \"done when\" check: a completion is accepted only once they pass (README, \"Done when\")")
 	o.out = fs.String("out", "", "results file, one JSON line per exercise (default: a new results-DATE.jsonl; never overwritten)")
 	o.resume = fs.Bool("resume", false, "go on with the results file (--out, default: the newest results-*.jsonl here), skipping the exercises already in it")
 	o.shard = fs.String("shard", "", "K/N: run part K of N of the exercises, a stable split (one part per machine; merge with cairn eval report)")
@@ -169,7 +170,7 @@ func evalCommand(ctx context.Context, args []string, stdio IO) int {
 	start := time.Now()
 	return privateDaemon(ctx, data, settings, stdio, func(c *client) int {
 		fresh, err := eval.Run(ctx, eval.Config{Client: eval.Client{Tasks: c.tasks, UI: c.ui}, Toolchains: tc,
-			Tries: *o.tries, Parallel: *o.parallel, Agentic: *o.agentic, TestTimeout: *o.testTimeout,
+			Tries: *o.tries, Parallel: *o.parallel, Agentic: *o.agentic, DoneCheck: *o.doneCheck, TestTimeout: *o.testTimeout,
 			TaskTimeout: *o.taskTimeout, WorkDir: work, Results: results, Done: done, Progress: stdio.Err, Bar: stdio.ErrTTY, Logger: log}, todo)
 		all := append(done, fresh...)
 		table := eval.Table(eval.Summarize(all, *o.tries), *o.tries, compare)

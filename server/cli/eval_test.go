@@ -520,3 +520,24 @@ func TestEvalReportMergesParts(t *testing.T) {
 		t.Fatalf("--shard 5/4: exit %d", code)
 	}
 }
+
+// With --done-check the tests are each task's "done when" check (README, "Done when"): a model
+// that claims to be done is shown the failing tests inside its task, writes the solution and
+// passes on its only try.
+func TestEvalDoneCheck(t *testing.T) {
+	ds := polyglot(t)
+	exs := loadSet(t, ds, []string{"go/octal"})
+	ex := exs[0]
+	ref := writeReference(t, ex)
+	ref[0].Expect = &llmtest.Expect{LastUserContains: []string{"The completion was refused", "go test ./...", "FAIL"}}
+	turns := append([]llmtest.Turn{{Text: completion}}, ref...)
+	turns = append(turns, llmtest.Turn{Text: completion})
+	script := llmtest.Script{Routes: []llmtest.Route{{FirstUserContains: marker(ex), Turns: turns}}}
+	code, logs, out, _, _ := evalCLI(t, ds, script, []string{"go/octal"}, "--tries", "1", "--done-check")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, logs)
+	}
+	if r := readResults(t, out)["go/octal"]; r == nil || r["passed"] != true || r["passed_on_try"] != 1.0 {
+		t.Fatalf("go/octal should pass on its only try: %v\n%s", r, logs)
+	}
+}

@@ -55,7 +55,7 @@ func TestMCPCommands(t *testing.T) {
 		{[]string{"mcp", "list", "--json", "--data-dir", data}, exitOK, []string{`"name": "everything"`, `"status": "connected"`, `"inputSchema"`}, ""},
 		{[]string{"mcp", "call", "--data-dir", data, "everything", "echo", `{"message":"shell"}`}, exitOK, []string{"Echo: shell"}, ""},
 		{[]string{"mcp", "call", "--data-dir", data, "everything", "get-tiny-image"}, exitOK, []string{"[image image/png,"}, ""},
-		{[]string{"mcp", "call", "--data-dir", data, "everything", "echo", `{"msg":1}`}, exitUsage, nil, "missing property 'message'"},
+		{[]string{"mcp", "call", "--data-dir", data, "everything", "echo", `{"msg":1}`}, exitUsage, nil, `missing properties: ["message"]`},
 		{[]string{"mcp", "call", "--data-dir", data, "off", "echo"}, exitFailure, nil, "not connected"},
 		{[]string{"mcp", "call", "--data-dir", data, "nope", "echo"}, exitFailure, nil, "no such server"},
 	}

@@ -35,7 +35,9 @@ type runOptions struct {
 	dirs                         *dirsFlag
 	jsonOut, connect, trustHooks *bool
 	worktree                     *bool
-	sf                           *settingsFlags
+	// until is --until: the task's "done when" command (README, "Done when").
+	until *string
+	sf    *settingsFlags
 }
 
 // runFlags defines run's flags; Main reads the same set to find the key among them (keys.go).
@@ -43,11 +45,13 @@ func runFlags(stdio IO) (*flag.FlagSet, *runOptions) {
 	fs := newFlags("run", stdio)
 	o := &runOptions{sf: &settingsFlags{}}
 	o.dirs = dirFlags(fs, true, "workspace directory; several -C make several workspace roots")
-	o.mode = fs.String("mode", "act", "act or plan")
+	o.mode = fs.String("mode", "act", "act, plan or the slug of a mode the workspace has (docs/modes.md)")
 	o.jsonOut = fs.Bool("json", false, "print one UI event per line as JSON")
 	o.dataFlag = fs.String("data-dir", "", "data directory")
 	o.connect = fs.Bool("connect", false, "use the daemon already running on the data dir: its settings, with this run's flags for this task only")
 	o.worktree = fs.Bool("worktree", false, "run the task in a git worktree of its own on a new branch (README, \"Tasks in worktrees\")")
+	o.until = fs.String("until", "", "a command that decides when the task is done: a completion is accepted only when it exits 0 "+
+		"(e.g. --until \"go test ./...\"; README, \"Done when\")")
 	o.trustHooks = fs.Bool("hooks", false, "enable hooks for the workspace and trust the hook files as they are now "+
 		"(a hook created or changed during the run does not run)")
 	o.sf.register(fs)
@@ -77,8 +81,12 @@ func run(ctx context.Context, args []string, stdio IO) int {
 		stdio.errf("cairn run: a task is required, e.g. cairn run \"add a README\"\n")
 		return exitUsage
 	}
-	if *mode != "act" && *mode != "plan" {
-		stdio.errf("cairn run: --mode must be act or plan\n")
+	if strings.TrimSpace(*mode) == "" {
+		stdio.errf("cairn run: --mode must be act, plan or a mode's slug\n")
+		return exitUsage
+	}
+	if err := refuseFlags(sf, o.dirs.all()); err != nil {
+		stdio.errf("cairn run: %v\n", err)
 		return exitUsage
 	}
 	var own *cairnv1.TaskOverrides
@@ -89,6 +97,12 @@ func run(ctx context.Context, args []string, stdio IO) int {
 			stdio.errf("cairn run: %v\n", err)
 			return exitUsage
 		}
+	}
+	if until := strings.TrimSpace(*o.until); until != "" {
+		if own == nil {
+			own = &cairnv1.TaskOverrides{}
+		}
+		own.DoneWhen = until
 	}
 	return withDaemon(ctx, *dataFlag, *connect, *sf, stdio, func(c *client) int {
 		var roots []string
@@ -106,14 +120,10 @@ func run(ctx context.Context, args []string, stdio IO) int {
 			}
 			roots = append(roots, strings.ToValidUTF8(root, "\uFFFD"))
 		}
-		m := cairnv1.Mode_MODE_ACT
-		if *mode == "plan" {
-			m = cairnv1.Mode_MODE_PLAN
-		}
 		// Protobuf strings are UTF-8 only: bad bytes in the task or the folder's name become
 		// U+FFFD (the daemon maps such a folder name back to the folder on disk).
 		resp, err := c.tasks.NewTask(ctx, &cairnv1.NewTaskRequest{Text: strings.ToValidUTF8(text, "\uFFFD"),
-			WorkspaceRoots: roots, Mode: m, Overrides: own, Worktree: *o.worktree})
+			WorkspaceRoots: roots, ModeSlug: *mode, Overrides: own, Worktree: *o.worktree})
 		if err != nil {
 			stdio.errf("cairn run: %v\n", statusText(err))
 			return exitFailure
@@ -141,6 +151,10 @@ func resume(ctx context.Context, args []string, stdio IO) int {
 		return exitUsage
 	}
 	id := fs.Arg(0)
+	if err := refuseFlags(sf, []string{"."}); err != nil {
+		stdio.errf("cairn resume: %v\n", err)
+		return exitUsage
+	}
 	var own *cairnv1.TaskOverrides
 	if *connect {
 		var err error
@@ -494,6 +508,11 @@ func (p *printer) show(m *cairnv1.Message, _ string) {
 		p.shown[m.GetIndex()] = m.GetText()
 	case cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT:
 		p.endLine()
+		if c := m.GetCompletion().GetCheck(); c != nil && !c.GetPassed() {
+			// The "done when" check refused the result (README, "Done when"): the task goes on.
+			p.out("\n✗ not done yet: %s exited %d\n%s\n", c.GetCommand(), c.GetExitCode(), strings.TrimRight(c.GetOutput(), "\n"))
+			break
+		}
 		p.out("\n✓ %s\n", m.GetText())
 	case cairnv1.SayKind_SAY_KIND_DIFF_ERROR:
 		p.endLine()
@@ -610,6 +629,7 @@ func toolLine(t *cairnv1.ToolPayload) string {
 		cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE:       "edit",
 		cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED:           "create",
 		cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS:              "start subagents",
+		cairnv1.ToolOperation_TOOL_OPERATION_NAVIGATE:                   "look up " + t.GetContent() + " from",
 	}[t.GetOperation()]
 	if verb == "" {
 		verb = "tool"

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnhq/cairn/server"
 	"github.com/cairnhq/cairn/server/cli"
 
 	"github.com/cairnhq/cairn/core/llm/llmtest"
@@ -252,5 +253,33 @@ func TestInterruptedRunNamesStoppedCommands(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "note: Stopped command 1 as the run was interrupted: echo up; exec sleep 60") {
 		t.Fatalf("no note of the stopped command:\n%s\n%s", out.String(), errb.String())
+	}
+}
+
+// TestRunNotesWhatThePolicyRefused: a setting of config.json that a managed switch refuses
+// (here sandboxNetwork under "networkAllowed": false from the editor's managed setting) does not
+// stop cairn run, as the flag would: the task's note saying so, naming the policy, prints on
+// stderr like the other notes.
+func TestRunNotesWhatThePolicyRefused(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Turns: []llmtest.Turn{{Text: completion}}})
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	t.Setenv("CAIRN_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv(server.ManagedPolicyEnv, `{"networkAllowed": false}`)
+	if err := os.MkdirAll(filepath.Join(cfg, "cairn"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "cairn", "config.json"), []byte(`{"sandboxNetwork": true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"run", "-C", t.TempDir(), "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--api-key", "k", "--model", "m", "say done"}
+	if code := cli.Run(context.Background(), args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	want := "note: The network for auto-approved commands (sandboxNetwork, --network) is refused: the managed policy the editor setting cairn.managedPolicy keeps auto-approved commands off the network"
+	if got := strings.Count(errb.String(), want); got != 1 {
+		t.Errorf("stderr has the note %d times, want once:\n%s", got, errb.String())
 	}
 }

@@ -35,6 +35,11 @@ type Config struct {
 	// Agentic tells the model it may run the tests itself (the daemon's settings then offer
 	// and approve commands).
 	Agentic bool
+	// DoneCheck makes each exercise's tests its task's "done when" check (README, "Done
+	// when"): a completion is accepted only once they pass, their output going back to the
+	// model inside the task. The harness still runs the tests itself, after putting the test
+	// files back, to judge each try.
+	DoneCheck bool
 	// TestTimeout bounds each test run; TaskTimeout bounds an exercise from its first request
 	// to its last test run.
 	TestTimeout, TaskTimeout time.Duration
@@ -163,8 +168,11 @@ func runExercise(ctx context.Context, cfg Config, ex Exercise) (res Result) {
 		tctx, cancel = context.WithTimeout(ctx, cfg.TaskTimeout)
 		defer cancel()
 	}
-	resp, err := cfg.Client.Tasks.NewTask(tctx, &cairnv1.NewTaskRequest{Text: text, WorkspaceRoots: []string{ws},
-		Mode: cairnv1.Mode_MODE_ACT})
+	req := &cairnv1.NewTaskRequest{Text: text, WorkspaceRoots: []string{ws}, Mode: cairnv1.Mode_MODE_ACT}
+	if cmd := cfg.Toolchains.CheckCommand(ex); cfg.DoneCheck && cmd != "" {
+		req.Overrides = &cairnv1.TaskOverrides{DoneWhen: cmd}
+	}
+	resp, err := cfg.Client.Tasks.NewTask(tctx, req)
 	if err != nil {
 		res.Error = "starting the task: " + err.Error()
 		return res

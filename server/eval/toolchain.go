@@ -189,6 +189,24 @@ func (t *Toolchains) SetUp(ctx context.Context, exercises []Exercise) error {
 	return nil
 }
 
+// CheckCommand is the exercise's tests as a command line its task can run in its workspace, as
+// the task's "done when" check (Config.DoneCheck); "" for a language whose tests need the
+// harness's own set-up (JavaScript's test tools are linked in only for the harness's runs).
+func (t *Toolchains) CheckCommand(ex Exercise) string {
+	switch ex.Language {
+	case "go":
+		return "GOWORK=off GOTOOLCHAIN=local GOFLAGS=-mod=mod go test ./..."
+	case "python":
+		if t.python == "" {
+			return ""
+		}
+		return "'" + strings.ReplaceAll(t.python, "'", `'\''`) + "' -m pytest -q -p no:cacheprovider"
+	case "rust", "cpp", "java":
+		return testCommand[ex.Language]
+	}
+	return ""
+}
+
 // TestRun is the outcome of one run of an exercise's tests.
 type TestRun struct {
 	Passed bool

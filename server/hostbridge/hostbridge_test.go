@@ -60,9 +60,18 @@ func connect(t *testing.T, r *Registry, clientID string) (*fakeEditor, *hostv1.W
 			select {
 			case m := <-f.out:
 				if req := m.GetRequest(); req != nil {
+					resp := &hostv1.Response{Id: req.GetId(), Result: &hostv1.Response_Empty{Empty: &hostv1.Empty{}}}
+					if n := req.GetNavigate(); n != nil {
+						// The fake's providers answer with the asked place, and for references
+						// one more line below it.
+						places := []*hostv1.NavigateResult_Place{{Path: n.GetPath(), Line: n.GetLine()}}
+						if n.GetKind() == hostv1.NavigateRequest_KIND_REFERENCES {
+							places = append(places, &hostv1.NavigateResult_Place{Path: n.GetPath(), Line: n.GetLine() + 1})
+						}
+						resp.Result = &hostv1.Response_Navigate{Navigate: &hostv1.NavigateResult{Places: places}}
+					}
 					select {
-					case f.in <- &cairnv1.ConnectRequest{Message: &cairnv1.ConnectRequest_Response{Response: &hostv1.Response{
-						Id: req.GetId(), Result: &hostv1.Response_Empty{Empty: &hostv1.Empty{}}}}}:
+					case f.in <- &cairnv1.ConnectRequest{Message: &cairnv1.ConnectRequest_Response{Response: resp}}:
 					case <-ctx.Done():
 						return
 					}
@@ -207,4 +216,24 @@ func open(t *testing.T, owner *Ref) tools.DiffSession {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// Code navigation goes to the connected editor's providers; without one it is not offered, and
+// the task asks the daemon's language servers instead.
+func TestNavigateAsksTheConnectedEditor(t *testing.T) {
+	r := NewRegistry("test")
+	ref := r.Ref("window-1", fallbackHost{&countingDiffs{}})
+	ctx := context.Background()
+	if _, offered, err := ref.Navigate(ctx, false, "/w/a.go", 3, 5); offered || err != nil {
+		t.Fatalf("no editor connected: offered %v, err %v", offered, err)
+	}
+	connect(t, r, "window-1")
+	defs, offered, err := ref.Navigate(ctx, false, "/w/a.go", 3, 5)
+	if !offered || err != nil || len(defs) != 1 || defs[0].Path != "/w/a.go" || defs[0].Line != 3 {
+		t.Fatalf("definition: %v, %v, %v", defs, offered, err)
+	}
+	refs, _, err := ref.Navigate(ctx, true, "/w/a.go", 3, 5)
+	if err != nil || len(refs) != 2 || refs[1].Line != 4 {
+		t.Fatalf("references: %v, %v", refs, err)
+	}
 }

@@ -50,9 +50,11 @@ var sayKinds = map[msg.Kind]cairnv1.SayKind{
 var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{
 	msg.OpReadFile: cairnv1.ToolOperation_TOOL_OPERATION_READ_FILE, msg.OpListFilesTopLevel: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_TOP_LEVEL,
 	msg.OpListFilesRecursive: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_RECURSIVE, msg.OpListCodeDefinitions: cairnv1.ToolOperation_TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES,
+	msg.OpNavigate:    cairnv1.ToolOperation_TOOL_OPERATION_NAVIGATE,
 	msg.OpSearchFiles: cairnv1.ToolOperation_TOOL_OPERATION_SEARCH_FILES, msg.OpEditedExistingFile: cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE,
 	msg.OpNewFileCreated: cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED, msg.OpWebFetch: cairnv1.ToolOperation_TOOL_OPERATION_WEB_FETCH,
 	msg.OpSummarizeTask: cairnv1.ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK, msg.OpUseSubagents: cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS,
+	msg.OpSwitchMode: cairnv1.ToolOperation_TOOL_OPERATION_SWITCH_MODE, msg.OpDelegate: cairnv1.ToolOperation_TOOL_OPERATION_DELEGATE,
 }
 
 var toolOutcomes = map[msg.Outcome]cairnv1.ToolOutcome{
@@ -66,6 +68,9 @@ func toMessage(m msg.Message) *cairnv1.Message {
 		Images: cleanAll(m.Images), Files: cleanAll(m.Files)}
 	if m.Type == msg.Ask {
 		out.Kind = &cairnv1.Message_Ask{Ask: askKinds[m.Kind]}
+		if m.Why != nil {
+			out.Why = &cairnv1.ApprovalWhy{Lines: cleanAll(m.Why.Lines), Locked: m.Why.Locked}
+		}
 	} else {
 		out.Kind = &cairnv1.Message_Say{Say: sayKinds[m.Kind]}
 	}
@@ -89,7 +94,12 @@ func toMessage(m msg.Message) *cairnv1.Message {
 		out.Payload = &cairnv1.Message_Followup{Followup: &cairnv1.FollowupPayload{Question: clean(p.Question), Options: cleanAll(p.Options),
 			Selected: clean(p.Selected), NeedsMoreExploration: p.NeedsMoreExploration}}
 	case *msg.Completion:
-		out.Payload = &cairnv1.Message_Completion{Completion: &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command), Changes: p.Changes}}
+		c := &cairnv1.CompletionPayload{Result: clean(p.Result), Command: clean(p.Command), Changes: p.Changes}
+		if k := p.Check; k != nil {
+			c.Check = &cairnv1.DoneCheckPayload{Command: clean(k.Command), ExitCode: int32(max(min(k.ExitCode, math.MaxInt32), math.MinInt32)),
+				Passed: k.Passed, Output: clean(k.Output)}
+		}
+		out.Payload = &cairnv1.Message_Completion{Completion: c}
 	case *msg.APIRequest:
 		out.Payload = &cairnv1.Message_ApiRequest{ApiRequest: &cairnv1.ApiRequestPayload{TokensIn: p.TokensIn, TokensOut: p.TokensOut,
 			CacheWrites: p.CacheWrites, CacheReads: p.CacheReads, Cost: p.Cost, CancelReason: clean(p.CancelReason), Error: clean(p.Error), Done: p.Done,
@@ -127,6 +137,14 @@ func toMode(m string) cairnv1.Mode {
 	return cairnv1.Mode_MODE_ACT
 }
 
+// modeOf is a request's mode: its slug when it names one, else its ACT or PLAN.
+func modeOf(slug string, m cairnv1.Mode) string {
+	if slug != "" {
+		return slug
+	}
+	return fromMode(m)
+}
+
 func fromMode(m cairnv1.Mode) string {
 	if m == cairnv1.Mode_MODE_PLAN {
 		return task.ModePlan
@@ -135,7 +153,7 @@ func fromMode(m cairnv1.Mode) string {
 }
 
 func toState(s task.State) *cairnv1.TaskState {
-	return &cairnv1.TaskState{TaskId: clean(s.ID), Status: statuses[s.Status], Mode: toMode(s.Mode), Title: clean(s.Title),
+	return &cairnv1.TaskState{TaskId: clean(s.ID), Status: statuses[s.Status], Mode: toMode(s.Mode), ModeSlug: clean(s.Mode), Title: clean(s.Title),
 		TokensIn: s.TokensIn, TokensOut: s.TokensOut, CacheReads: s.CacheReads, CacheWrites: s.CacheWrites, Cost: s.Cost,
 		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
 		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount),

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"github.com/cairnhq/cairn/core/modes"
 	"log/slog"
 
 	"google.golang.org/grpc/codes"
@@ -19,8 +20,11 @@ func (s *Services) NewTask(ctx context.Context, req *cairnv1.NewTaskRequest) (*c
 	if err != nil {
 		return nil, err
 	}
-	opts := task.Options{Workspace: req.GetWorkspaceRoots(), HostID: req.GetHostId(), Mode: fromMode(req.GetMode()),
-		Overrides: own}
+	opts := task.Options{Workspace: req.GetWorkspaceRoots(), HostID: req.GetHostId(), Mode: modeOf(req.GetModeSlug(), req.GetMode()),
+		Overrides: own, Parent: req.GetParentTaskId()}
+	if _, ok := modes.Load(opts.Workspace, s.b.Dirs.GlobalModes).Get(opts.Mode); !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "no mode %q in this workspace", opts.Mode)
+	}
 	if req.GetWorktree() {
 		wm, err := s.worktrees()
 		if err != nil {

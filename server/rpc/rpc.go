@@ -49,8 +49,8 @@ type Backend struct {
 
 // Dirs are the folders the handlers read: the data dir and the user's global folders.
 type Dirs struct {
-	Data                                                    string
-	GlobalRules, GlobalWorkflows, GlobalSkills, GlobalHooks string
+	Data                                                                 string
+	GlobalRules, GlobalWorkflows, GlobalSkills, GlobalHooks, GlobalModes string
 }
 
 // Env is what the handlers ask of the composition root.
@@ -64,6 +64,9 @@ type Env interface {
 	CheckpointDiff(ctx context.Context, workspace []string, from, to string) (root string, files []checkpoint.FileDiff, err error)
 	// CheckpointRestoreFiles puts a task's workspace files back to a checkpoint.
 	CheckpointRestoreFiles(ctx context.Context, workspace []string, hash string) error
+	// CheckpointExport writes a task's workspace files at a checkpoint into dir (a fork's
+	// worktree); the workspace is untouched.
+	CheckpointExport(ctx context.Context, workspace []string, hash, dir string) error
 }
 
 // Services implements every cairn.v1 service.

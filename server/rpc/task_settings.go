@@ -23,7 +23,7 @@ func fromOverrides(in *cairnv1.TaskOverrides, shared config.Settings) (*config.O
 	}
 	o := config.Overrides{BaseURL: strings.TrimSpace(in.GetBaseUrl()), APIKey: strings.TrimSpace(in.GetApiKey()),
 		Model: strings.TrimSpace(in.GetModel()), ToolFormat: in.GetToolFormat(), ReasoningEffort: in.GetReasoningEffort(),
-		MaxRequests: int(in.GetMaxRequests()), MaxCost: in.GetMaxCost()}
+		MaxRequests: int(in.GetMaxRequests()), MaxCost: in.GetMaxCost(), DoneWhen: strings.TrimSpace(in.GetDoneWhen())}
 	if in.Browser != nil {
 		on := in.GetBrowser()
 		o.Browser = &on
@@ -59,18 +59,23 @@ func fromOverrides(in *cairnv1.TaskOverrides, shared config.Settings) (*config.O
 	return &o, nil
 }
 
-// UpdateTaskSettings changes the model or the policy of a task with settings of its own.
+// UpdateTaskSettings changes the model or the policy of a task with settings of its own, and
+// adds allow rules to any task's session layer of the policy (docs/settings.md, "Policy files").
 func (s *Services) UpdateTaskSettings(ctx context.Context, req *cairnv1.UpdateTaskSettingsRequest) (*cairnv1.UpdateTaskSettingsResponse, error) {
 	t, err := s.taskFor(ctx, req.GetTaskId())
 	if err != nil {
 		return nil, err
+	}
+	var rules []config.SessionRule
+	for _, r := range req.GetSessionAllow() {
+		rules = append(rules, config.SessionRule{Command: r.GetCommand(), Files: r.GetFiles(), Tool: r.GetTool(), MCP: r.GetMcp(), Web: r.GetWeb()})
 	}
 	var p *config.AutoApprove
 	if req.GetAutoApprove() != nil {
 		v := fromAutoApprove(req.GetAutoApprove())
 		p = &v
 	}
-	err = t.UpdateOwnSettings(strings.TrimSpace(req.GetModel()), p)
+	err = t.UpdateOwnSettings(strings.TrimSpace(req.GetModel()), p, rules)
 	if errors.Is(err, task.ErrNotOwnSettings) {
 		return nil, status.Error(codes.FailedPrecondition, err.Error())
 	}

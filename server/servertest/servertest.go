@@ -20,7 +20,10 @@ import (
 	"github.com/cairnhq/cairn/server"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/egress"
 	"github.com/cairnhq/cairn/core/llm/llmtest"
+	"github.com/cairnhq/cairn/core/lsp"
+	"github.com/cairnhq/cairn/core/policy"
 )
 
 // Env is a running daemon with its clients.
@@ -52,6 +55,12 @@ type Options struct {
 	Workspace string
 	// WindowGrace is how long a closed window's tasks wait for it (0: the daemon's default).
 	WindowGrace time.Duration
+	// Policy says where the policy files are (nil: none, whatever this machine has: tests do
+	// not read /etc/cairn or the user's config folder).
+	Policy *policy.Sources
+	// Egress is where the daemon's outbound connections go (nil: the test process's
+	// environment, as a daemon reads it).
+	Egress *egress.Config
 }
 
 // Start runs a daemon playing script.
@@ -74,6 +83,13 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	}
 	ws, _ = filepath.EvalSymlinks(ws)
 	s := config.Default()
+	// The harness's tasks run without the daemon's language servers (README, "Language
+	// servers"): gopls would start at the first edit of a .go file and every such test would
+	// wait for its load. A test that wants them sets languageServers in Options.Settings.
+	s.LanguageServers = map[string][]string{}
+	for _, l := range lsp.Languages {
+		s.LanguageServers[l.Name] = []string{}
+	}
 	s.API.BaseURL, s.API.APIKey, s.API.Model = llm.URL(), "test-key", "fake-model"
 	if opts.Settings != nil {
 		opts.Settings(&s)
@@ -88,9 +104,14 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 			t.Error(err)
 		}
 	})
+	pol := opts.Policy
+	if pol == nil {
+		pol = &policy.Sources{}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := server.Start(ctx, server.Config{DataDir: dataDir, Socket: filepath.Join(sockDir, "d.sock"),
-		TokenFile: filepath.Join(sockDir, "token"), Version: "test", Settings: &s, WindowGrace: opts.WindowGrace})
+		TokenFile: filepath.Join(sockDir, "token"), Version: "test", Settings: &s, WindowGrace: opts.WindowGrace,
+		Policy: pol, Egress: opts.Egress})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
