@@ -30,9 +30,11 @@ import { skillsStep } from "./steps/skills.mjs";
 import { sandboxStep } from "./steps/sandbox.mjs";
 import { hooksStep } from "./steps/hooks.mjs";
 import { subagentsStep } from "./steps/subagents.mjs";
+import { modesStep } from "./steps/modes.mjs";
 import { chatuiStep, switchTheme } from "./steps/chatui.mjs";
 import { p9Step } from "./steps/p9.mjs";
 import { worktreesStep } from "./steps/worktrees.mjs";
+import { parallelStep } from "./steps/parallel.mjs";
 import { backgroundStep } from "./steps/background.mjs";
 import { lmStep } from "./steps/lm.mjs";
 
@@ -448,9 +450,11 @@ async function main() {
     await sandboxStep({ page: pageB, view: viewB, screenshot, poll, log, fail });
     await hooksStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, log, fail });
     await subagentsStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
+    await modesStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, requests, screenshot, poll, log, fail });
     await chatuiStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await p9Step({ page: pageB, view: viewB, input: inputB2, fakeRoot, screenshot, poll, log, fail });
     await worktreesStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
+    await parallelStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, fakeRoot, screenshot, poll, log, fail });
     await backgroundStep({ page: pageB, view: viewB, input: inputB2, fakeRoot, requests, screenshot, poll, log, fail });
     await lmStep({ page: pageB, view: viewB, input: inputB2, workspace: workspaceB, lmLog, screenshot, poll, log, fail });
     const pidsAfter = daemonPids(userData);

@@ -14,6 +14,6 @@ export default defineConfig({
     modulePreload: false,
     target: "es2022",
     chunkSizeWarningLimit: 4000,
-    rolldownOptions: { input: resolve(import.meta.dirname, "perf/harness.html") },
+    rolldownOptions: { input: [resolve(import.meta.dirname, "perf/harness.html"), resolve(import.meta.dirname, "perf/parallel.html")] },
   },
 });

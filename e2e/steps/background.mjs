@@ -99,7 +99,10 @@ export async function backgroundStep({ page, view, input, fakeRoot, requests, sc
   // The task ends: the second server, in VS Code's terminal, is left to the user.
   await input.fill("Yes, thanks.");
   await input.press("Enter");
+  // The list was scrolled up to press Stop: the user's own answer brings the end into view and
+  // the chat follows the task to its result, without "Jump to latest".
   await view.getByText("The servers were started for you.").first().waitFor({ timeout: 30_000 });
+  if (await view.getByRole("button", { name: /Jump to latest/ }).isVisible().catch(() => false)) fail("the chat stayed scrolled up after the user's answer");
   const note = view.getByText(/Command 2 runs on in the editor's terminal, which is yours now/).first();
   const stoppedNote = view.getByText(/Stopped command 2 as the task completed/).first();
   await poll("the note about command 2 at the task's end", async () => (await note.count()) > 0 || (await stoppedNote.count()) > 0, 30_000);

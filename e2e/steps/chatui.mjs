@@ -150,7 +150,7 @@ export async function chatuiStep({ page, view, input, workspace, fakeRoot, scree
   // completion's title once fell under the contrast minimum in the light theme only). Every
   // finding of both passes is collected, then the step fails on them. The auto-approve bar,
   // unfolded, fills the panel: it is audited on its own, and the chat with it folded.
-  const autoApprove = view.getByRole("button", { name: /^Auto-approve:/ });
+  const autoApprove = view.getByRole("button", { name: /^Auto-approve( \(this task only\))?:/ });
   const setAutoApprove = async (open) => {
     if ((await autoApprove.getAttribute("aria-expanded")) !== String(open)) await autoApprove.click();
     await poll(`the auto-approve bar ${open ? "open" : "folded"}`, async () => (await autoApprove.getAttribute("aria-expanded")) === String(open), 10_000);

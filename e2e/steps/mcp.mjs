@@ -60,8 +60,14 @@ export async function mcpStep({ page, view, input, repo, userData, fakeRoot, req
   if (!fs.existsSync(everything)) fail(`${everything} is missing: run npm ci in the repository root`);
 
   // 1. Configure the server in the running daemon's data dir.
-  const pids = daemonPids(userData);
-  if (pids.length !== 1) fail(`expected one daemon, found ${JSON.stringify(pids)}`);
+  // A starter that lost the race to a running daemon exits at once (ErrDaemonRunning), but it
+  // may still be in /proc for a moment: wait for one daemon, and fail if two stay.
+  let pids = [];
+  try {
+    await poll("one daemon", () => (pids = daemonPids(userData)).length === 1, 10_000, 100);
+  } catch {
+    fail(`expected one daemon, found ${JSON.stringify(pids)}`);
+  }
   const dataDir = dataDirOf(pids[0]);
   if (!dataDir) fail(`cannot find the data dir of daemon ${pids[0]}`);
   const settingsFile = path.join(dataDir, "mcp_settings.json");

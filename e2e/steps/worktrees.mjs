@@ -76,7 +76,7 @@ export async function worktreesStep({ page, view, input, workspace, fakeRoot, sc
 
   // The board.
   await view.getByRole("button", { name: "Board" }).click();
-  const board = view.getByRole("list", { name: "Worktree tasks" });
+  const board = view.getByRole("list", { name: "Tasks", exact: true });
   const items = tasks.map((t) => board.getByRole("listitem", { name: t.text }));
   for (const item of items) await item.waitFor({ timeout: 15_000 });
   for (const item of items) {

@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import * as path from "node:path";
 import type { WebviewHost } from "./webview/host";
 import type { View } from "@cairn/proto/envelope";
+import { generateCommitMessage, type ScmDeps } from "./scm";
 
 export interface CommandDeps {
   webviews: WebviewHost;
@@ -12,6 +13,7 @@ export interface CommandDeps {
   decide(approved: boolean): void;
   restartDaemon(): void;
   showLog(): void;
+  scm: ScmDeps;
 }
 
 /** mentionFor is how a file is mentioned in the chat input: workspace-relative with "@/". */
@@ -38,6 +40,7 @@ export function registerCommands(ctx: vscode.ExtensionContext, deps: CommandDeps
   reg("cairn.newTask", navigate("newTask"));
   reg("cairn.newWorktreeTask", navigate("newWorktreeTask"));
   reg("cairn.board", navigate("board"));
+  reg("cairn.generateCommitMessage", (arg?: unknown) => generateCommitMessage(deps.scm, arg));
   reg("cairn.focusChat", () => webviews.reveal());
   reg("cairn.focusInput", () => webviews.reveal({ type: "host", event: "focusInput" }));
   reg("cairn.history", navigate("history"));

@@ -82,6 +82,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
     event: "context",
     workspaceRoots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
     hostId: hostClientId,
+    parallelWorktrees: config().get<boolean>("parallelTasksInWorktrees", true),
   });
 
   // Keys the daemon must not find in its environment under any name (detachedSpawner): the one
@@ -95,6 +96,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
     extensionUri: ctx.extensionUri,
     context: contextEvent,
     latestDaemon: () => lastDaemonEvent,
+    notifyBackground: () => config().get<"off" | "waiting" | "all">("notifyBackgroundTasks", "all"),
     relay: {
       registry: cairnRegistry,
       transport: () => daemon!.transport(),
@@ -116,6 +118,12 @@ export function activate(ctx: vscode.ExtensionContext): void {
       },
     },
   });
+  // A change of cairn.parallelTasksInWorktrees reaches the webviews with the context.
+  ctx.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("cairn.parallelTasksInWorktrees")) webviews.broadcast(contextEvent());
+    }),
+  );
   ctx.subscriptions.push(webviews, vscode.window.registerWebviewViewProvider(WebviewHost.viewId, webviews, { webviewOptions: { retainContextWhenHidden: true } }));
 
   const dataDir = ctx.globalStorageUri.fsPath;
@@ -136,7 +144,11 @@ export function activate(ctx: vscode.ExtensionContext): void {
   daemon = new Daemon({
     command,
     args,
-    spawner: detachedSpawner(path.join(dataDir, "daemon.log"), () => knownKeys),
+    spawner: detachedSpawner(path.join(dataDir, "daemon.log"), () => knownKeys, () => ({
+      proxy: vscode.workspace.getConfiguration("http").get<string>("proxy") ?? "",
+      noProxy: vscode.workspace.getConfiguration("http").get<string[]>("noProxy") ?? [],
+      managedPolicy: vscode.workspace.getConfiguration("cairn").get<string>("managedPolicy") ?? "",
+    })),
     handshakeFile: path.join(dataDir, "daemon.json"),
     log: (l) => log.appendLine(l),
     trace: (l) => rpcLog.appendLine(`${new Date().toISOString()} ${l}`),
@@ -181,6 +193,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
     },
     restartDaemon: () => void daemon?.supervisor.restart(),
     showLog: () => log.show(),
+    scm: { transport: () => daemon!.transport(), activeTask: () => webviews.activeTaskId },
   });
 
   ctx.subscriptions.push(

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SECRET_ENV_NAMES, daemonEnv } from "../src/supervisor/env";
+import { SECRET_ENV_NAMES, daemonEnv, withEditorNetwork } from "../src/supervisor/env";
 import { detachedSpawner } from "../src/supervisor/spawn";
 
 describe("daemonEnv", () => {
@@ -50,5 +50,16 @@ describe("daemonEnv", () => {
     const goNames = [...block![1].matchAll(/"([^"]+)"/g)].map((m) => m[1]);
     expect(goNames.length).toBeGreaterThan(10);
     expect([...SECRET_ENV_NAMES]).toEqual(goNames);
+  });
+});
+
+describe("withEditorNetwork", () => {
+  it("passes http.proxy, http.noProxy and the managed policy to the daemon", () => {
+    const out = withEditorNetwork({ PATH: "/bin" }, { proxy: "http://proxy.corp:3128", noProxy: ["localhost", " .corp "], managedPolicy: '{"yoloAllowed": false}' });
+    expect(out).toEqual({ PATH: "/bin", HTTPS_PROXY: "http://proxy.corp:3128", HTTP_PROXY: "http://proxy.corp:3128", NO_PROXY: "localhost,.corp", CAIRN_MANAGED_POLICY: '{"yoloAllowed": false}' });
+  });
+  it("leaves the window's own proxy variables alone", () => {
+    const out = withEditorNetwork({ https_proxy: "http://mine:1", NO_PROXY: "x" }, { proxy: "http://proxy.corp:3128", noProxy: ["y"], managedPolicy: "" });
+    expect(out).toEqual({ https_proxy: "http://mine:1", NO_PROXY: "x" });
   });
 });

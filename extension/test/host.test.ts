@@ -10,6 +10,7 @@ import { AnsiStripper } from "../src/host/ansi";
 import { changedRange } from "../src/host/textRange";
 import { AsyncQueue } from "../src/host/queue";
 import { tick } from "./fakes";
+import { navigatePlaces } from "../src/host/navigatePlaces";
 
 describe("changedRange", () => {
   const cases: Array<[string, string, string, ReturnType<typeof changedRange>]> = [
@@ -233,5 +234,21 @@ describe("CommandRunner", () => {
     await r.run("c3", "sleep 100", "/w");
     r.kill("c3");
     expect(term.interrupts).toBe(1);
+  });
+});
+
+describe("navigatePlaces", () => {
+  it("takes Locations and LocationLinks (the target's selection range), files only, 1-based lines", () => {
+    const file = (fsPath: string) => ({ scheme: "file", fsPath });
+    const got = navigatePlaces([
+      { uri: file("/w/a.go"), range: { start: { line: 4 } } },
+      { targetUri: file("/w/b.go"), targetRange: { start: { line: 1 } }, targetSelectionRange: { start: { line: 2 } } },
+      { uri: { scheme: "untitled", fsPath: "Untitled-1" }, range: { start: { line: 0 } } },
+    ]);
+    expect(got.map((p) => [p.path, p.line])).toEqual([
+      ["/w/a.go", 5],
+      ["/w/b.go", 3],
+    ]);
+    expect(navigatePlaces(undefined)).toEqual([]);
   });
 });

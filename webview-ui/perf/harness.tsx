@@ -82,7 +82,7 @@ fake.on(WorkspaceService.method.listRules, () => ({
   ],
 }));
 
-if (["chat", "command", "perf", "stream"].includes(scene)) fake.persisted = { taskId: "t1" };
+if (["chat", "command", "perf", "stream", "subtasks"].includes(scene)) fake.persisted = { taskId: "t1" };
 
 const ctrl = new Controller(fake);
 createRoot(document.getElementById("root")!).render(<App ctrl={ctrl} />);
@@ -142,6 +142,17 @@ function commandMessages(): Message[] {
   ];
 }
 
+/** subtaskMessages is an orchestrator's chat: one subtask done, the next one running. */
+function subtaskMessages(): Message[] {
+  const row = (index: number, child: object) => say(index, SayKind.SUBAGENTS, { text: JSON.stringify({ children: [child] }), partial: true });
+  return [
+    say(0, SayKind.TASK, { text: "Add tax support to total() and review it" }),
+    say(1, SayKind.TEXT, { text: "I'll give the change to Code and the review to a reviewer." }),
+    row(2, { prompt: "Add an optional taxRate to total() in src/cart.ts, with tests.", mode: "code", status: "done", requests: 6, cost: 0.0214 }),
+    row(3, { prompt: "Review the taxRate change in src/cart.ts.", mode: "reviewer", status: "running", requests: 2, cost: 0.0041, lastTool: "read_file src/cart.ts" }),
+  ];
+}
+
 const focusChain = "- [x] Read src/cart.ts\n- [x] Add taxRate parameter\n- [ ] Update tests\n- [ ] Run the suite";
 
 async function setupScene() {
@@ -151,6 +162,8 @@ async function setupScene() {
     push(snapshot(chatMessages(), { status: TaskStatus.WAITING, openAskIndex: 7, title: "Add tax support to total() in src/cart.ts and update the tests", tokensIn: 26_400n, tokensOut: 1_250n, cacheReads: 8_000n, cacheWrites: 12_000n, cost: 0.031, contextTokens: 27_650n, contextWindow: 128_000n, focusChain, model: "gpt-4o" }));
   } else if (scene === "command") {
     push(snapshot(commandMessages(), { status: TaskStatus.WAITING, openAskIndex: 5, title: "Run the test suite and fix what fails", tokensIn: 9_800n, tokensOut: 240n, cost: 0.0061, contextTokens: 10_040n, contextWindow: 128_000n }));
+  } else if (scene === "subtasks") {
+    push(snapshot(subtaskMessages(), { title: "Add tax support to total() and review it", modeSlug: "orchestrator", cost: 0.0302, contextWindow: 128_000n }));
   } else if (scene === "history") {
     ctrl.app.set({ view: "history" });
   } else if (scene === "settings") {

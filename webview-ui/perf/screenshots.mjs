@@ -1,6 +1,6 @@
 // PNG screenshots of the webview in VS Code's Light+ and Dark+ colours, from the harness:
 // chat with a diff row and an approval, a command row with output, the @ menu, history,
-// settings and welcome. Output: <repo>/test-results/webview/<scene>-<theme>.png
+// settings, welcome, and an orchestrator's subtasks in the strip. Output: <repo>/test-results/webview/<scene>-<theme>.png
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { serve, launch, waitReady } from "./lib.mjs";
@@ -12,7 +12,7 @@ const browser = await launch();
 const errors = [];
 try {
   for (const theme of ["light", "dark"]) {
-    for (const scene of ["chat", "command", "atmenu", "history", "settings", "welcome"]) {
+    for (const scene of ["chat", "command", "atmenu", "history", "settings", "welcome", "subtasks"]) {
       const page = await browser.context.newPage();
       page.on("pageerror", (e) => errors.push(`${scene}/${theme}: ${e}`));
       page.on("console", (m) => m.type() === "error" && !m.location()?.url?.endsWith("favicon.ico") && errors.push(`${scene}/${theme}: ${m.text()} ${m.location()?.url ?? ""}`));
@@ -29,6 +29,7 @@ try {
       }
       if (scene === "history") await page.getByRole("button", { name: /Open task: Fix the flaky/ }).waitFor();
       if (scene === "settings") await page.getByRole("checkbox", { name: /style\.md/ }).waitFor();
+      if (scene === "subtasks") await page.getByRole("button", { name: /^Review the taxRate change/ }).waitFor();
       if (scene === "welcome") await page.getByRole("region", { name: "Welcome" }).waitFor();
       await page.evaluate(() => document.fonts.ready);
       await page.waitForTimeout(150); // let the list settle its measured heights

@@ -10,6 +10,7 @@ import { SettingsView } from "./views/SettingsView";
 import { McpView } from "./views/McpView";
 import { BoardView } from "./views/BoardView";
 import { WelcomeView } from "./views/WelcomeView";
+import { TaskStrip } from "./components/TaskStrip";
 
 export function App({ ctrl }: { ctrl: Controller }) {
   const view = useApp(ctrl.app, (s) => s.view);
@@ -17,6 +18,7 @@ export function App({ ctrl }: { ctrl: Controller }) {
   const daemon = useApp(ctrl.app, (s) => s.daemon);
   const notice = useApp(ctrl.app, (s) => s.notice);
   const taskId = useApp(ctrl.app, (s) => s.taskId);
+  const sameFolder = useApp(ctrl.app, (s) => s.sameFolderWarning);
 
   useEffect(() => {
     ctrl.start();
@@ -31,10 +33,10 @@ export function App({ ctrl }: { ctrl: Controller }) {
     <ControllerContext.Provider value={ctrl}>
       <div className="app">
         <nav className="navbar" aria-label="Cairn">
-          <button className="icon-button" aria-label="New Task" title="New Task" onClick={() => void ctrl.clearTask()}>
+          <button className="icon-button" aria-label="New Task" title="New Task" onClick={() => ctrl.showNewTask()}>
             <span className="codicon codicon-add" aria-hidden />
           </button>
-          <button className={`icon-button${view === "board" ? " active" : ""}`} aria-label="Board" title="Board: tasks in worktrees" onClick={() => go("board")}>
+          <button className={`icon-button${view === "board" ? " active" : ""}`} aria-label="Board" title="Board: the tasks of this workspace" onClick={() => go("board")}>
             <span className="codicon codicon-git-branch" aria-hidden />
           </button>
           <button className={`icon-button${view === "mcp" ? " active" : ""}`} aria-label="MCP Servers" title="MCP Servers" onClick={() => go("mcp")}>
@@ -60,8 +62,21 @@ export function App({ ctrl }: { ctrl: Controller }) {
             </button>
           </div>
         )}
+        {sameFolder && (
+          <div className="banner" role="alert">
+            <span>Another task is running in this folder: both would change the same files. Start this one in a worktree of its own?</span>
+            <button className="button primary" onClick={() => { ctrl.app.set({ worktree: true }); void ctrl.newTask(sameFolder.text, sameFolder.att); }}>
+              Use a worktree
+            </button>
+            <button className="button secondary" onClick={() => void ctrl.newTask(sameFolder.text, sameFolder.att, true)}>
+              Start here anyway
+            </button>
+          </div>
+        )}
+        {view === "chat" && <TaskStrip ctrl={ctrl} />}
         {view === "chat" && welcome && <WelcomeView ctrl={ctrl} />}
-        <ChatView ctrl={ctrl} hidden={view !== "chat" || welcome} />
+        {/* One ChatView per shown task: a hidden task is not rendered, its store still fills. */}
+        <ChatView key={taskId ?? ""} ctrl={ctrl} hidden={view !== "chat" || welcome} />
         {view === "history" && <HistoryView ctrl={ctrl} onDone={done} />}
         {view === "settings" && <SettingsView ctrl={ctrl} onDone={done} />}
         {view === "mcp" && <McpView ctrl={ctrl} onDone={done} />}

@@ -7,6 +7,7 @@ import type { VirtualDocs } from "./virtualDocs";
 import type { LanguageModels } from "./languageModels";
 import { diagnostics } from "./diagnostics";
 import { multiDiff } from "./multiDiff";
+import { navigate } from "./navigate";
 import { openFile } from "./openFile";
 import { openTabs } from "./openTabs";
 import { showMessage } from "./showMessage";
@@ -24,6 +25,7 @@ export function hostHandlers(diffs: DiffSessions, runner: CommandRunner, docs: V
     visibleFiles,
     openTabs,
     diagnostics,
+    navigate,
     openFile,
     showMessage,
     workspaceFolders,

@@ -35,3 +35,34 @@ export function daemonEnv(env: NodeJS.ProcessEnv, secrets: readonly string[] = [
   }
   return out;
 }
+
+/** What the daemon needs to know of the editor's network and policy settings. */
+export interface EditorNetwork {
+  /** VS Code's `http.proxy` ("" when unset). */
+  proxy: string;
+  /** VS Code's `http.noProxy`. */
+  noProxy: readonly string[];
+  /** `cairn.managedPolicy`: a policy file's JSON text an organisation sets ("" when unset). */
+  managedPolicy: string;
+}
+
+/**
+ * withEditorNetwork adds the editor's proxy and managed policy to the daemon's environment
+ * (README, "Networks of organisations"; docs/settings.md, "Policy files"): `http.proxy` becomes
+ * HTTPS_PROXY and HTTP_PROXY and `http.noProxy` NO_PROXY, unless the window's environment already
+ * sets them (the variables win, as in the daemon's own reading of them); the managed policy
+ * becomes CAIRN_MANAGED_POLICY.
+ */
+export function withEditorNetwork(env: NodeJS.ProcessEnv, net: EditorNetwork): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  const has = (name: string) => Boolean(env[name] || env[name.toLowerCase()]);
+  const proxy = net.proxy.trim();
+  if (proxy && !has("HTTPS_PROXY") && !has("HTTP_PROXY")) {
+    out.HTTPS_PROXY = proxy;
+    out.HTTP_PROXY = proxy;
+  }
+  const noProxy = net.noProxy.map((h) => h.trim()).filter(Boolean);
+  if (noProxy.length > 0 && !has("NO_PROXY")) out.NO_PROXY = noProxy.join(",");
+  if (net.managedPolicy.trim()) out.CAIRN_MANAGED_POLICY = net.managedPolicy;
+  return out;
+}

@@ -2,7 +2,7 @@
 
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import { daemonEnv } from "./env";
+import { daemonEnv, withEditorNetwork, type EditorNetwork } from "./env";
 import { parseHandshake, type Handshake } from "./handshake";
 import type { Locator, Spawned, Spawner } from "./supervisor";
 
@@ -14,9 +14,14 @@ const maxLogBytes = 4 << 20;
  * logFile, and does not wait for it: the daemon outlives the window that started it (it ends
  * itself once no client is left). No pipe ties it to this process, so it cannot be killed by
  * writing to a pipe whose reader is gone. Its environment has no keys (daemonEnv; secrets are
- * the values known to be keys, such as the one in secret storage).
+ * the values known to be keys, such as the one in secret storage); it has the editor's proxy and
+ * managed policy (network, read at each start).
  */
-export function detachedSpawner(logFile: string, secrets: () => readonly string[] = () => []): Spawner {
+export function detachedSpawner(
+  logFile: string,
+  secrets: () => readonly string[] = () => [],
+  network: () => EditorNetwork = () => ({ proxy: "", noProxy: [], managedPolicy: "" }),
+): Spawner {
   return (command, args): Spawned => {
     let out: number | "ignore" = "ignore";
     try {
@@ -26,7 +31,7 @@ export function detachedSpawner(logFile: string, secrets: () => readonly string[
     } catch {
       /* no log then; the daemon still runs */
     }
-    const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out], env: daemonEnv(process.env, secrets()) });
+    const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out], env: withEditorNetwork(daemonEnv(process.env, secrets()), network()) });
     if (typeof out === "number") fs.closeSync(out);
     child.unref();
     return adapt(child);

@@ -9,6 +9,7 @@ import { Relay, type RelayOptions } from "../relay/relay";
 import { newClientId } from "../host/clientId";
 import { forWebview, type Broadcast, type FromWebview, type HostEvent, type ToWebview } from "@cairn/proto/envelope";
 import { saveFile, type SaveUi } from "./saveFile";
+import { shouldNotify, type NoticeSetting } from "./notice";
 
 /** editorSaveUi saves through the editor's save dialog, next to the first workspace folder. */
 const editorSaveUi: SaveUi = {
@@ -33,6 +34,8 @@ export interface WebviewHostOptions {
   context(): Broadcast;
   /** latestDaemon is the last "daemon" event, replayed to new webviews. */
   latestDaemon(): Broadcast | undefined;
+  /** notifyBackground says which background-task events raise a notification (cairn.notifyBackgroundTasks). */
+  notifyBackground(): NoticeSetting;
 }
 
 interface Mounted {
@@ -47,6 +50,8 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
   static readonly viewId = "cairn.chat";
   private readonly mounted = new Set<Mounted>();
   private view: vscode.WebviewView | undefined;
+  /** The task on screen in the webview that spoke last ("": none). */
+  activeTaskId = "";
 
   constructor(private readonly opts: WebviewHostOptions) {}
 
@@ -101,6 +106,19 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
         void saveFile(editorSaveUi, String(msg.fileName ?? ""), String(msg.content ?? ""));
         return;
       }
+      if (msg?.type === "badge") {
+        // The Cairn view's badge: the tasks waiting for the user (README, "Several tasks at once").
+        if (this.view) this.view.badge = msg.count > 0 ? { value: msg.count, tooltip: String(msg.tooltip ?? "") } : undefined;
+        return;
+      }
+      if (msg?.type === "activeTask") {
+        this.activeTaskId = String(msg.taskId ?? "");
+        return;
+      }
+      if (msg?.type === "taskNotice") {
+        void this.taskNotice(msg.taskId, msg.kind, String(msg.title ?? ""));
+        return;
+      }
       if (msg?.type === "openFolder") {
         // A task's worktree (README, "Tasks in worktrees"), in a window of its own.
         const folder = String(msg.path ?? "");
@@ -118,10 +136,17 @@ export class WebviewHost implements vscode.WebviewViewProvider, vscode.Disposabl
     return m;
   }
 
+  /** taskNotice raises the notification cairn.notifyBackgroundTasks asks for; "Show" shows the task. */
+  private async taskNotice(taskId: string, kind: "waiting" | "done" | "failed", title: string): Promise<void> {
+    if (!shouldNotify(this.opts.notifyBackground(), kind)) return;
+    const show = kind === "failed" ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    if ((await show(`Cairn: ${title}`, "Show")) === "Show") await this.reveal({ type: "host", event: "openTask", taskId });
+  }
+
   private postEvent(m: Mounted, b: Broadcast): void {
     const e = forWebview(m, b);
     if (m.ready) void m.webview.postMessage(e);
-    else if (e.event === "addToInput" || e.event === "navigate" || e.event === "focusInput") m.queued.push(e);
+    else if (e.event === "addToInput" || e.event === "navigate" || e.event === "focusInput" || e.event === "openTask") m.queued.push(e);
   }
 
   private unmount(m: Mounted): void {

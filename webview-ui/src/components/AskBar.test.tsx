@@ -145,3 +145,22 @@ describe("ask buttons", () => {
     expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();
   });
 });
+
+describe("approval why", () => {
+  it("shows the decision and its rules under Why?, as cairn why prints them", async () => {
+    const lines = ['ask — on the deny list ("git push --force", commandDenyList): always asked, even with --yolo'];
+    const m = ask(1, AskKind.COMMAND, { payload: { case: "command", value: { command: "git push --force" } }, why: { lines, locked: true } });
+    const { user } = await openAsk(m);
+    const why = document.querySelector(".ask-why") as HTMLDetailsElement;
+    expect(why).not.toBeNull();
+    expect(why.open).toBe(false);
+    await user.click(within(why).getByText("Why?"));
+    expect(why.open).toBe(true);
+    expect(why.querySelector("pre")?.textContent).toBe(`${lines[0]}\nA managed policy rule decided: no "always" answer applies.`);
+  });
+
+  it("has no Why? when the daemon gave no reason", async () => {
+    await openAsk(ask(1, AskKind.COMMAND, { payload: { case: "command", value: { command: "npm test" } } }));
+    expect(document.querySelector(".ask-why")).toBeNull();
+  });
+});

@@ -85,6 +85,8 @@ export function AskBar({ ctrl, draft, keys = false }: { ctrl: Controller; draft:
 
   if (!running && !cfg.primary && !cfg.secondary && cfg.options.length === 0) return null;
   return (
+    <>
+    {ask?.why && ask.why.lines.length > 0 && <WhyLine lines={ask.why.lines} locked={ask.why.locked} />}
     <div className="ask-bar">
       {cfg.options.length > 0 && (
         <div className="options" role="group" aria-label="Answer options">
@@ -115,5 +117,16 @@ export function AskBar({ ctrl, draft, keys = false }: { ctrl: Controller; draft:
         </div>
       )}
     </div>
+    </>
+  );
+}
+
+/** WhyLine is the approval's "Why?": the decision and every rule that led to it, as `cairn why` prints them. */
+function WhyLine({ lines, locked }: { lines: string[]; locked: boolean }) {
+  return (
+    <details className="ask-why">
+      <summary>Why?</summary>
+      <pre>{[...lines, ...(locked ? ["A managed policy rule decided: no \"always\" answer applies."] : [])].join("\n")}</pre>
+    </details>
   );
 }

@@ -50,7 +50,18 @@ describe("chat input", () => {
     expect(textbox().value).toBe("");
     // The new task is subscribed.
     expect(fake.lastStream(UiService.method.subscribe).request).toMatchObject({ taskId: "t-new" });
-    expect(fake.persisted).toEqual({ taskId: "t-new" });
+    expect(fake.persisted).toEqual({ taskId: "t-new", openTasks: ["t-new"] });
+  });
+
+  it("Done when: the command typed in the task options goes with the new task", async () => {
+    const { fake, user } = await renderApp();
+    await user.click(screen.getByRole("button", { name: "Done when" }));
+    await user.type(screen.getByRole("textbox", { name: "Done when command" }), "go test ./...");
+    await user.type(textbox(), "make the tests pass{Enter}");
+    await flushAsync();
+    expect(fake.callsTo(TaskService.method.newTask)).toMatchObject([
+      { text: "make the tests pass", overrides: { doneWhen: "go test ./..." } },
+    ]);
   });
 
   it("@ menu: server-ranked files and keywords, keyboard navigation, Enter inserts an escaped mention", async () => {

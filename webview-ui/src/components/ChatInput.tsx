@@ -11,6 +11,7 @@ import { useTaskState } from "../state/taskStore";
 import { activeToken, mentionText, replaceToken, type ActiveToken } from "../util/mentions";
 import { ContextMenu, type MenuItem } from "./ContextMenu";
 import { ModelPicker } from "./ModelPicker";
+import { ModePicker } from "./ModePicker";
 
 export const MAX_ATTACHMENTS = 20;
 
@@ -58,10 +59,14 @@ export function ChatInput({
   const [commands, setCommands] = useState<SlashCommand[] | undefined>();
   const root = useApp(ctrl.app, (s) => s.workspaceRoots[0] ?? "");
   const appMode = useApp(ctrl.app, (s) => s.mode);
+  const appModeSlug = useApp(ctrl.app, (s) => s.modeSlug);
   const worktree = useApp(ctrl.app, (s) => s.worktree);
+  const doneWhen = useApp(ctrl.app, (s) => s.doneWhen);
+  const [doneWhenOpen, setDoneWhenOpen] = useState(false);
   const newTask = useApp(ctrl.app, (s) => s.taskId === undefined);
   const taskState = useTaskState(ctrl.task);
   const mode = taskState && taskState.mode !== Mode.UNSPECIFIED ? taskState.mode : appMode;
+  const modeSlug = taskState ? taskState.modeSlug : appModeSlug;
   const insert = useApp(ctrl.app, (s) => s.inputInsert);
 
   const tok: ActiveToken | undefined = useMemo(() => {
@@ -261,6 +266,18 @@ export function ChatInput({
           ))}
         </div>
       )}
+      {newTask && doneWhenOpen && (
+        <label className="done-when">
+          Done when
+          <input
+            type="text"
+            aria-label="Done when command"
+            placeholder="a command that must exit 0, e.g. go test ./..."
+            value={doneWhen}
+            onChange={(e) => ctrl.app.set({ doneWhen: e.target.value })}
+          />
+        </label>
+      )}
       <div className="input-box">
         <textarea
           ref={ref}
@@ -286,19 +303,7 @@ export function ChatInput({
         />
       </div>
       <div className="input-controls">
-        <div className="mode-toggle" role="radiogroup" aria-label="Mode">
-          <button role="radio" aria-checked={mode === Mode.PLAN} className={mode === Mode.PLAN ? "on" : ""} onClick={() => void ctrl.setMode(Mode.PLAN)}>
-            Plan
-          </button>
-          <button
-            role="radio"
-            aria-checked={mode !== Mode.PLAN}
-            className={mode !== Mode.PLAN ? "on" : ""}
-            onClick={() => void ctrl.setMode(Mode.ACT)}
-          >
-            Act
-          </button>
-        </div>
+        <ModePicker ctrl={ctrl} mode={mode} modeSlug={modeSlug} />
         {newTask && (
           <button
             className={`worktree-toggle${worktree ? " on" : ""}`}
@@ -308,6 +313,17 @@ export function ChatInput({
             onClick={() => ctrl.app.set({ worktree: !worktree })}
           >
             <span className="codicon codicon-git-branch" aria-hidden />
+          </button>
+        )}
+        {newTask && (
+          <button
+            className={`worktree-toggle${doneWhen || doneWhenOpen ? " on" : ""}`}
+            aria-label="Done when"
+            aria-expanded={doneWhenOpen}
+            title={doneWhen ? `Done when \`${doneWhen}\` exits 0` : "Done when: a command that must pass before the task's result is accepted"}
+            onClick={() => setDoneWhenOpen(!doneWhenOpen)}
+          >
+            <span className="codicon codicon-pass" aria-hidden />
           </button>
         )}
         <ModelPicker ctrl={ctrl} mode={mode} />

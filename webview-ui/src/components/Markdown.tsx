@@ -9,9 +9,14 @@ import { Mermaid } from "./Mermaid";
 import { CopyButton } from "./CopyButton";
 
 const remarkPlugins = [remarkGfm];
-const rehypePlugins: NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]> = [
-  [rehypeHighlight, { detect: false, plainText: ["mermaid", "text", "txt"] }],
-];
+/**
+ * react-markdown builds a new processor on every render, which calls each plugin's attacher
+ * again; rehype-highlight's attacher creates a highlighter and registers every common grammar,
+ * which costs more than parsing and rendering a short message. The highlighter is made once here
+ * and every processor gets the same transform (it keeps no state between trees).
+ */
+const highlight = rehypeHighlight({ detect: false, plainText: ["mermaid", "text", "txt"] });
+const rehypePlugins: NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]> = [() => highlight];
 
 function textOf(node: ReactNode): string {
   if (node == null || typeof node === "boolean") return "";

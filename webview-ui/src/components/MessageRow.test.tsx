@@ -74,3 +74,28 @@ describe("the model's reasoning", () => {
     expect(screen.getByText("Weighing the options carefully")).toBeTruthy();
   });
 });
+
+describe("the done-when check under a completion", () => {
+  const completion = (index: number, passed: boolean, exitCode: number, output: string) =>
+    say(index, SayKind.COMPLETION_RESULT, {
+      text: "Fixed it.",
+      payload: { case: "completion", value: { result: "Fixed it.", check: { command: "go test ./...", exitCode, passed, output } } },
+    });
+
+  it("a refused completion says not done yet and shows the check's output", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(snapshot([say(0, SayKind.TASK, { text: "t" }), completion(1, false, 1, "--- FAIL: TestAdd")]));
+    expect(screen.getByText("Not done yet")).toBeTruthy();
+    expect(screen.queryByText("Task Completed")).toBeNull();
+    const check = screen.getByRole("group", { name: "Done when check" });
+    expect(check.textContent).toContain("go test ./... exited 1");
+    expect(check.textContent).toContain("--- FAIL: TestAdd");
+  });
+
+  it("an accepted completion says the check passed", async () => {
+    const { push } = await renderApp({ taskId: "t1" });
+    await push(snapshot([say(0, SayKind.TASK, { text: "t" }), completion(1, true, 0, "ok")]));
+    expect(screen.getByText("Task Completed")).toBeTruthy();
+    expect(screen.getByText("passed", { exact: false }).textContent).toContain("go test ./... passed");
+  });
+});

@@ -179,6 +179,12 @@ function toolTitle(t: ToolPayload, asking: boolean): { icon: string; title: stri
       return { icon: "fold", title: want("condense the conversation") };
     case ToolOperation.USE_SUBAGENTS:
       return { icon: "organization", title: want("start read-only subagents") };
+    case ToolOperation.SWITCH_MODE:
+      return { icon: "arrow-swap", title: want(`switch to the ${t.path} mode`) };
+    case ToolOperation.DELEGATE:
+      return { icon: "type-hierarchy-sub", title: want(`start a subtask in the ${t.path} mode`) };
+    case ToolOperation.NAVIGATE:
+      return { icon: "references", title: want(`look up the ${t.content} from this file`) };
     default:
       return { icon: "tools", title: want("use a tool") };
   }
@@ -195,8 +201,17 @@ function past(s: string): string {
     .replace(/^fetch/, "fetched")
     .replace(/^condense/, "condensed")
     .replace(/^start/, "started")
+    .replace(/^switch/, "switched")
+    .replace(/^look up/, "looked up")
     .replace(/^use/, "used");
 }
+
+/** bodyLabel names the body of the tool rows whose body is not a result. */
+const bodyLabel: Partial<Record<ToolOperation, string>> = {
+  [ToolOperation.USE_SUBAGENTS]: "Prompts",
+  [ToolOperation.SWITCH_MODE]: "Reason",
+  [ToolOperation.DELEGATE]: "Assignment",
+};
 
 function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
   const t = m.payload.case === "tool" ? m.payload.value : undefined;
@@ -204,7 +219,8 @@ function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
   const { icon, title, tone } = toolTitle(t, asking);
   const edit = isEditTool(m);
   const body = t.diff || t.content;
-  const subagents = t.operation === ToolOperation.USE_SUBAGENTS;
+  // These name no file: the mode is in the title.
+  const subagents = t.operation === ToolOperation.USE_SUBAGENTS || t.operation === ToolOperation.SWITCH_MODE || t.operation === ToolOperation.DELEGATE;
   return (
     <div className={`tool-row${asking ? " pending" : ""}`}>
       <Header icon={icon} title={title} tone={tone}>
@@ -221,7 +237,7 @@ function ToolRow({ m, asking }: { m: Message; asking: boolean }) {
         {m.partial && <span className="codicon codicon-loading codicon-modifier-spin" aria-label="streaming" />}
       </div>
       {body && (
-        <Collapsible label={edit ? (t.diff ? "Diff" : "Content") : subagents ? "Prompts" : "Result"} initiallyOpen={asking && (edit || subagents)}>
+        <Collapsible label={edit ? (t.diff ? "Diff" : "Content") : bodyLabel[t.operation] ?? "Result"} initiallyOpen={asking && (edit || subagents)}>
           {t.diff ? <DiffView diff={t.diff} /> : <pre className="content">{t.content}</pre>}
         </Collapsible>
       )}
@@ -492,6 +508,9 @@ function CheckpointRow({ m }: { m: Message }) {
         <button className="small-button" title="Show the changes since this checkpoint" onClick={() => void ctrl.compareCheckpoint(m.index)}>
           Compare
         </button>
+        <button className="small-button" title="Fork from here: a new task with the conversation and files of this checkpoint" onClick={() => void ctrl.forkTask(m.index)}>
+          Fork
+        </button>
         <button className="checkpoint-toggle" aria-expanded={choosing} onClick={() => setChoosing((c) => !c)}>
           Restore
           <span className={`codicon codicon-chevron-${choosing ? "up" : "down"}`} aria-hidden />
@@ -629,11 +648,34 @@ function RowBody({ store, m }: { store: TaskStore; m: Message }) {
       return <Info icon="discard" text="Went back to an earlier point: what came after it was removed" />;
     case SayKind.COMPLETION_RESULT: {
       const c = m.payload.case === "completion" ? m.payload.value : undefined;
+      const check = c?.check;
+      if (check && !check.passed) {
+        // The task's "done when" check refused the result (README, "Done when"): the task goes on.
+        return (
+          <div className="completion-row">
+            <Header icon="error" title="Not done yet" tone="error" />
+            <Markdown text={c?.result || m.text} streaming={m.partial} />
+            <div className="done-check" role="group" aria-label="Done when check">
+              <span>
+                <code>{check.command}</code> exited {check.exitCode}
+              </span>
+              {check.output && <pre className="output">{check.output}</pre>}
+            </div>
+          </div>
+        );
+      }
       return (
         <div className="completion-row">
           <Header icon="check" title="Task Completed" tone="success" />
           <Markdown text={c?.result || m.text} streaming={m.partial} />
           {c?.command && <code className="command-line">{c.command}</code>}
+          {check && (
+            <div className="done-check">
+              <span>
+                <code>{check.command}</code> passed
+              </span>
+            </div>
+          )}
         </div>
       );
     }

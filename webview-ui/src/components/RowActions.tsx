@@ -1,11 +1,12 @@
 // RowActions: the controls under a chat row: copy its text, edit and resend a user message
 // (after a confirm, since it restores the checkpoint before it), and, on a completion, open
-// every change of the work it covers in one multi-file diff.
+// every change of the work it covers in one multi-file diff; fork a new task from the message
+// (enabled when a checkpoint follows it, else disabled with the reason).
 
-import { useState, useSyncExternalStore } from "react";
+import { useContext, useState, useSyncExternalStore } from "react";
 import { SayKind, type Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import type { TaskStore } from "../state/taskStore";
-import { useController } from "../state/context";
+import { ControllerContext, useController } from "../state/context";
 import { changesSpan, completionChanged, copyText, isUserMessage } from "../util/rowActions";
 import { CopyButton } from "./CopyButton";
 
@@ -24,11 +25,21 @@ export function RowActions({ store, m }: { store: TaskStore; m: Message }) {
             <span className="codicon codicon-edit" aria-hidden />
           </button>
         )}
+        {forkable(m) && <ForkButton store={store} m={m} />}
         {text && <CopyButton text={text} label="Copy message" />}
       </div>
       {editing !== undefined && <EditMessage m={m} text={editing} setText={setEditing} done={() => setEditing(undefined)} />}
     </>
   );
+}
+
+/** forkable says whether a row is a message of the conversation (the user's, the model's text,
+ * a completion) and so offers "Fork from here"; tool and command rows do not: their own
+ * controls (Stop, Approve) sit where the row's actions float. */
+function forkable(m: Message): boolean {
+  if (m.partial || m.kind.case !== "say") return false;
+  const k = m.kind.value;
+  return k === SayKind.TASK || k === SayKind.USER_FEEDBACK || k === SayKind.TEXT || k === SayKind.COMPLETION_RESULT;
 }
 
 function SeeChanges({ store, m }: { store: TaskStore; m: Message }) {
@@ -104,5 +115,31 @@ function EditMessage({ m, text, setText, done }: { m: Message; text: string; set
         </div>
       )}
     </div>
+  );
+}
+
+/** forkReason says why a message cannot be forked from ("" when it can): it needs the checkpoint
+ * row right after it (README, "Fork from any message"). */
+export function forkReason(store: TaskStore, index: number): string {
+  const next = store.messageAt(index + 1);
+  if (next?.kind.case === "say" && next.kind.value === SayKind.CHECKPOINT_CREATED && next.payload.case === "checkpoint" && next.payload.value.hash) return "";
+  return "No checkpoint at this message: nothing was snapshotted after it, or checkpoints are off";
+}
+
+function ForkButton({ store, m }: { store: TaskStore; m: Message }) {
+  // The list drawn on its own (its tests, the benchmark) has no controller to fork with.
+  const ctrl = useContext(ControllerContext);
+  const reason = useSyncExternalStore(store.subscribeList, () => forkReason(store, m.index));
+  if (!ctrl) return null;
+  return (
+    <button
+      className="icon-button"
+      aria-label="Fork from here"
+      title={reason || "Fork from here: a new task with the conversation and files of this point"}
+      disabled={!!reason}
+      onClick={() => void ctrl.forkTask(m.index)}
+    >
+      <span className="codicon codicon-repo-forked" aria-hidden />
+    </button>
   );
 }

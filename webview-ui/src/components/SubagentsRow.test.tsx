@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { screen, within } from "@testing-library/react";
 import { added, say, SayKind, snapshot, updated } from "../test/fixtures";
 import { renderApp } from "../test/renderApp";
-import { parseSubagents } from "./SubagentsRow";
+import { parseSubagents } from "../util/subagents";
 
 function row(children: object[], partial: boolean) {
   return say(1, SayKind.SUBAGENTS, { text: JSON.stringify({ children }), partial });

@@ -1,39 +1,16 @@
 // SubagentsRow renders the row of a use_subagents call: one nested entry per child with its
 // prompt, live status, requests, cost and the last tool it used. The daemon replaces the row's
-// text (JSON, see core/msg.Subagents) as the children move on.
+// text (JSON, see core/msg.Subagents) as the children move on. A delegate call's row is the
+// same with one child, its subtask, which also names its mode and, once ended, carries its
+// chat (SubtaskTranscript opens it).
 
 import type { Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import { formatCost } from "../util/format";
 import { toolWords } from "../util/toolWords";
+import { parseSubagents } from "../util/subagents";
+import { SubtaskTranscript } from "./SubtaskTree";
 
-export interface Subagent {
-  prompt: string;
-  status: "running" | "done" | "failed" | string;
-  requests: number;
-  cost: number;
-  lastTool?: string;
-  error?: string;
-}
-
-/** parseSubagents reads a subagents row's text; a row that does not parse has no children. */
-export function parseSubagents(text: string): Subagent[] {
-  try {
-    const v = JSON.parse(text) as { children?: unknown };
-    if (!Array.isArray(v.children)) return [];
-    return v.children.map((c: Partial<Subagent>) => ({
-      prompt: String(c.prompt ?? ""),
-      status: String(c.status ?? "running"),
-      requests: Number(c.requests ?? 0),
-      cost: Number(c.cost ?? 0),
-      lastTool: c.lastTool ? String(c.lastTool) : undefined,
-      error: c.error ? String(c.error) : undefined,
-    }));
-  } catch {
-    return [];
-  }
-}
-
-const statusIcon: Record<string, string> = {
+export const statusIcon: Record<string, string> = {
   running: "loading codicon-modifier-spin",
   done: "pass-filled",
   failed: "error",
@@ -43,7 +20,12 @@ export function SubagentsRow({ m }: { m: Message }) {
   const children = parseSubagents(m.text);
   const running = children.filter((c) => c.status === "running").length;
   const cost = children.reduce((s, c) => s + c.cost, 0);
-  const title = running > 0 ? `Subagents: ${running} of ${children.length} running` : `Subagents: ${children.length} finished`;
+  const sub = children.length === 1 && children[0].mode ? children[0] : undefined;
+  const title = sub
+    ? `Subtask in ${sub.mode}: ${sub.status}`
+    : running > 0
+      ? `Subagents: ${running} of ${children.length} running`
+      : `Subagents: ${children.length} finished`;
   return (
     <div className="subagents-row">
       <div className="row-header">
@@ -72,6 +54,7 @@ export function SubagentsRow({ m }: { m: Message }) {
               </div>
             )}
             {c.error && <div className="subagent-error">{c.error}</div>}
+            {c.mode && <SubtaskTranscript sub={c} />}
           </li>
         ))}
       </ol>

@@ -18,6 +18,8 @@ export interface CallOptions {
 /** State the webview keeps across reloads of the panel (vscode.setState). */
 export interface PersistedState {
   taskId?: string;
+  /** The window's open tasks (the task strip), reopened after a reload. */
+  openTasks?: string[];
 }
 
 export interface CairnClient {
@@ -40,6 +42,12 @@ export interface CairnClient {
   saveFile(fileName: string, content: string): void;
   /** Asks the extension to open a folder (a task's worktree) in a new window. */
   openFolder(path: string): void;
+  /** Sets the Cairn view's badge: the number of tasks waiting for the user (0: none). */
+  setBadge(count: number, tooltip: string): void;
+  /** Tells the extension a background task finished or waits (it notifies as its setting says). */
+  taskNotice(taskId: string, kind: "waiting" | "done" | "failed", title: string): void;
+  /** Tells the extension which task is on screen (the commit message uses its model). */
+  activeTask(taskId: string): void;
   loadPersisted(): PersistedState;
   savePersisted(state: PersistedState): void;
 }

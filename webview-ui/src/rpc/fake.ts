@@ -137,6 +137,23 @@ export class FakeClient implements CairnClient {
     this.openedFolders.push(path);
   }
 
+  badge = { count: 0, tooltip: "" };
+  notices: { taskId: string; kind: string; title: string }[] = [];
+
+  setBadge(count: number, tooltip: string): void {
+    this.badge = { count, tooltip };
+  }
+
+  taskNotice(taskId: string, kind: "waiting" | "done" | "failed", title: string): void {
+    this.notices.push({ taskId, kind, title });
+  }
+
+  active = "";
+
+  activeTask(taskId: string): void {
+    this.active = taskId;
+  }
+
   loadPersisted(): PersistedState {
     return this.persisted;
   }

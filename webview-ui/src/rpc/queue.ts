@@ -39,7 +39,10 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     return {
       next: () => {
         if (this.head < this.items.length) {
-          const value = this.items[this.head++] as T;
+          const value = this.items[this.head] as T;
+          // A consumed item is not kept: the queue outlives it (a stream's first item is a whole
+          // task's snapshot), and an ended stream's queue may be held on to.
+          this.items[this.head++] = undefined as T;
           if (this.head > 1024 && this.head * 2 > this.items.length) {
             this.items = this.items.slice(this.head);
             this.head = 0;

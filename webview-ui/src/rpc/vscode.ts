@@ -164,6 +164,18 @@ export class PostMessageClient implements CairnClient {
     this.port.post({ type: "openFolder", path });
   }
 
+  setBadge(count: number, tooltip: string): void {
+    this.port.post({ type: "badge", count, tooltip });
+  }
+
+  activeTask(taskId: string): void {
+    this.port.post({ type: "activeTask", taskId });
+  }
+
+  taskNotice(taskId: string, kind: "waiting" | "done" | "failed", title: string): void {
+    this.port.post({ type: "taskNotice", taskId, kind, title });
+  }
+
   loadPersisted(): PersistedState {
     const s = this.port.getState();
     return s && typeof s === "object" ? (s as PersistedState) : {};

@@ -21,14 +21,22 @@ export interface AppState {
   taskId: string | undefined;
   /** Mode for the next task (a running task's mode comes from its TaskState). */
   mode: Mode;
+  /** A mode of the workspace's own for the next task (docs/modes.md); "": mode decides. */
+  modeSlug: string;
   /** The next task starts in a git worktree of its own (README, "Tasks in worktrees"). */
   worktree: boolean;
+  /** The next task's "done when" command (README, "Done when"): "" for none. */
+  doneWhen: string;
   /** Text the editor asked to put into the input ("Add to Cairn"); consumed by the input. */
   inputInsert: { seq: number; text: string } | undefined;
   /** Bumped by the "Focus Chat Input" command; the input focuses itself on each change. */
   focusInput: number;
   /** Transient notice (errors of user actions). */
   notice: string | undefined;
+  /** cairn.parallelTasksInWorktrees: a task started while another runs here gets a worktree. */
+  parallelWorktrees: boolean;
+  /** A task held back because another runs in the same folder (the setting is off): the warning's text. */
+  sameFolderWarning: { text: string; att: { images: string[]; files: string[] } } | undefined;
 }
 
 export const initialAppState: AppState = {
@@ -41,10 +49,14 @@ export const initialAppState: AppState = {
   settingsError: undefined,
   taskId: undefined,
   mode: Mode.ACT,
+  modeSlug: "",
   worktree: false,
+  doneWhen: "",
   inputInsert: undefined,
   focusInput: 0,
   notice: undefined,
+  parallelWorktrees: true,
+  sameFolderWarning: undefined,
 };
 
 export class AppStore {

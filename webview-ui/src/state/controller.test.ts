@@ -44,4 +44,16 @@ describe("the window's editor and this webview's id", () => {
     expect(fake.callsTo(TaskService.method.answerAsk)[1]).toMatchObject({ messageIndex: 0, text: "this one", hostId: "window-1" });
     ctrl.stop();
   });
+
+  it("a task typed before the context arrives waits for it and starts with the window's roots", async () => {
+    const { fake, ctrl } = started();
+    fake.on(TaskService.method.newTask, () => ({ taskId: "t-new" }));
+    const sent = ctrl.send("start early");
+    await flush();
+    expect(fake.callsTo(TaskService.method.newTask)).toEqual([]);
+    fake.emitHost(context);
+    await sent;
+    expect(fake.callsTo(TaskService.method.newTask)).toMatchObject([{ text: "start early", workspaceRoots: ["/w"], hostId: "window-1" }]);
+    ctrl.stop();
+  });
 });

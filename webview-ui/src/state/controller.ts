@@ -6,8 +6,11 @@ import { isAbort, type CairnClient, type HostEvent } from "../rpc";
 import { AskResponse, TaskService, UiService } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { AutoApproveSchema, Mode, SettingsSchema, StateService, type AutoApprove, type Settings } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { CheckpointService, RestoreKind } from "@cairn/proto/gen/cairn/v1/checkpoint_pb";
+import { WorkspaceService, type ModeEntry } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { AppStore } from "./appStore";
 import { TaskStore, type Scheduler } from "./taskStore";
+import { OpenTasks, phaseText, type Phase } from "./openTasks";
+import { BoardStore } from "./boardStore";
 
 export interface Attachments {
   images: string[];
@@ -18,21 +21,49 @@ const noAttachments: Attachments = { images: [], files: [] };
 
 export class Controller {
   readonly app: AppStore;
-  readonly task: TaskStore;
-  private subscription: AbortController | undefined;
+  /** The window's live tasks, each with its own store and subscription. */
+  readonly open: OpenTasks;
+  readonly board: BoardStore;
+  /** The store shown when no task is: always empty. */
+  private readonly blank: TaskStore;
   private insertSeq = 0;
   private disposeHost: (() => void) | undefined;
   private stopped = false;
   /** The persisted task, opened once the editor context names the window's editor. */
   private pendingOpen: string | undefined;
   private hasContext = false;
+  /** Resolves when the editor's context (workspace roots, host) first arrives: a task typed
+   * before it waits for it, since the daemon needs the roots to start one. */
+  private contextArrived!: () => void;
+  private readonly context = new Promise<void>((resolve) => (this.contextArrived = resolve));
 
   constructor(
     readonly client: CairnClient,
     options: { scheduler?: Scheduler } = {},
   ) {
     this.app = new AppStore();
-    this.task = new TaskStore(options.scheduler);
+    this.blank = new TaskStore(options.scheduler);
+    this.open = new OpenTasks(options.scheduler, (id, p, before) => this.phaseChanged(id, p, before));
+    this.board = new BoardStore(client);
+  }
+
+  /** task is the store of the task on screen (an empty one when none is). */
+  get task(): TaskStore {
+    const id = this.app.get().taskId;
+    return (id && this.open.get(id)?.store) || this.blank;
+  }
+
+  /** phaseChanged keeps the view's badge and tells the editor of a background task that
+   * finished or waits (it notifies as cairn.notifyBackgroundTasks says). */
+  private phaseChanged(id: string, p: Phase, before: Phase | undefined): void {
+    const waiting = this.open.waiting();
+    this.client.setBadge(waiting.length, waiting.length ? `${waiting.length} task${waiting.length === 1 ? "" : "s"} waiting for you` : "");
+    const shown = this.app.get().taskId === id && this.app.get().view === "chat";
+    if (shown || before === undefined || before === p) return;
+    if (p === "waiting" || p === "done" || p === "failed") {
+      const title = this.open.get(id)?.store.state?.title || id;
+      this.client.taskNotice(id, p, `${title}: ${phaseText[p]}`);
+    }
   }
 
   /** start listens to editor events, loads settings and re-opens the persisted task. */
@@ -44,29 +75,54 @@ export class Controller {
     // The daemon loads a task with the editor the first call names: wait for the context so
     // a task reopened after a reload works through this window's editor.
     const persisted = this.client.loadPersisted();
+    this.pendingOthers = (persisted.openTasks ?? []).filter((id) => id !== persisted.taskId);
     if (persisted.taskId && this.hasContext) this.openTask(persisted.taskId);
     else this.pendingOpen = persisted.taskId;
+    if (this.hasContext) this.reopenOthers();
+  }
+
+  /** The strip's other tasks of the persisted state, reopened once the context is known. */
+  private pendingOthers: string[] = [];
+
+  private reopenOthers(): void {
+    const ids = this.pendingOthers;
+    this.pendingOthers = [];
+    const shown = this.app.get().taskId;
+    for (const id of ids) this.subscribe(id);
+    if (shown !== this.app.get().taskId) this.app.set({ taskId: shown });
+    this.persist();
   }
 
   stop(): void {
     this.stopped = true;
     this.disposeHost?.();
-    this.subscription?.abort();
+    for (const t of this.open.all()) t.subscription.abort();
+    this.board.stop();
   }
 
   private onHost(e: HostEvent): void {
     switch (e.event) {
       case "context": {
-        this.app.set({ workspaceRoots: e.workspaceRoots, hostId: e.hostId, clientId: e.clientId });
+        this.app.set({ workspaceRoots: e.workspaceRoots, hostId: e.hostId, clientId: e.clientId, parallelWorktrees: e.parallelWorktrees ?? true });
         this.hasContext = true;
+        this.contextArrived();
         const pending = this.pendingOpen;
         this.pendingOpen = undefined;
         if (pending && !this.app.get().taskId) this.openTask(pending);
+        this.reopenOthers();
+        this.board.watch(e.workspaceRoots[0] ?? "");
+        break;
+      }
+      case "openTask": {
+        this.openTask(e.taskId);
         break;
       }
       case "navigate":
-        if (e.view === "newTask") void this.clearTask();
-        else if (e.view === "newWorktreeTask") void this.clearTask().then(() => this.app.set({ worktree: true }));
+        if (e.view === "newTask") this.showNewTask();
+        else if (e.view === "newWorktreeTask") {
+          this.showNewTask();
+          this.app.set({ worktree: true });
+        }
         else this.app.set({ view: e.view });
         break;
       case "addToInput":
@@ -80,8 +136,14 @@ export class Controller {
         this.app.set({ daemon: e.status });
         if (e.status === "ready" && was !== "ready") {
           void this.loadSettings();
-          const id = this.app.get().taskId;
-          if (id) this.openTask(id);
+          // Every open task's stream ended with the daemon: open them again.
+          const shown = this.app.get().taskId;
+          for (const id of this.open.ids()) {
+            this.open.remove(id);
+            this.subscribe(id);
+          }
+          this.app.set({ taskId: shown });
+          this.board.watch(this.primaryRoot);
         }
         break;
       }
@@ -130,19 +192,23 @@ export class Controller {
     return create(AutoApproveSchema, { enabled: true, readFiles: true, safeCommands: true, maxRequests: 20 });
   }
 
-  /** openTask subscribes to a task (closing the previous subscription) and remembers it. */
+  /** openTask shows a task of the window, subscribing to it when it is not open yet; the
+   * other open tasks keep their streams (README, "Several tasks at once"). */
   openTask(taskId: string): void {
-    this.subscription?.abort();
-    const ac = new AbortController();
-    this.subscription = ac;
-    this.task.reset();
+    if (!this.open.get(taskId)) this.subscribe(taskId);
     this.app.set({ taskId, view: "chat" });
-    this.client.savePersisted({ taskId });
+    this.persist();
+  }
+
+  /** subscribe opens a task's store and its stream, which stays open while the task is in the strip. */
+  private subscribe(taskId: string): void {
+    const t = this.open.add(taskId);
+    const ac = t.subscription;
     void (async () => {
       try {
         const hostId = this.app.get().hostId;
         for await (const ev of this.client.stream(UiService.method.subscribe, { taskId, hostId }, { signal: ac.signal })) {
-          this.task.apply(ev);
+          t.store.apply(ev);
         }
       } catch (err) {
         if (!ac.signal.aborted) this.notify(err);
@@ -150,8 +216,45 @@ export class Controller {
     })();
   }
 
-  async newTask(text: string, att: Attachments = noAttachments): Promise<void> {
-    const { workspaceRoots, hostId, mode, worktree } = this.app.get();
+  private persist(): void {
+    this.client.activeTask(this.app.get().taskId ?? "");
+    this.client.savePersisted({ taskId: this.app.get().taskId, openTasks: this.open.ids() });
+  }
+
+  /** showNewTask shows the new-task state; the open tasks go on running. */
+  showNewTask(): void {
+    this.app.set({ taskId: undefined, view: "chat" });
+    this.persist();
+  }
+
+  /** busyHere says whether another open task is working or waiting in this workspace folder. */
+  busyHere(): boolean {
+    const root = this.primaryRoot;
+    return this.open.all().some((t) => {
+      const p = this.open.phase(t.id);
+      const inFolder = this.board.get().tasks.find((b) => b.taskId === t.id)?.workspaceRoot;
+      return (p === "working" || p === "waiting") && (inFolder === undefined || inFolder === root);
+    });
+  }
+
+  async newTask(text: string, att: Attachments = noAttachments, sameFolder = false): Promise<void> {
+    await this.context;
+    const { workspaceRoots, hostId, mode, modeSlug, doneWhen, parallelWorktrees } = this.app.get();
+    let worktree = this.app.get().worktree;
+    if (!worktree && !sameFolder && this.busyHere()) {
+      // Another task runs in this folder (README, "Several tasks at once"): a worktree of its
+      // own by default; without, only after the warning.
+      if (parallelWorktrees) worktree = true;
+      else {
+        this.app.set({ sameFolderWarning: { text, att } });
+        return;
+      }
+    }
+    this.app.set({ sameFolderWarning: undefined });
+    // Each task of the window keeps its own model (and, once changed in its chat, its own
+    // approval policy): it starts with settings of its own, so the chat's pickers change that
+    // task only (UpdateTaskSettings), not the others running beside it.
+    const model = this.app.get().settings?.api?.model ?? "";
     try {
       const r = await this.client.unary(TaskService.method.newTask, {
         text,
@@ -160,9 +263,11 @@ export class Controller {
         workspaceRoots,
         hostId,
         mode,
+        modeSlug,
         worktree,
+        overrides: model || doneWhen.trim() ? { ...(model ? { model } : {}), ...(doneWhen.trim() ? { doneWhen: doneWhen.trim() } : {}) } : undefined,
       });
-      this.app.set({ worktree: false });
+      this.app.set({ worktree: false, doneWhen: "" });
       this.openTask(r.taskId);
     } catch (err) {
       this.notify(err);
@@ -173,6 +278,7 @@ export class Controller {
   async send(text: string, att: Attachments = noAttachments): Promise<void> {
     const taskId = this.app.get().taskId;
     if (!taskId) return this.newTask(text, att);
+    this.task.userActed();
     try {
       await this.client.unary(TaskService.method.sendMessage, { taskId, text, images: att.images, files: att.files, hostId: this.app.get().hostId });
     } catch (err) {
@@ -225,6 +331,7 @@ export class Controller {
     const { taskId, hostId } = this.app.get();
     const open = this.task.state?.openAskIndex ?? -1;
     if (!taskId) return;
+    this.task.userActed();
     try {
       await this.client.unary(TaskService.method.answerAsk, {
         taskId,
@@ -246,6 +353,7 @@ export class Controller {
   async retryNow(messageIndex: number): Promise<void> {
     const { taskId, hostId } = this.app.get();
     if (!taskId) return;
+    this.task.userActed();
     try {
       await this.client.unary(TaskService.method.answerAsk, { taskId, response: AskResponse.APPROVE, messageIndex, hostId });
     } catch (err) {
@@ -274,14 +382,22 @@ export class Controller {
     }
   }
 
-  /** clearTask closes the task in the daemon and shows the new-task state. */
-  async clearTask(): Promise<void> {
-    const taskId = this.app.get().taskId;
-    this.subscription?.abort();
-    this.subscription = undefined;
-    this.task.reset();
-    this.app.set({ taskId: undefined, view: "chat" });
-    this.client.savePersisted({});
+  /** clearTask closes the task on screen in the daemon and shows the new-task state. */
+  clearTask(): Promise<void> {
+    return this.closeTask(this.app.get().taskId);
+  }
+
+  /** dismissTask takes a task off the strip (its stream ends) and leaves it in the daemon: it
+   * stays in history and on the Board (a finished task's ✕, README "Several tasks at once"). */
+  dismissTask(taskId: string | undefined): void {
+    if (taskId) this.open.remove(taskId);
+    if (!taskId || this.app.get().taskId === taskId) this.app.set({ taskId: undefined, view: "chat" });
+    this.persist();
+  }
+
+  /** closeTask takes a task out of the strip and closes it in the daemon (it stays in history). */
+  async closeTask(taskId: string | undefined): Promise<void> {
+    this.dismissTask(taskId);
     if (!taskId) return;
     try {
       await this.client.unary(TaskService.method.clearTask, { taskId });
@@ -291,8 +407,7 @@ export class Controller {
   }
 
   async resumeTask(taskId: string): Promise<void> {
-    const current = this.app.get().taskId;
-    if (current && current !== taskId) await this.clearTask();
+    if (this.open.get(taskId)) return this.openTask(taskId);
     try {
       await this.client.unary(TaskService.method.resumeTask, { taskId, hostId: this.app.get().hostId });
       this.openTask(taskId);
@@ -301,14 +416,44 @@ export class Controller {
     }
   }
 
+  /** showRow shows a task's chat at one of its rows (a delegated subtask's, from the strip or
+   * the Board; README, "Several tasks at once"), opening the task when it is not open. */
+  async showRow(taskId: string, index: number): Promise<void> {
+    await this.resumeTask(taskId);
+    this.open.get(taskId)?.store.reveal(index);
+  }
+
   async setMode(mode: Mode): Promise<void> {
-    this.app.set({ mode });
+    this.app.set({ mode, modeSlug: "" });
     const taskId = this.app.get().taskId;
     if (!taskId) return;
     try {
       await this.client.unary(StateService.method.setMode, { taskId, mode });
     } catch (err) {
       this.notify(err);
+    }
+  }
+
+  /** setModeSlug puts the open task (or the next one) in a mode of the workspace's own. */
+  async setModeSlug(modeSlug: string): Promise<void> {
+    this.app.set({ mode: Mode.ACT, modeSlug });
+    const taskId = this.app.get().taskId;
+    if (!taskId) return;
+    try {
+      await this.client.unary(StateService.method.setMode, { taskId, modeSlug });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
+  /** listModes lists the modes of the window's workspace (built-in first); errors are shown and give none. */
+  async listModes(signal?: AbortSignal): Promise<ModeEntry[]> {
+    try {
+      const r = await this.client.unary(WorkspaceService.method.listModes, { workspaceRoots: this.app.get().workspaceRoots }, { signal });
+      return r.modes;
+    } catch (err) {
+      if (!signal?.aborted) this.notify(err);
+      return [];
     }
   }
 
@@ -366,6 +511,28 @@ export class Controller {
     if (!taskId) return;
     try {
       await this.client.unary(TaskService.method.updateFocusChain, { taskId, markdown });
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
+  /** forkTask starts a new task from a past message (README, "Fork from any message") and shows it. */
+  async forkTask(messageIndex: number, taskId = this.app.get().taskId): Promise<void> {
+    if (!taskId) return;
+    try {
+      const r = await this.client.unary(TaskService.method.forkTask, { taskId, messageIndex, hostId: this.app.get().hostId });
+      this.openTask(r.taskId);
+    } catch (err) {
+      this.notify(err);
+    }
+  }
+
+  /** answerTask answers another task's open question from the board (Approve / Reject). */
+  async answerTask(taskId: string, messageIndex: number, response: AskResponse): Promise<void> {
+    // Its chat shows the end when it is shown next (util/scrollMemory.ts).
+    this.open.get(taskId)?.store.userActed();
+    try {
+      await this.client.unary(TaskService.method.answerAsk, { taskId, response, messageIndex, hostId: this.app.get().hostId });
     } catch (err) {
       this.notify(err);
     }

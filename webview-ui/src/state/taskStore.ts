@@ -4,10 +4,16 @@
 // each row has a version counter and its own listeners, so a delta re-renders only its row.
 // Text deltas are coalesced: row listeners for appended text run once per animation frame
 // (flush() runs them now); structural changes (snapshot, added, updated, state) notify at once.
+//
+// The store also keeps where the rows of delegate calls are (the task's subtasks, docs/modes.md
+// "The orchestrator") with listeners of their own, told when such a row arrives or changes: the
+// strip follows a hidden task's subtasks through them, and no text delta reaches them. And it
+// holds a row to bring into view (reveal), which the chat's list takes when it shows the task.
 
 import { useCallback, useSyncExternalStore } from "react";
 import type { Message } from "@cairn/proto/gen/cairn/v1/message_pb";
 import type { SubscribeResponse, TaskState } from "@cairn/proto/gen/cairn/v1/task_pb";
+import { delegated } from "../util/subagents";
 
 type Listener = () => void;
 export type Scheduler = (run: () => void) => void;
@@ -24,17 +30,28 @@ export class TaskStore {
   state: TaskState | undefined;
   /** Increments with every snapshot or reset: the list remounts and scrolls to the end. */
   epoch = 0;
+  /** Counts the user's own sends and answers in this task: the chat brings the end into view
+   * on each, even when it was scrolled up (components/MessageList.tsx). */
+  userActs = 0;
 
   private readonly versions: number[] = [];
   private readonly rowListeners = new Map<number, Set<Listener>>();
   private readonly listListeners = new Set<Listener>();
   private readonly stateListeners = new Set<Listener>();
+  private readonly actListeners = new Set<Listener>();
   /** Monotonic counter for row versions, so a replaced row never reuses a version. */
   private seq = 0;
   private listVersion = 0;
   private stateVersion = 0;
   private readonly dirtyRows = new Set<number>();
   private flushScheduled = false;
+  /** Positions of the rows of delegate calls, in order. */
+  private subtaskPos: number[] = [];
+  private subtaskVersion = 0;
+  private readonly subtaskListeners = new Set<Listener>();
+  /** The message index of a row to bring into view when the chat shows the task. */
+  revealing: number | undefined;
+  private readonly revealListeners = new Set<Listener>();
 
   constructor(private readonly schedule: Scheduler = defaultScheduler) {}
 
@@ -52,6 +69,9 @@ export class TaskStore {
           this.versions.push(++this.seq);
         }
         this.state = e.value.state;
+        this.subtaskPos = [];
+        this.messages.forEach((m, pos) => delegated(m) && this.subtaskPos.push(pos));
+        this.bumpSubtasks();
         this.bumpList();
         this.bumpState();
         for (const [pos, set] of this.rowListeners) if (pos < this.messages.length) set.forEach((l) => l());
@@ -64,14 +84,12 @@ export class TaskStore {
         if (pos >= 0 && pos < this.messages.length) {
           this.messages[pos] = m;
           this.bumpRow(pos);
-        } else if (pos === this.messages.length) {
-          this.messages.push(m);
-          this.versions.push(++this.seq);
-          this.bumpList();
-        } else if (pos > this.messages.length) {
+          this.rowChanged(pos);
+        } else if (pos >= this.messages.length) {
           // A gap means we missed events; keep what we have and append (the next snapshot heals it).
           this.messages.push(m);
           this.versions.push(++this.seq);
+          this.rowChanged(this.messages.length - 1);
           this.bumpList();
         }
         break;
@@ -107,6 +125,7 @@ export class TaskStore {
         this.messages[pos] = m;
         this.dirtyRows.delete(pos);
         this.bumpRow(pos);
+        this.rowChanged(pos);
         break;
       }
       case "stateChanged":
@@ -122,6 +141,7 @@ export class TaskStore {
     const rows = [...this.dirtyRows];
     this.dirtyRows.clear();
     for (const pos of rows) this.rowListeners.get(pos)?.forEach((l) => l());
+    if (rows.some((pos) => this.subtaskPos.includes(pos))) this.bumpSubtasks();
   }
 
   /** reset empties the store (new task / cleared task). */
@@ -132,6 +152,8 @@ export class TaskStore {
     this.firstIndex = 0;
     this.state = undefined;
     this.epoch++;
+    this.subtaskPos = [];
+    this.bumpSubtasks();
     this.bumpList();
     this.bumpState();
   }
@@ -159,6 +181,23 @@ export class TaskStore {
     };
   }
 
+  /** rowListenerCount is how many rendered rows listen to this store (0 for a hidden task). */
+  rowListenerCount(): number {
+    let n = 0;
+    for (const set of this.rowListeners.values()) n += set.size;
+    return n;
+  }
+
+  /** userActed records a send or an answer of the user's own in this task. */
+  userActed(): void {
+    this.userActs++;
+    this.actListeners.forEach((l) => l());
+  }
+  subscribeUserActs = (l: Listener): (() => void) => {
+    this.actListeners.add(l);
+    return () => this.actListeners.delete(l);
+  };
+
   getListVersion = (): number => this.listVersion;
   subscribeList = (l: Listener): (() => void) => {
     this.listListeners.add(l);
@@ -169,6 +208,43 @@ export class TaskStore {
     this.stateListeners.add(l);
     return () => this.stateListeners.delete(l);
   };
+
+  /** subtaskRows are the positions of the rows of delegate calls, in order (do not change it). */
+  get subtaskRows(): readonly number[] {
+    return this.subtaskPos;
+  }
+  getSubtaskVersion = (): number => this.subtaskVersion;
+  /** subscribeSubtasks is told when a row of a delegate call arrives or changes. */
+  subscribeSubtasks = (l: Listener): (() => void) => {
+    this.subtaskListeners.add(l);
+    return () => this.subtaskListeners.delete(l);
+  };
+
+  /** reveal asks the chat to bring the row with that message index into view (a subtask's row,
+   * from the strip or the Board) when it shows this task, or at once when it does. */
+  reveal(index: number): void {
+    this.revealing = index;
+    this.revealListeners.forEach((l) => l());
+  }
+  subscribeReveal = (l: Listener): (() => void) => {
+    this.revealListeners.add(l);
+    return () => this.revealListeners.delete(l);
+  };
+
+  /** rowChanged notes a row added or replaced: a delegate call's row is a subtask's. */
+  private rowChanged(pos: number): void {
+    const known = this.subtaskPos.includes(pos);
+    if (!known && !delegated(this.messages[pos])) return;
+    if (!known) {
+      this.subtaskPos.push(pos);
+      this.subtaskPos.sort((a, b) => a - b);
+    }
+    this.bumpSubtasks();
+  }
+  private bumpSubtasks(): void {
+    this.subtaskVersion++;
+    this.subtaskListeners.forEach((l) => l());
+  }
 
   private bumpRow(pos: number): void {
     this.versions[pos] = ++this.seq;

@@ -8,6 +8,7 @@ import { MessageList } from "../components/MessageList";
 import { AskBar, useOpenAsk } from "../components/AskBar";
 import { ChatInput } from "../components/ChatInput";
 import { TaskHeader } from "../components/TaskHeader";
+import { SubtaskTree } from "../components/SubtaskTree";
 import { AutoApproveBar } from "../components/AutoApproveBar";
 import { QueuedMessages } from "../components/QueuedMessages";
 import { askButtons, working } from "../util/askButtons";
@@ -44,6 +45,7 @@ export function ChatView({ ctrl, hidden }: { ctrl: Controller; hidden: boolean }
       {taskId ? (
         <>
           <TaskHeader ctrl={ctrl} />
+          <SubtaskTree store={ctrl.task} />
           <MessageList store={ctrl.task} />
         </>
       ) : (

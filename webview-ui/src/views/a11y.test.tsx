@@ -8,7 +8,6 @@ import { screen } from "@testing-library/react";
 import { McpServerStatus, McpService } from "@cairn/proto/gen/cairn/v1/state_pb";
 import { TaskService, TaskStatus } from "@cairn/proto/gen/cairn/v1/task_pb";
 import { ToolOperation } from "@cairn/proto/gen/cairn/v1/message_pb";
-import { WorkspaceService } from "@cairn/proto/gen/cairn/v1/workspace_pb";
 import { ask, AskKind, say, SayKind, snapshot } from "../test/fixtures";
 import { flushAsync, renderApp } from "../test/renderApp";
 
@@ -95,12 +94,13 @@ describe("accessibility (axe-core)", { timeout: 60_000 }, () => {
 
   it("board: no serious or critical violations, every button named", async () => {
     const { user, fake } = await renderApp();
-    fake.on(WorkspaceService.method.listWorktrees, () => ({
-      worktrees: [
-        { taskId: "1-a", title: "greet", branch: "cairn/greet-1-a", path: "/d/1-a/p", status: "waiting", filesChanged: 1, linesAdded: 2, linesRemoved: 1, cost: 0.01 },
-        { taskId: "2-b", title: "gone", branch: "cairn/gone-2-b", path: "/d/2-b/p", status: "missing", merged: "2026-11-27T02:00:00Z" },
+    const wt = (taskId: string, title: string, status: string, extra: object = {}) => ({ taskId, title, branch: `cairn/${title}-${taskId}`, path: `/d/${taskId}/p`, status, ...extra });
+    fake.lastStream(TaskService.method.watchTasks).push({
+      tasks: [
+        { taskId: "1-a", title: "greet", status: TaskStatus.WAITING, cost: 0.01, costKnown: true, live: true, worktree: wt("1-a", "greet", "waiting", { filesChanged: 1, linesAdded: 2, linesRemoved: 1 }), ask: { index: 3, kind: { case: "ask", value: AskKind.TOOL }, payload: { case: "tool", value: { path: "greet.txt" } } } },
+        { taskId: "2-b", title: "gone", status: TaskStatus.IDLE, worktree: wt("2-b", "gone", "missing", { merged: "2026-11-27T02:00:00Z" }) },
       ],
-    }));
+    } as never);
     await user.click(screen.getByRole("button", { name: "Board" }));
     await flushAsync();
     expect(screen.getByRole("listitem", { name: "greet" })).toBeTruthy();
