@@ -5,6 +5,11 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
 NPM_STAMP := node_modules/.package-lock.json
+# The language servers the tests run for real (README, "Language servers"): gopls from the Go
+# module proxy; typescript-language-server, typescript and pyright are npm devDependencies. The
+# tests find them on this PATH.
+GOPLS_VERSION := v0.23.0
+LSP_PATH := $(shell $(GO) env GOPATH)/bin:$(CURDIR)/node_modules/.bin
 
 .PHONY: all build daemon fakellm webview extension generate checkgenerate lint check-imports check-conventions \
         test test-go test-ts e2e bench soak fuzz vsix vsix-all cross test-cross test-windows-core vet-cross install ci deps clean
@@ -24,6 +29,7 @@ $(NPM_STAMP): package-lock.json package.json proto/ts/package.json extension/pac
 
 deps: $(NPM_STAMP)
 	$(GO) mod download
+	$(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
 
 ## Build ---------------------------------------------------------------------------------------
 
@@ -84,7 +90,7 @@ vet-cross: $(ZIG) $(DARWIN_FW)/libresolv.tbd
 test: lint checkgenerate test-go test-ts test-cross e2e
 
 test-go:
-	$(GO) test -race -count=1 ./...
+	PATH="$(LSP_PATH):$$PATH" $(GO) test -race -count=1 ./...
 
 test-ts: $(NPM_STAMP) daemon
 	npm run -w webview-ui test
@@ -107,19 +113,24 @@ fuzz:
 # counting, store) run for the usual benchmark time; the scenarios (P3 search: the `cairn tool`
 # process beside rg; the browser; MCP round trip and handshake; checkpoints; P5 daemon; P7
 # tokens; P8 time to first request; the daemon's share of P9; R7 load; opening history; the sandbox's start) run
-# once each (-benchtime 1x), which repeats each measurement as many times as it needs. P4
+# once each (-benchtime 1x), which repeats each measurement as many times as it needs; then
+# the first-use cost of each part the daemon loads on first use rather than at start. P4
 # listing/index run beside rg too (x-rg); P11 (scripts/p11-bench.sh) is the warm index through
 # `cairn tool --connect` and in process on a 100,000-file tree beside rg; P6 is the webview's
 # headless run. P9 whole (model server → text in the webview's DOM) needs code-server: `make
 # e2e` prints it (its "P9" lines, e2e/steps/p9.mjs) and writes test-results/e2e/p9.json.
 BENCH_FAST := ^Benchmark(P1|P2|CountTokensHuge|Store)$$
 BENCH_SCENARIOS := ^Benchmark(P3|Browser|MCPRoundTrip|Checkpoint|P5|P7|P8|P9|R7Load|MCPHandshake|HistoryOpen|SandboxStart)$$
+# What the daemon no longer does before its first client, each part's cost on first use (P5).
+BENCH_DEFERRED := ^Benchmark(MessagesParse|ExplainPatterns|OptTables|SchemaFirstUse|SystemRootsFirstUse)$$
 bench: daemon $(NPM_STAMP)
 	$(GO) test -p 1 -count=1 -run '^$$' -bench '$(BENCH_FAST)' ./core/parse ./core/diff ./core/llm ./core/store
 	$(GO) test -p 1 -count=1 -timeout 60m -run '^$$' -bench '$(BENCH_SCENARIOS)' -benchtime 1x \
 		./core/tools/search ./core/tools/browser ./core/tools/mcptool ./core/checkpoint ./server
+	$(GO) test -p 1 -count=1 -run '^$$' -bench '$(BENCH_DEFERRED)' ./core/diff ./core/sandbox ./core/shellcmd ./core/mcp ./core/egress
 	$(GO) test -run '^$$' -bench 'SearchGoSource|Listing|Query' -benchtime 5x ./core/tools/search ./core/workspace
 	$(GO) test -run '^$$' -bench 'ACPFirstRequest' -benchtime 5x ./server/cli
+	PATH="$(LSP_PATH):$$PATH" $(GO) test -run '^$$' -bench 'WriteToDiagnostics' -benchtime 5x ./core/lsp
 	./scripts/p11-bench.sh
 	npm run -w webview-ui perf
 

@@ -30,17 +30,18 @@ done < <(for goos in linux windows darwin; do
 level() {
   case "$1" in
     core/msg|core/toolnames|core/watch|core/event|core/rules|core/shellcmd|core/protect|core/sandbox|core/checkpoint|core/worktree|core/config|\
-    core/workspace|core/llm|core/llm/llmtest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden) echo 0;;
-    core/parse|core/diff|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 1;;
-    core/store/memstore|core/tools/*|core/prompt|core/host/direct) echo 2;;
-    core/store/storetest|core/envdetails|core/mentions|core/window) echo 3;;
-    core/task/*) echo 3;;
-    core/task) echo 4;;
-    core/agent) echo 5;;
+    core/llm|core/llm/llmtest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden|core/egress|core/telemetry) echo 0;;
+    core/workspace) echo 1;;
+    core/parse|core/diff|core/commitmsg|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 2;;
+    core/store/memstore|core/tools/*|core/prompt|core/modes|core/host/direct|core/lsp|core/policy) echo 3;;
+    core/store/storetest|core/envdetails|core/mentions|core/window) echo 4;;
+    core/task/*) echo 4;;
+    core/task) echo 5;;
+    core/agent) echo 6;;
     server/internal/gen/cairn/host/v1) echo 10;;
     server/internal/gen/cairn/v1) echo 11;;
     server/hostbridge) echo 12;;
-    server/follow) echo 12;;
+    server/follow|server/internal/nettest|server/otel) echo 12;;
     server/rpc) echo 13;;
     server|server/eval|server/acp) echo 14;;
     server/servertest|server/cli) echo 15;;
