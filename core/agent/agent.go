@@ -96,7 +96,8 @@ type Config struct {
 	// HTTPClient carries every model request (core/egress: the proxy and the extra CA
 	// certificates); nil: a plain client.
 	HTTPClient *http.Client
-	// Egress is the proxy web_fetch and the browser use (the zero Config: none).
+	// Egress is the proxy and the extra authorities web_fetch and the browser use (the zero
+	// Config: none).
 	Egress egress.Config
 	// Telemetry receives every task's runs, requests, tool calls and approvals (nil: none;
 	// README "OpenTelemetry").

@@ -16,7 +16,7 @@ func browserOptions(s config.Settings, cfg Config) browser.Options {
 	w, h := s.BrowserSize()
 	proxy, bypass := cfg.Egress.BrowserProxy()
 	return browser.Options{ExecPath: s.BrowserPath, RemoteURL: s.BrowserRemoteURL, Width: w, Height: h,
-		ProxyServer: proxy, ProxyBypass: bypass}
+		ProxyServer: proxy, ProxyBypass: bypass, ExtraCAs: cfg.Egress.BrowserCAs}
 }
 
 // BrowserFound says which browser the settings would drive: the remote browser's address when

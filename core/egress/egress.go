@@ -125,22 +125,30 @@ func loadPool(files, dirs []string) (*x509.CertPool, error) {
 		}
 	}
 	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadCA, err)
-		}
-		for _, e := range entries {
-			if e.IsDir() {
-				continue
-			}
-			// A folder of certificates also holds other files (hash links, READMEs): only
-			// those that parse count, as OpenSSL reads them.
-			if data, err := os.ReadFile(filepath.Join(d, e.Name())); err == nil {
-				pool.AppendCertsFromPEM(data)
-			}
+		if err := eachFile(d, func(data []byte) { pool.AppendCertsFromPEM(data) }); err != nil {
+			return nil, err
 		}
 	}
 	return pool, nil
+}
+
+// eachFile hands fn the content of each file of the folder d. A folder of certificates also
+// holds other files (hash links, READMEs): fn keeps those that parse, as OpenSSL reads them,
+// and a file that cannot be read is passed over.
+func eachFile(d string, fn func(data []byte)) error {
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadCA, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(d, e.Name())); err == nil {
+			fn(data)
+		}
+	}
+	return nil
 }
 
 // extra returns the CA files and folders the system's pool does not already hold, having
@@ -171,6 +179,48 @@ func (c Config) extra() (files, dirs []string, err error) {
 		}
 	}
 	return files, dirs, nil
+}
+
+// BrowserCAs returns the certificates (DER) of every CA file and folder named, for a browser
+// that reads none of them (Chromium trusts its own store, and on Linux the NSS database in its
+// home folder; core/tools/browser gives it one holding these). Unlike RootCAs it includes the
+// files and folders crypto/x509 reads itself. Each certificate appears once; nil when none
+// are named.
+func (c Config) BrowserCAs() ([][]byte, error) {
+	var out [][]byte
+	seen := map[string]bool{}
+	add := func(data []byte) int {
+		n := 0
+		for {
+			var b *pem.Block
+			if b, data = pem.Decode(data); b == nil {
+				return n
+			}
+			if b.Type != "CERTIFICATE" || len(b.Headers) != 0 {
+				continue
+			}
+			n++
+			if !seen[string(b.Bytes)] {
+				seen[string(b.Bytes)] = true
+				out = append(out, b.Bytes)
+			}
+		}
+	}
+	for _, f := range c.CAFiles {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadCA, err)
+		}
+		if add(data) == 0 {
+			return nil, fmt.Errorf("%w: %s holds no PEM certificate", ErrBadCA, f)
+		}
+	}
+	for _, d := range c.CADirs {
+		if err := eachFile(d, func(data []byte) { add(data) }); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // holdsCertificate reports whether data has a PEM block of a certificate, without parsing it.

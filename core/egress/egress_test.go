@@ -1,13 +1,21 @@
 package egress
 
 import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -95,4 +103,64 @@ func TestExtraCAsReadOnce(t *testing.T) {
 	if err := resp.Body.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The browser is given every certificate of the files and folders named, each once, and the
+// same broken files refuse it as they refuse the daemon's transport.
+func TestBrowserCAs(t *testing.T) {
+	a, b := selfSigned(t, "a"), selfSigned(t, "b")
+	encode := func(ders ...[]byte) []byte {
+		var out []byte
+		for _, d := range ders {
+			out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: d})...)
+		}
+		return out
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bundle.pem")
+	certs := filepath.Join(dir, "certs")
+	for path, data := range map[string][]byte{
+		file:                              encode(a),
+		filepath.Join(certs, "b.pem"):     encode(b, a),
+		filepath.Join(certs, "README"):    []byte("not a certificate"),
+		filepath.Join(certs, "empty.pem"): nil,
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Config{CAFiles: []string{file}, CADirs: []string{certs}}.BrowserCAs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !bytes.Equal(got[0], a) || !bytes.Equal(got[1], b) {
+		t.Errorf("got %d certificates, want a's then b's, once each", len(got))
+	}
+	if got, err := (Config{}).BrowserCAs(); got != nil || err != nil {
+		t.Errorf("none named: %d, %v", len(got), err)
+	}
+	junk := filepath.Join(certs, "README")
+	if _, err := (Config{CAFiles: []string{junk}}).BrowserCAs(); !errors.Is(err, ErrBadCA) {
+		t.Errorf("a file without a certificate: %v", err)
+	}
+}
+
+// selfSigned is a new self-signed authority's certificate (DER) named cn.
+func selfSigned(t *testing.T, cn string) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return der
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -57,7 +58,14 @@ type Options struct {
 	// (core/egress: the daemon's HTTPS_PROXY and NO_PROXY); "": none. A remote browser keeps
 	// its own.
 	ProxyServer, ProxyBypass string
+	// ExtraCAs returns the certificates (DER) of the authorities the browser trusts on top of
+	// its own (core/egress: SSL_CERT_FILE, SSL_CERT_DIR, NODE_EXTRA_CA_CERTS), read at each
+	// start; nil: none. A remote browser keeps its own.
+	ExtraCAs func() ([][]byte, error)
 }
+
+// errUntrusted is why a started browser does not trust the extra authorities (trustHome).
+var errUntrusted = errors.New("the browser cannot trust the extra certificate authorities")
 
 func (o Options) size() (int, int) {
 	if o.Width <= 0 || o.Height <= 0 {
@@ -98,6 +106,9 @@ type Session struct {
 	// stop closes the tab and ends the browser process (nil while closed).
 	stop  context.CancelFunc
 	mouse string
+	// untrusted is why the running browser does not trust the extra authorities (nil: it
+	// does, or there are none); a page refused for its certificate says it.
+	untrusted error
 	// allowLocal is set while the launched page is itself on a loopback or private address
 	// (approved under tools.CategoryLocal): only then may the page reach such addresses.
 	allowLocal atomic.Bool
@@ -165,6 +176,8 @@ func (s *Session) Launch(ctx context.Context, u string) (Shot, error) {
 				return &BlockedError{Blocks: blocks}
 			}
 			return fmt.Errorf("%w: %s", ErrNavigate, le.ErrorText)
+		case errors.As(err, &le) && s.untrusted != nil && strings.Contains(le.ErrorText, "ERR_CERT_"):
+			return fmt.Errorf("%w: %s (%w)", ErrNavigate, le.ErrorText, s.untrusted)
 		case errors.As(err, &le):
 			return fmt.Errorf("%w: %s", ErrNavigate, le.ErrorText)
 		case err != nil && lc.Err() != nil && c.Err() == nil:
@@ -245,7 +258,9 @@ func (s *Session) startLocked(ctx context.Context) error {
 	var (
 		alloc       context.Context
 		cancelAlloc context.CancelFunc
+		home        string // the browser's own home folder, for the extra authorities
 	)
+	s.untrusted = nil
 	if s.opts.RemoteURL != "" {
 		alloc, cancelAlloc = remote.NewAllocator(context.WithoutCancel(ctx), s.opts.RemoteURL)
 	} else {
@@ -272,10 +287,21 @@ func (s *Session) startLocked(ctx context.Context) error {
 		if os.Geteuid() == 0 {
 			opts = append(opts, chromedp.NoSandbox) // Chromium refuses its sandbox as root
 		}
+		if home = s.trustedHome(ctx); home != "" {
+			opts = append(opts, chromedp.Env("HOME="+home))
+		}
 		alloc, cancelAlloc = chromedp.NewExecAllocator(context.WithoutCancel(ctx), opts...)
 	}
 	tab, cancelTab := chromedp.NewContext(alloc)
-	stop := func() { cancelTab(); cancelAlloc() }
+	stop := func() {
+		cancelTab()
+		cancelAlloc() // waits for the browser to exit
+		if home != "" {
+			if err := os.RemoveAll(home); err != nil {
+				slog.Warn("browser: removing its home folder", "dir", home, "err", err)
+			}
+		}
+	}
 
 	s.ev.Lock()
 	s.console, s.dropped, s.inflight, s.lastNet, s.blocked = nil, 0, map[network.RequestID]struct{}{}, time.Now(), nil
@@ -323,6 +349,28 @@ func (s *Session) startLocked(ctx context.Context) error {
 	}
 	s.tab, s.stop = tab, stop
 	return nil
+}
+
+// trustedHome returns a home folder for the browser to start in whose certificate database
+// trusts the extra authorities, "" when there are none or they cannot be given to it; then
+// s.untrusted says why, and the start goes on: only pages signed by them are refused.
+func (s *Session) trustedHome(ctx context.Context) string {
+	if s.opts.ExtraCAs == nil {
+		return ""
+	}
+	certs, err := s.opts.ExtraCAs()
+	if err == nil && len(certs) == 0 {
+		return ""
+	}
+	var home string
+	if err == nil {
+		home, err = trustHome(ctx, certs)
+	}
+	if err != nil {
+		s.untrusted = err
+		slog.Warn("browser: pages signed by the extra certificate authorities will be refused", "err", err)
+	}
+	return home
 }
 
 // actLocked runs do bound to ctx, waits for the page to settle and captures the result.
