@@ -256,19 +256,11 @@ func (h *Hub) unwatch(dir string, s *sub) {
 		delete(h.subs, dir)
 	}
 	h.mu.Unlock()
-	if last && removes {
+	if last {
 		// The folder may be gone (its watch went with it): nothing is left to remove.
 		_ = h.w.Remove(dir)
 	}
 }
-
-// removes says the hub ends the system's watch of a folder nobody watches any more. On
-// Windows it does not: fsnotify's reader there can take a change read just before the watch
-// was removed after its handle is closed, and then closes that handle a second time (which
-// may be one the Go runtime has since been given) and drops Close's wake-up, so that Close
-// waits for ever. The folder stays watched, its events told to nobody, until the folder goes
-// away or the hub closes; watching it again reuses the watch.
-const removes = runtime.GOOS != "windows"
 
 // closeWait bounds how long Close waits for the system's watcher to close.
 const closeWait = 5 * time.Second
@@ -304,8 +296,10 @@ func (h *Hub) Close() error {
 	h.mu.Unlock()
 	var err error
 	if h.w != nil {
-		// fsnotify's Close waits for its reader, which can miss the request (see removes):
-		// past closeWait the hub's goroutine stops on its own and the reader is left behind.
+		// fsnotify's Close waits for its reader, which on Windows can miss the request: when
+		// a change read just before a watch was removed is handled after the watch's handle
+		// was closed, the reader's error path takes Close's wake-up and does not put it back.
+		// Past closeWait the hub's goroutine stops on its own and the reader is left behind.
 		closed := make(chan error, 1)
 		go func() { closed <- h.w.Close() }()
 		select {
