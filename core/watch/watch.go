@@ -43,6 +43,10 @@ type Hub struct {
 	w    *fsnotify.Watcher // nil: the system refused a watcher; Watch then refuses every folder
 	done chan struct{}     // closed when the hub's goroutine has returned
 	stop chan struct{}     // closed by Close when the system's watcher did not close in time
+	// closeW closes the system's watcher (w.Close), waited for at most closeWait; tests
+	// replace both.
+	closeW    func() error
+	closeWait time.Duration
 	// addMu serialises the changes of what the system watches (w.Add, w.Remove) with the
 	// changes of subs that decide them. It is taken before mu and never by the hub's
 	// goroutine, and w.Add and w.Remove are called with it alone: on some systems (Windows)
@@ -73,7 +77,7 @@ func New() *Hub {
 		close(h.done)
 		return h
 	}
-	h.w = w
+	h.w, h.closeW, h.closeWait = w, w.Close, defaultCloseWait
 	go h.loop()
 	return h
 }
@@ -262,8 +266,8 @@ func (h *Hub) unwatch(dir string, s *sub) {
 	}
 }
 
-// closeWait bounds how long Close waits for the system's watcher to close.
-const closeWait = 5 * time.Second
+// defaultCloseWait bounds how long Close waits for the system's watcher to close.
+const defaultCloseWait = 5 * time.Second
 
 // Folders is how many folders the hub watches.
 func (h *Hub) Folders() int {
@@ -301,11 +305,11 @@ func (h *Hub) Close() error {
 		// was closed, the reader's error path takes Close's wake-up and does not put it back.
 		// Past closeWait the hub's goroutine stops on its own and the reader is left behind.
 		closed := make(chan error, 1)
-		go func() { closed <- h.w.Close() }()
+		go func() { closed <- h.closeW() }()
 		select {
 		case err = <-closed:
-		case <-time.After(closeWait):
-			slog.Warn("watch: the system's file watcher did not close in time; its reader is left behind", "waited", closeWait)
+		case <-time.After(h.closeWait):
+			slog.Warn("watch: the system's file watcher did not close in time; its reader is left behind", "waited", h.closeWait)
 			close(h.stop)
 		}
 	}

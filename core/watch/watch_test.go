@@ -234,3 +234,53 @@ func TestSetWatchesAgain(t *testing.T) {
 		t.Fatal("a change was told after the set closed")
 	}
 }
+
+// TestCloseBoundsTheSystemsClose: where the system's watcher never closes (fsnotify's reader
+// on Windows can miss the request), Close still returns after its wait, with the hub's
+// goroutine ended and no handler called after it.
+func TestCloseBoundsTheSystemsClose(t *testing.T) {
+	dir := t.TempDir()
+	h := New()
+	if h.w == nil {
+		t.Skip("no file-system watcher on this machine")
+	}
+	var after atomic.Bool
+	var late atomic.Int32
+	if _, ok := h.Watch(dir, func(Event) {
+		if after.Load() {
+			late.Add(1)
+		}
+	}); !ok {
+		t.Skip("no file-system watcher on this machine")
+	}
+	release := make(chan struct{})
+	w := h.w
+	t.Cleanup(func() {
+		close(release)
+		if err := w.Close(); err != nil {
+			t.Errorf("closing the watcher afterwards: %v", err)
+		}
+	})
+	h.closeW = func() error { <-release; return nil } // a Close that hangs
+	h.closeWait = 100 * time.Millisecond
+	start := time.Now()
+	if err := h.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	after.Store(true)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %v with a wait of 100ms", d)
+	}
+	select {
+	case <-h.done:
+	default:
+		t.Fatal("Close returned before the hub's goroutine ended")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := late.Load(); n != 0 {
+		t.Errorf("%d handler calls after Close", n)
+	}
+}
