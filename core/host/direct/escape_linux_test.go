@@ -73,3 +73,46 @@ func TestWithTagKeepsTheOuterTag(t *testing.T) {
 		t.Errorf("withTag = %q", env)
 	}
 }
+
+// A process that left the command's group and runs another program (`setsid server` execs
+// server) has a blank environment for the moment of that exec. tagged reads it again, so the
+// process is not taken for gone; one started with no environment at all is still not the
+// command's.
+func TestTaggedWaitsOutAnExec(t *testing.T) {
+	tag := newTag()
+	start := func(env []string) int {
+		cmd := exec.Command("sleep", "300")
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	mid := start([]string{tagVar + "=" + tag})
+	bare := start([]string{})
+	reads := 0
+	readEnv := environOf
+	environOf = func(pid int) ([]byte, error) {
+		if pid == mid {
+			if reads++; reads <= 2 {
+				return nil, nil // mid-exec: the new program's environment is not there yet
+			}
+		}
+		return readEnv(pid)
+	}
+	t.Cleanup(func() { environOf = readEnv })
+	got := tagged(func(s string) bool { return s == tag })
+	if len(got) != 1 || got[0].pid != mid {
+		t.Fatalf("tagged = %+v, want process %d (read %d times)", got, mid, reads)
+	}
+	if reads != 3 {
+		t.Errorf("the blank environment was read %d times, want 3", reads)
+	}
+	if env, _ := readEnv(bare); len(env) != 0 {
+		t.Fatalf("process %d has an environment: %q", bare, env)
+	}
+	if got := tagged(func(s string) bool { return s == tag }); len(got) != 1 {
+		t.Errorf("tagged = %+v with a process of no environment about", got)
+	}
+}

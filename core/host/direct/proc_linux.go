@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,7 +24,12 @@ type procInfo struct {
 	start uint64
 	// zombie: it ended and waits to be reaped (state Z or X); nothing of it runs.
 	zombie bool
+	// kernel: a kernel thread (PF_KTHREAD), which has no environment.
+	kernel bool
 }
+
+// pfKthread is the kernel's PF_KTHREAD flag in /proc/PID/stat's flags field.
+const pfKthread = 0x00200000
 
 // readStat reads pid's /proc/PID/stat.
 func readStat(pid int) (procInfo, error) {
@@ -43,6 +50,11 @@ func readStat(pid int) (procInfo, error) {
 	if p.pgid, err = strconv.Atoi(f[2]); err != nil { // field 5
 		return procInfo{}, err
 	}
+	flags, err := strconv.ParseUint(f[6], 10, 64) // field 9
+	if err != nil {
+		return procInfo{}, err
+	}
+	p.kernel = flags&pfKthread != 0
 	p.start, err = strconv.ParseUint(f[19], 10, 64) // field 22
 	return p, err
 }
@@ -136,42 +148,73 @@ func withTag(env []string, tag string) []string {
 	return append(out, tagVar+"="+val)
 }
 
+// environOf reads pid's /proc/PID/environ; a seam for the tests.
+var environOf = func(pid int) ([]byte, error) {
+	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+}
+
 // tagsOf returns the tags in pid's environment as it started (/proc/PID/environ): none
-// when it has none, or it is another user's and cannot be read.
-func tagsOf(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+// when it has none, or it is another user's and cannot be read. blank reports an
+// environment that read as nothing at all, which a process in the middle of an exec shows
+// (the new program's environment is not set up yet) as well as one started with none.
+func tagsOf(pid int) (tags []string, blank bool) {
+	b, err := environOf(pid)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	prefix := []byte(tagVar + "=")
 	for kv := range bytes.SplitSeq(b, []byte{0}) {
 		if v, ok := bytes.CutPrefix(kv, prefix); ok {
-			return strings.Fields(string(v))
+			return strings.Fields(string(v)), false
 		}
 	}
-	return nil
+	return nil, len(b) == 0
 }
+
+// execRetries and execRetryWait bound how long tagged waits for the environment of a
+// process that read as blank: a process that left the command's group and then runs
+// another program (`setsid server` execs server) reads as blank for the moment of that
+// exec, and missed then, it would be taken for gone.
+const (
+	execRetries   = 5
+	execRetryWait = 4 * time.Millisecond
+)
 
 // tagged returns the running processes, this one aside, one of whose tags match accepts.
 // It reads every process's environment, so it runs when a command ended or is stopped and
-// at Reap, never on a timer.
+// at Reap, never on a timer. A user process whose environment reads as blank is read again
+// a few times (execRetries): it may be in the middle of an exec.
 func tagged(match func(tag string) bool) []procInfo {
 	var out []procInfo
 	self := os.Getpid()
-	for _, pid := range procIDs() {
-		if pid == self {
-			continue
+	pids := procIDs()
+	for try := 0; ; try++ {
+		var blank []int
+		for _, pid := range pids {
+			if pid == self {
+				continue
+			}
+			tags, empty := tagsOf(pid)
+			if empty {
+				blank = append(blank, pid)
+				continue
+			}
+			if !slices.ContainsFunc(tags, match) {
+				continue
+			}
+			if p, err := readStat(pid); err == nil && !p.zombie {
+				out = append(out, p)
+			}
 		}
-		hit := false
-		for _, t := range tagsOf(pid) {
-			hit = hit || match(t)
+		// Kernel threads and zombies have no environment to wait for.
+		blank = slices.DeleteFunc(blank, func(pid int) bool {
+			p, err := readStat(pid)
+			return err != nil || p.zombie || p.kernel
+		})
+		if len(blank) == 0 || try == execRetries {
+			return out
 		}
-		if !hit {
-			continue
-		}
-		if p, err := readStat(pid); err == nil && !p.zombie {
-			out = append(out, p)
-		}
+		pids = blank
+		time.Sleep(execRetryWait)
 	}
-	return out
 }
