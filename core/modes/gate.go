@@ -4,16 +4,19 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
-// The model-facing refusals (docs/conventions.md, "Comments and model-facing text").
+// The model-facing refusals (docs/conventions.md, "Comments and model-facing text"), split
+// on first use: package initialisers run in every process of the binary
+// (docs/performance.md, P5).
 var (
 	//go:embed refusals.md
 	refusalsMD string
-	refusals   = tools.ParseSections(refusalsMD)
+	refusals   = sync.OnceValue(func() tools.Sections { return tools.ParseSections(refusalsMD) })
 )
 
 // Tools of the conversation itself, which every mode has: finishing, asking and changing
@@ -81,7 +84,7 @@ func (m Mode) GroupNames() string {
 
 // ToolRefusal is the model's result for a tool the mode does not have.
 func (m Mode) ToolRefusal(tool string) string {
-	return refusals.Format("tool", tool, m.Name, m.Slug, m.GroupNames())
+	return refusals().Format("tool", tool, m.Name, m.Slug, m.GroupNames())
 }
 
 // EditRefusal is the model's result for an edit of rel outside the mode's pattern, or "" when
@@ -100,9 +103,9 @@ func (m Mode) EditRefusal(rel string) string {
 	if m.EditPatternNote != "" {
 		note = fmt.Sprintf(" (%s)", m.EditPatternNote)
 	}
-	return refusals.Format("edit", m.Name, rel, m.EditPattern, note)
+	return refusals().Format("edit", m.Name, rel, m.EditPattern, note)
 }
 
 // CommandDropped is the note added to a completion whose demonstration command the mode may
 // not run.
-func (m Mode) CommandDropped() string { return refusals.Format("completion-command", m.Name) }
+func (m Mode) CommandDropped() string { return refusals().Format("completion-command", m.Name) }

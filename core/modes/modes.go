@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cairnhq/cairn/core/internal/mdsections"
@@ -155,12 +156,13 @@ func builtins() []Mode {
 var efforts = []string{"low", "medium", "high"}
 
 // validSlug is what a slug may be: it names files and travels in flags and tool calls.
-var validSlug = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+// Compiled on first use, as refusals are split.
+var validSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
 
 // finish checks a mode read from src and compiles its pattern.
 func finish(m Mode) (Mode, error) {
 	m.Slug = strings.TrimSpace(m.Slug)
-	if !validSlug.MatchString(m.Slug) {
+	if !validSlug().MatchString(m.Slug) {
 		return m, fmt.Errorf("%w: slug %q (lower-case letters, digits and dashes)", ErrInvalid, m.Slug)
 	}
 	if strings.TrimSpace(m.Name) == "" {
