@@ -92,24 +92,22 @@ func TestTaggedWaitsOutAnExec(t *testing.T) {
 	mid := start([]string{tagVar + "=" + tag})
 	bare := start([]string{})
 	reads := 0
-	readEnv := environOf
-	environOf = func(pid int) ([]byte, error) {
+	readEnv := func(pid int) ([]byte, error) {
 		if pid == mid {
 			if reads++; reads <= 2 {
 				return nil, nil // mid-exec: the new program's environment is not there yet
 			}
 		}
-		return readEnv(pid)
+		return environOf(pid)
 	}
-	t.Cleanup(func() { environOf = readEnv })
-	got := tagged(func(s string) bool { return s == tag })
+	got := taggedBy(readEnv, func(s string) bool { return s == tag })
 	if len(got) != 1 || got[0].pid != mid {
 		t.Fatalf("tagged = %+v, want process %d (read %d times)", got, mid, reads)
 	}
 	if reads != 3 {
 		t.Errorf("the blank environment was read %d times, want 3", reads)
 	}
-	if env, _ := readEnv(bare); len(env) != 0 {
+	if env, _ := environOf(bare); len(env) != 0 {
 		t.Fatalf("process %d has an environment: %q", bare, env)
 	}
 	if got := tagged(func(s string) bool { return s == tag }); len(got) != 1 {

@@ -148,17 +148,17 @@ func withTag(env []string, tag string) []string {
 	return append(out, tagVar+"="+val)
 }
 
-// environOf reads pid's /proc/PID/environ; a seam for the tests.
-var environOf = func(pid int) ([]byte, error) {
+// environOf reads pid's /proc/PID/environ.
+func environOf(pid int) ([]byte, error) {
 	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 }
 
-// tagsOf returns the tags in pid's environment as it started (/proc/PID/environ): none
-// when it has none, or it is another user's and cannot be read. blank reports an
+// tagsOf returns the tags in pid's environment as it started, read by environ
+// (/proc/PID/environ): none when it has none, or it is another user's and cannot be read. blank reports an
 // environment that read as nothing at all, which a process in the middle of an exec shows
 // (the new program's environment is not set up yet) as well as one started with none.
-func tagsOf(pid int) (tags []string, blank bool) {
-	b, err := environOf(pid)
+func tagsOf(environ func(pid int) ([]byte, error), pid int) (tags []string, blank bool) {
+	b, err := environ(pid)
 	if err != nil {
 		return nil, false
 	}
@@ -184,7 +184,12 @@ const (
 // It reads every process's environment, so it runs when a command ended or is stopped and
 // at Reap, never on a timer. A user process whose environment reads as blank is read again
 // a few times (execRetries): it may be in the middle of an exec.
-func tagged(match func(tag string) bool) []procInfo {
+func tagged(match func(tag string) bool) []procInfo { return taggedBy(environOf, match) }
+
+// taggedBy is tagged with the environments read by environ. The reader is a parameter, not
+// a variable the tests replace, so a test's reader is never seen by another test's
+// processes still being stopped in the background.
+func taggedBy(environ func(pid int) ([]byte, error), match func(tag string) bool) []procInfo {
 	var out []procInfo
 	self := os.Getpid()
 	pids := procIDs()
@@ -194,7 +199,7 @@ func tagged(match func(tag string) bool) []procInfo {
 			if pid == self {
 				continue
 			}
-			tags, empty := tagsOf(pid)
+			tags, empty := tagsOf(environ, pid)
 			if empty {
 				blank = append(blank, pid)
 				continue
