@@ -12,6 +12,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -161,11 +162,11 @@ func (c Config) extra() (files, dirs []string, err error) {
 			files = append(files, f)
 			continue
 		}
-		data, err := os.ReadFile(f)
+		ok, err := startsWithCertificate(f)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", ErrBadCA, err)
 		}
-		if !holdsCertificate(data) {
+		if !ok {
 			return nil, nil, fmt.Errorf("%w: %s holds no PEM certificate", ErrBadCA, f)
 		}
 	}
@@ -221,6 +222,36 @@ func (c Config) BrowserCAs() ([][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// startsWithCertificate reports whether the file f holds a PEM certificate, reading it only
+// as far as its first one. The system's bundle, which SSL_CERT_FILE and NODE_EXTRA_CA_CERTS
+// often both name, is a few hundred KB; every process of the binary checks it at start, and
+// its certificates are read once, at the first TLS connection (docs/performance.md, "P5 —
+// the daemon at rest").
+func startsWithCertificate(f string) (bool, error) {
+	file, err := os.Open(f)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = file.Close() }() // read-only: nothing to lose
+	var data []byte
+	for chunk := 8 << 10; ; chunk = min(2*chunk, 1<<20) {
+		n := len(data)
+		data = slices.Grow(data, chunk)[:n+chunk]
+		m, err := io.ReadFull(file, data[n:])
+		data = data[:n+m]
+		if holdsCertificate(data) {
+			return true, nil
+		}
+		// Only the end of the file makes a "no": a block may be cut short by the chunk.
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // holdsCertificate reports whether data has a PEM block of a certificate, without parsing it.

@@ -164,3 +164,41 @@ func selfSigned(t *testing.T, cn string) []byte {
 	}
 	return der
 }
+
+// The system's bundle is only checked to hold a certificate at start, reading as far as its
+// first one: a certificate the first read cuts in two is found, and only the file's end says
+// there is none.
+func TestStartsWithCertificate(t *testing.T) {
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: selfSigned(t, "a")})
+	key := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte("not a certificate")})
+	// pad is n bytes of comment lines, ending with a whole line.
+	pad := func(n int) []byte {
+		return append(bytes.Repeat([]byte("# a comment line of a bundle\n"), n/29+1)[:n-1], '\n')
+	}
+	dir := t.TempDir()
+	for name, c := range map[string]struct {
+		data []byte
+		want bool
+	}{
+		"first":            {cert, true},
+		"cut by the chunk": {append(pad(8<<10-len(cert)/2), cert...), true},
+		"after a key":      {append(append(pad(50<<10), key...), cert...), true},
+		"at the end":       {append(pad(300<<10), cert...), true},
+		"only a key":       {append(key, pad(20<<10)...), false},
+		"none":             {pad(100 << 10), false},
+		"empty":            {nil, false},
+	} {
+		f := filepath.Join(dir, name+".pem")
+		if err := os.WriteFile(f, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := startsWithCertificate(f); got != c.want || err != nil {
+			t.Errorf("%s: %v, %v; want %v", name, got, err, c.want)
+		}
+	}
+	for _, f := range []string{filepath.Join(dir, "absent.pem"), dir} {
+		if _, err := startsWithCertificate(f); err == nil {
+			t.Errorf("%s: no error", f)
+		}
+	}
+}
