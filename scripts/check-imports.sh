@@ -29,6 +29,7 @@ done < <(for goos in linux windows darwin; do
 #    lower level, never one of its own level or above. Every package must have a level.
 level() {
   case "$1" in
+    core/lazy) echo -1;;
     core/msg|core/toolnames|core/watch|core/event|core/rules|core/shellcmd|core/protect|core/sandbox|core/checkpoint|core/worktree|core/config|\
     core/llm|core/llm/llmtest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden|core/egress|core/telemetry) echo 0;;
     core/workspace) echo 1;;

@@ -138,9 +138,32 @@ func New(env Env, cfg Config) *Assembler {
 
 // Errors a task's assembly returns (task.ErrBadRequest wraps them: the user can fix them).
 var (
-	ErrNoWorkspace = fmt.Errorf("%w: workspace_roots is required", task.ErrBadRequest)
-	ErrNoModel     = fmt.Errorf("%w: no model endpoint is configured (set a base URL and API key)", task.ErrBadRequest)
+	ErrNoWorkspace error = &badRequest{text: "workspace_roots is required"}
+	ErrNoModel     error = &badRequest{text: "no model endpoint is configured (set a base URL and API key)"}
 )
+
+// badRequest is an error the user can fix: task.ErrBadRequest with what is wrong, its text or
+// the error cause points to. A type of its own rather than fmt.Errorf's so that the errors above
+// are laid out by the compiler instead of built at start (core/lazy); cause is a pointer for
+// the same reason.
+type badRequest struct {
+	text  string
+	cause *error
+}
+
+func (e *badRequest) Error() string {
+	if e.cause != nil {
+		return task.ErrBadRequest.Error() + ": " + (*e.cause).Error()
+	}
+	return task.ErrBadRequest.Error() + ": " + e.text
+}
+
+func (e *badRequest) Unwrap() []error {
+	if e.cause != nil {
+		return []error{task.ErrBadRequest, *e.cause}
+	}
+	return []error{task.ErrBadRequest}
+}
 
 // Deps builds one task's dependencies (task.DepsFunc).
 func (a *Assembler) Deps(ctx context.Context, opts task.Options) (task.Deps, error) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairnhq/cairn/core/config"
 	"github.com/cairnhq/cairn/core/envdetails"
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/task"
 	"github.com/cairnhq/cairn/core/tools"
@@ -31,10 +32,12 @@ type delegateRunner struct {
 var _ delegate.Runner = (*delegateRunner)(nil)
 
 // transcriptKinds are the rows of a subtask's chat its parent's row keeps for the user.
-var transcriptKinds = map[msg.Kind]bool{
-	msg.SayTask: true, msg.SayText: true, msg.SayTool: true, msg.SayCommand: true, msg.SayCommandOutput: true,
-	msg.SayError: true, msg.SayInfo: true, msg.SayCompletionResult: true, msg.SayDiffError: true,
-}
+var transcriptKinds = lazy.Value[map[msg.Kind]bool]{New: func() map[msg.Kind]bool {
+	return map[msg.Kind]bool{
+		msg.SayTask: true, msg.SayText: true, msg.SayTool: true, msg.SayCommand: true, msg.SayCommandOutput: true,
+		msg.SayError: true, msg.SayInfo: true, msg.SayCompletionResult: true, msg.SayDiffError: true,
+	}
+}}
 
 // Run implements delegate.Runner.
 func (r *delegateRunner) Run(ctx context.Context, env *tools.Env, mode, message string, update func(msg.Subagent)) (delegate.Report, error) {
@@ -62,7 +65,7 @@ func (r *delegateRunner) Run(ctx context.Context, env *tools.Env, mode, message 
 		final.Status = msg.SubagentFailed
 	}
 	for _, m := range child.Messages() {
-		if m.Type == msg.Say && transcriptKinds[m.Kind] && m.Text != "" {
+		if m.Type == msg.Say && transcriptKinds.Get()[m.Kind] && m.Text != "" {
 			final.Transcript = append(final.Transcript, msg.SubagentRow{Type: m.Type, Kind: m.Kind, Text: m.Text})
 		}
 	}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/cairnhq/cairn/core/config"
@@ -15,7 +14,7 @@ import (
 
 // ErrNeedsEditor refuses a vscode-lm task that no editor started (`cairn run`, `cairn acp`):
 // the one message both commands show (README "Providers").
-var ErrNeedsEditor = fmt.Errorf("%w: %w", task.ErrBadRequest, vscodelm.ErrNeedsEditor)
+var ErrNeedsEditor error = &badRequest{cause: &vscodelm.ErrNeedsEditor}
 
 // editorModelsWait bounds the listing of the editor's models when a task is assembled.
 const editorModelsWait = 10 * time.Second

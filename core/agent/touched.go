@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/parse"
 	"github.com/cairnhq/cairn/core/tools/codedefs"
@@ -15,18 +16,20 @@ import (
 
 // pathTools are the tools whose `path` parameter names a file or folder the task works on.
 // execute_command is not among them: a command line names no path reliably.
-var pathTools = map[string]bool{
-	readfile.Name:    true,
-	edit.WriteName:   true,
-	edit.ReplaceName: true,
-	listfiles.Name:   true,
-	search.Name:      true,
-	codedefs.Name:    true,
-}
+var pathTools = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		readfile.Name:    true,
+		edit.WriteName:   true,
+		edit.ReplaceName: true,
+		listfiles.Name:   true,
+		search.Name:      true,
+		codedefs.Name:    true,
+	}
+}}
 
 // mentionTag finds the blocks an @/path mention expands to (core/mentions), at the start of a
 // line, as the user's text carries them.
-var mentionTag = regexp.MustCompile(`(?m)^<(?:file|folder)_content path="([^"]*)">`)
+var mentionTag = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^<(?:file|folder)_content path="([^"]*)">`) }}
 
 // touchedPaths lists the paths the task has touched so far, in order of first touch: the
 // `path` of every tool call among pathTools in the assistant's messages, whatever the call's
@@ -56,12 +59,12 @@ func touchedPaths(history []llm.Message) []string {
 					g = parse.DefaultGrammar()
 				}
 				for _, b := range parse.Parse(g, c.Text) {
-					if b.Type == parse.ToolUse && pathTools[b.Name] {
+					if b.Type == parse.ToolUse && pathTools.Get()[b.Name] {
 						add(b.Params["path"])
 					}
 				}
 			case llm.RoleUser:
-				for _, sub := range mentionTag.FindAllStringSubmatch(c.Text, -1) {
+				for _, sub := range mentionTag.Get().FindAllStringSubmatch(c.Text, -1) {
 					add(strings.TrimPrefix(strings.ReplaceAll(sub[1], "&quot;", `"`), "/"))
 				}
 			}

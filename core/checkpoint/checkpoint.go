@@ -334,9 +334,9 @@ func (l *repoLock) lock(ctx context.Context) error {
 func (l *repoLock) unlock() { <-l.ch }
 
 var (
-	// locksMu guards locks.
+	// locksMu guards locks, made on first use.
 	locksMu sync.Mutex
-	locks   = map[string]*repoLock{}
+	locks   map[string]*repoLock
 )
 
 func lockFor(gitDir string) *repoLock {
@@ -345,6 +345,9 @@ func lockFor(gitDir string) *repoLock {
 	l, ok := locks[gitDir]
 	if !ok {
 		l = &repoLock{ch: make(chan struct{}, 1)}
+		if locks == nil {
+			locks = map[string]*repoLock{}
+		}
 		locks[gitDir] = l
 	}
 	return l

@@ -109,11 +109,11 @@ func TestParseBlocksKeepsLines(t *testing.T) {
 func TestMessagesComplete(t *testing.T) {
 	for _, key := range []string{"broken", "replace-outside", "search-in-block", "replace-before-separator",
 		"second-separator", "unclosed", "no-blocks", "empty-search", "no-match", "ambiguous", "overlap"} {
-		if _, ok := messages()[key]; !ok {
+		if _, ok := messages.Get()[key]; !ok {
 			t.Errorf("messages.md has no section %q", key)
 		}
 	}
-	if len(messages()) != 11 {
-		t.Errorf("messages.md has %d sections, want 11 (update this test with new ones)", len(messages()))
+	if len(messages.Get()) != 11 {
+		t.Errorf("messages.md has %d sections, want 11 (update this test with new ones)", len(messages.Get()))
 	}
 }

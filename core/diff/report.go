@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairnhq/cairn/core/internal/mdsections"
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 //go:embed messages.md
@@ -20,7 +20,7 @@ var messagesMD string
 // parse failure is a build defect that every test exposes at once. They are parsed on the first
 // report, not at process start: the daemon loads nothing before its first client that a
 // client may never need (docs/performance.md, "P5 — the daemon at rest").
-var messages = sync.OnceValue(func() mdsections.Set { return mdsections.Templates(messagesMD) })
+var messages = lazy.Value[mdsections.Set]{New: func() mdsections.Set { return mdsections.Templates(messagesMD) }}
 
 // msgData feeds the templates.
 type msgData struct {
@@ -35,7 +35,7 @@ type msgData struct {
 }
 
 func render(key string, d msgData) string {
-	out, ok := messages().Render(key, d)
+	out, ok := messages.Get().Render(key, d)
 	if !ok {
 		// A missing or broken section is a defect in messages.md; still say something useful.
 		return fmt.Sprintf("edit failed (%s) at block %d", key, d.Block)

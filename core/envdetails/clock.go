@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // FormatTime renders a moment as the model sees it: weekday, date and 24-hour time in t's
@@ -32,16 +33,16 @@ func zoneName(t time.Time) string {
 	if name := t.Location().String(); name != "Local" {
 		return name
 	}
-	if name := localZone(); name != "" {
+	if name := localZone.Get(); name != "" {
 		return name
 	}
 	abbr, _ := t.Zone()
 	return abbr
 }
 
-var localZone = sync.OnceValue(func() string {
+var localZone = lazy.Value[string]{New: func() string {
 	return ianaName(os.Getenv("TZ"), func() (string, error) { return os.Readlink("/etc/localtime") })
-})
+}}
 
 // ianaName extracts a zone name from a TZ value ("Europe/Paris", ":Europe/Paris" or a path
 // into a zoneinfo folder), else from where /etc/localtime points.

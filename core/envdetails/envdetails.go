@@ -72,8 +72,8 @@ func Build(ctx context.Context, in Input) string {
 		visible = editorFiles(ctx, ws, in.Editor.VisibleFiles)
 		tabs = editorFiles(ctx, ws, in.Editor.OpenTabs)
 	}
-	section(&b, "# "+in.IDE+" Visible Files", visible, noVisibleText)
-	section(&b, "# "+in.IDE+" Open Tabs", tabs, noTabsText)
+	section(&b, "# "+in.IDE+" Visible Files", visible, text("no_visible"))
+	section(&b, "# "+in.IDE+" Open Tabs", tabs, text("no_tabs"))
 
 	if in.Terminals != nil {
 		running, finished := in.Terminals.Snapshot()
@@ -83,7 +83,7 @@ func Build(ctx context.Context, in Input) string {
 
 	if in.Recent != nil {
 		if mods := in.Recent.Take(); len(mods) > 0 {
-			b.WriteString("# Recently Modified Files\n" + recentlyModifiedText + "\n")
+			b.WriteString("# Recently Modified Files\n" + text("recently_modified") + "\n")
 			for _, p := range mods {
 				b.WriteString(rel(ws, p) + "\n")
 			}
@@ -106,7 +106,7 @@ func Build(ctx context.Context, in Input) string {
 		if detect == nil {
 			detect = DetectCLITools
 		}
-		found := noToolsText
+		found := text("no_tools")
 		if names := detect(); len(names) > 0 {
 			found = strings.Join(names, ", ")
 		}
@@ -116,9 +116,9 @@ func Build(ctx context.Context, in Input) string {
 	fmt.Fprintf(&b, "# Context Window Usage\n%s\n\n", ContextUsage(in.ContextTokens, in.ContextWindow))
 	b.WriteString("# Current Mode\n")
 	if in.Mode == "plan" {
-		b.WriteString(planModeText + "\n")
+		b.WriteString(text("plan_mode") + "\n")
 	} else {
-		b.WriteString(actModeText + "\n")
+		b.WriteString(text("act_mode") + "\n")
 	}
 	b.WriteString("</environment_details>")
 	return b.String()
@@ -193,9 +193,9 @@ func terminals(b *strings.Builder, title string, ts []shell.TerminalState, now t
 				for i, p := range t.Ports {
 					list[i] = strconv.Itoa(p)
 				}
-				ports = fmt.Sprintf(listeningText, strings.Join(list, ", "))
+				ports = fmt.Sprintf(text("listening"), strings.Join(list, ", "))
 			}
-			fmt.Fprintf(b, runningForText+"\n", duration(now.Sub(t.Started)), ports, t.ID)
+			fmt.Fprintf(b, text("running_for")+"\n", duration(now.Sub(t.Started)), ports, t.ID)
 		}
 		// The backlog of a chatty command is bounded like a tool result (head and tail).
 		if out := strings.TrimRight(shell.Bound(t.NewOutput, 0, 0), "\n"); strings.TrimSpace(out) != "" {
@@ -234,9 +234,9 @@ func fileList(ctx context.Context, ws *workspace.Workspace, lists *workspace.Lis
 	entries, truncated, err := listfiles.List(ctx, tree, root, true, listfiles.DefaultLimit)
 	switch {
 	case errors.Is(err, listfiles.ErrRefused):
-		return listRefusedText
+		return text("list_refused")
 	case err != nil:
-		return fmt.Sprintf(listFailedText, err)
+		return fmt.Sprintf(text("list_failed"), err)
 	}
 	for i, e := range entries {
 		entries[i] = label + e

@@ -198,7 +198,7 @@ func TestBuildSectionsOnce(t *testing.T) {
 func TestEditorFailureShowsNothing(t *testing.T) {
 	ws := newWorkspace(t, t.TempDir())
 	got := Build(context.Background(), Input{IDE: "X", Workspace: ws, Editor: &fakeEditor{err: os.ErrDeadlineExceeded}})
-	if !strings.Contains(got, "# X Visible Files\n"+noVisibleText+"\n") || !strings.Contains(got, "# X Open Tabs\n"+noTabsText+"\n") {
+	if !strings.Contains(got, "# X Visible Files\n"+text("no_visible")+"\n") || !strings.Contains(got, "# X Open Tabs\n"+text("no_tabs")+"\n") {
 		t.Errorf("Build with a failing editor:\n%s", got)
 	}
 }
@@ -210,7 +210,7 @@ func TestFirstTurnInHomeFolderIsNotListed(t *testing.T) {
 	}
 	got := Build(context.Background(), Input{IDE: "X", Workspace: newWorkspace(t, home), First: true,
 		CLITools: func() []string { return nil }})
-	if !strings.Contains(got, listRefusedText) || !strings.Contains(got, "# Detected CLI Tools\n"+noToolsText+"\n") {
+	if !strings.Contains(got, text("list_refused")) || !strings.Contains(got, "# Detected CLI Tools\n"+text("no_tools")+"\n") {
 		t.Errorf("home folder block:\n%s", got)
 	}
 }

@@ -3,6 +3,8 @@ package envdetails
 import (
 	"embed"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // Model-facing text, written once and embedded (docs/conventions.md, "Comments and model-facing
@@ -11,23 +13,28 @@ import (
 //go:embed text/*.md
 var textFS embed.FS
 
-var (
-	planModeText         = load("plan_mode")
-	actModeText          = load("act_mode")
-	recentlyModifiedText = load("recently_modified")
-	noVisibleText        = load("no_visible")
-	noTabsText           = load("no_tabs")
-	listRefusedText      = load("list_refused")
-	listFailedText       = load("list_failed")
-	noToolsText          = load("no_tools")
-	runningForText       = load("running_for")
-	listeningText        = load("listening")
-)
-
-func load(name string) string {
-	b, err := textFS.ReadFile("text/" + name + ".md")
+// texts are the files of text/, read on first use, without their surrounding space.
+var texts = lazy.Value[map[string]string]{New: func() map[string]string {
+	entries, err := textFS.ReadDir("text")
 	if err != nil {
+		panic("envdetails: embedded texts: " + err.Error()) // caught by every test of the package
+	}
+	out := make(map[string]string, len(entries))
+	for _, e := range entries {
+		b, err := textFS.ReadFile("text/" + e.Name())
+		if err != nil {
+			panic("envdetails: embedded text " + e.Name() + ": " + err.Error())
+		}
+		out[strings.TrimSuffix(e.Name(), ".md")] = strings.TrimSpace(string(b))
+	}
+	return out
+}}
+
+// text is the embedded text/NAME.md.
+func text(name string) string {
+	t, ok := texts.Get()[name]
+	if !ok {
 		panic("envdetails: missing embedded text " + name) // caught by every test of the package
 	}
-	return strings.TrimSpace(string(b))
+	return t
 }

@@ -54,8 +54,9 @@ func (k Kind) field() string {
 	return strings.ToLower(string(k[:1])) + string(k[1:])
 }
 
-// WorkspaceDirs are the folders of a workspace root that hold hooks, in the order they run.
-var WorkspaceDirs = []string{filepath.Join(".clinerules", "hooks"), filepath.Join(".cairnrules", "hooks")}
+// WorkspaceDirs are the folders of a workspace root that hold hooks, in the order they run,
+// slash-separated.
+var WorkspaceDirs = []string{".clinerules/hooks", ".cairnrules/hooks"}
 
 // GlobalScope is the scope of the hooks in the global folder.
 const GlobalScope = "global"
@@ -87,8 +88,8 @@ func Discover(roots []string, globalDir string) ([]Hook, error) {
 	for _, root := range roots {
 		root = filepath.Clean(root)
 		for _, d := range WorkspaceDirs {
-			rel := d
-			hs, err := scan(filepath.Join(root, d), root, func(file string) string { return filepath.ToSlash(filepath.Join(rel, file)) })
+			rel := filepath.FromSlash(d)
+			hs, err := scan(filepath.Join(root, rel), root, func(file string) string { return filepath.ToSlash(filepath.Join(rel, file)) })
 			out, errs = append(out, hs...), append(errs, err)
 		}
 	}

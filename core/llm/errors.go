@@ -68,20 +68,27 @@ type statusCause struct {
 	hint     string // what the user should check, leading the error text
 }
 
-// permanentStatuses are the client errors a retry cannot fix: the request, the key or the
-// address is wrong, and only the user can change that.
-var permanentStatuses = map[int]statusCause{
-	http.StatusBadRequest:   {ErrBadRequest, "bad request (the provider rejected the request; check the model name and its settings)"},
-	http.StatusUnauthorized: {ErrInvalidAPIKey, "invalid API key (check the key in the settings)"},
-	http.StatusForbidden:    {ErrForbidden, "forbidden (the key may not use this model or endpoint)"},
-	http.StatusNotFound:     {ErrNotFound, "model or URL not found (check the model name and the base URL)"},
+// permanentCause returns, for the client errors a retry cannot fix, what went wrong: the
+// request, the key or the address is wrong, and only the user can change that.
+func permanentCause(status int) (statusCause, bool) {
+	switch status {
+	case http.StatusBadRequest:
+		return statusCause{ErrBadRequest, "bad request (the provider rejected the request; check the model name and its settings)"}, true
+	case http.StatusUnauthorized:
+		return statusCause{ErrInvalidAPIKey, "invalid API key (check the key in the settings)"}, true
+	case http.StatusForbidden:
+		return statusCause{ErrForbidden, "forbidden (the key may not use this model or endpoint)"}, true
+	case http.StatusNotFound:
+		return statusCause{ErrNotFound, "model or URL not found (check the model name and the base URL)"}, true
+	}
+	return statusCause{}, false
 }
 
 func (e *APIError) cause() *statusCause {
 	if e.ContextWindowExceeded {
 		return nil // a 400 the task layer handles by truncating, not the user's mistake
 	}
-	if c, ok := permanentStatuses[e.Status]; ok {
+	if c, ok := permanentCause(e.Status); ok {
 		return &c
 	}
 	return nil

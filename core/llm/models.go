@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // ModelInfo is what the loop needs to know about a model: how much fits, what it costs.
@@ -89,12 +90,13 @@ func (o ModelInfoOverride) Apply(info ModelInfo) ModelInfo {
 //go:embed models.json
 var modelsJSON []byte
 
-var modelTable = sync.OnceValues(func() (map[string]ModelInfo, error) {
+// modelTable is models.json read on first use, with the bare ids of vendor-prefixed entries.
+var modelTable = lazy.Value[modelsRead]{New: func() modelsRead {
 	var f struct {
 		Models map[string]ModelInfo `json:"models"`
 	}
 	if err := json.Unmarshal(modelsJSON, &f); err != nil {
-		return nil, fmt.Errorf("llm: embedded models.json: %w", err)
+		return modelsRead{err: fmt.Errorf("llm: embedded models.json: %w", err)}
 	}
 	table := make(map[string]ModelInfo, 2*len(f.Models))
 	for id, info := range f.Models {
@@ -109,15 +111,22 @@ var modelTable = sync.OnceValues(func() (map[string]ModelInfo, error) {
 			}
 		}
 	}
-	return table, nil
-})
+	return modelsRead{table: table}
+}}
+
+// modelsRead is models.json's table, or why it could not be read.
+type modelsRead struct {
+	table map[string]ModelInfo
+	err   error
+}
 
 // LookupModel finds id in the built-in table: exactly, then without an "org/" prefix, then by
 // the longest entry that prefixes the id at a separator (dated snapshots such as
 // "gpt-4o-2024-08-06", tags such as "deepseek-chat:free"). Native Anthropic ids spell versions
 // with dashes ("claude-sonnet-4-5"); they are normalised to the dotted form first.
 func LookupModel(id string) (ModelInfo, bool) {
-	table, err := modelTable()
+	read := modelTable.Get()
+	table, err := read.table, read.err
 	if err != nil { // the embedded file is tested; survive rather than panic
 		return UnknownModel, false
 	}

@@ -7,7 +7,8 @@ import (
 )
 
 func TestEmbeddedModelTable(t *testing.T) {
-	table, err := modelTable()
+	read := modelTable.Get()
+	table, err := read.table, read.err
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,20 +138,27 @@ const (
 	classSpace
 )
 
-// asciiClass classifies the ASCII characters without a table lookup per call into unicode.
-var asciiClass = func() (t [utf8.RuneSelf]uint8) {
-	for c := range utf8.RuneSelf {
-		switch r := rune(c); {
-		case unicode.IsLetter(r):
-			t[c] = classLetter
-		case unicode.IsNumber(r):
-			t[c] = classNumber
-		case unicode.IsSpace(r):
-			t[c] = classSpace
-		}
-	}
-	return t
-}()
+// asciiClass is the class of each ASCII character as unicode.IsLetter, IsNumber and IsSpace
+// say (classOther, 0, for the rest): a literal, laid out by the compiler rather than built at
+// start (core/lazy).
+var asciiClass = [utf8.RuneSelf]uint8{
+	'\t': classSpace, '\n': classSpace, '\v': classSpace, '\f': classSpace, '\r': classSpace,
+	' ': classSpace,
+	'0': classNumber, '1': classNumber, '2': classNumber, '3': classNumber, '4': classNumber,
+	'5': classNumber, '6': classNumber, '7': classNumber, '8': classNumber, '9': classNumber,
+	'A': classLetter, 'B': classLetter, 'C': classLetter, 'D': classLetter, 'E': classLetter,
+	'F': classLetter, 'G': classLetter, 'H': classLetter, 'I': classLetter, 'J': classLetter,
+	'K': classLetter, 'L': classLetter, 'M': classLetter, 'N': classLetter, 'O': classLetter,
+	'P': classLetter, 'Q': classLetter, 'R': classLetter, 'S': classLetter, 'T': classLetter,
+	'U': classLetter, 'V': classLetter, 'W': classLetter, 'X': classLetter, 'Y': classLetter,
+	'Z': classLetter,
+	'a': classLetter, 'b': classLetter, 'c': classLetter, 'd': classLetter, 'e': classLetter,
+	'f': classLetter, 'g': classLetter, 'h': classLetter, 'i': classLetter, 'j': classLetter,
+	'k': classLetter, 'l': classLetter, 'm': classLetter, 'n': classLetter, 'o': classLetter,
+	'p': classLetter, 'q': classLetter, 'r': classLetter, 's': classLetter, 't': classLetter,
+	'u': classLetter, 'v': classLetter, 'w': classLetter, 'x': classLetter, 'y': classLetter,
+	'z': classLetter,
+}
 
 func class(r rune) uint8 {
 	switch {

@@ -2,10 +2,11 @@ package llm
 
 import (
 	"math"
-	"sync"
 	"unicode/utf8"
 
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // tokenRanks is the BPE vocabulary used for estimates: cl100k_base, embedded in the loader
@@ -28,7 +29,7 @@ type vocab struct {
 
 // loadVocab loads the vocabulary once; nil when it cannot be loaded (CountTokens then estimates
 // from the length).
-var loadVocab = sync.OnceValue(func() *vocab {
+var loadVocab = lazy.Value[*vocab]{New: func() *vocab {
 	r, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(tokenRanks)
 	if err != nil {
 		return nil
@@ -43,7 +44,7 @@ var loadVocab = sync.OnceValue(func() *vocab {
 		}
 	}
 	return v
-})
+}}
 
 // CountTokens estimates how many tokens text occupies under cl100k_base. The text is split
 // into pre-tokens as the encoding's pattern does (a hand-written scanner: the usual regexp
@@ -54,7 +55,7 @@ func CountTokens(text string) int {
 	if text == "" {
 		return 0
 	}
-	r := loadVocab()
+	r := loadVocab.Get()
 	if r == nil {
 		return (len(text) + 3) / 4
 	}
@@ -77,7 +78,7 @@ func CountTokens(text string) int {
 
 // WarmTokenizer loads the BPE ranks now (a few hundred milliseconds) so the first
 // CountTokens of a task does not pay for it; the daemon may call it in a goroutine at start.
-func WarmTokenizer() { loadVocab() }
+func WarmTokenizer() { loadVocab.Get() }
 
 // countLong counts the tokens of a pre-token longer than maxPiece, in parts of at most
 // maxPiece bytes cut at rune boundaries. Cutting can only stop merges, so the count is at

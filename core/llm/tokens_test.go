@@ -60,7 +60,7 @@ func referenceCount(t testing.TB, s string) int {
 }
 
 func TestCountTokens(t *testing.T) {
-	if loadVocab() == nil {
+	if loadVocab.Get() == nil {
 		t.Fatal("tokenizer did not load offline")
 	}
 	tests := []struct {

@@ -156,7 +156,7 @@ func (m *Manager) fileDiagnostics(ctx context.Context, roots []string, abs strin
 // task starting there), so the first edit finds them up. It does not wait for them.
 func (m *Manager) Warm(roots []string) {
 	for _, root := range roots {
-		for _, lang := range Languages {
+		for _, lang := range Languages.Get() {
 			for _, marker := range lang.Markers {
 				if _, err := os.Stat(filepath.Join(root, marker)); err == nil {
 					_, _, _ = m.client(lang, root) // a server that cannot start says so at the first edit
@@ -345,9 +345,19 @@ func rootOf(roots []string, abs string) string {
 	return best
 }
 
-var severities = map[protocol.DiagnosticSeverity]string{
-	protocol.DiagnosticSeverityError: "error", protocol.DiagnosticSeverityWarning: "warning",
-	protocol.DiagnosticSeverityInformation: "information", protocol.DiagnosticSeverityHint: "hint",
+// severity names a diagnostic's severity as the edit tools do ("" when it has none).
+func severity(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityError:
+		return "error"
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "information"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return ""
 }
 
 // convert turns a server's diagnostics of abs into the edit tools' (those of VS Code's
@@ -356,7 +366,7 @@ var severities = map[protocol.DiagnosticSeverity]string{
 func convert(abs string, items []protocol.Diagnostic) []tools.Diagnostic {
 	out := make([]tools.Diagnostic, 0, len(items))
 	for _, d := range items {
-		sev := severities[d.Severity]
+		sev := severity(d.Severity)
 		if sev == "" {
 			sev = "error"
 		}

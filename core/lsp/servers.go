@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // Language is one language Cairn can start a server for: the programs that serve it, tried in
@@ -23,24 +25,26 @@ type Language struct {
 }
 
 // Languages are the languages Cairn knows.
-var Languages = []Language{
-	{Name: "go", Programs: [][]string{{"gopls"}}, Extensions: map[string]string{".go": "go"}, Markers: []string{"go.mod", "go.work"}},
-	{Name: "typescript", Programs: [][]string{{"typescript-language-server", "--stdio"}},
-		Extensions: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript",
-			".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
-		Markers: []string{"tsconfig.json", "jsconfig.json"}},
-	{Name: "python", Programs: [][]string{{"basedpyright-langserver", "--stdio"}, {"pyright-langserver", "--stdio"}},
-		Extensions: map[string]string{".py": "python", ".pyi": "python"}, Markers: []string{"pyproject.toml", "setup.py", "pyrightconfig.json"}},
-	{Name: "rust", Programs: [][]string{{"rust-analyzer"}}, Extensions: map[string]string{".rs": "rust"}, Markers: []string{"Cargo.toml"}},
-	{Name: "c", Programs: [][]string{{"clangd"}},
-		Extensions: map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
-		Markers:    []string{"compile_commands.json", "CMakeLists.txt"}},
-}
+var Languages = lazy.Value[[]Language]{New: func() []Language {
+	return []Language{
+		{Name: "go", Programs: [][]string{{"gopls"}}, Extensions: map[string]string{".go": "go"}, Markers: []string{"go.mod", "go.work"}},
+		{Name: "typescript", Programs: [][]string{{"typescript-language-server", "--stdio"}},
+			Extensions: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript",
+				".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
+			Markers: []string{"tsconfig.json", "jsconfig.json"}},
+		{Name: "python", Programs: [][]string{{"basedpyright-langserver", "--stdio"}, {"pyright-langserver", "--stdio"}},
+			Extensions: map[string]string{".py": "python", ".pyi": "python"}, Markers: []string{"pyproject.toml", "setup.py", "pyrightconfig.json"}},
+		{Name: "rust", Programs: [][]string{{"rust-analyzer"}}, Extensions: map[string]string{".rs": "rust"}, Markers: []string{"Cargo.toml"}},
+		{Name: "c", Programs: [][]string{{"clangd"}},
+			Extensions: map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
+			Markers:    []string{"compile_commands.json", "CMakeLists.txt"}},
+	}
+}}
 
 // languageOf returns the language of the file at path and its languageId.
 func languageOf(path string) (Language, string, bool) {
 	ext := strings.ToLower(filepath.Ext(path))
-	for _, l := range Languages {
+	for _, l := range Languages.Get() {
 		if id, ok := l.Extensions[ext]; ok {
 			return l, id, true
 		}

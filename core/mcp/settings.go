@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/workspace"
 )
 
@@ -179,12 +180,12 @@ func joinEntries(base, extra []entry) []entry {
 }
 
 // envRef matches ${env:NAME} in env values and headers.
-var envRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`) }}
 
 // expandEnv replaces ${env:NAME} with the daemon's environment variable (empty when unset).
 func expandEnv(s string) string {
-	return envRef.ReplaceAllStringFunc(s, func(m string) string {
-		return os.Getenv(envRef.FindStringSubmatch(m)[1])
+	return envRef.Get().ReplaceAllStringFunc(s, func(m string) string {
+		return os.Getenv(envRef.Get().FindStringSubmatch(m)[1])
 	})
 }
 

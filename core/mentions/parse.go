@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // Kind says what a mention refers to.
@@ -36,11 +38,13 @@ type Mention struct {
 // trailing is the punctuation that may follow a mention without being part of it.
 const trailing = ".,;:!?)"
 
-var keywords = map[string]Kind{
-	"problems":    KindProblems,
-	"terminal":    KindTerminal,
-	"git-changes": KindGitChanges,
-}
+var keywords = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
+	return map[string]Kind{
+		"problems":    KindProblems,
+		"terminal":    KindTerminal,
+		"git-changes": KindGitChanges,
+	}
+}}
 
 // Parse returns the mentions of text in order.
 func Parse(text string) []Mention {
@@ -94,7 +98,7 @@ func parseAt(text string, at int) (Mention, bool) {
 	}
 	end := trimTrailing(text, at, wordEnd(text, at+1))
 	word := text[at+1 : end]
-	if k, ok := keywords[word]; ok {
+	if k, ok := keywords.Get()[word]; ok {
 		return Mention{Kind: k, Token: text[at:end], Start: at, End: end, Value: word}, true
 	}
 	if isCommit(word) {

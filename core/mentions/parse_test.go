@@ -89,11 +89,11 @@ func TestTextsComplete(t *testing.T) {
 		"terminal-empty", "terminal-error", "git-clean", "git-error", "commit-unknown", "git-omitted",
 		"url-error", "url-status", "url-not-text", "url-truncated"}
 	for _, k := range keys {
-		if _, ok := texts()[k]; !ok {
+		if _, ok := texts.Get()[k]; !ok {
 			t.Errorf("texts.md has no section %q", k)
 		}
 	}
-	if len(texts()) != len(keys) {
-		t.Errorf("texts.md has %d sections, want %d (update this test with new ones)", len(texts()), len(keys))
+	if len(texts.Get()) != len(keys) {
+		t.Errorf("texts.md has %d sections, want %d (update this test with new ones)", len(texts.Get()), len(keys))
 	}
 }

@@ -3,9 +3,9 @@ package mentions
 import (
 	_ "embed"
 	"fmt"
-	"sync"
 
 	"github.com/cairnhq/cairn/core/internal/mdsections"
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 //go:embed texts.md
@@ -14,7 +14,7 @@ var textsMD string
 // texts maps a section heading of texts.md to its template. The file is embedded, so a parse
 // failure is a build defect that the key test exposes; it is parsed on first use, not at
 // every process start.
-var texts = sync.OnceValue(func() mdsections.Set { return mdsections.Templates(textsMD) })
+var texts = lazy.Value[mdsections.Set]{New: func() mdsections.Set { return mdsections.Templates(textsMD) }}
 
 // textData feeds the templates.
 type textData struct {
@@ -23,7 +23,7 @@ type textData struct {
 }
 
 func render(key string, d textData) string {
-	out, ok := texts().Render(key, d)
+	out, ok := texts.Get().Render(key, d)
 	if !ok {
 		// A missing or broken section is a defect in texts.md; the tests list every key.
 		return fmt.Sprintf("(%s)", key)

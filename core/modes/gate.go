@@ -4,8 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
-	"sync"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
 )
@@ -16,23 +16,25 @@ import (
 var (
 	//go:embed refusals.md
 	refusalsMD string
-	refusals   = sync.OnceValue(func() tools.Sections { return tools.ParseSections(refusalsMD) })
+	refusals   = lazy.Value[tools.Sections]{New: func() tools.Sections { return tools.ParseSections(refusalsMD) }}
 )
 
 // Tools of the conversation itself, which every mode has: finishing, asking and changing
 // the mode (docs/modes.md, "What Cairn enforces").
-var everyMode = map[string]bool{
-	toolnames.AttemptCompletion:   true,
-	toolnames.AskFollowupQuestion: true,
-	toolnames.SwitchMode:          true,
-	toolnames.PlanModeRespond:     true,
-	toolnames.Condense:            true,
-	toolnames.NewTask:             true,
-}
+var everyMode = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		toolnames.AttemptCompletion:   true,
+		toolnames.AskFollowupQuestion: true,
+		toolnames.SwitchMode:          true,
+		toolnames.PlanModeRespond:     true,
+		toolnames.Condense:            true,
+		toolnames.NewTask:             true,
+	}
+}}
 
 // GroupOf returns the group a tool belongs to, or "" for a tool every mode has.
 func GroupOf(s tools.Spec) Group {
-	if everyMode[s.Name] {
+	if everyMode.Get()[s.Name] {
 		return ""
 	}
 	if s.Name == toolnames.Delegate {
@@ -84,7 +86,7 @@ func (m Mode) GroupNames() string {
 
 // ToolRefusal is the model's result for a tool the mode does not have.
 func (m Mode) ToolRefusal(tool string) string {
-	return refusals().Format("tool", tool, m.Name, m.Slug, m.GroupNames())
+	return refusals.Get().Format("tool", tool, m.Name, m.Slug, m.GroupNames())
 }
 
 // EditRefusal is the model's result for an edit of rel outside the mode's pattern, or "" when
@@ -103,9 +105,9 @@ func (m Mode) EditRefusal(rel string) string {
 	if m.EditPatternNote != "" {
 		note = fmt.Sprintf(" (%s)", m.EditPatternNote)
 	}
-	return refusals().Format("edit", m.Name, rel, m.EditPattern, note)
+	return refusals.Get().Format("edit", m.Name, rel, m.EditPattern, note)
 }
 
 // CommandDropped is the note added to a completion whose demonstration command the mode may
 // not run.
-func (m Mode) CommandDropped() string { return refusals().Format("completion-command", m.Name) }
+func (m Mode) CommandDropped() string { return refusals.Get().Format("completion-command", m.Name) }

@@ -17,10 +17,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/cairnhq/cairn/core/internal/mdsections"
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/toolnames"
 )
 
@@ -157,12 +157,12 @@ var efforts = []string{"low", "medium", "high"}
 
 // validSlug is what a slug may be: it names files and travels in flags and tool calls.
 // Compiled on first use, as refusals are split.
-var validSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
+var validSlug = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) }}
 
 // finish checks a mode read from src and compiles its pattern.
 func finish(m Mode) (Mode, error) {
 	m.Slug = strings.TrimSpace(m.Slug)
-	if !validSlug().MatchString(m.Slug) {
+	if !validSlug.Get().MatchString(m.Slug) {
 		return m, fmt.Errorf("%w: slug %q (lower-case letters, digits and dashes)", ErrInvalid, m.Slug)
 	}
 	if strings.TrimSpace(m.Name) == "" {

@@ -3,6 +3,7 @@ package parse
 import (
 	"sort"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/toolnames"
 )
 
@@ -16,10 +17,12 @@ const TaskProgress = toolnames.TaskProgress
 // rawParams names the parameters whose values are file bytes rather than prose: they keep
 // their whitespace (losing only one leading and one trailing newline) and end at the last
 // closing tag of their name before the tool closes, so a file may contain that closing tag.
-var rawParams = map[string]string{
-	toolnames.WriteToFile:   "content",
-	toolnames.ReplaceInFile: "diff",
-}
+var rawParams = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		toolnames.WriteToFile:   "content",
+		toolnames.ReplaceInFile: "diff",
+	}
+}}
 
 // DefaultGrammar returns every Cairn tool with its parameters, task_progress included. The
 // map is fresh: callers may extend it (for example with tools added by a mode).
@@ -111,7 +114,7 @@ func compile(g Grammar) *compiled {
 				continue
 			}
 			seen[p] = true
-			ps := paramSpec{name: p, raw: rawParams[name] == p}
+			ps := paramSpec{name: p, raw: rawParams.Get()[name] == p}
 			ps.ends = []tag{{text: "</" + p + ">", kind: tagParamClose}}
 			if ps.raw {
 				t.raw = len(t.params)

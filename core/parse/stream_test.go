@@ -72,7 +72,7 @@ func grows(prev, cur []Block) string {
 // swallowed reports whether the raw value of cur took in a closing tag of its own name since
 // prev: then the parameters parsed after the earlier closing tag were file bytes.
 func swallowed(prev, cur Block) bool {
-	raw, ok := rawParams[cur.Name]
+	raw, ok := rawParams.Get()[cur.Name]
 	closing := "</" + raw + ">"
 	return ok && strings.Count(cur.Params[raw], closing) > strings.Count(prev.Params[raw], closing)
 }

@@ -5,25 +5,26 @@ import (
 	"embed"
 	"fmt"
 	"strings"
-	"sync"
 	"text/template"
 	"time"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 //go:embed feedback/*.md
 var feedbackFS embed.FS
 
 // feedbackTmpl is parsed on first use, not at start-up (the daemon's start time is a target).
-var feedbackTmpl = sync.OnceValue(func() *template.Template {
+var feedbackTmpl = lazy.Value[*template.Template]{New: func() *template.Template {
 	return template.Must(template.New("feedback").ParseFS(feedbackFS, "feedback/*.md"))
-})
+}}
 
 // feedback renders one note. The templates are fixed and every one is exercised by the
 // tests, so an execution error is a bug; the note then degrades to the bare template name
 // rather than taking the loop down (docs/conventions.md, "Bugs are reported and survived").
 func feedback(name string, data any) string {
 	var b bytes.Buffer
-	if err := feedbackTmpl().ExecuteTemplate(&b, name+".md", data); err != nil {
+	if err := feedbackTmpl.Get().ExecuteTemplate(&b, name+".md", data); err != nil {
 		return "[" + name + "]"
 	}
 	return strings.TrimSpace(b.String())

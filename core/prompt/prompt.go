@@ -14,9 +14,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"text/template"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/skills"
 	"github.com/cairnhq/cairn/core/toolnames"
@@ -149,11 +149,11 @@ var sectionOrder = []string{
 var sectionFS embed.FS
 
 // sectionTmpl is parsed on first use, not at start-up (the daemon's start time is a target).
-var sectionTmpl = sync.OnceValue(func() *template.Template {
+var sectionTmpl = lazy.Value[*template.Template]{New: func() *template.Template {
 	return template.Must(template.New("sections").
 		Funcs(template.FuncMap{"indent": indent}).
 		ParseFS(sectionFS, "sections/*.md"))
-})
+}}
 
 // Render renders the system prompt. Templates are fixed at build time and covered by the
 // golden tests, so a failure is a bug: Render then returns the sections that did render, for
@@ -164,7 +164,7 @@ func Render(in Input) (string, error) {
 	var firstErr error
 	for _, name := range sectionOrder {
 		var b bytes.Buffer
-		if err := sectionTmpl().ExecuteTemplate(&b, name+".md", v); err != nil {
+		if err := sectionTmpl.Get().ExecuteTemplate(&b, name+".md", v); err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("prompt: section %s: %w", name, err)
 			}
@@ -250,15 +250,17 @@ func newView(in Input) view {
 }
 
 // ruleTitles heads each group of rules in USER'S CUSTOM INSTRUCTIONS.
-var ruleTitles = map[rules.Source]string{
-	rules.SourceGlobal:      "Global rules",
-	rules.SourceClinerules:  "Workspace rules (.clinerules)",
-	rules.SourceCairnrules:  "Workspace rules (.cairnrules)",
-	rules.SourceCursorrules: "Cursor rules (.cursorrules)",
-	rules.SourceCursorDir:   "Cursor rules (.cursor/rules)",
-	rules.SourceWindsurf:    "Windsurf rules (.windsurfrules)",
-	rules.SourceAgents:      "AGENTS.md",
-}
+var ruleTitles = lazy.Value[map[rules.Source]string]{New: func() map[rules.Source]string {
+	return map[rules.Source]string{
+		rules.SourceGlobal:      "Global rules",
+		rules.SourceClinerules:  "Workspace rules (.clinerules)",
+		rules.SourceCairnrules:  "Workspace rules (.cairnrules)",
+		rules.SourceCursorrules: "Cursor rules (.cursorrules)",
+		rules.SourceCursorDir:   "Cursor rules (.cursor/rules)",
+		rules.SourceWindsurf:    "Windsurf rules (.windsurfrules)",
+		rules.SourceAgents:      "AGENTS.md",
+	}
+}}
 
 // groupRules keeps enabled, non-empty rules in their given order, starting a new group each
 // time the source changes.
@@ -270,7 +272,7 @@ func groupRules(rs []rules.Rule) []ruleGroup {
 		}
 		r.Content = strings.TrimSpace(r.Content)
 		if n := len(out); n == 0 || out[n-1].Rules[0].Source != r.Source {
-			title, ok := ruleTitles[r.Source]
+			title, ok := ruleTitles.Get()[r.Source]
 			if !ok {
 				title = "Rules (" + string(r.Source) + ")"
 			}

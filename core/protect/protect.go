@@ -37,30 +37,24 @@ type Entry struct {
 	parts []string
 }
 
-// List is every protected entry, in the order the README shows them.
+// List is every protected entry, in the order the README shows them. A folder's Pattern is
+// its path and "/**", a file's its name; parts are the path's components. It is a literal, so
+// that it is laid out by the compiler rather than built at start (core/lazy).
 var List = []Entry{
-	dir(".git", ReasonGit),
-	dir(".husky", ReasonHusky),
-	dir(".clinerules", ReasonHooks),
-	dir(".cairnrules", ReasonHooks),
-	dir(".cairn", ReasonHooks),
-	dir(".cursor/rules", ReasonHooks),
-	dir(".claude", ReasonHooks),
-	dir(".vscode", ReasonEditor),
-	file(".clineignore", ReasonIgnore),
-	file(".cairnignore", ReasonIgnore),
-	file("AGENTS.md", ReasonAgentDoc),
-	file(".cursorrules", ReasonAgentDoc),
-	file(".windsurfrules", ReasonAgentDoc),
-	file(".roomodes", ReasonModes),
-}
-
-func dir(p, reason string) Entry {
-	return Entry{Pattern: p + "/**", Reason: reason, parts: strings.Split(p, "/")}
-}
-
-func file(p, reason string) Entry {
-	return Entry{Pattern: p, Reason: reason, parts: []string{p}}
+	{Pattern: ".git/**", Reason: ReasonGit, parts: []string{".git"}},
+	{Pattern: ".husky/**", Reason: ReasonHusky, parts: []string{".husky"}},
+	{Pattern: ".clinerules/**", Reason: ReasonHooks, parts: []string{".clinerules"}},
+	{Pattern: ".cairnrules/**", Reason: ReasonHooks, parts: []string{".cairnrules"}},
+	{Pattern: ".cairn/**", Reason: ReasonHooks, parts: []string{".cairn"}},
+	{Pattern: ".cursor/rules/**", Reason: ReasonHooks, parts: []string{".cursor", "rules"}},
+	{Pattern: ".claude/**", Reason: ReasonHooks, parts: []string{".claude"}},
+	{Pattern: ".vscode/**", Reason: ReasonEditor, parts: []string{".vscode"}},
+	{Pattern: ".clineignore", Reason: ReasonIgnore, parts: []string{".clineignore"}},
+	{Pattern: ".cairnignore", Reason: ReasonIgnore, parts: []string{".cairnignore"}},
+	{Pattern: "AGENTS.md", Reason: ReasonAgentDoc, parts: []string{"AGENTS.md"}},
+	{Pattern: ".cursorrules", Reason: ReasonAgentDoc, parts: []string{".cursorrules"}},
+	{Pattern: ".windsurfrules", Reason: ReasonAgentDoc, parts: []string{".windsurfrules"}},
+	{Pattern: ".roomodes", Reason: ReasonModes, parts: []string{".roomodes"}},
 }
 
 // Reason returns why rel is protected, or "" when it is an ordinary path. rel is relative to

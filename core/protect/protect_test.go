@@ -1,6 +1,9 @@
 package protect
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestReason(t *testing.T) {
 	tests := []struct {
@@ -91,5 +94,14 @@ func TestHolds(t *testing.T) {
 				t.Errorf("Holds(%q) = %q, want %q", tt.dir, got, tt.want)
 			}
 		})
+	}
+}
+
+// Each entry's parts are the components of its pattern, without the folder's "/**".
+func TestPartsFollowPatterns(t *testing.T) {
+	for _, e := range List {
+		if got := strings.Join(e.parts, "/"); got != strings.TrimSuffix(e.Pattern, "/**") {
+			t.Errorf("%s: parts %q", e.Pattern, e.parts)
+		}
 	}
 }

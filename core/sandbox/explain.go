@@ -5,7 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // Denial is what the sandbox stopped in one command, found in its output.
@@ -40,7 +41,7 @@ type explainPatterns struct {
 	deniedLine, netLine, netWord, programPrefix, pathToken *regexp.Regexp
 }
 
-var patterns = sync.OnceValue(compilePatterns)
+var patterns = lazy.Value[explainPatterns]{New: compilePatterns}
 
 func compilePatterns() explainPatterns {
 	return explainPatterns{
@@ -57,7 +58,7 @@ func compilePatterns() explainPatterns {
 // the policy indeed refuses it, so an ordinary "permission denied" is not blamed on it.
 func Explain(p Policy, output, cwd string) Denial {
 	var d Denial
-	pt := patterns()
+	pt := patterns.Get()
 	seen := map[string]bool{}
 	lines := strings.Split(output, "\n")
 	for i, line := range lines {
@@ -104,7 +105,7 @@ func Explain(p Policy, output, cwd string) Denial {
 // call (`sock.connect(sa)`) a line or two above the error.
 func netNear(lines []string, i int) bool {
 	for j := max(0, i-3); j <= min(len(lines)-1, i+1); j++ {
-		if patterns().netWord.MatchString(lines[j]) {
+		if patterns.Get().netWord.MatchString(lines[j]) {
 			return true
 		}
 	}

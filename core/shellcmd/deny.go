@@ -3,6 +3,8 @@ package shellcmd
 import (
 	"slices"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // Hit says why a command line is on the deny list.
@@ -87,7 +89,7 @@ func (s *Script) matches(entry string) bool {
 // as are the wrappers Cairn peels itself, whose inner command is a Command of its own.
 func unknownRuns(c Command, pattern []string) bool {
 	name := c.Name()
-	if name == "" || c.Wrapper || dataArgs[name] {
+	if name == "" || c.Wrapper || dataArgs.Get()[name] {
 		return false
 	}
 	skip := -1
@@ -114,9 +116,11 @@ func unknownRuns(c Command, pattern []string) bool {
 
 // dataArgs are programs whose arguments are text or patterns they print or search for, never
 // a command they run.
-var dataArgs = map[string]bool{"echo": true, "printf": true, "grep": true, "egrep": true,
-	"fgrep": true, "rg": true, "ag": true, "man": true, "which": true, "type": true,
-	"whatis": true, "apropos": true}
+var dataArgs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"echo": true, "printf": true, "grep": true, "egrep": true,
+		"fgrep": true, "rg": true, "ag": true, "man": true, "which": true, "type": true,
+		"whatis": true, "apropos": true}
+}}
 
 func (s *Script) pipeMatches(left, right []string) bool {
 	if len(left) == 0 || len(right) == 0 {
@@ -155,53 +159,57 @@ type flagSet struct {
 
 // longAliases maps long options to the short letter they equal, per command ("git push"
 // for git subcommands).
-var longAliases = map[string]map[string]byte{
-	"rm":        {"--recursive": 'r', "--force": 'f', "--dir": 'd'},
-	"chmod":     {"--recursive": 'R'},
-	"chown":     {"--recursive": 'R'},
-	"chgrp":     {"--recursive": 'R'},
-	"git push":  {"--force": 'f', "--force-with-lease": 'f', "--force-if-includes": 'f', "--delete": 'd', "--mirror": 'f'},
-	"git clean": {"--force": 'f'},
-	"git reset": {},
-	"shred":     {"--remove": 'u'},
-	"truncate":  {"--size": 's'},
-}
+var longAliases = lazy.Value[map[string]map[string]byte]{New: func() map[string]map[string]byte {
+	return map[string]map[string]byte{
+		"rm":        {"--recursive": 'r', "--force": 'f', "--dir": 'd'},
+		"chmod":     {"--recursive": 'R'},
+		"chown":     {"--recursive": 'R'},
+		"chgrp":     {"--recursive": 'R'},
+		"git push":  {"--force": 'f', "--force-with-lease": 'f', "--force-if-includes": 'f', "--delete": 'd', "--mirror": 'f'},
+		"git clean": {"--force": 'f'},
+		"git reset": {},
+		"shred":     {"--remove": 'u'},
+		"truncate":  {"--size": 's'},
+	}
+}}
 
 // knownLongs are the long options of the programs the default deny list names, so that an
 // abbreviation is resolved the way the program's option parser resolves it (GNU getopt and
 // git both accept any unique prefix). Per key as in longAliases.
-var knownLongs = map[string][]string{
-	"rm": {"--force", "--interactive", "--one-file-system", "--no-preserve-root",
-		"--preserve-root", "--recursive", "--dir", "--verbose", "--help", "--version"},
-	"chmod": {"--changes", "--silent", "--quiet", "--verbose", "--no-preserve-root",
-		"--preserve-root", "--reference", "--recursive", "--help", "--version"},
-	"chown": {"--changes", "--silent", "--quiet", "--verbose", "--dereference",
-		"--no-dereference", "--from", "--no-preserve-root", "--preserve-root", "--reference",
-		"--recursive", "--help", "--version"},
-	"chgrp": {"--changes", "--silent", "--quiet", "--verbose", "--dereference",
-		"--no-dereference", "--no-preserve-root", "--preserve-root", "--reference",
-		"--recursive", "--help", "--version"},
-	"git push": {"--all", "--branches", "--mirror", "--delete", "--tags", "--follow-tags",
-		"--no-follow-tags", "--dry-run", "--porcelain", "--force", "--no-force",
-		"--force-with-lease", "--no-force-with-lease", "--force-if-includes",
-		"--no-force-if-includes", "--repo", "--set-upstream", "--thin", "--no-thin",
-		"--receive-pack", "--exec", "--quiet", "--verbose", "--progress", "--no-progress",
-		"--prune", "--no-prune", "--recurse-submodules", "--no-recurse-submodules", "--verify",
-		"--no-verify", "--signed", "--no-signed", "--atomic", "--no-atomic", "--push-option",
-		"--ipv4", "--ipv6"},
-	"git reset": {"--soft", "--mixed", "--hard", "--merge", "--keep", "--quiet", "--no-quiet",
-		"--refresh", "--no-refresh", "--patch", "--intent-to-add", "--recurse-submodules",
-		"--no-recurse-submodules", "--pathspec-from-file", "--pathspec-file-nul"},
-	"git clean": {"--force", "--dry-run", "--quiet", "--interactive", "--exclude"},
-	"shred": {"--force", "--iterations", "--random-source", "--size", "--remove", "--verbose",
-		"--exact", "--zero", "--help", "--version"},
-	"truncate": {"--no-create", "--io-blocks", "--reference", "--size", "--help", "--version"},
-}
+var knownLongs = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{
+		"rm": {"--force", "--interactive", "--one-file-system", "--no-preserve-root",
+			"--preserve-root", "--recursive", "--dir", "--verbose", "--help", "--version"},
+		"chmod": {"--changes", "--silent", "--quiet", "--verbose", "--no-preserve-root",
+			"--preserve-root", "--reference", "--recursive", "--help", "--version"},
+		"chown": {"--changes", "--silent", "--quiet", "--verbose", "--dereference",
+			"--no-dereference", "--from", "--no-preserve-root", "--preserve-root", "--reference",
+			"--recursive", "--help", "--version"},
+		"chgrp": {"--changes", "--silent", "--quiet", "--verbose", "--dereference",
+			"--no-dereference", "--no-preserve-root", "--preserve-root", "--reference",
+			"--recursive", "--help", "--version"},
+		"git push": {"--all", "--branches", "--mirror", "--delete", "--tags", "--follow-tags",
+			"--no-follow-tags", "--dry-run", "--porcelain", "--force", "--no-force",
+			"--force-with-lease", "--no-force-with-lease", "--force-if-includes",
+			"--no-force-if-includes", "--repo", "--set-upstream", "--thin", "--no-thin",
+			"--receive-pack", "--exec", "--quiet", "--verbose", "--progress", "--no-progress",
+			"--prune", "--no-prune", "--recurse-submodules", "--no-recurse-submodules", "--verify",
+			"--no-verify", "--signed", "--no-signed", "--atomic", "--no-atomic", "--push-option",
+			"--ipv4", "--ipv6"},
+		"git reset": {"--soft", "--mixed", "--hard", "--merge", "--keep", "--quiet", "--no-quiet",
+			"--refresh", "--no-refresh", "--patch", "--intent-to-add", "--recurse-submodules",
+			"--no-recurse-submodules", "--pathspec-from-file", "--pathspec-file-nul"},
+		"git clean": {"--force", "--dry-run", "--quiet", "--interactive", "--exclude"},
+		"shred": {"--force", "--iterations", "--random-source", "--size", "--remove", "--verbose",
+			"--exact", "--zero", "--help", "--version"},
+		"truncate": {"--no-create", "--io-blocks", "--reference", "--size", "--help", "--version"},
+	}
+}}
 
 // expandLong returns the long options that l (without its =value) may stand for in key: the
 // option itself when the program has it, else every known option it begins, else l alone.
 func expandLong(key, l string) []string {
-	known, ok := knownLongs[key]
+	known, ok := knownLongs.Get()[key]
 	if !ok {
 		return []string{l}
 	}
@@ -221,13 +229,17 @@ func expandLong(key, l string) []string {
 }
 
 // shortAliases maps short letters to the letter they equal (rm -R is rm -r).
-var shortAliases = map[string]map[byte]byte{
-	"rm": {'R': 'r'},
-	"cp": {'R': 'r'},
-}
+var shortAliases = lazy.Value[map[string]map[byte]byte]{New: func() map[string]map[byte]byte {
+	return map[string]map[byte]byte{
+		"rm": {'R': 'r'},
+		"cp": {'R': 'r'},
+	}
+}}
 
 // longSingleDash are commands whose options are words after a single dash (find -delete).
-var longSingleDash = map[string]bool{"find": true}
+var longSingleDash = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"find": true}
+}}
 
 func commandMatches(c Command, pattern []string) bool {
 	name := c.Name()
@@ -303,13 +315,13 @@ func sortArgs(key string, args []Word) flagSet {
 			fs.positional = append(fs.positional, t)
 		case t == "--":
 			ended = true
-		case strings.HasPrefix(t, "--") || longSingleDash[name]:
+		case strings.HasPrefix(t, "--") || longSingleDash.Get()[name]:
 			l, _, _ := strings.Cut(t, "=")
-			if _, listed := knownLongs[key]; !listed && strings.HasPrefix(l, "--") && len(l) > 2 {
+			if _, listed := knownLongs.Get()[key]; !listed && strings.HasPrefix(l, "--") && len(l) > 2 {
 				fs.prefixes = append(fs.prefixes, l)
 			}
 			for _, o := range expandLong(key, l) {
-				if b, ok := longAliases[key][o]; ok {
+				if b, ok := longAliases.Get()[key][o]; ok {
 					fs.short[b] = true
 				} else {
 					fs.long[o] = true
@@ -318,7 +330,7 @@ func sortArgs(key string, args []Word) flagSet {
 		default:
 			for i := 1; i < len(t); i++ {
 				b := t[i]
-				if to, ok := shortAliases[key][b]; ok {
+				if to, ok := shortAliases.Get()[key][b]; ok {
 					b = to
 				}
 				fs.short[b] = true

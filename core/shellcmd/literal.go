@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // The read-only classification is an allowlist of syntax (README, "Safe commands are Cairn's
@@ -266,14 +268,16 @@ func subscriptCode(s string) bool {
 
 // nameArgs are the builtins that take variable names and evaluate a subscript in them, with the
 // option that introduces the name ("" when every operand may be one).
-var nameArgs = map[string]string{"test": "-v", "[": "-v", "unset": "", "read": "", "printf": "-v",
-	"mapfile": "", "readarray": "", "wait": "-p", "export": "", "readonly": "", "local": "",
-	"declare": "", "typeset": "", "let": ""}
+var nameArgs = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"test": "-v", "[": "-v", "unset": "", "read": "", "printf": "-v",
+		"mapfile": "", "readarray": "", "wait": "-p", "export": "", "readonly": "", "local": "",
+		"declare": "", "typeset": "", "let": ""}
+}}
 
 // evaluatedName returns the argument of a builtin in nameArgs that names a variable with code in
 // its subscript (see subscriptCode).
 func evaluatedName(name string, args []Word) (string, bool) {
-	opt, ok := nameArgs[name]
+	opt, ok := nameArgs.Get()[name]
 	if !ok || opt != "" && !hasExact(args, opt) {
 		return "", false
 	}

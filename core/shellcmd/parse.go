@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // maxDepth bounds how deeply scripts given to `bash -c`, `eval` and the like are followed.
@@ -274,7 +276,7 @@ func (w *walker) stmt(fr *frame, st *syntax.Stmt) error {
 
 func lastShell(cmds []Command) string {
 	for i := len(cmds) - 1; i >= 0; i-- {
-		if shells[cmds[i].Name()] {
+		if shells.Get()[cmds[i].Name()] {
 			return cmds[i].Name()
 		}
 	}
@@ -289,14 +291,14 @@ func (w *walker) redirect(fr *frame, r *syntax.Redirect, stdinShell bool) error 
 		if r.Op == syntax.RdrInOut {
 			w.s.reads = append(w.s.reads, Operand{Path: target, Dir: fr.dir, DirUnknown: fr.dirUnknown})
 		}
-		if !target.Literal() || !sinks[target.Text] {
+		if !target.Literal() || !sinks.Get()[target.Text] {
 			w.s.Writes = append(w.s.Writes, target)
 			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir, DirUnknown: fr.dirUnknown})
 		}
 	case syntax.DplOut:
 		// `2>&1` and `>&-` duplicate or close descriptors; `>& file` writes a file.
 		target := wordOf(r.Word)
-		if !target.Literal() || !isDescriptor(target.Text) && !sinks[target.Text] {
+		if !target.Literal() || !isDescriptor(target.Text) && !sinks.Get()[target.Text] {
 			w.s.Writes = append(w.s.Writes, target)
 			w.s.writes = append(w.s.writes, Operand{Path: target, Dir: fr.dir, DirUnknown: fr.dirUnknown})
 		}
@@ -324,8 +326,10 @@ func (w *walker) redirect(fr *frame, r *syntax.Redirect, stdinShell bool) error 
 }
 
 // sinks are redirection targets that write nothing anyone keeps.
-var sinks = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true,
-	"/dev/tty": true, "/dev/fd/1": true, "/dev/fd/2": true}
+var sinks = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true,
+		"/dev/tty": true, "/dev/fd/1": true, "/dev/fd/2": true}
+}}
 
 func isDescriptor(s string) bool {
 	if s == "-" {
@@ -348,15 +352,17 @@ func isDescriptor(s string) bool {
 // read (~/.gitconfig, $XDG_CONFIG_HOME/git/config), where core.fsmonitor or a pager names a
 // program: a line that sets one in front of any program is not read-only (README, "Safe
 // commands are Cairn's call").
-var riskyNames = map[string]bool{"PATH": true, "IFS": true, "BASH_ENV": true, "ENV": true,
-	"PAGER": true, "MANPAGER": true, "PROMPT_COMMAND": true, "PS4": true, "SHELLOPTS": true,
-	"BASHOPTS": true, "ZDOTDIR": true, "NODE_OPTIONS": true, "PYTHONPATH": true,
-	"PYTHONSTARTUP": true, "PERL5OPT": true, "RUBYOPT": true, "EDITOR": true, "VISUAL": true,
-	"HOME": true, "XDG_CONFIG_HOME": true, "XDG_CONFIG_DIRS": true}
+var riskyNames = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"PATH": true, "IFS": true, "BASH_ENV": true, "ENV": true,
+		"PAGER": true, "MANPAGER": true, "PROMPT_COMMAND": true, "PS4": true, "SHELLOPTS": true,
+		"BASHOPTS": true, "ZDOTDIR": true, "NODE_OPTIONS": true, "PYTHONPATH": true,
+		"PYTHONSTARTUP": true, "PERL5OPT": true, "RUBYOPT": true, "EDITOR": true, "VISUAL": true,
+		"HOME": true, "XDG_CONFIG_HOME": true, "XDG_CONFIG_DIRS": true}
+}}
 
 func risky(name string) bool {
-	return riskyNames[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
-		strings.HasPrefix(name, "GIT_") || readerConfigVars[name]
+	return riskyNames.Get()[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "GIT_") || readerConfigVars.has(name)
 }
 
 func (w *walker) assigns(as []*syntax.Assign) {
@@ -422,7 +428,7 @@ func (w *walker) simple(fr *frame, st *syntax.Stmt, words []Word) (bool, error) 
 	if shown, ok := evaluatedName(name, args); ok {
 		w.s.Opaque = append(w.s.Opaque, hiddenReason("a variable name whose subscript runs code", shown))
 	}
-	if shells[name] {
+	if shells.Get()[name] {
 		cmd.Wrapper = true
 		w.s.Commands = append(w.s.Commands, cmd)
 		return w.shell(fr, args)
@@ -580,8 +586,10 @@ func (w *walker) nested(fr *frame, args []Word, what string) error {
 }
 
 // shells are the interpreters whose -c string and standard input are shell scripts.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
-	"mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true}
+var shells = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
+		"mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true}
+}}
 
 // findExecs returns the commands find runs with -exec, -execdir, -ok and -okdir.
 func findExecs(args []Word) [][]Word {

@@ -3,6 +3,8 @@ package shellcmd
 import (
 	"path"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // gitLine is a git command as the read-only classification reads it.
@@ -18,10 +20,10 @@ type gitLine struct {
 
 // gitGlobal are git's harmless global options. -c, --config-env, --git-dir, --work-tree,
 // --exec-path, --namespace, --super-prefix, --bare and -p/--paginate (a pager) are not.
-var gitGlobal = opts(`--no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs
+var gitGlobal = &optTable{spec: `--no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs
 	--noglob-pathspecs --icase-pathspecs --no-replace-objects --no-lazy-fetch --no-advice --version
 	!-c !--config-env !--git-dir !--work-tree !--exec-path !--namespace !--super-prefix !--bare
-	!-p !--paginate !--list-cmds !--html-path !--man-path !--info-path !--help`)
+	!-p !--paginate !--list-cmds !--html-path !--man-path !--info-path !--help`}
 
 // Diff options shared by diff, show, log and stash show. --output writes a file, --ext-diff
 // runs diff.external and --textconv the textconv drivers: refused. Their defaults still
@@ -63,31 +65,32 @@ const gitRevOpts = ` -n= --max-count= --skip= --since= --after= --until= --befor
 	--count --abbrev= !--show-signature`
 
 var (
-	gitLogOpts   = opts(gitDiffOpts + gitRevOpts)
-	gitDiffTable = opts(gitDiffOpts + " --cached --staged --merge-base")
-	gitSubs      = map[string]optTable{
-		"status": opts(`-s --short -b --branch --show-stash --porcelain? --long -v --verbose
+	gitLogOpts   = &optTable{spec: gitDiffOpts + gitRevOpts}
+	gitDiffTable = &optTable{spec: gitDiffOpts + " --cached --staged --merge-base"}
+	gitSubs      = lazy.Value[map[string]*optTable]{New: func() map[string]*optTable {
+		return map[string]*optTable{
+			"status": opts(`-s --short -b --branch --show-stash --porcelain? --long -v --verbose
 			-u? --untracked-files? --ignore-submodules? --ignored? -z --column? --no-column
 			--ahead-behind --no-ahead-behind --renames --no-renames --find-renames?`),
-		"log":         gitLogOpts,
-		"whatchanged": gitLogOpts,
-		"show":        gitLogOpts,
-		"shortlog":    join(gitLogOpts, opts("-n --numbered -s --summary -e --email -w? --group= --committer")),
-		"diff":        gitDiffTable,
-		// blame --contents reads the file it names in place of the work tree's.
-		"blame": opts(`-b --root --show-stats --score-debug -f --show-name -n --show-number -p
+			"log":         gitLogOpts,
+			"whatchanged": gitLogOpts,
+			"show":        gitLogOpts,
+			"shortlog":    join(gitLogOpts, opts("-n --numbered -s --summary -e --email -w? --group= --committer")),
+			"diff":        gitDiffTable,
+			// blame --contents reads the file it names in place of the work tree's.
+			"blame": opts(`-b --root --show-stats --score-debug -f --show-name -n --show-number -p
 			--porcelain --line-porcelain -l -t -S@ --reverse= --first-parent -c -s -e --show-email
 			-w --incremental -L= -M? -C? --abbrev? --date= --color-lines --color-by-age --progress
 			--no-progress --minimal --ignore-rev= --ignore-revs-file@ --encoding=
 			--no-textconv !--textconv !--contents`),
-		"ls-files": opts(`-c --cached -d --deleted -m --modified -o --others -i --ignored -s --stage
+			"ls-files": opts(`-c --cached -d --deleted -m --modified -o --others -i --ignored -s --stage
 			-u --unmerged -k --killed -z -t -v -f --directory --no-empty-directory --eol -x=
 			--exclude= -X@ --exclude-from@ --exclude-per-directory= --exclude-standard --error-unmatch
 			--with-tree= --full-name --abbrev? --debug --deduplicate --sparse --format=
 			!--recurse-submodules`),
-		"ls-tree": opts(`-d -r -t -l --long -z --name-only --name-status --object-only --full-name
+			"ls-tree": opts(`-d -r -t -l --long -z --name-only --name-status --object-only --full-name
 			--full-tree --abbrev? --format=`),
-		"rev-parse": opts(`--parseopt --sq-quote --keep-dashdash --stop-at-non-option --stuck-long
+			"rev-parse": opts(`--parseopt --sq-quote --keep-dashdash --stop-at-non-option --stuck-long
 			--revs-only --no-revs --flags --no-flags --default= --prefix= --verify -q --quiet --sq
 			--short? --not --abbrev-ref? --symbolic --symbolic-full-name --all --branches? --tags?
 			--remotes? --glob= --exclude= --disambiguate= --local-env-vars --path-format=
@@ -96,22 +99,22 @@ var (
 			--is-inside-git-dir --is-inside-work-tree --is-bare-repository --is-shallow-repository
 			--show-cdup --show-prefix --show-object-format? --show-ref-format --since= --after=
 			--until= --before=`),
-		"describe": opts(`--all --tags --contains --abbrev= --candidates= --exact-match --debug
+			"describe": opts(`--all --tags --contains --abbrev= --candidates= --exact-match --debug
 			--long --match= --exclude= --always --first-parent --dirty? --broken?`),
-		"cat-file": opts(`-t -s -e -p --batch? --batch-check? --batch-command? --batch-all-objects
+			"cat-file": opts(`-t -s -e -p --batch? --batch-check? --batch-command? --batch-all-objects
 			--buffer --follow-symlinks --unordered -z -Z --allow-unknown-type --use-mailmap
 			--no-use-mailmap --mailmap --no-mailmap --path= !--textconv !--filters`),
-		"show-ref": opts(`--head --heads --branches --tags -d --dereference -s --hash? --abbrev?
+			"show-ref": opts(`--head --heads --branches --tags -d --dereference -s --hash? --abbrev?
 			--verify --exists -q --quiet --exclude-existing?`),
-		"merge-base":    opts("-a --all --octopus --independent --is-ancestor --fork-point"),
-		"name-rev":      opts("--tags --refs= --exclude= --all --annotate-stdin --name-only --no-undefined --always"),
-		"for-each-ref":  opts("--count= --sort= --format= --color? -s --shell -p --perl --python --tcl --points-at= --merged? --no-merged? --contains? --no-contains? --ignore-case --omit-empty --exclude= --include-root-refs"),
-		"count-objects": opts("-v --verbose -H --human-readable"),
-		"version":       opts("--build-options"),
-		// -O/--open-files-in-pager runs a program on the files found. --untracked and
-		// --no-exclude-standard search files git does not track, which the check of tracked
-		// files against the ignore file (GitPrintsContent) does not cover.
-		"grep": opts(`-a --text --no-textconv -i --ignore-case -I --max-depth= -r --recursive
+			"merge-base":    opts("-a --all --octopus --independent --is-ancestor --fork-point"),
+			"name-rev":      opts("--tags --refs= --exclude= --all --annotate-stdin --name-only --no-undefined --always"),
+			"for-each-ref":  opts("--count= --sort= --format= --color? -s --shell -p --perl --python --tcl --points-at= --merged? --no-merged? --contains? --no-contains? --ignore-case --omit-empty --exclude= --include-root-refs"),
+			"count-objects": opts("-v --verbose -H --human-readable"),
+			"version":       opts("--build-options"),
+			// -O/--open-files-in-pager runs a program on the files found. --untracked and
+			// --no-exclude-standard search files git does not track, which the check of tracked
+			// files against the ignore file (GitPrintsContent) does not cover.
+			"grep": opts(`-a --text --no-textconv -i --ignore-case -I --max-depth= -r --recursive
 			--no-recursive -w --word-regexp -v --invert-match -h -H --full-name -E --extended-regexp
 			-G --basic-regexp -P --perl-regexp -F --fixed-strings -n --line-number --column -l
 			--files-with-matches --name-only -L --files-without-match -z --null -o --only-matching
@@ -120,25 +123,26 @@ var (
 			--and --or --not --all-match -q --quiet --cached --exclude-standard -m= --max-count=
 			!--textconv !--no-index !--recurse-submodules !-O !--open-files-in-pager !--untracked
 			!--no-exclude-standard`),
-		"branch": opts(`-l --list -a --all -r --remotes -v --verbose -q --quiet --contains?
+			"branch": opts(`-l --list -a --all -r --remotes -v --verbose -q --quiet --contains?
 			--no-contains? --merged? --no-merged? --points-at= --sort= --format= --color?
 			--no-color --column? --no-column --abbrev= --no-abbrev -i --ignore-case --show-current
 			--omit-empty !-d !-D !--delete !-m !-M !--move !-c !-C !--copy !-f !--force !-u
 			!--set-upstream-to !--unset-upstream !--edit-description !-t !--track !--no-track
 			!--create-reflog !--recurse-submodules`),
-		"tag": opts(`-l --list -n? --sort= --contains? --no-contains? --merged? --no-merged?
+			"tag": opts(`-l --list -n? --sort= --contains? --no-contains? --merged? --no-merged?
 			--points-at= --column? --no-column --format= --color? -i --ignore-case --omit-empty
 			!-a !--annotate !-s !--sign !-u !--local-user !-f !--force !-d !--delete !-v !--verify
 			!-m !--message !-F !--file !-e !--edit !--cleanup !--create-reflog`),
-		"worktree list":  opts("--porcelain -v --verbose -z --expire="),
-		"remote":         opts("-v --verbose"),
-		"remote get-url": opts("--push --all"),
-		"remote show":    opts("-n"),
-		"stash list":     gitLogOpts,
-		"stash show":     join(gitDiffTable, opts("--include-untracked --only-untracked -u")),
-		"reflog show":    gitLogOpts,
-		"reflog exists":  opts(""),
-	}
+			"worktree list":  opts("--porcelain -v --verbose -z --expire="),
+			"remote":         opts("-v --verbose"),
+			"remote get-url": opts("--push --all"),
+			"remote show":    opts("-n"),
+			"stash list":     gitLogOpts,
+			"stash show":     join(gitDiffTable, opts("--include-untracked --only-untracked -u")),
+			"reflog show":    gitLogOpts,
+			"reflog exists":  opts(""),
+		}
+	}}
 )
 
 // readGit reads a git command's words (after "git").
@@ -186,7 +190,7 @@ func readGit(args []Word) (gitLine, bool) {
 			return g, true // readOnly stays false: plain git stash saves
 		}
 	}
-	table, ok := gitSubs[key]
+	table, ok := gitSubs.Get()[key]
 	if !ok {
 		return g, true
 	}

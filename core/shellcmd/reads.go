@@ -4,20 +4,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // readSpec says where a file-reading command takes the files whose content it prints.
 type readSpec struct {
 	// values are options followed by a separate value; files are those whose value is a
 	// file that is read (grep -f FILE).
-	values, files map[string]bool
+	values, files nameList
 	// pattern is set when the first operand is a pattern or program, not a file, unless
 	// one of patternOpts supplied it.
 	pattern     bool
-	patternOpts map[string]bool
+	patternOpts nameList
 	// allButLast: the last operand is a destination (cp, mv) unless targetOpts gave one.
 	allButLast bool
-	targetOpts map[string]bool
+	targetOpts nameList
 	// firstOnly: only the first operand is read (xxd, source).
 	firstOnly bool
 	// assigns: operands holding "=" set variables (awk).
@@ -26,40 +28,42 @@ type readSpec struct {
 
 var (
 	plainRead = readSpec{}
-	headRead  = readSpec{values: set("-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid")}
-	odRead    = readSpec{values: set("-A", "-t", "-j", "-N", "-w", "-S")}
-	wrapRead  = readSpec{values: set("-w", "--wrap")}
-	batRead   = readSpec{values: set("-l", "--language", "-H", "--highlight-line", "-r", "--line-range", "--theme", "--style")}
-	nlRead    = readSpec{values: set("-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w")}
-	diffRead  = readSpec{values: set("-U", "-C", "-I", "-x", "-X", "--label")}
-	grepRead  = readSpec{values: set("-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count",
+	headRead  = readSpec{values: nameList{"-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid"}}
+	odRead    = readSpec{values: nameList{"-A", "-t", "-j", "-N", "-w", "-S"}}
+	wrapRead  = readSpec{values: nameList{"-w", "--wrap"}}
+	batRead   = readSpec{values: nameList{"-l", "--language", "-H", "--highlight-line", "-r", "--line-range", "--theme", "--style"}}
+	nlRead    = readSpec{values: nameList{"-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"}}
+	diffRead  = readSpec{values: nameList{"-U", "-C", "-I", "-x", "-X", "--label"}}
+	grepRead  = readSpec{values: nameList{"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count",
 		"--context", "--after-context", "--before-context", "-g", "-t", "-T", "-j", "-M", "-E", "--type", "--glob",
-		"--max-depth", "--encoding", "-G", "--ignore"),
-		files: set("-f", "--file"), pattern: true, patternOpts: set("-e", "-f", "--regexp", "--file")}
-	sedRead = readSpec{values: set("-e", "-f", "-l", "--expression", "--file", "--line-length"),
-		files: set("-f", "--file"), pattern: true, patternOpts: set("-e", "-f", "--expression", "--file")}
-	awkRead = readSpec{values: set("-f", "-v", "-F", "--file", "--assign", "--field-separator"),
-		files: set("-f", "--file"), pattern: true, patternOpts: set("-f", "--file"), assigns: true}
-	copyRead = readSpec{values: set("-t", "-S", "--target-directory", "--suffix"), allButLast: true,
-		targetOpts: set("-t", "--target-directory")}
-	firstRead = readSpec{values: set("-s", "-l", "-c", "-g", "-o", "-C", "-n"), firstOnly: true}
-	psRead    = readSpec{values: set("-Path", "-LiteralPath", "-TotalCount", "-Tail", "-Head", "-First", "-Last",
-		"-Encoding", "-Delimiter", "-ReadCount"), files: set("-Path", "-LiteralPath")}
+		"--max-depth", "--encoding", "-G", "--ignore"},
+		files: nameList{"-f", "--file"}, pattern: true, patternOpts: nameList{"-e", "-f", "--regexp", "--file"}}
+	sedRead = readSpec{values: nameList{"-e", "-f", "-l", "--expression", "--file", "--line-length"},
+		files: nameList{"-f", "--file"}, pattern: true, patternOpts: nameList{"-e", "-f", "--expression", "--file"}}
+	awkRead = readSpec{values: nameList{"-f", "-v", "-F", "--file", "--assign", "--field-separator"},
+		files: nameList{"-f", "--file"}, pattern: true, patternOpts: nameList{"-f", "--file"}, assigns: true}
+	copyRead = readSpec{values: nameList{"-t", "-S", "--target-directory", "--suffix"}, allButLast: true,
+		targetOpts: nameList{"-t", "--target-directory"}}
+	firstRead = readSpec{values: nameList{"-s", "-l", "-c", "-g", "-o", "-C", "-n"}, firstOnly: true}
+	psRead    = readSpec{values: nameList{"-Path", "-LiteralPath", "-TotalCount", "-Tail", "-Head", "-First", "-Last",
+		"-Encoding", "-Delimiter", "-ReadCount"}, files: nameList{"-Path", "-LiteralPath"}}
 )
 
 // readCommands are the common commands that print the content of the files they are given.
-var readCommands = map[string]readSpec{
-	"cat": plainRead, "tac": plainRead, "head": headRead, "tail": headRead, "less": plainRead,
-	"more": plainRead, "bat": batRead, "batcat": batRead, "nl": nlRead, "strings": wrapRead,
-	"od": odRead, "base64": wrapRead, "diff": diffRead, "rev": plainRead, "zcat": plainRead,
-	"type": plainRead, "hexdump": odRead,
-	"grep": grepRead, "egrep": grepRead, "fgrep": grepRead, "rg": grepRead, "ag": grepRead,
-	"sed": sedRead, "awk": awkRead, "gawk": awkRead, "mawk": awkRead,
-	"cp": copyRead, "mv": copyRead,
-	"xxd": firstRead, "source": firstRead, ".": firstRead,
-	"Get-Content": psRead, "gc": psRead, "cat.exe": plainRead,
-	"get-content": psRead, // on Windows every name is in lower case (Command.Name)
-}
+var readCommands = lazy.Value[map[string]readSpec]{New: func() map[string]readSpec {
+	return map[string]readSpec{
+		"cat": plainRead, "tac": plainRead, "head": headRead, "tail": headRead, "less": plainRead,
+		"more": plainRead, "bat": batRead, "batcat": batRead, "nl": nlRead, "strings": wrapRead,
+		"od": odRead, "base64": wrapRead, "diff": diffRead, "rev": plainRead, "zcat": plainRead,
+		"type": plainRead, "hexdump": odRead,
+		"grep": grepRead, "egrep": grepRead, "fgrep": grepRead, "rg": grepRead, "ag": grepRead,
+		"sed": sedRead, "awk": awkRead, "gawk": awkRead, "mawk": awkRead,
+		"cp": copyRead, "mv": copyRead,
+		"xxd": firstRead, "source": firstRead, ".": firstRead,
+		"Get-Content": psRead, "gc": psRead, "cat.exe": plainRead,
+		"get-content": psRead, // on Windows every name is in lower case (Command.Name)
+	}
+}}
 
 // Reads returns the files that simple reading commands of the line would print, files
 // given to `<`, and the file `xargs -a` reads the command's arguments from (`xargs -a .env
@@ -82,7 +86,7 @@ func (s *Script) Reads() []Operand {
 			}
 			continue
 		}
-		spec, ok := readCommands[c.Name()]
+		spec, ok := readCommands.Get()[c.Name()]
 		if !ok {
 			continue
 		}
@@ -114,12 +118,12 @@ func (r readSpec) operands(args []Word) []Word {
 			ended = true
 		default:
 			name, value, inline := strings.Cut(t, "=")
-			if !inline && len(t) > 2 && t[1] != '-' && r.values[t[:2]] && !r.values[t] {
+			if !inline && len(t) > 2 && t[1] != '-' && r.values.has(t[:2]) && !r.values.has(t) {
 				name, value, inline = t[:2], t[2:], true // -fFILE
 			}
-			patternGiven = patternGiven || r.patternOpts[name]
-			targetGiven = targetGiven || r.targetOpts[name]
-			if !r.values[name] {
+			patternGiven = patternGiven || r.patternOpts.has(name)
+			targetGiven = targetGiven || r.targetOpts.has(name)
+			if !r.values.has(name) {
 				continue
 			}
 			var v Word
@@ -129,7 +133,7 @@ func (r readSpec) operands(args []Word) []Word {
 				i++
 				v = args[i]
 			}
-			if r.files[name] {
+			if r.files.has(name) {
 				files = append(files, v)
 			}
 		}
@@ -180,7 +184,7 @@ func tableReads(c Command, want operandUse) ([]Word, bool) {
 		}
 		return starts, true
 	}
-	p, ok := programs[name]
+	p, ok := programs.Get()[name]
 	if !ok || p.free {
 		return nil, false
 	}
@@ -245,7 +249,7 @@ func looksHere(c Command) bool {
 	case "ls", "du", "tree", "rg", "git":
 		return true
 	case "grep", "egrep", "fgrep":
-		pa, ok := programs["grep"].parseArgs(c.Words[1:])
+		pa, ok := programs.Get()["grep"].parseArgs(c.Words[1:])
 		if !ok {
 			return false
 		}

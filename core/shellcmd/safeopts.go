@@ -25,16 +25,20 @@ const (
 )
 
 // optTable is a program's known options, harmless and harmful, with how each takes a value.
-// The tables are written as specs (opts) and parsed on their first use, not at process start:
+// A table is written as a spec (see opts) and parsed on its first use, not at process start:
 // there are a hundred of them and a daemon or a sandbox launcher may never classify a command
-// (docs/performance.md, "P5 — the daemon at rest"). The zero optTable knows no option.
-type optTable struct{ lazy *lazyOpts }
+// (docs/performance.md, "P5 — the daemon at rest"). A package-level table is declared as a
+// composite literal, &optTable{spec: ...}, which runs no code at start either (core/lazy);
+// opts and join make tables inside the tables that are themselves built on first use. A nil
+// table knows no option.
+type optTable struct {
+	// spec is the table's options. parts, when set instead, are tables merged in order, a later
+	// table's entry winning.
+	spec  string
+	parts []*optTable
 
-// lazyOpts builds a table once.
-type lazyOpts struct {
-	once  sync.Once
-	build func() parsedOpts
-	t     parsedOpts
+	once sync.Once
+	t    parsedOpts
 }
 
 // parsedOpts is a built table.
@@ -44,21 +48,37 @@ type parsedOpts struct {
 }
 
 // get returns the table, building it on first use.
-func (o optTable) get() *parsedOpts {
-	if o.lazy == nil {
+func (o *optTable) get() *parsedOpts {
+	if o == nil {
 		return &parsedOpts{}
 	}
-	o.lazy.once.Do(func() { o.lazy.t = o.lazy.build() })
-	return &o.lazy.t
+	o.once.Do(func() { o.t = o.build() })
+	return &o.t
+}
+
+// build parses the spec or merges the parts.
+func (o *optTable) build() parsedOpts {
+	if o.parts == nil {
+		return parseOpts(o.spec)
+	}
+	out := parsedOpts{kinds: map[string]optKind{}}
+	for _, t := range o.parts {
+		for k, v := range t.get().kinds {
+			if _, dup := out.kinds[k]; !dup && strings.HasPrefix(k, "--") {
+				out.longs = append(out.longs, k)
+			}
+			out.kinds[k] = v
+		}
+	}
+	slices.Sort(out.longs)
+	return out
 }
 
 // opts reads a table written as space-separated options: a trailing "=" takes a value, "@"
 // a value that is a file it reads, "?" an optional attached value, "+" a name and a value,
 // "&" a name and a file it reads; a leading "!" marks a harmful option (listed so that no
 // prefix of it resolves to a harmless one).
-func opts(spec string) optTable {
-	return optTable{&lazyOpts{build: func() parsedOpts { return parseOpts(spec) }}}
-}
+func opts(spec string) *optTable { return &optTable{spec: spec} }
 
 func parseOpts(spec string) parsedOpts {
 	t := parsedOpts{kinds: map[string]optKind{}}
@@ -91,26 +111,12 @@ func parseOpts(spec string) parsedOpts {
 }
 
 // join merges tables; a later table's entry wins.
-func join(ts ...optTable) optTable {
-	return optTable{&lazyOpts{build: func() parsedOpts {
-		out := parsedOpts{kinds: map[string]optKind{}}
-		for _, t := range ts {
-			for k, v := range t.get().kinds {
-				if _, dup := out.kinds[k]; !dup && strings.HasPrefix(k, "--") {
-					out.longs = append(out.longs, k)
-				}
-				out.kinds[k] = v
-			}
-		}
-		slices.Sort(out.longs)
-		return out
-	}}}
-}
+func join(ts ...*optTable) *optTable { return &optTable{parts: ts} }
 
 // long resolves a long option name (without "=value") the way getopt_long and git do: an
 // exact name, else the one known option it is a prefix of. A prefix of several is refused
 // (the program refuses it too, unless they are one option, which Cairn does not assume).
-func (o optTable) long(name string) (string, optKind, bool) {
+func (o *optTable) long(name string) (string, optKind, bool) {
 	t := o.get()
 	if k, ok := t.kinds[name]; ok {
 		return name, k, true
@@ -141,7 +147,7 @@ const (
 
 // program is one read-only program: its options and what its operands are.
 type program struct {
-	opts optTable
+	opts *optTable
 	use  operandUse
 	// pattern: the first operand is a pattern or program, not a file, unless an option in
 	// patternOpts supplied one.

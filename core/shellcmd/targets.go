@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // Target is a file that a line would create, change or remove.
@@ -162,7 +164,7 @@ func (s *Script) WritePaths(root string) []string {
 	var out []string
 	for _, t := range s.Targets() {
 		p := t.Path.Text
-		if sinks[p] {
+		if sinks.Get()[p] {
 			continue
 		}
 		if strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
@@ -193,7 +195,7 @@ func joinDir(base, d string) string {
 
 // argSpec says which options of a writing command take a separate value.
 type argSpec struct {
-	values map[string]bool
+	values nameList
 }
 
 // split separates options from operands. It returns the operands and, for each option
@@ -210,11 +212,11 @@ func (a argSpec) split(args []Word) (ops []Word, opts map[string]Word, flags []s
 			ended = true
 		default:
 			name, value, inline := strings.Cut(t, "=")
-			if !inline && len(t) > 2 && t[1] != '-' && a.values[t[:2]] {
+			if !inline && len(t) > 2 && t[1] != '-' && a.values.has(t[:2]) {
 				name, value, inline = t[:2], t[2:], true // -tDIR
 			}
 			flags = append(flags, name)
-			if !a.values[name] {
+			if !a.values.has(name) {
 				continue
 			}
 			if inline {
@@ -241,20 +243,22 @@ func hasFlag(flags []string, names ...string) bool {
 }
 
 var (
-	copySpec   = argSpec{values: set("-t", "--target-directory", "-S", "--suffix")}
-	instSpec   = argSpec{values: set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group")}
-	teeSpec    = argSpec{values: set("--output-error")}
-	scriptSpec = argSpec{values: set("-c", "--command", "-E", "--echo", "-O", "--log-out", "-I", "--log-in",
-		"-B", "--log-io", "-T", "--log-timing", "-m", "--logging-format")}
-	modeSpec = argSpec{values: set("--reference")}
+	copySpec   = argSpec{values: nameList{"-t", "--target-directory", "-S", "--suffix"}}
+	instSpec   = argSpec{values: nameList{"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}}
+	teeSpec    = argSpec{values: nameList{"--output-error"}}
+	scriptSpec = argSpec{values: nameList{"-c", "--command", "-E", "--echo", "-O", "--log-out", "-I", "--log-in",
+		"-B", "--log-io", "-T", "--log-timing", "-m", "--logging-format"}}
+	modeSpec = argSpec{values: nameList{"--reference"}}
 	// plainSpecs are the value-taking options of commands whose every operand is written.
-	plainSpecs = map[string]argSpec{
-		"rm": {}, "rmdir": {}, "unlink": {},
-		"touch":    {values: set("-d", "--date", "-t", "-r", "--reference")},
-		"mkdir":    {values: set("-m", "--mode", "--context")},
-		"truncate": {values: set("-s", "--size", "-r", "--reference")},
-		"shred":    {values: set("-n", "--iterations", "-s", "--size", "--random-source")},
-	}
+	plainSpecs = lazy.Value[map[string]argSpec]{New: func() map[string]argSpec {
+		return map[string]argSpec{
+			"rm": {}, "rmdir": {}, "unlink": {},
+			"touch":    {values: nameList{"-d", "--date", "-t", "-r", "--reference"}},
+			"mkdir":    {values: nameList{"-m", "--mode", "--context"}},
+			"truncate": {values: nameList{"-s", "--size", "-r", "--reference"}},
+			"shred":    {values: nameList{"-n", "--iterations", "-s", "--size", "--random-source"}},
+		}
+	}}
 )
 
 // commandTargets returns what one simple command writes; Dir is set only when the command
@@ -302,7 +306,7 @@ func commandTargets(name string, args []Word) []Target {
 		}
 		return ops(o, hasFlag(flags, "-R", "--recursive"))
 	case "rm", "rmdir", "unlink", "touch", "mkdir", "truncate", "shred":
-		o, _, flags := plainSpecs[name].split(args)
+		o, _, flags := plainSpecs.Get()[name].split(args)
 		return ops(o, name == "rm" && hasFlag(flags, "-r", "-R", "--recursive"))
 	case "sort":
 		return ops(sortOutputs(args), false)
@@ -502,7 +506,7 @@ func gitTargets(args []Word) []Target {
 	case "remote":
 		// git remote add, rename, remove and set-url write the remote's section of .git/config
 		// (a remote's url can name a program: ext::sh -c …).
-		if len(rest) > 1 && remoteWrites[rest[1].Text] {
+		if len(rest) > 1 && remoteWrites.has(rest[1].Text) {
 			return []Target{config}
 		}
 		return nil
@@ -543,7 +547,7 @@ func gitTargets(args []Word) []Target {
 var timeOutput = opts(common + " -p --portability -v --verbose -q --quiet -f= --format= -o@ --output@ -a --append")
 
 // remoteWrites are the subcommands of git remote that change .git/config.
-var remoteWrites = set("add", "rename", "remove", "rm", "set-url", "set-branches")
+var remoteWrites = nameList{"add", "rename", "remove", "rm", "set-url", "set-branches"}
 
 // initTargets reports what `git init --template=DIR` writes: the template's hooks and config
 // are copied into the new (or existing) repository's .git, in the folder given as operand or

@@ -1,48 +1,54 @@
 package shellcmd
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
+)
 
 // wrapperOptions lists, per wrapper, its options that take a separate value (true) and
 // those that do not (false); unknown options are assumed to take none. A nil entry means
 // the wrapper has no options of interest.
-var wrapperOptions = map[string]map[string]bool{
-	"env": {"-u": true, "--unset": true, "-C": true, "--chdir": true, "-i": false, "-0": false,
-		"--ignore-environment": false, "--null": false, "-v": false, "--debug": false},
-	"timeout": {"-s": true, "--signal": true, "-k": true, "--kill-after": true},
-	"nice":    {"-n": true, "--adjustment": true},
-	"nohup":   nil,
-	"setsid":  nil,
-	"builtin": nil,
-	"busybox": nil,
-	"time":    {"-f": true, "--format": true, "-o": true, "--output": true},
-	"command": nil,
-	"exec":    {"-a": true},
-	"stdbuf":  {"-i": true, "-o": true, "-e": true, "--input": true, "--output": true, "--error": true},
-	"xargs": {"-I": true, "-n": true, "-P": true, "-d": true, "-L": true, "-s": true, "-E": true,
-		"-e": false, "-a": true, "--max-args": true, "--max-procs": true, "--delimiter": true,
-		"--max-lines": true, "--max-chars": true, "--arg-file": true, "--replace": false, "--eof": false,
-		"--process-slot-var": true},
-	"sudo": {"-u": true, "-g": true, "-h": true, "-p": true, "-C": true, "-D": true, "-r": true,
-		"-t": true, "-U": true, "-T": true, "--user": true, "--group": true, "--host": true,
-		"--prompt": true, "--chdir": true, "--role": true, "--type": true, "--other-user": true},
-	"doas": {"-u": true, "-C": true},
-	// ionice [-c class] [-n level] [-t] command; -p, -P and -u act on running processes.
-	"ionice": {"-c": true, "--class": true, "-n": true, "--classdata": true, "-p": true,
-		"--pid": true, "-P": true, "--pgid": true, "-u": true, "--uid": true, "-t": false, "--ignore": false},
-	// taskset [-a] [-c] mask command; -p acts on a running process.
-	"taskset": {"-a": false, "--all-tasks": false, "-c": false, "--cpu-list": false, "-p": false, "--pid": false},
-	// chrt [policy] priority command; -p acts on a running process, -m only prints.
-	"chrt": {"-T": true, "--sched-runtime": true, "-P": true, "--sched-period": true,
-		"-D": true, "--sched-deadline": true},
-	// flock [-w secs] lockfile command (flock … -c string is a shell script, see shellOption).
-	"flock": {"-w": true, "--wait": true, "--timeout": true, "-E": true, "--conflict-exit-code": true},
-	// numactl [policy options] command; --show and --hardware only print.
-	"numactl": {"-i": true, "--interleave": true, "-p": true, "--preferred": true, "-m": true,
-		"--membind": true, "-N": true, "--cpunodebind": true, "-C": true, "--physcpubind": true,
-		"-P": true, "--preferred-many": true, "-w": true, "--weighted-interleave": true,
-		"-S": true, "--shm": true, "-f": true, "--file": true, "-L": true, "--length": true,
-		"-o": true, "--offset": true, "-I": true, "--shmid": true},
-}
+var wrapperOptions = lazy.Value[map[string]map[string]bool]{New: func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"env": {"-u": true, "--unset": true, "-C": true, "--chdir": true, "-i": false, "-0": false,
+			"--ignore-environment": false, "--null": false, "-v": false, "--debug": false},
+		"timeout": {"-s": true, "--signal": true, "-k": true, "--kill-after": true},
+		"nice":    {"-n": true, "--adjustment": true},
+		"nohup":   nil,
+		"setsid":  nil,
+		"builtin": nil,
+		"busybox": nil,
+		"time":    {"-f": true, "--format": true, "-o": true, "--output": true},
+		"command": nil,
+		"exec":    {"-a": true},
+		"stdbuf":  {"-i": true, "-o": true, "-e": true, "--input": true, "--output": true, "--error": true},
+		"xargs": {"-I": true, "-n": true, "-P": true, "-d": true, "-L": true, "-s": true, "-E": true,
+			"-e": false, "-a": true, "--max-args": true, "--max-procs": true, "--delimiter": true,
+			"--max-lines": true, "--max-chars": true, "--arg-file": true, "--replace": false, "--eof": false,
+			"--process-slot-var": true},
+		"sudo": {"-u": true, "-g": true, "-h": true, "-p": true, "-C": true, "-D": true, "-r": true,
+			"-t": true, "-U": true, "-T": true, "--user": true, "--group": true, "--host": true,
+			"--prompt": true, "--chdir": true, "--role": true, "--type": true, "--other-user": true},
+		"doas": {"-u": true, "-C": true},
+		// ionice [-c class] [-n level] [-t] command; -p, -P and -u act on running processes.
+		"ionice": {"-c": true, "--class": true, "-n": true, "--classdata": true, "-p": true,
+			"--pid": true, "-P": true, "--pgid": true, "-u": true, "--uid": true, "-t": false, "--ignore": false},
+		// taskset [-a] [-c] mask command; -p acts on a running process.
+		"taskset": {"-a": false, "--all-tasks": false, "-c": false, "--cpu-list": false, "-p": false, "--pid": false},
+		// chrt [policy] priority command; -p acts on a running process, -m only prints.
+		"chrt": {"-T": true, "--sched-runtime": true, "-P": true, "--sched-period": true,
+			"-D": true, "--sched-deadline": true},
+		// flock [-w secs] lockfile command (flock … -c string is a shell script, see shellOption).
+		"flock": {"-w": true, "--wait": true, "--timeout": true, "-E": true, "--conflict-exit-code": true},
+		// numactl [policy options] command; --show and --hardware only print.
+		"numactl": {"-i": true, "--interleave": true, "-p": true, "--preferred": true, "-m": true,
+			"--membind": true, "-N": true, "--cpunodebind": true, "-C": true, "--physcpubind": true,
+			"-P": true, "--preferred-many": true, "-w": true, "--weighted-interleave": true,
+			"-S": true, "--shm": true, "-f": true, "--file": true, "-L": true, "--length": true,
+			"-o": true, "--offset": true, "-I": true, "--shmid": true},
+	}
+}}
 
 // Neutral reports whether a wrapper only changes how a command runs, not with which rights:
 // everything above except sudo and doas, plus the shells and eval whose scripts are judged
@@ -59,7 +65,7 @@ func neutral(name string) bool {
 // peel returns the command a wrapper runs. ok is false when name is not a wrapper or is
 // used in a form that runs nothing (`command -v x`, plain `env`, `nice`).
 func peel(name string, args []Word) ([]Word, bool) {
-	if _, known := wrapperOptions[name]; !known {
+	if _, known := wrapperOptions.Get()[name]; !known {
 		return nil, false
 	}
 	_, rest := ownOptions(name, args)
@@ -187,14 +193,14 @@ func xargsReplace(args []Word) (string, bool) {
 // options in any unique prefix and clusters of short ones included (`xargs --arg F cmd`,
 // `xargs -0a F cmd`); for the others it follows wrapperOptions (see skipOptions).
 func ownOptions(name string, args []Word) (own, rest []Word) {
-	p, ok := wrapperOptionTables[name]
+	p, ok := wrapperOptionTables.Get()[name]
 	if !ok {
-		rest = skipOptions(args, wrapperOptions[name])
+		rest = skipOptions(args, wrapperOptions.Get()[name])
 		return args[:len(args)-len(rest)], rest
 	}
 	// A harmful option is listed without its value: wrapperOptions says whether it takes one.
 	takes := func(opt string, k optKind) bool {
-		return k == optValue || k == optFile || k == optBad && wrapperOptions[name][opt]
+		return k == optValue || k == optFile || k == optBad && wrapperOptions.Get()[name][opt]
 	}
 	for i := 0; i < len(args); i++ {
 		t := args[i].Text
@@ -278,7 +284,7 @@ func envAssigns(name string, args []Word) []string {
 		return nil
 	}
 	var out []string
-	for _, a := range skipOptions(args, wrapperOptions["env"]) {
+	for _, a := range skipOptions(args, wrapperOptions.Get()["env"]) {
 		n, _, ok := strings.Cut(a.Text, "=")
 		if !ok {
 			break

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/rules"
 	"github.com/cairnhq/cairn/core/toolnames"
 )
@@ -36,14 +37,16 @@ type Command struct {
 
 // builtins maps a built-in command to its instruction type; the preamble is
 // instructions/<type>.md.
-var builtins = map[string]string{
-	"/newtask":       toolnames.NewTask,
-	"/smol":          toolnames.Condense,
-	"/compact":       toolnames.Condense,
-	"/newrule":       toolnames.NewRule,
-	"/reportbug":     "report_bug",
-	"/deep-planning": "deep-planning",
-}
+var builtins = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"/newtask":       toolnames.NewTask,
+		"/smol":          toolnames.Condense,
+		"/compact":       toolnames.Condense,
+		"/newrule":       toolnames.NewRule,
+		"/reportbug":     "report_bug",
+		"/deep-planning": "deep-planning",
+	}
+}}
 
 // Parse finds the command word of text: the first word after optional leading whitespace,
 // when it starts with `/` and has at least one more character. rest is the text after the
@@ -88,7 +91,7 @@ func Expand(text string, workflows []rules.Workflow) (string, Command, bool) {
 
 // lookup resolves a command word to its command and instruction text.
 func lookup(name string, workflows []rules.Workflow) (Command, string, bool) {
-	if typ, ok := builtins[name]; ok {
+	if typ, ok := builtins.Get()[name]; ok {
 		body, err := instructions.ReadFile("instructions/" + typ + ".md")
 		if err != nil {
 			// Every built-in has a file; the tests check it.

@@ -109,7 +109,7 @@ func TestExpand(t *testing.T) {
 // TestBuiltinFiles checks that every built-in has its instruction file and no file is orphaned.
 func TestBuiltinFiles(t *testing.T) {
 	types := map[string]bool{}
-	for name, typ := range builtins {
+	for name, typ := range builtins.Get() {
 		types[typ] = true
 		if _, err := instructions.ReadFile("instructions/" + typ + ".md"); err != nil {
 			t.Errorf("%s: %v", name, err)

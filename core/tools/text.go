@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/cairnhq/cairn/core/internal/mdsections"
 )
@@ -27,3 +28,23 @@ func (s Sections) Format(key string, args ...any) string {
 	}
 	return fmt.Sprintf(text, args...)
 }
+
+// Texts are the Sections of an embedded markdown file, split on their first use. A package
+// declares them as a composite literal, `var messages = tools.Texts{MD: &messagesMD}`, which
+// runs no code when a process starts (core/lazy says why).
+type Texts struct {
+	// MD is the embedded file's content.
+	MD *string
+
+	once     sync.Once
+	sections Sections
+}
+
+// Sections returns the file's sections.
+func (t *Texts) Sections() Sections {
+	t.once.Do(func() { t.sections = ParseSections(*t.MD) })
+	return t.sections
+}
+
+// Format is Sections().Format.
+func (t *Texts) Format(key string, args ...any) string { return t.Sections().Format(key, args...) }

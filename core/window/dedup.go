@@ -4,8 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/prompt"
 )
@@ -28,22 +28,22 @@ const readHeaderSuffix = "'] Result:"
 
 // tagged are the elements whose inner text is a file's content: edit results' final content
 // and file mentions (also the files listed inside a folder mention).
-var tagged = sync.OnceValue(func() *regexp.Regexp {
+var tagged = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`<(final_file_content|file_content) path="([^"]*)">\n?`)
-})
+}}
 
 // sliceNote matches the note read_file ends a partial read with (core/tools/readfile
 // messages "range" and "truncated").
-var sliceNote = sync.OnceValue(func() *regexp.Regexp {
+var sliceNote = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`\n\[(Showing lines|Lines) \d+-\d+ of \d+[^\n]*\]\s*$`)
-})
+}}
 
 // toolErrorPrefix is the first line of every tool error result (rendering it parses the
 // feedback templates).
-var toolErrorPrefix = sync.OnceValue(func() string {
+var toolErrorPrefix = lazy.Value[string]{New: func() string {
 	first, _, _ := strings.Cut(prompt.ToolError("x"), "\n")
 	return first
-})
+}}
 
 // dedup returns msgs with every copy of a file's content that a later whole copy supersedes
 // replaced by a note. Messages it changes are copied; msgs and their contents are untouched.
@@ -105,14 +105,14 @@ func copiesIn(mi, pi int, text string) []copyAt {
 			body := text[start:]
 			if isContent(body) {
 				out = append(out, copyAt{msg: mi, part: pi, start: start, end: len(text),
-					path: cleanPath(p), whole: !sliceNote().MatchString(body)})
+					path: cleanPath(p), whole: !sliceNote.Get().MatchString(body)})
 			}
 			return out // a read result holds one file; tags inside it are the file's text
 		}
 	}
 	// Scan on past each element's end: a file's text may itself contain such tags.
 	for pos := 0; pos < len(text); {
-		loc := tagged().FindStringSubmatchIndex(text[pos:])
+		loc := tagged.Get().FindStringSubmatchIndex(text[pos:])
 		if loc == nil {
 			break
 		}
@@ -138,7 +138,7 @@ func copiesIn(mi, pi int, text string) []copyAt {
 // image placeholder. Such messages must not make an earlier real copy look superseded. A
 // one-line file of under 200 characters is not worth a note either way.
 func isContent(body string) bool {
-	if strings.HasPrefix(body, toolErrorPrefix()) || strings.HasPrefix(body, prompt.ToolDenied()) {
+	if strings.HasPrefix(body, toolErrorPrefix.Get()) || strings.HasPrefix(body, prompt.ToolDenied()) {
 		return false
 	}
 	return strings.Contains(strings.TrimSpace(body), "\n") || len(body) >= 200

@@ -173,7 +173,7 @@ func TestNotContentTexts(t *testing.T) {
 			if got := isContent(tc.body); got != tc.content {
 				t.Errorf("isContent = %v, want %v", got, tc.content)
 			}
-			if got := sliceNote().MatchString(tc.body); got != tc.part {
+			if got := sliceNote.Get().MatchString(tc.body); got != tc.part {
 				t.Errorf("slice note matched = %v, want %v", got, tc.part)
 			}
 		})

@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/cairnhq/cairn/core/internal/mdsections"
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/llm"
 )
 
@@ -28,7 +29,7 @@ import (
 var notesMD string
 
 // notes is split into its sections on first use.
-var notes = sync.OnceValue(func() map[string]string { return mdsections.Split(notesMD) })
+var notes = lazy.Value[map[string]string]{New: func() map[string]string { return mdsections.Split(notesMD) }}
 
 // DefaultWindow is assumed when the model's context window is unknown (0).
 const DefaultWindow = 128_000
@@ -181,7 +182,7 @@ func (s *State) render(history []llm.Message) []llm.Message {
 	out = append(out, history[:headLen]...)
 	out = append(out, history[headLen+s.removed:]...)
 	first := out[0]
-	first.Content = append(append([]llm.Content(nil), first.Content...), llm.Text(notes()["truncated"]))
+	first.Content = append(append([]llm.Content(nil), first.Content...), llm.Text(notes.Get()["truncated"]))
 	out[0] = first
 	return out
 }
@@ -245,5 +246,5 @@ func estimate(msgs []llm.Message) int64 {
 }
 
 func note(key string, args ...any) string {
-	return fmt.Sprintf(notes()[key], args...)
+	return fmt.Sprintf(notes.Get()[key], args...)
 }

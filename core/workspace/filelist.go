@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/watch"
 )
 
@@ -542,7 +543,9 @@ func (fl *FileList) tell(c Change) {
 }
 
 // ignoreFileNames change what a view keeps; an edit to one means a rescan.
-var ignoreFileNames = map[string]bool{".gitignore": true, ".ignore": true, ".clineignore": true, ".cairnignore": true}
+var ignoreFileNames = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{".gitignore": true, ".ignore": true, ".clineignore": true, ".cairnignore": true}
+}}
 
 // apply applies one event told by the hub; applyMu is held.
 func (fl *FileList) apply(ctx context.Context, ev watch.Event) {
@@ -550,7 +553,7 @@ func (fl *FileList) apply(ctx context.Context, ev watch.Event) {
 	fl.gen++
 	fl.mu.Unlock()
 	name := filepath.Base(ev.Path)
-	if ev.Lost || ignoreFileNames[name] && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) != 0 {
+	if ev.Lost || ignoreFileNames.Get()[name] && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) != 0 {
 		// The system lost events, or what the views keep may have changed anywhere.
 		logScanErr(ctx, fl.rescan(ctx))
 		fl.tell(Change{Reset: true})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // HiddenMode says what a walk does with dot-named entries.
@@ -50,11 +52,13 @@ var SearchOptions = FilterOptions{GitIgnore: true, DotIgnore: true, Hidden: Skip
 var IndexOptions = ListOptions
 
 // DefaultSkipDirs are build, dependency and tool folders that listings never descend into.
-var DefaultSkipDirs = map[string]bool{
-	"node_modules": true, "__pycache__": true, "venv": true, ".venv": true, "env": true,
-	"target": true, "dist": true, "out": true, "build": true, "bundle": true, "vendor": true,
-	"tmp": true, "temp": true, "deps": true, "Pods": true, ".git": true,
-}
+var DefaultSkipDirs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"node_modules": true, "__pycache__": true, "venv": true, ".venv": true, "env": true,
+		"target": true, "dist": true, "out": true, "build": true, "bundle": true, "vendor": true,
+		"tmp": true, "temp": true, "deps": true, "Pods": true, ".git": true,
+	}
+}}
 
 // Filter is the ignore state of one folder during a walk. It is immutable; Child derives the
 // state of a subfolder, reading that folder's ignore files.
@@ -144,7 +148,7 @@ func (f *Filter) Skip(name string, isDir bool) bool {
 			return true
 		}
 	}
-	if isDir && f.opts.DefaultDirs && DefaultSkipDirs[name] {
+	if isDir && f.opts.DefaultDirs && DefaultSkipDirs.Get()[name] {
 		return true
 	}
 	if len(f.git) == 0 && (f.user == nil || !f.user.active) {

@@ -304,15 +304,17 @@ const (
 
 // builtinModes are ACT and PLAN as a client shows them; the daemon's ListModes adds the
 // orchestrator and the workspace's modes.
-var builtinModes = []sdk.SessionMode{
-	{Id: modeAct, Name: "Act", Description: sdk.Ptr("Cairn reads, edits and runs commands, asking as your approval settings say")},
-	{Id: modePlan, Name: "Plan", Description: sdk.Ptr("Cairn reads and plans with you; it changes nothing")},
+func builtinModes() []sdk.SessionMode {
+	return []sdk.SessionMode{
+		{Id: modeAct, Name: "Act", Description: sdk.Ptr("Cairn reads, edits and runs commands, asking as your approval settings say")},
+		{Id: modePlan, Name: "Plan", Description: sdk.Ptr("Cairn reads and plans with you; it changes nothing")},
+	}
 }
 
 // modes lists the session's modes: ACT, PLAN and the others the daemon finds for roots. When
 // the daemon cannot list them, ACT and PLAN are still offered.
 func (a *Agent) modes(ctx context.Context, roots []string) []sdk.SessionMode {
-	out := append([]sdk.SessionMode(nil), builtinModes...)
+	out := builtinModes()
 	if a.o.Files == nil {
 		return out
 	}

@@ -6,6 +6,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/shellcmd"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 )
@@ -83,13 +84,15 @@ func permissionOptions(m *cairnv1.Message) []sdk.PermissionOption {
 // -c …`), and package runners whatever package they name: allowing one always would allow
 // anything, so no "always" is offered for them. Names are compared without a version suffix
 // ("python3.12" is "python").
-var interpreters = map[string]bool{
-	"python": true, "py": true, "pypy": true, "node": true, "nodejs": true, "deno": true, "bun": true,
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "csh": true, "tcsh": true,
-	"pwsh": true, "powershell": true, "cmd": true, "ruby": true, "irb": true, "perl": true, "php": true,
-	"lua": true, "luajit": true, "r": true, "rscript": true, "osascript": true, "tclsh": true, "awk": true,
-	"gawk": true, "java": true, "jshell": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
-}
+var interpreters = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"python": true, "py": true, "pypy": true, "node": true, "nodejs": true, "deno": true, "bun": true,
+		"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "csh": true, "tcsh": true,
+		"pwsh": true, "powershell": true, "cmd": true, "ruby": true, "irb": true, "perl": true, "php": true,
+		"lua": true, "luajit": true, "r": true, "rscript": true, "osascript": true, "tclsh": true, "awk": true,
+		"gawk": true, "java": true, "jshell": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
+	}
+}}
 
 // commandScope is the allow-list entries an "always" for the command line covers: the
 // program and subcommand of each of its commands ("npm test", "git status"); a command a
@@ -115,7 +118,7 @@ func commandScope(line string) (cmds []string, ok bool) {
 		// A program named by a relative path (./run.sh) is the workspace's own script: the
 		// allow list matches its name wherever it is, so it gets no "always".
 		relative := strings.Contains(w0, "/") && !path.IsAbs(w0)
-		if relative || interpreters[strings.ToLower(strings.TrimRight(c.Name(), "0123456789."))] || !subcommand(sub) {
+		if relative || interpreters.Get()[strings.ToLower(strings.TrimRight(c.Name(), "0123456789."))] || !subcommand(sub) {
 			return nil, false
 		}
 		if e := prog + " " + sub; !seen[e] {

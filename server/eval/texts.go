@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"strings"
 	"text/template"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // The texts the model reads (the task, the test feedback, a refused approval) are in .md files
@@ -16,23 +18,31 @@ var (
 	//go:embed refused.md
 	refusedText string
 
-	taskTmpl     = template.Must(template.New("task").Parse(taskText))
-	feedbackTmpl = template.Must(template.New("feedback").Parse(feedbackText))
-	refusedTmpl  = template.Must(template.New("refused").Parse(refusedText))
+	taskTmpl = lazy.Value[*template.Template]{New: func() *template.Template {
+		return template.Must(template.New("task").Parse(taskText))
+	}}
+	feedbackTmpl = lazy.Value[*template.Template]{New: func() *template.Template {
+		return template.Must(template.New("feedback").Parse(feedbackText))
+	}}
+	refusedTmpl = lazy.Value[*template.Template]{New: func() *template.Template {
+		return template.Must(template.New("refused").Parse(refusedText))
+	}}
 )
 
 // FeedbackLines is how many lines of a failed test run go back to the model (Aider's number).
 const FeedbackLines = 50
 
 // testCommand is how the tests are run, as told to an agentic run's model.
-var testCommand = map[string]string{
-	"go":         "go test ./...",
-	"python":     "python3 -m pytest",
-	"rust":       "cargo test -- --include-ignored",
-	"javascript": "npm test",
-	"cpp":        "cmake -DEXERCISM_RUN_ALL_TESTS=1 -S . -B build && cmake --build build",
-	"java":       "gradle test --offline",
-}
+var testCommand = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"go":         "go test ./...",
+		"python":     "python3 -m pytest",
+		"rust":       "cargo test -- --include-ignored",
+		"javascript": "npm test",
+		"cpp":        "cmake -DEXERCISM_RUN_ALL_TESTS=1 -S . -B build && cmake --build build",
+		"java":       "gradle test --offline",
+	}
+}}
 
 // TaskText is the task an exercise starts with: the line "Exercise: NAME (LANGUAGE)", the
 // instructions, then which files to edit and that the tests must not change.
@@ -41,17 +51,17 @@ func TaskText(ex Exercise, agentic bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return render(taskTmpl, map[string]any{"Name": ex.Name, "Language": ex.Language, "Instructions": instructions,
-		"Solution": fileList(ex.Solution), "Tests": fileList(ex.Test), "Agentic": agentic, "Command": testCommand[ex.Language]})
+	return render(taskTmpl.Get(), map[string]any{"Name": ex.Name, "Language": ex.Language, "Instructions": instructions,
+		"Solution": fileList(ex.Solution), "Tests": fileList(ex.Test), "Agentic": agentic, "Command": testCommand.Get()[ex.Language]})
 }
 
 // FeedbackText is the user's answer after a failed test run: its last FeedbackLines lines.
 func FeedbackText(ex Exercise, output string) string {
-	return render0(feedbackTmpl, map[string]any{"Output": tail(output, FeedbackLines), "Solution": fileList(ex.Solution)})
+	return render0(feedbackTmpl.Get(), map[string]any{"Output": tail(output, FeedbackLines), "Solution": fileList(ex.Solution)})
 }
 
 func refusal(what string) string {
-	return render0(refusedTmpl, map[string]any{"What": what})
+	return render0(refusedTmpl.Get(), map[string]any{"What": what})
 }
 
 func fileList(files []string) string {

@@ -202,7 +202,7 @@ func (t *Toolchains) CheckCommand(ex Exercise) string {
 		}
 		return "'" + strings.ReplaceAll(t.python, "'", `'\''`) + "' -m pytest -q -p no:cacheprovider"
 	case "rust", "cpp", "java":
-		return testCommand[ex.Language]
+		return testCommand.Get()[ex.Language]
 	}
 	return ""
 }

@@ -10,11 +10,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // hidden are the exercise folders the agent never sees: .meta holds the reference solution
 // and .docs the instructions (the task text carries those).
-var hidden = map[string]bool{".meta": true, ".docs": true}
+var hidden = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{".meta": true, ".docs": true}
+}}
 
 // Prepare makes dir a fresh workspace for the exercise: a copy of its folder without .meta and
 // .docs, writable (the dataset may be read-only), with skipped tests switched on, committed as
@@ -31,7 +35,7 @@ func Prepare(ctx context.Context, ex Exercise, dir string) error {
 		if err != nil {
 			return err
 		}
-		if top := strings.Split(filepath.ToSlash(rel), "/")[0]; hidden[top] {
+		if top := strings.Split(filepath.ToSlash(rel), "/")[0]; hidden.Get()[top] {
 			return filepath.SkipDir
 		}
 		target := filepath.Join(dir, rel)
@@ -101,7 +105,7 @@ func enableSkipped(lang string, b []byte) []byte {
 	case "javascript":
 		return bytes.ReplaceAll(b, []byte("xtest("), []byte("test("))
 	case "java":
-		return javaDisabled.ReplaceAll(javaDisabledLine.ReplaceAll(b, nil), nil)
+		return javaDisabled.Get().ReplaceAll(javaDisabledLine.Get().ReplaceAll(b, nil), nil)
 	}
 	return b
 }
@@ -109,6 +113,6 @@ func enableSkipped(lang string, b []byte) []byte {
 // javaDisabledLine is a line holding only a JUnit @Disabled annotation (with its reason);
 // javaDisabled is one beside other code on its line.
 var (
-	javaDisabledLine = regexp.MustCompile(`(?m)^[ \t]*@Disabled(\([^)]*\))?[ \t]*\r?\n`)
-	javaDisabled     = regexp.MustCompile(`@Disabled(\([^)]*\))?[ \t]*`)
+	javaDisabledLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*@Disabled(\([^)]*\))?[ \t]*\r?\n`) }}
+	javaDisabled     = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`@Disabled(\([^)]*\))?[ \t]*`) }}
 )

@@ -24,6 +24,7 @@ import (
 	hostv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/host/v1"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -576,10 +577,12 @@ func (e editor) WorkspaceFolders(ctx context.Context) ([]string, error) {
 	return e.paths(ctx, &hostv1.Request{Request: &hostv1.Request_WorkspaceFolders{WorkspaceFolders: &hostv1.WorkspaceFoldersRequest{}}})
 }
 
-var severities = map[hostv1.Severity]string{
-	hostv1.Severity_SEVERITY_ERROR: "error", hostv1.Severity_SEVERITY_WARNING: "warning",
-	hostv1.Severity_SEVERITY_INFORMATION: "information", hostv1.Severity_SEVERITY_HINT: "hint",
-}
+var severities = lazy.Value[map[hostv1.Severity]string]{New: func() map[hostv1.Severity]string {
+	return map[hostv1.Severity]string{
+		hostv1.Severity_SEVERITY_ERROR: "error", hostv1.Severity_SEVERITY_WARNING: "warning",
+		hostv1.Severity_SEVERITY_INFORMATION: "information", hostv1.Severity_SEVERITY_HINT: "hint",
+	}
+}}
 
 func (e editor) Diagnostics(ctx context.Context, paths []string) ([]tools.Diagnostic, error) {
 	resp, err := e.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_Diagnostics{Diagnostics: &hostv1.DiagnosticsRequest{Paths: paths}}})
@@ -588,7 +591,7 @@ func (e editor) Diagnostics(ctx context.Context, paths []string) ([]tools.Diagno
 	}
 	var out []tools.Diagnostic
 	for _, d := range resp.GetDiagnostics().GetDiagnostics() {
-		out = append(out, tools.Diagnostic{Path: d.GetPath(), Line: int(d.GetLine()), Severity: severities[d.GetSeverity()],
+		out = append(out, tools.Diagnostic{Path: d.GetPath(), Line: int(d.GetLine()), Severity: severities.Get()[d.GetSeverity()],
 			Message: d.GetMessage(), Source: d.GetSource()})
 	}
 	return out, nil
@@ -599,12 +602,14 @@ func (e editor) OpenFile(ctx context.Context, abs string, line int) error {
 	return err
 }
 
-var levels = map[string]hostv1.MessageLevel{"info": hostv1.MessageLevel_MESSAGE_LEVEL_INFO,
-	"warning": hostv1.MessageLevel_MESSAGE_LEVEL_WARNING, "error": hostv1.MessageLevel_MESSAGE_LEVEL_ERROR}
+var levels = lazy.Value[map[string]hostv1.MessageLevel]{New: func() map[string]hostv1.MessageLevel {
+	return map[string]hostv1.MessageLevel{"info": hostv1.MessageLevel_MESSAGE_LEVEL_INFO,
+		"warning": hostv1.MessageLevel_MESSAGE_LEVEL_WARNING, "error": hostv1.MessageLevel_MESSAGE_LEVEL_ERROR}
+}}
 
 func (e editor) ShowMessage(ctx context.Context, level, text string) error {
 	_, err := e.h.call(ctx, &hostv1.Request{Request: &hostv1.Request_ShowMessage{ShowMessage: &hostv1.ShowMessageRequest{
-		Level: levels[level], Text: text}}})
+		Level: levels.Get()[level], Text: text}}})
 	return err
 }
 

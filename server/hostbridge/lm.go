@@ -10,6 +10,7 @@ import (
 
 	hostv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/host/v1"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/llm"
 	"github.com/cairnhq/cairn/core/llm/vscodelm"
 )
@@ -147,14 +148,16 @@ func toLmChat(id string, req vscodelm.ChatRequest) *hostv1.LmChatRequest {
 	return out
 }
 
-var lmCodes = map[hostv1.LmErrorCode]vscodelm.Code{
-	hostv1.LmErrorCode_LM_ERROR_CODE_NO_PERMISSIONS: vscodelm.CodeNoPermissions,
-	hostv1.LmErrorCode_LM_ERROR_CODE_BLOCKED:        vscodelm.CodeBlocked,
-	hostv1.LmErrorCode_LM_ERROR_CODE_NOT_FOUND:      vscodelm.CodeNotFound,
-	hostv1.LmErrorCode_LM_ERROR_CODE_GONE:           vscodelm.CodeGone,
-	hostv1.LmErrorCode_LM_ERROR_CODE_CANCELLED:      vscodelm.CodeCancelled,
-	hostv1.LmErrorCode_LM_ERROR_CODE_OTHER:          vscodelm.CodeOther,
-}
+var lmCodes = lazy.Value[map[hostv1.LmErrorCode]vscodelm.Code]{New: func() map[hostv1.LmErrorCode]vscodelm.Code {
+	return map[hostv1.LmErrorCode]vscodelm.Code{
+		hostv1.LmErrorCode_LM_ERROR_CODE_NO_PERMISSIONS: vscodelm.CodeNoPermissions,
+		hostv1.LmErrorCode_LM_ERROR_CODE_BLOCKED:        vscodelm.CodeBlocked,
+		hostv1.LmErrorCode_LM_ERROR_CODE_NOT_FOUND:      vscodelm.CodeNotFound,
+		hostv1.LmErrorCode_LM_ERROR_CODE_GONE:           vscodelm.CodeGone,
+		hostv1.LmErrorCode_LM_ERROR_CODE_CANCELLED:      vscodelm.CodeCancelled,
+		hostv1.LmErrorCode_LM_ERROR_CODE_OTHER:          vscodelm.CodeOther,
+	}
+}}
 
 func (h *Host) chat(id string, end bool) *lmChat {
 	h.mu.Lock()
@@ -188,7 +191,7 @@ func (h *Host) lmEnd(e *hostv1.LmChatEnd) {
 	end := &vscodelm.End{InputTokens: e.GetInputTokens(), OutputTokens: e.GetOutputTokens(), Estimated: e.GetEstimated(),
 		Message: e.GetMessage()}
 	if e.GetCode() != hostv1.LmErrorCode_LM_ERROR_CODE_UNSPECIFIED {
-		end.Code = lmCodes[e.GetCode()]
+		end.Code = lmCodes.Get()[e.GetCode()]
 		if end.Code == "" {
 			end.Code = vscodelm.CodeOther
 		}

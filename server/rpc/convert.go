@@ -12,73 +12,82 @@ import (
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
 )
 
-var askKinds = map[msg.Kind]cairnv1.AskKind{
-	msg.AskFollowup: cairnv1.AskKind_ASK_KIND_FOLLOWUP, msg.AskPlanModeRespond: cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND,
-	msg.AskCommand: cairnv1.AskKind_ASK_KIND_COMMAND, msg.AskCommandOutput: cairnv1.AskKind_ASK_KIND_COMMAND_OUTPUT,
-	msg.AskCompletionResult: cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT, msg.AskTool: cairnv1.AskKind_ASK_KIND_TOOL,
-	msg.AskAPIReqFailed: cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, msg.AskResumeTask: cairnv1.AskKind_ASK_KIND_RESUME_TASK,
-	msg.AskResumeCompletedTask: cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK, msg.AskMistakeLimitReached: cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED,
-	msg.AskAutoApprovalMaxReached: cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED, msg.AskBrowserActionLaunch: cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH,
-	msg.AskUseMCPServer: cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER, msg.AskNewTask: cairnv1.AskKind_ASK_KIND_NEW_TASK,
-	msg.AskCondense: cairnv1.AskKind_ASK_KIND_CONDENSE, msg.AskReportBug: cairnv1.AskKind_ASK_KIND_REPORT_BUG,
-	msg.AskTaskLimitReached: cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, msg.AskRepeatedToolCall: cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL,
-}
+var askKinds = lazy.Value[map[msg.Kind]cairnv1.AskKind]{New: func() map[msg.Kind]cairnv1.AskKind {
+	return map[msg.Kind]cairnv1.AskKind{
+		msg.AskFollowup: cairnv1.AskKind_ASK_KIND_FOLLOWUP, msg.AskPlanModeRespond: cairnv1.AskKind_ASK_KIND_PLAN_MODE_RESPOND,
+		msg.AskCommand: cairnv1.AskKind_ASK_KIND_COMMAND, msg.AskCommandOutput: cairnv1.AskKind_ASK_KIND_COMMAND_OUTPUT,
+		msg.AskCompletionResult: cairnv1.AskKind_ASK_KIND_COMPLETION_RESULT, msg.AskTool: cairnv1.AskKind_ASK_KIND_TOOL,
+		msg.AskAPIReqFailed: cairnv1.AskKind_ASK_KIND_API_REQ_FAILED, msg.AskResumeTask: cairnv1.AskKind_ASK_KIND_RESUME_TASK,
+		msg.AskResumeCompletedTask: cairnv1.AskKind_ASK_KIND_RESUME_COMPLETED_TASK, msg.AskMistakeLimitReached: cairnv1.AskKind_ASK_KIND_MISTAKE_LIMIT_REACHED,
+		msg.AskAutoApprovalMaxReached: cairnv1.AskKind_ASK_KIND_AUTO_APPROVAL_MAX_REQ_REACHED, msg.AskBrowserActionLaunch: cairnv1.AskKind_ASK_KIND_BROWSER_ACTION_LAUNCH,
+		msg.AskUseMCPServer: cairnv1.AskKind_ASK_KIND_USE_MCP_SERVER, msg.AskNewTask: cairnv1.AskKind_ASK_KIND_NEW_TASK,
+		msg.AskCondense: cairnv1.AskKind_ASK_KIND_CONDENSE, msg.AskReportBug: cairnv1.AskKind_ASK_KIND_REPORT_BUG,
+		msg.AskTaskLimitReached: cairnv1.AskKind_ASK_KIND_TASK_LIMIT_REACHED, msg.AskRepeatedToolCall: cairnv1.AskKind_ASK_KIND_REPEATED_TOOL_CALL,
+	}
+}}
 
-var sayKinds = map[msg.Kind]cairnv1.SayKind{
-	msg.SayTask: cairnv1.SayKind_SAY_KIND_TASK, msg.SayError: cairnv1.SayKind_SAY_KIND_ERROR, msg.SayErrorRetry: cairnv1.SayKind_SAY_KIND_ERROR_RETRY,
-	msg.SayAPIReqStarted: cairnv1.SayKind_SAY_KIND_API_REQ_STARTED, msg.SayText: cairnv1.SayKind_SAY_KIND_TEXT,
-	msg.SayReasoning: cairnv1.SayKind_SAY_KIND_REASONING, msg.SayCompletionResult: cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT,
-	msg.SayUserFeedback: cairnv1.SayKind_SAY_KIND_USER_FEEDBACK, msg.SayUserFeedbackDiff: cairnv1.SayKind_SAY_KIND_USER_FEEDBACK_DIFF,
-	msg.SayAPIReqRetried: cairnv1.SayKind_SAY_KIND_API_REQ_RETRIED, msg.SayCommand: cairnv1.SayKind_SAY_KIND_COMMAND,
-	msg.SayCommandOutput: cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT, msg.SayTool: cairnv1.SayKind_SAY_KIND_TOOL,
-	msg.SayShellIntegrationWarning: cairnv1.SayKind_SAY_KIND_SHELL_INTEGRATION_WARNING, msg.SayBrowserActionLaunch: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_LAUNCH,
-	msg.SayBrowserAction: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION, msg.SayBrowserActionResult: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_RESULT,
-	msg.SayMCPServerRequestStarted: cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED, msg.SayMCPServerResponse: cairnv1.SayKind_SAY_KIND_MCP_SERVER_RESPONSE,
-	msg.SayMCPNotification: cairnv1.SayKind_SAY_KIND_MCP_NOTIFICATION, msg.SayDiffError: cairnv1.SayKind_SAY_KIND_DIFF_ERROR,
-	msg.SayDeletedAPIReqs: cairnv1.SayKind_SAY_KIND_DELETED_API_REQS, msg.SayIgnoreError: cairnv1.SayKind_SAY_KIND_IGNORE_ERROR,
-	msg.SayCheckpointCreated: cairnv1.SayKind_SAY_KIND_CHECKPOINT_CREATED, msg.SayLoadMCPDocumentation: cairnv1.SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION,
-	msg.SayInfo: cairnv1.SayKind_SAY_KIND_INFO, msg.SayTaskProgress: cairnv1.SayKind_SAY_KIND_TASK_PROGRESS,
-	msg.SayHook:      cairnv1.SayKind_SAY_KIND_HOOK,
-	msg.SaySubagents: cairnv1.SayKind_SAY_KIND_SUBAGENTS,
-}
+var sayKinds = lazy.Value[map[msg.Kind]cairnv1.SayKind]{New: func() map[msg.Kind]cairnv1.SayKind {
+	return map[msg.Kind]cairnv1.SayKind{
+		msg.SayTask: cairnv1.SayKind_SAY_KIND_TASK, msg.SayError: cairnv1.SayKind_SAY_KIND_ERROR, msg.SayErrorRetry: cairnv1.SayKind_SAY_KIND_ERROR_RETRY,
+		msg.SayAPIReqStarted: cairnv1.SayKind_SAY_KIND_API_REQ_STARTED, msg.SayText: cairnv1.SayKind_SAY_KIND_TEXT,
+		msg.SayReasoning: cairnv1.SayKind_SAY_KIND_REASONING, msg.SayCompletionResult: cairnv1.SayKind_SAY_KIND_COMPLETION_RESULT,
+		msg.SayUserFeedback: cairnv1.SayKind_SAY_KIND_USER_FEEDBACK, msg.SayUserFeedbackDiff: cairnv1.SayKind_SAY_KIND_USER_FEEDBACK_DIFF,
+		msg.SayAPIReqRetried: cairnv1.SayKind_SAY_KIND_API_REQ_RETRIED, msg.SayCommand: cairnv1.SayKind_SAY_KIND_COMMAND,
+		msg.SayCommandOutput: cairnv1.SayKind_SAY_KIND_COMMAND_OUTPUT, msg.SayTool: cairnv1.SayKind_SAY_KIND_TOOL,
+		msg.SayShellIntegrationWarning: cairnv1.SayKind_SAY_KIND_SHELL_INTEGRATION_WARNING, msg.SayBrowserActionLaunch: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_LAUNCH,
+		msg.SayBrowserAction: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION, msg.SayBrowserActionResult: cairnv1.SayKind_SAY_KIND_BROWSER_ACTION_RESULT,
+		msg.SayMCPServerRequestStarted: cairnv1.SayKind_SAY_KIND_MCP_SERVER_REQUEST_STARTED, msg.SayMCPServerResponse: cairnv1.SayKind_SAY_KIND_MCP_SERVER_RESPONSE,
+		msg.SayMCPNotification: cairnv1.SayKind_SAY_KIND_MCP_NOTIFICATION, msg.SayDiffError: cairnv1.SayKind_SAY_KIND_DIFF_ERROR,
+		msg.SayDeletedAPIReqs: cairnv1.SayKind_SAY_KIND_DELETED_API_REQS, msg.SayIgnoreError: cairnv1.SayKind_SAY_KIND_IGNORE_ERROR,
+		msg.SayCheckpointCreated: cairnv1.SayKind_SAY_KIND_CHECKPOINT_CREATED, msg.SayLoadMCPDocumentation: cairnv1.SayKind_SAY_KIND_LOAD_MCP_DOCUMENTATION,
+		msg.SayInfo: cairnv1.SayKind_SAY_KIND_INFO, msg.SayTaskProgress: cairnv1.SayKind_SAY_KIND_TASK_PROGRESS,
+		msg.SayHook:      cairnv1.SayKind_SAY_KIND_HOOK,
+		msg.SaySubagents: cairnv1.SayKind_SAY_KIND_SUBAGENTS,
+	}
+}}
 
-var toolOps = map[msg.ToolOp]cairnv1.ToolOperation{
-	msg.OpReadFile: cairnv1.ToolOperation_TOOL_OPERATION_READ_FILE, msg.OpListFilesTopLevel: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_TOP_LEVEL,
-	msg.OpListFilesRecursive: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_RECURSIVE, msg.OpListCodeDefinitions: cairnv1.ToolOperation_TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES,
-	msg.OpNavigate:    cairnv1.ToolOperation_TOOL_OPERATION_NAVIGATE,
-	msg.OpSearchFiles: cairnv1.ToolOperation_TOOL_OPERATION_SEARCH_FILES, msg.OpEditedExistingFile: cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE,
-	msg.OpNewFileCreated: cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED, msg.OpWebFetch: cairnv1.ToolOperation_TOOL_OPERATION_WEB_FETCH,
-	msg.OpSummarizeTask: cairnv1.ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK, msg.OpUseSubagents: cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS,
-	msg.OpSwitchMode: cairnv1.ToolOperation_TOOL_OPERATION_SWITCH_MODE, msg.OpDelegate: cairnv1.ToolOperation_TOOL_OPERATION_DELEGATE,
-}
+var toolOps = lazy.Value[map[msg.ToolOp]cairnv1.ToolOperation]{New: func() map[msg.ToolOp]cairnv1.ToolOperation {
+	return map[msg.ToolOp]cairnv1.ToolOperation{
+		msg.OpReadFile: cairnv1.ToolOperation_TOOL_OPERATION_READ_FILE, msg.OpListFilesTopLevel: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_TOP_LEVEL,
+		msg.OpListFilesRecursive: cairnv1.ToolOperation_TOOL_OPERATION_LIST_FILES_RECURSIVE, msg.OpListCodeDefinitions: cairnv1.ToolOperation_TOOL_OPERATION_LIST_CODE_DEFINITION_NAMES,
+		msg.OpNavigate:    cairnv1.ToolOperation_TOOL_OPERATION_NAVIGATE,
+		msg.OpSearchFiles: cairnv1.ToolOperation_TOOL_OPERATION_SEARCH_FILES, msg.OpEditedExistingFile: cairnv1.ToolOperation_TOOL_OPERATION_EDITED_EXISTING_FILE,
+		msg.OpNewFileCreated: cairnv1.ToolOperation_TOOL_OPERATION_NEW_FILE_CREATED, msg.OpWebFetch: cairnv1.ToolOperation_TOOL_OPERATION_WEB_FETCH,
+		msg.OpSummarizeTask: cairnv1.ToolOperation_TOOL_OPERATION_SUMMARIZE_TASK, msg.OpUseSubagents: cairnv1.ToolOperation_TOOL_OPERATION_USE_SUBAGENTS,
+		msg.OpSwitchMode: cairnv1.ToolOperation_TOOL_OPERATION_SWITCH_MODE, msg.OpDelegate: cairnv1.ToolOperation_TOOL_OPERATION_DELEGATE,
+	}
+}}
 
-var toolOutcomes = map[msg.Outcome]cairnv1.ToolOutcome{
-	msg.OutcomeSaved: cairnv1.ToolOutcome_TOOL_OUTCOME_SAVED, msg.OutcomeSavedWithChanges: cairnv1.ToolOutcome_TOOL_OUTCOME_SAVED_WITH_CHANGES,
-	msg.OutcomeRejected: cairnv1.ToolOutcome_TOOL_OUTCOME_REJECTED, msg.OutcomeFailed: cairnv1.ToolOutcome_TOOL_OUTCOME_FAILED,
-}
+var toolOutcomes = lazy.Value[map[msg.Outcome]cairnv1.ToolOutcome]{New: func() map[msg.Outcome]cairnv1.ToolOutcome {
+	return map[msg.Outcome]cairnv1.ToolOutcome{
+		msg.OutcomeSaved: cairnv1.ToolOutcome_TOOL_OUTCOME_SAVED, msg.OutcomeSavedWithChanges: cairnv1.ToolOutcome_TOOL_OUTCOME_SAVED_WITH_CHANGES,
+		msg.OutcomeRejected: cairnv1.ToolOutcome_TOOL_OUTCOME_REJECTED, msg.OutcomeFailed: cairnv1.ToolOutcome_TOOL_OUTCOME_FAILED,
+	}
+}}
 
 // toMessage maps a core message to the wire.
 func toMessage(m msg.Message) *cairnv1.Message {
 	out := &cairnv1.Message{Index: int32(m.Index), Time: timestamppb.New(m.Time), Text: clean(m.Text), Partial: m.Partial,
 		Images: cleanAll(m.Images), Files: cleanAll(m.Files)}
 	if m.Type == msg.Ask {
-		out.Kind = &cairnv1.Message_Ask{Ask: askKinds[m.Kind]}
+		out.Kind = &cairnv1.Message_Ask{Ask: askKinds.Get()[m.Kind]}
 		if m.Why != nil {
 			out.Why = &cairnv1.ApprovalWhy{Lines: cleanAll(m.Why.Lines), Locked: m.Why.Locked}
 		}
 	} else {
-		out.Kind = &cairnv1.Message_Say{Say: sayKinds[m.Kind]}
+		out.Kind = &cairnv1.Message_Say{Say: sayKinds.Get()[m.Kind]}
 	}
 	switch p := m.Payload.(type) {
 	case *msg.Tool:
-		out.Payload = &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: toolOps[p.Op], Path: clean(p.Path), Content: clean(p.Content),
+		out.Payload = &cairnv1.Message_Tool{Tool: &cairnv1.ToolPayload{Operation: toolOps.Get()[p.Op], Path: clean(p.Path), Content: clean(p.Content),
 			Diff: clean(p.Diff), Regex: clean(p.Regex), FilePattern: clean(p.FilePattern), OutsideWorkspace: p.Outside,
-			ProtectedReason: clean(p.Protected), Outcome: toolOutcomes[p.Outcome]}}
+			ProtectedReason: clean(p.Protected), Outcome: toolOutcomes.Get()[p.Outcome]}}
 	case *msg.Command:
 		out.Payload = &cairnv1.Message_Command{Command: &cairnv1.CommandPayload{Command: clean(p.Command), RequiresApproval: p.RequiresApproval,
 			ProtectedReason: clean(p.Protected), OutsideWrite: clean(p.OutsideWrite),
@@ -124,11 +133,13 @@ func toMessage(m msg.Message) *cairnv1.Message {
 	return out
 }
 
-var statuses = map[task.Status]cairnv1.TaskStatus{
-	task.StatusIdle: cairnv1.TaskStatus_TASK_STATUS_IDLE, task.StatusRunning: cairnv1.TaskStatus_TASK_STATUS_RUNNING,
-	task.StatusWaiting: cairnv1.TaskStatus_TASK_STATUS_WAITING, task.StatusCompleted: cairnv1.TaskStatus_TASK_STATUS_COMPLETED,
-	task.StatusCancelled: cairnv1.TaskStatus_TASK_STATUS_CANCELLED, task.StatusFailed: cairnv1.TaskStatus_TASK_STATUS_FAILED,
-}
+var statuses = lazy.Value[map[task.Status]cairnv1.TaskStatus]{New: func() map[task.Status]cairnv1.TaskStatus {
+	return map[task.Status]cairnv1.TaskStatus{
+		task.StatusIdle: cairnv1.TaskStatus_TASK_STATUS_IDLE, task.StatusRunning: cairnv1.TaskStatus_TASK_STATUS_RUNNING,
+		task.StatusWaiting: cairnv1.TaskStatus_TASK_STATUS_WAITING, task.StatusCompleted: cairnv1.TaskStatus_TASK_STATUS_COMPLETED,
+		task.StatusCancelled: cairnv1.TaskStatus_TASK_STATUS_CANCELLED, task.StatusFailed: cairnv1.TaskStatus_TASK_STATUS_FAILED,
+	}
+}}
 
 func toMode(m string) cairnv1.Mode {
 	if m == task.ModePlan {
@@ -153,7 +164,7 @@ func fromMode(m cairnv1.Mode) string {
 }
 
 func toState(s task.State) *cairnv1.TaskState {
-	return &cairnv1.TaskState{TaskId: clean(s.ID), Status: statuses[s.Status], Mode: toMode(s.Mode), ModeSlug: clean(s.Mode), Title: clean(s.Title),
+	return &cairnv1.TaskState{TaskId: clean(s.ID), Status: statuses.Get()[s.Status], Mode: toMode(s.Mode), ModeSlug: clean(s.Mode), Title: clean(s.Title),
 		TokensIn: s.TokensIn, TokensOut: s.TokensOut, CacheReads: s.CacheReads, CacheWrites: s.CacheWrites, Cost: s.Cost,
 		ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow, FocusChain: clean(s.FocusChain),
 		OpenAskIndex: int32(s.OpenAsk), Model: clean(s.Model), MessageCount: int32(s.MessageCount),

@@ -7,14 +7,17 @@ import (
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
 	"github.com/cairnhq/cairn/core/hooks"
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/tools/edit"
 )
 
-var hookStatuses = map[hooks.Status]cairnv1.HookStatus{
-	hooks.StatusTrusted: cairnv1.HookStatus_HOOK_STATUS_TRUSTED,
-	hooks.StatusChanged: cairnv1.HookStatus_HOOK_STATUS_CHANGED,
-	hooks.StatusNew:     cairnv1.HookStatus_HOOK_STATUS_NEW,
-}
+var hookStatuses = lazy.Value[map[hooks.Status]cairnv1.HookStatus]{New: func() map[hooks.Status]cairnv1.HookStatus {
+	return map[hooks.Status]cairnv1.HookStatus{
+		hooks.StatusTrusted: cairnv1.HookStatus_HOOK_STATUS_TRUSTED,
+		hooks.StatusChanged: cairnv1.HookStatus_HOOK_STATUS_CHANGED,
+		hooks.StatusNew:     cairnv1.HookStatus_HOOK_STATUS_NEW,
+	}
+}}
 
 // ListHooks lists a workspace's hooks and the global ones, with what changed since they were
 // trusted and their last run.
@@ -35,7 +38,7 @@ func (s *Services) ListHooks(_ context.Context, req *cairnv1.ListHooksRequest) (
 	out.WorkspaceEnabled = root != "" && s.b.Hooks.Enabled(root)
 	for _, in := range s.b.Hooks.Describe(hs) {
 		e := &cairnv1.HookEntry{Kind: string(in.Kind), Name: in.Name, Path: in.Path, Global: in.Scope == hooks.GlobalScope,
-			Status: hookStatuses[in.Status], Enabled: in.Enabled, Executable: in.Executable, CurrentSha256: in.CurrentSHA256}
+			Status: hookStatuses.Get()[in.Status], Enabled: in.Enabled, Executable: in.Executable, CurrentSha256: in.CurrentSHA256}
 		if in.Status != hooks.StatusTrusted {
 			e.Diff = strings.ToValidUTF8(edit.Unified(in.Name, in.Trusted, in.Current, 3), "\uFFFD")
 		}

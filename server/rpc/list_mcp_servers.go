@@ -9,6 +9,7 @@ import (
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/mcp"
 )
 
@@ -30,12 +31,14 @@ func (s *Services) hub() (*mcp.Hub, error) {
 	return s.b.MCP, nil
 }
 
-var mcpStatuses = map[mcp.Status]cairnv1.McpServerStatus{
-	mcp.StatusConnecting:   cairnv1.McpServerStatus_MCP_SERVER_STATUS_CONNECTING,
-	mcp.StatusConnected:    cairnv1.McpServerStatus_MCP_SERVER_STATUS_CONNECTED,
-	mcp.StatusDisconnected: cairnv1.McpServerStatus_MCP_SERVER_STATUS_DISCONNECTED,
-	mcp.StatusDisabled:     cairnv1.McpServerStatus_MCP_SERVER_STATUS_DISABLED,
-}
+var mcpStatuses = lazy.Value[map[mcp.Status]cairnv1.McpServerStatus]{New: func() map[mcp.Status]cairnv1.McpServerStatus {
+	return map[mcp.Status]cairnv1.McpServerStatus{
+		mcp.StatusConnecting:   cairnv1.McpServerStatus_MCP_SERVER_STATUS_CONNECTING,
+		mcp.StatusConnected:    cairnv1.McpServerStatus_MCP_SERVER_STATUS_CONNECTED,
+		mcp.StatusDisconnected: cairnv1.McpServerStatus_MCP_SERVER_STATUS_DISCONNECTED,
+		mcp.StatusDisabled:     cairnv1.McpServerStatus_MCP_SERVER_STATUS_DISABLED,
+	}
+}}
 
 func toMcpServers(ss []mcp.Server) []*cairnv1.McpServer {
 	out := make([]*cairnv1.McpServer, 0, len(ss))
@@ -52,7 +55,7 @@ func toMcpServers(ss []mcp.Server) []*cairnv1.McpServer {
 		if timeout < 1 {
 			timeout = mcp.DefaultTimeout
 		}
-		ps := &cairnv1.McpServer{Name: s.Name, Status: mcpStatuses[s.Status], Error: s.Error, Stderr: s.Stderr,
+		ps := &cairnv1.McpServer{Name: s.Name, Status: mcpStatuses.Get()[s.Status], Error: s.Error, Stderr: s.Stderr,
 			Transport: transport, Target: target, TimeoutSeconds: int32(timeout), Disabled: s.Config.Disabled,
 			Instructions: s.Instructions}
 		for _, t := range s.Tools {

@@ -11,6 +11,7 @@ import (
 
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/store"
 	"github.com/cairnhq/cairn/core/task"
@@ -197,7 +198,7 @@ func (s *Services) board(ctx context.Context, req *cairnv1.WatchTasksRequest, sa
 func fillLive(b *cairnv1.BoardTask, t *task.Task) {
 	st := t.State()
 	b.Live, b.Title, b.Mode, b.ModeSlug, b.Cost, b.Included = true, clean(st.Title), toMode(st.Mode), clean(st.Mode), st.Cost, st.Included
-	b.Status = statuses[st.Status]
+	b.Status = statuses.Get()[st.Status]
 	b.CostKnown = st.PricesKnown || st.Cost > 0 || st.TokensIn+st.TokensOut == 0
 	if st.OpenAsk >= 0 {
 		if ms := t.Messages(); st.OpenAsk < len(ms) {
@@ -235,7 +236,7 @@ func subtasks(b *cairnv1.BoardTask, ms []msg.Message) []*cairnv1.BoardTask {
 			continue // a use_subagents row, or one that does not parse: not a delegated subtask
 		}
 		c := row.Children[0]
-		out = append(out, entry(m.Index, c.Mode, c.Prompt, subtaskStatuses[c.Status], c.Cost))
+		out = append(out, entry(m.Index, c.Mode, c.Prompt, subtaskStatuses.Get()[c.Status], c.Cost))
 	}
 	if a := b.GetAsk(); a.GetAsk() == cairnv1.AskKind_ASK_KIND_TOOL && a.GetTool().GetOperation() == cairnv1.ToolOperation_TOOL_OPERATION_DELEGATE {
 		w := entry(int(a.GetIndex()), a.GetTool().GetPath(), a.GetTool().GetContent(), cairnv1.TaskStatus_TASK_STATUS_WAITING, 0)
@@ -246,14 +247,16 @@ func subtasks(b *cairnv1.BoardTask, ms []msg.Message) []*cairnv1.BoardTask {
 }
 
 // subtaskStatuses map a delegate row's status to the task status.
-var subtaskStatuses = map[msg.SubagentStatus]cairnv1.TaskStatus{
-	msg.SubagentRunning: cairnv1.TaskStatus_TASK_STATUS_RUNNING, msg.SubagentDone: cairnv1.TaskStatus_TASK_STATUS_COMPLETED,
-	msg.SubagentFailed: cairnv1.TaskStatus_TASK_STATUS_FAILED,
-}
+var subtaskStatuses = lazy.Value[map[msg.SubagentStatus]cairnv1.TaskStatus]{New: func() map[msg.SubagentStatus]cairnv1.TaskStatus {
+	return map[msg.SubagentStatus]cairnv1.TaskStatus{
+		msg.SubagentRunning: cairnv1.TaskStatus_TASK_STATUS_RUNNING, msg.SubagentDone: cairnv1.TaskStatus_TASK_STATUS_COMPLETED,
+		msg.SubagentFailed: cairnv1.TaskStatus_TASK_STATUS_FAILED,
+	}
+}}
 
 // boardStatus maps ListWorktrees' status words to the task status.
 func boardStatus(s string) cairnv1.TaskStatus {
-	if v, ok := statuses[task.Status(s)]; ok {
+	if v, ok := statuses.Get()[task.Status(s)]; ok {
 		return v
 	}
 	return cairnv1.TaskStatus_TASK_STATUS_IDLE

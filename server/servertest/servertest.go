@@ -87,7 +87,7 @@ func StartWith(t testing.TB, llm *llmtest.Server, opts Options) *Env {
 	// servers"): gopls would start at the first edit of a .go file and every such test would
 	// wait for its load. A test that wants them sets languageServers in Options.Settings.
 	s.LanguageServers = map[string][]string{}
-	for _, l := range lsp.Languages {
+	for _, l := range lsp.Languages.Get() {
 		s.LanguageServers[l.Name] = []string{}
 	}
 	s.API.BaseURL, s.API.APIKey, s.API.Model = llm.URL(), "test-key", "fake-model"

@@ -41,7 +41,7 @@ func (l *Ledger) add(pgid int) (forget func(), err error) {
 }
 
 // selfName names this daemon's folder: daemonName, which its commands' tags start with.
-func selfName() string { return daemonName() }
+func selfName() string { return daemonName.Get() }
 
 // alive says whether the daemon a folder is named after still runs.
 func alive(name string) bool {

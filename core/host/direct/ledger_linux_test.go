@@ -66,8 +66,8 @@ func TestLedgerReapsTaggedProcessesOfDeadDaemons(t *testing.T) {
 	}
 	// This process's id with another start time: a daemon that is gone, whose id was reused.
 	deadName := fmt.Sprintf("%d.%d", os.Getpid(), self.start+1)
-	live, dead := start(daemonName()+".1"), start("4.4.1 "+deadName+".3")
-	for _, name := range []string{daemonName(), deadName} {
+	live, dead := start(daemonName.Get()+".1"), start("4.4.1 "+deadName+".3")
+	for _, name := range []string{daemonName.Get(), deadName} {
 		if err := os.MkdirAll(filepath.Join(root, name), 0o700); err != nil {
 			t.Fatal(err)
 		}

@@ -8,12 +8,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // procInfo is one process as /proc/PID/stat tells it (proc(5)).
@@ -114,22 +115,22 @@ func ignoreGone(err error) error {
 // and stops those too and the next daemon stops what a killed daemon's commands left
 // (README, "Commands that keep running"). Its value is a space-separated list of tags, the
 // command's last: a command of a daemon that itself runs as a command carries both. A tag
-// is daemonName() and the command's number in that daemon.
+// is daemonName.Get() and the command's number in that daemon.
 const tagVar = "CAIRN_COMMAND"
 
 // daemonName names this daemon: its process id and start time (0 when unreadable, which a
 // later daemon never matches), so that neither a later daemon nor a process that reuses the
 // id is taken for it.
-var daemonName = sync.OnceValue(func() string {
+var daemonName = lazy.Value[string]{New: func() string {
 	st, _ := readStat(os.Getpid())
 	return fmt.Sprintf("%d.%d", os.Getpid(), st.start)
-})
+}}
 
 // tagSeq numbers the tagged commands of this daemon.
 var tagSeq atomic.Int64
 
 // newTag returns the tag of a command about to start.
-func newTag() string { return daemonName() + "." + strconv.FormatInt(tagSeq.Add(1), 10) }
+func newTag() string { return daemonName.Get() + "." + strconv.FormatInt(tagSeq.Add(1), 10) }
 
 // withTag returns env with tag appended to tagVar's list (inherited from the daemon's own
 // environment when it runs as a command).

@@ -20,8 +20,18 @@ var (
 	// ErrTruncated is a stream that ended without a finish reason: the connection closed
 	// cleanly in mid-answer (a proxy timeout, a dying server). It wraps io.ErrUnexpectedEOF
 	// so it is retryable like any cut.
-	ErrTruncated = fmt.Errorf("stream ended without a finish reason: %w", io.ErrUnexpectedEOF)
+	ErrTruncated error = truncated{}
 )
+
+// truncated is ErrTruncated, a type of its own rather than fmt.Errorf's so that the variable is
+// laid out by the compiler instead of built at start (core/lazy).
+type truncated struct{}
+
+func (truncated) Error() string {
+	return "stream ended without a finish reason: " + io.ErrUnexpectedEOF.Error()
+}
+
+func (truncated) Unwrap() error { return io.ErrUnexpectedEOF }
 
 // mapError turns go-openai's errors into *llm.APIError so the retry and context-window logic
 // stays vendor-neutral; h holds the failing response's headers when there was one.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/msg"
 	corepolicy "github.com/cairnhq/cairn/core/policy"
 	"github.com/cairnhq/cairn/core/telemetry"
@@ -27,12 +28,14 @@ type UI struct {
 	row int // index of the row the last Approve posted for the action; -1: none
 }
 
-var askToSay = map[msg.Kind]msg.Kind{
-	msg.AskTool:                msg.SayTool,
-	msg.AskCommand:             msg.SayCommand,
-	msg.AskBrowserActionLaunch: msg.SayBrowserActionLaunch,
-	msg.AskUseMCPServer:        msg.SayMCPServerRequestStarted,
-}
+var askToSay = lazy.Value[map[msg.Kind]msg.Kind]{New: func() map[msg.Kind]msg.Kind {
+	return map[msg.Kind]msg.Kind{
+		msg.AskTool:                msg.SayTool,
+		msg.AskCommand:             msg.SayCommand,
+		msg.AskBrowserActionLaunch: msg.SayBrowserActionLaunch,
+		msg.AskUseMCPServer:        msg.SayMCPServerRequestStarted,
+	}
+}}
 
 // subRefused is a subagent's answer to an approval the policy does not give.
 //
@@ -69,7 +72,7 @@ func (u *UI) Approve(ctx context.Context, req tools.Approval) (tools.Answer, err
 				return ans, nil
 			}
 		}
-		say := askToSay[req.Ask]
+		say := askToSay.Get()[req.Ask]
 		if say == "" {
 			say = msg.SayTool
 		}

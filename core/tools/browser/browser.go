@@ -26,7 +26,7 @@ var (
 	descriptionText string
 	//go:embed messages.md
 	messagesText string
-	messages     = tools.ParseSections(messagesText)
+	messages     = tools.Texts{MD: &messagesText}
 )
 
 // OpenSessionText is the result of a call to another tool while a session is open: the model

@@ -32,6 +32,8 @@ import (
 	"github.com/smacker/go-tree-sitter/swift"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 //go:embed queries/*.scm
@@ -90,37 +92,39 @@ var (
 	langJS      = &language{query: "javascript.scm", get: javascript.GetLanguage}
 	langTS      = &language{query: "typescript.scm", get: typescript.GetLanguage}
 	langTSX     = &language{query: "typescript.scm", get: tsx.GetLanguage}
-	byExtension = map[string]*language{
-		".go":    {query: "go.scm", get: golang.GetLanguage},
-		".js":    langJS,
-		".jsx":   langJS,
-		".ts":    langTS,
-		".tsx":   langTSX,
-		".py":    {query: "python.scm", get: python.GetLanguage},
-		".rs":    {query: "rust.scm", get: rust.GetLanguage},
-		".java":  {query: "java.scm", get: java.GetLanguage},
-		".c":     langC,
-		".h":     langC,
-		".cpp":   langCPP,
-		".hpp":   langCPP,
-		".cs":    {query: "csharp.scm", get: csharp.GetLanguage},
-		".rb":    {query: "ruby.scm", get: ruby.GetLanguage},
-		".php":   {query: "php.scm", get: php.GetLanguage},
-		".swift": {query: "swift.scm", get: swift.GetLanguage},
-		".kt":    {query: "kotlin.scm", get: kotlin.GetLanguage},
-	}
+	byExtension = lazy.Value[map[string]*language]{New: func() map[string]*language {
+		return map[string]*language{
+			".go":    {query: "go.scm", get: golang.GetLanguage},
+			".js":    langJS,
+			".jsx":   langJS,
+			".ts":    langTS,
+			".tsx":   langTSX,
+			".py":    {query: "python.scm", get: python.GetLanguage},
+			".rs":    {query: "rust.scm", get: rust.GetLanguage},
+			".java":  {query: "java.scm", get: java.GetLanguage},
+			".c":     langC,
+			".h":     langC,
+			".cpp":   langCPP,
+			".hpp":   langCPP,
+			".cs":    {query: "csharp.scm", get: csharp.GetLanguage},
+			".rb":    {query: "ruby.scm", get: ruby.GetLanguage},
+			".php":   {query: "php.scm", get: php.GetLanguage},
+			".swift": {query: "swift.scm", get: swift.GetLanguage},
+			".kt":    {query: "kotlin.scm", get: kotlin.GetLanguage},
+		}
+	}}
 )
 
 // Supported reports whether path has an extension Parse understands.
 func Supported(path string) bool {
-	_, ok := byExtension[strings.ToLower(filepath.Ext(path))]
+	_, ok := byExtension.Get()[strings.ToLower(filepath.Ext(path))]
 	return ok
 }
 
 // Extensions lists the supported extensions (with dot), sorted.
 func Extensions() []string {
-	out := make([]string, 0, len(byExtension))
-	for ext := range byExtension {
+	out := make([]string, 0, len(byExtension.Get()))
+	for ext := range byExtension.Get() {
 		out = append(out, ext)
 	}
 	sort.Strings(out)
@@ -130,7 +134,7 @@ func Extensions() []string {
 // Parse returns the definitions in src, in source order, one per name. The language comes
 // from path's extension; an unknown one is ErrUnsupported. Cancelling ctx stops the parse.
 func Parse(ctx context.Context, path string, src []byte) ([]Definition, error) {
-	l, ok := byExtension[strings.ToLower(filepath.Ext(path))]
+	l, ok := byExtension.Get()[strings.ToLower(filepath.Ext(path))]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, filepath.Ext(path))
 	}

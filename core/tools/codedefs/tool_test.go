@@ -163,7 +163,7 @@ func TestSpec(t *testing.T) {
 		t.Errorf("spec = %+v", s)
 	}
 	for _, key := range []string{"path", "path_usage", "ignored", "not_found", "unsupported", "denied"} {
-		if _, ok := messages[key]; !ok {
+		if _, ok := messages.Sections()[key]; !ok {
 			t.Errorf("messages.md lacks %q", key)
 		}
 	}

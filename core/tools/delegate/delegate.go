@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
@@ -22,7 +23,7 @@ const Name = toolnames.Delegate
 var (
 	//go:embed description.md
 	textMD string
-	text   = tools.ParseSections(textMD)
+	text   = tools.Texts{MD: &textMD}
 )
 
 // Runner runs subtasks.
@@ -44,7 +45,9 @@ type Report struct {
 
 // Modes a subtask cannot run in: PLAN only talks (a subtask cannot ask), and an orchestrator
 // under an orchestrator would delegate without end.
-var notHere = map[string]bool{"plan": true, "orchestrator": true}
+var notHere = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"plan": true, "orchestrator": true}
+}}
 
 // Tool is delegate.
 type Tool struct{ runner Runner }
@@ -79,7 +82,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if message == "" {
 		return tools.MissingParam(Name, "message"), nil
 	}
-	if notHere[mode] {
+	if notHere.Get()[mode] {
 		return tools.Errorf("%s", text.Format("not-here", mode)), nil
 	}
 	if env.Modes == nil {

@@ -31,7 +31,7 @@ import (
 //go:embed descriptions.md
 var descriptionsMD string
 
-var descriptions = tools.ParseSections(descriptionsMD)
+var descriptions = tools.Texts{MD: &descriptionsMD}
 
 // maxFileSize is the largest file an edit will load.
 const maxFileSize = 20 << 20

@@ -527,7 +527,7 @@ func TestCountLines(t *testing.T) {
 }
 
 func TestMessagesRender(t *testing.T) {
-	for key := range messages() {
+	for key := range messages.Get() {
 		out := render(key, msgData{Path: "p", Lines: 1, Diff: "d\n", Content: "c", Problems: "- x", Message: "m", Reason: "r",
 			Tool: "t", Block: 2, Span: "line 3"})
 		if strings.HasPrefix(out, "(") || strings.Contains(out, "<no value>") {
@@ -537,7 +537,7 @@ func TestMessagesRender(t *testing.T) {
 	for _, key := range []string{"saved", "saved-with-changes", "new-problems", "final-content", "changed-hunks",
 		"new-file-unchanged", "replace-failed", "missing-file", "unreadable", "invalid-path", "ignored", "rejected",
 		"match-trimmed", "match-anchor", "cut-off"} {
-		if _, ok := messages()[key]; !ok {
+		if _, ok := messages.Get()[key]; !ok {
 			t.Errorf("messages.md lacks section %q", key)
 		}
 	}
@@ -688,11 +688,11 @@ func TestSavedWithChangesShowsWhatWasSaved(t *testing.T) {
 func TestEveryToolHasItsDescription(t *testing.T) {
 	for _, tool := range []*Tool{NewWrite(), NewReplace()} {
 		s := tool.Spec()
-		if _, ok := descriptions[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {
+		if _, ok := descriptions.Sections()[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {
 			t.Errorf("%s: description %q", s.Name, s.Description)
 		}
 	}
-	if len(descriptions) != 2 {
-		t.Errorf("descriptions.md has %d sections, want 2", len(descriptions))
+	if len(descriptions.Sections()) != 2 {
+		t.Errorf("descriptions.md has %d sections, want 2", len(descriptions.Sections()))
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/cairnhq/cairn/core/diff"
 	"github.com/cairnhq/cairn/core/internal/mdsections"
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -18,7 +18,7 @@ var messagesMD string
 // messages maps a section heading of messages.md to its template. The file is embedded, so a
 // parse failure is a build defect that the key test exposes; it is parsed on first use, not
 // at every process start.
-var messages = sync.OnceValue(func() mdsections.Set { return mdsections.Templates(messagesMD) })
+var messages = lazy.Value[mdsections.Set]{New: func() mdsections.Set { return mdsections.Templates(messagesMD) }}
 
 // msgData feeds the templates of messages.md.
 type msgData struct {
@@ -35,7 +35,7 @@ type msgData struct {
 }
 
 func render(key string, d msgData) string {
-	out, ok := messages().Render(key, d)
+	out, ok := messages.Get().Render(key, d)
 	if !ok {
 		// A missing or broken section is a defect in messages.md; still say something true.
 		return fmt.Sprintf("(%s: %s)", key, d.Path)

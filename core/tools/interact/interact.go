@@ -19,14 +19,14 @@ import (
 //go:embed descriptions.md
 var descriptionsMD string
 
-var descriptions = tools.ParseSections(descriptionsMD)
+var descriptions = tools.Texts{MD: &descriptionsMD}
 
 // messages.md holds the texts of the tools' results, one `## key` section each.
 //
 //go:embed messages.md
 var messagesMD string
 
-var messages = tools.ParseSections(messagesMD)
+var messages = tools.Texts{MD: &messagesMD}
 
 // The tools' names, in the prompt and in tool calls: everything that names one of them uses
 // these.

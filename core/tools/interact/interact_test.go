@@ -11,11 +11,11 @@ func TestEveryToolHasItsDescription(t *testing.T) {
 	all := All(nil)
 	for _, tool := range all {
 		s := tool.Spec()
-		if _, ok := descriptions[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {
+		if _, ok := descriptions.Sections()[s.Name]; !ok || s.Description == "" || strings.HasPrefix(s.Description, "missing message") {
 			t.Errorf("%s: description %q", s.Name, s.Description)
 		}
 	}
-	if len(descriptions) != len(all) {
-		t.Errorf("descriptions.md has %d sections for %d tools", len(descriptions), len(all))
+	if len(descriptions.Sections()) != len(all) {
+		t.Errorf("descriptions.md has %d sections for %d tools", len(descriptions.Sections()), len(all))
 	}
 }

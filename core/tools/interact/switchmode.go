@@ -13,7 +13,7 @@ import (
 //go:embed switchmode.md
 var switchModeMD string
 
-var switchModeText = tools.ParseSections(switchModeMD)
+var switchModeText = tools.Texts{MD: &switchModeMD}
 
 // SwitchMode is switch_mode: the model asks to put the task in another mode (docs/modes.md).
 // It asks like a tool the user approves, so the auto-approval policy decides (only YOLO

@@ -14,7 +14,7 @@ var messagesMD string
 //go:embed description.md
 var description string
 
-var messages = tools.ParseSections(messagesMD)
+var messages = tools.Texts{MD: &messagesMD}
 
 // message formats the section key of messages.md.
 func message(key string, args ...any) string { return messages.Format(key, args...) }

@@ -55,7 +55,7 @@ var messagesMD string
 //go:embed documentation.md
 var documentation string
 
-var messages = tools.ParseSections(messagesMD)
+var messages = tools.Texts{MD: &messagesMD}
 
 func message(key string, args ...any) string { return messages.Format(key, args...) }
 

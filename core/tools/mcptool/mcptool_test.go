@@ -242,8 +242,8 @@ func TestLoadDocumentationAndSpecs(t *testing.T) {
 			}
 		}
 	}
-	for key := range messages {
-		if strings.TrimSpace(messages[key]) == "" {
+	for key := range messages.Sections() {
+		if strings.TrimSpace(messages.Sections()[key]) == "" {
 			t.Errorf("message %s is empty", key)
 		}
 	}

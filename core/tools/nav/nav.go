@@ -27,7 +27,7 @@ const (
 //go:embed description.md
 var descriptionMD string
 
-var texts = tools.ParseSections(descriptionMD)
+var texts = tools.Texts{MD: &descriptionMD}
 
 // Location is one place an answer points at: an absolute path and 1-based line.
 type Location struct {

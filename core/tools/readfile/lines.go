@@ -19,8 +19,8 @@ func ranged(ext string, rng lineRange) bool {
 	if rng.start == 0 && rng.end == 0 {
 		return false
 	}
-	_, img := images[ext]
-	_, other := otherImages[ext]
+	_, img := images.Get()[ext]
+	_, other := otherImages.Get()[ext]
 	return !img && !other && ext != ".pdf" && ext != ".docx" && ext != ".ipynb"
 }
 

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairnhq/cairn/core/lazy"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
@@ -31,19 +32,23 @@ const (
 )
 
 // images maps the readable image extensions to their media types.
-var images = map[string]string{
-	".png":  "image/png",
-	".jpg":  "image/jpeg",
-	".jpeg": "image/jpeg",
-	".webp": "image/webp",
-}
+var images = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		".png":  "image/png",
+		".jpg":  "image/jpeg",
+		".jpeg": "image/jpeg",
+		".webp": "image/webp",
+	}
+}}
 
 // otherImages are image formats the model cannot be sent; naming them gives a clearer error
 // than "binary file".
-var otherImages = map[string]string{
-	".gif": "GIF", ".bmp": "BMP", ".ico": "ICO", ".tif": "TIFF", ".tiff": "TIFF",
-	".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".psd": "PSD",
-}
+var otherImages = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		".gif": "GIF", ".bmp": "BMP", ".ico": "ICO", ".tif": "TIFF", ".tiff": "TIFF",
+		".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".psd": "PSD",
+	}
+}}
 
 // Tool is read_file.
 type Tool struct{}
@@ -105,10 +110,10 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 		return tools.Errorf("%s", message("too_large", rel, humanSize(info.Size()), humanSize(MaxBytes))), nil
 	}
 	ext := strings.ToLower(filepath.Ext(abs))
-	if name, ok := otherImages[ext]; ok {
+	if name, ok := otherImages.Get()[ext]; ok {
 		return tools.Errorf("%s", message("unsupported_image", rel, name)), nil
 	}
-	if _, ok := images[ext]; ok && !env.Settings.SupportsImages {
+	if _, ok := images.Get()[ext]; ok && !env.Settings.SupportsImages {
 		return tools.Errorf("%s", message("no_vision", rel)), nil
 	}
 
@@ -158,7 +163,7 @@ func (*Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Re
 // (tools.Buffers): what the user sees, unsaved changes included. Images and documents are
 // always read from the disk, where their bytes are.
 func bufferText(ctx context.Context, env *tools.Env, abs, ext string) (string, bool, error) {
-	if _, ok := images[ext]; ok || ext == ".pdf" || ext == ".docx" || ext == ".ipynb" || env.Host == nil || env.InScratch(abs) {
+	if _, ok := images.Get()[ext]; ok || ext == ".pdf" || ext == ".docx" || ext == ".ipynb" || env.Host == nil || env.InScratch(abs) {
 		return "", false, nil
 	}
 	return tools.HostText(ctx, env.Host, abs)
@@ -179,7 +184,7 @@ func read(ctx context.Context, abs, rel, ext string, rng lineRange, limit int) (
 	case err != nil:
 		return tools.Result{}, fmt.Errorf("readfile: read %s: %w", rel, err)
 	}
-	if media, ok := images[ext]; ok {
+	if media, ok := images.Get()[ext]; ok {
 		if !imageMatches(data, media) {
 			return tools.Errorf("%s", message("bad_image", rel, strings.TrimPrefix(media, "image/"))), nil
 		}

@@ -240,7 +240,7 @@ func TestSpec(t *testing.T) {
 	}
 	for _, key := range []string{"ignored", "not_found", "is_dir", "not_regular", "too_large", "too_large_read", "bad_number", "bad_range", "past_end",
 		"no_vision", "bad_image", "unsupported_image", "binary", "bad_document", "image_read", "truncated", "range", "denied"} {
-		if _, ok := messages[key]; !ok {
+		if _, ok := messages.Sections()[key]; !ok {
 			t.Errorf("messages.md lacks %q", key)
 		}
 	}

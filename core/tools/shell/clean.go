@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 // maxHeld bounds how many bytes wait for the end of an escape sequence; a sequence that never
@@ -85,9 +86,9 @@ func escapeComplete(s []byte) bool {
 // commands ending in BEL or ST (OSC titles and links, DCS, …) and two/three-byte escapes.
 // A regexp instead of a terminal library: the one we used built width tables at start-up and
 // cost the daemon 28 ms of init on every launch (P5, docs/performance.md).
-var escapeSeq = sync.OnceValue(func() *regexp.Regexp {
+var escapeSeq = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|[\\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[ -/]*[0-~])")
-})
+}}
 
 // cleanText strips escape sequences and control characters from a complete piece of output.
 func cleanText(b []byte) string {
@@ -96,7 +97,7 @@ func cleanText(b []byte) string {
 	}
 	s := string(b)
 	if bytes.IndexByte(b, 0x1b) >= 0 { // most output has no escapes: skip the parser
-		s = escapeSeq().ReplaceAllString(s, "")
+		s = escapeSeq.Get().ReplaceAllString(s, "")
 	}
 	var out strings.Builder
 	out.Grow(len(s))

@@ -4,8 +4,9 @@ import (
 	"embed"
 	"fmt"
 	"strings"
-	"sync"
 	"text/template"
+
+	"github.com/cairnhq/cairn/core/lazy"
 )
 
 //go:embed execute_command.md commands.md
@@ -13,15 +14,15 @@ var textFS embed.FS
 
 // texts holds the model-facing text. It is parsed on first use rather than at every process
 // start; a broken template fails the first test that renders it.
-var texts = sync.OnceValue(func() *template.Template {
+var texts = lazy.Value[*template.Template]{New: func() *template.Template {
 	return template.Must(template.ParseFS(textFS, "execute_command.md", "commands.md"))
-})
+}}
 
 // render executes the named block. The blocks are fixed and tested, so a failure is a bug in
 // this package; it is reported in the text instead of crashing the daemon.
 func render(name string, data any) string {
 	var b strings.Builder
-	if err := texts().ExecuteTemplate(&b, name, data); err != nil {
+	if err := texts.Get().ExecuteTemplate(&b, name, data); err != nil {
 		return "internal error rendering " + name + ": " + err.Error()
 	}
 	return strings.TrimSpace(b.String())

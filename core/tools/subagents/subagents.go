@@ -29,7 +29,7 @@ var (
 	description string
 	//go:embed messages.md
 	messagesText string
-	messages     = tools.ParseSections(messagesText)
+	messages     = tools.Texts{MD: &messagesText}
 )
 
 // Runner runs subagents.

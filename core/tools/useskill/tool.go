@@ -27,7 +27,7 @@ var description string
 //go:embed messages.md
 var messagesMD string
 
-var messages = tools.ParseSections(messagesMD)
+var messages = tools.Texts{MD: &messagesMD}
 
 func message(key string, args ...any) string { return messages.Format(key, args...) }
 

@@ -140,7 +140,7 @@ func TestSpec(t *testing.T) {
 		t.Errorf("spec = %+v", s)
 	}
 	for _, key := range []string{"skill_name", "skill_name_usage", "loaded", "files", "more_files", "no_files", "truncated", "not_found", "none", "ignored", "denied"} {
-		if _, ok := messages[key]; !ok {
+		if _, ok := messages.Sections()[key]; !ok {
 			t.Errorf("messages.md has no %s section", key)
 		}
 	}

@@ -24,7 +24,7 @@ var (
 	description string
 	//go:embed messages.md
 	messagesText string
-	messages     = tools.ParseSections(messagesText)
+	messages     = tools.Texts{MD: &messagesText}
 )
 
 // Tool is web_fetch.
