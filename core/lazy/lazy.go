@@ -18,13 +18,25 @@ import "sync"
 type Value[T any] struct {
 	New func() T
 
-	once sync.Once
-	get  func() T
+	once     sync.Once
+	v        T
+	panicked any // what New panicked with, or nil
 }
 
 // Get returns the value, building it on the first call. Calls from several goroutines wait
-// for the one that builds it.
+// for the one that builds it; later calls cost one atomic load.
 func (l *Value[T]) Get() T {
-	l.once.Do(func() { l.get = sync.OnceValue(l.New) })
-	return l.get()
+	l.once.Do(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				l.panicked = r
+				panic(r)
+			}
+		}()
+		l.v = l.New()
+	})
+	if l.panicked != nil {
+		panic(l.panicked)
+	}
+	return l.v
 }
