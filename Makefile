@@ -3,7 +3,8 @@
 SHELL := /bin/bash
 GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/cairnhq/cairn/server/cli.Version=$(VERSION)
+# The daemon's build, one for every package and measurement: scripts/build-daemon.sh.
+BUILD_DAEMON := GO=$(GO) VERSION=$(VERSION) ./scripts/build-daemon.sh
 NPM_STAMP := node_modules/.package-lock.json
 # The language servers the tests run for real (README, "Language servers"): gopls from the Go
 # module proxy; typescript-language-server, typescript and pyright are npm devDependencies. The
@@ -36,7 +37,7 @@ deps: $(NPM_STAMP)
 build: daemon fakellm webview extension
 
 daemon:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/cairn ./server/cmd/cairn
+	$(BUILD_DAEMON) bin/cairn
 
 fakellm:
 	$(GO) build -trimpath -o bin/fakellm ./server/cmd/fakellm
@@ -151,9 +152,9 @@ vsix: daemon webview
 # Windows use Debian's gcc-aarch64-linux-gnu and mingw-w64 (.ci/run installs them); macOS uses
 # zig cc from the npm registry, pinned here and installed under .cache/zig, linking against
 # framework stubs made from the Go toolchain's own import list (scripts/darwin-stubs.sh). The
-# darwin link keeps its symbol table (-w, not -s): zig's linker refuses the strip flags.
+# darwin link keeps its symbol table (-w, not -s): zig's linker refuses the strip flags. Linux
+# daemons link statically (scripts/build-daemon.sh says why).
 CROSS_TARGETS := linux-arm64 win32-x64 darwin-arm64 darwin-x64
-GOBUILD_CROSS = CGO_ENABLED=1 $(GO) build -trimpath -o $@
 
 $(ZIG):
 	npm install --prefix .cache/zig --no-save --no-audit --no-fund $(ZIG_PKG)
@@ -164,15 +165,15 @@ $(DARWIN_FW)/libresolv.tbd: scripts/darwin-stubs.sh
 
 .PHONY: bin/linux-arm64/cairn bin/win32-x64/cairn.exe bin/darwin-arm64/cairn bin/darwin-x64/cairn
 bin/linux-arm64/cairn:
-	GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc $(GOBUILD_CROSS) -ldflags '$(LDFLAGS)' ./server/cmd/cairn
+	GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc $(BUILD_DAEMON) $@
 bin/win32-x64/cairn.exe:
-	GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc $(GOBUILD_CROSS) -ldflags '$(LDFLAGS)' ./server/cmd/cairn
+	GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc $(BUILD_DAEMON) $@
 bin/darwin-arm64/cairn: $(ZIG) $(DARWIN_FW)/libresolv.tbd
 	GOOS=darwin GOARCH=arm64 CC="$(CURDIR)/$(ZIG) cc -target aarch64-macos -F$(CURDIR)/$(DARWIN_FW)" CGO_LDFLAGS=$(CURDIR)/$(DARWIN_FW)/libresolv.tbd \
-	  $(GOBUILD_CROSS) -ldflags '$(subst -s -w,-w,$(LDFLAGS))' ./server/cmd/cairn
+	  $(BUILD_DAEMON) $@
 bin/darwin-x64/cairn: $(ZIG) $(DARWIN_FW)/libresolv.tbd
 	GOOS=darwin GOARCH=amd64 CC="$(CURDIR)/$(ZIG) cc -target x86_64-macos -F$(CURDIR)/$(DARWIN_FW)" CGO_LDFLAGS=$(CURDIR)/$(DARWIN_FW)/libresolv.tbd \
-	  $(GOBUILD_CROSS) -ldflags '$(subst -s -w,-w,$(LDFLAGS))' ./server/cmd/cairn
+	  $(BUILD_DAEMON) $@
 
 CROSS_BINS := bin/linux-arm64/cairn bin/win32-x64/cairn.exe bin/darwin-arm64/cairn bin/darwin-x64/cairn
 cross: $(CROSS_BINS)

@@ -4,8 +4,10 @@
 # failing edit leaves the file byte-identical), search_files and list_code_definition_names on a
 # small tree (tree-sitter through cgo), serve + one authenticated RPC from the native client
 # (server/cli TestForeignDaemon), and `cairn run` against the fake model: attached to that
-# daemon (Windows: from cmd.exe) and with a private daemon (not under Wine: see pipe_skip). Needs qemu-user, gcc-aarch64-linux-gnu's libc and wine64
-# (.ci/run installs them). Usage: scripts/test-cross.sh [linux-arm64] [win32-x64]
+# daemon (Windows: from cmd.exe) and with a private daemon (not under Wine: see pipe_skip). First,
+# the daemons must be as scripts/build-daemon.sh builds them (Linux ones static). Needs
+# qemu-user, gcc-aarch64-linux-gnu with its static libc, and wine64 (.ci/run installs them).
+# Usage: scripts/test-cross.sh [linux-arm64] [win32-x64]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -34,8 +36,8 @@ go build -o "$work/fakellm" ./server/cmd/fakellm
 # foreign binary sees.
 setup_linux_arm64() {
   command -v qemu-aarch64 >/dev/null || { echo "test-cross: qemu-aarch64 missing (apt-get install qemu-user)"; exit 1; }
-  [ -d /usr/aarch64-linux-gnu/lib ] || { echo "test-cross: arm64 libc missing (apt-get install libc6-dev-arm64-cross)"; exit 1; }
-  run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$repo/bin/linux-arm64/cairn" "$@"; }
+  # No -L sysroot: a Linux daemon is static (scripts/build-daemon.sh) and must run without one.
+  run() { qemu-aarch64 "$repo/bin/linux-arm64/cairn" "$@"; }
   shell_run() { run "$@"; }
   hostpath() { printf '%s' "$1"; }
   serve_args=()
@@ -162,6 +164,22 @@ suite() {
   fi
   kill "$fpid" 2>/dev/null || true
 }
+
+# The daemons as they ship (scripts/build-daemon.sh): a Linux one needs no C library of the
+# machine it runs on, and none links the MCP library's server or its JSON Schema compiler.
+echo "== shipped daemons"
+for exe in bin/cairn bin/linux-arm64/cairn bin/win32-x64/cairn.exe; do
+  [ -e "$exe" ] || continue
+  if [ "$exe" != bin/win32-x64/cairn.exe ]; then
+    if LC_ALL=C readelf -d "$exe" >"$work/out" 2>&1 && grep -q 'no dynamic section' "$work/out"; then
+      pass "$exe: static"
+    else fail "$exe: dynamically linked"; fi
+  fi
+  if go version -m "$exe" >"$work/out" 2>&1 && grep -q 'mark3labs/mcp-go' "$work/out" &&
+    ! grep -q 'santhosh-tekuri/jsonschema' "$work/out"; then
+    pass "$exe: MCP client without the library's server"
+  else fail "$exe: links jsonschema/v6 (the MCP library's server)"; fi
+done
 
 for t in "${targets[@]}"; do suite "$t"; done
 if [ "$failures" -gt 0 ]; then echo "test-cross: $failures failed"; exit 1; fi
