@@ -41,8 +41,7 @@ esac
 work=.cache/daemon-build
 mkdir -p "$work"
 "$go" mod download github.com/mark3labs/mcp-go
-src=$("$go" list -m -f '{{.Dir}}' github.com/mark3labs/mcp-go)
-ver=$("$go" list -m -f '{{.Version}}' github.com/mark3labs/mcp-go)
+{ read -r ver; read -r src; } < <("$go" list -m -f '{{.Version}}{{"\n"}}{{.Dir}}' github.com/mark3labs/mcp-go)
 if command -v cygpath >/dev/null; then src=$(cygpath -u "$src"); fi # Git Bash on Windows
 [ -f "$src/client/transport/inprocess.go" ] || { echo "build-daemon: mark3labs/mcp-go $ver has no in-process transport at '$src'" >&2; exit 1; }
 lib=$work/mcp-go@$ver
