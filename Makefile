@@ -123,12 +123,12 @@ fuzz:
 BENCH_FAST := ^Benchmark(P1|P2|CountTokensHuge|Store)$$
 BENCH_SCENARIOS := ^Benchmark(P3|Browser|MCPRoundTrip|Checkpoint|P5|P7|P8|P9|R7Load|MCPHandshake|HistoryOpen|SandboxStart)$$
 # What the daemon no longer does before its first client, each part's cost on first use (P5).
-BENCH_DEFERRED := ^Benchmark(MessagesParse|ExplainPatterns|OptTables|SchemaFirstUse|SystemRootsFirstUse)$$
+BENCH_DEFERRED := ^Benchmark(MessagesParse|ExplainPatterns|OptTables|SchemaFirstUse|SystemRootsFirstUse|HelperFirstUse)$$
 bench: daemon $(NPM_STAMP)
 	$(GO) test -p 1 -count=1 -run '^$$' -bench '$(BENCH_FAST)' ./core/parse ./core/diff ./core/llm ./core/store
 	$(GO) test -p 1 -count=1 -timeout 60m -run '^$$' -bench '$(BENCH_SCENARIOS)' -benchtime 1x \
 		./core/tools/search ./core/tools/browser ./core/tools/mcptool ./core/checkpoint ./server
-	$(GO) test -p 1 -count=1 -run '^$$' -bench '$(BENCH_DEFERRED)' ./core/diff ./core/sandbox ./core/shellcmd ./core/mcp ./core/egress
+	$(GO) test -p 1 -count=1 -run '^$$' -bench '$(BENCH_DEFERRED)' ./core/diff ./core/sandbox ./core/shellcmd ./core/mcp ./core/egress ./core/helper
 	$(GO) test -run '^$$' -bench 'SearchGoSource|Listing|Query' -benchtime 5x ./core/tools/search ./core/workspace
 	$(GO) test -run '^$$' -bench 'ACPFirstRequest' -benchtime 5x ./server/cli
 	PATH="$(LSP_PATH):$$PATH" $(GO) test -run '^$$' -bench 'WriteToDiagnostics' -benchtime 5x ./core/lsp

@@ -29,9 +29,11 @@ done < <(for goos in linux windows darwin; do
 #    lower level, never one of its own level or above. Every package must have a level.
 level() {
   case "$1" in
-    core/lazy) echo -1;;
+    core/lazy|core/convert) echo -1;;
+    core/helper) echo 0;;
+    core/helper/helpertest) echo 1;;
     core/msg|core/toolnames|core/watch|core/event|core/rules|core/shellcmd|core/protect|core/sandbox|core/checkpoint|core/worktree|core/config|\
-    core/llm|core/llm/llmtest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden|core/egress|core/telemetry) echo 0;;
+    core/llm|core/llm/llmtest|core/internal/pdftest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden|core/egress|core/telemetry) echo 0;;
     core/workspace) echo 1;;
     core/parse|core/diff|core/commitmsg|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 2;;
     core/store/memstore|core/tools/*|core/prompt|core/modes|core/host/direct|core/lsp|core/policy) echo 3;;
@@ -42,8 +44,8 @@ level() {
     server/internal/gen/cairn/host/v1) echo 10;;
     server/internal/gen/cairn/v1) echo 11;;
     server/hostbridge) echo 12;;
-    server/follow|server/internal/nettest|server/otel) echo 12;;
-    server/rpc) echo 13;;
+    server/follow|server/internal/nettest|server/internal/otlptest|server/otel) echo 12;;
+    server/rpc|server/otel/exporter) echo 13;;
     server|server/eval|server/acp) echo 14;;
     server/servertest|server/cli) echo 15;;
     server/cmd/*|server/internal/bench/*) echo 16;;
@@ -63,6 +65,13 @@ while read -r pkg imps; do
 done < <(for goos in linux windows darwin; do
            GOOS=$goos CGO_ENABLED=1 go list -f '{{.ImportPath}} {{join .Imports " "}}' ./core/... ./server/...
          done | sort -u)
+
+# 3. The daemon's executable links none of the libraries that load on first use in cairn-helper
+#    (core/helper; docs/performance.md, "P5 — the daemon at rest"): their initialisers would run
+#    in every process of the binary.
+heavy=$(for goos in linux windows darwin; do GOOS=$goos CGO_ENABLED=1 go list -deps ./server/cmd/cairn; done |
+  grep -E '^(github.com/ledongthuc/pdf|github.com/JohannesKaufmann/html-to-markdown|golang.org/x/net/html|go.opentelemetry.io/otel/sdk|go.opentelemetry.io/otel/exporters)(/|$)' | sort -u || true)
+for d in $heavy; do bad "server/cmd/cairn depends on $d, which belongs in cairn-helper"; done
 
 # 4. TypeScript: the extension never imports the webview; the shared package (proto/ts) imports
 #    neither side, only @bufbuild/protobuf and its own files; only webview-ui/src/rpc touches the

@@ -37,7 +37,11 @@ go build -o "$work/fakellm" ./server/cmd/fakellm
 setup_linux_arm64() {
   command -v qemu-aarch64 >/dev/null || { echo "test-cross: qemu-aarch64 missing (apt-get install qemu-user)"; exit 1; }
   # No -L sysroot: a Linux daemon is static (scripts/build-daemon.sh) and must run without one.
-  run() { qemu-aarch64 "$repo/bin/linux-arm64/cairn" "$@"; }
+  # Without binfmt_misc the kernel cannot start an arm64 program the daemon starts itself: its
+  # cairn-helper is named to it (core/helper) through a script that runs it under qemu too.
+  printf '#!/bin/sh\nexec qemu-aarch64 "%s" "$@"\n' "$repo/bin/linux-arm64/cairn-helper" >"$work/arm64-helper"
+  chmod +x "$work/arm64-helper"
+  run() { CAIRN_HELPER="$work/arm64-helper" qemu-aarch64 "$repo/bin/linux-arm64/cairn" "$@"; }
   shell_run() { run "$@"; }
   hostpath() { printf '%s' "$1"; }
   serve_args=()
@@ -103,6 +107,12 @@ suite() {
     pass "list_code_definition_names (tree-sitter: Go and TypeScript)"
   else fail list_code_definition_names; fi
 
+  # A PDF's text comes from cairn-helper, which the daemon runs from beside its own executable.
+  cp scripts/cross/hello.pdf "$work/tree/doc.pdf"
+  if tool pdf 0 $'<read_file>\n<path>doc.pdf</path>\n</read_file>' && grep -q 'Hello from a cross-built helper' "$work/out"; then
+    pass "read_file of a PDF (through cairn-helper)"
+  else fail "read_file of a PDF"; fi
+
   # The fake model, for the runs below.
   "$work/fakellm" --script scripts/cross/run-script.json >"$work/fake.out" 2>&1 &
   local fpid=$!
@@ -166,7 +176,9 @@ suite() {
 }
 
 # The daemons as they ship (scripts/build-daemon.sh): a Linux one needs no C library of the
-# machine it runs on, and none links the MCP library's server or its JSON Schema compiler.
+# machine it runs on, none links the MCP library's server or its JSON Schema compiler, and what
+# loads on first use (the PDF reader, HTML to Markdown, the OpenTelemetry SDK) is in the
+# cairn-helper beside each, not in the daemon (core/helper).
 echo "== shipped daemons"
 for exe in bin/cairn bin/linux-arm64/cairn bin/win32-x64/cairn.exe; do
   [ -e "$exe" ] || continue
@@ -179,6 +191,12 @@ for exe in bin/cairn bin/linux-arm64/cairn bin/win32-x64/cairn.exe; do
     ! grep -q 'santhosh-tekuri/jsonschema' "$work/out"; then
     pass "$exe: MCP client without the library's server"
   else fail "$exe: links jsonschema/v6 (the MCP library's server)"; fi
+  helper=$(dirname "$exe")/cairn-helper${exe##*cairn}
+  heavy='ledongthuc/pdf|html-to-markdown|go.opentelemetry.io/otel/sdk'
+  if go version -m "$helper" >"$work/helper.out" 2>&1 && [ "$(grep -cE "$heavy" "$work/helper.out")" -ge 3 ] &&
+    go version -m "$exe" >"$work/out" 2>&1 && ! grep -qE "$heavy" "$work/out"; then
+    pass "$exe: the PDF reader, HTML to Markdown and OpenTelemetry are in $helper only"
+  else cat "$work/helper.out" >>"$work/out"; fail "$exe: heavy libraries in the daemon, or no $helper"; fi
 done
 
 for t in "${targets[@]}"; do suite "$t"; done

@@ -127,7 +127,7 @@ func key(m Mention) string { return string(m.Kind) + "\x00" + m.Value }
 func (d Deps) block(ctx context.Context, m Mention) (block, ref string) {
 	switch m.Kind {
 	case KindFile, KindFolder:
-		return d.pathBlock(m.Value)
+		return d.pathBlock(ctx, m.Value)
 	case KindProblems:
 		return tag("workspace_diagnostics", "", "", d.problems(ctx)), render("ref-problems", textData{})
 	case KindTerminal:

@@ -2,6 +2,7 @@ package mentions
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -25,7 +26,7 @@ const (
 
 // pathBlock expands a file or folder mention. A file mention that names a folder (or the
 // reverse) shows what is really there.
-func (d Deps) pathBlock(p string) (block, ref string) {
+func (d Deps) pathBlock(ctx context.Context, p string) (block, ref string) {
 	name := "file_content"
 	if strings.HasSuffix(p, "/") {
 		name = "folder_content"
@@ -57,10 +58,10 @@ func (d Deps) pathBlock(p string) (block, ref string) {
 		return fail("read-error", err)
 	case fi.IsDir():
 		p = strings.TrimSuffix(p, "/") + "/"
-		return tag("folder_content", "path", p, d.folder(abs, p)), refFor("folder_content", p)
+		return tag("folder_content", "path", p, d.folder(ctx, abs, p)), refFor("folder_content", p)
 	}
 	p = strings.TrimSuffix(p, "/")
-	text, err := readText(abs, fi.Size())
+	text, err := readText(ctx, abs, fi.Size())
 	if err != nil {
 		return tag("file_content", "path", p, readError(p, err)), refFor("file_content", p)
 	}
@@ -83,7 +84,7 @@ func readError(p string, err error) string {
 
 // folder lists the direct children of abs as a tree, followed by the content of each file.
 // Children the ignore file blocks are left out, with a count.
-func (d Deps) folder(abs, p string) string {
+func (d Deps) folder(ctx context.Context, abs, p string) string {
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return render("read-error", textData{Path: p, Err: errText(err)})
@@ -120,7 +121,7 @@ func (d Deps) folder(abs, p string) string {
 			continue
 		}
 		tree = append(tree, branch+c.name)
-		contents = append(contents, d.child(c.abs, p+c.name, &budget))
+		contents = append(contents, d.child(ctx, c.abs, p+c.name, &budget))
 	}
 	if len(kids) == 0 {
 		tree = append(tree, render("folder-empty", textData{}))
@@ -132,7 +133,7 @@ func (d Deps) folder(abs, p string) string {
 }
 
 // child renders one file of a folder mention, spending budget.
-func (d Deps) child(abs, p string, budget *int64) string {
+func (d Deps) child(ctx context.Context, abs, p string, budget *int64) string {
 	resolved, inside, err := d.Files.Resolve(abs)
 	switch {
 	case err != nil:
@@ -149,7 +150,7 @@ func (d Deps) child(abs, p string, budget *int64) string {
 	if *budget <= 0 {
 		return tag("file_content", "path", p, render("folder-limit", textData{}))
 	}
-	text, err := readText(resolved, fi.Size())
+	text, err := readText(ctx, resolved, fi.Size())
 	if err != nil {
 		return tag("file_content", "path", p, readError(p, err))
 	}
@@ -159,12 +160,12 @@ func (d Deps) child(abs, p string, budget *int64) string {
 
 // readText returns a file's content as text: documents are extracted, other files decoded
 // from their encoding and cut at maxFileBytes with a note. Binary files give
-// readfile.ErrBinary.
-func readText(abs string, size int64) (string, error) {
+// readfile.ErrBinary. A PDF is converted by cairn-helper (core/helper), which ctx ending kills.
+func readText(ctx context.Context, abs string, size int64) (string, error) {
 	var extract func([]byte) (string, error)
 	switch strings.ToLower(filepath.Ext(abs)) {
 	case ".pdf":
-		extract = readfile.PDFText
+		extract = func(data []byte) (string, error) { return readfile.PDFText(ctx, data) }
 	case ".docx":
 		extract = readfile.DOCXText
 	case ".ipynb":
@@ -224,10 +225,11 @@ func capText(text string, size int64) string {
 }
 
 // errText is an error as the model should read it: the OS error without the absolute path,
-// which would leak the user's home folder and says nothing the mention did not.
+// which would leak the user's home folder and says nothing the mention did not. A failure of
+// cairn-helper is kept whole: the path there is the helper's, and says what to reinstall.
 func errText(err error) string {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if errors.As(err, &pe) && !errors.Is(err, readfile.ErrHelper) {
 		return pe.Err.Error()
 	}
 	return err.Error()

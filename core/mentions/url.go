@@ -38,13 +38,13 @@ func (d Deps) fetch(ctx context.Context, u string) string {
 	var text string
 	switch {
 	case page.IsHTML():
-		md, err := webfetch.HTMLToMarkdown(string(page.Body), page.URL)
+		md, err := webfetch.HTMLToMarkdown(ctx, string(page.Body), page.URL)
 		if err != nil {
 			return render("url-error", textData{URL: u, Err: err.Error()})
 		}
 		if webfetch.NeedsScript(page, md) && d.Render != nil {
 			if html, err := d.Render.Render(ctx, page.URL); err == nil {
-				if rendered, err := webfetch.HTMLToMarkdown(html, page.URL); err == nil {
+				if rendered, err := webfetch.HTMLToMarkdown(ctx, html, page.URL); err == nil {
 					md = rendered
 				}
 			}

@@ -1,7 +1,8 @@
 // The browser step of the E2E: the model drives browser_action (launch a page served on
 // loopback — the browser opens only http(s) pages — click its button, close); the chat shows one browser session row with the
 // screenshot, which enlarges on click; the model's next request carries the screenshot and
-// the console line; no Chromium of the daemon is left running.
+// the console line; no Chromium of the daemon is left running. Then web_fetch of the same page
+// reaches the model as Markdown, converted by the cairn-helper the package holds.
 //
 // e2e/run.mjs calls it after the main task completed (step 11), before the UI screenshots:
 //
@@ -106,6 +107,30 @@ export async function browserStep({ page, view, input, workspace, fakeRoot, requ
   await view.getByText("The counter button logs when pressed.").first().waitFor({ timeout: 60_000 });
   await session.getByText("Browser session (closed)").waitFor({ timeout: 30_000 });
   await poll("the daemon's Chromium to exit", () => daemonChromium() <= before, 15_000);
+
+  // 7. web_fetch of the same page: the installed daemon converts its HTML to Markdown through
+  //    the cairn-helper packaged beside it (core/helper), and the model reads the heading.
+  const fetchTurns = [
+    { text: `Reading the page as text.\n<web_fetch>\n<url>${url}</url>\n</web_fetch>` },
+    { text: "<attempt_completion>\n<result>The page is titled Counter.</result>\n</attempt_completion>" },
+  ];
+  const res2 = await fetch(`${fakeRoot}/_script`, { method: "POST", body: JSON.stringify({ turns: fetchTurns }) });
+  if (!res2.ok) fail(`the fake model refused the web_fetch script: ${res2.status}`);
+  const beforeFetch = (await requests()).length;
+  await view.getByRole("button", { name: "New Task", exact: true }).click();
+  await input.fill("Read the counter page as text.");
+  await input.press("Enter");
+  // A loopback page asks first, unless the settings auto-approve it.
+  const approve = view.getByRole("button", { name: "Approve" }).first();
+  const afterFetch = await poll("the model's request after web_fetch", async () => {
+    if (await approve.isVisible()) await approve.click();
+    return (await requests())[beforeFetch + 1];
+  }, 60_000);
+  const fetched = String(afterFetch.messages.filter((m) => m.role === "user").at(-1)?.text ?? "");
+  if (!fetched.includes("# Counter") || !fetched.includes("Click me")) fail(`the page did not reach the model as Markdown:\n${fetched}`);
+  await view.getByText("The page is titled Counter.").first().waitFor({ timeout: 60_000 });
+  await screenshot(page, "web-fetch-markdown");
+  log("web_fetch: the page reached the model as Markdown (converted by cairn-helper)");
   server.close();
   log("browser step passed");
 }

@@ -1,6 +1,6 @@
 // Builds dist/cairn.vsix: copies the daemon binaries from ../bin (bin/cairn for this machine's
-// platform, bin/<platform>-<arch>/cairn for cross builds) into extension/bin/<platform>-<arch>/
-// and runs vsce. Run after `npm run build` (the "package" script does both).
+// platform, bin/<platform>-<arch>/cairn for cross builds), each with the cairn-helper beside it
+// (scripts/build-daemon.sh builds both), into extension/bin/<platform>-<arch>/ and runs vsce. Run after `npm run build` (the "package" script does both).
 //
 // With `--target <platform>-<arch>` (linux-x64, linux-arm64, darwin-x64, darwin-arm64,
 // win32-x64) it builds dist/cairn-<target>.vsix instead: a platform-specific package (vsce
@@ -25,11 +25,19 @@ if (at >= 0 && !targets.includes(target)) {
 
 let copied = 0;
 const copy = (src, target) => {
-  const exe = target.startsWith("win32") ? "cairn.exe" : "cairn";
+  const ext = target.startsWith("win32") ? ".exe" : "";
+  // The daemon runs the helper on first use and finds it beside its own executable.
+  const helper = join(dirname(src), `cairn-helper${ext}`);
+  if (!existsSync(helper)) {
+    console.error(`package: no cairn-helper${ext} beside ${src} (build both with scripts/build-daemon.sh)`);
+    process.exit(1);
+  }
   mkdirSync(join(outBin, target), { recursive: true });
-  cpSync(src, join(outBin, target, exe));
-  chmodSync(join(outBin, target, exe), 0o755);
-  console.log(`package: bundled ${src} as bin/${target}/${exe}`);
+  for (const [from, name] of [[src, `cairn${ext}`], [helper, `cairn-helper${ext}`]]) {
+    cpSync(from, join(outBin, target, name));
+    chmodSync(join(outBin, target, name), 0o755);
+    console.log(`package: bundled ${from} as bin/${target}/${name}`);
+  }
   copied++;
 };
 if (existsSync(repoBin)) {

@@ -13,13 +13,14 @@ import (
 
 	"github.com/cairnhq/cairn/core/agent"
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/helper"
 	"github.com/cairnhq/cairn/core/sandbox"
 )
 
 // doctor prints what a user needs to know about this machine before trusting Cairn with it
 // (docs/cli.md, "cairn doctor"): the version, the platform, whether the command sandbox can be
 // set up and, when not, why and what follows (README "Security": every command asks), the
-// settings that govern it, and the programs Cairn uses. It exits 0 whenever it printed, an
+// settings that govern it, and the programs Cairn uses, its own helper among them. It exits 0 whenever it printed, an
 // unavailable sandbox included: that is a fact it reports, not a failure of the command.
 func doctor(_ context.Context, args []string, stdio IO) int {
 	fs := newFlags("doctor", stdio)
@@ -68,6 +69,11 @@ func doctor(_ context.Context, args []string, stdio IO) int {
 		line("git: not found (checkpoints and worktree tasks need it)")
 	} else {
 		line("git: %s", p)
+	}
+	if p, err := helper.Path(); err != nil {
+		line("helper: %v (reading a PDF, converting a web page and the OpenTelemetry export need it)", err)
+	} else {
+		line("helper: %s", p)
 	}
 	s, err := config.Load(configPath())
 	if err != nil {

@@ -40,7 +40,7 @@ func TestDoctor(t *testing.T) {
 	t.Logf("cairn doctor on this machine:\n%s", got)
 	st := sandbox.Probe()
 	want := []string{"cairn ", runtime.GOOS + "/" + runtime.GOARCH, "sandboxNetwork true, sandboxMaskedPaths ~/.secrets",
-		"sandboxDisabled true", "there the sandbox is off: commands run without the kernel's protection", "~/.ssh", "git: "}
+		"sandboxDisabled true", "there the sandbox is off: commands run without the kernel's protection", "~/.ssh", "git: ", "helper: "}
 	if st.Available {
 		want = append(want, "sandbox: available: "+st.Mechanism, "there commands run in the sandbox, auto-approved ones with the network")
 	} else {

@@ -1,35 +1,33 @@
 // Package otel exports what tasks do as OpenTelemetry traces and metrics over OTLP (README
-// "OpenTelemetry"): it implements core/telemetry's Recorder with the official Go SDK and is
-// configured only by the standard OTEL_* variables. Nothing is exported unless an OTLP
-// endpoint or exporter is configured; OTEL_SDK_DISABLED=true turns it off whatever else says.
+// "OpenTelemetry"), configured only by the standard OTEL_* variables (docs/settings.md,
+// "OpenTelemetry"). Nothing is exported unless an OTLP endpoint or exporter is configured;
+// OTEL_SDK_DISABLED=true turns it off whatever else says.
+//
+// This package is the daemon's side and links no OpenTelemetry code: its Recorder implements
+// core/telemetry's interface by writing each call, as one line, to `cairn-helper otel`
+// (core/helper), which runs the official Go SDK and its exporters (server/otel/exporter). The
+// daemon, and every process of its binary, so starts and idles without the SDK's code and
+// initialisers (docs/performance.md, "P5 — the daemon at rest"), and the helper runs only
+// when an exporter is configured.
 package otel
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
+	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	otelapi "go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/metric"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
-	tracenoop "go.opentelemetry.io/otel/trace/noop"
-	"google.golang.org/grpc/credentials"
-
 	"github.com/cairnhq/cairn/core/egress"
+	"github.com/cairnhq/cairn/core/helper"
 	"github.com/cairnhq/cairn/core/telemetry"
 )
 
@@ -37,29 +35,60 @@ import (
 // lines, paths, URLs) to the tool spans. Prompts, replies and file contents are never exported.
 const ContentEnv = "CAIRN_OTEL_CONTENT"
 
-// Recorder is the OpenTelemetry telemetry.Recorder.
-type Recorder struct {
-	tracer  trace.Tracer
-	content bool
+// buffered is how many events wait for the helper before new ones are dropped: far more than
+// a burst of tool calls makes, little memory.
+const buffered = 4096
 
-	tokens, requests, toolCalls, approvals metric.Int64Counter
-	cost                                   metric.Float64Counter
-	requestTime, toolTime                  metric.Float64Histogram
+// Recorder is the OpenTelemetry telemetry.Recorder: it hands each call to the exporter in
+// cairn-helper. Its methods never block: an event the helper cannot take (it exited, or it is
+// that far behind) is dropped, and the first drop is logged.
+type Recorder struct {
+	content bool
+	log     *slog.Logger
+
+	// lastSpan numbers the spans.
+	lastSpan atomic.Uint64
+	// events are the lines the writer has still to write; stop is closed by Shutdown.
+	events chan Event
+	stop   chan struct{}
+	// gone is set once the helper can take no more events (it exited, writing failed, or
+	// Shutdown began); warned once the first drop has been logged.
+	gone, warned atomic.Bool
+
+	// written is closed once the writer has closed the helper's stdin; writeErr is set
+	// before.
+	written  chan struct{}
+	writeErr error
+	// exited is closed once the helper has exited; waitErr is set before.
+	exited  chan struct{}
+	waitErr error
+	// kill ends the helper at once.
+	kill func() error
+
+	shutOnce sync.Once
+	shutErr  error
 }
 
 var _ telemetry.Recorder = (*Recorder)(nil)
 
-// signal is whether one signal is exported, by which protocol, and whether over TLS.
-type signal struct {
-	on, grpc, secure bool
+// Signal is whether one signal (traces, metrics) is exported, by gRPC rather than HTTP, and
+// over TLS.
+type Signal struct {
+	On, GRPC, Secure bool
+}
+
+// Signals reads which signals getenv configures (os.Getenv: the exporter reads the same
+// variables as the daemon).
+func Signals(getenv func(string) string) (traces, metrics Signal) {
+	return signalOf(getenv, "TRACES"), signalOf(getenv, "METRICS")
 }
 
 // signalOf reads OTEL_<NAME>_EXPORTER and the endpoint and protocol variables of one signal
 // ("TRACES", "METRICS") as the OpenTelemetry specification defines them.
-func signalOf(getenv func(string) string, name string) signal {
+func signalOf(getenv func(string) string, name string) Signal {
 	v := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	if strings.EqualFold(v("OTEL_SDK_DISABLED"), "true") {
-		return signal{}
+		return Signal{}
 	}
 	exporter := strings.ToLower(v("OTEL_" + name + "_EXPORTER"))
 	configured := v("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || v("OTEL_EXPORTER_OTLP_"+name+"_ENDPOINT") != ""
@@ -73,132 +102,185 @@ func signalOf(getenv func(string) string, name string) signal {
 		endpoint = v("OTEL_EXPORTER_OTLP_ENDPOINT")
 	}
 	secure := !strings.HasPrefix(endpoint, "http://") && !strings.EqualFold(v("OTEL_EXPORTER_OTLP_INSECURE"), "true")
-	return signal{on: on, grpc: protocol == "grpc", secure: secure}
+	return Signal{On: on, GRPC: protocol == "grpc", Secure: secure}
 }
 
-// Setup starts the exporters the environment configures and returns the recorder and its
-// shutdown (which flushes what is pending). With nothing configured it returns a nil
-// recorder and a no-op shutdown: no exporter exists and no connection is ever made. Both
-// exporters trust the daemon's extra authorities (core/egress) on an https endpoint; HTTP ones
-// go through its proxy, gRPC ones honour HTTPS_PROXY themselves.
+// Setup starts the exporter the environment configures and returns the recorder and its
+// shutdown, which flushes what is pending. With nothing configured it returns a nil recorder
+// and a no-op shutdown: the helper is not started and no connection is ever made.
+//
+// Otherwise it starts `cairn-helper otel` with the daemon's environment (the SDK reads the
+// OTEL_* variables itself; getenv decides only whether to start it) and hands it version and
+// eg: its exporters trust the daemon's extra authorities on an https endpoint, HTTP ones go
+// through its proxy, gRPC ones honour HTTPS_PROXY themselves. What the helper writes on stderr
+// (a collector that does not answer) goes to log. The helper lives until the shutdown, however
+// short-lived ctx is. A helper that cannot start is an error.
 func Setup(ctx context.Context, getenv func(string) string, version string, eg egress.Config, log *slog.Logger) (*Recorder, func(context.Context) error, error) {
-	traces, metrics := signalOf(getenv, "TRACES"), signalOf(getenv, "METRICS")
+	traces, metrics := Signals(getenv)
 	none := func(context.Context) error { return nil }
-	if !traces.on && !metrics.on {
+	if !traces.On && !metrics.On {
 		return nil, none, nil
 	}
-	// The SDK's own failures (a collector that does not answer) go to the daemon's log, never
-	// to the terminal of cairn run.
-	otelapi.SetErrorHandler(otelapi.ErrorHandlerFunc(func(err error) { log.Warn("OpenTelemetry", "err", err) }))
-	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "cairn"),
-		attribute.String("service.version", version)), resource.WithFromEnv(), resource.WithTelemetrySDK())
+	cmd, err := helper.Command(context.WithoutCancel(ctx), "otel")
 	if err != nil {
 		return nil, none, err
 	}
-	tr, err := eg.Transport()
+	stderr := &logLines{log: log}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, none, err
+		return nil, none, fmt.Errorf("cairn-helper otel: %w", err)
 	}
-	proxy := func(r *http.Request) (*url.URL, error) { return tr.Proxy(r) }
-	// The extra authorities are handed to an https endpoint only: the exporter refuses a TLS
-	// configuration for a plain http one.
-	extraCAs := len(eg.CAFiles) > 0 || len(eg.CADirs) > 0
-
-	var shutdowns []func(context.Context) error
-	shutdown := func(ctx context.Context) error {
-		var errs []error
-		for _, f := range shutdowns {
-			errs = append(errs, f(ctx))
-		}
-		return errors.Join(errs...)
+	if err := cmd.Start(); err != nil {
+		return nil, none, fmt.Errorf("starting cairn-helper otel: %w", err)
 	}
-	r := &Recorder{content: strings.EqualFold(strings.TrimSpace(getenv(ContentEnv)), "true")}
-	tp := trace.TracerProvider(nil)
-	if traces.on {
-		var exp sdktrace.SpanExporter
-		if traces.grpc {
-			var opts []otlptracegrpc.Option
-			if extraCAs && traces.secure {
-				opts = append(opts, otlptracegrpc.WithTLSCredentials(credentials.NewTLS(tr.TLSClientConfig)))
-			}
-			exp, err = otlptracegrpc.New(ctx, opts...)
-		} else {
-			opts := []otlptracehttp.Option{otlptracehttp.WithProxy(proxy)}
-			if extraCAs && traces.secure {
-				opts = append(opts, otlptracehttp.WithTLSClientConfig(tr.TLSClientConfig))
-			}
-			exp, err = otlptracehttp.New(ctx, opts...)
-		}
+	r := newRecorder(stdin, Config{Version: version, Egress: eg}, strings.EqualFold(strings.TrimSpace(getenv(ContentEnv)), "true"), log)
+	r.kill = cmd.Process.Kill
+	go func() {
+		err := cmd.Wait()
+		stderr.flush()
 		if err != nil {
-			return nil, none, err
+			err = fmt.Errorf("cairn-helper otel: %w", err)
 		}
-		p := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-		shutdowns = append(shutdowns, p.Shutdown)
-		tp = p
-	} else {
-		tp = tracenoop.NewTracerProvider()
-	}
-	r.tracer = tp.Tracer("github.com/cairnhq/cairn")
+		r.exit(err)
+	}()
+	return r, r.Shutdown, nil
+}
 
-	var mp metric.MeterProvider = metricnoop.NewMeterProvider()
-	if metrics.on {
-		var exp sdkmetric.Exporter
-		if metrics.grpc {
-			var opts []otlpmetricgrpc.Option
-			if extraCAs && metrics.secure {
-				opts = append(opts, otlpmetricgrpc.WithTLSCredentials(credentials.NewTLS(tr.TLSClientConfig)))
-			}
-			exp, err = otlpmetricgrpc.New(ctx, opts...)
-		} else {
-			opts := []otlpmetrichttp.Option{otlpmetrichttp.WithProxy(proxy)}
-			if extraCAs && metrics.secure {
-				opts = append(opts, otlpmetrichttp.WithTLSClientConfig(tr.TLSClientConfig))
-			}
-			exp, err = otlpmetrichttp.New(ctx, opts...)
-		}
+// newRecorder is a recorder writing first and then its events to w, from a goroutine of its
+// own. Its caller sets kill and calls exit once what reads w has gone.
+func newRecorder(w io.WriteCloser, first Config, content bool, log *slog.Logger) *Recorder {
+	r := &Recorder{content: content, log: log, events: make(chan Event, buffered), stop: make(chan struct{}),
+		written: make(chan struct{}), exited: make(chan struct{}), kill: func() error { return nil }}
+	go r.write(w, first)
+	return r
+}
+
+// write writes first and the events to w until Shutdown or a failed write, then closes w,
+// which tells the helper to flush and exit.
+func (r *Recorder) write(w io.WriteCloser, first Config) {
+	defer close(r.written)
+	bw := bufio.NewWriter(w)
+	line := func(v any) error {
+		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, none, errors.Join(err, shutdown(ctx))
+			// Not the helper's fault (a cost that is not a number): this event only is lost.
+			r.drop(fmt.Sprintf("an event cannot be encoded: %v", err))
+			return nil
 		}
-		p := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
-		shutdowns = append(shutdowns, p.Shutdown)
-		mp = p
+		_, err = bw.Write(append(b, '\n'))
+		return err
 	}
-	if err := r.instruments(mp.Meter("github.com/cairnhq/cairn")); err != nil {
-		return nil, none, errors.Join(err, shutdown(ctx))
+	err := line(first)
+	if err == nil {
+		err = bw.Flush()
 	}
-	return r, shutdown, nil
-}
-
-func (r *Recorder) instruments(m metric.Meter) error {
-	var errs [7]error
-	r.tokens, errs[0] = m.Int64Counter("cairn.tokens", metric.WithUnit("{token}"), metric.WithDescription("model tokens, by type (input, output, cache_read, cache_write) and model"))
-	r.cost, errs[1] = m.Float64Counter("cairn.cost", metric.WithUnit("USD"), metric.WithDescription("cost of model requests, by model"))
-	r.requests, errs[2] = m.Int64Counter("cairn.requests", metric.WithUnit("{request}"), metric.WithDescription("model requests, by model and outcome"))
-	r.requestTime, errs[3] = m.Float64Histogram("cairn.request.duration", metric.WithUnit("s"), metric.WithDescription("model request durations"))
-	r.toolCalls, errs[4] = m.Int64Counter("cairn.tool.calls", metric.WithUnit("{call}"), metric.WithDescription("tool calls, by tool and outcome"))
-	r.toolTime, errs[5] = m.Float64Histogram("cairn.tool.duration", metric.WithUnit("s"), metric.WithDescription("tool call durations"))
-	r.approvals, errs[6] = m.Int64Counter("cairn.approvals", metric.WithUnit("{decision}"), metric.WithDescription("approval decisions, by category, verdict and answer"))
-	return errors.Join(errs[:]...)
-}
-
-// started is when the request or tool call a context carries began, for the duration
-// histograms, and the tool's name for its metrics.
-type started struct {
-	at   time.Time
-	tool string
-}
-
-type startedKey struct{}
-
-func withStart(ctx context.Context, tool string) context.Context {
-	return context.WithValue(ctx, startedKey{}, started{at: time.Now(), tool: tool})
-}
-
-func startOf(ctx context.Context) (float64, string) {
-	if s, ok := ctx.Value(startedKey{}).(started); ok {
-		return time.Since(s.at).Seconds(), s.tool
+	for err == nil {
+		select {
+		case e := <-r.events:
+			if err = line(e); err == nil && len(r.events) == 0 {
+				err = bw.Flush()
+			}
+		case <-r.stop:
+			// This goroutine alone receives: what the buffer holds is there to take.
+			for err == nil && len(r.events) > 0 {
+				err = line(<-r.events)
+			}
+			if err == nil {
+				err = bw.Flush()
+			}
+			if err != nil {
+				err = fmt.Errorf("writing to cairn-helper otel: %w", err)
+			}
+			r.writeErr = errors.Join(err, w.Close())
+			return
+		}
 	}
-	return 0, ""
+	r.gone.Store(true)
+	r.writeErr = errors.Join(fmt.Errorf("writing to cairn-helper otel: %w", err), w.Close())
+}
+
+// exit records that the helper exited, with err.
+func (r *Recorder) exit(err error) {
+	r.waitErr = err
+	r.gone.Store(true)
+	close(r.exited)
+}
+
+// Shutdown stops the recorder: what is buffered is written, the helper's stdin closed, and
+// the helper, which flushes its exporters then, waited for until ctx ends (then it is
+// killed). It returns what went wrong on the way, the helper's exit status included. Later
+// calls return the first one's result.
+func (r *Recorder) Shutdown(ctx context.Context) error {
+	r.shutOnce.Do(func() { r.shutErr = r.shutdown(ctx) })
+	return r.shutErr
+}
+
+func (r *Recorder) shutdown(ctx context.Context) error {
+	r.gone.Store(true)
+	close(r.stop)
+	var errs []error
+	killed := false
+	wait := func(done <-chan struct{}) {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		if !killed {
+			killed = true
+			errs = append(errs, fmt.Errorf("cairn-helper otel did not flush in time: %w", ctx.Err()))
+			if err := r.kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				errs = append(errs, fmt.Errorf("stopping cairn-helper otel: %w", err))
+			}
+		}
+		<-done
+	}
+	wait(r.written)
+	wait(r.exited)
+	return errors.Join(append(errs, r.writeErr, r.waitErr)...)
+}
+
+// send queues e for the helper, or drops it.
+func (r *Recorder) send(e Event) {
+	if r.gone.Load() {
+		r.drop("cairn-helper otel is not running")
+		return
+	}
+	select {
+	case r.events <- e:
+	default:
+		r.drop("cairn-helper otel is too far behind")
+	}
+}
+
+// drop logs the first event lost, and why.
+func (r *Recorder) drop(why string) {
+	if r.warned.CompareAndSwap(false, true) {
+		r.log.Warn("OpenTelemetry: dropping events; this one and later ones may be missing from the traces and metrics", "reason", why)
+	}
+}
+
+// spanKey is the context key of the span a context carries (a uint64).
+type spanKey struct{}
+
+func spanOf(ctx context.Context) uint64 {
+	id, _ := ctx.Value(spanKey{}).(uint64)
+	return id
+}
+
+// start sends e as the start of a new span, a child of ctx's, and returns the context that
+// carries it.
+func (r *Recorder) start(ctx context.Context, e Event) context.Context {
+	e.Span, e.Parent, e.Time = r.lastSpan.Add(1), spanOf(ctx), time.Now().UnixNano()
+	r.send(e)
+	return context.WithValue(ctx, spanKey{}, e.Span)
+}
+
+// about sends e about ctx's span.
+func (r *Recorder) about(ctx context.Context, e Event) {
+	e.Span, e.Time = spanOf(ctx), time.Now().UnixNano()
+	r.send(e)
 }
 
 // Content implements telemetry.Recorder.
@@ -206,82 +288,76 @@ func (r *Recorder) Content() bool { return r.content }
 
 // RunStarted implements telemetry.Recorder: the "cairn.task" span.
 func (r *Recorder) RunStarted(ctx context.Context, run telemetry.Run) context.Context {
-	ctx, _ = r.tracer.Start(ctx, "cairn.task", trace.WithAttributes(attribute.String("cairn.task.id", run.TaskID),
-		attribute.String("cairn.mode", run.Mode), attribute.Bool("cairn.subagent", run.Sub)))
-	return ctx
+	return r.start(ctx, Event{Kind: RunStarted, Run: &run})
 }
 
 // RunEnded implements telemetry.Recorder.
 func (r *Recorder) RunEnded(ctx context.Context, status string) {
-	span := trace.SpanFromContext(ctx)
-	span.SetAttributes(attribute.String("cairn.task.status", status))
-	if status == "failed" {
-		span.SetStatus(codes.Error, status)
-	}
-	span.End()
+	r.about(ctx, Event{Kind: RunEnded, Status: status})
 }
 
 // RequestStarted implements telemetry.Recorder: the "cairn.request" span.
 func (r *Recorder) RequestStarted(ctx context.Context, model string) context.Context {
-	ctx, _ = r.tracer.Start(ctx, "cairn.request", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("gen_ai.request.model", model)))
-	return withStart(ctx, "")
+	return r.start(ctx, Event{Kind: RequestStarted, Model: model})
 }
 
 // RequestEnded implements telemetry.Recorder.
 func (r *Recorder) RequestEnded(ctx context.Context, q telemetry.Request) {
-	span := trace.SpanFromContext(ctx)
-	span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", q.InputTokens), attribute.Int64("gen_ai.usage.output_tokens", q.OutputTokens),
-		attribute.Int64("cairn.usage.cache_read_tokens", q.CacheRead), attribute.Int64("cairn.usage.cache_write_tokens", q.CacheWrite),
-		attribute.Float64("cairn.cost.usd", q.Cost), attribute.String("cairn.outcome", q.Outcome))
-	if q.Outcome == "failed" {
-		span.SetStatus(codes.Error, q.Outcome)
-	}
-	span.End()
-	// Metrics are recorded without the task's context: a cancelled request still counts.
-	mctx := context.WithoutCancel(ctx)
-	model := attribute.String("gen_ai.request.model", q.Model)
-	for kind, n := range map[string]int64{"input": q.InputTokens, "output": q.OutputTokens, "cache_read": q.CacheRead, "cache_write": q.CacheWrite} {
-		if n > 0 {
-			r.tokens.Add(mctx, n, metric.WithAttributes(model, attribute.String("cairn.token.type", kind)))
-		}
-	}
-	r.cost.Add(mctx, q.Cost, metric.WithAttributes(model))
-	r.requests.Add(mctx, 1, metric.WithAttributes(model, attribute.String("cairn.outcome", q.Outcome)))
-	took, _ := startOf(ctx)
-	r.requestTime.Record(mctx, took, metric.WithAttributes(model))
+	r.about(ctx, Event{Kind: RequestEnded, Request: &q})
 }
 
 // ToolStarted implements telemetry.Recorder: the "cairn.tool" span, a child of the request
 // span ctx carries (ended already: the child of an ended span is still its child).
 func (r *Recorder) ToolStarted(ctx context.Context, name, content string) context.Context {
-	attrs := []attribute.KeyValue{attribute.String("gen_ai.tool.name", name)}
-	if content != "" && r.content {
-		attrs = append(attrs, attribute.String("cairn.tool.argument", content))
+	if !r.content {
+		content = ""
 	}
-	ctx, _ = r.tracer.Start(ctx, "cairn.tool", trace.WithAttributes(attrs...))
-	return withStart(ctx, name)
+	return r.start(ctx, Event{Kind: ToolStarted, Tool: name, Content: content})
 }
 
 // ToolEnded implements telemetry.Recorder.
 func (r *Recorder) ToolEnded(ctx context.Context, outcome string) {
-	span := trace.SpanFromContext(ctx)
-	span.SetAttributes(attribute.String("cairn.outcome", outcome))
-	if outcome == "error" {
-		span.SetStatus(codes.Error, outcome)
-	}
-	span.End()
-	mctx := context.WithoutCancel(ctx)
-	took, tool := startOf(ctx)
-	name := attribute.String("gen_ai.tool.name", tool)
-	r.toolCalls.Add(mctx, 1, metric.WithAttributes(name, attribute.String("cairn.outcome", outcome)))
-	r.toolTime.Record(mctx, took, metric.WithAttributes(name))
+	r.about(ctx, Event{Kind: ToolEnded, Status: outcome})
 }
 
 // Approval implements telemetry.Recorder: an event on the tool's span and a count.
 func (r *Recorder) Approval(ctx context.Context, a telemetry.Approval) {
-	attrs := []attribute.KeyValue{attribute.String("cairn.approval.category", a.Category),
-		attribute.String("cairn.approval.verdict", a.Verdict), attribute.Bool("cairn.approval.approved", a.Approved)}
-	trace.SpanFromContext(ctx).AddEvent("cairn.approval", trace.WithAttributes(attrs...))
-	r.approvals.Add(context.WithoutCancel(ctx), 1, metric.WithAttributes(attrs...))
+	r.about(ctx, Event{Kind: Approval, Approval: &a})
+}
+
+// logLines logs each line written to it, at Warn: the helper's stderr.
+type logLines struct {
+	log *slog.Logger
+	buf []byte
+}
+
+// maxLine is the longest line logLines keeps before logging it anyway.
+const maxLine = 64 << 10
+
+func (w *logLines) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.line(w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > maxLine {
+		w.flush()
+	}
+	return len(p), nil
+}
+
+// flush logs what is left of an unfinished line.
+func (w *logLines) flush() {
+	w.line(w.buf)
+	w.buf = nil
+}
+
+func (w *logLines) line(b []byte) {
+	if s := strings.TrimSpace(string(b)); s != "" {
+		w.log.Warn("OpenTelemetry", "err", s)
+	}
 }

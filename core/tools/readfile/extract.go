@@ -3,6 +3,7 @@ package readfile
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -10,38 +11,25 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ledongthuc/pdf"
+	"github.com/cairnhq/cairn/core/helper"
 )
 
-// PDFText returns the text of a PDF document.
-func PDFText(data []byte) (text string, err error) {
-	// The PDF reader panics on some malformed files; a bad document must not take the
-	// daemon down with it.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: pdf: %v", ErrDocument, r)
-		}
-	}()
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return "", fmt.Errorf("%w: pdf: %w", ErrDocument, err)
+// PDFText returns the text of a PDF document. The PDF library runs in cairn-helper
+// (core/helper), not in the daemon, so ctx ending kills the conversion. A document the helper
+// refuses is an ErrDocument; a helper that cannot run or fails otherwise is an ErrHelper.
+func PDFText(ctx context.Context, data []byte) (string, error) {
+	out, err := helper.Run(ctx, data, "pdf-text")
+	var refused *helper.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		// The helper's reason starts with "pdf", as the in-process reader's did.
+		return "", fmt.Errorf("%w: %w", ErrDocument, refused)
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case err != nil:
+		return "", fmt.Errorf("%w: %w", ErrHelper, err)
 	}
-	var b strings.Builder
-	for i := 1; i <= r.NumPage(); i++ {
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
-		t, err := p.GetPlainText(nil)
-		if err != nil {
-			return "", fmt.Errorf("%w: pdf page %d: %w", ErrDocument, i, err)
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(strings.TrimSpace(t))
-	}
-	return b.String(), nil
+	return string(out), nil
 }
 
 // DOCXText returns the paragraphs of a Word document's main body, one per line. Only

@@ -1,9 +1,41 @@
 package readfile
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn/core/helper"
+
+	"github.com/cairnhq/cairn/core/internal/pdftest"
 )
+
+// TestPDFText reads PDFs through cairn-helper: the text of a good one, an ErrDocument naming
+// the reader's complaint for a broken one, and the caller's error when ctx has ended. The
+// extraction itself is tested in core/convert.
+func TestPDFText(t *testing.T) {
+	ctx := context.Background()
+	got, err := PDFText(ctx, pdftest.Minimal("First page", "Second page"))
+	if err != nil || got != "First page\n\nSecond page" {
+		t.Errorf("PDFText = %q, %v; want the two pages", got, err)
+	}
+
+	_, err = PDFText(ctx, []byte("%PDF-1.4\nnot really"))
+	var refused *helper.RefusedError
+	if !errors.Is(err, ErrDocument) || errors.Is(err, ErrHelper) || !errors.As(err, &refused) {
+		t.Fatalf("garbage: err = %v, want an ErrDocument from a refusal", err)
+	}
+	if want := ErrDocument.Error() + ": pdf"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("garbage: err = %q, want it to start with %q", err, want)
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := PDFText(cancelled, pdftest.Minimal("x")); !errors.Is(err, context.Canceled) || errors.Is(err, ErrDocument) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+}
 
 func TestExtractors(t *testing.T) {
 	docx := minimalDOCX(t,
@@ -22,9 +54,6 @@ func TestExtractors(t *testing.T) {
 		want    string
 		err     error
 	}{
-		{name: "pdf one page", extract: PDFText, data: minimalPDF("Hello from a PDF"), want: "Hello from a PDF"},
-		{name: "pdf two pages", extract: PDFText, data: minimalPDF("First page", "Second page"), want: "First page\n\nSecond page"},
-		{name: "pdf garbage", extract: PDFText, data: []byte("%PDF-1.4\nnot really"), err: ErrDocument},
 		{name: "docx", extract: DOCXText, data: docx, want: "Quarterly report\nRevenue grew\t12%\nline one\nline two"},
 		{name: "docx not a zip", extract: DOCXText, data: []byte("plain text"), err: ErrDocument},
 		{name: "docx without body", extract: DOCXText, data: func() []byte {

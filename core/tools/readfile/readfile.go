@@ -1,7 +1,8 @@
 // Package readfile implements read_file: it returns a workspace file's content to the model
 // as text (any common encoding, PDF, DOCX, Jupyter notebooks) or, for vision models, as an
 // image block. Long files and explicit line ranges come back in slices with a note saying
-// where the slice sits, so one call never floods the context window.
+// where the slice sits, so one call never floods the context window. A PDF's text comes from
+// cairn-helper (core/helper), which the daemon starts when a PDF is first read.
 package readfile
 
 import (
@@ -194,7 +195,7 @@ func read(ctx context.Context, abs, rel, ext string, rng lineRange, limit int) (
 	var text string
 	switch ext {
 	case ".pdf":
-		text, err = PDFText(data)
+		text, err = PDFText(ctx, data)
 	case ".docx":
 		text, err = DOCXText(data)
 	case ".ipynb":

@@ -14,6 +14,8 @@ import (
 	"github.com/cairnhq/cairn/core/tools/toolstest"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/cairnhq/cairn/core/internal/pdftest"
 )
 
 func numbered(n int) string {
@@ -37,7 +39,7 @@ func fixtureRoot(t *testing.T) string {
 		"long.txt":         []byte(numbered(25)),
 		"utf16.ini":        utf16,
 		"sjis.txt":         sjis,
-		"doc.pdf":          minimalPDF("Invoice 42"),
+		"doc.pdf":          pdftest.Minimal("Invoice 42"),
 		"doc.docx":         minimalDOCX(t, `<w:p><w:r><w:t>Hello Word</w:t></w:r></w:p>`),
 		"nb.ipynb":         []byte(`{"cells":[{"cell_type":"code","source":["print(1)\n"]}]}`),
 		"pic.png":          pngBytes(t),

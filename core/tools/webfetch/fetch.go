@@ -1,12 +1,14 @@
 // Package webfetch downloads a web page and turns it into text for the model: the web_fetch
 // tool, and the fetcher behind @url mentions. HTML becomes markdown; plain text stays as is;
 // other content is refused with a clear error. A page whose HTML holds no text (it is built by
-// JavaScript) can be rendered in a headless browser instead, through a Renderer.
+// JavaScript) can be rendered in a headless browser instead, through a Renderer. The markdown
+// comes from cairn-helper (core/helper), which the daemon starts when a page is first converted.
 package webfetch
 
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -17,9 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-
+	"github.com/cairnhq/cairn/core/helper"
 	"github.com/cairnhq/cairn/core/tools"
 )
 
@@ -140,24 +140,35 @@ func (p Page) IsHTML() bool {
 }
 
 // Text returns the page for the model: HTML as markdown (links made absolute), plain text and
-// markdown as they are. Other media types return a *TypeError.
-func (p Page) Text() (string, error) {
+// markdown as they are. Other media types return a *TypeError; HTMLToMarkdown says how the
+// conversion fails.
+func (p Page) Text(ctx context.Context) (string, error) {
 	switch {
 	case p.IsHTML():
-		return HTMLToMarkdown(string(p.Body), p.URL)
+		return HTMLToMarkdown(ctx, string(p.Body), p.URL)
 	case p.MediaType == "text/plain" || p.MediaType == "text/markdown" || p.MediaType == "text/x-markdown":
 		return strings.ToValidUTF8(string(p.Body), "\uFFFD"), nil
 	}
 	return "", &TypeError{MediaType: p.MediaType}
 }
 
-// HTMLToMarkdown converts html to markdown, resolving relative links against base.
-func HTMLToMarkdown(html, base string) (string, error) {
-	md, err := htmltomarkdown.ConvertString(html, converter.WithDomain(base))
-	if err != nil {
+// HTMLToMarkdown converts html to markdown, resolving relative links against base. The
+// conversion runs in cairn-helper (core/helper), so ctx ending kills it. HTML the helper
+// refuses is an error wrapping a *helper.RefusedError; a helper that cannot run or fails
+// otherwise is an error that does not, and ctx ending returns ctx.Err().
+func HTMLToMarkdown(ctx context.Context, html, base string) (string, error) {
+	out, err := helper.Run(ctx, []byte(html), "html-markdown", base)
+	var refused *helper.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		// The helper's reason already starts with "converting HTML".
+		return "", fmt.Errorf("webfetch: %w", refused)
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case err != nil:
 		return "", fmt.Errorf("webfetch: converting HTML: %w", err)
 	}
-	return strings.TrimSpace(md), nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // NeedsScript reports whether an HTML page shows no text without running its scripts (an

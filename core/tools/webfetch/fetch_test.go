@@ -2,6 +2,7 @@ package webfetch
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -138,5 +139,19 @@ func TestTool(t *testing.T) {
 				t.Errorf("result %+v, want %q (error %v)", res, tc.want, tc.isErr)
 			}
 		})
+	}
+}
+
+// TestHTMLToMarkdown converts through cairn-helper, which a cancelled context stops; the
+// conversion itself is tested in core/convert.
+func TestHTMLToMarkdown(t *testing.T) {
+	md, err := HTMLToMarkdown(context.Background(), `<h2>Notes</h2><p><a href="b">b</a></p>`, "https://example.com/a/")
+	if want := "## Notes\n\n[b](https://example.com/a/b)"; err != nil || md != want {
+		t.Errorf("HTMLToMarkdown = %q, %v; want %q", md, err, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := HTMLToMarkdown(ctx, "<p>x</p>", "https://example.com/"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairnhq/cairn/core/helper"
 	"github.com/cairnhq/cairn/core/msg"
 	"github.com/cairnhq/cairn/core/toolnames"
 	"github.com/cairnhq/cairn/core/tools"
@@ -94,7 +95,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 }
 
 // Read fetches raw and returns its text for the model, cut at MaxChars, or the model-facing
-// reason it could not (bad). err is set only when ctx ended.
+// reason it could not (bad). err is set only when ctx ended or cairn-helper, which converts
+// HTML (core/helper), could not run.
 func Read(ctx context.Context, f Fetcher, r Renderer, raw string) (text, bad string, err error) {
 	page, err := f.Fetch(ctx, raw)
 	var se *StatusError
@@ -114,12 +116,19 @@ func Read(ctx context.Context, f Fetcher, r Renderer, raw string) (text, bad str
 	case err != nil:
 		return "", messages.Format("failed", raw, strings.TrimPrefix(unwrapURL(err), "webfetch: ")), nil
 	}
-	text, err = page.Text()
+	text, err = page.Text(ctx)
 	var te *TypeError
-	if errors.As(err, &te) {
+	var refused *helper.RefusedError
+	switch {
+	case ctx.Err() != nil:
+		return "", "", ctx.Err()
+	case errors.As(err, &te):
 		return "", messages.Format("not-text", raw, te.MediaType), nil
-	} else if err != nil {
+	case errors.As(err, &refused):
 		return "", messages.Format("failed", raw, err.Error()), nil
+	case err != nil:
+		// cairn-helper could not run: the installation's fault, for the user to see.
+		return "", "", err
 	}
 	if NeedsScript(page, text) && r != nil {
 		html, rerr := r.Render(ctx, page.URL)
@@ -127,7 +136,12 @@ func Read(ctx context.Context, f Fetcher, r Renderer, raw string) (text, bad str
 			return "", "", ctx.Err()
 		}
 		if rerr == nil {
-			if md, cerr := HTMLToMarkdown(html, page.URL); cerr == nil {
+			md, cerr := HTMLToMarkdown(ctx, html, page.URL)
+			if ctx.Err() != nil {
+				return "", "", ctx.Err()
+			}
+			// A rendering that cannot be converted leaves the script-only page as it was.
+			if cerr == nil {
 				text = md
 			}
 		}

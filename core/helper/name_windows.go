@@ -1,0 +1,4 @@
+package helper
+
+// Name is the helper's file name on this system.
+const Name = "cairn-helper.exe"

@@ -1,0 +1,61 @@
+// Command cairn-helper is the daemon's second executable (core/helper): what few tasks need and
+// whose libraries are heavy to load runs here, started by the daemon on first use, so the
+// daemon starts and idles without them (docs/performance.md, "P5 — the daemon at rest").
+//
+//	cairn-helper pdf-text             a PDF on stdin, its text on stdout
+//	cairn-helper html-markdown BASE   an HTML page on stdin, Markdown on stdout; links resolve against BASE
+//	cairn-helper otel                 OpenTelemetry export of the events the daemon writes to stdin
+//
+// An input it cannot convert exits with status 3 (core/helper.RefusedStatus) and says why on
+// stderr; a wrong command line exits with 2.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cairnhq/cairn/core/convert"
+	"github.com/cairnhq/cairn/core/helper"
+	"github.com/cairnhq/cairn/server/otel/exporter"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		complain(stderr, "usage: cairn-helper pdf-text | html-markdown BASE | otel")
+		return 2
+	}
+	convertWith := func(f func([]byte) (string, error)) int {
+		in, err := io.ReadAll(stdin)
+		if err != nil {
+			complain(stderr, err)
+			return 1
+		}
+		out, err := f(in)
+		if err != nil {
+			complain(stderr, err)
+			return helper.RefusedStatus
+		}
+		if _, err := io.WriteString(stdout, out); err != nil {
+			complain(stderr, err)
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case args[0] == "pdf-text" && len(args) == 1:
+		return convertWith(convert.PDFText)
+	case args[0] == "html-markdown" && len(args) == 2:
+		return convertWith(func(b []byte) (string, error) { return convert.HTMLToMarkdown(string(b), args[1]) })
+	case args[0] == "otel":
+		return exporter.Main(args[1:], stdin, stderr)
+	}
+	complain(stderr, fmt.Sprintf("cairn-helper: unknown command %q", args))
+	return 2
+}
+
+// complain tells the daemon what went wrong; it reads stderr only to report it, so a failed
+// write there has nowhere else to go.
+func complain(stderr io.Writer, a any) { _, _ = fmt.Fprintln(stderr, a) }
