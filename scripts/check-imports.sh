@@ -70,7 +70,7 @@ done < <(for goos in linux windows darwin; do
 #    (core/helper; docs/performance.md, "P5 — the daemon at rest"): their initialisers would run
 #    in every process of the binary.
 heavy=$(for goos in linux windows darwin; do GOOS=$goos CGO_ENABLED=1 go list -deps ./server/cmd/cairn; done |
-  grep -E '^(github.com/ledongthuc/pdf|github.com/JohannesKaufmann/html-to-markdown|golang.org/x/net/html|go.opentelemetry.io/otel/sdk|go.opentelemetry.io/otel/exporters)(/|$)' | sort -u || true)
+  grep -E "^(github.com/ledongthuc/pdf|github.com/JohannesKaufmann/html-to-markdown|golang.org/x/net/html|go.opentelemetry.io/otel/sdk|go.opentelemetry.io/otel/exporters|$mod/server/otel/exporter|$mod/core/convert)(/|\$)" | sort -u || true)
 for d in $heavy; do bad "server/cmd/cairn depends on $d, which belongs in cairn-helper"; done
 
 # 4. TypeScript: the extension never imports the webview; the shared package (proto/ts) imports

@@ -266,28 +266,3 @@ func TestMissingHelper(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
-
-// TestDaemonLinksNoSDK: the daemon's executable links none of the OpenTelemetry SDK or its
-// exporters; they live in cairn-helper (docs/performance.md, "P5 — the daemon at rest").
-func TestDaemonLinksNoSDK(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command:", err)
-	}
-	mod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "list", "-deps", "./server/cmd/cairn")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(mod)))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for pkg := range strings.Lines(string(out)) {
-		pkg = strings.TrimSpace(pkg)
-		if strings.HasPrefix(pkg, "go.opentelemetry.io/otel/sdk") || strings.HasPrefix(pkg, "go.opentelemetry.io/otel/exporters") ||
-			pkg == "github.com/cairnhq/cairn/server/otel/exporter" {
-			t.Errorf("cairn links %s", pkg)
-		}
-	}
-}
