@@ -21,7 +21,12 @@
 # build against the module as it is. The same goes for go-git's gitignore matcher, the one part
 # of go-git Cairn uses (core/workspace): its dir.go, which reads git's own configuration files
 # for global patterns that Cairn never asks for, links go-git's config parser and encoding/gob,
-# whose initialisers would otherwise run before main.
+# whose initialisers would otherwise run before main. And go-seccomp-bpf, whose filter the sandbox
+# launcher loads (core/sandbox), builds the syscall tables of every architecture it knows before
+# main, in every process of the binary; a daemon is built for linux/amd64 or linux/arm64 only,
+# and the filter names the syscalls of the architecture it runs on. Its copy keeps the x86_64
+# and aarch64 tables and has the arm, i386 and x32 ones empty (x32 is still refused: the filter
+# tests its syscall bit, not its table).
 #
 # cairn-helper holds what few tasks need and whose libraries are heavy to load (core/helper): the
 # daemon runs it on first use and finds it beside its own executable. It needs no C code, so it
@@ -51,29 +56,55 @@ modfile=$work/go.$$.mod
 trap 'rm -f "$modfile" "${modfile%.mod}.sum"' EXIT
 cp go.mod "$modfile"
 cp go.sum "${modfile%.mod}.sum"
-# trim MODULE FILE...: build against MODULE less FILEs (see above).
-trim() {
-  local mod=$1 ver src lib tmp f
-  shift
+# patch MODULE NAME CMD...: build against a copy of MODULE that CMD changed (run in the copy's
+# folder; it fails when the files are not as it expects), kept in $work/MODULE@VERSION-NAME.
+patch() {
+  local mod=$1 name=$2 ver src lib tmp
+  shift 2
   "$go" mod download "$mod"
   { read -r ver; read -r src; } < <("$go" list -m -f '{{.Version}}{{"\n"}}{{.Dir}}' "$mod")
   if command -v cygpath >/dev/null; then src=$(cygpath -u "$src"); fi # Git Bash on Windows
-  for f in "$@"; do
-    [ -f "$src/$f" ] || { echo "build-daemon: $mod $ver has no $f at '$src'" >&2; exit 1; }
-  done
-  lib=$work/${mod//\//_}@$ver
+  lib=$work/${mod//\//_}@$ver-$name
   if [ ! -d "$lib" ]; then
     tmp=$(mktemp -d "$work/copy.XXXXXX")
     cp -R "$src/." "$tmp/"
     chmod -R u+w "$tmp"
-    for f in "$@"; do rm "$tmp/$f"; done
+    (cd "$tmp" && "$@") || { echo "build-daemon: cannot patch $mod $ver ($name)" >&2; rm -rf "$tmp"; exit 1; }
     [ -d "$lib" ] || mv "$tmp" "$lib" # a build beside this one may have made it meanwhile
     rm -rf "$tmp"
   fi
   echo "replace $mod => ./$lib" >>"$modfile"
 }
-trim github.com/mark3labs/mcp-go client/inprocess.go client/transport/inprocess.go
-trim github.com/go-git/go-git/v5 plumbing/format/gitignore/dir.go
+# remove FILE...: delete FILEs, each of which must exist.
+remove() {
+  local f
+  for f in "$@"; do
+    [ -f "$f" ] || { echo "build-daemon: no $f" >&2; return 1; }
+  done
+  rm "$@"
+}
+# empty_tables FILE KEEP...: empty every `var syscallsX = map[int]string{…}` of FILE but the KEEP
+# ones, each of which must be there and not empty.
+empty_tables() {
+  local file=$1 keep
+  shift
+  awk -v keep=" $* " -v want=$# '
+    /^var syscalls[A-Za-z0-9_]* = map\[int\]string\{$/ {
+      if (index(keep, " " $2 " ")) { kept++ } else { print "var " $2 " = map[int]string{}"; emptied++; skip = 1; next }
+    }
+    skip { if ($0 == "}") skip = 0; next }
+    { print }
+    END { if (kept != want || emptied == 0) exit 1 }
+  ' "$file" >"$file.new" || { echo "build-daemon: $file is not as expected" >&2; return 1; }
+  mv "$file.new" "$file"
+  for keep in "$@"; do
+    [ "$(awk -v v="$keep" '$2 == v { on = 1; next } on && /^}$/ { exit } on { n++ } END { print n + 0 }' "$file")" -gt 100 ] ||
+      { echo "build-daemon: $file: $keep is missing or short" >&2; return 1; }
+  done
+}
+patch github.com/mark3labs/mcp-go trim remove client/inprocess.go client/transport/inprocess.go
+patch github.com/go-git/go-git/v5 trim remove plumbing/format/gitignore/dir.go
+patch github.com/elastic/go-seccomp-bpf tables empty_tables arch/zsyscalls.go syscallsX86_64 syscallsAARCH64
 
 CGO_ENABLED=1 "$go" build -modfile "$modfile" -trimpath ${args[@]+"${args[@]}"} -ldflags "$ldflags" -o "$out" ./server/cmd/cairn
 helper=$(dirname "$out")/cairn-helper
