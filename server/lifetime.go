@@ -97,17 +97,14 @@ type exeWatch struct {
 	once    sync.Once
 }
 
-// watchExecutable calls replaced, once, when path no longer names the file it named at start
-// (renamed over, removed, or rewritten: another size or modification time). Where the system
-// tells about changes in the directory (inotify) it hears them through hub, the daemon's one
-// watcher, costing nothing while idle; elsewhere it stats the file every interval on a
-// goroutine of its own. replaced runs on the hub's goroutine or that one: it must not wait
-// for the daemon to stop (the hub closes as the daemon stops).
-func watchExecutable(hub *watch.Hub, path string, interval time.Duration, replaced func()) (*exeWatch, error) {
-	first, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
+// watchExecutable calls replaced, once, when path no longer names first, the file it named at
+// start (renamed over, removed, or rewritten: another size or modification time), including a
+// change made before the watch was set up. Where the system tells about changes in the
+// directory (inotify) it hears them through hub, the daemon's one watcher, costing nothing
+// while idle; elsewhere it stats the file every interval on a goroutine of its own. replaced
+// runs on the hub's goroutine, that one or the caller's: it must not wait for the daemon to
+// stop (the hub closes as the daemon stops).
+func watchExecutable(hub *watch.Hub, path string, first os.FileInfo, interval time.Duration, replaced func()) *exeWatch {
 	var fired sync.Once
 	check := func() bool {
 		now, err := os.Stat(path)
@@ -120,7 +117,8 @@ func watchExecutable(hub *watch.Hub, path string, interval time.Duration, replac
 	w := &exeWatch{done: make(chan struct{})}
 	if stop, ok := notifyDir(hub, path, func() { check() }); ok {
 		w.unwatch = stop
-		return w, nil
+		check() // what changed while the watch was being set up
+		return w
 	}
 	w.polling.Add(1)
 	go func() {
@@ -138,7 +136,7 @@ func watchExecutable(hub *watch.Hub, path string, interval time.Duration, replac
 			}
 		}
 	}()
-	return w, nil
+	return w
 }
 
 // Stop ends the watch and waits for its goroutine.

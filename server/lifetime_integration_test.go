@@ -538,6 +538,25 @@ func TestServeProcessLifetime(t *testing.T) {
 			t.Fatal("handshake file or socket left after an idle exit")
 		}
 	})
+	t.Run("SIGTERM and SIGINT stop it cleanly", func(t *testing.T) {
+		// It catches them from its handshake on (docs/performance.md, "P5 — the daemon at rest").
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			dir := sharedDir(t)
+			cmd, hs := serveProc(t, bin, dir, "--idle-exit", "0")
+			if err := getState(t, hs.Address, readToken(t, hs.TokenFile)); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitExit(t, cmd, sig.String()); code != 0 {
+				t.Fatalf("%v: exit code %d", sig, code)
+			}
+			if fileExists(server.HandshakePath(dir)) || fileExists(filepath.Join(dir, "daemon.sock")) {
+				t.Fatalf("%v: handshake file or socket left", sig)
+			}
+		}
+	})
 	t.Run("stdin lifeline still ends the daemon", func(t *testing.T) {
 		dir := sharedDir(t)
 		cmd := exec.Command(bin, "serve", "--data-dir", dir, "--idle-exit", "0", "--stdin-lifeline")

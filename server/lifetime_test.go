@@ -93,29 +93,13 @@ func TestLifetime(t *testing.T) {
 func TestWatchExecutable(t *testing.T) {
 	for _, mode := range []string{"notify", "poll"} {
 		t.Run(mode, func(t *testing.T) {
-			if mode == "poll" {
-				notifyDir = func(*watch.Hub, string, func()) (func(), bool) { return nil, false }
-				t.Cleanup(func() { notifyDir = watchDir })
-			}
-			exe := filepath.Join(t.TempDir(), "cairn")
-			if err := os.WriteFile(exe, []byte("v1"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			exe, hub, first := exeWatchSetup(t, mode)
 			// Another file in the directory changing is no upgrade.
 			if err := os.WriteFile(exe+".log", []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			hub := watch.New()
-			t.Cleanup(func() {
-				if err := hub.Close(); err != nil {
-					t.Error(err)
-				}
-			})
 			fired := make(chan struct{})
-			w, err := watchExecutable(hub, exe, 5*time.Millisecond, func() { close(fired) })
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := watchExecutable(hub, exe, first, 5*time.Millisecond, func() { close(fired) })
 			defer w.Stop()
 			if err := os.WriteFile(exe+".log", []byte("more"), 0o644); err != nil {
 				t.Fatal(err)
@@ -126,11 +110,58 @@ func TestWatchExecutable(t *testing.T) {
 			if err := os.Rename(exe+".new", exe); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case <-fired:
-			case <-time.After(30 * time.Second):
-				t.Fatal("the replaced executable was not noticed")
-			}
+			waitFired(t, fired, "the replaced executable was not noticed")
 		})
+	}
+}
+
+// TestWatchExecutableSeesEarlierChange: the watch is set up beside the handshake, so a file
+// replaced between the daemon's look at it and the watch is told as well, in both modes.
+func TestWatchExecutableSeesEarlierChange(t *testing.T) {
+	for _, mode := range []string{"notify", "poll"} {
+		t.Run(mode, func(t *testing.T) {
+			exe, hub, first := exeWatchSetup(t, mode)
+			if err := os.Remove(exe); err != nil {
+				t.Fatal(err)
+			}
+			fired := make(chan struct{})
+			w := watchExecutable(hub, exe, first, 5*time.Millisecond, func() { close(fired) })
+			defer w.Stop()
+			waitFired(t, fired, "the executable removed before the watch was not noticed")
+		})
+	}
+}
+
+// exeWatchSetup makes an executable to watch, in mode "notify" (the system's) or "poll", and
+// a hub, and returns them with the file as it is.
+func exeWatchSetup(t *testing.T, mode string) (string, *watch.Hub, os.FileInfo) {
+	t.Helper()
+	if mode == "poll" {
+		notifyDir = func(*watch.Hub, string, func()) (func(), bool) { return nil, false }
+		t.Cleanup(func() { notifyDir = watchDir })
+	}
+	exe := filepath.Join(t.TempDir(), "cairn")
+	if err := os.WriteFile(exe, []byte("v1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.Stat(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := watch.New()
+	t.Cleanup(func() {
+		if err := hub.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return exe, hub, first
+}
+
+func waitFired(t *testing.T, fired <-chan struct{}, msg string) {
+	t.Helper()
+	select {
+	case <-fired:
+	case <-time.After(30 * time.Second):
+		t.Fatal(msg)
 	}
 }

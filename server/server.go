@@ -116,9 +116,10 @@ type Daemon struct {
 	// shakeInfo is the handshake file this daemon wrote; set once before serving clients.
 	shakeInfo os.FileInfo
 	life      *lifetime
-	// exe is the watch of the daemon's executable (nil: none); upgraded closes (once, by
-	// upgrade) when it saw the executable replaced.
+	// exe is the watch of the daemon's executable (nil: none), set by a goroutine that
+	// exeSetup counts; upgraded closes (once, by upgrade) when it saw the executable replaced.
 	exe         *exeWatch
+	exeSetup    sync.WaitGroup
 	upgraded    chan struct{}
 	upgradeOnce sync.Once
 	// otelStop flushes and stops the OpenTelemetry exporters (a no-op without them).
@@ -336,14 +337,22 @@ func (d *Daemon) startLifetime() error {
 		if poll <= 0 {
 			poll = 250 * time.Millisecond
 		}
-		// Told on the watcher's goroutine, which Stop waits for: the daemon stops on Start's.
-		exe, err := watchExecutable(d.comp.agent.Watch, d.cfg.Executable, poll, func() {
-			d.upgradeOnce.Do(func() { close(d.upgraded) })
-		})
+		// The file as it is now is what a change is told against; the watch itself is set up
+		// beside the handshake, not before it: adding a watch costs the kernel time in
+		// proportion to the folder's cached entries, several milliseconds in a busy folder
+		// (docs/performance.md, "P5 — the daemon at rest"). Stop waits for it.
+		first, err := os.Stat(d.cfg.Executable)
 		if err != nil {
 			return fmt.Errorf("server: watching the executable: %w", err)
 		}
-		d.exe = exe
+		d.exeSetup.Add(1)
+		go func() {
+			defer d.exeSetup.Done()
+			// Told on the watcher's goroutine, which Stop waits for: the daemon stops on Start's.
+			d.exe = watchExecutable(d.comp.agent.Watch, d.cfg.Executable, first, poll, func() {
+				d.upgradeOnce.Do(func() { close(d.upgraded) })
+			})
+		}()
 	}
 	return nil
 }
@@ -385,6 +394,7 @@ func (d *Daemon) stop() {
 			d.cfg.Logger.Warn("removing the handshake file", "err", err)
 		}
 	}
+	d.exeSetup.Wait()
 	if d.exe != nil {
 		d.exe.Stop()
 	}

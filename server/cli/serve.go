@@ -63,6 +63,7 @@ func serve(ctx context.Context, args []string, stdio IO) int {
 		// A spawner that went away before reading it does not stop a shared daemon.
 		log.Warn("printing the handshake", "err", err)
 	}
+	defer catchInterrupts(ctx)()
 	// Start-up garbage (package init, settings, the store's first reads) is gone by now; hand
 	// its pages back at once rather than over the scavenger's next minutes, so an idle daemon
 	// holds only what it uses. Once, after the handshake: the spawner is not kept waiting.
