@@ -32,6 +32,16 @@ import (
 // cairn binary to measure in the same rotation (before-handshake-ms, before-rss-MB, …).
 func BenchmarkP5(b *testing.B) {
 	dir := b.TempDir()
+	// installed is where the binary name runs from: a folder of its own, as an extension's
+	// daemon has, not the one where the runs' data dirs and sockets come and go (the daemon
+	// watches its executable's folder for upgrades, docs/performance.md).
+	installed := func(name string) string {
+		bin := filepath.Join(dir, "bin-"+name)
+		if err := os.Mkdir(bin, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		return filepath.Join(bin, name)
+	}
 	// build builds pkg, or the daemon as it ships (scripts/build-daemon.sh) when pkg is empty.
 	build := func(name, pkg string) string {
 		built := filepath.Join(dir, name+".built")
@@ -48,7 +58,7 @@ func BenchmarkP5(b *testing.B) {
 		// (FilePmdMapped in smaps), so a page of code that runs counts 2 MB. A binary unpacked
 		// the way an editor installs an extension, in small writes, has none. Both binaries
 		// run from such a copy.
-		out := filepath.Join(dir, name)
+		out := installed(name)
 		if err := copyExecutable(built, out); err != nil {
 			b.Fatal(err)
 		}
@@ -91,7 +101,7 @@ func BenchmarkP5(b *testing.B) {
 	// CAIRN_P5_BEFORE may name an older cairn binary, measured in the same rotation (before-).
 	var before string
 	if old := os.Getenv("CAIRN_P5_BEFORE"); old != "" {
-		before = filepath.Join(dir, "before")
+		before = installed("before")
 		if err := copyExecutable(old, before); err != nil {
 			b.Fatal(err)
 		}
