@@ -68,42 +68,16 @@ func Main(args []string) int {
 	if tr, err := egress.FromEnv(os.Getenv).Transport(); err == nil {
 		http.DefaultTransport = tr
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ctx = context.WithValue(ctx, interruptKey{}, cancel)
-	// The daemon catches them once its handshake is out: catching signals starts a thread of
-	// its own, which the editor waiting for that line need not wait for (docs/performance.md,
-	// "P5 — the daemon at rest"). Until then an interrupt ends it as it would any process.
+	ctx := context.Background()
+	// The daemon catches them itself once its handshake is out: catching signals starts a
+	// thread of its own, which the editor waiting for that line need not wait for
+	// (docs/performance.md, "P5 — the daemon at rest").
 	if len(args) == 0 || args[0] != "serve" {
-		defer catchInterrupts(ctx)()
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
 	return Run(ctx, args, stdio)
-}
-
-// interruptKey is the context key of the cancel func of Main's context.
-type interruptKey struct{}
-
-// catchInterrupts makes SIGINT and SIGTERM cancel Main's context, ctx or its parent, and returns
-// the func that stops catching them; on a context Main did not make (tests) it does nothing.
-func catchInterrupts(ctx context.Context) (stop func()) {
-	cancel, ok := ctx.Value(interruptKey{}).(context.CancelFunc)
-	if !ok {
-		return func() {}
-	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(done)
-	}
 }
 
 // Run dispatches a command.

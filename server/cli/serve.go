@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	runtimedebug "runtime/debug"
+	"syscall"
 	"time"
 
 	"github.com/cairnhq/cairn/server"
@@ -63,7 +65,10 @@ func serve(ctx context.Context, args []string, stdio IO) int {
 		// A spawner that went away before reading it does not stop a shared daemon.
 		log.Warn("printing the handshake", "err", err)
 	}
-	defer catchInterrupts(ctx)()
+	// From now on SIGINT and SIGTERM stop the daemon cleanly; until now they ended it as they
+	// end any process (cli.Main).
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
 	// Start-up garbage (package init, settings, the store's first reads) is gone by now; hand
 	// its pages back at once rather than over the scavenger's next minutes, so an idle daemon
 	// holds only what it uses. Once, after the handshake: the spawner is not kept waiting.
