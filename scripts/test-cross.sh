@@ -176,9 +176,9 @@ suite() {
 }
 
 # The daemons as they ship (scripts/build-daemon.sh): a Linux one needs no C library of the
-# machine it runs on, none links the MCP library's server or its JSON Schema compiler, and what
-# loads on first use (the PDF reader, HTML to Markdown, the OpenTelemetry SDK) is in the
-# cairn-helper beside each, not in the daemon (core/helper).
+# machine it runs on, none links the MCP library's server, its JSON Schema compiler or grpc-go's
+# request tracing, and what loads on first use (the PDF reader, HTML to Markdown, the
+# OpenTelemetry SDK) is in the cairn-helper beside each, not in the daemon (core/helper).
 echo "== shipped daemons"
 for exe in bin/cairn bin/linux-arm64/cairn bin/win32-x64/cairn.exe; do
   [ -e "$exe" ] || continue
@@ -191,6 +191,9 @@ for exe in bin/cairn bin/linux-arm64/cairn bin/win32-x64/cairn.exe; do
     ! grep -q 'santhosh-tekuri/jsonschema' "$work/out"; then
     pass "$exe: MCP client without the library's server"
   else fail "$exe: links jsonschema/v6 (the MCP library's server)"; fi
+  if grep -qE 'build[[:space:]]+-tags=(.*,)?grpcnotrace(,|$)' "$work/out"; then
+    pass "$exe: without grpc-go's request tracing"
+  else fail "$exe: built without the grpcnotrace tag"; fi
   helper=$(dirname "$exe")/cairn-helper${exe##*cairn}
   heavy='ledongthuc/pdf|html-to-markdown|go.opentelemetry.io/otel/sdk'
   if go version -m "$helper" >"$work/helper.out" 2>&1 && [ "$(grep -cE "$heavy" "$work/helper.out")" -ge 3 ] &&

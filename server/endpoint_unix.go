@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -50,11 +51,17 @@ func bindSocket(sock string) (net.Listener, error) {
 	return bindPrivate(sock)
 }
 
-// bindPrivate binds the socket in a fresh 0700 directory beside sock, makes it 0600 and only
-// then renames it to sock, so it is never reachable with wider permissions. (Setting the umask
-// instead would change it for the whole process, and a command forked meanwhile would
-// inherit it.) The caller holds the starters' lock and has made sure sock does not exist.
+// bindPrivate binds the socket so that it is never reachable with wider permissions than 0600.
+// In a folder only this user may enter (the data dir, 0700, where the socket lives by default)
+// nobody else can reach it between the bind and the chmod, so it binds at sock. Anywhere else it
+// binds in a fresh 0700 folder beside sock, makes it 0600 and only then renames it to sock: that
+// folder costs a mkdir and an rmdir, most of what binding takes. (Setting the umask instead would
+// change it for the whole process, and a command forked meanwhile would inherit it.) The caller
+// holds the starters' lock and has made sure sock does not exist.
 func bindPrivate(sock string) (_ net.Listener, err error) {
+	if privateFolder(filepath.Dir(sock)) {
+		return bindNarrowed(sock, sock)
+	}
 	dir, err := os.MkdirTemp(filepath.Dir(sock), ".b")
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -64,19 +71,40 @@ func bindPrivate(sock string) (_ net.Listener, err error) {
 			err = fmt.Errorf("server: %w", rerr)
 		}
 	}()
-	tmp := filepath.Join(dir, "s")
-	lis, err := net.Listen("unix", tmp)
+	return bindNarrowed(filepath.Join(dir, "s"), sock)
+}
+
+// bindNarrowed binds at path, makes the socket file 0600 and moves it to sock when that is
+// another path. On failure nothing is left at either path.
+func bindNarrowed(path, sock string) (net.Listener, error) {
+	lis, err := net.Listen("unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	lis.(*net.UnixListener).SetUnlinkOnClose(false)
-	if err := os.Chmod(tmp, 0o600); err != nil {
-		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
+	fail := func(err error) (net.Listener, error) {
+		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close(), os.Remove(path)))
 	}
-	if err := os.Rename(tmp, sock); err != nil {
-		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close()))
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fail(err)
+	}
+	if path != sock {
+		if err := os.Rename(path, sock); err != nil {
+			return fail(err)
+		}
 	}
 	return lis, nil
+}
+
+// privateFolder reports whether dir is a folder (not a link to one) that this user owns and
+// that grants nobody else any permission.
+func privateFolder(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
 }
 
 // daemonAnswers reports whether a server answers on sock. Connecting is not proof: for a moment
