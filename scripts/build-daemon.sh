@@ -24,9 +24,9 @@
 # whose initialisers would otherwise run before main. And go-seccomp-bpf, whose filter the sandbox
 # launcher loads (core/sandbox), builds the syscall tables of every architecture it knows before
 # main, in every process of the binary; a daemon is built for linux/amd64 or linux/arm64 only,
-# and the filter names the syscalls of the architecture it runs on. Its copy keeps the x86_64
-# and aarch64 tables and has the arm, i386 and x32 ones empty (x32 is still refused: the filter
-# tests its syscall bit, not its table).
+# and the filter names the syscalls of the architecture it runs on. Its copy keeps that one
+# architecture's table (x86_64 or aarch64) and has the others empty (x32 is still refused: the
+# filter tests its syscall bit, not its table).
 #
 # cairn-helper holds what few tasks need and whose libraries are heavy to load (core/helper): the
 # daemon runs it on first use and finds it beside its own executable. It needs no C code, so it
@@ -107,7 +107,13 @@ empty_tables() {
 }
 patch github.com/mark3labs/mcp-go trim remove client/inprocess.go client/transport/inprocess.go
 patch github.com/go-git/go-git/v5 trim remove plumbing/format/gitignore/dir.go
-patch github.com/elastic/go-seccomp-bpf tables empty_tables arch/zsyscalls.go syscallsX86_64 syscallsAARCH64
+goarch=${GOARCH:-$("$go" env GOARCH)}
+case $goarch in
+  amd64) tables=syscallsX86_64 ;;
+  arm64) tables=syscallsAARCH64 ;;
+  *) tables="syscallsX86_64 syscallsAARCH64" ;; # no Linux daemon ships for it: the package is unused
+esac
+patch github.com/elastic/go-seccomp-bpf "tables-$goarch" empty_tables arch/zsyscalls.go $tables
 
 CGO_ENABLED=1 "$go" build -modfile "$modfile" -trimpath -tags "$tags" -ldflags "$ldflags" -o "$out" ./server/cmd/cairn
 helper=$(dirname "$out")/cairn-helper
