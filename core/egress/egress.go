@@ -50,8 +50,10 @@ func FromEnv(getenv func(string) string) Config {
 		return strings.TrimSpace(getenv(strings.ToLower(k)))
 	}
 	c := Config{HTTPSProxy: either("HTTPS_PROXY"), HTTPProxy: either("HTTP_PROXY"), NoProxy: either("NO_PROXY")}
+	// A file both name (often the system's bundle) is one file to check and read.
 	for _, k := range []string{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS"} {
-		if v := strings.TrimSpace(getenv(k)); v != "" {
+		v := strings.TrimSpace(getenv(k))
+		if v != "" && !slices.ContainsFunc(c.CAFiles, func(f string) bool { return filepath.Clean(f) == filepath.Clean(v) }) {
 			c.CAFiles = append(c.CAFiles, v)
 		}
 	}

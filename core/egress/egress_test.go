@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -27,6 +28,11 @@ func TestFromEnv(t *testing.T) {
 	}
 	if len(c.CAFiles) != 2 || len(c.CADirs) != 2 {
 		t.Errorf("authorities: %+v", c)
+	}
+	// The system's bundle named by both variables is one file.
+	same := map[string]string{"SSL_CERT_FILE": "/etc/ssl/certs/ca.pem", "NODE_EXTRA_CA_CERTS": "/etc/ssl/certs/./ca.pem"}
+	if got := FromEnv(func(k string) string { return same[k] }).CAFiles; !slices.Equal(got, []string{"/etc/ssl/certs/ca.pem"}) {
+		t.Errorf("one file named twice: CAFiles = %q", got)
 	}
 	pick := c.Proxy()
 	for url, want := range map[string]string{
