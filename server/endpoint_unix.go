@@ -100,9 +100,11 @@ func bindNarrowed(path, sock string) (net.Listener, error) {
 // that grants nobody else any permission.
 func privateFolder(dir string) bool {
 	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
-		return false
-	}
+	return err == nil && fi.IsDir() && fi.Mode().Perm()&0o077 == 0 && ownedByMe(fi)
+}
+
+// ownedByMe reports whether the file fi describes belongs to this process's effective user.
+func ownedByMe(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
 }

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // createToken makes a fresh random token for this daemon start and writes it to path, created
@@ -56,8 +55,7 @@ func removeOwnToken(path string) error {
 	if err != nil {
 		return fmt.Errorf("server: token: %w", err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) != os.Geteuid() {
+	if !ownedByMe(fi) {
 		return fmt.Errorf("server: %w: %s belongs to another user", ErrTokenFile, path)
 	}
 	if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
