@@ -148,12 +148,13 @@ soak:
 vsix: daemon webview
 	npm run -w extension package
 
-# Cross builds: tree-sitter needs cgo, so each target needs a C cross compiler. Linux arm64 and
-# Windows use Debian's gcc-aarch64-linux-gnu and mingw-w64 (.ci/run installs them); macOS uses
-# zig cc from the npm registry, pinned here and installed under .cache/zig, linking against
-# framework stubs made from the Go toolchain's own import list (scripts/darwin-stubs.sh). The
-# darwin link keeps its symbol table (-w, not -s): zig's linker refuses the strip flags. Linux
-# daemons link statically (scripts/build-daemon.sh says why).
+# Cross builds: the daemon is Go only, but tree-sitter in its cairn-helper needs cgo, so each
+# target needs a C cross compiler. Linux arm64 and Windows use Debian's gcc-aarch64-linux-gnu
+# and mingw-w64 (.ci/run installs them); macOS uses zig cc from the npm registry, pinned here and
+# installed under .cache/zig, linking against framework stubs made from the Go toolchain's own
+# import list (scripts/darwin-stubs.sh). The darwin helper keeps its symbol table (-w, not -s):
+# zig's linker refuses the strip flags. Linux daemons and helpers are static
+# (scripts/build-daemon.sh says why).
 CROSS_TARGETS := linux-arm64 win32-x64 darwin-arm64 darwin-x64
 
 $(ZIG):

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds the daemon into OUT for $GOOS/$GOARCH (default: this machine), and beside it its second
 # executable, cairn-helper (cairn-helper.exe for Windows), the way every package of it ships: the Makefile's daemon and cross builds, the release workflow and BenchmarkP5 all
-# call this, so what is measured is what is installed. CC and CGO_LDFLAGS come from the caller
-# (tree-sitter needs cgo; see the Makefile's "Cross builds"). docs/performance.md ("P5 — the
-# daemon at rest") has the figures behind both choices below.
+# call this, so what is measured is what is installed. docs/performance.md ("P5 — the daemon at
+# rest") has the figures behind the choices below.
 #
-# A Linux daemon links statically: it then runs on any distribution whatever its C library (a
-# dynamic one built on a new glibc refuses to start on an older one, as on many remote
-# machines), the kernel maps no ld.so or libc.so beside it, and no dynamic loader runs before
-# main. Name lookups and users then come from Go's own resolver and /etc/passwd reader (netgo,
-# osusergo), as in any Go program built without cgo.
+# The daemon is Go only, built without cgo: no C library's start-up runs before main, a crash in
+# C code cannot take it down, and it needs no C compiler for any target. A Linux daemon is then
+# static by itself: it runs on any distribution whatever its C library, and the kernel maps no
+# ld.so or libc.so beside it. The C code Cairn has, tree-sitter's grammars (core/tools/codedefs),
+# is in cairn-helper, built with cgo: CC and CGO_LDFLAGS come from the caller (see the Makefile's
+# "Cross builds"). A Linux helper links statically too, with Go's own resolver and /etc/passwd
+# reader (netgo, osusergo), as in any Go program built without cgo.
 #
 # The MCP client library, github.com/mark3labs/mcp-go, links its own server through the client's
 # in-process transport (client/inprocess.go, client/transport/inprocess.go), which Cairn never
@@ -28,9 +29,8 @@
 # architecture's table (x86_64 or aarch64) and has the others empty (x32 is still refused: the
 # filter tests its syscall bit, not its table).
 #
-# cairn-helper holds what few tasks need and whose libraries are heavy to load (core/helper): the
-# daemon runs it on first use and finds it beside its own executable. It needs no C code, so it
-# builds without cgo: static on Linux and no C cross compiler for any target.
+# cairn-helper holds what few tasks need and whose libraries are heavy to load or are C code
+# (core/helper): the daemon runs it on first use and finds it beside its own executable.
 #
 # Usage: scripts/build-daemon.sh OUT   (VERSION: what `cairn --version` prints; GO: the go command)
 set -euo pipefail
@@ -39,15 +39,20 @@ out=${1:?usage: scripts/build-daemon.sh OUT}
 go=${GO:-go}
 goos=${GOOS:-$("$go" env GOOS)}
 ldflags="-X github.com/cairnhq/cairn/server/cli.Version=${VERSION:-dev}"
+helper_ldflags= helper_tags=
 # grpc-go's request tracing (golang.org/x/net/trace, for the /debug/requests page of an HTTP
 # server Cairn does not run) is left out: its package and initialiser never load.
 tags=grpcnotrace
 case $goos in
-  # zig's linker refuses -s: the darwin daemon keeps its symbol table.
-  darwin) ldflags="-w $ldflags" ;;
+  # zig's linker refuses -s: the darwin helper keeps its symbol table.
+  darwin)
+    helper_ldflags="-w $ldflags"
+    ldflags="-s -w $ldflags"
+    ;;
   linux)
-    ldflags="-s -w $ldflags -linkmode=external -extldflags=-static"
-    tags=$tags,netgo,osusergo
+    ldflags="-s -w $ldflags"
+    helper_ldflags="$ldflags -linkmode=external -extldflags=-static"
+    helper_tags=netgo,osusergo
     ;;
   *) ldflags="-s -w $ldflags" ;;
 esac
@@ -115,7 +120,7 @@ case $goarch in
 esac
 patch github.com/elastic/go-seccomp-bpf "tables-$goarch" empty_tables arch/zsyscalls.go $tables
 
-CGO_ENABLED=1 "$go" build -modfile "$modfile" -trimpath -tags "$tags" -ldflags "$ldflags" -o "$out" ./server/cmd/cairn
+CGO_ENABLED=0 "$go" build -modfile "$modfile" -trimpath -tags "$tags" -ldflags "$ldflags" -o "$out" ./server/cmd/cairn
 helper=$(dirname "$out")/cairn-helper
 [ "$goos" != windows ] || helper=$helper.exe
-CGO_ENABLED=0 "$go" build -trimpath -ldflags "${ldflags%% -linkmode*}" -o "$helper" ./server/cmd/cairn-helper
+CGO_ENABLED=1 "$go" build -trimpath -tags "$helper_tags" -ldflags "${helper_ldflags:-$ldflags}" -o "$helper" ./server/cmd/cairn-helper

@@ -36,6 +36,7 @@ level() {
     core/llm|core/llm/llmtest|core/internal/pdftest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden|core/egress|core/telemetry) echo 0;;
     core/workspace) echo 1;;
     core/parse|core/diff|core/commitmsg|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 2;;
+    core/tools/codedefs/treesitter) echo 4;;
     core/store/memstore|core/tools/*|core/prompt|core/modes|core/host/direct|core/lsp|core/policy) echo 3;;
     core/store/storetest|core/envdetails|core/mentions|core/window) echo 4;;
     core/task/*) echo 4;;
@@ -68,9 +69,10 @@ done < <(for goos in linux windows darwin; do
 
 # 3. The daemon's executable links none of the libraries that load on first use in cairn-helper
 #    (core/helper; docs/performance.md, "P5 — the daemon at rest"): their initialisers would run
-#    in every process of the binary.
+#    in every process of the binary. Nor does it link C code: tree-sitter's grammars are in the
+#    helper too (core/tools/codedefs), and the daemon is built without cgo.
 heavy=$(for goos in linux windows darwin; do GOOS=$goos CGO_ENABLED=1 go list -deps ./server/cmd/cairn; done |
-  grep -E "^(github.com/ledongthuc/pdf|github.com/JohannesKaufmann/html-to-markdown|golang.org/x/net/html|go.opentelemetry.io/otel/sdk|go.opentelemetry.io/otel/exporters|$mod/server/otel/exporter|$mod/core/convert)(/|\$)" | sort -u || true)
+  grep -E "^(github.com/ledongthuc/pdf|github.com/JohannesKaufmann/html-to-markdown|golang.org/x/net/html|go.opentelemetry.io/otel/sdk|go.opentelemetry.io/otel/exporters|$mod/server/otel/exporter|$mod/core/convert|github.com/smacker/go-tree-sitter|$mod/core/tools/codedefs/treesitter)(/|\$)" | sort -u || true)
 for d in $heavy; do bad "server/cmd/cairn depends on $d, which belongs in cairn-helper"; done
 
 # 4. TypeScript: the extension never imports the webview; the shared package (proto/ts) imports

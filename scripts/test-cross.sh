@@ -2,10 +2,10 @@
 # Runs the cross-built daemons on this machine: bin/linux-arm64/cairn under qemu-user and
 # bin/win32-x64/cairn.exe under Wine. For each: version, debug parse, tool (an edit applied; a
 # failing edit leaves the file byte-identical), search_files and list_code_definition_names on a
-# small tree (tree-sitter through cgo), serve + one authenticated RPC from the native client
+# small tree (tree-sitter, through cgo in cairn-helper), serve + one authenticated RPC from the native client
 # (server/cli TestForeignDaemon), and `cairn run` against the fake model: attached to that
 # daemon (Windows: from cmd.exe) and with a private daemon (not under Wine: see pipe_skip). First,
-# the daemons must be as scripts/build-daemon.sh builds them (Linux ones static). Needs
+# the daemons must be as scripts/build-daemon.sh builds them (Linux ones and their helpers static). Needs
 # qemu-user, gcc-aarch64-linux-gnu with its static libc, and wine64 (.ci/run installs them).
 # Usage: scripts/test-cross.sh [linux-arm64] [win32-x64]
 set -euo pipefail
@@ -104,7 +104,7 @@ suite() {
 
   if tool defs 0 $'<list_code_definition_names>\n<path>src</path>\n</list_code_definition_names>' &&
     grep -q 'func Hello' "$work/out" && grep -q 'function wave' "$work/out"; then
-    pass "list_code_definition_names (tree-sitter: Go and TypeScript)"
+    pass "list_code_definition_names (tree-sitter in cairn-helper: Go and TypeScript)"
   else fail list_code_definition_names; fi
 
   # A PDF's text comes from cairn-helper, which the daemon runs from beside its own executable.
@@ -176,29 +176,35 @@ suite() {
 }
 
 # The daemons as they ship (scripts/build-daemon.sh): a Linux one needs no C library of the
-# machine it runs on, none links the MCP library's server, its JSON Schema compiler or grpc-go's
-# request tracing, and what loads on first use (the PDF reader, HTML to Markdown, the
-# OpenTelemetry SDK) is in the cairn-helper beside each, not in the daemon (core/helper).
+# machine it runs on, none runs C code (tree-sitter's grammars are in the helper) or links the
+# MCP library's server, its JSON Schema compiler or grpc-go's request tracing, and what loads on
+# first use (the PDF reader, HTML to Markdown, the OpenTelemetry SDK) is in the cairn-helper
+# beside each, not in the daemon (core/helper).
 echo "== shipped daemons"
 for exe in bin/cairn bin/linux-arm64/cairn bin/win32-x64/cairn.exe; do
   [ -e "$exe" ] || continue
   if [ "$exe" != bin/win32-x64/cairn.exe ]; then
-    if LC_ALL=C readelf -d "$exe" >"$work/out" 2>&1 && grep -q 'no dynamic section' "$work/out"; then
-      pass "$exe: static"
-    else fail "$exe: dynamically linked"; fi
+    for bin in "$exe" "$(dirname "$exe")/cairn-helper"; do
+      if LC_ALL=C readelf -d "$bin" >"$work/out" 2>&1 && grep -q 'no dynamic section' "$work/out"; then
+        pass "$bin: static"
+      else fail "$bin: dynamically linked"; fi
+    done
   fi
   if go version -m "$exe" >"$work/out" 2>&1 && grep -q 'mark3labs/mcp-go' "$work/out" &&
     ! grep -q 'santhosh-tekuri/jsonschema' "$work/out"; then
     pass "$exe: MCP client without the library's server"
   else fail "$exe: links jsonschema/v6 (the MCP library's server)"; fi
+  if grep -qE 'build[[:space:]]+CGO_ENABLED=0$' "$work/out" && ! grep -q 'smacker/go-tree-sitter' "$work/out"; then
+    pass "$exe: Go only (no cgo, no tree-sitter)"
+  else fail "$exe: built with cgo or linking tree-sitter"; fi
   if grep -qE 'build[[:space:]]+-tags=(.*,)?grpcnotrace(,|$)' "$work/out"; then
     pass "$exe: without grpc-go's request tracing"
   else fail "$exe: built without the grpcnotrace tag"; fi
   helper=$(dirname "$exe")/cairn-helper${exe##*cairn}
-  heavy='ledongthuc/pdf|html-to-markdown|go.opentelemetry.io/otel/sdk'
-  if go version -m "$helper" >"$work/helper.out" 2>&1 && [ "$(grep -cE "$heavy" "$work/helper.out")" -ge 3 ] &&
+  heavy='ledongthuc/pdf|html-to-markdown|go.opentelemetry.io/otel/sdk|smacker/go-tree-sitter'
+  if go version -m "$helper" >"$work/helper.out" 2>&1 && [ "$(grep -cE "$heavy" "$work/helper.out")" -ge 4 ] &&
     go version -m "$exe" >"$work/out" 2>&1 && ! grep -qE "$heavy" "$work/out"; then
-    pass "$exe: the PDF reader, HTML to Markdown and OpenTelemetry are in $helper only"
+    pass "$exe: the PDF reader, HTML to Markdown, OpenTelemetry and tree-sitter are in $helper only"
   else cat "$work/helper.out" >>"$work/out"; fail "$exe: heavy libraries in the daemon, or no $helper"; fi
 done
 

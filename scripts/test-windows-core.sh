@@ -34,10 +34,11 @@ start=$SECONDS
 overlay=$(scripts/wine/overlay.sh "$work/overlay")
 GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc \
   go test -overlay "$overlay" -c -o "$work/bin/" "${pkgs[@]}" | { grep -v 'no test files' || true; }
-# Tests that read a PDF or convert a page run the real cairn-helper (core/helper), as Windows
-# would beside the daemon; helpertest uses the one CAIRN_HELPER names (a Windows path: Z: is /).
-# Not beside the test binaries: core/helper's tests check what a daemon with none beside it does.
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$work/helper/cairn-helper.exe" ./server/cmd/cairn-helper
+# Tests that read a PDF, convert a page or outline code run the real cairn-helper (core/helper),
+# as Windows would beside the daemon; helpertest uses the one CAIRN_HELPER names (a Windows path:
+# Z: is /). Not beside the test binaries: core/helper's tests check what a daemon with none
+# beside it does. Its tree-sitter grammars are C code: cgo through mingw-w64, as it ships.
+GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc go build -o "$work/helper/cairn-helper.exe" ./server/cmd/cairn-helper
 export CAIRN_HELPER="Z:${work//\//\\}\\helper\\cairn-helper.exe"
 echo "test-windows-core: built in $((SECONDS - start))s"
 

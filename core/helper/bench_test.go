@@ -1,7 +1,10 @@
 package helper_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,12 +12,15 @@ import (
 	"github.com/cairnhq/cairn/core/convert"
 	"github.com/cairnhq/cairn/core/helper"
 	"github.com/cairnhq/cairn/core/internal/pdftest"
+	"github.com/cairnhq/cairn/core/tools/codedefs"
+	"github.com/cairnhq/cairn/core/tools/codedefs/treesitter"
 )
 
 // BenchmarkHelperFirstUse is the cost of what the daemon no longer loads at start (docs/
 // performance.md, "P5 — the daemon at rest"): one conversion through cairn-helper, its process
 // start included, against the same conversion in process (x-in-process). The PDF is one page;
-// the page is a small article.
+// the page is a small article; the code is codedefs' testdata, one file per language, as one
+// list_code_definition_names sends it.
 func BenchmarkHelperFirstUse(b *testing.B) {
 	pdf := pdftest.Minimal("What the daemon loads on first use")
 	var page strings.Builder
@@ -24,6 +30,19 @@ func BenchmarkHelperFirstUse(b *testing.B) {
 	}
 	page.WriteString("</body></html>")
 	html := page.String()
+	sources, err := filepath.Glob("../tools/codedefs/testdata/lang/*")
+	if err != nil || len(sources) == 0 {
+		b.Fatalf("no sources to outline: %v", err)
+	}
+	for i, p := range sources {
+		if sources[i], err = filepath.Abs(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	paths, err := json.Marshal(sources)
+	if err != nil {
+		b.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		input  []byte
@@ -33,6 +52,11 @@ func BenchmarkHelperFirstUse(b *testing.B) {
 		{"pdf-text", pdf, []string{"pdf-text"}, func() (string, error) { return convert.PDFText(pdf) }},
 		{"html-markdown", []byte(html), []string{"html-markdown", "https://example.test/"},
 			func() (string, error) { return convert.HTMLToMarkdown(html, "https://example.test/") }},
+		{codedefs.HelperCommand, append(paths, '\n'), []string{codedefs.HelperCommand},
+			func() (string, error) {
+				_, err := treesitter.Outline(context.Background(), sources)
+				return "", err
+			}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

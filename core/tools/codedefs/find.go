@@ -21,40 +21,44 @@ type Place struct {
 // Find returns the definitions named name in the source files of dir, or when it has none,
 // of the whole of root (hidden folders and node_modules left out), skipping what ignored
 // blocks and files too large to outline, after at most a bounded number of files. It is the
-// code navigation's answer when no language server runs (core/tools/nav).
+// code navigation's answer when no language server runs (core/tools/nav). Each of the two
+// looks is one cairn-helper run.
 func Find(ctx context.Context, root, dir, name string, ignored func(abs string) bool) ([]Place, error) {
-	var out []Place
 	seen := 0
-	look := func(p string) error {
+	want := func(p string) bool {
 		if seen >= maxFindFiles || !Supported(p) || ignored(p) {
-			return nil
+			return false
 		}
 		seen++
-		src, err := os.ReadFile(p)
-		if err != nil || len(src) > MaxFileBytes {
-			return nil // an unreadable or huge file does not hide the others
-		}
-		defs, err := Parse(ctx, p, src)
+		return true
+	}
+	named := func(paths []string) ([]Place, error) {
+		parsed, err := parse(ctx, paths)
 		if err != nil {
-			return ctx.Err()
+			return nil, err
 		}
-		for _, d := range defs {
-			if d.Name == name {
-				out = append(out, Place{Path: p, Line: d.Line})
+		var out []Place
+		for _, f := range parsed {
+			for _, d := range f.Defs {
+				if d.Name == name {
+					out = append(out, Place{Path: f.Path, Line: d.Line})
+				}
 			}
 		}
-		return nil
-	}
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if err := look(filepath.Join(dir, e.Name())); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(out) > 0 {
 		return out, nil
 	}
+	var near []string
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if p := filepath.Join(dir, e.Name()); !e.IsDir() && want(p) {
+				near = append(near, p)
+			}
+		}
+	}
+	if out, err := named(near); err != nil || len(out) > 0 {
+		return out, err
+	}
+	var far []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -66,10 +70,13 @@ func Find(ctx context.Context, root, dir, name string, ignored func(abs string) 
 		case seen >= maxFindFiles:
 			return filepath.SkipAll
 		}
-		return look(p)
+		if want(p) {
+			far = append(far, p)
+		}
+		return nil
 	})
 	if err != nil && !errors.Is(err, filepath.SkipAll) {
 		return nil, err
 	}
-	return out, nil
+	return named(far)
 }

@@ -135,29 +135,29 @@ func outline(ctx context.Context, files ignorer, abs, rel string) (string, *tool
 	return out, nil, err
 }
 
-// Folder parses the named files of dir (names relative to dir, in the order given) and
-// formats their outline. Unreadable and oversized files are skipped: one bad file should not
+// Folder outlines the named files of dir (names relative to dir, in the order given), parsed
+// in one cairn-helper run. Unreadable and oversized files are skipped: one bad file should not
 // hide the others.
 func Folder(ctx context.Context, dir string, names []string) (string, error) {
-	files := make([]File, 0, len(names))
+	paths := make([]string, 0, len(names))
+	byPath := make(map[string]string, len(names))
 	for _, name := range names {
-		if err := ctx.Err(); err != nil {
-			return "", fmt.Errorf("codedefs: %w", err)
-		}
 		full := filepath.Join(dir, name)
-		st, err := os.Stat(full)
-		if err != nil || st.Size() > MaxFileBytes {
+		if st, err := os.Stat(full); err != nil || st.Size() > MaxFileBytes {
 			continue
 		}
-		src, err := os.ReadFile(full)
-		if err != nil {
-			continue
+		if abs, err := filepath.Abs(full); err == nil {
+			paths = append(paths, abs)
+			byPath[abs] = name
 		}
-		defs, err := Parse(ctx, name, src)
-		if err != nil {
-			return "", err
-		}
-		files = append(files, File{Name: filepath.ToSlash(name), Defs: defs})
+	}
+	parsed, err := parse(ctx, paths)
+	if err != nil {
+		return "", err
+	}
+	files := make([]File, 0, len(parsed))
+	for _, p := range parsed {
+		files = append(files, File{Name: filepath.ToSlash(byPath[p.Path]), Defs: p.Defs})
 	}
 	return Format(files), nil
 }
