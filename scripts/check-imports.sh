@@ -33,7 +33,7 @@ level() {
     core/helper) echo 0;;
     core/helper/helpertest) echo 1;;
     core/msg|core/toolnames|core/watch|core/event|core/rules|core/shellcmd|core/protect|core/sandbox|core/checkpoint|core/worktree|core/config|\
-    core/llm|core/llm/llmtest|core/internal/pdftest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden|core/egress|core/telemetry) echo 0;;
+    core/llm|core/llm/llmtest|core/internal/pdftest|core/internal/wine|core/internal/winjob|core/internal/mdsections|core/internal/golden|core/internal/tailbuf|core/egress|core/telemetry) echo 0;;
     core/workspace) echo 1;;
     core/parse|core/diff|core/commitmsg|core/llm/openai|core/llm/presets|core/llm/vscodelm|core/skills|core/store|core/tools|core/slash|core/mcp|core/hooks|core/sandbox/sandboxtest) echo 2;;
     core/tools/codedefs/treesitter) echo 4;;

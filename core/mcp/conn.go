@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/cairnhq/cairn/core/internal/tailbuf"
 	"github.com/cairnhq/cairn/core/sandbox"
 )
 
@@ -26,7 +27,7 @@ type conn struct {
 	ctx    func() context.Context // the conn's lifetime context, for run only
 	done   chan struct{}
 	kick   chan struct{} // restart now (capacity 1)
-	stderr *tail
+	stderr *tailbuf.Buffer
 
 	// mu guards the fields below.
 	mu           sync.Mutex
@@ -51,7 +52,7 @@ func newConn(h *Hub, e entry) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &conn{hub: h, name: e.Name, cfg: e.Config, cfgErr: e.Err, cancel: cancel,
 		ctx: func() context.Context { return ctx }, done: make(chan struct{}), kick: make(chan struct{}, 1),
-		stderr: newTail(4096), progress: map[string]func(Progress){}}
+		stderr: tailbuf.New(4096), progress: map[string]func(Progress){}}
 	switch {
 	case e.Err != nil:
 		c.status, c.lastErr = StatusDisconnected, e.Err.Error()

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/cairnhq/cairn/core/config"
+	"github.com/cairnhq/cairn/core/internal/tailbuf"
 	"github.com/cairnhq/cairn/core/sandbox"
 )
 
@@ -29,7 +30,7 @@ const (
 // is what a stdio server's sandbox starts from. log is where the transport's own messages
 // go: mcp-go otherwise logs to slog's process default, which in `cairn run` is the user's
 // terminal (README, "Using it from the command line").
-func dial(ctx context.Context, cfg ServerConfig, box *sandbox.Base, stderr *tail, hc *http.Client, log *slog.Logger) (*session, error) {
+func dial(ctx context.Context, cfg ServerConfig, box *sandbox.Base, stderr *tailbuf.Buffer, hc *http.Client, log *slog.Logger) (*session, error) {
 	s := newSession()
 	switch cfg.transport() {
 	case TypeStdio:
@@ -68,7 +69,7 @@ func dial(ctx context.Context, cfg ServerConfig, box *sandbox.Base, stderr *tail
 // dialStdio starts the server's process itself (rather than through mcp-go's stdio
 // transport) so that the hub sees it exit, keeps its stderr, sets its folder, and stops its
 // whole process group. With box it runs in the sandbox (confine).
-func dialStdio(ctx context.Context, s *session, cfg ServerConfig, box *sandbox.Base, stderr *tail, log *slog.Logger) error {
+func dialStdio(ctx context.Context, s *session, cfg ServerConfig, box *sandbox.Base, stderr *tailbuf.Buffer, log *slog.Logger) error {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
 	// The providers' key variables of the daemon's environment are not the server's to read;

@@ -14,6 +14,7 @@ package codedefs
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -62,13 +63,7 @@ var extensions = []string{".c", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".j
 
 // Supported reports whether path has an extension with a grammar.
 func Supported(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	for _, e := range extensions {
-		if e == ext {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(extensions, strings.ToLower(filepath.Ext(path)))
 }
 
 // Extensions lists the supported extensions (with dot), sorted.

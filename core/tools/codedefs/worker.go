@@ -2,18 +2,18 @@ package codedefs
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn/core/helper"
+	"github.com/cairnhq/cairn/core/internal/tailbuf"
 )
 
 // idleExit is how long the parsing helper waits for its next request before it is let go. A
@@ -32,10 +32,14 @@ type worker struct {
 	stdin  *os.File // the write end of the helper's stdin
 	stdout *os.File // the read end of the helper's stdout
 	reader *bufio.Reader
-	stderr *tail
+	stderr *tailbuf.Buffer
 	exited chan struct{} // closed once the helper has exited and been waited for
+	status error         // how it exited (cmd.Wait's error), once exited is closed
 	idle   *time.Timer
 	gen    int // bumped at every start, so an idle timer of an earlier helper does nothing
+
+	// command makes the helper's command; nil is cairn-helper (tests stand in a crashing one).
+	command func() (*exec.Cmd, error)
 }
 
 // parse has the helper parse the files at paths (absolute). Cancelling ctx stops the helper;
@@ -60,8 +64,11 @@ func (w *worker) parse(ctx context.Context, paths []string) ([]Parsed, error) {
 	if w.cmd != nil {
 		select {
 		case <-w.exited:
-			// It ended while idle (killed from outside, out of memory): start another.
-			w.stop()
+			// It ended while idle (killed from outside, out of memory): start another. What it
+			// said on the way out is the log's, no request's.
+			if err := w.stop(); err != nil {
+				slog.Warn("codedefs: the parsing helper had ended", "err", err)
+			}
 		default:
 		}
 	}
@@ -90,26 +97,25 @@ func (w *worker) parse(ctx context.Context, paths []string) ([]Parsed, error) {
 	case <-ctx.Done():
 		// Killing the helper only loses the parse nobody waits for any more; its stdout then
 		// ends, and with it the goroutine above.
-		_ = w.cmd.Process.Kill()
+		err := kill(w.cmd)
 		<-done
-		w.stop()
-		return nil, fmt.Errorf("codedefs: %w", ctx.Err())
+		return nil, fmt.Errorf("codedefs: %w", errors.Join(ctx.Err(), err, w.stop()))
 	}
 	if r.err != nil {
 		// The helper died during the request (a grammar crashed on some file): this request
-		// fails with what it said, and the next one starts a fresh helper.
+		// fails with how it ended and what it said, and the next one starts a fresh helper.
 		said := w.stderr
-		w.stop()
-		if msg := said.String(); msg != "" {
-			return nil, fmt.Errorf("codedefs: cairn-helper %s: %w: %s", HelperCommand, r.err, msg)
+		err := w.stop()
+		msg := said.String()
+		if msg != "" {
+			msg = ": " + msg
 		}
-		return nil, fmt.Errorf("codedefs: cairn-helper %s: %w", HelperCommand, r.err)
+		return nil, fmt.Errorf("codedefs: cairn-helper %s: %w%s", HelperCommand, errors.Join(r.err, err), msg)
 	}
 	w.idle.Reset(idleExit)
 	var ans Answer
 	if err := json.Unmarshal(r.line, &ans); err != nil {
-		w.stop()
-		return nil, fmt.Errorf("codedefs: the helper's answer: %w", err)
+		return nil, fmt.Errorf("codedefs: the helper's answer: %w", errors.Join(err, w.stop()))
 	}
 	if ans.Error != "" {
 		return nil, fmt.Errorf("codedefs: %s", ans.Error)
@@ -121,7 +127,11 @@ func (w *worker) parse(ctx context.Context, paths []string) ([]Parsed, error) {
 // process can be waited for as soon as it exits without closing what is still to be read.
 // w.mu is held.
 func (w *worker) start() error {
-	cmd, err := helper.Command(context.Background(), HelperCommand)
+	command := w.command
+	if command == nil {
+		command = func() (*exec.Cmd, error) { return helper.Command(context.Background(), HelperCommand) }
+	}
+	cmd, err := command()
 	if err != nil {
 		return fmt.Errorf("codedefs: %w", err)
 	}
@@ -133,7 +143,7 @@ func (w *worker) start() error {
 	if err != nil {
 		return fmt.Errorf("codedefs: %w", errors.Join(err, inR.Close(), inW.Close()))
 	}
-	stderr := &tail{}
+	stderr := tailbuf.New(4 << 10)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
 	err = cmd.Start()
 	// The child has its own copies of its ends; ours close whether it started or not.
@@ -142,60 +152,50 @@ func (w *worker) start() error {
 		return fmt.Errorf("codedefs: starting cairn-helper: %w", errors.Join(err, closed, inW.Close(), outR.Close()))
 	}
 	exited := make(chan struct{})
+	w.cmd, w.stdin, w.stdout, w.reader, w.stderr, w.exited = cmd, inW, outR, bufio.NewReader(outR), stderr, exited
 	go func() {
-		// How it ended says nothing a request has not said already.
-		_ = cmd.Wait()
+		// Read after exited is closed: stop reports it.
+		w.status = cmd.Wait()
 		close(exited)
 	}()
-	w.cmd, w.stdin, w.stdout, w.reader, w.stderr, w.exited = cmd, inW, outR, bufio.NewReader(outR), stderr, exited
 	w.gen++
 	gen := w.gen
 	w.idle = time.AfterFunc(idleExit, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.gen == gen && w.cmd != nil {
-			w.stop()
+			if err := w.stop(); err != nil {
+				slog.Warn("codedefs: stopping the idle parsing helper", "err", err)
+			}
 		}
 	})
 	return nil
 }
 
 // stop ends the helper: its stdin closes, which ends it when it is waiting, and it is killed
-// if it has not ended a second later. w.mu is held.
-func (w *worker) stop() {
+// if it has not ended a second later. The error says how it ended when that was not of its
+// own accord at the end of its input. w.mu is held.
+func (w *worker) stop() error {
 	w.idle.Stop()
-	// Closing our ends of the pipes loses nothing: every answer asked for has been read.
-	_ = w.stdin.Close()
+	errs := []error{w.stdin.Close()}
 	select {
 	case <-w.exited:
 	case <-time.After(time.Second):
-		_ = w.cmd.Process.Kill()
+		errs = append(errs, kill(w.cmd))
 		<-w.exited
 	}
-	_ = w.stdout.Close()
-	w.cmd, w.stdin, w.stdout, w.reader = nil, nil, nil, nil
-}
-
-// tail keeps the last few kilobytes written to it: a failed helper's stderr, for the error.
-type tail struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-const tailBytes = 4 << 10
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf.Write(p)
-	if extra := t.buf.Len() - tailBytes; extra > 0 {
-		t.buf.Next(extra)
+	if w.status != nil {
+		errs = append(errs, fmt.Errorf("cairn-helper %s exited: %w", HelperCommand, w.status))
 	}
-	return len(p), nil
+	errs = append(errs, w.stdout.Close())
+	w.cmd, w.stdin, w.stdout, w.reader, w.status = nil, nil, nil, nil, nil
+	return errors.Join(errs...)
 }
 
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(t.buf.String())
+// kill kills the helper; one that has already exited is not an error.
+func kill(cmd *exec.Cmd) error {
+	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("killing cairn-helper: %w", err)
+	}
+	return nil
 }

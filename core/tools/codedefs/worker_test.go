@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,11 +35,13 @@ func ask(t *testing.T, w *worker, p string) int {
 	return w.cmd.Process.Pid
 }
 
-func stopWorker(w *worker) {
+func stopWorker(t *testing.T, w *worker) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cmd != nil {
-		w.stop()
+		if err := w.stop(); err != nil {
+			t.Errorf("stopping a waiting helper: %v", err)
+		}
 	}
 }
 
@@ -46,7 +50,7 @@ func stopWorker(w *worker) {
 func TestWorkerLife(t *testing.T) {
 	p := goFile(t)
 	var w worker
-	t.Cleanup(func() { stopWorker(&w) })
+	t.Cleanup(func() { stopWorker(t, &w) })
 	first := ask(t, &w, p)
 	if again := ask(t, &w, p); again != first {
 		t.Errorf("second request ran in helper %d, want the warm %d", again, first)
@@ -77,7 +81,7 @@ func TestWorkerIdleExit(t *testing.T) {
 	t.Cleanup(func() { idleExit = old })
 	p := goFile(t)
 	var w worker
-	t.Cleanup(func() { stopWorker(&w) })
+	t.Cleanup(func() { stopWorker(t, &w) })
 	first := ask(t, &w, p)
 	w.mu.Lock()
 	exited := w.exited
@@ -95,5 +99,35 @@ func TestWorkerIdleExit(t *testing.T) {
 	}
 	if next := ask(t, &w, p); next == first {
 		t.Errorf("the ended helper (%d) was asked again", first)
+	}
+}
+
+// A helper that dies during a request fails that request with how it ended and what it said;
+// the next request starts a fresh one.
+func TestWorkerCrash(t *testing.T) {
+	p := goFile(t)
+	var w worker
+	t.Cleanup(func() { stopWorker(t, &w) })
+	starts := 0
+	w.command = func() (*exec.Cmd, error) {
+		starts++
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashEnv+"=1")
+		return cmd, nil
+	}
+	for i := 1; i <= 2; i++ {
+		_, err := w.parse(t.Context(), []string{p})
+		if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "grammar fault at byte 42") {
+			t.Fatalf("request %d: err = %v, want the exit status and the helper's stderr", i, err)
+		}
+		if starts != i {
+			t.Fatalf("request %d ran in helper start %d, want a fresh helper each", i, starts)
+		}
+	}
+	w.mu.Lock()
+	held := w.cmd != nil
+	w.mu.Unlock()
+	if held {
+		t.Error("the worker holds the helper that crashed")
 	}
 }

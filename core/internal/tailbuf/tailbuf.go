@@ -1,22 +1,25 @@
-package mcp
+// Package tailbuf keeps the last bytes a process wrote to stderr, to tell with its status or
+// its failure: an MCP server's (core/mcp), the parsing helper's (core/tools/codedefs).
+package tailbuf
 
 import (
 	"strings"
 	"sync"
 )
 
-// tail keeps the last bytes written to it: a server's stderr, shown with its status.
-type tail struct {
+// Buffer keeps the last bytes written to it. It is safe for concurrent use.
+type Buffer struct {
 	max int
 	// mu guards buf.
 	mu  sync.Mutex
 	buf []byte
 }
 
-func newTail(limit int) *tail { return &tail{max: limit} }
+// New returns a Buffer that keeps the last limit bytes.
+func New(limit int) *Buffer { return &Buffer{max: limit} }
 
 // Write implements io.Writer; it never fails.
-func (t *tail) Write(p []byte) (int, error) {
+func (t *Buffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
@@ -27,14 +30,14 @@ func (t *tail) Write(p []byte) (int, error) {
 }
 
 // Reset forgets what was written (a new process starts).
-func (t *tail) Reset() {
+func (t *Buffer) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = t.buf[:0]
 }
 
 // String returns the kept text, starting at a line boundary when it was cut.
-func (t *tail) String() string {
+func (t *Buffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := string(t.buf)
