@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairnhq/cairn/core/store"
 )
 
 // BenchmarkP5 is the P5 figure of `make bench`: exec → handshake time, idle RSS and idle CPU
@@ -30,6 +32,8 @@ import (
 // before main in any process of it. An idle daemon that burns CPU fails the benchmark: that
 // one is a promise, not a target a loaded machine may miss. CAIRN_P5_BEFORE may name an older
 // cairn binary to measure in the same rotation (before-handshake-ms, before-rss-MB, …).
+// history-handshake-ms is the daemon's start on a data dir that holds a long history
+// (historyTasks finished tasks), which a start must not read.
 func BenchmarkP5(b *testing.B) {
 	dir := b.TempDir()
 	// installed is where the binary name runs from: a folder of its own, as an extension's
@@ -112,7 +116,15 @@ func BenchmarkP5(b *testing.B) {
 		return []string{exe, "serve", "--data-dir", filepath.Join(dir, fmt.Sprintf("data%d", run)),
 			"--socket", filepath.Join(dir, fmt.Sprintf("c%d.sock", run))}
 	}
-	var d, bg, old result
+	// used is a data dir with a history: a start there must not read it (docs/performance.md,
+	// "P5 — the daemon at rest"), so its handshake stays that of an empty one.
+	used := filepath.Join(dir, "used")
+	makeHistory(b, used, historyTasks)
+	serveUsed := func(exe string) []string {
+		run++
+		return []string{exe, "serve", "--data-dir", used, "--socket", filepath.Join(dir, fmt.Sprintf("c%d.sock", run))}
+	}
+	var d, bg, old, hist, oldHist result
 	for b.Loop() {
 		// The binaries take turns, so a machine busy with something else weighs on each alike.
 		const runs = 15
@@ -121,12 +133,15 @@ func BenchmarkP5(b *testing.B) {
 			start(&d, serve(cairn), idle)
 			if before != "" {
 				start(&old, serve(before), idle)
+				start(&oldHist, serveUsed(before), false)
 			}
 			start(&bg, []string{bare, filepath.Join(dir, fmt.Sprintf("b%d.sock", i))}, idle)
+			start(&hist, serveUsed(cairn), false)
 		}
 	}
 	if before != "" {
 		b.ReportMetric(float64(median(old.starts).Microseconds())/1000, "before-handshake-ms")
+		b.ReportMetric(float64(median(oldHist.starts).Microseconds())/1000, "before-history-handshake-ms")
 		b.ReportMetric(float64(old.rssKB)/1024, "before-rss-MB")
 		b.ReportMetric(float64(old.pssKB)/1024, "before-pss-MB")
 		b.ReportMetric(float64(old.anonKB)/1024, "before-private-MB")
@@ -136,6 +151,7 @@ func BenchmarkP5(b *testing.B) {
 	b.ReportMetric(ms(ds), "handshake-ms")
 	b.ReportMetric(ms(bs), "bare-handshake-ms")
 	b.ReportMetric(float64(ds)/float64(max(1, bs)), "x-bare-handshake")
+	b.ReportMetric(ms(median(hist.starts)), "history-handshake-ms")
 	b.ReportMetric(float64(d.rssKB)/1024, "rss-MB")
 	b.ReportMetric(float64(bg.rssKB)/1024, "bare-rss-MB")
 	b.ReportMetric(float64(d.rssKB)/float64(max(1, bg.rssKB)), "x-bare-rss")
@@ -155,6 +171,30 @@ func BenchmarkP5(b *testing.B) {
 	b.Logf("package initialisers allocating most: %s", strings.Join(top, ", "))
 	if d.cpuTick != 0 {
 		b.Errorf("the idle daemon used %d CPU ticks in 3 s, want 0", d.cpuTick)
+	}
+}
+
+// historyTasks is how many finished tasks the data dir of history-handshake-ms holds: a year
+// of a busy user's tasks.
+const historyTasks = 2000
+
+// makeHistory fills the data dir dir with n finished tasks, as the store writes them.
+func makeHistory(b *testing.B, dir string, n int) {
+	st, err := store.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	day := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	for i := range n {
+		at := day.Add(time.Duration(i) * 4 * time.Hour)
+		l, err := st.Create(store.Meta{ID: fmt.Sprintf("task-%05d", i), Title: fmt.Sprintf("task %d", i),
+			Created: at, Updated: at, Completed: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

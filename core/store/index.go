@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // The history index (tasks/history.json) keeps every task's metadata in one file, so listing
@@ -69,6 +70,7 @@ func (s *Store) ListWithStats() ([]Meta, ListStats, error) {
 	defer s.mu.Unlock()
 	if s.index == nil {
 		s.index, stats.Rebuilt = s.readIndex()
+		s.removeStaleTemps(entries)
 	}
 	dirty := stats.Rebuilt
 	seen := make(map[string]bool, len(entries))
@@ -119,6 +121,20 @@ func (s *Store) ListWithStats() ([]Meta, ListStats, error) {
 		return out[i].ID > out[j].ID
 	})
 	return out, stats, nil
+}
+
+// removeStaleTemps deletes, among the tasks folder's entries, the temporary files of index
+// writes that a kill cut short (older than staleTemp). The first List of the store does it
+// (Open reads nothing); a file it cannot remove stays, clutter and never data.
+func (s *Store) removeStaleTemps(entries []fs.DirEntry) {
+	for _, e := range entries {
+		if e.IsDir() || !isTemp(e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTemp {
+			_ = os.Remove(filepath.Join(s.dir, e.Name())) // clutter: see above
+		}
+	}
 }
 
 // readIndex loads the index file; rebuilt reports that it was missing or unreadable.

@@ -113,7 +113,9 @@ func Open(dataDir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	removeTemps(dir) // an index write cut short
+	// Opening reads nothing more: the folder holds one entry per task, and a start that listed
+	// it would grow with the history (docs/performance.md, "P5 — the daemon at rest"). What an
+	// index write cut short left behind goes at the first List, which reads the folder anyway.
 	return &Store{dir: dir}, nil
 }
 
@@ -314,6 +316,14 @@ func (s *Store) Delete(ids ...string) (err error) {
 	}
 	return nil
 }
+
+// staleTemp is how old a temporary file in the tasks folder must be before List removes it:
+// a younger one may be another process's index write under way (`cairn history` shares the
+// folder), whose rename would then fail.
+const staleTemp = time.Minute
+
+// isTemp reports whether name is a temporary file of writeAtomic.
+func isTemp(name string) bool { return strings.HasPrefix(name, ".tmp-") }
 
 // removeTemps deletes what a metadata write cut short by a kill left behind.
 func removeTemps(dir string) {

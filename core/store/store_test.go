@@ -277,3 +277,46 @@ func TestStaleResumeAskCut(t *testing.T) {
 		t.Fatalf("messages = %+v, dropped %d", got.Messages, got.Dropped)
 	}
 }
+
+// TestIndexTempsGoAtFirstList: an index write a kill cut short leaves a temporary file in the
+// tasks folder. Open leaves it (a start reads nothing of the folder), the first List removes
+// it, and a temporary file still young enough to be another process's write under way stays.
+func TestIndexTempsGoAtFirstList(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "tasks")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stale, fresh := filepath.Join(dir, ".tmp-111"), filepath.Join(dir, ".tmp-222")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, []byte(`{"version":1`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleTemp)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("Open touched the tasks folder: %v", err)
+	}
+	l, err := s.Create(Meta{ID: "t1", Title: "one", Created: time.Now(), Updated: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, l)
+	metas, err := s.List()
+	if err != nil || len(metas) != 1 || metas[0].ID != "t1" {
+		t.Fatalf("List = %+v, %v; want the one task", metas, err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there after the first List (stat: %v)", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh temporary file (another process's write) was removed: %v", err)
+	}
+}
