@@ -164,7 +164,7 @@ func (c Config) extra() (files, dirs []string, err error) {
 			files = append(files, f)
 			continue
 		}
-		ok, err := startsWithCertificate(f)
+		ok, err := checkedOnce(f)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", ErrBadCA, err)
 		}
@@ -224,6 +224,17 @@ func (c Config) BrowserCAs() ([][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// checks holds, per system CA file, its startsWithCertificate answer: a
+// func() (bool, error) that reads it once. The command line's default transport and the
+// daemon's check the same file in one process (cli.Main, server.Start).
+var checks sync.Map
+
+// checkedOnce is startsWithCertificate(f), read once per process like the pools.
+func checkedOnce(f string) (bool, error) {
+	check, _ := checks.LoadOrStore(f, sync.OnceValues(func() (bool, error) { return startsWithCertificate(f) }))
+	return check.(func() (bool, error))()
 }
 
 // startsWithCertificate reports whether the file f holds a PEM certificate, reading it only

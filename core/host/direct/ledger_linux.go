@@ -22,14 +22,15 @@ func (l *Ledger) add(pgid int) (forget func(), err error) {
 	if err != nil {
 		return func() {}, err
 	}
-	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+	dir := l.dir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return func() {}, err
 	}
 	b, err := json.Marshal(record{PGID: pgid, Start: start})
 	if err != nil {
 		return func() {}, err
 	}
-	name := filepath.Join(l.dir, strconv.Itoa(pgid)+".json")
+	name := filepath.Join(dir, strconv.Itoa(pgid)+".json")
 	tmp := name + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return func() {}, err

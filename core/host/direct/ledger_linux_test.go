@@ -28,7 +28,7 @@ func TestLedgerReapsOnlyDeadDaemons(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A daemon that is gone: a folder named after no running process.
-	gone := &Ledger{root: root, dir: filepath.Join(root, "1.0")}
+	gone := &Ledger{root: root, name: "1.0"}
 	if _, err := gone.add(dead.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
