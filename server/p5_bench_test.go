@@ -32,8 +32,8 @@ import (
 // before main in any process of it. An idle daemon that burns CPU fails the benchmark: that
 // one is a promise, not a target a loaded machine may miss. CAIRN_P5_BEFORE may name an older
 // cairn binary to measure in the same rotation (before-handshake-ms, before-rss-MB, …).
-// history-handshake-ms is the daemon's start on a data dir that holds a long history
-// (historyTasks finished tasks), which a start must not read.
+// history-handshake-ms is the daemon's start as the editor makes it, on its own data dir with a
+// long history (historyTasks finished tasks), which a start must not read.
 func BenchmarkP5(b *testing.B) {
 	dir := b.TempDir()
 	// installed is where the binary name runs from: a folder of its own, as an extension's
@@ -116,14 +116,12 @@ func BenchmarkP5(b *testing.B) {
 		return []string{exe, "serve", "--data-dir", filepath.Join(dir, fmt.Sprintf("data%d", run)),
 			"--socket", filepath.Join(dir, fmt.Sprintf("c%d.sock", run))}
 	}
-	// used is a data dir with a history: a start there must not read it (docs/performance.md,
-	// "P5 — the daemon at rest"), so its handshake stays that of an empty one.
+	// used is a data dir with a history, started as the editor starts its daemon: on the data
+	// dir it keeps (the extension makes it before the first start), at its usual socket. A start
+	// there must not read the history (docs/performance.md, "P5 — the daemon at rest").
 	used := filepath.Join(dir, "used")
 	makeHistory(b, used, historyTasks)
-	serveUsed := func(exe string) []string {
-		run++
-		return []string{exe, "serve", "--data-dir", used, "--socket", filepath.Join(dir, fmt.Sprintf("c%d.sock", run))}
-	}
+	serveUsed := func(exe string) []string { return []string{exe, "serve", "--data-dir", used} }
 	var d, bg, old, hist, oldHist result
 	for b.Loop() {
 		// The binaries take turns, so a machine busy with something else weighs on each alike.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -63,6 +64,9 @@ func (s *Store) List() ([]Meta, error) {
 func (s *Store) ListWithStats() ([]Meta, ListStats, error) {
 	var stats ListStats
 	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Meta{}, stats, nil // no task was ever created here
+	}
 	if err != nil {
 		return nil, stats, fmt.Errorf("store: %w", err)
 	}

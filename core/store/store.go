@@ -107,16 +107,13 @@ func (s *Store) holder() holder {
 	return holder{PID: os.Getpid(), Handshake: s.handshake}
 }
 
-// Open returns the store under dataDir/tasks, creating it.
+// Open returns the store under dataDir/tasks, which its first task creates.
 func Open(dataDir string) (*Store, error) {
-	dir := filepath.Join(dataDir, "tasks")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	// Opening reads nothing more: the folder holds one entry per task, and a start that listed
-	// it would grow with the history (docs/performance.md, "P5 — the daemon at rest"). What an
-	// index write cut short left behind goes at the first List, which reads the folder anyway.
-	return &Store{dir: dir}, nil
+	// Opening reads and writes nothing: the folder holds one entry per task, and a start that
+	// listed it would grow with the history (docs/performance.md, "P5 — the daemon at rest").
+	// The first task's Create makes it; until then List finds no task. What an index write cut
+	// short left behind goes at the first List, which reads the folder anyway.
+	return &Store{dir: filepath.Join(dataDir, "tasks")}, nil
 }
 
 func (s *Store) taskDir(id string) (string, error) {

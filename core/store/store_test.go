@@ -320,3 +320,31 @@ func TestIndexTempsGoAtFirstList(t *testing.T) {
 		t.Errorf("a fresh temporary file (another process's write) was removed: %v", err)
 	}
 }
+
+// TestOpenWritesNothing: opening a data dir creates nothing in it (a daemon's start creates
+// no file it does not need); a history with no task lists empty, and the first task creates
+// the folder.
+func TestOpenWritesNothing(t *testing.T) {
+	data := t.TempDir()
+	s, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(data); err != nil || len(ents) != 0 {
+		t.Fatalf("Open left %v in the data dir (%v); want nothing", ents, err)
+	}
+	if metas, err := s.List(); err != nil || len(metas) != 0 {
+		t.Fatalf("List = %v, %v; want no task", metas, err)
+	}
+	l, err := s.Create(Meta{ID: "t1", Title: "one", Created: time.Now(), Updated: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, l)
+	if metas, err := s.List(); err != nil || len(metas) != 1 {
+		t.Fatalf("List = %v, %v; want the one task", metas, err)
+	}
+	if fi, err := os.Stat(filepath.Join(data, "tasks")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("tasks folder: %v, %v; want it made 0700 by the first task", fi, err)
+	}
+}
