@@ -176,7 +176,8 @@ func New(opts Options) *Hub {
 func (h *Hub) SettingsPath() string { return h.opts.SettingsPath }
 
 // Start reads the settings and starts connecting every enabled server in the background; it
-// returns without waiting for any server. The settings file is watched unless NoWatch is set.
+// returns without waiting for any server. The settings file is watched unless NoWatch is set,
+// from a moment after Start returns; a change saved meanwhile is read then.
 func (h *Hub) Start() {
 	h.mu.Lock()
 	if h.started || h.closed {
@@ -188,11 +189,25 @@ func (h *Hub) Start() {
 	if err := h.Reload(); err != nil {
 		h.opts.Logger.Warn("mcp: settings", "err", err)
 	}
-	if !h.opts.NoWatch && h.opts.SettingsPath != "" {
+	if h.opts.NoWatch || h.opts.SettingsPath == "" {
+		return
+	}
+	// The watch is set up beside the caller, which is the daemon's start: the file system's
+	// watcher starts with it (docs/performance.md, "P5 — the daemon at rest"). A change saved
+	// before the watch is in place is read by the one reload it makes once it is.
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.bg.Add(1)
+	h.mu.Unlock()
+	go func() {
+		defer h.bg.Done()
 		if err := h.watch(); err != nil {
 			h.opts.Logger.Warn("mcp: watching settings", "err", err)
 		}
-	}
+	}()
 }
 
 // SettingsError is why the settings file as a whole could not be used ("" when it could).

@@ -240,28 +240,55 @@ func TestWatchedFile(t *testing.T) {
 
 // Given the daemon's file-system hub, the settings are watched through it (one watch of the
 // settings folder, and no watcher of the MCP hub's own), and closing the MCP hub ends the watch.
+// A save made before the watch is in place, right after Start, is read too.
 func TestWatchedThroughTheDaemonsHub(t *testing.T) {
-	fs := watch.New()
-	defer func() {
-		if err := fs.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	path := filepath.Join(t.TempDir(), "mcp_settings.json")
-	writeSettings(t, path, map[string]any{"a": map[string]any{"command": "x", "disabled": true}})
-	h := New(Options{SettingsPath: path, ClientVersion: "test", Watch: fs})
-	h.Start()
+	h, fs, path := startOnDaemonsHub(t)
+	// The watch is set up beside Start's caller, a moment later.
+	for deadline := time.Now().Add(10 * time.Second); fs.Watches() != 1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	if n := fs.Watches(); n != 1 {
 		t.Fatalf("the daemon's hub holds %d watches after Start, want the settings folder's one", n)
 	}
 	writeSettings(t, path, map[string]any{"b": map[string]any{"command": "y", "disabled": true}})
 	waitState(t, h, "b added through the daemon's hub", func(ss []Server) bool { return find(ss, "b").Status == StatusDisabled })
+	closeHub(t, h)
+	if n := fs.Watches(); n != 0 {
+		t.Errorf("the daemon's hub holds %d watches after the MCP hub closed, want 0", n)
+	}
+}
+
+// A save made at once after Start, before its watch can be in place, is read all the same.
+func TestSaveRightAfterStart(t *testing.T) {
+	h, _, path := startOnDaemonsHub(t)
+	writeSettings(t, path, map[string]any{"b": map[string]any{"command": "y", "disabled": true}})
+	waitState(t, h, "b, saved right after Start", func(ss []Server) bool { return find(ss, "b").Status == StatusDisabled })
+	closeHub(t, h)
+}
+
+// startOnDaemonsHub starts an MCP hub with one disabled server "a", watched through a daemon's
+// file-system hub, which the test's cleanup closes.
+func startOnDaemonsHub(t *testing.T) (*Hub, *watch.Hub, string) {
+	t.Helper()
+	fs := watch.New()
+	t.Cleanup(func() {
+		if err := fs.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	path := filepath.Join(t.TempDir(), "mcp_settings.json")
+	writeSettings(t, path, map[string]any{"a": map[string]any{"command": "x", "disabled": true}})
+	h := New(Options{SettingsPath: path, ClientVersion: "test", Watch: fs})
+	h.Start()
+	return h, fs, path
+}
+
+// closeHub closes h, failing the test when it cannot.
+func closeHub(t *testing.T, h *Hub) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := h.Close(ctx); err != nil {
 		t.Fatal(err)
-	}
-	if n := fs.Watches(); n != 0 {
-		t.Errorf("the daemon's hub holds %d watches after the MCP hub closed, want 0", n)
 	}
 }

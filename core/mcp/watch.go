@@ -32,6 +32,9 @@ func (h *Hub) watch() error {
 	name := filepath.Clean(h.opts.SettingsPath)
 	// changed holds one wake-up: the handler runs on the file hub's goroutine and never waits.
 	changed := make(chan struct{}, 1)
+	// The settings were read before the watch was in place: one reload (a no-op when nothing
+	// changed) covers a save in between.
+	changed <- struct{}{}
 	stop, ok := fs.Watch(dir, func(ev watch.Event) {
 		if ev.Lost || ev.Path == name && ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename|fsnotify.Remove) != 0 {
 			select {
