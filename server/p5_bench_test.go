@@ -150,6 +150,7 @@ func BenchmarkP5(b *testing.B) {
 	b.ReportMetric(ms(bs), "bare-handshake-ms")
 	b.ReportMetric(float64(ds)/float64(max(1, bs)), "x-bare-handshake")
 	b.ReportMetric(ms(median(hist.starts)), "history-handshake-ms")
+	b.ReportMetric(float64(median(hist.starts))/float64(max(1, bs)), "x-bare-history-handshake")
 	b.ReportMetric(float64(d.rssKB)/1024, "rss-MB")
 	b.ReportMetric(float64(bg.rssKB)/1024, "bare-rss-MB")
 	b.ReportMetric(float64(d.rssKB)/float64(max(1, bg.rssKB)), "x-bare-rss")
