@@ -103,14 +103,19 @@ func (c Config) RootCAs() (*x509.CertPool, error) {
 	}
 	// The command line's default transport and the daemon's are built from the same
 	// variables in one process: the pool is read once for both.
-	load, _ := pools.LoadOrStore(strings.Join(files, "\x00")+"\x01"+strings.Join(dirs, "\x00"),
-		sync.OnceValues(func() (*x509.CertPool, error) { return loadPool(files, dirs) }))
-	return load.(func() (*x509.CertPool, error))()
+	return once(&pools, strings.Join(files, "\x00")+"\x01"+strings.Join(dirs, "\x00"),
+		func() (*x509.CertPool, error) { return loadPool(files, dirs) })
 }
 
-// pools holds, per list of extra files and folders, the pool built from them: a
-// func() (*x509.CertPool, error) that reads them once.
+// pools holds, per list of extra files and folders, the pool built from them.
 var pools sync.Map
+
+// once returns f's answer for key, computing it at the first call for key in this process:
+// m holds a func() (T, error) per key.
+func once[T any](m *sync.Map, key string, f func() (T, error)) (T, error) {
+	get, _ := m.LoadOrStore(key, sync.OnceValues(f))
+	return get.(func() (T, error))()
+}
 
 // loadPool is the system's pool with the certificates of files and dirs added.
 func loadPool(files, dirs []string) (*x509.CertPool, error) {
@@ -164,7 +169,7 @@ func (c Config) extra() (files, dirs []string, err error) {
 			files = append(files, f)
 			continue
 		}
-		ok, err := checkedOnce(f)
+		ok, err := once(&checks, f, func() (bool, error) { return startsWithCertificate(f) })
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", ErrBadCA, err)
 		}
@@ -226,16 +231,10 @@ func (c Config) BrowserCAs() ([][]byte, error) {
 	return out, nil
 }
 
-// checks holds, per system CA file, its startsWithCertificate answer: a
-// func() (bool, error) that reads it once. The command line's default transport and the
-// daemon's check the same file in one process (cli.Main, server.Start).
+// checks holds, per system CA file, its startsWithCertificate answer, read once per process
+// like the pools: the command line's default transport and the daemon's check the same file
+// in one process (cli.Main, server.Start).
 var checks sync.Map
-
-// checkedOnce is startsWithCertificate(f), read once per process like the pools.
-func checkedOnce(f string) (bool, error) {
-	check, _ := checks.LoadOrStore(f, sync.OnceValues(func() (bool, error) { return startsWithCertificate(f) }))
-	return check.(func() (bool, error))()
-}
 
 // startsWithCertificate reports whether the file f holds a PEM certificate, reading it only
 // as far as its first one. The system's bundle, which SSL_CERT_FILE and NODE_EXTRA_CA_CERTS

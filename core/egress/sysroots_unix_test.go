@@ -16,7 +16,8 @@ import (
 // A CA file that is also this process's SSL_CERT_FILE is in the system's pool already: the
 // transport leaves the pool to crypto/tls, which loads it at the first handshake and trusts
 // the file's authority; a file of that name that holds no certificate is still refused. The
-// handshake runs in a process of its own, whose system pool nothing has loaded yet.
+// handshake runs in a process of its own, whose system pool nothing has loaded yet, and which
+// checks the file once.
 func TestSystemCAFileNotReadTwice(t *testing.T) {
 	if url := os.Getenv("CAIRN_EGRESS_TEST_URL"); url != "" {
 		ca, dir := os.Getenv("SSL_CERT_FILE"), os.Getenv("SSL_CERT_DIR")
@@ -34,6 +35,14 @@ func TestSystemCAFileNotReadTwice(t *testing.T) {
 		}
 		if err := resp.Body.Close(); err != nil {
 			t.Fatal(err)
+		}
+		// The file is checked once per process: the command line's transport and the
+		// daemon's share the answer, so a second transport does not read it again.
+		if err := os.WriteFile(ca, []byte("not a certificate"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Transport(); err != nil {
+			t.Errorf("a second transport read the file again: %v", err)
 		}
 		return
 	}

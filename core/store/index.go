@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -129,14 +131,18 @@ func (s *Store) ListWithStats() ([]Meta, ListStats, error) {
 
 // removeStaleTemps deletes, among the tasks folder's entries, the temporary files of index
 // writes that a kill cut short (older than staleTemp). The first List of the store does it
-// (Open reads nothing); a file it cannot remove stays, clutter and never data.
+// (Open reads nothing). A file it cannot remove stays, clutter and never data: the log says so.
 func (s *Store) removeStaleTemps(entries []fs.DirEntry) {
 	for _, e := range entries {
-		if e.IsDir() || !isTemp(e.Name()) {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTemp {
-			_ = os.Remove(filepath.Join(s.dir, e.Name())) // clutter: see above
+		fi, err := e.Info()
+		if err != nil || time.Since(fi.ModTime()) <= staleTemp {
+			continue // gone meanwhile, or perhaps a write under way
+		}
+		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			slog.Warn("store: a cut-short index write's temporary file stays", "err", err)
 		}
 	}
 }

@@ -168,7 +168,7 @@ func writeMeta(dir string, m Meta) error {
 // writeAtomic replaces path with data: a reader (or a restart after kill -9) sees the old
 // content or the new, never a mix. The folder is synced so the rename survives a power cut.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix+"*")
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}

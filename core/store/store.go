@@ -319,12 +319,12 @@ func (s *Store) Delete(ids ...string) (err error) {
 // folder), whose rename would then fail.
 const staleTemp = time.Minute
 
-// isTemp reports whether name is a temporary file of writeAtomic.
-func isTemp(name string) bool { return strings.HasPrefix(name, ".tmp-") }
+// tempPrefix starts the name of writeAtomic's temporary files.
+const tempPrefix = ".tmp-"
 
 // removeTemps deletes what a metadata write cut short by a kill left behind.
 func removeTemps(dir string) {
-	temps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	temps, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
 	for _, p := range temps {
 		_ = os.Remove(p)
 	}
