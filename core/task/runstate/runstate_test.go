@@ -175,8 +175,13 @@ func TestRunEndSendsTheQueueOrAsksToResume(t *testing.T) {
 	if got := <-f.runs; got != "resume: go on" {
 		t.Fatalf("the answer opened %q", got)
 	}
+	// Done is nil once the run has ended (idle): take the running one's before letting it end.
+	done := o.Done()
+	if done == nil {
+		t.Fatal("no run in progress after the answer")
+	}
 	close(f.block)
-	<-o.Done()
+	<-done
 	if _, err := o.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
