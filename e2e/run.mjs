@@ -462,6 +462,9 @@ async function main() {
     const errorsB = await (await fetch(`${fakeRoot}/_errors`)).json();
     if (errorsB?.length) fail(`the fake model's expectations failed:\n${errorsB.join("\n")}`);
     log(`both windows' tasks passed on daemon ${sharedPid} (${(await requests()).length} model requests)`);
+    // P5 as the editor lives it: from spawning the daemon to finding it through its handshake file.
+    const ready = spawnToReady(userData);
+    log(ready === undefined ? "no window's log says how soon the daemon it spawned was ready" : `the window that spawned the daemon found it ready ${ready} ms after spawning it`);
 
     // 15. Close window B too: with no window left the daemon ends itself after its idle grace.
     const closedAt = Date.now();
@@ -536,8 +539,13 @@ async function chatUiShots(page, view, input, theme) {
 }
 
 function findExtensionLog(userData) {
+  return extensionLogs(userData).pop();
+}
+
+/** extensionLogs lists the extension's output logs of every window, oldest first. */
+function extensionLogs(userData) {
   const logs = path.join(userData, "logs");
-  if (!fs.existsSync(logs)) return undefined;
+  if (!fs.existsSync(logs)) return [];
   const found = [];
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
@@ -547,7 +555,19 @@ function findExtensionLog(userData) {
     }
   };
   walk(logs);
-  return found.sort().pop();
+  return found.sort();
+}
+
+/**
+ * spawnToReady is how long the window that spawned the daemon waited from the spawn until it
+ * found the daemon ready (the supervisor's log line), or undefined when no log says so.
+ */
+function spawnToReady(userData) {
+  for (const f of extensionLogs(userData)) {
+    const m = /daemon \S+ ready \(pid \d+\) at \S+, (\d+) ms after it was spawned/.exec(fs.readFileSync(f, "utf8"));
+    if (m) return Number(m[1]);
+  }
+  return undefined;
 }
 
 function cleanup() {

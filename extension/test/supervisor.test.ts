@@ -103,6 +103,41 @@ describe("Supervisor", () => {
     expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: true, handshake: { pid: spawner.procs[0].pid } });
   });
 
+  it("finds a daemon that is ready at once within milliseconds, not a poll later", async () => {
+    const { sup, spawner, clock, states } = setup();
+    sup.start();
+    for (let i = 0; i < 5 && spawner.procs.length === 0; i++) await tick();
+    expect(spawner.procs).toHaveLength(1);
+    const spawnedAt = clock.now();
+    spawner.procs[0].handshake();
+    while (states.at(-1)!.kind !== "ready" && clock.now() - spawnedAt < 1000) {
+      clock.advance(1);
+      await settle(clock, 3);
+    }
+    expect(states.at(-1)).toMatchObject({ kind: "ready", spawned: true });
+    expect(clock.now() - spawnedAt).toBeLessThanOrEqual(5);
+  });
+
+  it("looks at a slow daemon no more often than every poll once the first looks found nothing", async () => {
+    const { sup, spawner, clock, world } = setup();
+    let looks = 0;
+    const find = world.find.bind(world);
+    world.find = async () => {
+      looks++;
+      return find();
+    };
+    sup.start();
+    for (let i = 0; i < 5 && spawner.procs.length === 0; i++) await tick();
+    const before = looks;
+    for (let t = 0; t < 1000; t++) {
+      clock.advance(1);
+      await settle(clock, 2);
+    }
+    // Waits of 4, 8, 16, 32 and 64 ms, then 100 ms: looks at 4, 12, 28, 60, 124 ms and then at
+    // 224 … 924 ms, 13 in the first second (the poll alone would make 10).
+    expect(looks - before).toBe(13);
+  });
+
   it("loses the bind race and attaches to the window that won", async () => {
     const { sup, world, spawner, states, run } = setup();
     sup.start();

@@ -61,8 +61,13 @@ export interface SupervisorOptions {
   args: string[];
   /** How long a spawned daemon may take until the locator finds it. */
   handshakeTimeoutMs?: number;
-  /** How often the locator is asked while a spawned daemon starts. */
+  /**
+   * How often, at most, the locator is asked while a spawned daemon starts. The first looks
+   * come sooner (firstPollMs, doubling up to pollMs): a daemon is ready within milliseconds.
+   */
   pollMs?: number;
+  /** The wait before the first look at a spawned daemon; each later wait doubles, up to pollMs. */
+  firstPollMs?: number;
   /**
    * supersedes says whether this window's binary should replace a running daemon (it is a
    * newer build than the daemon's). Windows agree on which binary is newer, so two versions
@@ -176,6 +181,7 @@ export class Supervisor {
       return;
     }
 
+    const spawnedAt = this.clock.now();
     const p = this.opts.spawner(this.opts.command, this.opts.args);
     this.proc = p;
     let exit: { code: number | null; how: string } | undefined;
@@ -194,8 +200,13 @@ export class Supervisor {
 
     const timeoutMs = this.opts.handshakeTimeoutMs ?? 10_000;
     const deadline = this.clock.now() + timeoutMs;
-    for (;;) {
-      await this.sleep(this.opts.pollMs ?? 100);
+    // The daemon writes its handshake file a few milliseconds after it starts
+    // (docs/performance.md, "P5 — the daemon at rest"): looking only every pollMs would keep
+    // the window waiting up to a whole interval for a daemon that is long ready.
+    const pollMs = this.opts.pollMs ?? 100;
+    let wait = Math.min(this.opts.firstPollMs ?? 4, pollMs);
+    for (;; wait = Math.min(wait * 2, pollMs)) {
+      await this.sleep(wait);
       if (!current()) return;
       const hs = await this.opts.locator.find();
       if (!current()) return;
@@ -203,7 +214,7 @@ export class Supervisor {
         const spawned = hs.pid === p.pid;
         this.opts.log(
           spawned
-            ? `[supervisor] daemon ${hs.version} ready (pid ${hs.pid}) at ${hs.address}`
+            ? `[supervisor] daemon ${hs.version} ready (pid ${hs.pid}) at ${hs.address}, ${this.clock.now() - spawnedAt} ms after it was spawned`
             : `[supervisor] another window started the daemon first; attached to pid ${hs.pid} at ${hs.address}`,
         );
         if (!spawned) this.proc = undefined;
