@@ -32,10 +32,10 @@ func listenLocal(cfg Config) (net.Listener, string, string, error) {
 
 // bindSocket binds the Unix socket; the socket file is the lock that makes one daemon win when
 // several start at once. A socket file nobody answers on (its daemon was killed) is removed; a
-// live one is never stolen. Starters hold a lock (lockStarters) from the check to the bind, so
-// one cannot remove or replace a socket another has just bound.
+// live one is never stolen. Starters hold a lock file from the check to the bind, so one cannot
+// remove or replace a socket another has just bound.
 func bindSocket(sock string) (net.Listener, error) {
-	unlock, err := lockStarters(sock)
+	unlock, err := lockFile(sock + ".lock")
 	if err != nil {
 		return nil, err
 	}
@@ -49,24 +49,6 @@ func bindSocket(sock string) (net.Listener, error) {
 		}
 	}
 	return bindPrivate(sock)
-}
-
-// removeOwnSocket removes sock if it is still the socket file bound (described by mine), under
-// the starters' lock so no new daemon binds in between.
-func removeOwnSocket(sock string, mine os.FileInfo) error {
-	unlock, err := lockStarters(sock)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	now, err := os.Lstat(sock)
-	if err != nil || !sameFile(now, mine) {
-		return nil
-	}
-	if err := os.Remove(sock); err != nil {
-		return fmt.Errorf("server: removing the socket: %w", err)
-	}
-	return nil
 }
 
 // bindPrivate binds the socket so that it is never reachable with wider permissions than 0600.

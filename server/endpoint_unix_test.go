@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 )
 
 // TestBindPrivate binds the socket in the data dir's kind of folder (0700, this user's) and in
@@ -24,7 +23,13 @@ func TestBindPrivate(t *testing.T) {
 		{"shared folder", 0o755, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := folder(t, tc.mode)
+			dir := filepath.Join(t.TempDir(), "run")
+			if err := os.Mkdir(dir, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, tc.mode); err != nil { // past the umask
+				t.Fatal(err)
+			}
 			if got := privateFolder(dir); got != tc.private {
 				t.Fatalf("privateFolder = %v, want %v", got, tc.private)
 			}
@@ -41,7 +46,14 @@ func TestBindPrivate(t *testing.T) {
 			if fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
 				t.Fatalf("socket mode %v, want a 0600 socket", fi.Mode())
 			}
-			names := namesIn(t, dir)
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := []string{}
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
 			if !slices.Equal(names, []string{"daemon.sock"}) {
 				t.Fatalf("folder holds %v, want only the socket", names)
 			}
@@ -101,86 +113,4 @@ func TestPrivateFolder(t *testing.T) {
 			t.Error("privateFolder(theirs) = true, want false")
 		}
 	}
-}
-
-// TestStartersLock: in a private folder the starters' lock is the folder itself and no lock
-// file is made; in a shared one it is the file beside the socket. Either way a second starter
-// waits until the first lets go.
-func TestStartersLock(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		mode  os.FileMode
-		files []string
-	}{
-		{"private folder", 0o700, []string{"daemon.sock"}},
-		{"shared folder", 0o755, []string{"daemon.sock", "daemon.sock.lock"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := folder(t, tc.mode)
-			sock := filepath.Join(dir, "daemon.sock")
-			lis, err := bindSocket(sock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = lis.Close() })
-			names := namesIn(t, dir)
-			if !slices.Equal(names, tc.files) {
-				t.Fatalf("folder holds %v, want %v", names, tc.files)
-			}
-
-			unlock, err := lockStarters(sock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := make(chan func(), 1)
-			go func() {
-				second, err := lockStarters(sock)
-				if err != nil {
-					t.Error(err)
-					second = func() {}
-				}
-				got <- second
-			}()
-			select {
-			case second := <-got:
-				second()
-				t.Fatal("a second starter took the lock the first holds")
-			case <-time.After(100 * time.Millisecond):
-			}
-			unlock()
-			select {
-			case second := <-got:
-				second()
-			case <-time.After(10 * time.Second):
-				t.Fatal("the second starter did not get the lock once the first let go")
-			}
-		})
-	}
-}
-
-// folder makes a folder with exactly this mode, whatever the umask.
-func folder(t *testing.T, mode os.FileMode) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "run")
-	if err := os.Mkdir(dir, mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, mode); err != nil { // past the umask
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// namesIn lists the names in dir, sorted.
-func namesIn(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := []string{}
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
 }

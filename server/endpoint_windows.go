@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"time"
 	"unsafe"
 
@@ -43,9 +42,6 @@ func listenLocal(cfg Config) (net.Listener, string, string, error) {
 	}
 	return lis, PipeScheme + name, "", nil
 }
-
-// removeOwnSocket has nothing to remove on Windows: the pipe vanishes with its last handle.
-func removeOwnSocket(string, os.FileInfo) error { return nil }
 
 // DialPipe connects to a daemon's named pipe.
 func DialPipe(ctx context.Context, name string) (net.Conn, error) {

@@ -471,6 +471,24 @@ func ownSocket(sock string) (os.FileInfo, error) {
 	return fi, nil
 }
 
+// removeOwnSocket removes sock if it is still the socket file bound (described by mine), under
+// the starters' lock so no new daemon binds in between.
+func removeOwnSocket(sock string, mine os.FileInfo) error {
+	unlock, err := lockFile(sock + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	now, err := os.Lstat(sock)
+	if err != nil || !sameFile(now, mine) {
+		return nil
+	}
+	if err := os.Remove(sock); err != nil {
+		return fmt.Errorf("server: removing the socket: %w", err)
+	}
+	return nil
+}
+
 // authenticator checks `authorization: Bearer <token>` on every call; an authenticated call or
 // stream counts as a client of the daemon's lifetime (when it has one) while it lasts.
 type authenticator struct {

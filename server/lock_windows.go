@@ -4,9 +4,28 @@ package server
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"golang.org/x/sys/windows"
 )
+
+// lockFile takes an exclusive lock on path, waiting for it, as the Unix version does with
+// flock. The returned func releases it.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("server: lock: %w", err)
+	}
+	var ol windows.Overlapped
+	if err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ol); err != nil {
+		return nil, fmt.Errorf("server: lock: %w", errors.Join(err, f.Close()))
+	}
+	return func() {
+		// Closing the handle releases the lock; the file holds no data.
+		_ = f.Close()
+	}, nil
+}
 
 // stillActive is the exit code GetExitCodeProcess reports for a running process.
 const stillActive = 259
