@@ -62,11 +62,12 @@ export interface SupervisorOptions {
   /** How long a spawned daemon may take until the locator finds it. */
   handshakeTimeoutMs?: number;
   /**
-   * How often, at most, the locator is asked while a spawned daemon starts. The first looks
-   * come sooner (firstPollMs, doubling up to pollMs): a daemon is ready within milliseconds.
+   * How often the locator is asked while a spawned daemon starts, once the first pollMs after
+   * the spawn have passed. Within them it is asked every firstPollMs: a daemon is ready within
+   * milliseconds.
    */
   pollMs?: number;
-  /** The wait before the first look at a spawned daemon; each later wait doubles, up to pollMs. */
+  /** How often the locator is asked in the first pollMs after the spawn. */
   firstPollMs?: number;
   /**
    * supersedes says whether this window's binary should replace a running daemon (it is a
@@ -202,11 +203,12 @@ export class Supervisor {
     const deadline = this.clock.now() + timeoutMs;
     // The daemon writes its handshake file a few milliseconds after it starts
     // (docs/performance.md, "P5 — the daemon at rest"): looking only every pollMs would keep
-    // the window waiting up to a whole interval for a daemon that is long ready.
+    // the window waiting up to a whole interval for a daemon that is long ready. A look that
+    // finds no file costs one failed read.
     const pollMs = this.opts.pollMs ?? 100;
-    let wait = Math.min(this.opts.firstPollMs ?? 4, pollMs);
-    for (;; wait = Math.min(wait * 2, pollMs)) {
-      await this.sleep(wait);
+    const firstPollMs = Math.min(this.opts.firstPollMs ?? 5, pollMs);
+    for (;;) {
+      await this.sleep(this.clock.now() - spawnedAt < pollMs ? firstPollMs : pollMs);
       if (!current()) return;
       const hs = await this.opts.locator.find();
       if (!current()) return;
