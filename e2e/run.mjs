@@ -464,7 +464,8 @@ async function main() {
     log(`both windows' tasks passed on daemon ${sharedPid} (${(await requests()).length} model requests)`);
     // P5 as the editor lives it: from spawning the daemon to finding it through its handshake file.
     const ready = spawnToReady(userData);
-    log(ready === undefined ? "no window's log says how soon the daemon it spawned was ready" : `the window that spawned the daemon found it ready ${ready} ms after spawning it`);
+    if (ready === undefined) fail("no window's log says how soon the daemon it spawned was ready");
+    log(`the window that spawned the daemon found it ready ${ready} ms after spawning it`);
 
     // 15. Close window B too: with no window left the daemon ends itself after its idle grace.
     const closedAt = Date.now();

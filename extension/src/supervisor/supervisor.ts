@@ -9,6 +9,9 @@
 import { LineSplitter, type Handshake } from "./handshake";
 import { RestartPolicy } from "./policy";
 
+/** firstPollMs is how often a spawned daemon is looked for in its first pollMs: it is ready within milliseconds. */
+const firstPollMs = 5;
+
 /** exitDaemonRunning is `cairn serve`'s exit code when another daemon already serves the socket. */
 export const exitDaemonRunning = 4;
 
@@ -63,12 +66,9 @@ export interface SupervisorOptions {
   handshakeTimeoutMs?: number;
   /**
    * How often the locator is asked while a spawned daemon starts, once the first pollMs after
-   * the spawn have passed. Within them it is asked every firstPollMs: a daemon is ready within
-   * milliseconds.
+   * the spawn have passed; within them it is asked every firstPollMs.
    */
   pollMs?: number;
-  /** How often the locator is asked in the first pollMs after the spawn. */
-  firstPollMs?: number;
   /**
    * supersedes says whether this window's binary should replace a running daemon (it is a
    * newer build than the daemon's). Windows agree on which binary is newer, so two versions
@@ -206,7 +206,6 @@ export class Supervisor {
     // the window waiting up to a whole interval for a daemon that is long ready. A look that
     // finds no file costs one failed read.
     const pollMs = this.opts.pollMs ?? 100;
-    const firstPollMs = Math.min(this.opts.firstPollMs ?? 5, pollMs);
     for (;;) {
       await this.sleep(this.clock.now() - spawnedAt < pollMs ? firstPollMs : pollMs);
       if (!current()) return;
