@@ -37,7 +37,7 @@ describe("TaskStore", () => {
     expect(s.rowVersion(0)).toBe(other);
   });
 
-  it("coalesces text notifications until flush, but notifies structural changes at once", () => {
+  it("shows a delta at once, holds the rest of the frame's, and notifies structural changes at once", () => {
     const s = manualStore();
     s.apply(snapshot([say(0, SayKind.TEXT, { text: "", partial: true })]));
     let row = 0;
@@ -45,15 +45,55 @@ describe("TaskStore", () => {
     s.subscribeRow(0, () => row++);
     s.subscribeList(() => list++);
     for (let i = 0; i < 100; i++) s.apply(appended(0, "x"));
-    expect(row).toBe(0);
-    s.flush();
     expect(row).toBe(1);
+    s.flush();
+    expect(row).toBe(2);
     s.apply(added(say(1, SayKind.TEXT, { text: "next" })));
     expect(list).toBe(1);
     s.apply(updated(say(0, SayKind.TEXT, { text: "final", partial: false })));
-    expect(row).toBe(2);
+    expect(row).toBe(3);
     expect(s.messages[0]?.text).toBe("final");
     expect(s.messages[0]?.partial).toBe(false);
+  });
+
+  it("paces text by frames: a delta at once, a burst once a frame, at once again when it slows", () => {
+    const frames: Array<() => void> = [];
+    const s = new TaskStore((run) => frames.push(run));
+    const nextFrame = () => frames.splice(0).forEach((run) => run());
+    s.apply(snapshot([say(0, SayKind.TEXT, { text: "", partial: true })]));
+    const seen: string[] = [];
+    s.subscribeRow(0, () => seen.push(s.messages[0]!.text));
+
+    s.apply(appended(0, "a"));
+    expect(seen).toEqual(["a"]);
+    s.apply(appended(0, "b"));
+    s.apply(appended(0, "c"));
+    expect(seen).toEqual(["a"]);
+    nextFrame();
+    expect(seen).toEqual(["a", "abc"]);
+    // A burst that goes on: one notification per frame, none in between.
+    for (let f = 0; f < 3; f++) {
+      s.apply(appended(0, "d"));
+      s.apply(appended(0, "e"));
+      expect(seen.length).toBe(2 + f);
+      nextFrame();
+      expect(seen.length).toBe(3 + f);
+    }
+    expect(frames.length).toBe(1);
+    nextFrame(); // a frame with no text: the store stops asking for frames
+    expect(frames.length).toBe(0);
+    s.apply(appended(0, "f"));
+    expect(seen.at(-1)).toBe("abcdededef");
+    expect(frames.length).toBe(1);
+    // Text at a steady pace, one delta held now and then: shown with the frame, and the delta
+    // after that frame at once again.
+    s.apply(appended(0, "g"));
+    expect(seen.at(-1)).toBe("abcdededef");
+    nextFrame();
+    expect(seen.at(-1)).toBe("abcdededefg");
+    expect(frames.length).toBe(0);
+    s.apply(appended(0, "h"));
+    expect(seen.at(-1)).toBe("abcdededefgh");
   });
 
   it("finalizes a streamed row without resending its text", () => {
@@ -62,8 +102,9 @@ describe("TaskStore", () => {
     let row = 0;
     s.subscribeRow(0, () => row++);
     s.apply(appended(0, "lo"));
-    s.apply(finalized(0));
     expect(row).toBe(1);
+    s.apply(finalized(0));
+    expect(row).toBe(2);
     expect(s.messages[0]?.text).toBe("Hello");
     expect(s.messages[0]?.partial).toBe(false);
   });
@@ -101,13 +142,15 @@ describe("TaskStore", () => {
       </div>,
     );
     expect(renders.every((n) => n === 1)).toBe(true);
+    act(() => s.apply(appended(19, " streamed")));
+    expect(renders[19]).toBe(2);
+    expect(screen.getByText("message 19 streamed")).toBeTruthy();
     act(() => {
-      s.apply(appended(19, " streamed"));
       s.apply(appended(19, " more"));
       s.flush();
     });
     expect(renders.slice(0, 19).every((n) => n === 1)).toBe(true);
-    expect(renders[19]).toBe(2);
+    expect(renders[19]).toBe(3); // the first delta at once, the second with the frame
     expect(screen.getByText("message 19 streamed more")).toBeTruthy();
   });
 });

@@ -2,8 +2,14 @@
 //
 // Messages live in one array that is mutated in place (a TextAppended delta never copies the list);
 // each row has a version counter and its own listeners, so a delta re-renders only its row.
-// Text deltas are coalesced: row listeners for appended text run once per animation frame
-// (flush() runs them now); structural changes (snapshot, added, updated, state) notify at once.
+// Text deltas are paced by frames: a delta that arrives when no text was shown since the last
+// animation frame notifies its row at once, and the deltas after it are held and shown together
+// at the next frame (flush() runs them now). While text pours in (more than one delta held in a
+// frame) the store shows it once a frame and nothing in between; once it slows, the next delta
+// shows at once again. So a row re-renders at most about once a frame however fast text streams,
+// and text at a model's usual pace reaches the DOM when it arrives rather than up to a frame
+// later (P9, docs/performance.md). Structural changes (snapshot, added, updated, state) notify at
+// once.
 //
 // The store also keeps where the rows of delegate calls are (the task's subtasks, docs/modes.md
 // "The orchestrator") with listeners of their own, told when such a row arrives or changes: the
@@ -44,7 +50,10 @@ export class TaskStore {
   private listVersion = 0;
   private stateVersion = 0;
   private readonly dirtyRows = new Set<number>();
-  private flushScheduled = false;
+  /** A frame callback is due: text was shown since the last frame, so new deltas wait for it. */
+  private framePending = false;
+  /** How many deltas waited for the frame that is due. */
+  private held = 0;
   /** Positions of the rows of delegate calls, in order. */
   private subtaskPos: number[] = [];
   private subtaskVersion = 0;
@@ -101,9 +110,13 @@ export class TaskStore {
         m.text += e.value.delta;
         this.versions[pos] = ++this.seq;
         this.dirtyRows.add(pos);
-        if (!this.flushScheduled) {
-          this.flushScheduled = true;
-          this.schedule(() => this.flush());
+        if (this.framePending) {
+          this.held++;
+        } else {
+          // Nothing shown since the last frame: show this delta now and hold the next ones.
+          this.framePending = true;
+          this.schedule(() => this.frame());
+          this.flush();
         }
         break;
       }
@@ -135,9 +148,23 @@ export class TaskStore {
     }
   }
 
-  /** flush delivers coalesced text-delta notifications now. */
+  /** frame runs at the animation frame after text was shown: it shows what was held since. When
+   * more than one delta was held, text is pouring in, and the next frame is asked for at once, so
+   * that the deltas until then wait for it too; otherwise the next delta shows when it arrives. */
+  private frame(): void {
+    const pouring = this.held > 1;
+    this.framePending = false;
+    this.held = 0;
+    if (this.dirtyRows.size === 0) return;
+    if (pouring) {
+      this.framePending = true;
+      this.schedule(() => this.frame());
+    }
+    this.flush();
+  }
+
+  /** flush delivers held text-delta notifications now. */
   flush(): void {
-    this.flushScheduled = false;
     const rows = [...this.dirtyRows];
     this.dirtyRows.clear();
     for (const pos of rows) this.rowListeners.get(pos)?.forEach((l) => l());
