@@ -245,8 +245,8 @@ export async function p9Step({ page, view, input, fakeRoot, screenshot, poll, lo
       }
     }
     const all = summary(total);
-    // The task's start (its rows, the first request) shares the page's main thread with the
-    // first markers: the figures apart for the markers sent in the stream's first 500 ms and after.
+    // The first markers are sent while the task starts and often wait together (docs/performance.md,
+    // P9): the figures apart for the markers sent in the stream's first 500 ms and after.
     const startMs = 500;
     const early = summary(series.filter((r) => r[0] < startMs).map((r) => r[1]));
     const settled = summary(series.filter((r) => r[0] >= startMs).map((r) => r[1]));
