@@ -31,10 +31,23 @@ func listenLocal(cfg Config) (net.Listener, string, string, error) {
 }
 
 // bindSocket binds the Unix socket; the socket file is the lock that makes one daemon win when
-// several start at once. A socket file nobody answers on (its daemon was killed) is removed; a
-// live one is never stolen. Starters hold a lock file from the check to the bind, so one cannot
-// remove or replace a socket another has just bound.
+// several start at once. Where a socket is private from its bind (bornPrivate, or a folder only
+// this user may enter) and no file is at sock, as a daemon that stopped cleanly leaves it, the
+// bind alone decides: it fails for every starter but one, and no lock file is opened or, on a
+// first start, created (creating a file costs some file systems more than the rest of a start;
+// docs/performance.md, "P5 — the daemon at rest"). A file at sock that nobody answers on (its
+// daemon was killed) is removed; a live one is never stolen. Starters that find a file hold a
+// lock file from the check to the bind, so one cannot remove or replace a socket another has
+// just bound; a starter that binds without the lock once the stale file is gone wins, and the
+// one that removed it is told a daemon runs.
 func bindSocket(sock string) (net.Listener, error) {
+	inPlace := bornPrivate || privateFolder(filepath.Dir(sock))
+	if inPlace {
+		lis, err := bindNarrowed(sock, sock)
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return lis, err
+		}
+	}
 	unlock, err := lockFile(sock + ".lock")
 	if err != nil {
 		return nil, err
@@ -48,18 +61,22 @@ func bindSocket(sock string) (net.Listener, error) {
 			return nil, fmt.Errorf("server: removing a stale socket: %w", err)
 		}
 	}
-	return bindPrivate(sock)
+	lis, err := bindPrivate(sock)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("server: %w on %s", ErrDaemonRunning, sock)
+	}
+	return lis, err
 }
 
 // bindPrivate binds the socket so that it is never reachable with wider permissions than 0600.
-// In a folder only this user may enter (the data dir, 0700, where the socket lives by default)
-// nobody else can reach it between the bind and the chmod, so it binds at sock. Anywhere else it
-// binds in a fresh 0700 folder beside sock, makes it 0600 and only then renames it to sock: that
-// folder costs a mkdir and an rmdir, most of what binding takes. (Setting the umask instead would
-// change it for the whole process, and a command forked meanwhile would inherit it.) The caller
-// holds the starters' lock and has made sure sock does not exist.
+// Where the socket has its mode before its bind (bornPrivate), or in a folder only this user
+// may enter (the data dir, 0700, where the socket lives by default), it binds at sock. Elsewhere
+// it binds in a fresh 0700 folder beside sock, makes it 0600 and only then renames it to sock:
+// that folder costs a mkdir and an rmdir, most of what binding takes. (Setting the umask instead
+// would change it for the whole process, and a command forked meanwhile would inherit it.) The
+// caller holds the starters' lock and has made sure sock does not exist.
 func bindPrivate(sock string) (_ net.Listener, err error) {
-	if privateFolder(filepath.Dir(sock)) {
+	if bornPrivate || privateFolder(filepath.Dir(sock)) {
 		return bindNarrowed(sock, sock)
 	}
 	dir, err := os.MkdirTemp(filepath.Dir(sock), ".b")
@@ -75,9 +92,12 @@ func bindPrivate(sock string) (_ net.Listener, err error) {
 }
 
 // bindNarrowed binds at path, makes the socket file 0600 and moves it to sock when that is
-// another path. On failure nothing is left at either path.
+// another path. On failure nothing is left at either path. Where the system allows it
+// (narrowSocket), the socket is 0600 before its bind already; the chmod after it is then exact
+// about a umask that took more bits away.
 func bindNarrowed(path, sock string) (net.Listener, error) {
-	lis, err := net.Listen("unix", path)
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error { return narrowSocket(c) }}
+	lis, err := lc.Listen(context.Background(), "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -39,13 +39,7 @@ func TestBindPrivate(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = lis.Close() })
-			fi, err := os.Lstat(sock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
-				t.Fatalf("socket mode %v, want a 0600 socket", fi.Mode())
-			}
+			wantPrivateSocket(t, sock)
 			entries, err := os.ReadDir(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -112,5 +106,55 @@ func TestPrivateFolder(t *testing.T) {
 		if privateFolder(theirs) {
 			t.Error("privateFolder(theirs) = true, want false")
 		}
+	}
+}
+
+// TestBindSocketFreePath: where a socket is private from its bind and nothing is at its path,
+// the bind alone decides between starters: no lock file is made, and a second starter on the
+// same path is told a daemon runs only if one answers, else it takes the path over.
+func TestBindSocketFreePath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "daemon.sock")
+	lis, err := bindSocket(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "daemon.sock" {
+		t.Fatalf("folder after a free bind holds %v, want only the socket", entries)
+	}
+	// The first starter's daemon died without removing its socket: the next takes the lock,
+	// finds nobody answering and binds anew.
+	_ = lis.Close() // SetUnlinkOnClose(false): the file stays, as a killed daemon leaves it
+	lis, err = bindSocket(sock)
+	if err != nil {
+		t.Fatalf("bind over a stale socket: %v", err)
+	}
+	t.Cleanup(func() { _ = lis.Close() })
+	if _, err := os.Stat(sock + ".lock"); err != nil {
+		t.Fatalf("a start that found a stale socket took no lock: %v", err)
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close() // a probe: it carried nothing
+}
+
+// wantPrivateSocket fails the test unless sock is a socket file with mode 0600.
+func wantPrivateSocket(t *testing.T, sock string) {
+	t.Helper()
+	fi, err := os.Lstat(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket file %v, want a 0600 socket", fi.Mode())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -350,11 +351,30 @@ func TestTokenFreshAtEveryStart(t *testing.T) {
 	dir := sharedDir(t)
 	d1 := startShared(t, sharedConfig(dir))
 	tok1 := readToken(t, d1.Handshake().TokenFile)
+	// Held open, the first file keeps its inode: a new file cannot come back under its number.
+	f1, err := os.Open(d1.Handshake().TokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOrFail(t, f1)
+	fi1, err := f1.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
 	d1.Stop()
 	d2 := startShared(t, sharedConfig(dir))
 	tok2 := readToken(t, d2.Handshake().TokenFile)
 	if tok1 == tok2 || len(tok2) != 64 {
 		t.Fatalf("tokens %q then %q: want a new 64-digit token per start", tok1, tok2)
+	}
+	// The file the first start made is written over, not made again (on Unix: creating a file
+	// costs some file systems more than the rest of a start).
+	fi2, err := os.Lstat(d2.Handshake().TokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && !os.SameFile(fi1, fi2) {
+		t.Error("the second start made a new token file instead of writing over its own")
 	}
 	if err := getState(t, d2.Handshake().Address, tok1); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("the previous start's token: %v, want Unauthenticated", err)
@@ -377,6 +397,20 @@ func TestPlantedTokenNotAdopted(t *testing.T) {
 		}},
 		{"ours, 0600", func(t *testing.T, path string) {
 			if err := os.WriteFile(path, []byte(planted+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"ours, 0600, longer than a token", func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte(planted+"\n"+planted+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a second link to a file elsewhere", func(t *testing.T, path string) {
+			target := path + ".target"
+			if err := os.WriteFile(target, []byte(planted+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(target, path); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -406,11 +440,14 @@ func TestPlantedTokenNotAdopted(t *testing.T) {
 			if got := readToken(t, tokenFile); got == planted {
 				t.Fatal("the planted token was adopted")
 			}
+			if b, err := os.ReadFile(tokenFile); err != nil || len(b) != 65 {
+				t.Fatalf("token file holds %d bytes (%v), want the token and a newline", len(b), err)
+			}
 			if err := getState(t, d.Handshake().Address, planted); status.Code(err) != codes.Unauthenticated {
 				t.Fatalf("call with the planted token: %v, want Unauthenticated", err)
 			}
 			if target := tokenFile + ".target"; fileExists(target) && readToken(t, target) != planted {
-				t.Fatal("the symlink's target was written through")
+				t.Fatal("the link's target was written through")
 			}
 		})
 	}

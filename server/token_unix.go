@@ -10,24 +10,31 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
-// createToken makes a fresh random token for this daemon start and writes it to path, created
-// exclusively with mode 0600. A token file left from an earlier start is removed first when we
-// own it; one owned by someone else (or that is not a file or symlink) is refused. An existing
-// token is never adopted: whoever planted it would otherwise know our token.
+// createToken makes a fresh random token for this daemon start and writes it to path with mode
+// 0600. The token file an earlier start left, a regular file of ours with one link that grants
+// nobody else anything, is written over in place: creating a file costs some file systems more
+// than the rest of a start (docs/performance.md, "P5 — the daemon at rest"). Anything else at
+// path is removed first when we own it, and the token created exclusively; a file owned by
+// someone else (or that is not a file or symlink) is refused. An existing token is never
+// adopted: whoever planted it would otherwise know our token.
 func createToken(path string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("server: token: %w", err)
-	}
-	if err := removeOwnToken(path); err != nil {
-		return "", err
 	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("server: token: %w", err)
 	}
 	tok := hex.EncodeToString(b[:])
+	if rewriteToken(path, tok+"\n") {
+		return tok, nil
+	}
+	if err := removeOwnToken(path); err != nil {
+		return "", err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		// Someone created the file between our remove and our create: refuse it as well.
@@ -44,6 +51,32 @@ func createToken(path string) (string, error) {
 		return "", fmt.Errorf("server: token: %w", err)
 	}
 	return tok, nil
+}
+
+// rewriteToken writes line over the token file at path, and reports whether it did: only a
+// regular file of ours, 0600, with no other link, is written. Not following a symlink and not
+// waiting for a FIFO's reader, it opens nothing else; whatever it declines, or fails to write
+// in full, is left for createToken to remove and create afresh.
+func rewriteToken(path, line string) bool {
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	fi, err := f.Stat()
+	var st *syscall.Stat_t
+	if err == nil {
+		st, _ = fi.Sys().(*syscall.Stat_t)
+	}
+	if st == nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 || !ownedByMe(fi) || st.Nlink != 1 {
+		// Opened to look at it and nothing written: closing it loses nothing.
+		_ = f.Close()
+		return false
+	}
+	_, werr := f.WriteAt([]byte(line), 0)
+	if werr == nil && fi.Size() != int64(len(line)) {
+		werr = f.Truncate(int64(len(line)))
+	}
+	return errors.Join(werr, f.Close()) == nil
 }
 
 // removeOwnToken removes an old token file (or symlink) that belongs to this user.

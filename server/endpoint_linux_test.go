@@ -1,0 +1,30 @@
+package server
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestSocketBornPrivate: on Linux the socket's file is 0600 from the bind itself, before any
+// chmod, in a folder everyone may enter, so the starters need no private folder to bind in.
+func TestSocketBornPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "daemon.sock")
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error { return narrowSocket(c) }}
+	lis, err := lc.Listen(context.Background(), "unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lis.Close() })
+	wantPrivateSocket(t, sock)
+}
