@@ -72,7 +72,7 @@ done < <(for goos in linux windows darwin; do
 #    in every process of the binary. Nor does it link C code: tree-sitter's grammars are in the
 #    helper too (core/tools/codedefs), and the daemon is built without cgo.
 heavy=$(for goos in linux windows darwin; do GOOS=$goos CGO_ENABLED=1 go list -deps ./server/cmd/cairn; done |
-  grep -E "^(github.com/ledongthuc/pdf|github.com/JohannesKaufmann/html-to-markdown|golang.org/x/net/html|go.opentelemetry.io/otel/sdk|go.opentelemetry.io/otel/exporters|$mod/server/otel/exporter|$mod/core/convert|github.com/smacker/go-tree-sitter|$mod/core/tools/codedefs/treesitter)(/|\$)" | sort -u || true)
+  grep -E "^(github.com/ledongthuc/pdf|github.com/JohannesKaufmann/html-to-markdown|golang.org/x/net/html|go.opentelemetry.io/otel/sdk|go.opentelemetry.io/otel/exporters|$mod/server/otel/exporter|$mod/core/convert|github.com/saintfish/chardet|golang.org/x/text/encoding/htmlindex|encoding/xml|github.com/smacker/go-tree-sitter|$mod/core/tools/codedefs/treesitter)(/|\$)" | sort -u || true)
 for d in $heavy; do bad "server/cmd/cairn depends on $d, which belongs in cairn-helper"; done
 
 # 4. TypeScript: the extension never imports the webview; the shared package (proto/ts) imports

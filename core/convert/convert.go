@@ -1,6 +1,7 @@
-// Package convert turns documents into text with the libraries made for them: a PDF's text,
-// an HTML page as Markdown. Their libraries are heavy to load, so only cairn-helper links this
-// package; the daemon reaches it through core/helper on first use (docs/performance.md, "P5 —
+// Package convert turns documents into text with the libraries made for them: a PDF's or a
+// Word document's text, an HTML page as Markdown, text in a legacy encoding as UTF-8. Their
+// libraries (and their initialisers) are heavy to load for what few reads need them, so only
+// cairn-helper links this package; the daemon reaches it through core/helper on first use (docs/performance.md, "P5 —
 // the daemon at rest").
 package convert
 

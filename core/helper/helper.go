@@ -1,6 +1,6 @@
 // Package helper runs cairn-helper, the daemon's second executable. What few tasks need and
-// whose libraries are heavy to load (a PDF's text, an HTML page as Markdown, the OpenTelemetry
-// exporters) lives there and starts on first use, so the daemon, and every process of its
+// whose libraries are heavy to load (a PDF's or a Word document's text, text in a legacy
+// encoding, an HTML page as Markdown, the OpenTelemetry exporters) lives there and starts on first use, so the daemon, and every process of its
 // binary such as the sandbox's launcher, starts and idles without those libraries' code and
 // initialisers (docs/performance.md, "P5 — the daemon at rest"). The helper sits beside the
 // daemon's executable, as scripts/build-daemon.sh builds both; CAIRN_HELPER names another.

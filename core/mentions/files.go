@@ -160,14 +160,15 @@ func (d Deps) child(ctx context.Context, abs, p string, budget *int64) string {
 
 // readText returns a file's content as text: documents are extracted, other files decoded
 // from their encoding and cut at maxFileBytes with a note. Binary files give
-// readfile.ErrBinary. A PDF is converted by cairn-helper (core/helper), which ctx ending kills.
+// readfile.ErrBinary. A PDF, a Word document or text in a legacy encoding is converted by
+// cairn-helper (core/helper), which ctx ending kills.
 func readText(ctx context.Context, abs string, size int64) (string, error) {
 	var extract func([]byte) (string, error)
 	switch strings.ToLower(filepath.Ext(abs)) {
 	case ".pdf":
 		extract = func(data []byte) (string, error) { return readfile.PDFText(ctx, data) }
 	case ".docx":
-		extract = readfile.DOCXText
+		extract = func(data []byte) (string, error) { return readfile.DOCXText(ctx, data) }
 	case ".ipynb":
 		extract = readfile.NotebookText
 	}
@@ -202,7 +203,7 @@ func readText(ctx context.Context, abs string, size int64) (string, error) {
 			data = data[:nl+1]
 		}
 	}
-	text, _, err := readfile.DecodeText(data)
+	text, _, err := readfile.DecodeText(ctx, data)
 	if err != nil {
 		return "", err
 	}

@@ -52,7 +52,7 @@ func (d Deps) fetch(ctx context.Context, u string) string {
 		text = md
 	case strings.HasPrefix(media, "text/") || media == "application/json" || strings.HasSuffix(media, "+json") ||
 		media == "application/xml" || strings.HasSuffix(media, "+xml"):
-		t, _, err := readfile.DecodeText(page.Body)
+		t, _, err := readfile.DecodeText(ctx, page.Body)
 		if err != nil {
 			return render("url-not-text", textData{URL: u, Type: media})
 		}

@@ -2,19 +2,18 @@ package readfile
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/saintfish/chardet"
+	"github.com/cairnhq/cairn/core/helper"
 	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
 )
 
-// sniffBytes is how much of a file the binary check and the charset detector look at; the
-// detector's statistics settle well before that, and it keeps huge files cheap.
+// sniffBytes is how much of a file the binary checks look at; it keeps huge files cheap.
 const sniffBytes = 64 << 10
 
 var (
@@ -25,9 +24,11 @@ var (
 
 // DecodeText turns file bytes into UTF-8 text and names the encoding it used. Order matters:
 // a BOM is authoritative; valid UTF-8 (the common case) needs no guessing; NUL bytes without
-// a UTF-16 BOM mean binary; anything else goes to the charset detector, with windows-1252
-// (a Latin-1 superset that maps every byte) as the fallback for text it cannot place.
-func DecodeText(data []byte) (text, charset string, err error) {
+// a UTF-16 BOM mean binary; anything else is a legacy encoding, which cairn-helper detects
+// and decodes (core/convert): the detector and the encodings' tables load there, not in the
+// daemon (docs/performance.md, "P5 — the daemon at rest"), and ctx ending kills it. Text the
+// helper refuses is ErrBinary; a helper that cannot run is ErrHelper.
+func DecodeText(ctx context.Context, data []byte) (text, charset string, err error) {
 	switch {
 	case bytes.HasPrefix(data, bomUTF8):
 		data = data[len(bomUTF8):]
@@ -47,38 +48,22 @@ func DecodeText(data []byte) (text, charset string, err error) {
 	if utf8.Valid(data) {
 		return string(data), "UTF-8", nil
 	}
-	// Ask the detector about the bytes around the first invalid sequence: a Latin-1 file may
-	// be pure ASCII for its first pages, and a UTF-8 file with one stray byte should stay UTF-8.
-	off := firstInvalid(data)
-	lo := max(0, off-sniffBytes/2)
-	enc, name := detect(data[lo:min(len(data), lo+sniffBytes)])
-	return decodeWith(enc, data, name)
-}
-
-func firstInvalid(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
+	out, err := helper.Run(ctx, data, "decode-text")
+	var refused *helper.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return "", "", fmt.Errorf("%w: %w", ErrBinary, refused)
+	case ctx.Err() != nil:
+		return "", "", ctx.Err()
+	case err != nil:
+		return "", "", fmt.Errorf("%w: %w", ErrHelper, err)
 	}
-	return len(b)
-}
-
-// detect picks an encoding for non-UTF-8 text.
-func detect(sample []byte) (encoding.Encoding, string) {
-	res, err := chardet.NewTextDetector().DetectBest(sample)
-	if err == nil && res.Confidence >= 10 {
-		// chardet uses ICU's names; WHATWG's index knows all of them but "GB-18030".
-		for _, label := range []string{res.Charset, strings.ReplaceAll(res.Charset, "-", "")} {
-			if enc, err := htmlindex.Get(label); err == nil && enc != nil {
-				name, _ := htmlindex.Name(enc)
-				return enc, name
-			}
-		}
+	// The helper writes the encoding's name on the first line, the text after it.
+	charset, text, ok := strings.Cut(string(out), "\n")
+	if !ok {
+		return "", "", fmt.Errorf("%w: decode-text wrote no encoding line", ErrHelper)
 	}
-	return charmap.Windows1252, "windows-1252"
+	return checkText(text, charset)
 }
 
 func decodeWith(enc encoding.Encoding, data []byte, name string) (string, string, error) {
@@ -86,7 +71,11 @@ func decodeWith(enc encoding.Encoding, data []byte, name string) (string, string
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %s: %v", ErrBinary, name, err)
 	}
-	text := string(out)
+	return checkText(string(out), name)
+}
+
+// checkText refuses decoded text that still looks binary.
+func checkText(text, name string) (string, string, error) {
 	sample := text[:min(len(text), sniffBytes)]
 	if strings.IndexByte(sample, 0) >= 0 || controlRatio([]byte(sample)) > 0.1 {
 		return "", "", ErrBinary

@@ -1,6 +1,7 @@
 package readfile
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestDecodeText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, charset, err := DecodeText(tt.data)
+			got, charset, err := DecodeText(context.Background(), tt.data)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("err = %v, want %v", err, tt.err)

@@ -8,8 +8,8 @@ var (
 	ErrBinary = errors.New("readfile: binary content")
 	// ErrDocument marks a PDF, DOCX or notebook that could not be parsed.
 	ErrDocument = errors.New("readfile: unreadable document")
-	// ErrHelper marks a document left unread because cairn-helper, which converts PDFs
-	// (core/helper), is missing, was killed or failed: the installation's fault, not the
-	// document's.
+	// ErrHelper marks a document or a legacy-encoded file left unread because cairn-helper,
+	// which converts them (core/helper), is missing, was killed or failed: the installation's
+	// fault, not the file's.
 	ErrHelper = errors.New("readfile: cairn-helper could not convert the document")
 )

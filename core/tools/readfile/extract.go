@@ -1,28 +1,37 @@
 package readfile
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/cairnhq/cairn/core/helper"
 )
 
-// PDFText returns the text of a PDF document. The PDF library runs in cairn-helper
-// (core/helper), not in the daemon, so ctx ending kills the conversion. A document the helper
-// refuses is an ErrDocument; a helper that cannot run or fails otherwise is an ErrHelper.
+// PDFText returns the text of a PDF document.
 func PDFText(ctx context.Context, data []byte) (string, error) {
-	out, err := helper.Run(ctx, data, "pdf-text")
+	return document(ctx, data, "pdf-text")
+}
+
+// DOCXText returns the paragraphs of a Word document's main body, one per line; headers,
+// footers and comments are left out.
+func DOCXText(ctx context.Context, data []byte) (string, error) {
+	return document(ctx, data, "docx-text")
+}
+
+// document converts data with the helper's command cmd. The document's library runs in
+// cairn-helper (core/helper), not in the daemon, so ctx ending kills the conversion. A document
+// the helper refuses is an ErrDocument; a helper that cannot run or fails otherwise is an
+// ErrHelper.
+func document(ctx context.Context, data []byte, cmd string) (string, error) {
+	out, err := helper.Run(ctx, data, cmd)
 	var refused *helper.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		// The helper's reason starts with "pdf", as the in-process reader's did.
+		// The helper's reason starts with the format ("pdf", "docx"), as the in-process
+		// readers' did.
 		return "", fmt.Errorf("%w: %w", ErrDocument, refused)
 	case ctx.Err() != nil:
 		return "", ctx.Err()
@@ -30,71 +39,6 @@ func PDFText(ctx context.Context, data []byte) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrHelper, err)
 	}
 	return string(out), nil
-}
-
-// DOCXText returns the paragraphs of a Word document's main body, one per line. Only
-// word/document.xml is read: headers, footers and comments are left out.
-func DOCXText(data []byte) (string, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return "", fmt.Errorf("%w: docx: %w", ErrDocument, err)
-	}
-	f, err := zr.Open("word/document.xml")
-	if err != nil {
-		return "", fmt.Errorf("%w: docx: %w", ErrDocument, err)
-	}
-	text, err := wordParagraphs(f)
-	_ = f.Close() // an entry of an in-memory zip, only read from: closing it loses nothing
-	if err != nil {
-		return "", fmt.Errorf("%w: docx: %w", ErrDocument, err)
-	}
-	return text, nil
-}
-
-// wordParagraphs reads WordprocessingML and returns its text, one paragraph per line.
-func wordParagraphs(r io.Reader) (string, error) {
-	const wordML = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-	var b strings.Builder
-	dec := xml.NewDecoder(r)
-	inText := false
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if t.Name.Space != wordML {
-				continue
-			}
-			switch t.Name.Local {
-			case "t":
-				inText = true
-			case "tab":
-				b.WriteByte('\t')
-			case "br", "cr":
-				b.WriteByte('\n')
-			}
-		case xml.EndElement:
-			if t.Name.Space != wordML {
-				continue
-			}
-			switch t.Name.Local {
-			case "t":
-				inText = false
-			case "p":
-				b.WriteByte('\n')
-			}
-		case xml.CharData:
-			if inText {
-				b.Write(t)
-			}
-		}
-	}
-	return strings.TrimRight(b.String(), "\n"), nil
 }
 
 // notebook is the part of the .ipynb format we read. Cell sources are a string or a list of

@@ -47,6 +47,8 @@ func TestExtractors(t *testing.T) {
 		{"cell_type":"code","source":"import pandas as pd\ndf = pd.read_csv('x.csv')\n","outputs":[{"text":"ignored"}]},
 		{"cell_type":"raw","source":"skipped"}
 	],"nbformat":4}`
+	// Word documents are read through cairn-helper.
+	wordText := func(data []byte) (string, error) { return DOCXText(context.Background(), data) }
 	tests := []struct {
 		name    string
 		extract func([]byte) (string, error)
@@ -54,9 +56,9 @@ func TestExtractors(t *testing.T) {
 		want    string
 		err     error
 	}{
-		{name: "docx", extract: DOCXText, data: docx, want: "Quarterly report\nRevenue grew\t12%\nline one\nline two"},
-		{name: "docx not a zip", extract: DOCXText, data: []byte("plain text"), err: ErrDocument},
-		{name: "docx without body", extract: DOCXText, data: func() []byte {
+		{name: "docx", extract: wordText, data: docx, want: "Quarterly report\nRevenue grew\t12%\nline one\nline two"},
+		{name: "docx not a zip", extract: wordText, data: []byte("plain text"), err: ErrDocument},
+		{name: "docx without body", extract: wordText, data: func() []byte {
 			b := minimalDOCX(t, "")
 			return b
 		}(), want: ""},

@@ -197,11 +197,11 @@ func read(ctx context.Context, abs, rel, ext string, rng lineRange, limit int) (
 	case ".pdf":
 		text, err = PDFText(ctx, data)
 	case ".docx":
-		text, err = DOCXText(data)
+		text, err = DOCXText(ctx, data)
 	case ".ipynb":
 		text, err = NotebookText(data)
 	default:
-		text, _, err = DecodeText(data)
+		text, _, err = DecodeText(ctx, data)
 	}
 	switch {
 	case errors.Is(err, ErrBinary):

@@ -5,6 +5,9 @@
 // without cgo), so a grammar that crashes ends one helper run, not the daemon.
 //
 //	cairn-helper pdf-text             a PDF on stdin, its text on stdout
+//	cairn-helper docx-text            a Word document on stdin, its text on stdout
+//	cairn-helper decode-text          text that is not UTF-8 on stdin; on stdout the name of
+//	                                  the encoding it was read in, a newline, and the text
 //	cairn-helper html-markdown BASE   an HTML page on stdin, Markdown on stdout; links resolve against BASE
 //	cairn-helper otel                 OpenTelemetry export of the events the daemon writes to stdin
 //	cairn-helper code-definitions     per line of stdin, a JSON array of source file paths;
@@ -32,7 +35,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		complain(stderr, "usage: cairn-helper pdf-text | html-markdown BASE | otel | "+codedefs.HelperCommand)
+		complain(stderr, "usage: cairn-helper pdf-text | docx-text | decode-text | html-markdown BASE | otel | "+codedefs.HelperCommand)
 		return 2
 	}
 	convertWith := func(f func([]byte) (string, error)) int {
@@ -55,6 +58,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case args[0] == "pdf-text" && len(args) == 1:
 		return convertWith(convert.PDFText)
+	case args[0] == "docx-text" && len(args) == 1:
+		return convertWith(convert.DOCXText)
+	case args[0] == "decode-text" && len(args) == 1:
+		return convertWith(func(b []byte) (string, error) {
+			text, charset, err := convert.LegacyText(b)
+			return charset + "\n" + text, err
+		})
 	case args[0] == "html-markdown" && len(args) == 2:
 		return convertWith(func(b []byte) (string, error) { return convert.HTMLToMarkdown(string(b), args[1]) })
 	case args[0] == codedefs.HelperCommand && len(args) == 1:
