@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -186,12 +185,8 @@ func BenchmarkP5(b *testing.B) {
 const settle = 61 * time.Second
 
 // settleFileSystem waits out the set-up's deletions: settle, or CAIRN_P5_SETTLE (a duration,
-// such as 0s for a quick look) when set. It first writes back what the file systems hold dirty,
-// the inode tables too: an inode freed in a table not yet written back counts as recent for
-// five minutes more, which no wait of a minute would cover after the earlier benchmarks of a
-// whole `make bench`.
+// such as 0s for a quick look) when set.
 func settleFileSystem(b *testing.B) {
-	syscall.Sync()
 	wait := settle
 	if v := os.Getenv("CAIRN_P5_SETTLE"); v != "" {
 		d, err := time.ParseDuration(v)
