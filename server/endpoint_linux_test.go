@@ -1,11 +1,8 @@
 package server
 
 import (
-	"context"
-	"net"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -20,8 +17,7 @@ func TestSocketBornPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "daemon.sock")
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error { return narrowSocket(c) }}
-	lis, err := lc.Listen(context.Background(), "unix", sock)
+	lis, err := listenNarrow(sock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,15 +93,13 @@ func bindPrivate(sock string) (_ net.Listener, err error) {
 
 // bindNarrowed binds at path, makes the socket file 0600 and moves it to sock when that is
 // another path. On failure nothing is left at either path. Where the system allows it
-// (narrowSocket), the socket is 0600 before its bind already; the chmod after it is then exact
+// (listenNarrow), the socket is 0600 from its bind already; the chmod after it is then exact
 // about a umask that took more bits away.
 func bindNarrowed(path, sock string) (net.Listener, error) {
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error { return narrowSocket(c) }}
-	lis, err := lc.Listen(context.Background(), "unix", path)
+	lis, err := listenNarrow(path)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	lis.(*net.UnixListener).SetUnlinkOnClose(false)
 	fail := func(err error) (net.Listener, error) {
 		return nil, fmt.Errorf("server: %w", errors.Join(err, lis.Close(), os.Remove(path)))
 	}
@@ -114,6 +112,19 @@ func bindNarrowed(path, sock string) (net.Listener, error) {
 		}
 	}
 	return lis, nil
+}
+
+// listenNarrow binds a Unix socket at path, narrowed to 0600 before its bind where the system
+// gives the file the socket's mode (narrowSocket). Closing it leaves the file.
+func listenNarrow(path string) (*net.UnixListener, error) {
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error { return narrowSocket(c) }}
+	lis, err := lc.Listen(context.Background(), "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	ul := lis.(*net.UnixListener)
+	ul.SetUnlinkOnClose(false)
+	return ul, nil
 }
 
 // privateFolder reports whether dir is a folder (not a link to one) that this user owns and
