@@ -16,14 +16,19 @@ const HandshakeFileName = "daemon.json"
 // HandshakePath returns the handshake file of a data dir.
 func HandshakePath(dataDir string) string { return filepath.Join(dataDir, HandshakeFileName) }
 
-// writeHandshakeFile writes h atomically (a temporary file renamed over the old one), 0600, so
-// a reader never sees half a file. It is not synced: after a power loss the daemon is gone
+// writeHandshakeFile writes h atomically (a file of its own renamed over the old one), 0600, so
+// a reader never sees half a file; that file is the spare a stopped daemon left when there is
+// one (reuseSpareHandshake), else a new one. It is not synced: after a power loss the daemon is gone
 // anyway, and an empty or stale file only means "no daemon" to a reader.
 // It returns the file's identity, which removeHandshakeFile checks.
 func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
 	b, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("server: handshake file: %w", err)
+	}
+	b = append(b, '\n')
+	if fi, ok := reuseSpareHandshake(path, b); ok {
+		return fi, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".daemon-*.json")
 	if err != nil {
@@ -37,7 +42,7 @@ func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
 	if err := f.Chmod(0o600); err != nil {
 		return fail(err)
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	if _, err := f.Write(b); err != nil {
 		return fail(err)
 	}
 	fi, err := f.Stat()
@@ -85,8 +90,8 @@ func FindDaemon(dataDir string) (Handshake, error) {
 	return h, nil
 }
 
-// removeHandshakeFile removes path if it is still the file this daemon wrote (mine, saying
-// want): a later daemon may have replaced it.
+// removeHandshakeFile takes path away (retireHandshakeFile) if it is still the file this daemon
+// wrote (mine, saying want): a later daemon may have replaced it.
 func removeHandshakeFile(path string, mine os.FileInfo, want Handshake) error {
 	now, err := os.Lstat(path)
 	if err != nil || !sameFile(now, mine) {
@@ -95,7 +100,7 @@ func removeHandshakeFile(path string, mine os.FileInfo, want Handshake) error {
 	if got, err := ReadHandshakeFile(path); err != nil || got != want {
 		return nil
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := retireHandshakeFile(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("server: handshake file: %w", err)
 	}
 	return nil

@@ -351,16 +351,7 @@ func TestTokenFreshAtEveryStart(t *testing.T) {
 	dir := sharedDir(t)
 	d1 := startShared(t, sharedConfig(dir))
 	tok1 := readToken(t, d1.Handshake().TokenFile)
-	// Held open, the first file keeps its inode: a new file cannot come back under its number.
-	f1, err := os.Open(d1.Handshake().TokenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeOrFail(t, f1)
-	fi1, err := f1.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
+	fi1 := holdOpen(t, d1.Handshake().TokenFile)
 	d1.Stop()
 	d2 := startShared(t, sharedConfig(dir))
 	tok2 := readToken(t, d2.Handshake().TokenFile)
@@ -640,6 +631,22 @@ func TestServeProcessLifetime(t *testing.T) {
 }
 
 // closeOrFail closes c and fails the test if that fails.
+// holdOpen opens path until the test ends and returns its identity: held open, the file keeps
+// its inode, so a new file cannot come back under its number.
+func holdOpen(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeOrFail(t, f) })
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
 func closeOrFail(t *testing.T, c io.Closer) {
 	t.Helper()
 	if err := c.Close(); err != nil {

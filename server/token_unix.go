@@ -29,7 +29,7 @@ func createToken(path string) (string, error) {
 		return "", fmt.Errorf("server: token: %w", err)
 	}
 	tok := hex.EncodeToString(b[:])
-	if rewriteToken(path, tok+"\n") {
+	if _, ok := overwriteOwn(path, []byte(tok+"\n")); ok {
 		return tok, nil
 	}
 	if err := removeOwnToken(path); err != nil {
@@ -53,14 +53,14 @@ func createToken(path string) (string, error) {
 	return tok, nil
 }
 
-// rewriteToken writes line over the token file at path, and reports whether it did: only a
-// regular file of ours, 0600, with no other link, is written. Not following a symlink and not
-// waiting for a FIFO's reader, it opens nothing else; whatever it declines, or fails to write
-// in full, is left for createToken to remove and create afresh.
-func rewriteToken(path, line string) bool {
+// overwriteOwn writes content over the file at path and reports whether it did, with the
+// file's identity once written: only a regular file of ours, 0600, with no other link, is
+// written, so nobody who could read or keep it before gains anything. Not following a symlink
+// and not waiting for a FIFO's reader, it opens nothing else.
+func overwriteOwn(path string, content []byte) (os.FileInfo, bool) {
 	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	fi, err := f.Stat()
 	var st *syscall.Stat_t
@@ -70,13 +70,19 @@ func rewriteToken(path, line string) bool {
 	if st == nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 || !ownedByMe(fi) || st.Nlink != 1 {
 		// Opened to look at it and nothing written: closing it loses nothing.
 		_ = f.Close()
-		return false
+		return nil, false
 	}
-	_, werr := f.WriteAt([]byte(line), 0)
-	if werr == nil && fi.Size() != int64(len(line)) {
-		werr = f.Truncate(int64(len(line)))
+	_, werr := f.WriteAt(content, 0)
+	if werr == nil && fi.Size() != int64(len(content)) {
+		werr = f.Truncate(int64(len(content)))
 	}
-	return errors.Join(werr, f.Close()) == nil
+	if werr == nil {
+		fi, werr = f.Stat()
+	}
+	if errors.Join(werr, f.Close()) != nil {
+		return nil, false
+	}
+	return fi, true
 }
 
 // removeOwnToken removes an old token file (or symlink) that belongs to this user.

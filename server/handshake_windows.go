@@ -1,0 +1,12 @@
+//go:build windows
+
+package server
+
+import "os"
+
+// reuseSpareHandshake never reuses a file on Windows: there the handshake file is always
+// created afresh, and a stopping daemon removes it.
+func reuseSpareHandshake(string, []byte) (os.FileInfo, bool) { return nil, false }
+
+// retireHandshakeFile removes a stopping daemon's handshake file.
+func retireHandshakeFile(path string) error { return os.Remove(path) }
