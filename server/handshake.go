@@ -58,6 +58,36 @@ func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
 	return fi, nil
 }
 
+// startFiles is the writing of a start's token file and then its handshake file, on a
+// goroutine of its own, beside the building of the daemon's parts (docs/performance.md, "P5 —
+// the daemon at rest").
+type startFiles struct {
+	done  chan struct{}
+	shake os.FileInfo // the handshake file written; nil when none was
+	err   error
+}
+
+// writeStartFiles starts writing token to tokenFile and then, when handshakeFile is set, h to
+// handshakeFile.
+func writeStartFiles(tokenFile, token, handshakeFile string, h Handshake) *startFiles {
+	f := &startFiles{done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		if f.err = writeToken(tokenFile, token); f.err != nil || handshakeFile == "" {
+			return
+		}
+		f.shake, f.err = writeHandshakeFile(handshakeFile, h)
+	}()
+	return f
+}
+
+// wait returns, once both are written or one failed, the handshake file's identity and the
+// error.
+func (f *startFiles) wait() (os.FileInfo, error) {
+	<-f.done
+	return f.shake, f.err
+}
+
 // ReadHandshakeFile reads a handshake file.
 func ReadHandshakeFile(path string) (Handshake, error) {
 	var h Handshake

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/cairnhq/cairn/core/egress"
 	cairnv1 "github.com/cairnhq/cairn/server/internal/gen/cairn/v1"
 	"github.com/cairnhq/cairn/server/servertest"
 
@@ -126,6 +127,35 @@ func TestHandshakeFileWrittenAndRemoved(t *testing.T) {
 	}
 	if _, err := server.FindDaemon(dir); !errors.Is(err, server.ErrNoDaemon) {
 		t.Fatalf("FindDaemon after stop = %v, want ErrNoDaemon", err)
+	}
+}
+
+// A start that fails after its token and handshake files were written leaves no handshake
+// and no socket behind: a client finds no daemon rather than one that never served.
+func TestFailedStartLeavesNoHandshake(t *testing.T) {
+	dir := sharedDir(t)
+	bad := filepath.Join(dir, "not-a-ca.pem")
+	if err := os.WriteFile(bad, []byte("no certificate here\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := sharedConfig(dir)
+	cfg.Egress = &egress.Config{CAFiles: []string{bad}}
+	if _, err := server.Start(context.Background(), cfg); !errors.Is(err, egress.ErrBadCA) {
+		t.Fatalf("Start with a CA file holding no certificate = %v, want ErrBadCA", err)
+	}
+	for _, p := range []string{server.HandshakePath(dir), filepath.Join(dir, "daemon.sock")} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s after the failed start: %v", p, err)
+		}
+	}
+	if _, err := server.FindDaemon(dir); !errors.Is(err, server.ErrNoDaemon) {
+		t.Fatalf("FindDaemon after the failed start = %v, want ErrNoDaemon", err)
+	}
+	// The next start is not hindered by what the failed one left.
+	d := startShared(t, sharedConfig(dir))
+	got, err := server.FindDaemon(dir)
+	if err != nil || got != d.Handshake() {
+		t.Fatalf("FindDaemon = %+v, %v; want %+v", got, err, d.Handshake())
 	}
 }
 

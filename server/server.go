@@ -55,8 +55,9 @@ type Config struct {
 	Listen    string // 127.0.0.1:PORT instead of a socket
 	TokenFile string // default beside the socket; a fresh token is written at every start
 	Version   string
-	// HandshakeFile, when set, receives the handshake (0600, atomically) once the daemon serves
-	// and is removed when it stops: a daemon shared by several clients sets it.
+	// HandshakeFile, when set, receives the handshake (0600, atomically) before Start returns
+	// (a client that finds it a moment before the server serves waits in the socket's backlog)
+	// and is taken away when the daemon stops: a daemon shared by several clients sets it.
 	HandshakeFile string
 	// IdleExit, when positive, stops the daemon that long after its last client left.
 	IdleExit time.Duration
@@ -158,9 +159,29 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		}
 		tokenFile = filepath.Join(dir, "daemon.token")
 	}
-	token, err := createToken(tokenFile)
+	// closeListener undoes the listening of a start that fails, the socket's file included.
+	closeListener := func() error {
+		err := lis.Close()
+		if sockPath != "" {
+			err = errors.Join(err, removeOwnSocket(sockPath, sockInfo))
+		}
+		return err
+	}
+	token, err := newToken()
 	if err != nil {
-		return nil, errors.Join(err, lis.Close())
+		return nil, errors.Join(err, closeListener())
+	}
+	shake := Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
+		Executable: cfg.Executable}
+	// The token file, then the handshake file, are written while the daemon's parts are built
+	// (docs/performance.md, "P5 — the daemon at rest"); Start returns once both are there.
+	files := writeStartFiles(tokenFile, token, cfg.HandshakeFile, shake)
+	abort := func(err error) (*Daemon, error) {
+		fi, ferr := files.wait()
+		if fi != nil {
+			ferr = errors.Join(ferr, removeHandshakeFile(cfg.HandshakeFile, fi, shake))
+		}
+		return nil, errors.Join(err, ferr, closeListener())
 	}
 
 	var settings *config.Holder
@@ -173,7 +194,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	st, err := store.Open(cfg.DataDir)
 	if err != nil {
-		return nil, errors.Join(err, lis.Close())
+		return abort(err)
 	}
 	// A daemon refused a task this one holds names this handshake (README, "One owner per task").
 	st.SetHandshake(cfg.HandshakeFile)
@@ -192,7 +213,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	tr, err := eg.Transport()
 	if err != nil {
-		return nil, errors.Join(err, lis.Close())
+		return abort(err)
 	}
 	hc := &http.Client{Transport: tr}
 	mcpLog := cfg.Logger.With("component", "mcp")
@@ -273,9 +294,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		SearchIndexes: agentCfg.SearchIndexes, IdleExit: cfg.IdleExit,
 	})
 	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, upgraded: make(chan struct{}), otelStop: otelStop, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
-		done: make(chan struct{}),
-		shake: Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
-			Executable: cfg.Executable}}
+		done:  make(chan struct{}),
+		shake: shake}
 	if cfg.IdleExit > 0 {
 		d.life = newLifetime(cfg.IdleExit, func() {
 			// Said so, with how to keep it: the warm search indexes end with the daemon
@@ -303,7 +323,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			cfg.Logger.Error("serve", "err", err)
 		}
 	}()
-	if err := d.startLifetime(); err != nil {
+	if err := d.startLifetime(files); err != nil {
 		d.Stop()
 		return nil, err
 	}
@@ -320,14 +340,14 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	return d, nil
 }
 
-// startLifetime writes the handshake file and starts the idle timer and the executable watch.
-func (d *Daemon) startLifetime() error {
-	if d.cfg.HandshakeFile != "" {
-		fi, err := writeHandshakeFile(d.cfg.HandshakeFile, d.shake)
-		if err != nil {
-			return err
-		}
-		d.shakeInfo = fi
+// startLifetime waits for the token and handshake files and starts the idle timer and the
+// executable watch.
+func (d *Daemon) startLifetime(files *startFiles) error {
+	fi, err := files.wait()
+	// Set even on an error, so Stop takes away a handshake file that was written.
+	d.shakeInfo = fi
+	if err != nil {
+		return err
 	}
 	if d.life != nil {
 		d.life.start()

@@ -3,8 +3,6 @@
 package server
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,44 +11,39 @@ import (
 	"syscall"
 )
 
-// createToken makes a fresh random token for this daemon start and writes it to path with mode
-// 0600. The token file an earlier start left, a regular file of ours with one link that grants
-// nobody else anything, is written over in place: creating a file costs some file systems more
+// writeToken writes this daemon start's token to path with mode 0600. The token file an earlier
+// start left, a regular file of ours with one link that grants nobody else anything, is written
+// over in place: creating a file costs some file systems more
 // than the rest of a start (docs/performance.md, "P5 — the daemon at rest"). Anything else at
 // path is removed first when we own it, and the token created exclusively; a file owned by
 // someone else (or that is not a file or symlink) is refused. An existing token is never
 // adopted: whoever planted it would otherwise know our token.
-func createToken(path string) (string, error) {
+func writeToken(path, tok string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+		return fmt.Errorf("server: token: %w", err)
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
-	}
-	tok := hex.EncodeToString(b[:])
 	if _, ok := overwriteOwn(path, []byte(tok+"\n")); ok {
-		return tok, nil
+		return nil
 	}
 	if err := removeOwnToken(path); err != nil {
-		return "", err
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		// Someone created the file between our remove and our create: refuse it as well.
-		return "", fmt.Errorf("server: token: %w", err)
+		return fmt.Errorf("server: token: %w", err)
 	}
 	// The umask may have narrowed the mode; it can only have removed bits, but be exact.
 	if err := f.Chmod(0o600); err != nil {
-		return "", fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
+		return fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
 	}
 	if _, err := f.WriteString(tok + "\n"); err != nil {
-		return "", fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
+		return fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
 	}
 	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+		return fmt.Errorf("server: token: %w", err)
 	}
-	return tok, nil
+	return nil
 }
 
 // overwriteOwn writes content over the file at path and reports whether it did, with the

@@ -3,8 +3,6 @@
 package server
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,43 +12,38 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// createToken makes a fresh random token for this daemon start and writes it to path (in the
-// data dir, inside the user's profile), created exclusively with a DACL that lets only the
-// current user read it: mode bits mean nothing on Windows. A token file left from an earlier
-// start is removed first when we own it; one owned by someone else is refused, never adopted.
-func createToken(path string) (string, error) {
+// writeToken writes this daemon start's token to path (in the data dir, inside the user's
+// profile), created exclusively with a DACL that lets only the current user read it: mode bits
+// mean nothing on Windows. A token file left from an earlier start is removed first when we own
+// it; one owned by someone else is refused, never adopted.
+func writeToken(path, tok string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+		return fmt.Errorf("server: token: %w", err)
 	}
 	if err := removeOwnToken(path); err != nil {
-		return "", err
+		return err
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
-	}
-	tok := hex.EncodeToString(b[:])
 	sa, err := userOnlyAttributes("FA")
 	if err != nil {
-		return "", err
+		return err
 	}
 	name, err := windows.UTF16PtrFromString(path)
 	if err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+		return fmt.Errorf("server: token: %w", err)
 	}
 	h, err := windows.CreateFile(name, windows.GENERIC_WRITE, 0, sa, windows.CREATE_NEW, windows.FILE_ATTRIBUTE_NORMAL, 0)
 	if err != nil {
 		// Someone created the file between our remove and our create: refuse it as well.
-		return "", fmt.Errorf("server: token: %w", err)
+		return fmt.Errorf("server: token: %w", err)
 	}
 	f := os.NewFile(uintptr(h), path)
 	if _, err := f.WriteString(tok + "\n"); err != nil {
-		return "", fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
+		return fmt.Errorf("server: token: %w", errors.Join(err, f.Close()))
 	}
 	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("server: token: %w", err)
+		return fmt.Errorf("server: token: %w", err)
 	}
-	return tok, nil
+	return nil
 }
 
 // removeOwnToken removes an old token file that belongs to this user.
