@@ -20,7 +20,7 @@ import (
 
 // BenchmarkP5 is the P5 figure of `make bench`: exec → handshake time, idle RSS and idle CPU
 // of `cairn serve`, beside a bare grpc-go server (the anchor) measured the same way. One
-// iteration starts each 15 times (the anchor after each daemon start, so that every start
+// iteration starts each 41 times (the anchor after each daemon start, so that every start
 // follows another binary's); handshake-ms is the median over all starts, and the last
 // start of each iteration is left idle for 1 s and then measured: RSS counts the executable's
 // mapped pages (clean, shared page cache) with the process's own, private-MB (RssAnon) is the
@@ -136,7 +136,7 @@ func BenchmarkP5(b *testing.B) {
 	}
 	for b.Loop() {
 		// The binaries take turns, so a machine busy with something else weighs on each alike.
-		const runs = 15
+		const runs = 41
 		for i := range runs {
 			idle := i == runs-1
 			start(&d, serve(cairn), idle)
