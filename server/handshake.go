@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 )
@@ -20,16 +21,24 @@ func HandshakePath(dataDir string) string { return filepath.Join(dataDir, Handsh
 // a reader never sees half a file; that file is the spare a stopped daemon left when there is
 // one (reuseSpareHandshake), else a new one. It is not synced: after a power loss the daemon is gone
 // anyway, and an empty or stale file only means "no daemon" to a reader.
-// It returns the file's identity, which removeHandshakeFile checks.
-func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
+// It returns the file's identity, which removeHandshakeFile checks, and, in left, a spare it
+// declined and could not remove (the handshake is written all the same).
+func writeHandshakeFile(path string, h Handshake) (_ os.FileInfo, left, err error) {
 	b, err := json.Marshal(h)
 	if err != nil {
-		return nil, fmt.Errorf("server: handshake file: %w", err)
+		return nil, nil, fmt.Errorf("server: handshake file: %w", err)
 	}
 	b = append(b, '\n')
-	if fi, ok := reuseSpareHandshake(path, b); ok {
-		return fi, nil
+	fi, ok, left := reuseSpareHandshake(path, b)
+	if ok {
+		return fi, nil, nil
 	}
+	fi, err = writeNewHandshakeFile(path, b)
+	return fi, left, err
+}
+
+// writeNewHandshakeFile writes b to a new file renamed to path.
+func writeNewHandshakeFile(path string, b []byte) (os.FileInfo, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), ".daemon-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("server: handshake file: %w", err)
@@ -64,6 +73,7 @@ func writeHandshakeFile(path string, h Handshake) (os.FileInfo, error) {
 type startFiles struct {
 	done  chan struct{}
 	shake os.FileInfo // the handshake file written; nil when none was
+	left  error       // what was left beside it that could not be removed (logged)
 	err   error
 }
 
@@ -76,15 +86,18 @@ func writeStartFiles(tokenFile, token, handshakeFile string, h Handshake) *start
 		if f.err = writeToken(tokenFile, token); f.err != nil || handshakeFile == "" {
 			return
 		}
-		f.shake, f.err = writeHandshakeFile(handshakeFile, h)
+		f.shake, f.left, f.err = writeHandshakeFile(handshakeFile, h)
 	}()
 	return f
 }
 
 // wait returns, once both are written or one failed, the handshake file's identity and the
-// error.
-func (f *startFiles) wait() (os.FileInfo, error) {
+// error; what could not be removed beside the handshake file goes to log.
+func (f *startFiles) wait(log *slog.Logger) (os.FileInfo, error) {
 	<-f.done
+	if f.left != nil {
+		log.Warn("a file is left beside the handshake file", "err", f.left)
+	}
 	return f.shake, f.err
 }
 

@@ -3,6 +3,8 @@
 package server_test
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +130,25 @@ func assertNoHandshakeLeftovers(t *testing.T, dir string) {
 		if strings.HasPrefix(e.Name(), ".daemon-") {
 			t.Errorf("left beside the handshake file: %s", e.Name())
 		}
+	}
+}
+
+// A spare the start can neither use nor remove (a folder with something in it) does not stop
+// the start, and what stays beside the handshake file is said in the log.
+func TestUnremovableSpareIsLogged(t *testing.T) {
+	dir := sharedDir(t)
+	spare := filepath.Join(dir, ".daemon.spare")
+	if err := os.MkdirAll(filepath.Join(spare, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	cfg := sharedConfig(dir)
+	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	d := startShared(t, cfg)
+	if got, err := server.ReadHandshakeFile(server.HandshakePath(dir)); err != nil || got != d.Handshake() {
+		t.Fatalf("handshake file %+v (%v), daemon %+v", got, err, d.Handshake())
+	}
+	if !strings.Contains(log.String(), "left beside the handshake file") {
+		t.Fatalf("log %q does not say what was left", log.String())
 	}
 }

@@ -177,7 +177,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	// (docs/performance.md, "P5 — the daemon at rest"); Start returns once both are there.
 	files := writeStartFiles(tokenFile, token, cfg.HandshakeFile, shake)
 	abort := func(err error) (*Daemon, error) {
-		fi, ferr := files.wait()
+		fi, ferr := files.wait(cfg.Logger)
 		if fi != nil {
 			ferr = errors.Join(ferr, removeHandshakeFile(cfg.HandshakeFile, fi, shake))
 		}
@@ -343,7 +343,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 // startLifetime waits for the token and handshake files and starts the idle timer and the
 // executable watch.
 func (d *Daemon) startLifetime(files *startFiles) error {
-	fi, err := files.wait()
+	fi, err := files.wait(d.cfg.Logger)
 	// Set even on an error, so Stop takes away a handshake file that was written.
 	d.shakeInfo = fi
 	if err != nil {
