@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // HandshakeFileName is the file in the data dir through which later clients (other windows,
@@ -24,11 +26,7 @@ func HandshakePath(dataDir string) string { return filepath.Join(dataDir, Handsh
 // It returns the file's identity, which removeHandshakeFile checks, and, in left, a spare it
 // declined and could not remove (the handshake is written all the same).
 func writeHandshakeFile(path string, h Handshake) (_ os.FileInfo, left, err error) {
-	b, err := json.Marshal(h)
-	if err != nil {
-		return nil, nil, fmt.Errorf("server: handshake file: %w", err)
-	}
-	b = append(b, '\n')
+	b := h.line()
 	fi, ok, left := reuseSpareHandshake(path, b)
 	if ok {
 		return fi, nil, nil
@@ -67,38 +65,26 @@ func writeNewHandshakeFile(path string, b []byte) (os.FileInfo, error) {
 	return fi, nil
 }
 
-// startFiles is the writing of a start's token file and then its handshake file, on a
-// goroutine of its own, beside the building of the daemon's parts (docs/performance.md, "P5 —
-// the daemon at rest").
-type startFiles struct {
-	done  chan struct{}
-	shake os.FileInfo // the handshake file written; nil when none was
-	left  error       // what was left beside it that could not be removed (logged)
-	err   error
-}
-
-// writeStartFiles starts writing token to tokenFile and then, when handshakeFile is set, h to
-// handshakeFile.
-func writeStartFiles(tokenFile, token, handshakeFile string, h Handshake) *startFiles {
-	f := &startFiles{done: make(chan struct{})}
-	go func() {
-		defer close(f.done)
-		if f.err = writeToken(tokenFile, token); f.err != nil || handshakeFile == "" {
-			return
-		}
-		f.shake, f.left, f.err = writeHandshakeFile(handshakeFile, h)
-	}()
-	return f
-}
-
-// wait returns, once both are written or one failed, the handshake file's identity and the
-// error; what could not be removed beside the handshake file goes to log.
-func (f *startFiles) wait(log *slog.Logger) (os.FileInfo, error) {
-	<-f.done
-	if f.left != nil {
-		log.Warn("a file is left beside the handshake file", "err", f.left)
+// line is h as one line of JSON, as json.Marshal writes it (TestHandshakeLine holds the two
+// alike), spelt out field by field: the first json.Marshal of a type builds its encoder by
+// reflection, which cost a start a tenth of a millisecond (docs/performance.md, "P5 — the
+// daemon at rest"). A string that is not UTF-8 gets U+FFFD where its bad bytes were, as
+// json.Marshal does: jsontext reports it and writes the string all the same.
+func (h Handshake) line() []byte {
+	b := make([]byte, 0, 256)
+	str := func(name, v string) {
+		b = append(b, name...)
+		b, _ = jsontext.AppendQuote(b, v)
 	}
-	return f.shake, f.err
+	str(`{"address":`, h.Address)
+	str(`,"token_file":`, h.TokenFile)
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(h.PID), 10)
+	str(`,"version":`, h.Version)
+	if h.Executable != "" {
+		str(`,"executable":`, h.Executable)
+	}
+	return append(b, "}\n"...)
 }
 
 // ReadHandshakeFile reads a handshake file.

@@ -8,7 +8,6 @@ package server
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -131,6 +130,13 @@ type Daemon struct {
 }
 
 // Start builds the daemon and starts serving. Stop it with Stop (or by cancelling ctx).
+//
+// The daemon's parts are built on a goroutine started first thing, while this one makes the
+// data dir, listens and writes the token and handshake files, none of which the parts need: a
+// new goroutine waits a tenth of a millisecond or more for a thread, so one started any later
+// would hold the handshake up (docs/performance.md, "P5 — the daemon at rest"). Building them
+// reads files and changes nothing; what the parts do to the world (stopping the commands a
+// killed daemon left, starting MCP servers) waits until the socket is this daemon's.
 func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("server: a data dir is required")
@@ -138,17 +144,42 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	lis, addr, sockPath, err := listen(cfg)
+	token, err := newToken()
 	if err != nil {
 		return nil, err
 	}
-	var sockInfo os.FileInfo
+	d := &Daemon{cfg: cfg, upgraded: make(chan struct{}), done: make(chan struct{})}
+	if cfg.IdleExit > 0 {
+		d.life = newLifetime(cfg.IdleExit, func() {
+			// Said so, with how to keep it: the warm search indexes end with the daemon
+			// (docs/cli.md, "Keeping a daemon warm").
+			cfg.Logger.Warn("no client for the idle grace; exiting, and the warm search indexes with it "+
+				"(cairn serve --idle-exit 0 keeps the daemon)", "grace", cfg.IdleExit)
+			d.Stop()
+		})
+	}
+	built := make(chan error, 1)
+	go func() { built <- d.build(ctx, token) }()
+	// discard waits for the parts and closes them, for a start that fails.
+	discard := func(err error) (*Daemon, error) {
+		berr := <-built
+		if berr == nil {
+			d.grpc.Stop()
+			d.closeParts()
+		}
+		return nil, errors.Join(err, berr)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return discard(fmt.Errorf("server: %w", err))
+	}
+	lis, addr, sockPath, err := listen(cfg)
+	if err != nil {
+		return discard(err)
+	}
+	d.lis, d.sockPath = lis, sockPath
 	if sockPath != "" {
-		if sockInfo, err = ownSocket(sockPath); err != nil {
-			return nil, errors.Join(err, lis.Close())
+		if d.sockInfo, err = ownSocket(sockPath); err != nil {
+			return discard(errors.Join(err, lis.Close()))
 		}
 	}
 	tokenFile := cfg.TokenFile
@@ -163,28 +194,71 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	closeListener := func() error {
 		err := lis.Close()
 		if sockPath != "" {
-			err = errors.Join(err, removeOwnSocket(sockPath, sockInfo))
+			err = errors.Join(err, removeOwnSocket(sockPath, d.sockInfo))
 		}
 		return err
 	}
-	token, err := newToken()
-	if err != nil {
+	d.shake = Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
+		Executable: cfg.Executable}
+	// The token file first: a client that reads the handshake file reads the token it names.
+	if err := writeToken(tokenFile, token); err != nil {
+		return discard(errors.Join(err, closeListener()))
+	}
+	if cfg.HandshakeFile != "" {
+		fi, left, err := writeHandshakeFile(cfg.HandshakeFile, d.shake)
+		if left != nil {
+			cfg.Logger.Warn("a file is left beside the handshake file", "err", left)
+		}
+		if err != nil {
+			return discard(errors.Join(err, closeListener()))
+		}
+		// Set before anything can fail, so Stop takes away the handshake file written.
+		d.shakeInfo = fi
+	}
+	if err := <-built; err != nil {
+		if d.shakeInfo != nil {
+			err = errors.Join(err, removeHandshakeFile(cfg.HandshakeFile, d.shakeInfo, d.shake))
+		}
 		return nil, errors.Join(err, closeListener())
 	}
-	shake := Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
-		Executable: cfg.Executable}
-	// The token file, then the handshake file, are written while the daemon's parts are built
-	// (docs/performance.md, "P5 — the daemon at rest"); Start returns once both are there.
-	files := writeStartFiles(tokenFile, token, cfg.HandshakeFile, shake)
-	abort := func(err error) (*Daemon, error) {
-		fi, ferr := files.wait(cfg.Logger)
-		if fi != nil {
-			ferr = errors.Join(ferr, removeHandshakeFile(cfg.HandshakeFile, fi, shake))
-		}
-		return nil, errors.Join(err, ferr, closeListener())
+	// The socket is this daemon's. What a daemon killed outright left running on this data dir
+	// is stopped before any client connects (README, "Commands that keep running"); this
+	// daemon's own commands are recorded in turn.
+	if n, err := d.comp.agent.Ledger.Reap(); err != nil || n > 0 {
+		cfg.Logger.Info("stopped commands a killed daemon left running", "stopped", n, "err", err)
 	}
+	// MCP servers connect in the background, so the handshake never waits for them (a task's
+	// first request does, docs/architecture.md "MCP").
+	d.comp.mcp.Start()
+	go func() {
+		if err := d.grpc.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			cfg.Logger.Error("serve", "err", err)
+		}
+	}()
+	if err := d.startLifetime(); err != nil {
+		d.Stop()
+		return nil, err
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			d.Stop()
+		case <-d.upgraded:
+			d.cfg.Logger.Info("the daemon's executable was replaced or removed; exiting", "path", d.cfg.Executable)
+			d.Stop()
+		case <-d.done:
+		}
+	}()
+	return d, nil
+}
 
+// build builds the daemon's parts: its settings, store, MCP hub, agent, tasks and gRPC server.
+// It reads files and changes none, so it runs before the socket is this daemon's; on an
+// error, nothing built needs closing.
+func (d *Daemon) build(ctx context.Context, token string) error {
+	cfg := d.cfg
 	var settings *config.Holder
+	var err error
 	if cfg.Settings != nil {
 		// Settings given by the CLI live in memory only: flags are not saved.
 		settings, _ = config.NewHolder("")
@@ -194,17 +268,12 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	st, err := store.Open(cfg.DataDir)
 	if err != nil {
-		return abort(err)
+		return err
 	}
 	// A daemon refused a task this one holds names this handshake (README, "One owner per task").
 	st.SetHandshake(cfg.HandshakeFile)
 	hosts := hostbridge.NewRegistry(cfg.Version)
 	hosts.Logger = cfg.Logger.With("component", "hostbridge")
-	// The one MCP hub of the daemon: Start reads mcp_settings.json and returns; servers
-	// connect in the background, so the handshake never waits for them (a task's first
-	// request does, docs/architecture.md "MCP").
-	// Its stdio servers run in the command sandbox, each with a profile of its own
-	// (docs/architecture.md "MCP").
 	// Every outbound connection goes through one transport: the proxy and the extra
 	// certificate authorities (README "Networks of organisations").
 	eg := egress.FromEnv(os.Getenv)
@@ -213,22 +282,21 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	tr, err := eg.Transport()
 	if err != nil {
-		return abort(err)
+		return err
 	}
 	hc := &http.Client{Transport: tr}
 	mcpLog := cfg.Logger.With("component", "mcp")
+	// The daemon's one file-system watcher (made before the MCP hub, which watches its
+	// settings through it), shared by the file lists, every task's change tracking, the
+	// language servers and the executable's watch; Stop closes it last, once they are closed.
 	fsHub := watch.New()
+	// The one MCP hub of the daemon; Start (once the socket is ours) reads mcp_settings.json.
+	// Its stdio servers run in the command sandbox, each with a profile of its own
+	// (docs/architecture.md "MCP").
 	hub := mcp.New(mcp.Options{SettingsPath: filepath.Join(cfg.DataDir, MCPSettingsFile), ClientVersion: cfg.Version,
 		Logger: mcpLog, Sandbox: agent.MCPSandbox(settings.Get, cfg.DataDir, mcpLog), HTTPClient: hc, Watch: fsHub})
-	hub.Start()
 	agentCfg := agent.DefaultConfig(cfg.DataDir, cfg.Logger)
-	// What a daemon killed outright left running on this data dir is stopped before any client
-	// connects (README, "Commands that keep running"); this daemon's own commands are recorded
-	// in turn.
 	agentCfg.Ledger = direct.NewLedger(filepath.Join(cfg.DataDir, CommandsDir))
-	if n, err := agentCfg.Ledger.Reap(); err != nil || n > 0 {
-		cfg.Logger.Info("stopped commands a killed daemon left running", "stopped", n, "err", err)
-	}
 	agentCfg.MCP = hub
 	agentCfg.HTTPClient, agentCfg.Egress = hc, eg
 	// OpenTelemetry, only when the OTEL_* variables configure an exporter (README
@@ -246,9 +314,6 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		agentCfg.Policy = &src
 	}
 	agentCfg.Version = cfg.Version
-	// The daemon's one file-system watcher (made before the MCP hub, which watches its
-	// settings through it), shared by the file lists, every task's change tracking, the
-	// language servers and the executable's watch; Stop closes it last, once they are closed.
 	agentCfg.Watch = fsHub
 	// One file list per workspace root, kept current through the watcher and shared by the @
 	// index, the search index and list_files (docs/architecture.md, "Watching files"); Stop
@@ -293,18 +358,6 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		Env:           comp,
 		SearchIndexes: agentCfg.SearchIndexes, IdleExit: cfg.IdleExit,
 	})
-	d := &Daemon{cfg: cfg, tasks: tasks, comp: comp, upgraded: make(chan struct{}), otelStop: otelStop, sockPath: sockPath, sockInfo: sockInfo, lis: lis,
-		done:  make(chan struct{}),
-		shake: shake}
-	if cfg.IdleExit > 0 {
-		d.life = newLifetime(cfg.IdleExit, func() {
-			// Said so, with how to keep it: the warm search indexes end with the daemon
-			// (docs/cli.md, "Keeping a daemon warm").
-			cfg.Logger.Warn("no client for the idle grace; exiting, and the warm search indexes with it "+
-				"(cairn serve --idle-exit 0 keeps the daemon)", "grace", cfg.IdleExit)
-			d.Stop()
-		})
-	}
 	auth := authenticator{token: []byte(token), life: d.life}
 	g := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.unary, recoverUnary(cfg.Logger)),
 		grpc.ChainStreamInterceptor(auth.stream, recoverStream(cfg.Logger)),
@@ -316,39 +369,35 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cairnv1.RegisterHostBridgeServiceServer(g, svc)
 	cairnv1.RegisterCheckpointServiceServer(g, svc)
 	cairnv1.RegisterMcpServiceServer(g, svc)
-
-	d.grpc = g
-	go func() {
-		if err := g.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-			cfg.Logger.Error("serve", "err", err)
-		}
-	}()
-	if err := d.startLifetime(files); err != nil {
-		d.Stop()
-		return nil, err
-	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			d.Stop()
-		case <-d.upgraded:
-			d.cfg.Logger.Info("the daemon's executable was replaced or removed; exiting", "path", d.cfg.Executable)
-			d.Stop()
-		case <-d.done:
-		}
-	}()
-	return d, nil
+	d.tasks, d.comp, d.grpc, d.otelStop = tasks, comp, g, otelStop
+	return nil
 }
 
-// startLifetime waits for the token and handshake files and starts the idle timer and the
-// executable watch.
-func (d *Daemon) startLifetime(files *startFiles) error {
-	fi, err := files.wait(d.cfg.Logger)
-	// Set even on an error, so Stop takes away a handshake file that was written.
-	d.shakeInfo = fi
-	if err != nil {
-		return err
+// closeParts closes the parts build made, once no task and no call uses them: the search
+// indexes and file lists, the language servers, the MCP servers, the file watcher they all hear
+// changes through, and last OpenTelemetry, which flushes what the tasks reported.
+func (d *Daemon) closeParts() {
+	d.comp.closeIndexes()
+	d.comp.agent.SearchIndexes.Close()
+	d.comp.agent.FileLists.Close()
+	if err := d.comp.agent.Languages.Close(); err != nil {
+		d.cfg.Logger.Warn("stopping the language servers", "err", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	if err := d.comp.mcp.Close(ctx); err != nil {
+		d.cfg.Logger.Warn("stopping MCP servers", "err", err)
+	}
+	if err := d.comp.agent.Watch.Close(); err != nil {
+		d.cfg.Logger.Warn("closing the file watcher", "err", err)
+	}
+	if err := d.otelStop(ctx); err != nil {
+		d.cfg.Logger.Warn("flushing OpenTelemetry", "err", err)
+	}
+}
+
+// startLifetime starts the idle timer and the executable watch.
+func (d *Daemon) startLifetime() error {
 	if d.life != nil {
 		d.life.start()
 	}
@@ -391,11 +440,7 @@ func (d *Daemon) Hosts() *hostbridge.Registry { return d.comp.hosts }
 
 // PrintHandshake writes the handshake as one JSON line.
 func (d *Daemon) PrintHandshake(w io.Writer) error {
-	b, err := json.Marshal(d.shake)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err := w.Write(d.shake.line())
 	return err
 }
 
@@ -432,24 +477,7 @@ func (d *Daemon) stop() {
 	case <-time.After(3 * time.Second):
 		d.grpc.Stop()
 	}
-	d.comp.closeIndexes()
-	d.comp.agent.SearchIndexes.Close()
-	d.comp.agent.FileLists.Close()
-	if err := d.comp.agent.Languages.Close(); err != nil {
-		d.cfg.Logger.Warn("stopping the language servers", "err", err)
-	}
-	mctx, mcancel := context.WithTimeout(context.Background(), 8*time.Second)
-	if err := d.comp.mcp.Close(mctx); err != nil {
-		d.cfg.Logger.Warn("stopping MCP servers", "err", err)
-	}
-	if err := d.comp.agent.Watch.Close(); err != nil {
-		d.cfg.Logger.Warn("closing the file watcher", "err", err)
-	}
-	// What the tasks reported last is flushed to the collector before the daemon goes.
-	if err := d.otelStop(mctx); err != nil {
-		d.cfg.Logger.Warn("flushing OpenTelemetry", "err", err)
-	}
-	mcancel()
+	d.closeParts()
 	if d.sockPath != "" {
 		if err := removeOwnSocket(d.sockPath, d.sockInfo); err != nil {
 			d.cfg.Logger.Warn("removing the socket", "err", err)

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestHandshakeLine holds the handshake's hand-spelt JSON to what json.Marshal writes: the
+// same fields, named alike, read back to the same values, whatever the strings hold.
+func TestHandshakeLine(t *testing.T) {
+	cases := []Handshake{
+		{Address: "unix:///home/ann/.local/share/cairn/daemon.sock", TokenFile: "/home/ann/.local/share/cairn/daemon.token",
+			PID: 4242, Version: "1.2.3", Executable: "/opt/cairn/bin/cairn"},
+		{Address: "127.0.0.1:39811", TokenFile: `C:\Users\Ann\data\daemon.token`, PID: 1, Version: "dev"},
+		{Address: `unix:///tmp/"quoted" \back\ <tag> & ü 日本`, TokenFile: "/tmp/tab\there/new\nline/\x01ctl",
+			PID: -7, Version: "v\u2028sep", Executable: "/bad/\xff\xfeutf8"},
+	}
+	// Every field set, so a field added to Handshake and not to line fails here.
+	var full Handshake
+	v := reflect.ValueOf(&full).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.String:
+			f.SetString(v.Type().Field(i).Name + "-value")
+		case reflect.Int:
+			f.SetInt(int64(100 + i))
+		default:
+			t.Fatalf("Handshake.%s is a %s: teach line and this test to write it", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	cases = append(cases, full)
+	for _, h := range cases {
+		got := h.line()
+		if !bytes.HasSuffix(got, []byte("}\n")) || bytes.Count(got, []byte("\n")) != 1 {
+			t.Errorf("line(%+v) = %q, want one line of JSON", h, got)
+		}
+		want, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromLine, fromMarshal map[string]any
+		if err := json.Unmarshal(got, &fromLine); err != nil {
+			t.Fatalf("line(%+v) = %q, not JSON: %v", h, got, err)
+		}
+		if err := json.Unmarshal(want, &fromMarshal); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fromLine, fromMarshal) {
+			t.Errorf("line(%+v) reads back as %v, json.Marshal's as %v", h, fromLine, fromMarshal)
+		}
+	}
+}
