@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 )
@@ -9,7 +8,7 @@ import (
 // newToken returns a fresh random bearer token, 64 hex digits, for one daemon start.
 func newToken() (string, error) {
 	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if err := fillRandom(b[:]); err != nil {
 		return "", fmt.Errorf("server: token: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
