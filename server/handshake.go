@@ -19,19 +19,18 @@ const HandshakeFileName = "daemon.json"
 // HandshakePath returns the handshake file of a data dir.
 func HandshakePath(dataDir string) string { return filepath.Join(dataDir, HandshakeFileName) }
 
-// writeHandshakeFile writes h atomically (a file of its own renamed over the old one), 0600, so
+// writeHandshakeFile writes the handshake's line atomically (a file of its own renamed over the old one), 0600, so
 // a reader never sees half a file; that file is the spare a stopped daemon left when there is
 // one (reuseSpareHandshake), else a new one. It is not synced: after a power loss the daemon is gone
 // anyway, and an empty or stale file only means "no daemon" to a reader.
 // It returns the file's identity, which removeHandshakeFile checks, and, in left, a spare it
 // declined and could not remove (the handshake is written all the same).
-func writeHandshakeFile(path string, h Handshake) (_ os.FileInfo, left, err error) {
-	b := h.line()
-	fi, ok, left := reuseSpareHandshake(path, b)
+func writeHandshakeFile(path string, line []byte) (_ os.FileInfo, left, err error) {
+	fi, ok, left := reuseSpareHandshake(path, line)
 	if ok {
 		return fi, nil, nil
 	}
-	fi, err = writeNewHandshakeFile(path, b)
+	fi, err = writeNewHandshakeFile(path, line)
 	return fi, left, err
 }
 
@@ -68,23 +67,27 @@ func writeNewHandshakeFile(path string, b []byte) (os.FileInfo, error) {
 // line is h as one line of JSON, as json.Marshal writes it (TestHandshakeLine holds the two
 // alike), spelt out field by field: the first json.Marshal of a type builds its encoder by
 // reflection, which cost a start a tenth of a millisecond (docs/performance.md, "P5 — the
-// daemon at rest"). A string that is not UTF-8 gets U+FFFD where its bad bytes were, as
-// json.Marshal does: jsontext reports it and writes the string all the same.
-func (h Handshake) line() []byte {
+// daemon at rest"). A string that is not UTF-8 is an error: JSON would carry it with U+FFFD
+// for its bad bytes, naming a path that is not there.
+func (h Handshake) line() ([]byte, error) {
 	b := make([]byte, 0, 256)
-	str := func(name, v string) {
-		b = append(b, name...)
-		b, _ = jsontext.AppendQuote(b, v)
+	var errs []error
+	str := func(name, key, v string) {
+		b = append(b, key...)
+		var err error
+		if b, err = jsontext.AppendQuote(b, v); err != nil {
+			errs = append(errs, fmt.Errorf("server: the handshake's %s %q cannot be written as JSON: %w", name, v, err))
+		}
 	}
-	str(`{"address":`, h.Address)
-	str(`,"token_file":`, h.TokenFile)
+	str("address", `{"address":`, h.Address)
+	str("token file", `,"token_file":`, h.TokenFile)
 	b = append(b, `,"pid":`...)
 	b = strconv.AppendInt(b, int64(h.PID), 10)
-	str(`,"version":`, h.Version)
+	str("version", `,"version":`, h.Version)
 	if h.Executable != "" {
-		str(`,"executable":`, h.Executable)
+		str("executable", `,"executable":`, h.Executable)
 	}
-	return append(b, "}\n"...)
+	return append(b, "}\n"...), errors.Join(errs...)
 }
 
 // ReadHandshakeFile reads a handshake file.

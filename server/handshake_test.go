@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -15,7 +16,7 @@ func TestHandshakeLine(t *testing.T) {
 			PID: 4242, Version: "1.2.3", Executable: "/opt/cairn/bin/cairn"},
 		{Address: "127.0.0.1:39811", TokenFile: `C:\Users\Ann\data\daemon.token`, PID: 1, Version: "dev"},
 		{Address: `unix:///tmp/"quoted" \back\ <tag> & ü 日本`, TokenFile: "/tmp/tab\there/new\nline/\x01ctl",
-			PID: -7, Version: "v\u2028sep", Executable: "/bad/\xff\xfeutf8"},
+			PID: -7, Version: "v\u2028sep", Executable: "/opt/ünï/cairn"},
 	}
 	// Every field set, so a field added to Handshake and not to line fails here.
 	var full Handshake
@@ -32,7 +33,10 @@ func TestHandshakeLine(t *testing.T) {
 	}
 	cases = append(cases, full)
 	for _, h := range cases {
-		got := h.line()
+		got, err := h.line()
+		if err != nil {
+			t.Fatalf("line(%+v): %v", h, err)
+		}
 		if !bytes.HasSuffix(got, []byte("}\n")) || bytes.Count(got, []byte("\n")) != 1 {
 			t.Errorf("line(%+v) = %q, want one line of JSON", h, got)
 		}
@@ -49,6 +53,26 @@ func TestHandshakeLine(t *testing.T) {
 		}
 		if !reflect.DeepEqual(fromLine, fromMarshal) {
 			t.Errorf("line(%+v) reads back as %v, json.Marshal's as %v", h, fromLine, fromMarshal)
+		}
+	}
+}
+
+// A path that is not UTF-8 cannot be named in JSON (it would come back with U+FFFD in it), so
+// the handshake refuses it rather than name a socket or token file that is not there.
+func TestHandshakeLineRefusesWhatJSONCannotCarry(t *testing.T) {
+	ok := Handshake{Address: "unix:///tmp/d.sock", TokenFile: "/tmp/d.token", PID: 1, Version: "dev"}
+	for _, tc := range []struct {
+		field string
+		set   func(*Handshake)
+	}{
+		{"address", func(h *Handshake) { h.Address = "unix:///tmp/\xff.sock" }},
+		{"token file", func(h *Handshake) { h.TokenFile = "/tmp/\xfe\xff/d.token" }},
+		{"executable", func(h *Handshake) { h.Executable = "/opt/\xc3/cairn" }},
+	} {
+		h := ok
+		tc.set(&h)
+		if _, err := h.line(); err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("line with a %s that is not UTF-8: err = %v, want one naming the %s", tc.field, err, tc.field)
 		}
 	}
 }

@@ -4,6 +4,9 @@ package server_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -150,5 +153,47 @@ func TestUnremovableSpareIsLogged(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "left beside the handshake file") {
 		t.Fatalf("log %q does not say what was left", log.String())
+	}
+}
+
+// A socket path that is not UTF-8 cannot be named in the handshake's JSON: the start says so
+// and leaves nothing behind. An executable path that is not UTF-8 only drops out of the
+// handshake (said in the log), and the daemon serves.
+func TestHandshakeWithPathsNotUTF8(t *testing.T) {
+	dir := sharedDir(t)
+	bad := filepath.Join(dir, "s\xff")
+	if err := os.Mkdir(bad, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := sharedConfig(dir)
+	cfg.Socket = filepath.Join(bad, "d.sock")
+	_, err := server.Start(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "address") {
+		t.Fatalf("Start on a socket path that is not UTF-8 = %v, want an error naming the address", err)
+	}
+	for _, p := range []string{cfg.Socket, server.HandshakePath(dir)} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%q after the refused start: %v", p, err)
+		}
+	}
+
+	exe := filepath.Join(bad, "cairn")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	cfg = sharedConfig(dir)
+	cfg.Executable = exe
+	cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+	d := startShared(t, cfg)
+	if got := d.Handshake().Executable; got != "" {
+		t.Errorf("handshake executable = %q, want it left out", got)
+	}
+	found, err := server.FindDaemon(dir)
+	if err != nil || found != d.Handshake() {
+		t.Fatalf("FindDaemon = %+v, %v; want %+v", found, err, d.Handshake())
+	}
+	if !strings.Contains(logged.String(), "not UTF-8") {
+		t.Errorf("log does not say the executable was left out:\n%s", logged.String())
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -105,14 +106,16 @@ type Handshake struct {
 
 // Daemon is a running server.
 type Daemon struct {
-	cfg      Config
-	grpc     *grpc.Server
-	lis      net.Listener
-	tasks    *task.Manager
-	comp     *composer
-	shake    Handshake
-	sockPath string
-	sockInfo os.FileInfo // the socket file this daemon bound
+	cfg   Config
+	grpc  *grpc.Server
+	lis   net.Listener
+	tasks *task.Manager
+	comp  *composer
+	shake Handshake
+	// shakeLine is shake as the one JSON line printed and written to the handshake file.
+	shakeLine []byte
+	sockPath  string
+	sockInfo  os.FileInfo // the socket file this daemon bound
 	// shakeInfo is the handshake file this daemon wrote; set once before serving clients.
 	shakeInfo os.FileInfo
 	life      *lifetime
@@ -200,12 +203,21 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	d.shake = Handshake{Address: addr, TokenFile: tokenFile, PID: os.Getpid(), Version: cfg.Version,
 		Executable: cfg.Executable}
+	if !utf8.ValidString(d.shake.Executable) {
+		// Only what tells a client whether this daemon is its own binary: without it a client
+		// keeps this daemon rather than replacing it.
+		cfg.Logger.Warn("the daemon's executable path is not UTF-8; the handshake leaves it out", "path", d.shake.Executable)
+		d.shake.Executable = ""
+	}
+	if d.shakeLine, err = d.shake.line(); err != nil {
+		return discard(errors.Join(err, closeListener()))
+	}
 	// The token file first: a client that reads the handshake file reads the token it names.
 	if err := writeToken(tokenFile, token); err != nil {
 		return discard(errors.Join(err, closeListener()))
 	}
 	if cfg.HandshakeFile != "" {
-		fi, left, err := writeHandshakeFile(cfg.HandshakeFile, d.shake)
+		fi, left, err := writeHandshakeFile(cfg.HandshakeFile, d.shakeLine)
 		if left != nil {
 			cfg.Logger.Warn("a file is left beside the handshake file", "err", left)
 		}
@@ -440,7 +452,7 @@ func (d *Daemon) Hosts() *hostbridge.Registry { return d.comp.hosts }
 
 // PrintHandshake writes the handshake as one JSON line.
 func (d *Daemon) PrintHandshake(w io.Writer) error {
-	_, err := w.Write(d.shake.line())
+	_, err := w.Write(d.shakeLine)
 	return err
 }
 
